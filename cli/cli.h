@@ -1,0 +1,16 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * cli.h - subcommands of the `faultlun` command. Each returns the process
+ * exit status: 0 success, 1 a check failed (lint errors, verdict FAIL),
+ * 2 usage or setup error.
+ */
+#ifndef FL_CLI_H
+#define FL_CLI_H
+
+int cmd_serve(int argc, char **argv);
+int cmd_lint(int argc, char **argv);
+int cmd_ctl(int argc, char **argv);
+int cmd_vm(int argc, char **argv);
+int cmd_report(int argc, char **argv);
+
+#endif

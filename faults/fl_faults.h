@@ -1,0 +1,238 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * fl_faults.h - public contract of faultlun's fault engine.
+ *
+ * The engine sits between a front end and the logical-unit core as a
+ * pass-through layer: a front end submits every SCSI command, task-management
+ * function, PDU event and connection event here instead of to the core. The
+ * scenario (JSON, docs/scenario-format.md) decides what happens: before
+ * execution (reject, delay, hold, drop), after execution (corrupt, short
+ * transfer, drop the response), on TMFs, resets and connection events.
+ *
+ * Threading: every function may be called from any thread. Completion
+ * callbacks (cmd->done, tmf->done) run either inline in the calling thread or
+ * on the engine's timer thread; front ends must accept both.
+ */
+#ifndef FL_FAULTS_H
+#define FL_FAULTS_H
+
+#include "fl_target.h"
+
+#include <stdio.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Front ends a scenario may name; lint checks that each action fits them. */
+enum fl_frontend {
+	FL_FE_ANY = 0,
+	FL_FE_ISCSI = 1 << 0, /* faultlun serve */
+	FL_FE_TCMU = 1 << 1,  /* handler_faultlun.so under tcmu-runner */
+	FL_FE_VM = 1 << 2,    /* faultlun vm (runs one of the above in a guest) */
+};
+
+/* One problem found in a scenario: FILE:LINE:COL: message. */
+struct fl_diag {
+	char *file;
+	int line, col;
+	char *msg;
+};
+struct fl_diags {
+	struct fl_diag *v;
+	size_t n, cap;
+};
+void fl_diags_print(const struct fl_diags *d, FILE *out);
+void fl_diags_free(struct fl_diags *d);
+
+/* A parsed, validated scenario. Immutable once loaded; never half-loaded. */
+struct fl_scenario;
+
+/*
+ * Parses and validates (schema and meaning) a scenario for the given front
+ * ends (a mask of enum fl_frontend; FL_FE_ANY checks against the ones the
+ * scenario itself names). Returns 0 and *out, or -EINVAL with every problem
+ * appended to diags (nothing allocated in *out), or -errno for I/O errors.
+ */
+int fl_scenario_load_file(const char *path, unsigned frontends, struct fl_scenario **out,
+			  struct fl_diags *diags);
+int fl_scenario_load_string(const char *name, const char *text, unsigned frontends,
+			    struct fl_scenario **out, struct fl_diags *diags);
+void fl_scenario_free(struct fl_scenario *sc);
+
+/* Accessors used by front ends and the CLI. */
+const char *fl_scenario_name(const struct fl_scenario *sc);
+const char *fl_scenario_description(const struct fl_scenario *sc);
+unsigned fl_scenario_frontends(const struct fl_scenario *sc);
+const char *fl_scenario_target_iqn(const struct fl_scenario *sc); /* NULL: default */
+unsigned fl_scenario_lun_count(const struct fl_scenario *sc);
+/* LUN number and core config of the i-th LUN (strings owned by sc). */
+int fl_scenario_lun(const struct fl_scenario *sc, unsigned i, uint16_t *lun_id,
+		    struct fl_lun_config *cfg);
+/* The scenario's "check" section re-serialised as compact JSON (or NULL). */
+const char *fl_scenario_check_json(const struct fl_scenario *sc);
+
+/* Options for an engine; zero-initialised means defaults. */
+struct fl_engine_opts {
+	unsigned frontend;	/* the one front end running it (enum fl_frontend) */
+	bool seed_set;
+	uint64_t seed;		/* overrides the scenario's seed when seed_set */
+	const char *trace_path; /* JSON lines; NULL = no trace file */
+	int trace_fd;		/* used when trace_path is NULL and trace_fd > 0 */
+	/* store overrides for every LUN (tcmu cfgstring, serve --store) */
+	bool store_override;
+	enum fl_store_kind store;
+	const char *store_path; /* file store: path; several LUNs get ".N" */
+	uint64_t size_override; /* bytes; 0 = the scenario's */
+};
+
+struct fl_engine;
+
+/* Builds the LUNs the scenario describes and arms its rules. */
+int fl_engine_create(const struct fl_scenario *sc, const struct fl_engine_opts *opts,
+		     struct fl_engine **out);
+/* Completes every held command as aborted, stops timers, destroys the LUNs. */
+void fl_engine_destroy(struct fl_engine *e);
+struct fl_target *fl_engine_target(struct fl_engine *e);
+
+/*
+ * Replaces the rules, task-management and transport behaviour and state
+ * machine by those of sc (LUN personalities are kept). Atomic: on error the
+ * old scenario stays. Commands held by the old scenario stay held.
+ */
+int fl_engine_replace(struct fl_engine *e, const struct fl_scenario *sc);
+
+/*
+ * The pass-through: submits cmd to LUN lun_id through the rules. done() is
+ * called exactly once. When cmd->no_response is set on completion the front
+ * end must send nothing for it (the initiator sees a lost command).
+ */
+void fl_engine_submit(struct fl_engine *e, uint16_t lun_id, struct fl_cmd *cmd);
+
+/* Task management functions (SAM-5 7). */
+enum fl_tmf_fn {
+	FL_TMF_ABORT_TASK = 1,
+	FL_TMF_ABORT_TASK_SET = 2,
+	FL_TMF_CLEAR_ACA = 3,
+	FL_TMF_CLEAR_TASK_SET = 4,
+	FL_TMF_LUN_RESET = 5,
+	FL_TMF_TARGET_WARM_RESET = 6,
+	FL_TMF_TARGET_COLD_RESET = 7,
+};
+/* Answers; values below 256 are RFC 7143 11.6.1 response codes. */
+enum fl_tmf_resp {
+	FL_TMF_RESP_COMPLETE = 0,
+	FL_TMF_RESP_TASK_NOT_EXIST = 1,
+	FL_TMF_RESP_LUN_NOT_EXIST = 2,
+	FL_TMF_RESP_NOT_SUPPORTED = 5,
+	FL_TMF_RESP_REJECTED = 255,
+	FL_TMF_RESP_NONE = 256,	       /* never answer: send nothing */
+	FL_TMF_RESP_DROP_CONNECTION = 257, /* close the connection instead */
+};
+struct fl_tmf;
+typedef void (*fl_tmf_done_fn)(struct fl_tmf *tmf, enum fl_tmf_resp resp);
+struct fl_tmf {
+	enum fl_tmf_fn fn;
+	uint16_t lun_id;
+	uint64_t nexus_id;
+	uint64_t ref_tag;  /* ABORT TASK: the task's tag */
+	bool task_exists;  /* ABORT TASK: the front end knows the task */
+	fl_tmf_done_fn done;
+	void *priv;
+};
+/*
+ * Carries out a TMF as the scenario says: releases (as aborted, no response)
+ * the held commands it covers, resets the LUN(s) with the scenario's UA,
+ * applies on-reset effects, then calls done() (possibly after a delay, or
+ * with FL_TMF_RESP_NONE / DROP_CONNECTION).
+ */
+void fl_engine_tmf(struct fl_engine *e, struct fl_tmf *tmf);
+
+/* Connection / session events from a front end (traced; may move state). */
+enum fl_conn_event {
+	FL_CONN_LOGIN = 1,
+	FL_CONN_LOGOUT,
+	FL_CONN_CLOSED, /* closed by either side without logout */
+	FL_CONN_DEVICE_OPEN,  /* TCMU device opened */
+	FL_CONN_DEVICE_CLOSE,
+};
+void fl_engine_conn_event(struct fl_engine *e, enum fl_conn_event ev, uint64_t nexus_id,
+			  const char *initiator);
+
+/* Transport (iSCSI) behaviour: asked for each PDU received or to be sent. */
+enum fl_pdu_kind {
+	FL_PDU_NOP_OUT = 1,
+	FL_PDU_SCSI_CMD,
+	FL_PDU_TMF_REQ,
+	FL_PDU_LOGIN_REQ,
+	FL_PDU_TEXT_REQ,
+	FL_PDU_DATA_OUT,
+	FL_PDU_LOGOUT_REQ,
+	FL_PDU_SNACK,
+	FL_PDU_NOP_IN,
+	FL_PDU_SCSI_RESP,
+	FL_PDU_TMF_RESP,
+	FL_PDU_LOGIN_RESP,
+	FL_PDU_TEXT_RESP,
+	FL_PDU_DATA_IN,
+	FL_PDU_LOGOUT_RESP,
+	FL_PDU_R2T,
+	FL_PDU_ASYNC,
+	FL_PDU_REJECT,
+};
+struct fl_pdu_info {
+	enum fl_pdu_kind kind;
+	uint64_t nexus_id;
+	uint16_t lun_id;
+	bool has_cdb;		/* SCSI_CMD / DATA_OUT / DATA_IN / SCSI_RESP of a command */
+	struct fl_cdb_info cdb; /* its decoded CDB when has_cdb */
+	uint32_t data_sn;	/* DATA_OUT / DATA_IN: DataSN; else 0 */
+	uint32_t buffer_offset;
+};
+enum fl_xport_action {
+	FL_XPORT_PASS = 0,
+	FL_XPORT_DROP,	/* do not process (inbound) / do not send (outbound) */
+	FL_XPORT_DELAY, /* process / send after delay_us */
+	FL_XPORT_CLOSE, /* close the connection now (no logout) */
+};
+struct fl_xport_verdict {
+	enum fl_xport_action action;
+	uint32_t delay_us;
+	const char *rule; /* id of the rule that decided, for logs; NULL */
+};
+void fl_engine_pdu(struct fl_engine *e, const struct fl_pdu_info *pdu,
+		   struct fl_xport_verdict *out);
+
+/* Standing transport conditions of a session, re-read on notification. */
+struct fl_xport_state {
+	bool ignore_nop_out;   /* stop answering NOP-Out pings */
+	bool stall_max_cmd_sn; /* keep MaxCmdSN = ExpCmdSN - 1 (window closed) */
+	bool request_logout;   /* send Async Message, AsyncEvent 1 (logout request) */
+	uint16_t logout_wait_s; /* Parameter3 of that Async Message */
+	uint32_t nop_in_interval_ms; /* target-initiated pings; 0 = none */
+};
+void fl_engine_xport_state(struct fl_engine *e, uint64_t nexus_id, struct fl_xport_state *out);
+/* Called (from any thread) whenever transport state may have changed. */
+void fl_engine_set_xport_notify(struct fl_engine *e, void (*fn)(void *ctx), void *ctx);
+
+/* Counters, for `faultlun ctl counters` and tests. */
+struct fl_engine_counters {
+	uint64_t commands, injected, held, released, dropped, delayed, tmfs, resets;
+};
+void fl_engine_get_counters(struct fl_engine *e, struct fl_engine_counters *c);
+/* Current state name of the state machine (owned by the engine). */
+const char *fl_engine_state(struct fl_engine *e);
+uint64_t fl_engine_seed(struct fl_engine *e);
+
+/*
+ * Runtime control socket: a UNIX stream socket (mode 0600) speaking the
+ * JSON-lines protocol of docs/control-protocol.md, served by its own thread.
+ */
+struct fl_ctl;
+int fl_ctl_start(struct fl_engine *e, const char *path, struct fl_ctl **out);
+void fl_ctl_stop(struct fl_ctl *ctl);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

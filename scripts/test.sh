@@ -1,0 +1,25 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# Sets everything up (Debian packages as root) and runs the test suite:
+# a Debug build with every tier, then the Sanitize (ASan + UBSan) build.
+#   scripts/test.sh            all tiers
+#   FAULTLUN_NO_VM=1 scripts/test.sh   everything but the VM-lab tier
+set -eu
+cd "$(dirname "$0")/.."
+tier=vm
+[ "${FAULTLUN_NO_VM:-0}" = 1 ] && tier=test
+scripts/deps.sh "$tier"
+jobs=$(nproc)
+
+echo "== Sanitize build (ASan + UBSan): unit, integration, conformance"
+cmake -S . -B build/sanitize -DCMAKE_BUILD_TYPE=Sanitize >/dev/null
+cmake --build build/sanitize -j "$jobs"
+(cd build/sanitize && ASAN_OPTIONS=detect_leaks=1 ctest --output-on-failure -j "$jobs" -LE 'vm|slow')
+
+echo "== Debug build: every tier"
+cmake -S . -B build/debug -DCMAKE_BUILD_TYPE=Debug >/dev/null
+cmake --build build/debug -j "$jobs"
+label=""
+[ "$tier" = test ] && label="-LE vm"
+# shellcheck disable=SC2086
+cd build/debug && ctest --output-on-failure -j "$jobs" $label

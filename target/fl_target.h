@@ -1,0 +1,278 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * fl_target.h - public contract of faultlun's logical-unit core.
+ *
+ * The core emulates SBC-3 direct-access logical units behind an asynchronous,
+ * transport-independent interface. A front end (or the fault engine, which is
+ * a pass-through layer) fills a struct fl_cmd and submits it; the core calls
+ * cmd->done exactly once, either before fl_lun_submit returns (inline
+ * completion, memory store) or later from a store worker thread (file store).
+ * Nothing here knows about iSCSI, TCMU or JSON.
+ *
+ * Threading: every fl_lun_* function may be called from any thread; a LUN
+ * serialises its own state with an internal lock. Completion callbacks are
+ * called without that lock held and may submit new commands.
+ */
+#ifndef FL_TARGET_H
+#define FL_TARGET_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* SAM-5 status codes. */
+#define FL_STATUS_GOOD 0x00
+#define FL_STATUS_CHECK_CONDITION 0x02
+#define FL_STATUS_CONDITION_MET 0x04
+#define FL_STATUS_BUSY 0x08
+#define FL_STATUS_RESERVATION_CONFLICT 0x18
+#define FL_STATUS_TASK_SET_FULL 0x28
+#define FL_STATUS_ACA_ACTIVE 0x30
+#define FL_STATUS_TASK_ABORTED 0x40
+
+/* SPC-4 sense keys. */
+#define FL_KEY_NO_SENSE 0x0
+#define FL_KEY_RECOVERED_ERROR 0x1
+#define FL_KEY_NOT_READY 0x2
+#define FL_KEY_MEDIUM_ERROR 0x3
+#define FL_KEY_HARDWARE_ERROR 0x4
+#define FL_KEY_ILLEGAL_REQUEST 0x5
+#define FL_KEY_UNIT_ATTENTION 0x6
+#define FL_KEY_DATA_PROTECT 0x7
+#define FL_KEY_BLANK_CHECK 0x8
+#define FL_KEY_VENDOR_SPECIFIC 0x9
+#define FL_KEY_COPY_ABORTED 0xa
+#define FL_KEY_ABORTED_COMMAND 0xb
+#define FL_KEY_VOLUME_OVERFLOW 0xd
+#define FL_KEY_MISCOMPARE 0xe
+
+/* Largest sense buffer the core produces (SPC-4 4.5.1: at most 252 bytes). */
+#define FL_SENSE_MAX 252
+/* Largest CDB accepted (variable-length CDBs are refused with 20/00). */
+#define FL_CDB_MAX 32
+
+/* Command class: what the fault engine matches on. One class per opcode. */
+enum fl_cmd_class {
+	FL_CLASS_OTHER = 0,
+	FL_CLASS_READ,	   /* READ 6/10/12/16, PRE-FETCH, VERIFY */
+	FL_CLASS_WRITE,	   /* WRITE 6/10/12/16, WRITE AND VERIFY, WRITE SAME, COMPARE AND WRITE */
+	FL_CLASS_FLUSH,	   /* SYNCHRONIZE CACHE 10/16 */
+	FL_CLASS_UNMAP,	   /* UNMAP (and WRITE SAME with the UNMAP bit) */
+	FL_CLASS_TUR,	   /* TEST UNIT READY */
+	FL_CLASS_INQUIRY,  /* INQUIRY */
+	FL_CLASS_NR
+};
+
+/* Decoded view of a CDB, from the same opcode table that drives dispatch. */
+struct fl_cdb_info {
+	uint8_t opcode;
+	uint16_t service_action; /* 0 when the opcode has none */
+	bool known;		 /* opcode is in the table */
+	enum fl_cmd_class cls;
+	bool has_lba;		/* lba/nblocks are meaningful */
+	uint64_t lba;
+	uint32_t nblocks;	/* transfer length in logical blocks */
+	bool data_out;		/* initiator sends data */
+	bool data_in;		/* target returns data */
+};
+
+/* Fills *info from a CDB; returns 0, or -EINVAL for an empty/oversized CDB. */
+int fl_cdb_decode(const uint8_t *cdb, size_t cdb_len, struct fl_cdb_info *info);
+
+/* Human-readable opcode name ("READ(10)"), or NULL when unknown. */
+const char *fl_opcode_name(uint8_t opcode, uint16_t service_action);
+
+/*
+ * An I_T nexus as the core sees it. `id` must be unique per nexus for the
+ * life of the target (front ends use a session or device counter).
+ * `initiator` is the initiator port name (iSCSI: "iqn...,i,0x<isid>"), used as
+ * the TransportID in PERSISTENT RESERVE IN data. Copied on first sight.
+ */
+struct fl_nexus {
+	uint64_t id;
+	const char *initiator;
+	uint16_t rel_port_id; /* relative target port identifier, 1-based */
+};
+
+struct fl_cmd;
+typedef void (*fl_cmd_done_fn)(struct fl_cmd *cmd);
+
+/*
+ * One SCSI command. The submitter owns the struct and both buffers; they must
+ * stay valid until done() is called. The core never frees anything here.
+ */
+struct fl_cmd {
+	/* in */
+	uint8_t cdb[FL_CDB_MAX];
+	uint8_t cdb_len;
+	struct fl_nexus nexus;
+	uint64_t tag;		/* initiator task tag, for traces and TMFs */
+	const uint8_t *data_out; /* data received from the initiator */
+	uint32_t data_out_len;
+	uint8_t *data_in;	/* buffer for data to the initiator */
+	uint32_t data_in_cap;	/* its size (the expected transfer length) */
+	fl_cmd_done_fn done;
+	void *priv;		/* the submitter's */
+	void *engine_priv;	/* reserved for the fault engine */
+
+	/* out, valid in done() */
+	uint8_t status;
+	uint8_t sense_len;
+	uint8_t sense[FL_SENSE_MAX];
+	uint32_t data_in_len;	/* bytes placed in data_in */
+	/*
+	 * Residual in bytes against the length the CDB asked for (SAM-5 5.3):
+	 * > 0 underflow (less transferred), < 0 overflow. Front ends with their
+	 * own expected length (iSCSI EDTL) compute theirs from data_in_len.
+	 */
+	int64_t residual;
+	/*
+	 * Set by the fault engine only: no response must ever be sent for this
+	 * command (dropped before or after execution, or aborted by a TMF).
+	 */
+	bool no_response;
+	bool aborted;
+};
+
+/* Backing stores. */
+enum fl_store_kind {
+	FL_STORE_MEMORY = 0, /* sparse in memory, zero-filled */
+	FL_STORE_FILE,	     /* sparse file; pread/pwrite, fdatasync on sync/FUA */
+};
+
+/* ALUA asymmetric access states (SPC-4 5.15.2.4). */
+enum fl_alua_state {
+	FL_ALUA_ACTIVE_OPTIMIZED = 0x0,
+	FL_ALUA_ACTIVE_NON_OPTIMIZED = 0x1,
+	FL_ALUA_STANDBY = 0x2,
+	FL_ALUA_UNAVAILABLE = 0x3,
+	FL_ALUA_LBA_DEPENDENT = 0x4,
+	FL_ALUA_OFFLINE = 0xe,
+	FL_ALUA_TRANSITIONING = 0xf,
+};
+
+/* Personality and resources of one logical unit. Strings are copied. */
+struct fl_lun_config {
+	uint64_t num_blocks;
+	uint32_t block_size; /* 512 or 4096 (any power of two 512..65536) */
+	const char *vendor;   /* INQUIRY T10 vendor id, up to 8 chars */
+	const char *product;  /* up to 16 chars */
+	const char *revision; /* up to 4 chars */
+	const char *serial;   /* VPD 0x80 */
+	uint64_t naa;	      /* NAA IEEE registered id for VPD 0x83; 0 = derived */
+	bool write_cache;     /* WCE in the caching mode page */
+	bool d_sense;	      /* descriptor-format sense (control mode page) */
+	bool removable;
+	/* thin provisioning */
+	bool thin;
+	uint64_t pool_blocks;	    /* blocks the pool can hold; 0 = num_blocks */
+	uint64_t soft_threshold;    /* blocks; 0 = none. UA 38/07 once when crossed */
+	bool lbprz;		    /* unmapped blocks read as zeroes */
+	/* ALUA */
+	uint16_t tpg_id;	    /* target port group of this LUN's port, 1-based */
+	enum fl_alua_state alua_state;
+	bool alua_implicit;	    /* TPGS field: implicit ALUA */
+	bool alua_explicit;	    /* explicit (SET TARGET PORT GROUPS) */
+	/* store */
+	enum fl_store_kind store;
+	const char *store_path; /* FL_STORE_FILE: created if missing, sized */
+	uint32_t max_xfer_blocks; /* VPD B0 maximum transfer length; 0 = default */
+};
+
+/* Fills *cfg with a sane 1 GiB, 512-byte-block, memory-backed default disk. */
+void fl_lun_config_default(struct fl_lun_config *cfg);
+
+struct fl_lun;
+
+/*
+ * Creates a logical unit; returns 0 and sets *out, or -errno (-EINVAL for a
+ * bad config, store errors as returned by open/ftruncate). Logs the reason.
+ */
+int fl_lun_create(const struct fl_lun_config *cfg, struct fl_lun **out);
+
+/* Waits for in-flight commands, closes the store, frees the LUN. */
+void fl_lun_destroy(struct fl_lun *lun);
+
+/*
+ * Submits a command. Never blocks on I/O: with the memory store it completes
+ * inline, with the file store on a worker thread. Every CDB of any length gets
+ * a status; this function itself never fails.
+ */
+void fl_lun_submit(struct fl_lun *lun, struct fl_cmd *cmd);
+
+/*
+ * Fills cmd's status/sense with CHECK CONDITION and the given sense in the
+ * format the LUN currently uses (fixed, or descriptor when D_SENSE is set).
+ * When info_valid, the INFORMATION field carries `info` (e.g. the bad LBA).
+ * Used by the fault engine; handlers inside the core use sense reasons.
+ */
+void fl_lun_set_sense(struct fl_lun *lun, struct fl_cmd *cmd, uint8_t key, uint8_t asc,
+		      uint8_t ascq, bool info_valid, uint64_t info);
+
+/* Unit attentions (SPC-4 6.1 / SAM-5 5.14). nexus_id == FL_ALL_NEXUS: all. */
+#define FL_ALL_NEXUS UINT64_MAX
+void fl_lun_queue_ua(struct fl_lun *lun, uint64_t nexus_id, uint8_t asc, uint8_t ascq);
+
+/*
+ * Task management as seen by the logical unit (the front end and engine deal
+ * with the tasks themselves): LUN RESET clears reservations (not PR), resets
+ * mode pages to saved values and queues UA asc/ascq (29/00 by convention) for
+ * every nexus but `from`.
+ */
+void fl_lun_reset(struct fl_lun *lun, uint64_t from_nexus, uint8_t asc, uint8_t ascq);
+
+/* A nexus went away (logout, device close): drop its UA queue. */
+void fl_lun_nexus_gone(struct fl_lun *lun, uint64_t nexus_id);
+
+/* Changes the capacity; queues UA 2A/09 CAPACITY DATA HAS CHANGED for all. */
+int fl_lun_resize(struct fl_lun *lun, uint64_t num_blocks);
+
+/* Sets the ALUA state; queues UA 2A/06 ASYMMETRIC ACCESS STATE CHANGED. */
+void fl_lun_set_alua_state(struct fl_lun *lun, enum fl_alua_state state);
+
+/*
+ * Power loss: writes acknowledged while the write cache was on and not yet
+ * made durable (SYNCHRONIZE CACHE, FUA, or WCE=0) are discarded. Calls
+ * lost(lba, ctx) for every lost block, in LBA order, then queues UA 29/01.
+ * Returns the number of blocks lost.
+ */
+uint64_t fl_lun_power_loss(struct fl_lun *lun, void (*lost)(uint64_t lba, void *ctx),
+			   void *ctx);
+
+/* Read-only facts about a LUN, for front ends, traces and lint. */
+struct fl_lun_info {
+	uint64_t num_blocks;
+	uint32_t block_size;
+	bool thin;
+	uint64_t pool_blocks;
+	uint64_t mapped_blocks;
+	bool write_cache;
+	enum fl_alua_state alua_state;
+};
+void fl_lun_get_info(struct fl_lun *lun, struct fl_lun_info *info);
+
+/* A target: an ordered set of LUNs addressed by LUN number (0..255). */
+#define FL_MAX_LUNS 256
+struct fl_target;
+int fl_target_create(struct fl_target **out);
+/* Adds lun under number `lun_id`; takes ownership. -EEXIST, -ERANGE. */
+int fl_target_add_lun(struct fl_target *tgt, uint16_t lun_id, struct fl_lun *lun);
+struct fl_lun *fl_target_lun(struct fl_target *tgt, uint16_t lun_id);
+/* Fills ids (up to max) with LUN numbers in ascending order; returns count. */
+unsigned fl_target_lun_ids(struct fl_target *tgt, uint16_t *ids, unsigned max);
+/*
+ * Submits to LUN `lun_id`; a LUN that does not exist answers INQUIRY with
+ * peripheral qualifier 3, REPORT LUNS and REQUEST SENSE normally, and anything
+ * else with ILLEGAL REQUEST 25/00 LOGICAL UNIT NOT SUPPORTED (SPC-4 4.8).
+ */
+void fl_target_submit(struct fl_target *tgt, uint16_t lun_id, struct fl_cmd *cmd);
+void fl_target_destroy(struct fl_target *tgt);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
