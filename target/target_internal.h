@@ -49,6 +49,11 @@ enum sense_reason {
 	SENSE_INSUFFICIENT_RESOURCES,  /* ILLEGAL REQUEST 55/03 (PR registrations) */
 	SENSE_RESERVATION_CONFLICT,    /* status RESERVATION CONFLICT, no sense */
 	SENSE_UNIT_ATTENTION,	       /* pending UA delivered (lun.c only) */
+	SENSE_CONDITION_MET,	       /* status CONDITION MET, no sense (PRE-FETCH) */
+	SENSE_BUSY,		       /* status BUSY, no sense (out of memory) */
+	SENSE_ALUA_OFFLINE,	       /* NOT READY 04/12 (ALUA offline) */
+	SENSE_PARAM_NOT_SUPPORTED,     /* ILLEGAL REQUEST 26/01 */
+	SENSE_INVALID_RELEASE,	       /* ILLEGAL REQUEST 26/04 invalid release of PR */
 	SENSE_REASON_NR
 };
 
@@ -63,10 +68,27 @@ struct exec_ctx {
 	bool sks_cdb;		/* C/D bit: 1 = CDB, 0 = parameter data */
 	uint16_t sks_field;	/* byte */
 	int8_t sks_bit;		/* -1 when no bit pointer */
-	/* INFORMATION field (e.g. MISCOMPARE offset) */
+	/* INFORMATION field (e.g. MISCOMPARE offset); `info` is the decoded CDB */
 	bool info_valid;
-	uint64_t info;
+	uint64_t information;
+	/* state of the nexus the command came from (never NULL in a handler) */
+	struct nexus_state *ns;
+	struct fl_target *tgt; /* the target the command came through, or NULL */
+	/* SENSE_UNIT_ATTENTION: the condition being reported */
+	uint8_t ua_asc, ua_ascq;
+	/*
+	 * LBA range after the one range check in lun.c (has_lba only): for
+	 * opcodes with OPF_ZERO_TO_END a length of 0 is widened to the end.
+	 */
+	uint64_t lba;
+	uint64_t nblk;
 };
+
+/*
+ * Copies `avail` bytes of parameter data to the data-in buffer, truncated to
+ * the CDB's allocation length and the buffer; sets data_in_len and residual.
+ */
+void exec_data_in(struct exec_ctx *x, const void *buf, uint32_t avail, uint32_t alloc_len);
 
 /* Sets the field pointer for a 24/00 or 26/00 and returns `reason`. */
 enum sense_reason exec_invalid_field(struct exec_ctx *x, enum sense_reason reason,
@@ -79,7 +101,25 @@ typedef enum sense_reason (*exec_fn)(struct exec_ctx *x);
 #define OPF_NO_UA 0x02	    /* runs without reporting a pending UA (INQUIRY, REPORT LUNS, REQUEST SENSE) */
 #define OPF_CONFLICT 0x04   /* refused with RESERVATION CONFLICT when another nexus holds a reservation */
 #define OPF_PR_READ_OK 0x08 /* allowed for non-holders under Write Exclusive */
+#define OPF_LBA_EXISTS 0x10 /* the LBA itself must be below capacity even with length 0 */
+#define OPF_ZERO_TO_END 0x20 /* length 0 means "from LBA to the last block" */
+#define OPF_DATA_IN 0x40    /* returns data to the initiator */
+#define OPF_DATA_OUT 0x80   /* takes data from the initiator */
 
+/*
+ * Block limits the SBC handlers enforce; spc.c reports the same values in
+ * VPD page B0h (SBC-3 r36 6.5.3). Maximum transfer length is per LUN
+ * (cfg.max_xfer_blocks, 0 = SBC_DEFAULT_MAX_XFER_BYTES / block size).
+ */
+#define SBC_DEFAULT_MAX_XFER_BYTES (8u << 20)
+#define SBC_MAX_CAW_BLOCKS 255u		 /* MAXIMUM COMPARE AND WRITE LENGTH */
+#define SBC_MAX_UNMAP_LBA_COUNT 0x400000u /* MAXIMUM UNMAP LBA COUNT */
+#define SBC_MAX_UNMAP_DESCRIPTORS 256u	 /* MAXIMUM UNMAP BLOCK DESCRIPTOR COUNT */
+#define SBC_MAX_WS_BLOCKS 0x400000u	 /* MAXIMUM WRITE SAME LENGTH */
+#define SBC_WSNZ 1			 /* WRITE SAME with 0 blocks is refused */
+#define SBC_CACHE_BYTES (64u << 20)	 /* PRE-FETCH fits when its range is smaller */
+/* Maximum transfer length of a LUN in blocks (lun.c). */
+uint32_t lun_max_xfer_blocks(const struct fl_lun *lun);
 /* One row of the opcode table in cdb.c. */
 struct fl_opcode_desc {
 	uint8_t opcode;
@@ -87,7 +127,7 @@ struct fl_opcode_desc {
 	bool has_sa;
 	uint8_t cdb_len;
 	enum fl_cmd_class cls;
-	uint8_t flags;
+	uint16_t flags;
 	const char *name;
 	exec_fn exec;
 	/* decodes LBA / length into info; NULL when the CDB has none */
@@ -100,6 +140,8 @@ struct fl_opcode_desc {
 const struct fl_opcode_desc *cdb_lookup(const uint8_t *cdb, size_t len);
 /* Iterates the table (for RSOC): returns the i-th row or NULL past the end. */
 const struct fl_opcode_desc *cdb_table_row(size_t i);
+/* True when the opcode has rows with service actions (unknown SA -> 24/00). */
+bool cdb_opcode_has_sa(uint8_t opcode);
 
 /* Fills the command's status and sense for `reason` in the LUN's format. */
 void sense_complete(struct exec_ctx *x, enum sense_reason reason);
@@ -108,6 +150,7 @@ uint8_t sense_encode(uint8_t *buf, bool descriptor, uint8_t key, uint8_t asc, ui
 		     bool info_valid, uint64_t info, const uint8_t *sks3);
 
 /* Backing store contract: byte addressed, whole blocks only. */
+struct thin_map;
 struct store;
 struct store_ops {
 	int (*read)(struct store *s, void *buf, uint64_t off, uint64_t len);
@@ -117,6 +160,8 @@ struct store_ops {
 	int (*sync)(struct store *s);
 	int (*resize)(struct store *s, uint64_t bytes);
 	void (*close)(struct store *s);
+	/* optional: marks the blocks the store holds data for (thin LUN reopen) */
+	int (*mapped)(struct store *s, struct thin_map *t, unsigned block_shift);
 };
 struct store {
 	const struct store_ops *ops;
@@ -174,7 +219,48 @@ struct mode_state {
 	uint32_t interval_timer, report_count;
 };
 
-struct thin_map; /* thin.c */
+/*
+ * Provisioning map (thin.c): one bit per logical block, allocated lazily in
+ * leaves of THIN_LEAF_BLOCKS so that a sparse multi-terabyte LUN costs little.
+ */
+struct thin_map;
+int thin_create(uint64_t nblocks, struct thin_map **out);
+void thin_destroy(struct thin_map *t);
+int thin_resize(struct thin_map *t, uint64_t nblocks);
+bool thin_is_mapped(const struct thin_map *t, uint64_t lba);
+/* Number of unmapped blocks in [lba, lba+n). */
+uint64_t thin_count_unmapped(const struct thin_map *t, uint64_t lba, uint64_t n);
+/* Maps / unmaps a range; return the number of blocks whose state changed. */
+uint64_t thin_map_range(struct thin_map *t, uint64_t lba, uint64_t n);
+uint64_t thin_unmap_range(struct thin_map *t, uint64_t lba, uint64_t n);
+/* Blocks from lba (at most max) sharing lba's mapped state. */
+uint64_t thin_extent(const struct thin_map *t, uint64_t lba, uint64_t max, bool *mapped);
+uint64_t thin_mapped_count(const struct thin_map *t);
+
+/*
+ * SBC write path shared by every command that changes the medium (sbc.c):
+ * checks the pool, records previous contents for power loss when the write
+ * cache holds the data, writes, maps, raises the soft-threshold UA, and makes
+ * the range durable when `fua` or the write cache is off. buf holds n blocks.
+ */
+enum sense_reason sbc_write_blocks(struct exec_ctx *x, uint64_t lba, uint64_t n,
+				   const uint8_t *buf, bool fua);
+/* Deallocates a range (UNMAP, WRITE SAME with UNMAP) with the same rules. */
+enum sense_reason sbc_unmap_blocks(struct exec_ctx *x, uint64_t lba, uint64_t n);
+
+/*
+ * Dirty-block record for power loss (lun.c): previous contents of blocks
+ * written while the write cache was on and not yet made durable.
+ */
+struct dirty_set;
+/* Saves the current contents of not-yet-recorded blocks of a range. */
+int dirty_note(struct fl_lun *lun, uint64_t lba, uint64_t n);
+/* Forgets a range (now durable); n == UINT64_MAX: everything. */
+void dirty_clear(struct fl_lun *lun, uint64_t lba, uint64_t n);
+/* Frees the record itself (LUN destroy). */
+void dirty_free(struct fl_lun *lun);
+/* Number of blocks currently recorded. */
+uint64_t dirty_count(const struct fl_lun *lun);
 
 struct fl_lun {
 	pthread_mutex_t lock;
@@ -199,12 +285,30 @@ struct fl_lun {
 	struct work_queue *wq;
 	unsigned inflight;
 	pthread_cond_t idle;
+	bool stopping;
+	/* the target holding this LUN (set by fl_target_add_lun), or NULL */
+	struct fl_target *target;
+	uint16_t lun_id;
 };
 
 /* Finds or creates the state of a nexus (LUN locked). NULL on ENOMEM. */
 struct nexus_state *lun_nexus(struct fl_lun *lun, const struct fl_nexus *n);
 /* Queues a UA on one nexus state, keeping SAM-5 precedence (LUN locked). */
 void ua_push(struct nexus_state *ns, uint8_t asc, uint8_t ascq);
+/* Removes and returns the first pending UA; false when none (LUN locked). */
+bool ua_pop(struct nexus_state *ns, struct ua_entry *out);
+/* Drops every pending UA asc/ascq of one nexus (e.g. 3F/0E on REPORT LUNS). */
+void ua_clear(struct nexus_state *ns, uint8_t asc, uint8_t ascq);
+/* Queues a UA on every nexus (except `except`, FL_ALL_NEXUS for none). */
+void lun_ua_all(struct fl_lun *lun, uint64_t except, uint8_t asc, uint8_t ascq);
+
+/*
+ * REPORT LUNS parameter data (SPC-4 6.33) of the target the LUN belongs to
+ * (only LUN 0 when the LUN is not in a target). x->lun may be NULL for an
+ * absent LUN addressed through a target (then x->tgt is set). spc_report_luns
+ * can simply return this.
+ */
+enum sense_reason target_report_luns(struct exec_ctx *x);
 
 /* Handlers of spc.c / pr.c / sbc.c (referenced by the table in cdb.c). */
 enum sense_reason spc_test_unit_ready(struct exec_ctx *x);

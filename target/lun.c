@@ -1,0 +1,635 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * lun.c - a logical unit: life cycle, the submit path, unit attentions.
+ *
+ * fl_lun_submit never blocks. With the memory store a command executes inline
+ * under the LUN lock and done() runs before submit returns; with the file
+ * store the command is queued to a small per-LUN worker pool and done() runs
+ * on a worker. Either way execution is the same: the nexus is looked up
+ * (SAM-5 r21 5.14: a new nexus first sees 29/00), a pending unit attention is
+ * reported unless the opcode is exempt (SPC-4 r37 5.14 / 4.5.5), the opcode
+ * table decides the rest, the LBA range is checked here and only here
+ * (SBC-3 r36 4.5), media commands are refused while stopped (04/02) or in a
+ * non-active ALUA state (SPC-4 r37 5.15.2.4), and the handler's sense reason
+ * becomes status + sense in sense.c.
+ */
+#include "target_internal.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define LUN_WORKERS 4
+
+/* A queued command of a LUN with an asynchronous store. */
+struct work_item {
+	struct fl_cmd *cmd;
+	struct work_item *next;
+};
+struct work_queue {
+	pthread_mutex_t lock;
+	pthread_cond_t more;
+	struct work_item *head, *tail;
+	bool stop;
+};
+
+/* Fills *cfg with a 1 GiB, 512-byte-block, memory-backed disk. */
+void fl_lun_config_default(struct fl_lun_config *cfg)
+{
+	memset(cfg, 0, sizeof(*cfg));
+	cfg->num_blocks = (1ull << 30) / 512;
+	cfg->block_size = 512;
+	cfg->vendor = "FAULTLUN";
+	cfg->product = "VIRTUAL DISK";
+	cfg->revision = "0001";
+	cfg->serial = "FL0000000001";
+	cfg->write_cache = true;
+	cfg->tpg_id = 1;
+	cfg->alua_state = FL_ALUA_ACTIVE_OPTIMIZED;
+	cfg->alua_implicit = true;
+	cfg->store = FL_STORE_MEMORY;
+}
+
+/* Maximum transfer length of a LUN in blocks. */
+uint32_t lun_max_xfer_blocks(const struct fl_lun *lun)
+{
+	if (lun->cfg.max_xfer_blocks)
+		return lun->cfg.max_xfer_blocks;
+	return SBC_DEFAULT_MAX_XFER_BYTES >> lun->block_shift;
+}
+
+/* Copies parameter data to data-in, bounded by allocation length and buffer. */
+void exec_data_in(struct exec_ctx *x, const void *buf, uint32_t avail, uint32_t alloc_len)
+{
+	struct fl_cmd *cmd = x->cmd;
+	uint32_t n = avail < alloc_len ? avail : alloc_len;
+
+	if (n > cmd->data_in_cap)
+		n = cmd->data_in_cap;
+	if (n && cmd->data_in)
+		memcpy(cmd->data_in, buf, n);
+	else
+		n = 0;
+	cmd->data_in_len = n;
+	cmd->residual = (int64_t)alloc_len - n;
+}
+
+/* SAM-5 r21 5.14 precedence: lower ranks are reported first. */
+static int ua_rank(uint8_t asc, uint8_t ascq)
+{
+	if (asc == 0x29)
+		return ascq == 0x01 ? 0 : ascq == 0x00 ? 1 : 2;
+	return 3;
+}
+
+/* Queues a UA on one nexus, in precedence order, without duplicates. */
+void ua_push(struct nexus_state *ns, uint8_t asc, uint8_t ascq)
+{
+	int rank = ua_rank(asc, ascq);
+	unsigned pos;
+
+	for (unsigned i = 0; i < ns->ua_count; i++)
+		if (ns->ua[i].asc == asc && ns->ua[i].ascq == ascq)
+			return;
+	/*
+	 * A power-on or reset condition supersedes what was pending: the state
+	 * those conditions reported no longer exists (SAM-5 r21 5.14).
+	 */
+	if (rank < 3) {
+		unsigned k = 0;
+
+		for (unsigned i = 0; i < ns->ua_count; i++)
+			if (ua_rank(ns->ua[i].asc, ns->ua[i].ascq) <= rank)
+				ns->ua[k++] = ns->ua[i];
+		ns->ua_count = k;
+	}
+	for (pos = 0; pos < ns->ua_count; pos++)
+		if (ua_rank(ns->ua[pos].asc, ns->ua[pos].ascq) > rank)
+			break;
+	if (ns->ua_count == UA_QUEUE_MAX) {
+		if (pos == UA_QUEUE_MAX)
+			return; /* full of conditions at least as important */
+		ns->ua_count--;
+	}
+	memmove(&ns->ua[pos + 1], &ns->ua[pos], (ns->ua_count - pos) * sizeof(ns->ua[0]));
+	ns->ua[pos].asc = asc;
+	ns->ua[pos].ascq = ascq;
+	ns->ua_count++;
+}
+
+/* Removes and returns the first pending UA. */
+bool ua_pop(struct nexus_state *ns, struct ua_entry *out)
+{
+	if (ns->ua_count == 0)
+		return false;
+	*out = ns->ua[0];
+	ns->ua_count--;
+	memmove(&ns->ua[0], &ns->ua[1], ns->ua_count * sizeof(ns->ua[0]));
+	return true;
+}
+
+/* Drops every pending asc/ascq of one nexus. */
+void ua_clear(struct nexus_state *ns, uint8_t asc, uint8_t ascq)
+{
+	unsigned k = 0;
+
+	for (unsigned i = 0; i < ns->ua_count; i++)
+		if (ns->ua[i].asc != asc || ns->ua[i].ascq != ascq)
+			ns->ua[k++] = ns->ua[i];
+	ns->ua_count = k;
+}
+
+/* Queues a UA on every known nexus except `except`. */
+void lun_ua_all(struct fl_lun *lun, uint64_t except, uint8_t asc, uint8_t ascq)
+{
+	for (struct nexus_state *ns = lun->nexuses; ns; ns = ns->next)
+		if (ns->id != except || except == FL_ALL_NEXUS)
+			ua_push(ns, asc, ascq);
+}
+
+/* Finds or creates a nexus; a new one starts with 29/00 pending. */
+struct nexus_state *lun_nexus(struct fl_lun *lun, const struct fl_nexus *n)
+{
+	struct nexus_state *ns;
+
+	for (ns = lun->nexuses; ns; ns = ns->next)
+		if (ns->id == n->id)
+			return ns;
+	ns = calloc(1, sizeof(*ns));
+	if (!ns)
+		return NULL;
+	ns->id = n->id;
+	ns->rel_port_id = n->rel_port_id;
+	if (n->initiator) {
+		ns->initiator = strdup(n->initiator);
+		if (!ns->initiator) {
+			free(ns);
+			return NULL;
+		}
+	}
+	/* SAM-5 r21 6.3.1: power on / I_T nexus loss is the first thing it hears */
+	ua_push(ns, 0x29, 0x00);
+	ns->next = lun->nexuses;
+	lun->nexuses = ns;
+	return ns;
+}
+
+/* Refusal of a media command in the current ALUA / start-stop state. */
+static enum sense_reason media_state_check(struct fl_lun *lun)
+{
+	switch (lun->alua_state) {
+	case FL_ALUA_STANDBY:
+		return SENSE_ALUA_STANDBY;
+	case FL_ALUA_UNAVAILABLE:
+		return SENSE_ALUA_UNAVAILABLE;
+	case FL_ALUA_TRANSITIONING:
+		return SENSE_ALUA_TRANSITIONING;
+	case FL_ALUA_OFFLINE:
+		return SENSE_ALUA_OFFLINE;
+	default:
+		break;
+	}
+	if (lun->stopped)
+		return SENSE_NOT_READY_STOPPED;
+	return SENSE_OK;
+}
+
+/* The one LBA range check of the core (SBC-3 r36 4.5). */
+static enum sense_reason range_check(struct exec_ctx *x)
+{
+	const struct fl_opcode_desc *d = x->desc;
+	uint64_t cap = x->lun->num_blocks;
+	uint64_t lba = x->info.lba, n = x->info.nblocks;
+
+	if (n == 0 && (d->flags & OPF_ZERO_TO_END)) {
+		if (lba >= cap)
+			return SENSE_LBA_OUT_OF_RANGE;
+		n = cap - lba;
+	}
+	if (n == 0 && (d->flags & OPF_LBA_EXISTS) && lba >= cap)
+		return SENSE_LBA_OUT_OF_RANGE;
+	/* lba + n cannot overflow once lba <= cap is known */
+	if (lba > cap || n > cap - lba)
+		return SENSE_LBA_OUT_OF_RANGE;
+	x->lba = lba;
+	x->nblk = n;
+	return SENSE_OK;
+}
+
+/* Decides what a command does (LUN locked); returns the sense reason. */
+static enum sense_reason lun_dispatch(struct exec_ctx *x)
+{
+	struct fl_cmd *cmd = x->cmd;
+	struct fl_lun *lun = x->lun;
+	const struct fl_opcode_desc *d;
+	struct ua_entry ua;
+	enum sense_reason r;
+	size_t len = cmd->cdb_len;
+
+	if (len == 0 || len > FL_CDB_MAX)
+		return SENSE_INVALID_OPCODE;
+	x->ns = lun_nexus(lun, &cmd->nexus);
+	if (!x->ns)
+		return SENSE_BUSY;
+	d = cdb_lookup(cmd->cdb, len);
+	/* SPC-4 r37 5.14: everything but the exempt commands reports a pending UA */
+	if ((!d || !(d->flags & OPF_NO_UA)) && ua_pop(x->ns, &ua)) {
+		x->ua_asc = ua.asc;
+		x->ua_ascq = ua.ascq;
+		return SENSE_UNIT_ATTENTION;
+	}
+	if (!d) {
+		if (len >= 2 && cdb_opcode_has_sa(cmd->cdb[0]))
+			return exec_invalid_field(x, SENSE_INVALID_FIELD_IN_CDB, 1, 4);
+		return SENSE_INVALID_OPCODE;
+	}
+	if (len < d->cdb_len)
+		return SENSE_INVALID_OPCODE;
+	x->desc = d;
+	/* SAM-5 r21 5.2: NACA is not supported (NormACA=0), LINK is obsolete */
+	if (cmd->cdb[d->cdb_len - 1] & 0x05)
+		return exec_invalid_field(x, SENSE_INVALID_FIELD_IN_CDB, d->cdb_len - 1,
+					  cmd->cdb[d->cdb_len - 1] & 0x04 ? 2 : 0);
+	fl_cdb_decode(cmd->cdb, len, &x->info);
+	if (d->flags & OPF_MEDIA) {
+		r = media_state_check(lun);
+		if (r != SENSE_OK)
+			return r;
+	}
+	if (d->flags & OPF_CONFLICT) {
+		r = pr_check_conflict(x);
+		if (r != SENSE_OK)
+			return r;
+	}
+	if (x->info.has_lba) {
+		r = range_check(x);
+		if (r != SENSE_OK)
+			return r;
+	}
+	return d->exec(x);
+}
+
+/* Executes one command to completion (takes the LUN lock); done() not called. */
+static void lun_execute(struct fl_lun *lun, struct fl_cmd *cmd)
+{
+	struct exec_ctx x;
+	enum sense_reason r;
+
+	memset(&x, 0, sizeof(x));
+	x.lun = lun;
+	x.cmd = cmd;
+	x.sks_bit = -1;
+	x.tgt = lun->target;
+	pthread_mutex_lock(&lun->lock);
+	r = lun_dispatch(&x);
+	if (r != SENSE_OK && r != SENSE_CONDITION_MET) {
+		cmd->data_in_len = 0;
+		cmd->residual = 0;
+	}
+	sense_complete(&x, r);
+	pthread_mutex_unlock(&lun->lock);
+}
+
+/* Worker of a LUN with an asynchronous store. */
+static void *lun_worker(void *arg)
+{
+	struct fl_lun *lun = arg;
+	struct work_queue *wq = lun->wq;
+
+	for (;;) {
+		struct work_item *it;
+
+		pthread_mutex_lock(&wq->lock);
+		while (!wq->head && !wq->stop)
+			pthread_cond_wait(&wq->more, &wq->lock);
+		it = wq->head;
+		if (!it) {
+			pthread_mutex_unlock(&wq->lock);
+			return NULL;
+		}
+		wq->head = it->next;
+		if (!wq->head)
+			wq->tail = NULL;
+		pthread_mutex_unlock(&wq->lock);
+
+		lun_execute(lun, it->cmd);
+		it->cmd->done(it->cmd);
+		free(it);
+
+		pthread_mutex_lock(&wq->lock);
+		if (--lun->inflight == 0)
+			pthread_cond_broadcast(&lun->idle);
+		pthread_mutex_unlock(&wq->lock);
+	}
+}
+
+/* Submits a command; completes inline (memory) or on a worker (file). */
+void fl_lun_submit(struct fl_lun *lun, struct fl_cmd *cmd)
+{
+	struct work_item *it;
+
+	cmd->status = FL_STATUS_GOOD;
+	cmd->sense_len = 0;
+	cmd->data_in_len = 0;
+	cmd->residual = 0;
+	if (!lun->wq) {
+		lun_execute(lun, cmd);
+		cmd->done(cmd);
+		return;
+	}
+	it = malloc(sizeof(*it));
+	if (!it) {
+		cmd->status = FL_STATUS_TASK_SET_FULL;
+		cmd->done(cmd);
+		return;
+	}
+	it->cmd = cmd;
+	it->next = NULL;
+	pthread_mutex_lock(&lun->wq->lock);
+	if (lun->wq->tail)
+		lun->wq->tail->next = it;
+	else
+		lun->wq->head = it;
+	lun->wq->tail = it;
+	lun->inflight++;
+	pthread_cond_signal(&lun->wq->more);
+	pthread_mutex_unlock(&lun->wq->lock);
+}
+
+/* Starts the worker pool of an asynchronous store. */
+static int lun_start_workers(struct fl_lun *lun)
+{
+	int rc;
+
+	lun->wq = calloc(1, sizeof(*lun->wq));
+	lun->workers = calloc(LUN_WORKERS, sizeof(pthread_t));
+	if (!lun->wq || !lun->workers)
+		return -ENOMEM;
+	pthread_mutex_init(&lun->wq->lock, NULL);
+	pthread_cond_init(&lun->wq->more, NULL);
+	for (unsigned i = 0; i < LUN_WORKERS; i++) {
+		rc = pthread_create(&lun->workers[i], NULL, lun_worker, lun);
+		if (rc) {
+			fprintf(stderr, "faultlun: cannot start a store worker: %s\n", strerror(rc));
+			return -rc;
+		}
+		lun->nworkers++;
+	}
+	return 0;
+}
+
+/* Stops and joins the worker pool after the queue drained. */
+static void lun_stop_workers(struct fl_lun *lun)
+{
+	if (!lun->wq)
+		return;
+	pthread_mutex_lock(&lun->wq->lock);
+	while (lun->inflight)
+		pthread_cond_wait(&lun->idle, &lun->wq->lock);
+	lun->wq->stop = true;
+	pthread_cond_broadcast(&lun->wq->more);
+	pthread_mutex_unlock(&lun->wq->lock);
+	for (unsigned i = 0; i < lun->nworkers; i++)
+		pthread_join(lun->workers[i], NULL);
+	pthread_mutex_destroy(&lun->wq->lock);
+	pthread_cond_destroy(&lun->wq->more);
+	free(lun->wq);
+	lun->wq = NULL;
+}
+
+/* Copies a config string (NULL stays NULL); false on ENOMEM. */
+static bool dup_str(const char **dst, const char *src)
+{
+	if (!src) {
+		*dst = NULL;
+		return true;
+	}
+	*dst = strdup(src);
+	return *dst != NULL;
+}
+
+/* Validates a LUN config; returns a message or NULL. */
+static const char *config_problem(const struct fl_lun_config *cfg)
+{
+	if (cfg->block_size < 512 || cfg->block_size > 65536 ||
+	    (cfg->block_size & (cfg->block_size - 1)))
+		return "block size must be a power of two between 512 and 65536";
+	if (cfg->num_blocks == 0)
+		return "a LUN needs at least one block";
+	if (cfg->num_blocks > (UINT64_MAX >> 17))
+		return "too many blocks";
+	if (cfg->store == FL_STORE_FILE && !cfg->store_path)
+		return "the file store needs a path";
+	if (cfg->store != FL_STORE_FILE && cfg->store != FL_STORE_MEMORY)
+		return "unknown store kind";
+	return NULL;
+}
+
+/* Creates a logical unit. */
+int fl_lun_create(const struct fl_lun_config *cfg, struct fl_lun **out)
+{
+	const char *problem = config_problem(cfg);
+	struct fl_lun *lun;
+	uint64_t bytes;
+	int rc;
+
+	*out = NULL;
+	if (problem) {
+		fprintf(stderr, "faultlun: bad LUN config: %s\n", problem);
+		return -EINVAL;
+	}
+	lun = calloc(1, sizeof(*lun));
+	if (!lun)
+		return -ENOMEM;
+	pthread_mutex_init(&lun->lock, NULL);
+	pthread_cond_init(&lun->idle, NULL);
+	lun->cfg = *cfg;
+	if (!dup_str(&lun->cfg.vendor, cfg->vendor) || !dup_str(&lun->cfg.product, cfg->product) ||
+	    !dup_str(&lun->cfg.revision, cfg->revision) ||
+	    !dup_str(&lun->cfg.serial, cfg->serial) ||
+	    !dup_str(&lun->cfg.store_path, cfg->store_path)) {
+		rc = -ENOMEM;
+		goto fail;
+	}
+	lun->num_blocks = cfg->num_blocks;
+	lun->block_size = cfg->block_size;
+	while ((1u << lun->block_shift) < cfg->block_size)
+		lun->block_shift++;
+	if (lun->cfg.thin && lun->cfg.pool_blocks == 0)
+		lun->cfg.pool_blocks = cfg->num_blocks;
+	if (lun->cfg.tpg_id == 0)
+		lun->cfg.tpg_id = 1;
+	lun->alua_state = cfg->alua_state;
+	lun->mode.wce = cfg->write_cache;
+	lun->mode.d_sense = cfg->d_sense;
+	lun->mode_saved = lun->mode;
+	bytes = cfg->num_blocks << lun->block_shift;
+	if (cfg->store == FL_STORE_FILE)
+		rc = store_file_open(cfg->store_path, bytes, &lun->store);
+	else
+		rc = store_mem_open(bytes, &lun->store);
+	if (rc)
+		goto fail;
+	if (lun->cfg.thin) {
+		rc = thin_create(cfg->num_blocks, &lun->thin);
+		if (rc)
+			goto fail;
+		/* a file store keeps its data: what it holds is mapped */
+		if (lun->store->ops->mapped) {
+			rc = lun->store->ops->mapped(lun->store, lun->thin, lun->block_shift);
+			if (rc)
+				goto fail;
+		}
+	}
+	if (lun->store->async) {
+		rc = lun_start_workers(lun);
+		if (rc)
+			goto fail;
+	}
+	*out = lun;
+	return 0;
+fail:
+	fprintf(stderr, "faultlun: cannot create LUN: %s\n", strerror(-rc));
+	fl_lun_destroy(lun);
+	return rc;
+}
+
+/* Waits for in-flight commands, closes the store, frees the LUN. */
+void fl_lun_destroy(struct fl_lun *lun)
+{
+	struct nexus_state *ns, *next;
+
+	if (!lun)
+		return;
+	lun_stop_workers(lun);
+	free(lun->workers);
+	if (lun->store)
+		lun->store->ops->close(lun->store);
+	thin_destroy(lun->thin);
+	dirty_clear(lun, 0, UINT64_MAX);
+	dirty_free(lun);
+	for (ns = lun->nexuses; ns; ns = next) {
+		next = ns->next;
+		free(ns->initiator);
+		free(ns);
+	}
+	for (unsigned i = 0; i < lun->pr.nreg; i++)
+		free(lun->pr.reg[i].initiator);
+	free((char *)lun->cfg.vendor);
+	free((char *)lun->cfg.product);
+	free((char *)lun->cfg.revision);
+	free((char *)lun->cfg.serial);
+	free((char *)lun->cfg.store_path);
+	pthread_cond_destroy(&lun->idle);
+	pthread_mutex_destroy(&lun->lock);
+	free(lun);
+}
+
+/* CHECK CONDITION with the given sense in the LUN's current format. */
+void fl_lun_set_sense(struct fl_lun *lun, struct fl_cmd *cmd, uint8_t key, uint8_t asc,
+		      uint8_t ascq, bool info_valid, uint64_t info)
+{
+	bool desc = false;
+
+	if (lun) {
+		pthread_mutex_lock(&lun->lock);
+		desc = lun->mode.d_sense;
+		pthread_mutex_unlock(&lun->lock);
+	}
+	cmd->status = FL_STATUS_CHECK_CONDITION;
+	cmd->sense_len = sense_encode(cmd->sense, desc, key, asc, ascq, info_valid, info, NULL);
+}
+
+/* Queues a UA for one nexus or all. */
+void fl_lun_queue_ua(struct fl_lun *lun, uint64_t nexus_id, uint8_t asc, uint8_t ascq)
+{
+	pthread_mutex_lock(&lun->lock);
+	if (nexus_id == FL_ALL_NEXUS) {
+		lun_ua_all(lun, FL_ALL_NEXUS, asc, ascq);
+	} else {
+		for (struct nexus_state *ns = lun->nexuses; ns; ns = ns->next)
+			if (ns->id == nexus_id)
+				ua_push(ns, asc, ascq);
+	}
+	pthread_mutex_unlock(&lun->lock);
+}
+
+/* LUN RESET as seen by the logical unit (SAM-5 r21 6.3.3, SPC-4 r37 5.12.?). */
+void fl_lun_reset(struct fl_lun *lun, uint64_t from_nexus, uint8_t asc, uint8_t ascq)
+{
+	pthread_mutex_lock(&lun->lock);
+	/* SPC-2 reservations are released; persistent reservations survive */
+	lun->pr.legacy_reserved = false;
+	lun->mode = lun->mode_saved;
+	lun->removal_prevented = false;
+	lun_ua_all(lun, from_nexus, asc, ascq);
+	pthread_mutex_unlock(&lun->lock);
+}
+
+/* Forgets a nexus and its pending UAs. */
+void fl_lun_nexus_gone(struct fl_lun *lun, uint64_t nexus_id)
+{
+	pthread_mutex_lock(&lun->lock);
+	for (struct nexus_state **pp = &lun->nexuses; *pp; pp = &(*pp)->next) {
+		struct nexus_state *ns = *pp;
+
+		if (ns->id == nexus_id) {
+			*pp = ns->next;
+			free(ns->initiator);
+			free(ns);
+			break;
+		}
+	}
+	pthread_mutex_unlock(&lun->lock);
+}
+
+/* Changes the capacity; UA 2A/09 for all. */
+int fl_lun_resize(struct fl_lun *lun, uint64_t num_blocks)
+{
+	int rc;
+
+	if (num_blocks == 0 || num_blocks > (UINT64_MAX >> 17))
+		return -EINVAL;
+	pthread_mutex_lock(&lun->lock);
+	rc = lun->store->ops->resize(lun->store, num_blocks << lun->block_shift);
+	if (rc == 0 && lun->thin)
+		rc = thin_resize(lun->thin, num_blocks);
+	if (rc == 0) {
+		if (num_blocks < lun->num_blocks)
+			dirty_clear(lun, num_blocks, UINT64_MAX - num_blocks);
+		lun->num_blocks = num_blocks;
+		/* SBC-3 r36 4.11: CAPACITY DATA HAS CHANGED */
+		lun_ua_all(lun, FL_ALL_NEXUS, 0x2a, 0x09);
+	} else {
+		fprintf(stderr, "faultlun: resize failed: %s\n", strerror(-rc));
+	}
+	pthread_mutex_unlock(&lun->lock);
+	return rc;
+}
+
+/* Sets the ALUA state; UA 2A/06 for all. */
+void fl_lun_set_alua_state(struct fl_lun *lun, enum fl_alua_state state)
+{
+	pthread_mutex_lock(&lun->lock);
+	if (lun->alua_state != state) {
+		lun->alua_state = state;
+		/* SPC-4 r37 5.15.2.5: ASYMMETRIC ACCESS STATE CHANGED */
+		lun_ua_all(lun, FL_ALL_NEXUS, 0x2a, 0x06);
+	}
+	pthread_mutex_unlock(&lun->lock);
+}
+
+/* Read-only facts about a LUN. */
+void fl_lun_get_info(struct fl_lun *lun, struct fl_lun_info *info)
+{
+	pthread_mutex_lock(&lun->lock);
+	info->num_blocks = lun->num_blocks;
+	info->block_size = lun->block_size;
+	info->thin = lun->cfg.thin;
+	info->pool_blocks = lun->cfg.pool_blocks;
+	info->mapped_blocks = lun->thin ? thin_mapped_count(lun->thin) : lun->num_blocks;
+	info->write_cache = lun->mode.wce;
+	info->alua_state = lun->alua_state;
+	pthread_mutex_unlock(&lun->lock);
+}
