@@ -1,0 +1,870 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * harness.c - drives handler_faultlun.so the way tcmu-runner 1.5.4 does,
+ * without a kernel.
+ *
+ * The executable exports stand-ins for the tcmu-runner / libtcmu symbols the
+ * handler imports (built with ENABLE_EXPORTS, so dlopen resolves them here),
+ * dlopens the built handler, calls handler_init and drives the registered
+ * struct tcmur_handler: check_config (good and bad strings, a scenario with
+ * errors), open, handle_cmd, and the runner's own READ/WRITE/SYNC path that
+ * calls the read/write/flush callouts and waits for tcmur_cmd_complete. It
+ * checks status, sense, data, delays, holds (released by the watchdog after
+ * the device's cmd_time_out) and that a held or delayed command does not block
+ * unrelated commands on the same LUN.
+ *
+ *   tcmu_harness HANDLER.so [TEST...]     exit 0 pass, 1 fail, 77 skip
+ */
+#include "tcmu_abi.h"
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+/* The harness's idea of a device: what libtcmu and the runner keep for it. */
+struct tcmu_device {
+	char cfgstring[4096];
+	char uio[16];
+	uint64_t num_lbas;
+	uint32_t block_size;
+	int cmd_time_out;
+	void *runner_private;
+	uint64_t dev_size_written;
+};
+
+static struct tcmur_handler *handler;
+static void *dl;
+static char tmpdir[256];
+static int failures;
+static bool verbose;
+static uint8_t last_sense[TCMU_SENSE_BUFFERSIZE]; /* sense of the last run() */
+
+/* ---- stand-ins for tcmu-runner's exports ---- */
+
+int tcmur_register_handler(struct tcmur_handler *h)
+{
+	if (handler)
+		return -1;
+	handler = h;
+	return 0;
+}
+
+void tcmur_cmd_complete(struct tcmu_device *dev, void *data, int rc)
+{
+	struct tcmur_cmd *tc = data;
+
+	tc->done(dev, tc, rc);
+}
+
+void tcmur_dev_set_private(struct tcmu_device *dev, void *priv)
+{
+	dev->runner_private = priv;
+}
+
+void *tcmur_dev_get_private(struct tcmu_device *dev)
+{
+	return dev->runner_private;
+}
+
+/* ---- stand-ins for libtcmu.so.2's exports ---- */
+
+char *tcmu_dev_get_cfgstring(struct tcmu_device *dev)
+{
+	return dev->cfgstring;
+}
+
+const char *tcmu_dev_get_uio_name(struct tcmu_device *dev)
+{
+	return dev->uio;
+}
+
+uint64_t tcmu_dev_get_num_lbas(struct tcmu_device *dev)
+{
+	return dev->num_lbas;
+}
+
+void tcmu_dev_set_num_lbas(struct tcmu_device *dev, uint64_t num_lbas)
+{
+	dev->num_lbas = num_lbas;
+}
+
+uint32_t tcmu_dev_get_block_size(struct tcmu_device *dev)
+{
+	return dev->block_size;
+}
+
+int tcmu_cfgfs_dev_get_attr_int(struct tcmu_device *dev, const char *name)
+{
+	if (!strcmp(name, "cmd_time_out"))
+		return dev->cmd_time_out;
+	return -ENOENT;
+}
+
+int tcmu_cfgfs_dev_set_ctrl_u64(struct tcmu_device *dev, const char *key, uint64_t val)
+{
+	if (strcmp(key, "dev_size"))
+		return -EINVAL;
+	dev->dev_size_written = val;
+	return 0;
+}
+
+/* Prints a runner log line when -v is given. */
+static void log_line(const char *lvl, const char *fn, int line, const char *fmt, va_list ap)
+{
+	if (!verbose)
+		return;
+	fprintf(stderr, "[%s] %s:%d: ", lvl, fn, line);
+	vfprintf(stderr, fmt, ap);
+}
+
+#define LOG_STANDIN(name, lvl)                                                                     \
+	void name(struct tcmu_device *dev, const char *fn, int line, const char *fmt, ...)        \
+	{                                                                                          \
+		va_list ap;                                                                        \
+		(void)dev;                                                                         \
+		va_start(ap, fmt);                                                                 \
+		log_line(lvl, fn, line, fmt, ap);                                                  \
+		va_end(ap);                                                                        \
+	}
+LOG_STANDIN(tcmu_err_message, "ERROR")
+LOG_STANDIN(tcmu_warn_message, "WARN")
+LOG_STANDIN(tcmu_info_message, "INFO")
+LOG_STANDIN(tcmu_dbg_message, "DEBUG")
+
+/* ---- checks ---- */
+
+#define CHECK(cond, ...)                                                                           \
+	do {                                                                                       \
+		if (!(cond)) {                                                                     \
+			failures++;                                                                \
+			fprintf(stderr, "  FAIL %s:%d: %s: ", __func__, __LINE__, #cond);          \
+			fprintf(stderr, __VA_ARGS__);                                              \
+			fputc('\n', stderr);                                                       \
+		}                                                                                  \
+	} while (0)
+
+/* Milliseconds since an arbitrary monotonic origin. */
+static int64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* ---- the runner's command path, as tcmu-runner 1.5.4 runs it ---- */
+
+/* One command in flight, with the allocation layout the runner uses. */
+struct hcmd {
+	struct tcmulib_cmd lib;
+	struct tcmur_cmd tc;
+	uint8_t cdb[16];
+	struct iovec iov[2];
+	uint8_t *data;
+	size_t len;
+	pthread_mutex_t m;
+	pthread_cond_t c;
+	bool completed;
+	bool async;
+	int status;
+	int64_t t_submit, t_done;
+};
+
+/* tcmur_cmd.done as the runner's handle_generic_cbk would use it. */
+static void hcmd_done(struct tcmu_device *dev, struct tcmur_cmd *tc, int rc)
+{
+	struct hcmd *h = (struct hcmd *)((uint8_t *)tc - offsetof(struct hcmd, tc));
+
+	(void)dev;
+	pthread_mutex_lock(&h->m);
+	h->status = rc;
+	h->completed = true;
+	h->t_done = now_ms();
+	pthread_cond_broadcast(&h->c);
+	pthread_mutex_unlock(&h->m);
+}
+
+/* Builds a command over a data buffer split into two iovecs (checks scatter/gather). */
+static struct hcmd *hcmd_new(const uint8_t *cdb, size_t cdb_len, size_t len)
+{
+	struct hcmd *h = calloc(1, sizeof(*h));
+
+	memcpy(h->cdb, cdb, cdb_len);
+	h->data = calloc(1, len ? len : 1);
+	h->len = len;
+	h->iov[0].iov_base = h->data;
+	h->iov[0].iov_len = len / 3;
+	h->iov[1].iov_base = h->data + len / 3;
+	h->iov[1].iov_len = len - len / 3;
+	h->lib.cdb = h->cdb;
+	h->lib.iovec = h->iov;
+	h->lib.iov_cnt = len ? 2 : 0;
+	h->lib.hm_private = &h->tc;
+	h->tc.lib_cmd = &h->lib;
+	pthread_mutex_init(&h->m, NULL);
+	pthread_cond_init(&h->c, NULL);
+	return h;
+}
+
+/* Frees a command that has completed (or was never started). */
+static void hcmd_free(struct hcmd *h)
+{
+	pthread_mutex_destroy(&h->m);
+	pthread_cond_destroy(&h->c);
+	free(h->data);
+	free(h);
+}
+
+/*
+ * Starts a command as tcmu-runner's generic path does: handle_cmd first; on
+ * NOT_HANDLED the READ/WRITE/SYNCHRONIZE CACHE callouts, which may answer later.
+ */
+static void hcmd_start(struct tcmu_device *dev, struct hcmd *h)
+{
+	int rc;
+
+	h->t_submit = now_ms();
+	rc = handler->handle_cmd(dev, &h->tc);
+	if (rc == TCMU_STS_NOT_HANDLED) {
+		uint64_t lba = 0;
+
+		h->tc.done = hcmd_done;
+		switch (h->cdb[0]) {
+		case 0x28:
+		case 0x2a:
+			lba = (uint64_t)h->cdb[2] << 24 | h->cdb[3] << 16 | h->cdb[4] << 8 | h->cdb[5];
+			break;
+		default:
+			break;
+		}
+		h->async = true;
+		switch (h->cdb[0]) {
+		case 0x28:
+		case 0xa8:
+		case 0x88:
+			rc = handler->read(dev, &h->tc, h->iov, h->lib.iov_cnt, h->len,
+					   (off_t)(lba * dev->block_size));
+			break;
+		case 0x2a:
+		case 0xaa:
+		case 0x8a:
+			rc = handler->write(dev, &h->tc, h->iov, h->lib.iov_cnt, h->len,
+					    (off_t)(lba * dev->block_size));
+			break;
+		case 0x35:
+		case 0x91:
+			rc = handler->flush(dev, &h->tc);
+			break;
+		default:
+			rc = TCMU_STS_INVALID_CMD; /* the runner's emulation is not modelled */
+			break;
+		}
+		if (rc == TCMU_STS_OK)
+			return; /* queued: tcmur_cmd_complete answers */
+	}
+	hcmd_done(dev, &h->tc, rc);
+}
+
+/* Waits up to ms for a command's answer; returns whether it came. */
+static bool hcmd_wait(struct hcmd *h, int ms)
+{
+	struct timespec until;
+	bool done;
+
+	clock_gettime(CLOCK_REALTIME, &until);
+	until.tv_sec += ms / 1000;
+	until.tv_nsec += (long)(ms % 1000) * 1000000L;
+	if (until.tv_nsec >= 1000000000L) {
+		until.tv_sec++;
+		until.tv_nsec -= 1000000000L;
+	}
+	pthread_mutex_lock(&h->m);
+	while (!h->completed)
+		if (pthread_cond_timedwait(&h->c, &h->m, &until) == ETIMEDOUT)
+			break;
+	done = h->completed;
+	pthread_mutex_unlock(&h->m);
+	return done;
+}
+
+/* Runs one command to completion (at most 5 s); returns its status or -100 on timeout. */
+static int run(struct tcmu_device *dev, const uint8_t *cdb, size_t cdb_len, uint8_t *data,
+	       size_t len)
+{
+	struct hcmd *h = hcmd_new(cdb, cdb_len, len);
+	int rc;
+
+	if (data)
+		memcpy(h->data, data, len);
+	hcmd_start(dev, h);
+	if (!hcmd_wait(h, 5000))
+		return -100; /* leaks h on purpose: the handler may still own it */
+	rc = h->status;
+	if (data)
+		memcpy(data, h->data, len);
+	memcpy(last_sense, h->lib.sense_buf, sizeof(last_sense));
+	hcmd_free(h);
+	return rc;
+}
+
+/* ---- fixtures ---- */
+
+static const char scenario_good[] =
+	"{\n"
+	"  \"faultlun\": 1,\n"
+	"  \"name\": \"tcmu-harness\",\n"
+	"  \"frontends\": [\"tcmu\"],\n"
+	"  \"seed\": 7,\n"
+	"  \"luns\": [ { \"lun\": 0, \"size\": \"8MiB\", \"block_size\": 512,\n"
+	"              \"vendor\": \"FLHARN\", \"product\": \"TCMU-HARNESS\",\n"
+	"              \"serial\": \"H0001\", \"store\": { \"kind\": \"memory\" } } ],\n"
+	"  \"rules\": [\n"
+	"    { \"id\": \"bad-sectors\", \"match\": { \"class\": [\"read\"],\n"
+	"        \"lba\": { \"first\": 100, \"last\": 107 } },\n"
+	"      \"action\": { \"sense\": \"MEDIUM_ERROR/UNRECOVERED_READ_ERROR\", \"info\": \"lba\" } },\n"
+	"    { \"id\": \"slow-read\", \"match\": { \"class\": [\"read\"],\n"
+	"        \"lba\": { \"first\": 200, \"last\": 200 } },\n"
+	"      \"action\": { \"delay_ms\": 400 } },\n"
+	"    { \"id\": \"hung-write\", \"match\": { \"class\": [\"write\"],\n"
+	"        \"lba\": { \"first\": 300, \"last\": 300 } },\n"
+	"      \"action\": { \"hold\": \"until_release\" } },\n"
+	"    { \"id\": \"busy-flush\", \"match\": { \"class\": [\"flush\"], \"times\": 1 },\n"
+	"      \"action\": { \"status\": \"busy\" } },\n"
+	"    { \"id\": \"full-verify\", \"match\": { \"opcode\": \"0x2f\" },\n"
+	"      \"action\": { \"status\": \"task_set_full\" } },\n"
+	"    { \"id\": \"hung-prefetch\", \"match\": { \"opcode\": \"0x34\" },\n"
+	"      \"action\": { \"hold\": \"until_release\" } }\n"
+	"  ]\n"
+	"}\n";
+
+static const char scenario_bad[] =
+	"{\n"
+	"  \"faultlun\": 1,\n"
+	"  \"name\": \"broken\",\n"
+	"  \"luns\": [ { \"lun\": 0, \"size\": \"lots\" } ],\n"
+	"  \"rules\": [ { \"id\": \"x\", \"match\": { \"class\": [\"read\"] },\n"
+	"               \"action\": { \"explode\": true } } ]\n"
+	"}\n";
+
+static char good_path[300], bad_path[300];
+
+/* Writes a file into the temporary directory. */
+static void write_file(char *path, size_t cap, const char *name, const char *text)
+{
+	FILE *f;
+
+	snprintf(path, cap, "%s/%s", tmpdir, name);
+	f = fopen(path, "w");
+	if (!f || fputs(text, f) < 0 || fclose(f)) {
+		perror(path);
+		exit(1);
+	}
+}
+
+/* A device as the runner's dev_added leaves it before calling open. */
+static struct tcmu_device *dev_new(const char *cfg, uint64_t dev_size, int cmd_time_out)
+{
+	struct tcmu_device *dev = calloc(1, sizeof(*dev));
+
+	snprintf(dev->cfgstring, sizeof(dev->cfgstring), "%s", cfg);
+	snprintf(dev->uio, sizeof(dev->uio), "uio7");
+	dev->block_size = 512;
+	dev->num_lbas = dev_size / 512;
+	dev->cmd_time_out = cmd_time_out;
+	return dev;
+}
+
+/* Big-endian helpers for CDBs and parameter data. */
+static void put_be32(uint8_t *p, uint32_t v)
+{
+	p[0] = (uint8_t)(v >> 24), p[1] = (uint8_t)(v >> 16), p[2] = (uint8_t)(v >> 8);
+	p[3] = (uint8_t)v;
+}
+
+static uint64_t get_be64(const uint8_t *p)
+{
+	uint64_t v = 0;
+
+	for (int i = 0; i < 8; i++)
+		v = v << 8 | p[i];
+	return v;
+}
+
+/* A 10-byte READ/WRITE/VERIFY/PRE-FETCH-style CDB. */
+static void cdb10(uint8_t *cdb, uint8_t op, uint32_t lba, uint16_t blocks)
+{
+	memset(cdb, 0, 10);
+	cdb[0] = op;
+	put_be32(cdb + 2, lba);
+	cdb[7] = (uint8_t)(blocks >> 8);
+	cdb[8] = (uint8_t)blocks;
+}
+
+/* Sense key / ASC / ASCQ of fixed or descriptor sense. */
+static void sense_kcq(const uint8_t *s, int *key, int *asc, int *ascq)
+{
+	if ((s[0] & 0x7f) >= 0x72) {
+		*key = s[1] & 0xf, *asc = s[2], *ascq = s[3];
+	} else {
+		*key = s[2] & 0xf, *asc = s[12], *ascq = s[13];
+	}
+}
+
+/* Returns a malloc'ed check_config reason for cfg, or NULL when accepted. */
+static char *check(const char *cfg, bool *ok)
+{
+	char *reason = NULL;
+
+	*ok = handler->check_config(cfg, &reason);
+	return reason;
+}
+
+/* ---- tests ---- */
+
+/* handler_init registered a handler whose callouts fit the routing design. */
+static void test_register(void)
+{
+	CHECK(handler != NULL, "handler_init did not register");
+	if (!handler)
+		return;
+	CHECK(!strcmp(handler->subtype, "faultlun"), "subtype %s", handler->subtype);
+	CHECK(handler->nr_threads == 0, "nr_threads %d", handler->nr_threads);
+	CHECK(handler->handle_cmd && handler->read && handler->write && handler->flush,
+	      "handle_cmd/read/write/flush must all be set");
+	CHECK(!handler->unmap && !handler->writesame && !handler->caw,
+	      "unmap/writesame/caw must stay NULL (handle_cmd takes those commands)");
+	CHECK(handler->check_config && handler->open && handler->close, "missing callouts");
+	CHECK(dlsym(dl, "handler_init") != NULL, "handler_init not exported");
+	CHECK(dlsym(dl, "fl_engine_submit") == NULL, "engine symbols must not be exported");
+	CHECK(dlsym(dl, "fl_lun_submit") == NULL, "core symbols must not be exported");
+	CHECK(dlsym(dl, "cfgstr_parse") == NULL, "internal symbols must not be exported");
+}
+
+/* check_config accepts good strings and refuses bad ones with a reason saying why. */
+static void test_check_config(void)
+{
+	struct {
+		const char *fmt; /* %s = good scenario path, %b = bad one */
+		bool ok;
+		const char *reason;
+	} cases[] = {
+		{"faultlun/scenario=%s", true, NULL},
+		{"faultlun/%s", true, NULL},
+		{"faultlun/scenario=%s;store=memory:16MiB;lun=0;seed=0x10;trace=none;ctl=none;"
+		 "tcmur_cmd_time_out=30",
+		 true, NULL},
+		{"faultlun/scenario=%s;store=file:/tmp/x.img", true, NULL},
+		{"faultlun/scenario=relative.json", false, "absolute"},
+		{"faultlun/scenario=%s;colour=red", false, "unknown option 'colour'"},
+		{"faultlun/scenario=%s;lun=0;lun=0", false, "twice"},
+		{"faultlun/scenario=%s;store=tape", false, "store"},
+		{"faultlun/scenario=%s;store=memory:12XB", false, "bad size"},
+		{"faultlun/scenario=%s;lun=3", false, "no LUN 3"},
+		{"faultlun/scenario=%s;lun=300", false, "0..255"},
+		{"faultlun/scenario=%s;store=file:/nonexistent-dir/x.img", false, "does not exist"},
+		{"faultlun/scenario=/nonexistent/x.json", false, "cannot read scenario"},
+		{"faultlun/scenario=%b", false, "%b:"},
+		{"faultlun/store=memory", false, "missing scenario"},
+		{"rbd/pool/image", false, "must start with"},
+		{"faultlun/", false, "empty"},
+	};
+	char cfg[1200], want[400];
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		const char *f = cases[i].fmt;
+		char *o = cfg;
+		bool ok;
+		char *reason;
+
+		for (; *f; f++) {
+			if (f[0] == '%' && (f[1] == 's' || f[1] == 'b')) {
+				o += sprintf(o, "%s", f[1] == 's' ? good_path : bad_path);
+				f++;
+			} else {
+				*o++ = *f;
+			}
+		}
+		*o = '\0';
+		reason = check(cfg, &ok);
+		CHECK(ok == cases[i].ok, "'%s' -> %s (reason: %s)", cfg, ok ? "accepted" : "refused",
+		      reason ? reason : "none");
+		if (!cases[i].ok) {
+			snprintf(want, sizeof(want), "%s", cases[i].reason);
+			if (!strcmp(want, "%b:"))
+				snprintf(want, sizeof(want), "%s:", bad_path);
+			CHECK(reason && strstr(reason, want), "'%s': reason '%s' lacks '%s'", cfg,
+			      reason ? reason : "(none)", want);
+		}
+		if (verbose && reason)
+			fprintf(stderr, "  reason for '%s': %s\n", cfg, reason);
+		free(reason);
+	}
+	/* 256 bytes: one more than configfs allows. */
+	memset(cfg, 'a', 256);
+	memcpy(cfg, "faultlun/scenario=/", 19);
+	cfg[256] = '\0';
+	{
+		bool ok;
+		char *reason = check(cfg, &ok);
+
+		CHECK(!ok && reason && strstr(reason, "at most 255"), "256-byte string: %s",
+		      reason ? reason : "accepted");
+		free(reason);
+	}
+}
+
+static struct tcmu_device *dev_main;
+
+/* Opens the main device; INQUIRY, TUR and READ CAPACITY come from the scenario's LUN. */
+static void test_open_and_identity(void)
+{
+	uint8_t cdb[16] = {0}, data[96];
+	char cfg[800];
+	int rc;
+
+	snprintf(cfg, sizeof(cfg), "faultlun/scenario=%s;ctl=none;trace=%s/trace.jsonl", good_path,
+		 tmpdir);
+	dev_main = dev_new(cfg, 8u << 20, 1);
+	rc = handler->open(dev_main, false);
+	CHECK(rc == 0, "open rc %d", rc);
+	if (rc) {
+		free(dev_main);
+		dev_main = NULL;
+		return;
+	}
+	CHECK(dev_main->runner_private != NULL, "open did not set the device's private data");
+
+	cdb[0] = 0x12, cdb[4] = sizeof(data);
+	memset(data, 0, sizeof(data));
+	rc = run(dev_main, cdb, 6, data, sizeof(data));
+	CHECK(rc == TCMU_STS_OK, "INQUIRY status %d", rc);
+	CHECK(!memcmp(data + 8, "FLHARN  ", 8), "vendor '%.8s'", data + 8);
+	CHECK(!memcmp(data + 16, "TCMU-HARNESS", 12), "product '%.16s'", data + 16);
+
+	memset(cdb, 0, sizeof(cdb));
+	rc = run(dev_main, cdb, 6, NULL, 0);
+	CHECK(rc == TCMU_STS_OK, "TEST UNIT READY status %d", rc);
+
+	memset(cdb, 0, sizeof(cdb));
+	cdb[0] = 0x9e, cdb[1] = 0x10, cdb[13] = 32;
+	memset(data, 0, sizeof(data));
+	rc = run(dev_main, cdb, 16, data, 32);
+	CHECK(rc == TCMU_STS_OK, "READ CAPACITY(16) status %d", rc);
+	CHECK(get_be64(data) == (8u << 20) / 512 - 1, "last LBA %llu",
+	      (unsigned long long)get_be64(data));
+	CHECK(data[10] == 0x02 && data[11] == 0x00, "block length %02x%02x", data[10], data[11]);
+}
+
+/* A mismatching dev_size is overridden by the scenario's; a mismatching block size refuses open. */
+static void test_open_geometry(void)
+{
+	char cfg[800];
+	struct tcmu_device *dev;
+	int rc;
+
+	snprintf(cfg, sizeof(cfg), "faultlun/scenario=%s;ctl=none;trace=none", good_path);
+	dev = dev_new(cfg, 4u << 20, 0);
+	rc = handler->open(dev, false);
+	CHECK(rc == 0, "open rc %d", rc);
+	if (!rc) {
+		CHECK(dev->num_lbas == (8u << 20) / 512, "runner capacity %llu blocks",
+		      (unsigned long long)dev->num_lbas);
+		for (int i = 0; i < 20 && dev->dev_size_written == 0; i++)
+			usleep(50000);
+		CHECK(dev->dev_size_written == 8u << 20, "kernel dev_size written %llu",
+		      (unsigned long long)dev->dev_size_written);
+		handler->close(dev);
+		CHECK(dev->runner_private == NULL, "close left private data");
+	}
+	free(dev);
+
+	dev = dev_new(cfg, 8u << 20, 0);
+	dev->block_size = 4096;
+	dev->num_lbas = (8u << 20) / 4096;
+	rc = handler->open(dev, false);
+	CHECK(rc != 0, "open with hw_block_size 4096 against a 512-byte scenario succeeded");
+	CHECK(dev->runner_private == NULL, "failed open left private data");
+	if (!rc)
+		handler->close(dev);
+	free(dev);
+}
+
+/* WRITE(10) and READ(10) take the asynchronous callouts and round-trip data. */
+static void test_write_read(void)
+{
+	uint8_t cdb[10], out[4096], in[4096];
+	struct hcmd *h;
+	int rc;
+
+	if (!dev_main)
+		return;
+	for (size_t i = 0; i < sizeof(out); i++)
+		out[i] = (uint8_t)(i * 7 + 3);
+	cdb10(cdb, 0x2a, 10, 8);
+	h = hcmd_new(cdb, 10, sizeof(out));
+	memcpy(h->data, out, sizeof(out));
+	hcmd_start(dev_main, h);
+	CHECK(h->async, "WRITE(10) in range was not left to the write callout");
+	CHECK(hcmd_wait(h, 5000) && h->status == TCMU_STS_OK, "WRITE status %d", h->status);
+	hcmd_free(h);
+
+	cdb10(cdb, 0x28, 10, 8);
+	memset(in, 0, sizeof(in));
+	rc = run(dev_main, cdb, 10, in, sizeof(in));
+	CHECK(rc == TCMU_STS_OK, "READ status %d", rc);
+	CHECK(!memcmp(in, out, sizeof(in)), "read back differs from what was written");
+}
+
+/* A medium-error rule gives CHECK CONDITION 03/11/00 with INFORMATION = the LBA. */
+static void test_sense(void)
+{
+	uint8_t cdb[10], data[4096];
+	int rc, key, asc, ascq;
+
+	if (!dev_main)
+		return;
+	cdb10(cdb, 0x28, 100, 8);
+	rc = run(dev_main, cdb, 10, data, sizeof(data));
+	CHECK(rc == TCMU_STS_PASSTHROUGH_ERR, "status %d, want PASSTHROUGH_ERR", rc);
+	sense_kcq(last_sense, &key, &asc, &ascq);
+	CHECK(key == 3 && asc == 0x11 && ascq == 0, "sense %x/%02x/%02x", key, asc, ascq);
+	if ((last_sense[0] & 0x7f) == 0x70) {
+		uint32_t info = (uint32_t)last_sense[3] << 24 | last_sense[4] << 16 |
+				last_sense[5] << 8 | last_sense[6];
+
+		CHECK(last_sense[0] & 0x80, "INFORMATION not marked valid");
+		CHECK(info == 100, "INFORMATION %u, want 100", info);
+	}
+}
+
+/* A READ past the end never reaches the runner's range check: the engine answers 21/00. */
+static void test_out_of_range(void)
+{
+	uint8_t cdb[10], data[1024];
+	struct hcmd *h;
+	int key, asc, ascq;
+
+	if (!dev_main)
+		return;
+	cdb10(cdb, 0x28, (uint32_t)(dev_main->num_lbas - 1), 2);
+	h = hcmd_new(cdb, 10, sizeof(data));
+	hcmd_start(dev_main, h);
+	CHECK(!h->async, "a READ past the end was left to the runner's range check");
+	CHECK(hcmd_wait(h, 5000) && h->status == TCMU_STS_PASSTHROUGH_ERR, "status %d",
+	      h->status);
+	sense_kcq(h->lib.sense_buf, &key, &asc, &ascq);
+	CHECK(key == 5 && asc == 0x21, "sense %x/%02x/%02x, want 5/21/00", key, asc, ascq);
+	hcmd_free(h);
+}
+
+/* BUSY and TASK SET FULL map onto TCMU_STS_BUSY and TCMU_STS_NO_RESOURCE. */
+static void test_status_mapping(void)
+{
+	uint8_t cdb[10] = {0x35};
+	int rc;
+
+	if (!dev_main)
+		return;
+	rc = run(dev_main, cdb, 10, NULL, 0);
+	CHECK(rc == TCMU_STS_BUSY, "first SYNCHRONIZE CACHE status %d, want BUSY", rc);
+	rc = run(dev_main, cdb, 10, NULL, 0);
+	CHECK(rc == TCMU_STS_OK, "second SYNCHRONIZE CACHE status %d, want OK (times: 1)", rc);
+	cdb10(cdb, 0x2f, 0, 1);
+	rc = run(dev_main, cdb, 10, NULL, 0);
+	CHECK(rc == TCMU_STS_NO_RESOURCE, "VERIFY status %d, want NO_RESOURCE", rc);
+}
+
+/* A delayed READ completes late, while other commands on the LUN complete at once. */
+static void test_delay_does_not_block(void)
+{
+	uint8_t cdb[10], tur[6] = {0}, data[512];
+	struct hcmd *slow, *fast;
+	int64_t t0;
+	int rc;
+
+	if (!dev_main)
+		return;
+	cdb10(cdb, 0x28, 200, 1);
+	slow = hcmd_new(cdb, 10, 512);
+	hcmd_start(dev_main, slow);
+	CHECK(slow->async && !slow->completed, "delayed READ answered before its delay");
+	CHECK(now_ms() - slow->t_submit < 100, "read callout blocked for %lld ms",
+	      (long long)(now_ms() - slow->t_submit));
+
+	t0 = now_ms();
+	cdb10(cdb, 0x28, 0, 1);
+	fast = hcmd_new(cdb, 10, 512);
+	hcmd_start(dev_main, fast);
+	CHECK(hcmd_wait(fast, 5000) && fast->status == TCMU_STS_OK, "unrelated READ status %d",
+	      fast->status);
+	rc = run(dev_main, tur, 6, NULL, 0);
+	CHECK(rc == TCMU_STS_OK, "TUR status %d", rc);
+	CHECK(now_ms() - t0 < 200, "unrelated commands took %lld ms behind a delayed READ",
+	      (long long)(now_ms() - t0));
+	CHECK(!slow->completed, "delayed READ completed within %lld ms",
+	      (long long)(now_ms() - slow->t_submit));
+	hcmd_free(fast);
+
+	CHECK(hcmd_wait(slow, 5000), "delayed READ never completed");
+	CHECK(slow->status == TCMU_STS_OK, "delayed READ status %d", slow->status);
+	CHECK(slow->t_done - slow->t_submit >= 380 && slow->t_done - slow->t_submit < 3000,
+	      "delayed READ took %lld ms, want ~400", (long long)(slow->t_done - slow->t_submit));
+	(void)data;
+	hcmd_free(slow);
+}
+
+/* Runs a held PRE-FETCH through handle_cmd on its own thread (it blocks, as the device thread would). */
+static void *prefetch_thread(void *arg)
+{
+	struct hcmd *h = arg;
+
+	hcmd_start(dev_main, h);
+	return NULL;
+}
+
+/*
+ * A held WRITE stays unanswered without blocking other commands; once the
+ * device's cmd_time_out (1 s here) plus the grace period has passed the
+ * watchdog answers it (and a held handle_cmd command) with TIMEOUT.
+ */
+static void test_hold(void)
+{
+	uint8_t cdb[10], data[512];
+	struct hcmd *held, *pf;
+	pthread_t th;
+	int64_t t0;
+	int rc;
+
+	if (!dev_main)
+		return;
+	cdb10(cdb, 0x2a, 300, 1);
+	held = hcmd_new(cdb, 10, 512);
+	hcmd_start(dev_main, held);
+	CHECK(held->async, "held WRITE not on the asynchronous path");
+
+	cdb10(cdb, 0x34, 0, 1);
+	pf = hcmd_new(cdb, 10, 0);
+	pthread_create(&th, NULL, prefetch_thread, pf);
+
+	CHECK(!hcmd_wait(held, 500), "held WRITE answered (status %d)", held->status);
+	t0 = now_ms();
+	cdb10(cdb, 0x2a, 301, 1);
+	memset(data, 0x5a, sizeof(data));
+	rc = run(dev_main, cdb, 10, data, sizeof(data));
+	CHECK(rc == TCMU_STS_OK, "unrelated WRITE status %d", rc);
+	cdb10(cdb, 0x28, 301, 1);
+	memset(data, 0, sizeof(data));
+	rc = run(dev_main, cdb, 10, data, sizeof(data));
+	CHECK(rc == TCMU_STS_OK && data[0] == 0x5a, "unrelated READ status %d", rc);
+	CHECK(now_ms() - t0 < 200, "unrelated commands took %lld ms behind a held WRITE",
+	      (long long)(now_ms() - t0));
+
+	CHECK(hcmd_wait(held, 6000), "held WRITE was never given up after cmd_time_out");
+	CHECK(held->status == TCMU_STS_TIMEOUT, "held WRITE answered %d, want TIMEOUT",
+	      held->status);
+	CHECK(held->t_done - held->t_submit >= 2500, "held WRITE given up after %lld ms (< 3 s)",
+	      (long long)(held->t_done - held->t_submit));
+	pthread_join(th, NULL);
+	CHECK(pf->completed && pf->status == TCMU_STS_TIMEOUT && !pf->async,
+	      "held PRE-FETCH: completed %d status %d", pf->completed, pf->status);
+	CHECK(pf->t_done - pf->t_submit >= 2500, "held PRE-FETCH returned after %lld ms",
+	      (long long)(pf->t_done - pf->t_submit));
+	hcmd_free(held);
+	hcmd_free(pf);
+}
+
+/* close tears the device down, including commands the engine still holds. */
+static void test_close(void)
+{
+	if (!dev_main)
+		return;
+	handler->close(dev_main);
+	CHECK(dev_main->runner_private == NULL, "close left private data");
+	free(dev_main);
+	dev_main = NULL;
+}
+
+static const struct {
+	const char *name;
+	void (*fn)(void);
+} tests[] = {
+	{"register", test_register},
+	{"check_config", test_check_config},
+	{"open_and_identity", test_open_and_identity},
+	{"open_geometry", test_open_geometry},
+	{"write_read", test_write_read},
+	{"sense", test_sense},
+	{"out_of_range", test_out_of_range},
+	{"status_mapping", test_status_mapping},
+	{"delay_does_not_block", test_delay_does_not_block},
+	{"hold", test_hold},
+	{"close", test_close},
+};
+
+/* Removes the temporary directory and what the tests left in it. */
+static void cleanup_tmp(void)
+{
+	char cmd[400];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpdir);
+	if (system(cmd))
+		fprintf(stderr, "could not remove %s\n", tmpdir);
+}
+
+int main(int argc, char **argv)
+{
+	const char *so = NULL;
+	const char *tmp = getenv("TMPDIR");
+	int (*init)(void);
+	int argi;
+
+	for (argi = 1; argi < argc && argv[argi][0] == '-'; argi++)
+		if (!strcmp(argv[argi], "-v"))
+			verbose = true;
+	if (argi >= argc) {
+		fprintf(stderr, "usage: %s [-v] HANDLER.so [TEST...]\n", argv[0]);
+		return 2;
+	}
+	so = argv[argi++];
+	dl = dlopen(so, RTLD_NOW | RTLD_LOCAL);
+	if (!dl) {
+		fprintf(stderr, "dlopen %s: %s\n", so, dlerror());
+		return 1;
+	}
+	init = (int (*)(void))dlsym(dl, "handler_init");
+	if (!init || init() != 0) {
+		fprintf(stderr, "handler_init missing or failed\n");
+		return 1;
+	}
+	snprintf(tmpdir, sizeof(tmpdir), "%s/fl-tcmu-XXXXXX", tmp ? tmp : "/tmp");
+	if (!mkdtemp(tmpdir)) {
+		perror("mkdtemp");
+		return 1;
+	}
+	write_file(good_path, sizeof(good_path), "good.json", scenario_good);
+	write_file(bad_path, sizeof(bad_path), "bad.json", scenario_bad);
+
+	for (size_t i = 0; i < sizeof(tests) / sizeof(tests[0]); i++) {
+		bool want = argi >= argc;
+		int before = failures;
+
+		for (int j = argi; j < argc && !want; j++)
+			want = !strcmp(argv[j], tests[i].name);
+		if (!want)
+			continue;
+		tests[i].fn();
+		printf("%s %s\n", failures == before ? "ok  " : "FAIL", tests[i].name);
+	}
+	if (dev_main)
+		test_close();
+	cleanup_tmp();
+	dlclose(dl);
+	printf("%d failure(s)\n", failures);
+	return failures ? 1 : 0;
+}
