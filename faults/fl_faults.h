@@ -45,6 +45,9 @@ struct fl_diags {
 void fl_diags_print(const struct fl_diags *d, FILE *out);
 void fl_diags_free(struct fl_diags *d);
 
+/* Prints the sense key and ASC/ASCQ names a scenario may use, one per line. */
+void fl_sense_names_print(FILE *out);
+
 /* A parsed, validated scenario. Immutable once loaded; never half-loaded. */
 struct fl_scenario;
 

@@ -1,0 +1,1154 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * scenario.c - loading a scenario (docs/scenario-format.md, version 1):
+ * JSON text -> validated, immutable struct fl_scenario.
+ *
+ * This file holds the value parsers shared by the whole loader, the top
+ * level, the LUN personalities, the state list and the "check" section;
+ * scenario_rules.c holds rules, task management, transport and transitions.
+ * Every problem is reported (FILE:LINE:COL: message, quoting the bad value)
+ * and loading goes on, so one run lists all of them; a scenario with any
+ * problem is freed whole and never returned.
+ */
+#include "faults_internal.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* Reports a problem at path (its key when at_key). */
+void perr(struct pctx *c, const char *path, bool at_key, const char *fmt, ...)
+{
+	va_list ap;
+	char *msg = NULL;
+	int line, col;
+
+	va_start(ap, fmt);
+	if (vasprintf(&msg, fmt, ap) < 0)
+		msg = NULL;
+	va_end(ap);
+	jpos_find(&c->pos, path, at_key, &line, &col);
+	diag_add(c->d, c->file, line, col, "%s", msg ? msg : "out of memory");
+	free(msg);
+	c->nerr++;
+}
+
+/* Compact JSON of v, cut at ~60 characters, for quoting in messages. */
+const char *pquote(const json_t *v, char *buf, size_t size)
+{
+	char *s = v ? json_dumps(v, JSON_ENCODE_ANY | JSON_COMPACT) : NULL;
+
+	if (!s) {
+		snprintf(buf, size, "?");
+		return buf;
+	}
+	if (strlen(s) > 60)
+		snprintf(buf, size, "%.57s...", s);
+	else
+		snprintf(buf, size, "%s", s);
+	free(s);
+	return buf;
+}
+
+/* The last component of a path, for naming a key in a message. */
+static const char *pname(const char *path)
+{
+	const char *s = strrchr(path, '/');
+
+	return s ? s + 1 : path;
+}
+
+/* Reports every key of obj not in allowed (NULL-terminated); returns their count. */
+int pkeys(struct pctx *c, const char *path, json_t *obj, const char *what,
+	  const char *const *allowed)
+{
+	const char *key;
+	json_t *v;
+	int bad = 0;
+
+	json_object_foreach(obj, key, v) {
+		size_t i;
+		char sub[512], list[512] = "";
+
+		for (i = 0; allowed[i]; i++)
+			if (!strcmp(allowed[i], key))
+				break;
+		if (allowed[i])
+			continue;
+		for (i = 0; allowed[i]; i++) {
+			if (i)
+				strncat(list, ", ", sizeof(list) - strlen(list) - 1);
+			strncat(list, allowed[i], sizeof(list) - strlen(list) - 1);
+		}
+		snprintf(sub, sizeof(sub), "%s/%s", path, key);
+		perr(c, sub, true, "unknown key \"%s\" in %s (expected one of: %s)", key, what,
+		     list);
+		bad++;
+	}
+	return bad;
+}
+
+/* Parses a non-negative integer: JSON integer or "0x.." / decimal string. */
+bool pnum(struct pctx *c, const char *path, json_t *v, uint64_t max, uint64_t *out)
+{
+	char q[80];
+	uint64_t n;
+
+	if (json_is_integer(v) && json_integer_value(v) >= 0) {
+		n = (uint64_t)json_integer_value(v);
+	} else if (json_is_string(v) && json_string_value(v)[0] &&
+		   json_string_value(v)[0] != '-') {
+		const char *s = json_string_value(v);
+		char *end;
+
+		errno = 0;
+		n = strtoull(s, &end, 0);
+		if (errno || *end || end == s) {
+			perr(c, path, false, "\"%s\": expected a non-negative integer, got %s",
+			     pname(path), pquote(v, q, sizeof(q)));
+			return false;
+		}
+	} else {
+		perr(c, path, false, "\"%s\": expected a non-negative integer, got %s",
+		     pname(path), pquote(v, q, sizeof(q)));
+		return false;
+	}
+	if (n > max) {
+		perr(c, path, false, "\"%s\": %s is out of range (at most %" PRIu64 ")",
+		     pname(path), pquote(v, q, sizeof(q)), max);
+		return false;
+	}
+	*out = n;
+	return true;
+}
+
+/* Parses true / false. */
+bool pbool(struct pctx *c, const char *path, json_t *v, bool *out)
+{
+	char q[80];
+
+	if (!json_is_boolean(v)) {
+		perr(c, path, false, "\"%s\": expected true or false, got %s", pname(path),
+		     pquote(v, q, sizeof(q)));
+		return false;
+	}
+	*out = json_is_true(v);
+	return true;
+}
+
+/* Parses a number in [lo, hi]. */
+bool pdouble(struct pctx *c, const char *path, json_t *v, double lo, double hi, double *out)
+{
+	char q[80];
+
+	if (!json_is_number(v) || json_number_value(v) < lo || json_number_value(v) > hi) {
+		perr(c, path, false, "\"%s\": expected a number from %g to %g, got %s",
+		     pname(path), lo, hi, pquote(v, q, sizeof(q)));
+		return false;
+	}
+	*out = json_number_value(v);
+	return true;
+}
+
+/* Parses a size: bytes, or a string with B/KiB/MiB/GiB/TiB/KB/MB/GB/TB/blocks. */
+bool psize(struct pctx *c, const char *path, json_t *v, uint64_t *out, bool *in_blocks)
+{
+	static const struct {
+		const char *unit;
+		uint64_t mul;
+	} units[] = {
+		{"", 1},
+		{"B", 1},
+		{"KiB", 1ull << 10},
+		{"MiB", 1ull << 20},
+		{"GiB", 1ull << 30},
+		{"TiB", 1ull << 40},
+		{"KB", 1000},
+		{"MB", 1000000},
+		{"GB", 1000000000},
+		{"TB", 1000000000000ull},
+		{"blocks", 0},
+	};
+	char q[80];
+
+	*in_blocks = false;
+	if (json_is_integer(v) && json_integer_value(v) >= 0) {
+		*out = (uint64_t)json_integer_value(v);
+		return true;
+	}
+	if (json_is_string(v)) {
+		const char *s = json_string_value(v);
+		char *end;
+		uint64_t n;
+
+		errno = 0;
+		n = strtoull(s, &end, 10);
+		if (!errno && end != s && s[0] != '-') {
+			while (*end == ' ')
+				end++;
+			for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
+				if (strcmp(end, units[i].unit))
+					continue;
+				if (!units[i].mul) {
+					*in_blocks = true;
+					*out = n;
+					return true;
+				}
+				if (n > UINT64_MAX / units[i].mul)
+					break;
+				*out = n * units[i].mul;
+				return true;
+			}
+		}
+	}
+	perr(c, path, false,
+	     "\"%s\": invalid size %s (expected bytes, or a string such as \"64MiB\", "
+	     "\"1GiB\", \"4096\" or \"8blocks\")",
+	     pname(path), pquote(v, q, sizeof(q)));
+	return false;
+}
+
+/* Parses a state name (reports unknown names); returns the index or -1. */
+int pstate(struct pctx *c, const char *path, json_t *v)
+{
+	char q[80];
+
+	if (json_is_string(v)) {
+		for (size_t i = 0; i < c->sc->nstates; i++)
+			if (!strcmp(c->sc->states[i], json_string_value(v)))
+				return (int)i;
+		perr(c, path, false, "unknown state %s (not in \"states\")",
+		     pquote(v, q, sizeof(q)));
+		return -1;
+	}
+	perr(c, path, false, "\"%s\": expected a state name, got %s", pname(path),
+	     pquote(v, q, sizeof(q)));
+	return -1;
+}
+
+/* Parses "states": a list of state names -> mask (0 when absent or bad). */
+uint64_t pstates(struct pctx *c, const char *path, json_t *v)
+{
+	uint64_t mask = 0;
+	size_t i;
+	json_t *e;
+	char q[80];
+
+	if (!json_is_array(v) || json_array_size(v) == 0) {
+		perr(c, path, false, "\"states\": expected a non-empty list of state names, got %s",
+		     pquote(v, q, sizeof(q)));
+		return 0;
+	}
+	json_array_foreach(v, i, e) {
+		char sub[512];
+		int s;
+
+		snprintf(sub, sizeof(sub), "%s/%zu", path, i);
+		s = pstate(c, sub, e);
+		if (s >= 0)
+			mask |= 1ull << s;
+	}
+	return mask;
+}
+
+/* Parses a hex byte ("0A" or "0x0A"), or a decimal/0x integer. */
+static bool hexbyte(const char *s, uint8_t *out)
+{
+	char *end;
+	unsigned long n;
+
+	if (!*s)
+		return false;
+	errno = 0;
+	n = strtoul(s, &end, 16);
+	if (errno || *end || n > 0xff)
+		return false;
+	*out = (uint8_t)n;
+	return true;
+}
+
+/* Parses "AA/QQ" (hex) or an ASC/ASCQ name. */
+bool pascq(struct pctx *c, const char *path, json_t *v, uint8_t *asc, uint8_t *ascq)
+{
+	char q[80], buf[64], *slash;
+
+	if (!json_is_string(v)) {
+		perr(c, path, false,
+		     "\"%s\": expected \"AA/QQ\" (hex) or an ASC/ASCQ name, got %s", pname(path),
+		     pquote(v, q, sizeof(q)));
+		return false;
+	}
+	if (!sense_asc_by_name(json_string_value(v), asc, ascq))
+		return true;
+	snprintf(buf, sizeof(buf), "%s", json_string_value(v));
+	slash = strchr(buf, '/');
+	if (slash) {
+		*slash = 0;
+		if (hexbyte(buf, asc) && hexbyte(slash + 1, ascq))
+			return true;
+	}
+	perr(c, path, false,
+	     "unknown additional sense code %s (expected \"AA/QQ\" in hex or a name from "
+	     "`faultlun lint --sense-names`)",
+	     pquote(v, q, sizeof(q)));
+	return false;
+}
+
+/* Parses a sense "KEY/ASC_NAME", "KEY/0xAA/0xQQ" or {key, asc, ascq}. */
+bool psense(struct pctx *c, const char *path, json_t *v, uint8_t *key, uint8_t *asc,
+	    uint8_t *ascq)
+{
+	char q[80], buf[128], *rest, *p2;
+
+	if (json_is_object(v)) {
+		static const char *const keys[] = {"key", "asc", "ascq", NULL};
+		json_t *k = json_object_get(v, "key"), *a = json_object_get(v, "asc"),
+		       *aq = json_object_get(v, "ascq");
+		uint64_t n;
+		bool ok = !pkeys(c, path, v, "sense", keys);
+		char sub[512];
+
+		if (!k || !a) {
+			perr(c, path, false, "sense object needs \"key\" and \"asc\", got %s",
+			     pquote(v, q, sizeof(q)));
+			return false;
+		}
+		snprintf(sub, sizeof(sub), "%s/key", path);
+		if (json_is_string(k) && !sense_key_by_name(json_string_value(k), key))
+			;
+		else if (pnum(c, sub, k, 0xf, &n))
+			*key = (uint8_t)n;
+		else
+			ok = false;
+		snprintf(sub, sizeof(sub), "%s/asc", path);
+		if (pnum(c, sub, a, 0xff, &n))
+			*asc = (uint8_t)n;
+		else
+			ok = false;
+		*ascq = 0;
+		snprintf(sub, sizeof(sub), "%s/ascq", path);
+		if (aq && pnum(c, sub, aq, 0xff, &n))
+			*ascq = (uint8_t)n;
+		else if (aq)
+			ok = false;
+		return ok;
+	}
+	if (!json_is_string(v)) {
+		perr(c, path, false,
+		     "\"%s\": expected \"KEY/ASC_NAME\", \"KEY/0xAA/0xQQ\" or {key, asc, ascq}, "
+		     "got %s",
+		     pname(path), pquote(v, q, sizeof(q)));
+		return false;
+	}
+	snprintf(buf, sizeof(buf), "%s", json_string_value(v));
+	rest = strchr(buf, '/');
+	if (!rest) {
+		perr(c, path, false,
+		     "sense %s: expected \"KEY/ASC_NAME\" or \"KEY/0xAA/0xQQ\"",
+		     pquote(v, q, sizeof(q)));
+		return false;
+	}
+	*rest++ = 0;
+	if (sense_key_by_name(buf, key)) {
+		perr(c, path, false, "unknown sense key \"%s\" in %s (see `faultlun lint "
+		     "--sense-names`)", buf, pquote(v, q, sizeof(q)));
+		return false;
+	}
+	p2 = strchr(rest, '/');
+	if (p2) {
+		*p2++ = 0;
+		if (hexbyte(rest, asc) && hexbyte(p2, ascq))
+			return true;
+		perr(c, path, false, "invalid ASC/ASCQ numbers in sense %s (expected hex bytes)",
+		     pquote(v, q, sizeof(q)));
+		return false;
+	}
+	if (sense_asc_by_name(rest, asc, ascq)) {
+		perr(c, path, false, "unknown sense name \"%s\" in %s (see `faultlun lint "
+		     "--sense-names`)", rest, pquote(v, q, sizeof(q)));
+		return false;
+	}
+	return true;
+}
+
+/* Copies a string value of at most max characters into *out. */
+static bool pstr(struct pctx *c, const char *path, json_t *v, size_t max, char **out)
+{
+	char q[80];
+
+	if (!json_is_string(v) || (max && strlen(json_string_value(v)) > max)) {
+		if (max)
+			perr(c, path, false, "\"%s\": expected a string of at most %zu characters, "
+			     "got %s", pname(path), max, pquote(v, q, sizeof(q)));
+		else
+			perr(c, path, false, "\"%s\": expected a string, got %s", pname(path),
+			     pquote(v, q, sizeof(q)));
+		return false;
+	}
+	free(*out);
+	*out = xstrdup(json_string_value(v));
+	return true;
+}
+
+static const char *const alua_names[] = {
+	[FL_ALUA_ACTIVE_OPTIMIZED] = "active_optimized",
+	[FL_ALUA_ACTIVE_NON_OPTIMIZED] = "active_non_optimized",
+	[FL_ALUA_STANDBY] = "standby",
+	[FL_ALUA_UNAVAILABLE] = "unavailable",
+	[FL_ALUA_LBA_DEPENDENT] = "lba_dependent",
+	[FL_ALUA_OFFLINE] = "offline",
+	[FL_ALUA_TRANSITIONING] = "transitioning",
+};
+
+/* Parses an ALUA state name. */
+bool palua(struct pctx *c, const char *path, json_t *v, enum fl_alua_state *out)
+{
+	char q[80];
+
+	if (json_is_string(v))
+		for (size_t i = 0; i < sizeof(alua_names) / sizeof(alua_names[0]); i++)
+			if (alua_names[i] && !strcmp(alua_names[i], json_string_value(v))) {
+				*out = (enum fl_alua_state)i;
+				return true;
+			}
+	perr(c, path, false,
+	     "unknown ALUA state %s (expected active_optimized, active_non_optimized, "
+	     "standby, unavailable, lba_dependent, offline or transitioning)",
+	     pquote(v, q, sizeof(q)));
+	return false;
+}
+
+/* Parses lun.thin. */
+static void parse_thin(struct pctx *c, const char *path, json_t *v, struct sc_lun *l)
+{
+	static const char *const keys[] = {"pool", "soft_threshold", "lbprz", NULL};
+	char sub[512], q[80];
+	json_t *e;
+	uint64_t n;
+	bool blk;
+	uint32_t bs = l->cfg.block_size ? l->cfg.block_size : 512;
+
+	if (json_is_boolean(v)) {
+		l->cfg.thin = json_is_true(v);
+		return;
+	}
+	if (!json_is_object(v)) {
+		perr(c, path, false, "\"thin\": expected an object or true/false, got %s",
+		     pquote(v, q, sizeof(q)));
+		return;
+	}
+	pkeys(c, path, v, "thin", keys);
+	l->cfg.thin = true;
+	snprintf(sub, sizeof(sub), "%s/pool", path);
+	if ((e = json_object_get(v, "pool")) && psize(c, sub, e, &n, &blk))
+		l->cfg.pool_blocks = blk ? n : n / bs;
+	snprintf(sub, sizeof(sub), "%s/soft_threshold", path);
+	if ((e = json_object_get(v, "soft_threshold")) && psize(c, sub, e, &n, &blk))
+		l->cfg.soft_threshold = blk ? n : n / bs;
+	snprintf(sub, sizeof(sub), "%s/lbprz", path);
+	if ((e = json_object_get(v, "lbprz")))
+		pbool(c, sub, e, &l->cfg.lbprz);
+	if (l->cfg.pool_blocks && l->cfg.soft_threshold > l->cfg.pool_blocks) {
+		snprintf(sub, sizeof(sub), "%s/soft_threshold", path);
+		perr(c, sub, false, "\"soft_threshold\" %s is larger than the pool",
+		     pquote(json_object_get(v, "soft_threshold"), q, sizeof(q)));
+	}
+}
+
+/* Parses lun.alua. */
+static void parse_alua(struct pctx *c, const char *path, json_t *v, struct sc_lun *l)
+{
+	static const char *const keys[] = {"group", "state", "implicit", "explicit", NULL};
+	char sub[512], q[80];
+	json_t *e;
+	uint64_t n;
+
+	if (!json_is_object(v)) {
+		perr(c, path, false, "\"alua\": expected an object, got %s",
+		     pquote(v, q, sizeof(q)));
+		return;
+	}
+	pkeys(c, path, v, "alua", keys);
+	l->cfg.alua_implicit = true;
+	snprintf(sub, sizeof(sub), "%s/group", path);
+	if ((e = json_object_get(v, "group")) && pnum(c, sub, e, 0xffff, &n)) {
+		if (n == 0)
+			perr(c, sub, false, "\"group\": target port groups are numbered from 1, "
+			     "got 0");
+		l->cfg.tpg_id = (uint16_t)n;
+	}
+	snprintf(sub, sizeof(sub), "%s/state", path);
+	if ((e = json_object_get(v, "state")))
+		palua(c, sub, e, &l->cfg.alua_state);
+	snprintf(sub, sizeof(sub), "%s/implicit", path);
+	if ((e = json_object_get(v, "implicit")))
+		pbool(c, sub, e, &l->cfg.alua_implicit);
+	snprintf(sub, sizeof(sub), "%s/explicit", path);
+	if ((e = json_object_get(v, "explicit")))
+		pbool(c, sub, e, &l->cfg.alua_explicit);
+}
+
+/* Parses lun.store. */
+static void parse_store(struct pctx *c, const char *path, json_t *v, struct sc_lun *l)
+{
+	static const char *const keys[] = {"kind", "path", NULL};
+	char sub[512], q[80];
+	json_t *k = json_is_object(v) ? json_object_get(v, "kind") : NULL;
+
+	if (!json_is_object(v)) {
+		perr(c, path, false, "\"store\": expected an object, got %s",
+		     pquote(v, q, sizeof(q)));
+		return;
+	}
+	pkeys(c, path, v, "store", keys);
+	snprintf(sub, sizeof(sub), "%s/kind", path);
+	if (!k || (json_is_string(k) && !strcmp(json_string_value(k), "memory"))) {
+		l->cfg.store = FL_STORE_MEMORY;
+	} else if (json_is_string(k) && !strcmp(json_string_value(k), "file")) {
+		l->cfg.store = FL_STORE_FILE;
+		snprintf(sub, sizeof(sub), "%s/path", path);
+		if (!json_object_get(v, "path"))
+			perr(c, path, false, "a file store needs \"path\"");
+		else
+			pstr(c, sub, json_object_get(v, "path"), 0, &l->store_path);
+	} else {
+		perr(c, sub, false, "unknown store kind %s (expected \"memory\" or \"file\")",
+		     pquote(k, q, sizeof(q)));
+	}
+}
+
+/* Parses one entry of "luns". */
+static void parse_lun(struct pctx *c, const char *path, json_t *v, size_t idx, struct sc_lun *l)
+{
+	static const char *const keys[] = {"lun",	 "size",     "block_size", "vendor",
+					   "product",	 "revision", "serial",	   "naa",
+					   "write_cache", "d_sense", "removable",  "thin",
+					   "alua",	 "store",    "max_transfer_blocks", NULL};
+	char sub[512], q[80];
+	json_t *e;
+	uint64_t n, size = 1ull << 30;
+	bool blk = false;
+
+	l->id = (uint16_t)idx;
+	l->cfg.block_size = 512;
+	l->cfg.write_cache = true;
+	l->cfg.tpg_id = 1;
+	l->cfg.alua_state = FL_ALUA_ACTIVE_OPTIMIZED;
+	l->cfg.store = FL_STORE_MEMORY;
+	l->vendor = xstrdup("FAULTLUN");
+	l->product = xstrdup("VIRTUAL-DISK");
+	l->revision = xstrdup("0001");
+	if (!json_is_object(v)) {
+		perr(c, path, false, "a LUN must be an object, got %s", pquote(v, q, sizeof(q)));
+		return;
+	}
+	pkeys(c, path, v, "lun", keys);
+#define SUB(k) (snprintf(sub, sizeof(sub), "%s/%s", path, k), sub)
+	if ((e = json_object_get(v, "lun")) && pnum(c, SUB("lun"), e, FL_MAX_LUNS - 1, &n))
+		l->id = (uint16_t)n;
+	if ((e = json_object_get(v, "block_size")) &&
+	    pnum(c, SUB("block_size"), e, 65536, &n)) {
+		if (n < 512 || (n & (n - 1)))
+			perr(c, sub, false, "\"block_size\": %s is not a power of two from 512 "
+			     "to 65536", pquote(e, q, sizeof(q)));
+		else
+			l->cfg.block_size = (uint32_t)n;
+	}
+	if ((e = json_object_get(v, "size")) && psize(c, SUB("size"), e, &size, &blk)) {
+		if (!blk && size % l->cfg.block_size)
+			perr(c, sub, false, "\"size\": %s is not a multiple of the block size "
+			     "(%u)", pquote(e, q, sizeof(q)), l->cfg.block_size);
+		if ((blk ? size : size / l->cfg.block_size) == 0)
+			perr(c, sub, false, "\"size\": %s holds no block",
+			     pquote(e, q, sizeof(q)));
+	}
+	l->cfg.num_blocks = blk ? size : size / l->cfg.block_size;
+	if ((e = json_object_get(v, "vendor")))
+		pstr(c, SUB("vendor"), e, 8, &l->vendor);
+	if ((e = json_object_get(v, "product")))
+		pstr(c, SUB("product"), e, 16, &l->product);
+	if ((e = json_object_get(v, "revision")))
+		pstr(c, SUB("revision"), e, 4, &l->revision);
+	if ((e = json_object_get(v, "serial")))
+		pstr(c, SUB("serial"), e, 64, &l->serial);
+	if ((e = json_object_get(v, "naa")) && pnum(c, SUB("naa"), e, UINT64_MAX, &n))
+		l->cfg.naa = n;
+	if ((e = json_object_get(v, "write_cache")))
+		pbool(c, SUB("write_cache"), e, &l->cfg.write_cache);
+	if ((e = json_object_get(v, "d_sense")))
+		pbool(c, SUB("d_sense"), e, &l->cfg.d_sense);
+	if ((e = json_object_get(v, "removable")))
+		pbool(c, SUB("removable"), e, &l->cfg.removable);
+	if ((e = json_object_get(v, "max_transfer_blocks")) &&
+	    pnum(c, SUB("max_transfer_blocks"), e, UINT32_MAX, &n))
+		l->cfg.max_xfer_blocks = (uint32_t)n;
+	if ((e = json_object_get(v, "thin")))
+		parse_thin(c, SUB("thin"), e, l);
+	if ((e = json_object_get(v, "alua")))
+		parse_alua(c, SUB("alua"), e, l);
+	if ((e = json_object_get(v, "store")))
+		parse_store(c, SUB("store"), e, l);
+#undef SUB
+	if (l->cfg.thin && l->cfg.pool_blocks > l->cfg.num_blocks)
+		l->cfg.pool_blocks = l->cfg.num_blocks;
+}
+
+/* Parses "luns" (default: one LUN 0 with the defaults). */
+static void parse_luns(struct pctx *c, json_t *v)
+{
+	struct fl_scenario *sc = c->sc;
+	char q[80];
+	size_t i;
+	json_t *e;
+
+	if (!v) {
+		sc->luns = calloc(1, sizeof(*sc->luns));
+		if (sc->luns) {
+			sc->nluns = 1;
+			parse_lun(c, "/luns", json_object(), 0, &sc->luns[0]);
+		}
+		return;
+	}
+	if (!json_is_array(v) || json_array_size(v) == 0 ||
+	    json_array_size(v) > FL_MAX_LUNS) {
+		perr(c, "/luns", false, "\"luns\": expected a list of 1 to %d LUNs, got %s",
+		     FL_MAX_LUNS, pquote(v, q, sizeof(q)));
+		return;
+	}
+	sc->luns = calloc(json_array_size(v), sizeof(*sc->luns));
+	if (!sc->luns)
+		return;
+	sc->nluns = json_array_size(v);
+	json_array_foreach(v, i, e) {
+		char sub[64];
+
+		snprintf(sub, sizeof(sub), "/luns/%zu", i);
+		parse_lun(c, sub, e, i, &sc->luns[i]);
+		for (size_t j = 0; j < i; j++)
+			if (sc->luns[j].id == sc->luns[i].id) {
+				snprintf(sub, sizeof(sub), "/luns/%zu/lun", i);
+				perr(c, sub, false, "LUN %u is defined twice (also entry %zu)",
+				     sc->luns[i].id, j);
+			}
+	}
+}
+
+/* Parses "states". */
+static void parse_states(struct pctx *c, json_t *v)
+{
+	struct fl_scenario *sc = c->sc;
+	char q[80];
+	size_t i;
+	json_t *e;
+
+	if (!v) {
+		sc->states = calloc(1, sizeof(char *));
+		if (sc->states) {
+			sc->states[0] = xstrdup("default");
+			sc->nstates = 1;
+		}
+		return;
+	}
+	if (!json_is_array(v) || json_array_size(v) == 0 ||
+	    json_array_size(v) > SC_MAX_STATES) {
+		perr(c, "/states", false,
+		     "\"states\": expected a list of 1 to %d state names, got %s", SC_MAX_STATES,
+		     pquote(v, q, sizeof(q)));
+		sc->states = calloc(1, sizeof(char *));
+		if (sc->states) {
+			sc->states[0] = xstrdup("default");
+			sc->nstates = 1;
+		}
+		return;
+	}
+	sc->states = calloc(json_array_size(v), sizeof(char *));
+	if (!sc->states)
+		return;
+	json_array_foreach(v, i, e) {
+		char sub[64];
+
+		snprintf(sub, sizeof(sub), "/states/%zu", i);
+		if (!json_is_string(e) || !json_string_value(e)[0] ||
+		    !strcmp(json_string_value(e), "*")) {
+			perr(c, sub, false, "a state name must be a non-empty string other than "
+			     "\"*\", got %s", pquote(e, q, sizeof(q)));
+			sc->states[sc->nstates++] = xstrdup("?");
+			continue;
+		}
+		for (size_t j = 0; j < sc->nstates; j++)
+			if (!strcmp(sc->states[j], json_string_value(e)))
+				perr(c, sub, false, "state %s is listed twice",
+				     pquote(e, q, sizeof(q)));
+		sc->states[sc->nstates++] = xstrdup(json_string_value(e));
+	}
+}
+
+/* Checks one value of the check section against an allowed type set. */
+static void check_list_of_objects(struct pctx *c, const char *path, json_t *v, const char *what,
+				  const char *const *keys, const char *const *ops)
+{
+	char q[80];
+	size_t i;
+	json_t *e;
+
+	if (!json_is_array(v)) {
+		perr(c, path, false, "\"%s\": expected a list, got %s", what,
+		     pquote(v, q, sizeof(q)));
+		return;
+	}
+	json_array_foreach(v, i, e) {
+		char sub[512];
+
+		snprintf(sub, sizeof(sub), "%s/%zu", path, i);
+		if (!json_is_object(e)) {
+			perr(c, sub, false, "each entry of \"%s\" must be an object, got %s", what,
+			     pquote(e, q, sizeof(q)));
+			continue;
+		}
+		pkeys(c, sub, e, what, keys);
+		if (ops) {
+			json_t *op = json_object_get(e, "op");
+			size_t k;
+
+			snprintf(sub, sizeof(sub), "%s/%zu/op", path, i);
+			for (k = 0; ops[k] && json_is_string(op); k++)
+				if (!strcmp(ops[k], json_string_value(op)))
+					break;
+			if (!json_is_string(op) || !ops[k])
+				perr(c, op ? sub : sub, false,
+				     "workload step needs \"op\" (read, write, fsync, mkfs, mount, "
+				     "write_file, sg_raw, sleep, ctl, ...), got %s",
+				     pquote(op, q, sizeof(q)));
+		}
+	}
+}
+
+/* Parses "check": shape only (runners interpret it), then keeps it as JSON. */
+static void parse_check(struct pctx *c, json_t *v)
+{
+	static const char *const keys[] = {"paths", "knobs", "workload", "expect", NULL};
+	static const char *const knobs[] = {
+		"timeout_s",	  "eh_timeout_s",     "abort_tmo_s",	    "lu_reset_tmo_s",
+		"tgt_reset_tmo_s", "recovery_tmo_s",  "noop_interval_s",   "noop_timeout_s",
+		"scsi_logging_level", "debug_libiscsi_eh", "cmd_time_out_s", "queue_depth",
+		"multipath",	  NULL};
+	static const char *const step_keys[] = {
+		"op",	 "lba",	  "blocks",  "direct", "count", "size",	 "path", "fs",
+		"cdb",	 "data",  "ms",	     "args",   "pattern", "bs",	 "offset", "lun",
+		"command", "background", "repeat", "timeout_s", "dev", NULL};
+	static const char *const ops[] = {"read",	"write", "fsync",  "mkfs",   "mount",
+					  "umount",	"write_file", "read_file", "sg_raw",
+					  "sleep",	"ctl",	 "sync",   "discard", "tur",
+					  "inquiry",	"rescan", "shell",  NULL};
+	static const char *const expect_keys[] = {
+		"step", "errno", "status", "sense", "kernel_log", "count", "eh", "device_state",
+		"max_stall_ms", "trace", "min", "max", "within_ms", "lun", NULL};
+	char q[80];
+	json_t *e;
+
+	if (!json_is_object(v)) {
+		perr(c, "/check", false, "\"check\": expected an object, got %s",
+		     pquote(v, q, sizeof(q)));
+		return;
+	}
+	pkeys(c, "/check", v, "check", keys);
+	if ((e = json_object_get(v, "paths"))) {
+		size_t i;
+		json_t *p;
+
+		if (!json_is_array(e))
+			perr(c, "/check/paths", false, "\"paths\": expected a list, got %s",
+			     pquote(e, q, sizeof(q)));
+		json_array_foreach(e, i, p) {
+			char sub[64];
+
+			snprintf(sub, sizeof(sub), "/check/paths/%zu", i);
+			if (!json_is_string(p) || (strcmp(json_string_value(p), "iscsi") &&
+						   strcmp(json_string_value(p), "tcmu")))
+				perr(c, sub, false, "unknown path %s (expected \"iscsi\" or "
+				     "\"tcmu\")", pquote(p, q, sizeof(q)));
+		}
+	}
+	if ((e = json_object_get(v, "knobs"))) {
+		const char *k;
+		json_t *kv;
+
+		if (!json_is_object(e))
+			perr(c, "/check/knobs", false, "\"knobs\": expected an object, got %s",
+			     pquote(e, q, sizeof(q)));
+		else
+			pkeys(c, "/check/knobs", e, "knobs", knobs);
+		json_object_foreach(e, k, kv) {
+			char sub[512];
+
+			snprintf(sub, sizeof(sub), "/check/knobs/%s", k);
+			if (!json_is_number(kv) && !json_is_boolean(kv) && !json_is_string(kv))
+				perr(c, sub, false, "knob \"%s\": expected a number, got %s", k,
+				     pquote(kv, q, sizeof(q)));
+		}
+	}
+	if ((e = json_object_get(v, "workload")))
+		check_list_of_objects(c, "/check/workload", e, "workload", step_keys, ops);
+	if ((e = json_object_get(v, "expect")))
+		check_list_of_objects(c, "/check/expect", e, "expect", expect_keys, NULL);
+	c->sc->check_json = json_dumps(v, JSON_COMPACT);
+}
+
+/* Parses "frontends". */
+static void parse_frontends(struct pctx *c, json_t *v)
+{
+	char q[80];
+	size_t i;
+	json_t *e;
+
+	c->sc->frontends = 0;
+	if (!json_is_array(v) || json_array_size(v) == 0) {
+		perr(c, "/frontends", false,
+		     "\"frontends\": expected a non-empty list of \"iscsi\", \"tcmu\", \"vm\", "
+		     "got %s", pquote(v, q, sizeof(q)));
+		return;
+	}
+	json_array_foreach(v, i, e) {
+		char sub[64];
+		const char *s = json_is_string(e) ? json_string_value(e) : "";
+
+		snprintf(sub, sizeof(sub), "/frontends/%zu", i);
+		if (!strcmp(s, "iscsi"))
+			c->sc->frontends |= FL_FE_ISCSI;
+		else if (!strcmp(s, "tcmu"))
+			c->sc->frontends |= FL_FE_TCMU;
+		else if (!strcmp(s, "vm"))
+			c->sc->frontends |= FL_FE_VM;
+		else
+			perr(c, sub, false, "unknown front end %s (expected \"iscsi\", \"tcmu\" "
+			     "or \"vm\")", pquote(e, q, sizeof(q)));
+	}
+}
+
+/* Parses "emulates". */
+static void parse_emulates(struct pctx *c, json_t *v)
+{
+	static const char *const keys[] = {"behaviour", "references", NULL};
+	char q[80];
+
+	if (!json_is_object(v)) {
+		perr(c, "/emulates", false, "\"emulates\": expected an object, got %s",
+		     pquote(v, q, sizeof(q)));
+		return;
+	}
+	pkeys(c, "/emulates", v, "emulates", keys);
+	if (json_object_get(v, "behaviour") && !json_is_string(json_object_get(v, "behaviour")))
+		perr(c, "/emulates/behaviour", false, "\"behaviour\": expected a string, got %s",
+		     pquote(json_object_get(v, "behaviour"), q, sizeof(q)));
+	if (json_object_get(v, "references")) {
+		json_t *r = json_object_get(v, "references"), *e;
+		size_t i;
+
+		if (!json_is_array(r))
+			perr(c, "/emulates/references", false,
+			     "\"references\": expected a list of strings, got %s",
+			     pquote(r, q, sizeof(q)));
+		json_array_foreach(r, i, e) {
+			char sub[64];
+
+			snprintf(sub, sizeof(sub), "/emulates/references/%zu", i);
+			if (!json_is_string(e))
+				perr(c, sub, false, "a reference must be a string, got %s",
+				     pquote(e, q, sizeof(q)));
+		}
+	}
+}
+
+/* Parses the whole document into c->sc. */
+static void parse_root(struct pctx *c, json_t *root)
+{
+	static const char *const keys[] = {"faultlun", "name",	  "description", "emulates",
+					   "frontends", "seed",	  "target",	 "luns",
+					   "states",	"transitions", "rules",	 "tmf",
+					   "transport", "check",  NULL};
+	struct fl_scenario *sc = c->sc;
+	char q[80];
+	json_t *e;
+	uint64_t n;
+
+	pkeys(c, "", root, "the scenario", keys);
+	e = json_object_get(root, "faultlun");
+	if (!e)
+		perr(c, "", false, "missing \"faultlun\": the format version (1)");
+	else if (!json_is_integer(e) || json_integer_value(e) != 1)
+		perr(c, "/faultlun", false, "unsupported format version %s (this faultlun reads "
+		     "version 1)", pquote(e, q, sizeof(q)));
+	if ((e = json_object_get(root, "name")) && pstr(c, "/name", e, 0, &sc->name) &&
+	    !sc->name[0])
+		perr(c, "/name", false, "\"name\" is empty");
+	if ((e = json_object_get(root, "description")))
+		pstr(c, "/description", e, 0, &sc->description);
+	if ((e = json_object_get(root, "emulates")))
+		parse_emulates(c, e);
+	sc->frontends = FL_FE_ISCSI | FL_FE_TCMU | FL_FE_VM;
+	if ((e = json_object_get(root, "frontends")))
+		parse_frontends(c, e);
+	if ((e = json_object_get(root, "seed")) && pnum(c, "/seed", e, UINT64_MAX, &n)) {
+		sc->seed_set = true;
+		sc->seed = n;
+	}
+	if ((e = json_object_get(root, "target"))) {
+		static const char *const tkeys[] = {"iqn", NULL};
+
+		if (!json_is_object(e)) {
+			perr(c, "/target", false, "\"target\": expected an object, got %s",
+			     pquote(e, q, sizeof(q)));
+		} else {
+			pkeys(c, "/target", e, "target", tkeys);
+			if (json_object_get(e, "iqn") &&
+			    pstr(c, "/target/iqn", json_object_get(e, "iqn"), 223, &sc->iqn) &&
+			    strncmp(sc->iqn, "iqn.", 4) && strncmp(sc->iqn, "eui.", 4) &&
+			    strncmp(sc->iqn, "naa.", 4))
+				perr(c, "/target/iqn", false, "\"iqn\": %s is not an iSCSI name "
+				     "(iqn., eui. or naa.)", pquote(json_object_get(e, "iqn"),
+								    q, sizeof(q)));
+		}
+	}
+	parse_luns(c, json_object_get(root, "luns"));
+	parse_states(c, json_object_get(root, "states"));
+	sc->state_session = calloc(sc->nstates ? sc->nstates : 1, sizeof(*sc->state_session));
+	if ((e = json_object_get(root, "rules")))
+		parse_rules(c, e);
+	if ((e = json_object_get(root, "transitions")))
+		parse_transitions(c, e);
+	if ((e = json_object_get(root, "tmf")))
+		parse_tmf(c, e);
+	if ((e = json_object_get(root, "transport")))
+		parse_transport(c, e);
+	if ((e = json_object_get(root, "check")))
+		parse_check(c, e);
+	check_meaning(c);
+}
+
+/* Checks the requested front ends against the ones the scenario names. */
+static void check_frontends(struct pctx *c)
+{
+	static const char *const names[] = {"iscsi", "tcmu", "vm"};
+
+	for (int i = 0; i < 3; i++)
+		if ((c->frontends & (1u << i)) && !(c->sc->frontends & (1u << i)))
+			perr(c, json_object_get(c->root, "frontends") ? "/frontends" : "", false,
+			     "the scenario does not name front end \"%s\" in \"frontends\"",
+			     names[i]);
+}
+
+/* Orders diagnostics by position (the parser finds them in key order). */
+static int diag_cmp(const void *a, const void *b)
+{
+	const struct fl_diag *x = a, *y = b;
+
+	if (x->line != y->line)
+		return x->line < y->line ? -1 : 1;
+	return x->col < y->col ? -1 : x->col > y->col;
+}
+
+/* Sorts diags[first..] by line and column. */
+static void sort_diags(struct fl_diags *d, size_t first)
+{
+	if (d->n > first + 1)
+		qsort(d->v + first, d->n - first, sizeof(d->v[0]), diag_cmp);
+}
+
+/* Reports the first key given twice in one object, at its second occurrence. */
+static bool report_duplicate(struct pctx *c, const char *text)
+{
+	bool found = false;
+
+	jpos_build(&c->pos, text, strlen(text));
+	for (size_t i = 1; i < c->pos.n && !found; i++)
+		for (size_t j = 0; j < i && !found; j++)
+			if (!strcmp(c->pos.v[i].path, c->pos.v[j].path)) {
+				const char *key = strrchr(c->pos.v[i].path, '/');
+
+				diag_add(c->d, c->file, c->pos.v[i].key_line, c->pos.v[i].key_col,
+					 "duplicate key \"%s\" (also at %d:%d)", key ? key + 1 : "",
+					 c->pos.v[j].key_line, c->pos.v[j].key_col);
+				found = true;
+			}
+	jpos_free(&c->pos);
+	return found;
+}
+
+/* Parses and validates a scenario from text. */
+int fl_scenario_load_string(const char *name, const char *text, unsigned frontends,
+			    struct fl_scenario **out, struct fl_diags *diags)
+{
+	struct pctx c = {.file = name ? name : "<scenario>", .d = diags};
+	size_t first = diags->n;
+	json_error_t jerr;
+	json_t *root;
+
+	*out = NULL;
+	root = json_loadb(text, strlen(text), JSON_REJECT_DUPLICATES, &jerr);
+	if (!root) {
+		if (strstr(jerr.text, "duplicate object key") && report_duplicate(&c, text))
+			return -EINVAL;
+		diag_add(diags, c.file, jerr.line > 0 ? jerr.line : 1,
+			 jerr.column > 0 ? jerr.column : 1, "%s", jerr.text);
+		return -EINVAL;
+	}
+	if (!json_is_object(root)) {
+		diag_add(diags, c.file, 1, 1, "a scenario must be a JSON object");
+		json_decref(root);
+		return -EINVAL;
+	}
+	c.sc = calloc(1, sizeof(*c.sc));
+	if (!c.sc) {
+		json_decref(root);
+		return -ENOMEM;
+	}
+	atomic_init(&c.sc->refs, 1);
+	c.sc->file = xstrdup(c.file);
+	c.root = root;
+	c.frontends = frontends;
+	jpos_build(&c.pos, text, strlen(text));
+	parse_root(&c, root);
+	if (frontends)
+		check_frontends(&c);
+	jpos_free(&c.pos);
+	json_decref(root);
+	sort_diags(diags, first);
+	if (c.nerr) {
+		fl_scenario_free(c.sc);
+		return -EINVAL;
+	}
+	*out = c.sc;
+	return 0;
+}
+
+/* Reads a whole file; returns 0 or -errno. */
+static int read_file(const char *path, char **out)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	struct stat st;
+	char *buf;
+	size_t n = 0;
+
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st) < 0 || S_ISDIR(st.st_mode)) {
+		int err = S_ISDIR(st.st_mode) ? -EISDIR : -errno;
+
+		close(fd);
+		return err;
+	}
+	buf = malloc((size_t)st.st_size + 1);
+	if (!buf) {
+		close(fd);
+		return -ENOMEM;
+	}
+	while (n < (size_t)st.st_size) {
+		ssize_t r = read(fd, buf + n, (size_t)st.st_size - n);
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			break;
+		n += (size_t)r;
+	}
+	close(fd);
+	buf[n] = 0;
+	*out = buf;
+	return 0;
+}
+
+/* Parses and validates a scenario file. */
+int fl_scenario_load_file(const char *path, unsigned frontends, struct fl_scenario **out,
+			  struct fl_diags *diags)
+{
+	char *text = NULL;
+	int r = read_file(path, &text);
+
+	*out = NULL;
+	if (r)
+		return r;
+	r = fl_scenario_load_string(path, text, frontends, out, diags);
+	free(text);
+	return r;
+}
+
+/* Drops a reference; frees the scenario with the last one. */
+void fl_scenario_free(struct fl_scenario *sc)
+{
+	if (!sc || atomic_fetch_sub(&sc->refs, 1) != 1)
+		return;
+	for (size_t i = 0; i < sc->nluns; i++) {
+		free(sc->luns[i].vendor);
+		free(sc->luns[i].product);
+		free(sc->luns[i].revision);
+		free(sc->luns[i].serial);
+		free(sc->luns[i].store_path);
+	}
+	free(sc->luns);
+	for (size_t i = 0; i < sc->nstates; i++)
+		free(sc->states[i]);
+	free(sc->states);
+	free(sc->state_session);
+	scenario_free_rules(sc);
+	free(sc->check_json);
+	free(sc->iqn);
+	free(sc->name);
+	free(sc->description);
+	free(sc->file);
+	free(sc);
+}
+
+const char *fl_scenario_name(const struct fl_scenario *sc)
+{
+	return sc->name ? sc->name : sc->file;
+}
+
+const char *fl_scenario_description(const struct fl_scenario *sc)
+{
+	return sc->description;
+}
+
+unsigned fl_scenario_frontends(const struct fl_scenario *sc)
+{
+	return sc->frontends;
+}
+
+const char *fl_scenario_target_iqn(const struct fl_scenario *sc)
+{
+	return sc->iqn;
+}
+
+unsigned fl_scenario_lun_count(const struct fl_scenario *sc)
+{
+	return (unsigned)sc->nluns;
+}
+
+/* LUN number and core config of the i-th LUN (strings owned by sc). */
+int fl_scenario_lun(const struct fl_scenario *sc, unsigned i, uint16_t *lun_id,
+		    struct fl_lun_config *cfg)
+{
+	const struct sc_lun *l;
+
+	if (i >= sc->nluns)
+		return -ENOENT;
+	l = &sc->luns[i];
+	*lun_id = l->id;
+	*cfg = l->cfg;
+	cfg->vendor = l->vendor;
+	cfg->product = l->product;
+	cfg->revision = l->revision;
+	cfg->serial = l->serial;
+	cfg->store_path = l->store_path;
+	return 0;
+}
+
+const char *fl_scenario_check_json(const struct fl_scenario *sc)
+{
+	return sc->check_json;
+}
