@@ -1,28 +1,560 @@
 /* SPDX-License-Identifier: MIT */
-/* test_sbc.c - unit tests of the logical-unit core (sbc). */
+/*
+ * test_sbc.c - SBC-3 media commands of the core: READ / WRITE (6, 10, 12,
+ * 16), WRITE AND VERIFY, VERIFY, COMPARE AND WRITE, SYNCHRONIZE CACHE,
+ * PRE-FETCH, READ CAPACITY, START STOP UNIT; the one LBA range check, DPO /
+ * FUA, protection fields, transfer limits and data-out length mismatches.
+ */
 #include "runner.h"
+#include "target_internal.h"
 #include "tharness.h"
 
-/* A LUN can be created and answers TEST UNIT READY after its power-on UA. */
-static void test_sbc_lun_comes_up(void)
+#include <stdlib.h>
+#include <string.h>
+
+#define CC FL_STATUS_CHECK_CONDITION
+#define IR FL_KEY_ILLEGAL_REQUEST
+#define B TH_BLOCKS
+
+/* Table-driven status / sense checks of CDBs on a fresh default LUN. */
+static void run_table(const struct th_case *cases, size_t n)
 {
 	struct fl_lun *lun = th_lun(NULL);
-	uint8_t cdb[6] = {0};
-	struct fl_cmd res;
 
-	CU_ASSERT_EQUAL(th_run(lun, 1, cdb, 6, NULL, 0, NULL, 0, &res), 0);
-	TH_EXPECT(&res, FL_STATUS_CHECK_CONDITION, FL_KEY_UNIT_ATTENTION, 0x29, 0x00, "first TUR");
-	CU_ASSERT_EQUAL(th_run(lun, 1, cdb, 6, NULL, 0, NULL, 0, &res), 0);
-	TH_EXPECT_GOOD(&res, "second TUR");
+	th_clear_ua(lun, 1);
+	th_run_cases(lun, 1, cases, n);
 	fl_lun_destroy(lun);
 }
 
-static CU_TestInfo tests[] = {
-	{"test_sbc_lun_comes_up", test_sbc_lun_comes_up},
+#define BE16(v) (uint8_t)((v) >> 8), (uint8_t)(v)
+#define BE32(v) (uint8_t)((uint32_t)(v) >> 24), (uint8_t)((uint32_t)(v) >> 16), BE16((uint32_t)(v) & 0xffff)
+#define BE64(v) BE32((uint64_t)(v) >> 32), BE32((uint64_t)(v) & 0xffffffffu)
+
+static const struct th_case read_cases[] = {
+	{"test_read10_first_block", {0x28, 0, BE32(0), 0, BE16(1), 0}, 10, 0, 512, 0, 0, 0, 0},
+	{"test_read10_last_block", {0x28, 0, BE32(B - 1), 0, BE16(1), 0}, 10, 0, 512, 0, 0, 0, 0},
+	{"test_read10_beyond_end", {0x28, 0, BE32(B - 1), 0, BE16(2), 0}, 10, 0, 1024, CC, IR, 0x21, 0},
+	{"test_read10_lba_past_end", {0x28, 0, BE32(B), 0, BE16(1), 0}, 10, 0, 512, CC, IR, 0x21, 0},
+	{"test_read10_zero_blocks_at_end", {0x28, 0, BE32(B), 0, BE16(0), 0}, 10, 0, 0, 0, 0, 0, 0},
+	{"test_read10_zero_blocks_past_end", {0x28, 0, BE32(B + 1), 0, BE16(0), 0}, 10, 0, 0, CC, IR,
+	 0x21, 0},
+	{"test_read10_lba_max", {0x28, 0, BE32(0xffffffffu), 0, BE16(1), 0}, 10, 0, 512, CC, IR, 0x21,
+	 0},
+	{"test_read16_lba_overflow", {0x88, 0, BE64(UINT64_MAX), BE32(2), 0, 0}, 16, 0, 1024, CC, IR,
+	 0x21, 0},
+	{"test_read16_len_overflow", {0x88, 0, BE64(1), BE32(0xffffffffu), 0, 0}, 16, 0, 0, CC, IR,
+	 0x21, 0},
+	{"test_read16_beyond_end", {0x88, 0, BE64(B - 3), BE32(4), 0, 0}, 16, 0, 2048, CC, IR, 0x21,
+	 0},
+	{"test_read12_beyond_end", {0xa8, 0, BE32(B - 1), BE32(2), 0, 0}, 12, 0, 1024, CC, IR, 0x21, 0},
+	{"test_read12_good", {0xa8, 0, BE32(10), BE32(2), 0, 0}, 12, 0, 1024, 0, 0, 0, 0},
+	/* READ(6): transfer length 0 means 256 blocks */
+	{"test_read6_256_blocks_fit", {0x08, 0, BE16(B - 256), 0, 0}, 6, 0, 256 * 512, 0, 0, 0, 0},
+	{"test_read6_256_blocks_beyond_end", {0x08, 0, BE16(B - 255), 0, 0}, 6, 0, 256 * 512, CC, IR,
+	 0x21, 0},
+	{"test_read10_dpo_fua", {0x28, 0x18, BE32(0), 0, BE16(1), 0}, 10, 0, 512, 0, 0, 0, 0},
+	{"test_read10_rdprotect", {0x28, 0x20, BE32(0), 0, BE16(1), 0}, 10, 0, 512, CC, IR, 0x24, 0},
+	{"test_read16_rdprotect", {0x88, 0xe0, BE64(0), BE32(1), 0, 0}, 16, 0, 512, CC, IR, 0x24, 0},
+	{"test_read10_too_long", {0x28, 0, BE32(0), 0, BE16(16385), 0}, 10, 0, 0, CC, IR, 0x24, 0},
+	{"test_read10_naca", {0x28, 0, BE32(0), 0, BE16(1), 0x04}, 10, 0, 512, CC, IR, 0x24, 0},
+	{"test_read10_link", {0x28, 0, BE32(0), 0, BE16(1), 0x01}, 10, 0, 512, CC, IR, 0x24, 0},
+	{"test_read10_short_cdb", {0x28, 0, BE32(0), 0}, 6, 0, 512, CC, IR, 0x20, 0},
+};
+
+/* READ range checks, flags and limits. */
+static void test_read_table(void)
+{
+	run_table(read_cases, sizeof(read_cases) / sizeof(read_cases[0]));
+}
+
+static const struct th_case write_cases[] = {
+	{"test_write10_good", {0x2a, 0, BE32(0), 0, BE16(1), 0}, 10, 512, 0, 0, 0, 0, 0},
+	{"test_write10_beyond_end", {0x2a, 0, BE32(B - 1), 0, BE16(2), 0}, 10, 1024, 0, CC, IR, 0x21,
+	 0},
+	{"test_write16_lba_overflow", {0x8a, 0, BE64(UINT64_MAX - 1), BE32(4), 0, 0}, 16, 2048, 0, CC,
+	 IR, 0x21, 0},
+	{"test_write12_beyond_end", {0xaa, 0, BE32(B), BE32(1), 0, 0}, 12, 512, 0, CC, IR, 0x21, 0},
+	{"test_write6_beyond_end", {0x0a, 0, BE16(B - 1), 2, 0}, 6, 1024, 0, CC, IR, 0x21, 0},
+	{"test_write6_good", {0x0a, 0, BE16(5), 2, 0}, 6, 1024, 0, 0, 0, 0, 0},
+	{"test_write10_fua_dpo", {0x2a, 0x18, BE32(3), 0, BE16(1), 0}, 10, 512, 0, 0, 0, 0, 0},
+	{"test_write10_wrprotect", {0x2a, 0x40, BE32(0), 0, BE16(1), 0}, 10, 512, 0, CC, IR, 0x24, 0},
+	{"test_write10_short_data_out", {0x2a, 0, BE32(0), 0, BE16(2), 0}, 10, 512, 0, CC, IR, 0x24,
+	 0},
+	{"test_write10_no_data_out", {0x2a, 0, BE32(0), 0, BE16(1), 0}, 10, 0, 0, CC, IR, 0x24, 0},
+	{"test_write10_zero_blocks", {0x2a, 0, BE32(0), 0, BE16(0), 0}, 10, 0, 0, 0, 0, 0, 0},
+	{"test_write10_extra_data_out", {0x2a, 0, BE32(0), 0, BE16(1), 0}, 10, 4096, 0, 0, 0, 0, 0},
+	{"test_write_verify10_good", {0x2e, 0, BE32(7), 0, BE16(1), 0}, 10, 512, 0, 0, 0, 0, 0},
+	{"test_write_verify16_beyond_end", {0x8e, 0, BE64(B), BE32(1), 0, 0}, 16, 512, 0, CC, IR, 0x21,
+	 0},
+	{"test_verify10_bytchk0", {0x2f, 0, BE32(0), 0, BE16(8), 0}, 10, 0, 0, 0, 0, 0, 0},
+	{"test_verify10_bytchk_reserved", {0x2f, 0x04, BE32(0), 0, BE16(1), 0}, 10, 512, 0, CC, IR,
+	 0x24, 0},
+	{"test_verify16_beyond_end", {0x8f, 0, BE64(B - 1), BE32(2), 0, 0}, 16, 0, 0, CC, IR, 0x21, 0},
+	{"test_verify10_vrprotect", {0x2f, 0x20, BE32(0), 0, BE16(1), 0}, 10, 0, 0, CC, IR, 0x24, 0},
+	{"test_sync_cache10_all", {0x35, 0, BE32(0), 0, BE16(0), 0}, 10, 0, 0, 0, 0, 0, 0},
+	{"test_sync_cache10_beyond_end", {0x35, 0, BE32(B), 0, BE16(0), 0}, 10, 0, 0, CC, IR, 0x21, 0},
+	{"test_sync_cache16_range", {0x91, 0x02, BE64(B - 8), BE32(8), 0, 0}, 16, 0, 0, 0, 0, 0, 0},
+	{"test_sync_cache16_beyond_end", {0x91, 0, BE64(B - 8), BE32(9), 0, 0}, 16, 0, 0, CC, IR, 0x21,
+	 0},
+	{"test_prefetch10_fits", {0x34, 0, BE32(0), 0, BE16(8), 0}, 10, 0, 0, FL_STATUS_CONDITION_MET,
+	 0, 0, 0},
+	{"test_prefetch16_immed_fits", {0x90, 0x02, BE64(0), BE32(0), 0, 0}, 16, 0, 0,
+	 FL_STATUS_CONDITION_MET, 0, 0, 0},
+	{"test_prefetch10_beyond_end", {0x34, 0, BE32(B - 1), 0, BE16(2), 0}, 10, 0, 0, CC, IR, 0x21,
+	 0},
+	{"test_caw_beyond_end", {0x89, 0, BE64(B), 0, 0, 0, 1, 0, 0}, 16, 1024, 0, CC, IR, 0x21, 0},
+	{"test_caw_zero_blocks", {0x89, 0, BE64(0), 0, 0, 0, 0, 0, 0}, 16, 0, 0, 0, 0, 0, 0},
+	{"test_caw_short_data_out", {0x89, 0, BE64(0), 0, 0, 0, 1, 0, 0}, 16, 512, 0, CC, IR, 0x24, 0},
+	{"test_unsupported_opcode", {0xc0}, 16, 0, 0, CC, IR, 0x20, 0},
+	{"test_variable_length_cdb", {0x7f, 0, 0, 0, 0, 0, 0, 0x18}, 32, 0, 0, CC, IR, 0x20, 0},
+	{"test_format_unit_unsupported", {0x04}, 6, 0, 0, CC, IR, 0x20, 0},
+	{"test_unknown_service_action", {0x9e, 0x1f}, 16, 0, 32, CC, IR, 0x24, 0},
+	{"test_read_capacity10_lba_without_pmi", {0x25, 0, BE32(5), 0, 0, 0, 0}, 10, 0, 8, CC, IR,
+	 0x24, 0},
+	{"test_read_capacity10_pmi", {0x25, 0, BE32(5), 0, 0, 1, 0}, 10, 0, 8, 0, 0, 0, 0},
+	{"test_start_stop_power_condition", {0x1b, 0, 0, 0, 0x31, 0}, 6, 0, 0, CC, IR, 0x24, 0},
+};
+
+/* WRITE-side and other commands: range checks, flags, data-out checks. */
+static void test_write_table(void)
+{
+	run_table(write_cases, sizeof(write_cases) / sizeof(write_cases[0]));
+}
+
+/* Runs cdb with data and returns the result (nexus 1). */
+static struct fl_cmd run(struct fl_lun *lun, const uint8_t *cdb, size_t len, const void *out,
+			 uint32_t out_len, void *in, uint32_t in_cap)
+{
+	struct fl_cmd res;
+
+	memset(&res, 0, sizeof(res));
+	th_run(lun, 1, cdb, len, out, out_len, in, in_cap, &res);
+	return res;
+}
+
+/* Data written with each WRITE size reads back with each READ size. */
+static void test_write_read_all_sizes(void)
+{
+	struct fl_lun *lun = th_lun(NULL);
+	uint8_t w[4 * 512], r[4 * 512], cdb[16];
+	struct fl_cmd res;
+
+	th_clear_ua(lun, 1);
+	th_pattern(w, sizeof(w), 1);
+	th_cdb6(cdb, 0x0a, 100, 4);
+	res = run(lun, cdb, 6, w, sizeof(w), NULL, 0);
+	TH_EXPECT_GOOD(&res, "WRITE(6)");
+	memset(r, 0, sizeof(r));
+	th_cdb10(cdb, 0x28, 0, 100, 4);
+	res = run(lun, cdb, 10, NULL, 0, r, sizeof(r));
+	TH_EXPECT_GOOD(&res, "READ(10)");
+	CU_ASSERT_EQUAL(res.data_in_len, sizeof(r));
+	CU_ASSERT_EQUAL(res.residual, 0);
+	CU_ASSERT(memcmp(w, r, sizeof(w)) == 0);
+
+	th_pattern(w, sizeof(w), 2);
+	th_cdb12(cdb, 0xaa, 0, 200, 4);
+	res = run(lun, cdb, 12, w, sizeof(w), NULL, 0);
+	TH_EXPECT_GOOD(&res, "WRITE(12)");
+	th_cdb16(cdb, 0x88, 0, 200, 4);
+	res = run(lun, cdb, 16, NULL, 0, r, sizeof(r));
+	CU_ASSERT(memcmp(w, r, sizeof(w)) == 0);
+
+	th_pattern(w, sizeof(w), 3);
+	th_cdb16(cdb, 0x8a, 0, B - 4, 4);
+	res = run(lun, cdb, 16, w, sizeof(w), NULL, 0);
+	TH_EXPECT_GOOD(&res, "WRITE(16) at the end");
+	th_cdb6(cdb, 0x08, B - 4, 4);
+	res = run(lun, cdb, 6, NULL, 0, r, sizeof(r));
+	TH_EXPECT_GOOD(&res, "READ(6) at the end");
+	CU_ASSERT(memcmp(w, r, sizeof(w)) == 0);
+
+	th_pattern(w, sizeof(w), 4);
+	th_cdb10(cdb, 0x2a, 0, 300, 4);
+	res = run(lun, cdb, 10, w, sizeof(w), NULL, 0);
+	th_cdb12(cdb, 0xa8, 0, 300, 4);
+	res = run(lun, cdb, 12, NULL, 0, r, sizeof(r));
+	CU_ASSERT(memcmp(w, r, sizeof(w)) == 0);
+	/* never-written blocks read as zeroes */
+	th_cdb10(cdb, 0x28, 0, 5000, 1);
+	res = run(lun, cdb, 10, NULL, 0, r, 512);
+	CU_ASSERT_EQUAL(r[0] | r[100] | r[511], 0);
+	fl_lun_destroy(lun);
+}
+
+/* A data-in buffer smaller than the transfer: truncated, positive residual. */
+static void test_read10_short_buffer_residual(void)
+{
+	struct fl_lun *lun = th_lun(NULL);
+	uint8_t w[2 * 512], r[700], cdb[10];
+	struct fl_cmd res;
+
+	th_clear_ua(lun, 1);
+	th_pattern(w, sizeof(w), 9);
+	CU_ASSERT_EQUAL(th_write(lun, 1, 40, 2, w), FL_STATUS_GOOD);
+	th_cdb10(cdb, 0x28, 0, 40, 2);
+	res = run(lun, cdb, 10, NULL, 0, r, sizeof(r));
+	TH_EXPECT_GOOD(&res, "READ(10) into 700 bytes");
+	CU_ASSERT_EQUAL(res.data_in_len, 700);
+	CU_ASSERT_EQUAL(res.residual, 1024 - 700);
+	CU_ASSERT(memcmp(r, w, 700) == 0);
+	res = run(lun, cdb, 10, NULL, 0, NULL, 0);
+	TH_EXPECT_GOOD(&res, "READ(10) without a buffer");
+	CU_ASSERT_EQUAL(res.data_in_len, 0);
+	CU_ASSERT_EQUAL(res.residual, 1024);
+	fl_lun_destroy(lun);
+}
+
+/* Field pointers of 24/00: C/D, byte and bit, in both sense formats. */
+static void test_invalid_field_pointer(void)
+{
+	struct fl_lun_config cfg;
+	struct fl_lun *lun;
+	uint8_t cdb[16], w[512] = {0};
+	struct th_sense s;
+	struct fl_cmd res;
+
+	for (int d_sense = 0; d_sense < 2; d_sense++) {
+		th_config(&cfg);
+		cfg.d_sense = d_sense;
+		lun = th_lun(&cfg);
+		th_clear_ua(lun, 1);
+		th_cdb10(cdb, 0x28, 0x20, 0, 1);
+		res = run(lun, cdb, 10, NULL, 0, w, 512);
+		th_parse_sense(res.sense, res.sense_len, &s);
+		CU_ASSERT_EQUAL(s.descriptor, d_sense);
+		CU_ASSERT(s.asc == 0x24 && s.sks_valid && s.sks_cd && s.sks_field == 1 &&
+			  s.sks_bit == 7);
+		th_cdb16(cdb, 0x8a, 0, 0, 2);
+		res = run(lun, cdb, 16, w, 512, NULL, 0);
+		th_parse_sense(res.sense, res.sense_len, &s);
+		CU_ASSERT(s.asc == 0x24 && s.sks_valid && s.sks_field == 10 && s.sks_bit == -1);
+		th_cdb10(cdb, 0x28, 0, 0, 1);
+		cdb[9] = 0x04;
+		res = run(lun, cdb, 10, NULL, 0, w, 512);
+		th_parse_sense(res.sense, res.sense_len, &s);
+		CU_ASSERT(s.asc == 0x24 && s.sks_field == 9 && s.sks_bit == 2);
+		fl_lun_destroy(lun);
+	}
+}
+
+/* FUA makes the data durable at once; a cached write stays dirty until sync. */
+static void test_write10_fua_is_durable(void)
+{
+	struct fl_lun *lun = th_lun(NULL);
+	uint8_t w[8 * 512], cdb[16];
+	struct fl_cmd res;
+
+	th_clear_ua(lun, 1);
+	th_pattern(w, sizeof(w), 5);
+	th_cdb10(cdb, 0x2a, 0x00, 10, 8);
+	res = run(lun, cdb, 10, w, sizeof(w), NULL, 0);
+	TH_EXPECT_GOOD(&res, "cached WRITE(10)");
+	CU_ASSERT_EQUAL(dirty_count(lun), 8);
+	th_cdb10(cdb, 0x2a, 0x08, 14, 8);
+	res = run(lun, cdb, 10, w, sizeof(w), NULL, 0);
+	TH_EXPECT_GOOD(&res, "WRITE(10) FUA");
+	CU_ASSERT_EQUAL(dirty_count(lun), 4); /* 10..13 still cached */
+	th_cdb16(cdb, 0x91, 0, 10, 2);
+	res = run(lun, cdb, 16, NULL, 0, NULL, 0);
+	TH_EXPECT_GOOD(&res, "SYNCHRONIZE CACHE(16) of 2 blocks");
+	CU_ASSERT_EQUAL(dirty_count(lun), 2);
+	th_cdb10(cdb, 0x35, 0, 0, 0);
+	res = run(lun, cdb, 10, NULL, 0, NULL, 0);
+	TH_EXPECT_GOOD(&res, "SYNCHRONIZE CACHE(10) of everything");
+	CU_ASSERT_EQUAL(dirty_count(lun), 0);
+	th_cdb16(cdb, 0x8e, 0, 100, 1); /* WRITE AND VERIFY reaches the medium */
+	res = run(lun, cdb, 16, w, 512, NULL, 0);
+	TH_EXPECT_GOOD(&res, "WRITE AND VERIFY(16)");
+	CU_ASSERT_EQUAL(dirty_count(lun), 0);
+	fl_lun_destroy(lun);
+}
+
+/* With the write cache off every write is durable. */
+static void test_write10_wce_off_is_durable(void)
+{
+	struct fl_lun_config cfg;
+	struct fl_lun *lun;
+	uint8_t w[512] = {1};
+
+	th_config(&cfg);
+	cfg.write_cache = false;
+	lun = th_lun(&cfg);
+	th_clear_ua(lun, 1);
+	CU_ASSERT_EQUAL(th_write(lun, 1, 0, 1, w), FL_STATUS_GOOD);
+	CU_ASSERT_EQUAL(dirty_count(lun), 0);
+	fl_lun_destroy(lun);
+}
+
+/* VERIFY with BYTCHK 1 and 3: match, and miscompare with the offset. */
+static void test_verify_bytchk_compare(void)
+{
+	struct fl_lun *lun = th_lun(NULL);
+	uint8_t w[3 * 512], v[3 * 512], cdb[16];
+	struct th_sense s;
+	struct fl_cmd res;
+
+	th_clear_ua(lun, 1);
+	th_pattern(w, sizeof(w), 11);
+	CU_ASSERT_EQUAL(th_write(lun, 1, 50, 3, w), FL_STATUS_GOOD);
+	memcpy(v, w, sizeof(v));
+	th_cdb10(cdb, 0x2f, 0x02, 50, 3);
+	res = run(lun, cdb, 10, v, sizeof(v), NULL, 0);
+	TH_EXPECT_GOOD(&res, "VERIFY(10) BYTCHK=1 equal");
+	v[512 + 77] ^= 1;
+	th_cdb16(cdb, 0x8f, 0x02, 50, 3);
+	res = run(lun, cdb, 16, v, sizeof(v), NULL, 0);
+	TH_EXPECT(&res, CC, FL_KEY_MISCOMPARE, 0x1d, 0, "VERIFY(16) BYTCHK=1 differs");
+	th_parse_sense(res.sense, res.sense_len, &s);
+	CU_ASSERT(s.info_valid && s.info == 512 + 77);
+	/* BYTCHK=3: one block compared with every block of the range */
+	memset(w, 0x5a, 512);
+	for (int i = 0; i < 3; i++)
+		CU_ASSERT_EQUAL(th_write(lun, 1, 60 + i, 1, w), FL_STATUS_GOOD);
+	th_cdb10(cdb, 0x2f, 0x06, 60, 3);
+	res = run(lun, cdb, 10, w, 512, NULL, 0);
+	TH_EXPECT_GOOD(&res, "VERIFY(10) BYTCHK=3 equal");
+	th_cdb10(cdb, 0x2f, 0x06, 61, 3);
+	res = run(lun, cdb, 10, w, 512, NULL, 0);
+	TH_EXPECT(&res, CC, FL_KEY_MISCOMPARE, 0x1d, 0, "VERIFY(10) BYTCHK=3 differs");
+	th_parse_sense(res.sense, res.sense_len, &s);
+	CU_ASSERT(s.info_valid && s.info == 2 * 512);
+	fl_lun_destroy(lun);
+}
+
+/* COMPARE AND WRITE: writes on a match, MISCOMPARE + offset and no write otherwise. */
+static void test_compare_and_write(void)
+{
+	struct fl_lun *lun = th_lun(NULL);
+	uint8_t old[2 * 512], buf[4 * 512], r[2 * 512], cdb[16];
+	struct th_sense s;
+	struct fl_cmd res;
+
+	th_clear_ua(lun, 1);
+	th_pattern(old, sizeof(old), 21);
+	CU_ASSERT_EQUAL(th_write(lun, 1, 70, 2, old), FL_STATUS_GOOD);
+	memcpy(buf, old, sizeof(old));
+	th_pattern(buf + sizeof(old), sizeof(old), 22);
+	th_cdb16(cdb, 0x89, 0, 70, 0);
+	cdb[13] = 2;
+	res = run(lun, cdb, 16, buf, sizeof(buf), NULL, 0);
+	TH_EXPECT_GOOD(&res, "COMPARE AND WRITE match");
+	CU_ASSERT_EQUAL(th_read(lun, 1, 70, 2, r), FL_STATUS_GOOD);
+	CU_ASSERT(memcmp(r, buf + sizeof(old), sizeof(r)) == 0);
+	/* now the medium holds the new data: comparing with `old` fails at byte 0? */
+	res = run(lun, cdb, 16, buf, sizeof(buf), NULL, 0);
+	TH_EXPECT(&res, CC, FL_KEY_MISCOMPARE, 0x1d, 0, "COMPARE AND WRITE miscompare");
+	th_parse_sense(res.sense, res.sense_len, &s);
+	{
+		size_t first = 0;
+
+		while (first < sizeof(r) && r[first] == buf[first])
+			first++;
+		CU_ASSERT(s.info_valid && s.info == first);
+	}
+	CU_ASSERT_EQUAL(th_read(lun, 1, 70, 2, r), FL_STATUS_GOOD);
+	CU_ASSERT(memcmp(r, buf + sizeof(old), sizeof(r)) == 0); /* nothing written */
+	/* a difference in the second block only */
+	memcpy(buf, r, sizeof(r));
+	buf[512 + 300] ^= 0xff;
+	res = run(lun, cdb, 16, buf, sizeof(buf), NULL, 0);
+	th_parse_sense(res.sense, res.sense_len, &s);
+	CU_ASSERT(s.key == FL_KEY_MISCOMPARE && s.info == 512 + 300);
+	fl_lun_destroy(lun);
+}
+
+/* READ CAPACITY (10) and (16) data; 0xFFFFFFFF for a > 2 TiB LUN. */
+static void test_read_capacity(void)
+{
+	struct fl_lun_config cfg;
+	struct fl_lun *lun = th_lun(NULL);
+	uint8_t cdb[16], buf[64];
+	struct fl_cmd res;
+
+	th_clear_ua(lun, 1);
+	memset(cdb, 0, sizeof(cdb));
+	cdb[0] = 0x25;
+	res = run(lun, cdb, 10, NULL, 0, buf, 8);
+	TH_EXPECT_GOOD(&res, "READ CAPACITY(10)");
+	CU_ASSERT_EQUAL(res.data_in_len, 8);
+	CU_ASSERT_EQUAL(th_be32(buf), B - 1);
+	CU_ASSERT_EQUAL(th_be32(buf + 4), 512);
+	th_cdb16(cdb, 0x9e, 0x10, 0, 32);
+	memset(buf, 0xee, sizeof(buf));
+	res = run(lun, cdb, 16, NULL, 0, buf, sizeof(buf));
+	TH_EXPECT_GOOD(&res, "READ CAPACITY(16)");
+	CU_ASSERT_EQUAL(res.data_in_len, 32);
+	CU_ASSERT_EQUAL(th_be64(buf), B - 1);
+	CU_ASSERT_EQUAL(th_be32(buf + 8), 512);
+	CU_ASSERT_EQUAL(buf[14] & 0xc0, 0); /* not thin: no LBPME */
+	th_cdb16(cdb, 0x9e, 0x10, 0, 12); /* allocation length truncates */
+	res = run(lun, cdb, 16, NULL, 0, buf, sizeof(buf));
+	CU_ASSERT_EQUAL(res.data_in_len, 12);
+	fl_lun_destroy(lun);
+
+	th_config(&cfg);
+	cfg.num_blocks = 1ull << 33;
+	cfg.block_size = 4096;
+	lun = th_lun(&cfg);
+	th_clear_ua(lun, 1);
+	memset(cdb, 0, sizeof(cdb));
+	cdb[0] = 0x25;
+	res = run(lun, cdb, 10, NULL, 0, buf, 8);
+	CU_ASSERT_EQUAL(th_be32(buf), 0xffffffffu);
+	CU_ASSERT_EQUAL(th_be32(buf + 4), 4096);
+	th_cdb16(cdb, 0x9e, 0x10, 0, 32);
+	res = run(lun, cdb, 16, NULL, 0, buf, 32);
+	CU_ASSERT_EQUAL(th_be64(buf), (1ull << 33) - 1);
+	/* a 4 KiB-block LUN: the last block is readable, the one after is not */
+	th_cdb16(cdb, 0x88, 0, (1ull << 33) - 1, 1);
+	res = run(lun, cdb, 16, NULL, 0, buf, 0);
+	TH_EXPECT_GOOD(&res, "READ(16) of the last 4 KiB block");
+	th_cdb16(cdb, 0x88, 0, 1ull << 33, 1);
+	res = run(lun, cdb, 16, NULL, 0, buf, 0);
+	TH_EXPECT(&res, CC, IR, 0x21, 0, "READ(16) past a 32 TiB LUN");
+	fl_lun_destroy(lun);
+}
+
+/* PRE-FETCH of more than the cache holds completes with GOOD. */
+static void test_prefetch_larger_than_cache(void)
+{
+	struct fl_lun_config cfg;
+	struct fl_lun *lun;
+	uint8_t cdb[16];
+	struct fl_cmd res;
+
+	fl_lun_config_default(&cfg); /* 1 GiB > SBC_CACHE_BYTES */
+	lun = th_lun(&cfg);
+	th_clear_ua(lun, 1);
+	th_cdb16(cdb, 0x90, 0, 0, 0);
+	res = run(lun, cdb, 16, NULL, 0, NULL, 0);
+	TH_EXPECT_GOOD(&res, "PRE-FETCH(16) of the whole LUN");
+	th_cdb10(cdb, 0x34, 0x02, 0, 16);
+	res = run(lun, cdb, 10, NULL, 0, NULL, 0);
+	CU_ASSERT_EQUAL(res.status, FL_STATUS_CONDITION_MET);
+	fl_lun_destroy(lun);
+}
+
+/* START STOP UNIT: stopped -> media commands NOT READY 04/02; start again. */
+static void test_start_stop_unit(void)
+{
+	struct fl_lun *lun = th_lun(NULL);
+	uint8_t stop[6] = {0x1b, 0, 0, 0, 0x00, 0}, start[6] = {0x1b, 0, 0, 0, 0x01, 0};
+	uint8_t tur[6] = {0}, cdb[16], buf[512];
+	struct fl_cmd res;
+
+	th_clear_ua(lun, 1);
+	res = run(lun, stop, 6, NULL, 0, NULL, 0);
+	TH_EXPECT_GOOD(&res, "STOP");
+	res = run(lun, tur, 6, NULL, 0, NULL, 0);
+	TH_EXPECT(&res, CC, FL_KEY_NOT_READY, 0x04, 0x02, "TUR while stopped");
+	th_cdb10(cdb, 0x28, 0, 0, 1);
+	res = run(lun, cdb, 10, NULL, 0, buf, 512);
+	TH_EXPECT(&res, CC, FL_KEY_NOT_READY, 0x04, 0x02, "READ(10) while stopped");
+	th_cdb10(cdb, 0x2a, 0, 0, 1);
+	res = run(lun, cdb, 10, buf, 512, NULL, 0);
+	TH_EXPECT(&res, CC, FL_KEY_NOT_READY, 0x04, 0x02, "WRITE(10) while stopped");
+	th_cdb10(cdb, 0x35, 0, 0, 0);
+	res = run(lun, cdb, 10, NULL, 0, NULL, 0);
+	TH_EXPECT(&res, CC, FL_KEY_NOT_READY, 0x04, 0x02, "SYNCHRONIZE CACHE while stopped");
+	/* the stopped check comes before the range check */
+	th_cdb10(cdb, 0x28, 0, B + 5, 1);
+	res = run(lun, cdb, 10, NULL, 0, buf, 512);
+	TH_EXPECT(&res, CC, FL_KEY_NOT_READY, 0x04, 0x02, "READ(10) past the end while stopped");
+	res = run(lun, start, 6, NULL, 0, NULL, 0);
+	TH_EXPECT_GOOD(&res, "START");
+	res = run(lun, tur, 6, NULL, 0, NULL, 0);
+	TH_EXPECT_GOOD(&res, "TUR after START");
+	fl_lun_destroy(lun);
+}
+
+/* Each ALUA state refuses media commands with its own ASCQ. */
+static void test_alua_states_refuse_media(void)
+{
+	static const struct {
+		enum fl_alua_state st;
+		uint8_t ascq;
+	} refuse[] = {
+		{FL_ALUA_STANDBY, 0x0b},
+		{FL_ALUA_UNAVAILABLE, 0x0c},
+		{FL_ALUA_TRANSITIONING, 0x0a},
+		{FL_ALUA_OFFLINE, 0x12},
+	};
+	struct fl_lun *lun = th_lun(NULL);
+	uint8_t cdb[16], buf[512];
+	struct fl_cmd res;
+
+	th_clear_ua(lun, 1);
+	for (size_t i = 0; i < sizeof(refuse) / sizeof(refuse[0]); i++) {
+		fl_lun_set_alua_state(lun, refuse[i].st);
+		th_cdb10(cdb, 0x28, 0, 0, 1);
+		res = run(lun, cdb, 10, NULL, 0, buf, 512);
+		TH_EXPECT(&res, CC, FL_KEY_UNIT_ATTENTION, 0x2a, 0x06, "UA after ALUA change");
+		res = run(lun, cdb, 10, NULL, 0, buf, 512);
+		TH_EXPECT(&res, CC, FL_KEY_NOT_READY, 0x04, refuse[i].ascq, "READ(10) refused");
+		th_cdb16(cdb, 0x8a, 0, 0, 1);
+		res = run(lun, cdb, 16, buf, 512, NULL, 0);
+		TH_EXPECT(&res, CC, FL_KEY_NOT_READY, 0x04, refuse[i].ascq, "WRITE(16) refused");
+		memset(cdb, 0, 6);
+		res = run(lun, cdb, 6, NULL, 0, NULL, 0);
+		TH_EXPECT(&res, CC, FL_KEY_NOT_READY, 0x04, refuse[i].ascq, "TUR refused");
+		cdb[0] = 0x1b;
+		cdb[4] = 1;
+		res = run(lun, cdb, 6, NULL, 0, NULL, 0);
+		TH_EXPECT_GOOD(&res, "START STOP UNIT is not a media command");
+	}
+	fl_lun_set_alua_state(lun, FL_ALUA_ACTIVE_NON_OPTIMIZED);
+	th_clear_ua(lun, 1);
+	th_cdb10(cdb, 0x28, 0, 0, 1);
+	res = run(lun, cdb, 10, NULL, 0, buf, 512);
+	TH_EXPECT_GOOD(&res, "READ(10) active/non-optimized");
+	fl_lun_destroy(lun);
+}
+
+/* A configured maximum transfer length is enforced. */
+static void test_max_transfer_length(void)
+{
+	struct fl_lun_config cfg;
+	struct fl_lun *lun;
+	uint8_t cdb[16], *buf = calloc(9, 512);
+	struct fl_cmd res;
+
+	th_config(&cfg);
+	cfg.max_xfer_blocks = 8;
+	lun = th_lun(&cfg);
+	th_clear_ua(lun, 1);
+	th_cdb10(cdb, 0x28, 0, 0, 8);
+	res = run(lun, cdb, 10, NULL, 0, buf, 8 * 512);
+	TH_EXPECT_GOOD(&res, "READ(10) of 8 blocks");
+	th_cdb10(cdb, 0x28, 0, 0, 9);
+	res = run(lun, cdb, 10, NULL, 0, buf, 9 * 512);
+	TH_EXPECT(&res, CC, IR, 0x24, 0, "READ(10) of 9 blocks");
+	th_cdb16(cdb, 0x8a, 0, 0, 9);
+	res = run(lun, cdb, 16, buf, 9 * 512, NULL, 0);
+	TH_EXPECT(&res, CC, IR, 0x24, 0, "WRITE(16) of 9 blocks");
+	free(buf);
+	fl_lun_destroy(lun);
+}
+
+static CU_TestInfo sbc_tests[] = {
+	{"test_read_table", test_read_table},
+	{"test_write_table", test_write_table},
+	{"test_write_read_all_sizes", test_write_read_all_sizes},
+	{"test_read10_short_buffer_residual", test_read10_short_buffer_residual},
+	{"test_invalid_field_pointer", test_invalid_field_pointer},
+	{"test_write10_fua_is_durable", test_write10_fua_is_durable},
+	{"test_write10_wce_off_is_durable", test_write10_wce_off_is_durable},
+	{"test_verify_bytchk_compare", test_verify_bytchk_compare},
+	{"test_compare_and_write", test_compare_and_write},
+	{"test_read_capacity", test_read_capacity},
+	{"test_prefetch_larger_than_cache", test_prefetch_larger_than_cache},
+	{"test_start_stop_unit", test_start_stop_unit},
+	{"test_alua_states_refuse_media", test_alua_states_refuse_media},
+	{"test_max_transfer_length", test_max_transfer_length},
 	CU_TEST_INFO_NULL,
 };
 
 CU_SuiteInfo fl_suites[] = {
-	{"sbc", NULL, NULL, NULL, NULL, tests},
+	{"sbc", NULL, NULL, NULL, NULL, sbc_tests},
 	CU_SUITE_INFO_NULL,
 };
