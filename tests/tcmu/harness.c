@@ -309,6 +309,10 @@ static int run(struct tcmu_device *dev, const uint8_t *cdb, size_t cdb_len, uint
 	if (data)
 		memcpy(data, h->data, len);
 	memcpy(last_sense, h->lib.sense_buf, sizeof(last_sense));
+	if (verbose && rc == TCMU_STS_PASSTHROUGH_ERR)
+		fprintf(stderr, "  cdb %02x: CHECK CONDITION, sense %02x %02x .. %02x %02x %02x\n",
+			cdb[0], last_sense[0], last_sense[2], last_sense[12], last_sense[13],
+			last_sense[1]);
 	hcmd_free(h);
 	return rc;
 }
@@ -540,6 +544,18 @@ static void test_open_and_identity(void)
 	}
 	CHECK(dev_main->runner_private != NULL, "open did not set the device's private data");
 
+	/* SAM-5 5.14: the first command after power-on reports UA 29/xx; TCMU passes it on. */
+	rc = run(dev_main, cdb, 6, NULL, 0);
+	{
+		int key, asc, ascq;
+
+		sense_kcq(last_sense, &key, &asc, &ascq);
+		CHECK(rc == TCMU_STS_PASSTHROUGH_ERR && key == 6 && asc == 0x29,
+		      "first TEST UNIT READY: status %d sense %x/%02x/%02x, want UA 6/29/xx", rc,
+		      key, asc, ascq);
+	}
+
+	memset(cdb, 0, sizeof(cdb));
 	cdb[0] = 0x12, cdb[4] = sizeof(data);
 	memset(data, 0, sizeof(data));
 	rc = run(dev_main, cdb, 6, data, sizeof(data));
