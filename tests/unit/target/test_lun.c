@@ -1,28 +1,455 @@
 /* SPDX-License-Identifier: MIT */
-/* test_lun.c - unit tests of the logical-unit core (lun). */
+/*
+ * test_lun.c - the LUN life cycle and state of the core: unit attentions per
+ * I_T nexus and their order, LUN reset, nexus loss, resize, power loss with
+ * the write cache, fl_lun_set_sense, and random CDBs from random nexuses.
+ */
 #include "runner.h"
+#include "target_internal.h"
 #include "tharness.h"
 
-/* A LUN can be created and answers TEST UNIT READY after its power-on UA. */
-static void test_lun_lun_comes_up(void)
+#include <stdlib.h>
+#include <string.h>
+
+#define CC FL_STATUS_CHECK_CONDITION
+#define UA FL_KEY_UNIT_ATTENTION
+
+static const uint8_t tur[6] = {0};
+
+/* Runs TUR from `nexus` and checks the expected UA (asc 0: GOOD). */
+static void expect_tur(struct fl_lun *lun, uint64_t nexus, uint8_t asc, uint8_t ascq,
+		       const char *what)
 {
-	struct fl_lun *lun = th_lun(NULL);
-	uint8_t cdb[6] = {0};
 	struct fl_cmd res;
 
-	CU_ASSERT_EQUAL(th_run(lun, 1, cdb, 6, NULL, 0, NULL, 0, &res), 0);
-	TH_EXPECT(&res, FL_STATUS_CHECK_CONDITION, FL_KEY_UNIT_ATTENTION, 0x29, 0x00, "first TUR");
-	CU_ASSERT_EQUAL(th_run(lun, 1, cdb, 6, NULL, 0, NULL, 0, &res), 0);
-	TH_EXPECT_GOOD(&res, "second TUR");
+	if (th_run(lun, nexus, tur, 6, NULL, 0, NULL, 0, &res))
+		return;
+	if (asc)
+		TH_EXPECT(&res, CC, UA, asc, ascq, what);
+	else
+		TH_EXPECT_GOOD(&res, what);
+}
+
+/* The first command of every new nexus reports 29/00, once. */
+static void test_new_nexus_sees_power_on(void)
+{
+	struct fl_lun *lun = th_lun(NULL);
+	uint8_t cdb[10], buf[512];
+	struct fl_cmd res;
+
+	th_cdb10(cdb, 0x28, 0, 0, 1);
+	th_run(lun, 7, cdb, 10, NULL, 0, buf, 512, &res);
+	TH_EXPECT(&res, CC, UA, 0x29, 0x00, "first READ(10) of nexus 7");
+	CU_ASSERT_EQUAL(res.data_in_len, 0);
+	th_run(lun, 7, cdb, 10, NULL, 0, buf, 512, &res);
+	TH_EXPECT_GOOD(&res, "second READ(10) of nexus 7");
+	expect_tur(lun, 8, 0x29, 0x00, "first TUR of nexus 8");
+	expect_tur(lun, 8, 0, 0, "second TUR of nexus 8");
+	/* an unsupported opcode reports the pending UA first too */
+	cdb[0] = 0xc1;
+	th_run(lun, 9, cdb, 10, NULL, 0, NULL, 0, &res);
+	TH_EXPECT(&res, CC, UA, 0x29, 0x00, "unknown opcode from a new nexus");
+	th_run(lun, 9, cdb, 10, NULL, 0, NULL, 0, &res);
+	TH_EXPECT(&res, CC, FL_KEY_ILLEGAL_REQUEST, 0x20, 0x00, "unknown opcode after the UA");
 	fl_lun_destroy(lun);
 }
 
-static CU_TestInfo tests[] = {
-	{"test_lun_lun_comes_up", test_lun_lun_comes_up},
+/* INQUIRY, REPORT LUNS and REQUEST SENSE leave a pending UA in place. */
+static void test_no_ua_commands_do_not_consume(void)
+{
+	struct fl_lun *lun = th_lun(NULL);
+	uint8_t inq[6] = {0x12, 0, 0, 0, 96, 0};
+	uint8_t rl[12] = {0xa0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0};
+	uint8_t buf[256];
+	struct th_sense s;
+	struct fl_cmd res;
+
+	th_run(lun, 1, inq, 6, NULL, 0, buf, sizeof(buf), &res);
+	th_parse_sense(res.sense, res.sense_len, &s);
+	TH_CHECK(s.key != UA, "INQUIRY reported a UA");
+	th_run(lun, 1, rl, 12, NULL, 0, buf, sizeof(buf), &res);
+	TH_EXPECT_GOOD(&res, "REPORT LUNS with a UA pending");
+	CU_ASSERT_EQUAL(th_be32(buf), 8);
+	expect_tur(lun, 1, 0x29, 0x00, "UA still pending after INQUIRY and REPORT LUNS");
+	expect_tur(lun, 1, 0, 0, "then GOOD");
+	fl_lun_destroy(lun);
+}
+
+/* Order: 29/01 before 29/00 before the rest (FIFO); a reset supersedes. */
+static void test_ua_precedence_order(void)
+{
+	struct fl_lun *lun = th_lun(NULL);
+
+	th_clear_ua(lun, 1);
+	fl_lun_queue_ua(lun, 1, 0x2a, 0x09);
+	fl_lun_queue_ua(lun, 1, 0x3f, 0x0e);
+	fl_lun_queue_ua(lun, 1, 0x2a, 0x09); /* duplicate: reported once */
+	fl_lun_queue_ua(lun, 1, 0x2a, 0x01);
+	expect_tur(lun, 1, 0x2a, 0x09, "first queued");
+	expect_tur(lun, 1, 0x3f, 0x0e, "second queued");
+	expect_tur(lun, 1, 0x2a, 0x01, "third queued");
+	expect_tur(lun, 1, 0, 0, "all delivered");
+
+	/* a reset condition supersedes lower-precedence ones */
+	fl_lun_queue_ua(lun, 1, 0x2a, 0x09);
+	fl_lun_reset(lun, 99, 0x29, 0x00);
+	expect_tur(lun, 1, 0x29, 0x00, "reset first");
+	expect_tur(lun, 1, 0, 0, "capacity change superseded by the reset");
+
+	/* power on (29/01) outranks 29/00 and is reported before it */
+	fl_lun_queue_ua(lun, 1, 0x29, 0x00);
+	fl_lun_queue_ua(lun, 1, 0x29, 0x01);
+	expect_tur(lun, 1, 0x29, 0x01, "29/01 first");
+	expect_tur(lun, 1, 0, 0, "29/00 superseded by 29/01");
+
+	/* a later lower-precedence UA queues behind a pending reset */
+	fl_lun_queue_ua(lun, 1, 0x29, 0x00);
+	fl_lun_queue_ua(lun, 1, 0x2a, 0x06);
+	expect_tur(lun, 1, 0x29, 0x00, "reset before ALUA change");
+	expect_tur(lun, 1, 0x2a, 0x06, "ALUA change after");
+	expect_tur(lun, 1, 0, 0, "empty");
+	fl_lun_destroy(lun);
+}
+
+/* More UAs than the queue holds: the most important ones survive. */
+static void test_ua_queue_overflow(void)
+{
+	struct fl_lun *lun = th_lun(NULL);
+
+	th_clear_ua(lun, 1);
+	for (unsigned i = 0; i < 40; i++)
+		fl_lun_queue_ua(lun, 1, 0x3f, (uint8_t)(0x10 + i));
+	fl_lun_queue_ua(lun, 1, 0x29, 0x01);
+	expect_tur(lun, 1, 0x29, 0x01, "power on survives a full queue");
+	expect_tur(lun, 1, 0, 0, "and superseded the rest");
+	for (unsigned i = 0; i < 40; i++)
+		fl_lun_queue_ua(lun, 1, 0x3f, (uint8_t)(0x10 + i));
+	for (unsigned i = 0; i < UA_QUEUE_MAX; i++)
+		expect_tur(lun, 1, 0x3f, (uint8_t)(0x10 + i), "queued in order");
+	expect_tur(lun, 1, 0, 0, "the overflow was dropped");
+	fl_lun_destroy(lun);
+}
+
+/* UAs are per nexus; a LUN reset spares the nexus that asked for it. */
+static void test_ua_per_nexus_and_reset(void)
+{
+	struct fl_lun *lun = th_lun(NULL);
+
+	th_clear_ua(lun, 1);
+	th_clear_ua(lun, 2);
+	th_clear_ua(lun, 3);
+	fl_lun_queue_ua(lun, 2, 0x2a, 0x01);
+	expect_tur(lun, 1, 0, 0, "nexus 1 has nothing");
+	expect_tur(lun, 3, 0, 0, "nexus 3 has nothing");
+	expect_tur(lun, 2, 0x2a, 0x01, "nexus 2 has its own");
+	fl_lun_reset(lun, 1, 0x29, 0x00);
+	expect_tur(lun, 1, 0, 0, "the resetting nexus gets no UA");
+	expect_tur(lun, 2, 0x29, 0x00, "nexus 2 hears the reset");
+	expect_tur(lun, 3, 0x29, 0x00, "nexus 3 hears the reset");
+	fl_lun_queue_ua(lun, FL_ALL_NEXUS, 0x3f, 0x03);
+	expect_tur(lun, 1, 0x3f, 0x03, "queued for all: nexus 1");
+	expect_tur(lun, 3, 0x3f, 0x03, "queued for all: nexus 3");
+	fl_lun_destroy(lun);
+}
+
+/* A nexus that went away starts over with 29/00. */
+static void test_nexus_gone(void)
+{
+	struct fl_lun *lun = th_lun(NULL);
+
+	th_clear_ua(lun, 4);
+	fl_lun_queue_ua(lun, 4, 0x2a, 0x09);
+	fl_lun_nexus_gone(lun, 4);
+	expect_tur(lun, 4, 0x29, 0x00, "back as a new nexus");
+	expect_tur(lun, 4, 0, 0, "the old queue is gone");
+	fl_lun_nexus_gone(lun, 12345); /* unknown: harmless */
+	fl_lun_destroy(lun);
+}
+
+/* Resize: UA 2A/09, the new capacity applies to reads and READ CAPACITY. */
+static void test_resize_capacity_changed(void)
+{
+	struct fl_lun *lun = th_lun(NULL);
+	uint8_t cdb[16], buf[512], w[512];
+	struct fl_lun_info info;
+	struct fl_cmd res;
+
+	th_clear_ua(lun, 1);
+	th_pattern(w, sizeof(w), 3);
+	CU_ASSERT_EQUAL(th_write(lun, 1, 100, 1, w), FL_STATUS_GOOD);
+	CU_ASSERT_EQUAL(fl_lun_resize(lun, 2 * TH_BLOCKS), 0);
+	fl_lun_get_info(lun, &info);
+	CU_ASSERT_EQUAL(info.num_blocks, 2 * TH_BLOCKS);
+	th_cdb16(cdb, 0x88, 0, 2 * TH_BLOCKS - 1, 1);
+	th_run(lun, 1, cdb, 16, NULL, 0, buf, 512, &res);
+	TH_EXPECT(&res, CC, UA, 0x2a, 0x09, "UA after resize");
+	th_run(lun, 1, cdb, 16, NULL, 0, buf, 512, &res);
+	TH_EXPECT_GOOD(&res, "READ(16) of the new last block");
+	th_cdb16(cdb, 0x9e, 0x10, 0, 32);
+	th_run(lun, 1, cdb, 16, NULL, 0, buf, 32, &res);
+	CU_ASSERT_EQUAL(th_be64(buf), 2 * TH_BLOCKS - 1);
+	CU_ASSERT_EQUAL(fl_lun_resize(lun, 50), 0);
+	expect_tur(lun, 1, 0x2a, 0x09, "UA after shrinking");
+	th_cdb16(cdb, 0x88, 0, 50, 1);
+	th_run(lun, 1, cdb, 16, NULL, 0, buf, 512, &res);
+	TH_EXPECT(&res, CC, FL_KEY_ILLEGAL_REQUEST, 0x21, 0, "READ(16) past the shrunk end");
+	CU_ASSERT_EQUAL(fl_lun_resize(lun, TH_BLOCKS), 0);
+	th_clear_ua(lun, 1);
+	CU_ASSERT_EQUAL(th_read(lun, 1, 100, 1, buf), FL_STATUS_GOOD);
+	CU_ASSERT_EQUAL(buf[0] | buf[1] | buf[511], 0); /* cut off, reads zero again */
+	CU_ASSERT_EQUAL(fl_lun_resize(lun, 0), -EINVAL);
+	fl_lun_destroy(lun);
+}
+
+struct lost_list {
+	uint64_t lba[64];
+	unsigned n;
+};
+
+/* Collects lost LBAs. */
+static void on_lost(uint64_t lba, void *ctx)
+{
+	struct lost_list *l = ctx;
+
+	if (l->n < 64)
+		l->lba[l->n] = lba;
+	l->n++;
+}
+
+/* Power loss with WCE=1: unsynced writes vanish, synced and FUA ones stay. */
+static void test_power_loss_discards_unsynced(void)
+{
+	struct fl_lun *lun = th_lun(NULL);
+	uint8_t a[4 * 512], b[4 * 512], r[4 * 512], cdb[16];
+	struct lost_list lost = {0};
+	struct fl_cmd res;
+
+	th_clear_ua(lun, 1);
+	th_clear_ua(lun, 2);
+	th_pattern(a, sizeof(a), 31);
+	th_pattern(b, sizeof(b), 32);
+	CU_ASSERT_EQUAL(th_write(lun, 1, 20, 4, a), FL_STATUS_GOOD);
+	th_cdb10(cdb, 0x35, 0, 0, 0);
+	th_run(lun, 1, cdb, 10, NULL, 0, NULL, 0, &res);
+	TH_EXPECT_GOOD(&res, "SYNCHRONIZE CACHE");
+	CU_ASSERT_EQUAL(th_write(lun, 1, 22, 4, b), FL_STATUS_GOOD); /* 22..25, cached */
+	CU_ASSERT_EQUAL(th_write(lun, 2, 9, 1, b), FL_STATUS_GOOD);  /* 9, cached */
+	th_cdb16(cdb, 0x8a, 0x08, 40, 1);			     /* 40, FUA */
+	th_run(lun, 1, cdb, 16, b, 512, NULL, 0, &res);
+	TH_EXPECT_GOOD(&res, "WRITE(16) FUA");
+	CU_ASSERT_EQUAL(fl_lun_power_loss(lun, on_lost, &lost), 5);
+	CU_ASSERT_EQUAL(lost.n, 5);
+	CU_ASSERT(lost.lba[0] == 9 && lost.lba[1] == 22 && lost.lba[2] == 23 &&
+		  lost.lba[3] == 24 && lost.lba[4] == 25);
+	expect_tur(lun, 1, 0x29, 0x01, "POWER ON OCCURRED for nexus 1");
+	expect_tur(lun, 2, 0x29, 0x01, "POWER ON OCCURRED for nexus 2");
+	CU_ASSERT_EQUAL(th_read(lun, 1, 20, 4, r), FL_STATUS_GOOD);
+	CU_ASSERT(memcmp(r, a, sizeof(a)) == 0); /* previous contents are back */
+	CU_ASSERT_EQUAL(th_read(lun, 1, 9, 1, r), FL_STATUS_GOOD);
+	CU_ASSERT_EQUAL(r[0] | r[1] | r[511], 0);
+	CU_ASSERT_EQUAL(th_read(lun, 1, 40, 1, r), FL_STATUS_GOOD);
+	CU_ASSERT(memcmp(r, b, 512) == 0); /* FUA data survived */
+	/* nothing left to lose */
+	CU_ASSERT_EQUAL(fl_lun_power_loss(lun, NULL, NULL), 0);
+	fl_lun_destroy(lun);
+}
+
+/* Overwriting a block twice before power loss restores the first contents. */
+static void test_power_loss_restores_oldest(void)
+{
+	struct fl_lun *lun = th_lun(NULL);
+	uint8_t a[512], b[512], c[512], r[512], cdb[10];
+	struct fl_cmd res;
+
+	th_clear_ua(lun, 1);
+	th_pattern(a, 512, 1);
+	th_pattern(b, 512, 2);
+	th_pattern(c, 512, 3);
+	th_cdb10(cdb, 0x2a, 0x08, 5, 1);
+	th_run(lun, 1, cdb, 10, a, 512, NULL, 0, &res);
+	CU_ASSERT_EQUAL(th_write(lun, 1, 5, 1, b), FL_STATUS_GOOD);
+	CU_ASSERT_EQUAL(th_write(lun, 1, 5, 1, c), FL_STATUS_GOOD);
+	CU_ASSERT_EQUAL(fl_lun_power_loss(lun, NULL, NULL), 1);
+	th_clear_ua(lun, 1);
+	CU_ASSERT_EQUAL(th_read(lun, 1, 5, 1, r), FL_STATUS_GOOD);
+	CU_ASSERT(memcmp(r, a, 512) == 0);
+	fl_lun_destroy(lun);
+}
+
+/* With WCE=0 a power loss loses nothing. */
+static void test_power_loss_write_through(void)
+{
+	struct fl_lun_config cfg;
+	struct fl_lun *lun;
+	uint8_t b[512], r[512];
+
+	th_config(&cfg);
+	cfg.write_cache = false;
+	lun = th_lun(&cfg);
+	th_clear_ua(lun, 1);
+	th_pattern(b, 512, 8);
+	CU_ASSERT_EQUAL(th_write(lun, 1, 3, 1, b), FL_STATUS_GOOD);
+	CU_ASSERT_EQUAL(fl_lun_power_loss(lun, NULL, NULL), 0);
+	th_clear_ua(lun, 1);
+	CU_ASSERT_EQUAL(th_read(lun, 1, 3, 1, r), FL_STATUS_GOOD);
+	CU_ASSERT(memcmp(r, b, 512) == 0);
+	fl_lun_destroy(lun);
+}
+
+/* fl_lun_set_sense uses the LUN's sense format and INFORMATION. */
+static void test_set_sense_formats(void)
+{
+	struct fl_lun_config cfg;
+	struct fl_lun *lun;
+	struct fl_cmd cmd;
+	struct th_sense s;
+
+	for (int d = 0; d < 2; d++) {
+		th_config(&cfg);
+		cfg.d_sense = d;
+		lun = th_lun(&cfg);
+		memset(&cmd, 0, sizeof(cmd));
+		fl_lun_set_sense(lun, &cmd, FL_KEY_MEDIUM_ERROR, 0x11, 0x00, true, 0x1234567);
+		CU_ASSERT_EQUAL(cmd.status, FL_STATUS_CHECK_CONDITION);
+		th_parse_sense(cmd.sense, cmd.sense_len, &s);
+		CU_ASSERT(s.valid && s.descriptor == d && s.key == FL_KEY_MEDIUM_ERROR &&
+			  s.asc == 0x11 && s.info_valid && s.info == 0x1234567);
+		fl_lun_set_sense(lun, &cmd, FL_KEY_DATA_PROTECT, 0x27, 0x07, false, 0);
+		th_parse_sense(cmd.sense, cmd.sense_len, &s);
+		CU_ASSERT(s.key == FL_KEY_DATA_PROTECT && s.asc == 0x27 && s.ascq == 7 &&
+			  !s.info_valid);
+		/* core-built sense follows the same format */
+		expect_tur(lun, 1, 0x29, 0x00, "UA in the LUN's format");
+		fl_lun_destroy(lun);
+	}
+}
+
+/* Bad configurations are refused with -EINVAL. */
+static void test_create_bad_config(void)
+{
+	struct fl_lun_config cfg;
+	struct fl_lun *lun = (struct fl_lun *)1;
+
+	th_config(&cfg);
+	cfg.block_size = 520;
+	CU_ASSERT_EQUAL(fl_lun_create(&cfg, &lun), -EINVAL);
+	CU_ASSERT_PTR_NULL(lun);
+	th_config(&cfg);
+	cfg.num_blocks = 0;
+	CU_ASSERT_EQUAL(fl_lun_create(&cfg, &lun), -EINVAL);
+	th_config(&cfg);
+	cfg.store = FL_STORE_FILE;
+	cfg.store_path = NULL;
+	CU_ASSERT_EQUAL(fl_lun_create(&cfg, &lun), -EINVAL);
+	th_config(&cfg);
+	cfg.store = FL_STORE_FILE;
+	cfg.store_path = "/nonexistent-dir/x/y";
+	CU_ASSERT(fl_lun_create(&cfg, &lun) < 0);
+}
+
+/* Any CDB of any length from any nexus gets exactly one sane completion. */
+static void random_cdbs(struct fl_lun *lun, unsigned count, uint32_t seed)
+{
+	uint8_t *out = malloc(8192), *in = malloc(8192);
+	uint32_t x = seed;
+
+	th_pattern(out, 8192, seed);
+	for (unsigned i = 0; i < count; i++) {
+		uint8_t cdb[FL_CDB_MAX + 8];
+		struct fl_cmd res;
+		size_t len;
+		uint32_t out_len, in_cap;
+
+#define RND() (x ^= x << 13, x ^= x >> 17, x ^= x << 5, x)
+		len = RND() % (FL_CDB_MAX + 1);
+		for (size_t k = 0; k < sizeof(cdb); k++)
+			cdb[k] = (uint8_t)RND();
+		/* half the time, a real opcode from the table */
+		if (RND() & 1) {
+			const struct fl_opcode_desc *d;
+			size_t n = 0;
+
+			while (cdb_table_row(n))
+				n++;
+			d = cdb_table_row(RND() % n);
+			cdb[0] = d->opcode;
+			if (d->has_sa)
+				cdb[1] = (uint8_t)((cdb[1] & 0xe0) | d->service_action);
+			if (RND() & 1)
+				len = d->cdb_len;
+			if (RND() & 1) /* small LBAs and lengths so that some succeed */
+				for (size_t k = 2; k < 14; k++)
+					cdb[k] &= (k == 5 || k == 9 || k == 13) ? 0x0f : 0;
+		}
+		out_len = (RND() & 1) ? RND() % 8192 : 0;
+		in_cap = RND() % 8192;
+		if (th_run(lun, RND() % 6, cdb, len, out_len ? out : NULL, out_len, in, in_cap,
+			   &res))
+			break;
+		TH_CHECK(res.status == FL_STATUS_GOOD || res.status == FL_STATUS_CHECK_CONDITION ||
+				 res.status == FL_STATUS_CONDITION_MET ||
+				 res.status == FL_STATUS_RESERVATION_CONFLICT ||
+				 res.status == FL_STATUS_BUSY,
+			 "cdb %02x len %zu: status %02x", cdb[0], len, res.status);
+		TH_CHECK((res.status == FL_STATUS_CHECK_CONDITION) == (res.sense_len >= 8),
+			 "cdb %02x len %zu: status %02x with %u sense bytes", cdb[0], len,
+			 res.status, res.sense_len);
+		TH_CHECK(res.data_in_len <= in_cap, "cdb %02x: %u bytes into %u", cdb[0],
+			 res.data_in_len, in_cap);
+		if (i % 512 == 0) /* keep the LUN started and active */
+			fl_lun_set_alua_state(lun, FL_ALUA_ACTIVE_OPTIMIZED);
+	}
+	free(out);
+	free(in);
+}
+
+/* Random CDBs against a memory LUN. */
+static void test_random_cdbs_memory(void)
+{
+	struct fl_lun *lun = th_lun(NULL);
+
+	random_cdbs(lun, 20000, 12345);
+	fl_lun_destroy(lun);
+}
+
+/* Random CDBs against a thin file-backed LUN (worker completion path). */
+static void test_random_cdbs_file_thin(void)
+{
+	struct fl_lun_config cfg;
+	struct fl_lun *lun;
+
+	th_config(&cfg);
+	cfg.num_blocks = 4096;
+	cfg.store = FL_STORE_FILE;
+	cfg.store_path = th_tmpfile();
+	cfg.thin = true;
+	cfg.pool_blocks = 1024;
+	cfg.soft_threshold = 512;
+	cfg.d_sense = true;
+	lun = th_lun(&cfg);
+	random_cdbs(lun, 4000, 777);
+	fl_lun_destroy(lun);
+}
+
+static CU_TestInfo lun_tests[] = {
+	{"test_new_nexus_sees_power_on", test_new_nexus_sees_power_on},
+	{"test_no_ua_commands_do_not_consume", test_no_ua_commands_do_not_consume},
+	{"test_ua_precedence_order", test_ua_precedence_order},
+	{"test_ua_queue_overflow", test_ua_queue_overflow},
+	{"test_ua_per_nexus_and_reset", test_ua_per_nexus_and_reset},
+	{"test_nexus_gone", test_nexus_gone},
+	{"test_resize_capacity_changed", test_resize_capacity_changed},
+	{"test_power_loss_discards_unsynced", test_power_loss_discards_unsynced},
+	{"test_power_loss_restores_oldest", test_power_loss_restores_oldest},
+	{"test_power_loss_write_through", test_power_loss_write_through},
+	{"test_set_sense_formats", test_set_sense_formats},
+	{"test_create_bad_config", test_create_bad_config},
+	{"test_random_cdbs_memory", test_random_cdbs_memory},
+	{"test_random_cdbs_file_thin", test_random_cdbs_file_thin},
 	CU_TEST_INFO_NULL,
 };
 
 CU_SuiteInfo fl_suites[] = {
-	{"lun", NULL, NULL, NULL, NULL, tests},
+	{"lun", NULL, NULL, NULL, NULL, lun_tests},
 	CU_SUITE_INFO_NULL,
 };
