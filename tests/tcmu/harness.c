@@ -24,6 +24,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -529,11 +530,11 @@ static struct tcmu_device *dev_main;
 static void test_open_and_identity(void)
 {
 	uint8_t cdb[16] = {0}, data[96];
-	char cfg[800];
+	char cfg[1200];
 	int rc;
 
-	snprintf(cfg, sizeof(cfg), "faultlun/scenario=%s;ctl=none;trace=%s/trace.jsonl", good_path,
-		 tmpdir);
+	snprintf(cfg, sizeof(cfg), "faultlun/scenario=%s;ctl=%s/ctl.sock;trace=%s/trace.jsonl",
+		 good_path, tmpdir, tmpdir);
 	dev_main = dev_new(cfg, 8u << 20, 1);
 	rc = handler->open(dev_main, false);
 	CHECK(rc == 0, "open rc %d", rc);
@@ -543,6 +544,14 @@ static void test_open_and_identity(void)
 		return;
 	}
 	CHECK(dev_main->runner_private != NULL, "open did not set the device's private data");
+	{
+		char path[400];
+		struct stat st;
+
+		snprintf(path, sizeof(path), "%s/ctl.sock", tmpdir);
+		CHECK(stat(path, &st) == 0 && S_ISSOCK(st.st_mode) && (st.st_mode & 0777) == 0600,
+		      "control socket %s missing or not mode 0600", path);
+	}
 
 	/* SAM-5 5.14: the first command after power-on reports UA 29/xx; TCMU passes it on. */
 	rc = run(dev_main, cdb, 6, NULL, 0);
@@ -580,7 +589,7 @@ static void test_open_and_identity(void)
 /* A mismatching dev_size is overridden by the scenario's; a mismatching block size refuses open. */
 static void test_open_geometry(void)
 {
-	char cfg[800];
+	char cfg[1200];
 	struct tcmu_device *dev;
 	int rc;
 
@@ -795,15 +804,33 @@ static void test_hold(void)
 	hcmd_free(pf);
 }
 
-/* close tears the device down, including commands the engine still holds. */
+/* close tears the device down, including commands the engine still holds; the trace has the faults. */
 static void test_close(void)
 {
+	char path[400], *text = NULL;
+	size_t cap = 0;
+	FILE *f;
+
 	if (!dev_main)
 		return;
 	handler->close(dev_main);
 	CHECK(dev_main->runner_private == NULL, "close left private data");
 	free(dev_main);
 	dev_main = NULL;
+
+	snprintf(path, sizeof(path), "%s/trace.jsonl", tmpdir);
+	f = fopen(path, "r");
+	CHECK(f != NULL, "no trace file %s", path);
+	if (!f)
+		return;
+	if (getdelim(&text, &cap, '\0', f) < 0) {
+		free(text);
+		text = NULL;
+	}
+	fclose(f);
+	CHECK(text && strstr(text, "bad-sectors"), "trace does not mention rule bad-sectors");
+	CHECK(text && strstr(text, "hung-write"), "trace does not mention rule hung-write");
+	free(text);
 }
 
 static const struct {
