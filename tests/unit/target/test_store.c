@@ -1,28 +1,307 @@
 /* SPDX-License-Identifier: MIT */
-/* test_store.c - unit tests of the logical-unit core (store). */
+/*
+ * test_store.c - backing stores: the sparse memory store and the sparse-file
+ * store through struct store_ops, persistence of acknowledged data across a
+ * close / reopen of a file-backed LUN (plain and thin), asynchronous
+ * completion on a worker thread, many commands in flight, and power loss on
+ * the file store.
+ */
 #include "runner.h"
+#include "target_internal.h"
 #include "tharness.h"
 
-/* A LUN can be created and answers TEST UNIT READY after its power-on UA. */
-static void test_store_lun_comes_up(void)
-{
-	struct fl_lun *lun = th_lun(NULL);
-	uint8_t cdb[6] = {0};
-	struct fl_cmd res;
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
-	CU_ASSERT_EQUAL(th_run(lun, 1, cdb, 6, NULL, 0, NULL, 0, &res), 0);
-	TH_EXPECT(&res, FL_STATUS_CHECK_CONDITION, FL_KEY_UNIT_ATTENTION, 0x29, 0x00, "first TUR");
-	CU_ASSERT_EQUAL(th_run(lun, 1, cdb, 6, NULL, 0, NULL, 0, &res), 0);
-	TH_EXPECT_GOOD(&res, "second TUR");
+/* The contract every store keeps: read what was written, holes read zero. */
+static void check_store(struct store *s)
+{
+	uint8_t *w = malloc(200000), *r = malloc(200000);
+
+	CU_ASSERT_EQUAL(s->size, 1 << 20);
+	th_pattern(w, 200000, 7);
+	CU_ASSERT_EQUAL(s->ops->write(s, w, 65536 - 512, 200000), 0); /* spans chunks */
+	memset(r, 0xff, 200000);
+	CU_ASSERT_EQUAL(s->ops->read(s, r, 65536 - 512, 200000), 0);
+	CU_ASSERT(memcmp(w, r, 200000) == 0);
+	CU_ASSERT_EQUAL(s->ops->read(s, r, 500000, 4096), 0);
+	CU_ASSERT_EQUAL(r[0] | r[4095], 0);
+	/* discard part of a chunk and a whole chunk */
+	CU_ASSERT_EQUAL(s->ops->discard(s, 65536, 65536 + 4096), 0);
+	CU_ASSERT_EQUAL(s->ops->read(s, r, 65536 - 512, 200000), 0);
+	CU_ASSERT(memcmp(r, w, 512) == 0);
+	CU_ASSERT(r[512] == 0 && r[512 + 65536 + 4095] == 0);
+	CU_ASSERT(memcmp(r + 512 + 65536 + 4096, w + 512 + 65536 + 4096,
+			 200000 - 512 - 65536 - 4096) == 0);
+	CU_ASSERT_EQUAL(s->ops->sync(s), 0);
+	/* shrink and grow: the cut-off part reads as zeroes */
+	CU_ASSERT_EQUAL(s->ops->write(s, w, 90000, 20000), 0);
+	CU_ASSERT_EQUAL(s->ops->resize(s, 100000), 0);
+	CU_ASSERT_EQUAL(s->size, 100000);
+	CU_ASSERT_EQUAL(s->ops->resize(s, 1 << 20), 0);
+	CU_ASSERT_EQUAL(s->ops->read(s, r, 90000, 20000), 0);
+	CU_ASSERT(memcmp(r, w, 10000) == 0);
+	CU_ASSERT_EQUAL(r[10000] | r[15000] | r[19999], 0);
+	free(w);
+	free(r);
+}
+
+/* Memory store: contract, and out-of-range access refused. */
+static void test_store_mem_contract(void)
+{
+	struct store *s;
+	uint8_t b[16];
+
+	CU_ASSERT_EQUAL(store_mem_open(1 << 20, &s), 0);
+	CU_ASSERT(!s->async);
+	check_store(s);
+	CU_ASSERT(s->ops->read(s, b, (1 << 20) - 8, 16) < 0);
+	CU_ASSERT(s->ops->write(s, b, 1 << 21, 16) < 0);
+	s->ops->close(s);
+	/* a huge sparse store costs almost nothing */
+	CU_ASSERT_EQUAL(store_mem_open(1ull << 44, &s), 0);
+	memset(b, 9, sizeof(b));
+	CU_ASSERT_EQUAL(s->ops->write(s, b, (1ull << 44) - 16, 16), 0);
+	memset(b, 0, sizeof(b));
+	CU_ASSERT_EQUAL(s->ops->read(s, b, (1ull << 44) - 16, 16), 0);
+	CU_ASSERT_EQUAL(b[15], 9);
+	s->ops->close(s);
+}
+
+/* File store: contract, sparse file of the right size. */
+static void test_store_file_contract(void)
+{
+	const char *path = th_tmpfile();
+	struct store *s;
+	struct stat st;
+
+	CU_ASSERT_EQUAL(store_file_open(path, 1 << 20, &s), 0);
+	CU_ASSERT(s->async);
+	CU_ASSERT(stat(path, &st) == 0 && st.st_size == 1 << 20);
+	CU_ASSERT(st.st_blocks * 512 < (1 << 20)); /* sparse */
+	check_store(s);
+	s->ops->close(s);
+	CU_ASSERT(store_file_open("/nonexistent-dir/f", 4096, &s) < 0);
+}
+
+/* A file-backed LUN. */
+static struct fl_lun *file_lun(const char *path, bool thin, uint32_t bs)
+{
+	struct fl_lun_config cfg;
+
+	th_config(&cfg);
+	cfg.store = FL_STORE_FILE;
+	cfg.store_path = path;
+	cfg.thin = thin;
+	cfg.block_size = bs;
+	cfg.num_blocks = (16u << 20) / bs;
+	return th_lun(&cfg);
+}
+
+/* Data acknowledged with GOOD is there after the LUN is closed and reopened. */
+static void test_file_store_persists_across_reopen(void)
+{
+	const char *path = th_tmpfile();
+	uint8_t w[8 * 512], r[8 * 512];
+	struct fl_lun *lun = file_lun(path, false, 512);
+
+	th_clear_ua(lun, 1);
+	th_pattern(w, sizeof(w), 77);
+	CU_ASSERT_EQUAL(th_write(lun, 1, 1000, 8, w), FL_STATUS_GOOD); /* cached, no sync */
+	CU_ASSERT_EQUAL(th_write(lun, 1, TH_BLOCKS - 1, 1, w), FL_STATUS_GOOD);
+	fl_lun_destroy(lun);
+	lun = file_lun(path, false, 512);
+	th_clear_ua(lun, 1);
+	CU_ASSERT_EQUAL(th_read(lun, 1, 1000, 8, r), FL_STATUS_GOOD);
+	CU_ASSERT(memcmp(w, r, sizeof(w)) == 0);
+	CU_ASSERT_EQUAL(th_read(lun, 1, TH_BLOCKS - 1, 1, r), FL_STATUS_GOOD);
+	CU_ASSERT(memcmp(w, r, 512) == 0);
+	CU_ASSERT_EQUAL(th_read(lun, 1, 0, 1, r), FL_STATUS_GOOD);
+	CU_ASSERT_EQUAL(r[0] | r[511], 0);
 	fl_lun_destroy(lun);
 }
 
-static CU_TestInfo tests[] = {
-	{"test_store_lun_comes_up", test_store_lun_comes_up},
+/* A thin file-backed LUN finds its mapped blocks again after reopening. */
+static void test_file_store_thin_map_after_reopen(void)
+{
+	const char *path = th_tmpfile();
+	uint8_t w[4 * 4096], cdb[16], param[24] = {0, 22, 0, 16};
+	struct fl_lun_info info;
+	struct fl_lun *lun = file_lun(path, true, 4096);
+	struct fl_cmd res;
+
+	th_clear_ua(lun, 1);
+	th_pattern(w, sizeof(w), 78);
+	CU_ASSERT_EQUAL(th_write(lun, 1, 10, 4, w), FL_STATUS_GOOD);
+	CU_ASSERT_EQUAL(th_write(lun, 1, 100, 2, w), FL_STATUS_GOOD);
+	param[8 + 7] = 11; /* UNMAP LBA 11, 1 block */
+	param[8 + 11] = 1;
+	th_cdb10(cdb, 0x42, 0, 0, 24);
+	th_run(lun, 1, cdb, 10, param, 24, NULL, 0, &res);
+	TH_EXPECT_GOOD(&res, "UNMAP on the file store");
+	fl_lun_get_info(lun, &info);
+	CU_ASSERT_EQUAL(info.mapped_blocks, 5);
+	fl_lun_destroy(lun);
+	lun = file_lun(path, true, 4096);
+	fl_lun_get_info(lun, &info);
+	/* file systems without SEEK_DATA report everything or nothing as data */
+	TH_CHECK(info.mapped_blocks == 5 || info.mapped_blocks == 0 ||
+			 info.mapped_blocks == info.num_blocks,
+		 "mapped after reopen: %llu", (unsigned long long)info.mapped_blocks);
+	if (info.mapped_blocks == 5) {
+		th_clear_ua(lun, 1);
+		uint8_t st[8 + 16 * 3];
+
+		th_cdb16(cdb, 0x9e, 0x12, 10, 8 + 16 * 3);
+		th_run(lun, 1, cdb, 16, NULL, 0, st, sizeof(st), &res);
+		CU_ASSERT(th_be32(st + 16) == 1 && st[20] == 0);
+		CU_ASSERT(th_be64(st + 24) == 11 && th_be32(st + 32) == 1 && st[36] == 1);
+	}
+	fl_lun_destroy(lun);
+}
+
+struct async_probe {
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	unsigned done;
+	pthread_t submitter;
+	bool on_other_thread;
+	bool all_good;
+};
+
+/* Completion of the async probe commands. */
+static void probe_done(struct fl_cmd *cmd)
+{
+	struct async_probe *p = cmd->priv;
+
+	pthread_mutex_lock(&p->lock);
+	p->done++;
+	if (pthread_equal(pthread_self(), p->submitter))
+		p->on_other_thread = false;
+	if (cmd->status != FL_STATUS_GOOD)
+		p->all_good = false;
+	pthread_cond_broadcast(&p->cond);
+	pthread_mutex_unlock(&p->lock);
+}
+
+/* File store: done() comes from a worker; many commands in flight at once. */
+static void test_file_store_async_completion_from_worker(void)
+{
+	enum { N = 64 };
+	const char *path = th_tmpfile();
+	struct fl_lun *lun = file_lun(path, false, 512);
+	struct fl_cmd *cmds = calloc(N, sizeof(*cmds));
+	uint8_t *data = malloc(N * 512), *r = malloc(N * 512);
+	struct async_probe p = {.on_other_thread = true, .all_good = true};
+
+	pthread_mutex_init(&p.lock, NULL);
+	pthread_cond_init(&p.cond, NULL);
+	p.submitter = pthread_self();
+	th_clear_ua(lun, 1);
+	th_pattern(data, N * 512, 99);
+	for (int i = 0; i < N; i++) {
+		th_cdb10(cmds[i].cdb, 0x2a, 0, 2000 + i, 1);
+		cmds[i].cdb_len = 10;
+		cmds[i].nexus.id = 1;
+		cmds[i].data_out = data + i * 512;
+		cmds[i].data_out_len = 512;
+		cmds[i].done = probe_done;
+		cmds[i].priv = &p;
+		fl_lun_submit(lun, &cmds[i]);
+	}
+	pthread_mutex_lock(&p.lock);
+	while (p.done < N) {
+		struct timespec t;
+
+		clock_gettime(CLOCK_REALTIME, &t);
+		t.tv_sec += 10;
+		if (pthread_cond_timedwait(&p.cond, &p.lock, &t))
+			break;
+	}
+	pthread_mutex_unlock(&p.lock);
+	CU_ASSERT_EQUAL(p.done, N);
+	CU_ASSERT(p.on_other_thread);
+	CU_ASSERT(p.all_good);
+	CU_ASSERT_EQUAL(th_read(lun, 1, 2000, N, r), FL_STATUS_GOOD);
+	CU_ASSERT(memcmp(data, r, N * 512) == 0);
+	CU_ASSERT(th_last_done_thread() != (unsigned long)pthread_self());
+	/* fl_lun_destroy waits for queued commands: submit, then destroy at once */
+	p.done = 0;
+	for (int i = 0; i < N; i++)
+		fl_lun_submit(lun, &cmds[i]);
+	fl_lun_destroy(lun);
+	CU_ASSERT_EQUAL(p.done, N);
+	pthread_mutex_destroy(&p.lock);
+	pthread_cond_destroy(&p.cond);
+	free(cmds);
+	free(data);
+	free(r);
+}
+
+/* Memory store: done() runs inline, before fl_lun_submit returns. */
+static void test_mem_store_completes_inline(void)
+{
+	struct fl_lun *lun = th_lun(NULL);
+	struct async_probe p = {.on_other_thread = true, .all_good = true};
+	struct fl_cmd cmd;
+
+	pthread_mutex_init(&p.lock, NULL);
+	pthread_cond_init(&p.cond, NULL);
+	p.submitter = pthread_self();
+	memset(&cmd, 0, sizeof(cmd));
+	cmd.cdb_len = 6;
+	cmd.nexus.id = 1;
+	cmd.done = probe_done;
+	cmd.priv = &p;
+	fl_lun_submit(lun, &cmd);
+	CU_ASSERT_EQUAL(p.done, 1);
+	CU_ASSERT(!p.on_other_thread);
+	pthread_mutex_destroy(&p.lock);
+	pthread_cond_destroy(&p.cond);
+	fl_lun_destroy(lun);
+}
+
+/* Power loss on the file store restores the file's previous contents. */
+static void test_file_store_power_loss(void)
+{
+	const char *path = th_tmpfile();
+	struct fl_lun *lun = file_lun(path, false, 512);
+	uint8_t a[2 * 512], b[2 * 512], r[2 * 512], cdb[10];
+	struct fl_cmd res;
+
+	th_clear_ua(lun, 1);
+	th_pattern(a, sizeof(a), 1);
+	th_pattern(b, sizeof(b), 2);
+	CU_ASSERT_EQUAL(th_write(lun, 1, 30, 2, a), FL_STATUS_GOOD);
+	th_cdb10(cdb, 0x35, 0, 30, 2);
+	th_run(lun, 1, cdb, 10, NULL, 0, NULL, 0, &res);
+	TH_EXPECT_GOOD(&res, "SYNCHRONIZE CACHE(10) on the file store");
+	CU_ASSERT_EQUAL(th_write(lun, 1, 30, 2, b), FL_STATUS_GOOD);
+	CU_ASSERT_EQUAL(fl_lun_power_loss(lun, NULL, NULL), 2);
+	fl_lun_destroy(lun);
+	lun = file_lun(path, false, 512);
+	th_clear_ua(lun, 1);
+	CU_ASSERT_EQUAL(th_read(lun, 1, 30, 2, r), FL_STATUS_GOOD);
+	CU_ASSERT(memcmp(r, a, sizeof(a)) == 0);
+	fl_lun_destroy(lun);
+}
+
+static CU_TestInfo store_tests[] = {
+	{"test_store_mem_contract", test_store_mem_contract},
+	{"test_store_file_contract", test_store_file_contract},
+	{"test_file_store_persists_across_reopen", test_file_store_persists_across_reopen},
+	{"test_file_store_thin_map_after_reopen", test_file_store_thin_map_after_reopen},
+	{"test_file_store_async_completion_from_worker",
+	 test_file_store_async_completion_from_worker},
+	{"test_mem_store_completes_inline", test_mem_store_completes_inline},
+	{"test_file_store_power_loss", test_file_store_power_loss},
 	CU_TEST_INFO_NULL,
 };
 
 CU_SuiteInfo fl_suites[] = {
-	{"store", NULL, NULL, NULL, NULL, tests},
+	{"store", NULL, NULL, NULL, NULL, store_tests},
 	CU_SUITE_INFO_NULL,
 };
