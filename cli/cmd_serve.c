@@ -1,13 +1,429 @@
 /* SPDX-License-Identifier: MIT */
-/* cmd_serve.c - `faultlun serve`: not built yet in this tree. */
+/*
+ * cmd_serve.c - `faultlun serve`: the embedded iSCSI target on a scenario.
+ *
+ * Loads a scenario (or, without one, serves one default 1 GiB memory LUN),
+ * binds the portal (127.0.0.1:3260 unless --listen says otherwise; port 0
+ * picks a free one), prints where it listens and how to connect, and serves
+ * until SIGINT / SIGTERM. With --run CMD it is captive: it serves while
+ * `/bin/sh -c CMD` runs (with FAULTLUN_PORT, FAULTLUN_ADDR, FAULTLUN_IQN and
+ * FAULTLUN_URL in its environment) and exits with CMD's status.
+ * CHAP secrets come from options or the environment and are never printed.
+ */
 #include "cli.h"
+#include "fl_iscsi.h"
 
+#include <errno.h>
+#include <getopt.h>
+#include <pthread.h>
+#include <signal.h>
+#include <spawn.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+extern char **environ;
+
+/* Prints the usage text. */
+static void serve_usage(FILE *out)
+{
+	fprintf(out,
+		"usage: faultlun serve [SCENARIO.json] [options]\n"
+		"\n"
+		"Serves LUNs over iSCSI (RFC 7143) with the scenario's faults. Without a\n"
+		"scenario: one 1 GiB memory LUN, no faults.\n"
+		"\n"
+		"  --listen ADDR:PORT   portal (default " FL_ISCSI_DEFAULT_LISTEN "; port 0 = any free)\n"
+		"  --iqn IQN            target name (default: the scenario's, else " FL_ISCSI_DEFAULT_IQN ")\n"
+		"  --lun N              LUN number of the default LUN (no scenario; default 0)\n"
+		"  --size SIZE          size of every LUN (e.g. 64MiB, 1G; default 1 GiB)\n"
+		"  --block-size N       logical block size of the default LUN (512)\n"
+		"  --store memory|file:PATH  backing store of every LUN\n"
+		"  --seed N             seed of the scenario's randomness\n"
+		"  --trace FILE         JSON-lines trace of faults and events\n"
+		"  --ctl SOCKET         control socket for `faultlun ctl`\n"
+		"  --chap-user USER     require CHAP; secret from --chap-secret or $FAULTLUN_CHAP_SECRET\n"
+		"  --chap-secret S\n"
+		"  --mutual-user USER   mutual CHAP; secret from --mutual-secret or $FAULTLUN_MUTUAL_SECRET\n"
+		"  --mutual-secret S\n"
+		"  --run CMD            captive: serve while `sh -c CMD` runs, exit with its status\n"
+		"  -v, --verbose        more log lines (twice: every PDU)\n"
+		"  -q, --quiet          no banner\n");
+}
+
+/* Parses "64MiB", "1G", "4096" into bytes; 0 on error. */
+static uint64_t parse_size(const char *s)
+{
+	char *end;
+	errno = 0;
+	unsigned long long v = strtoull(s, &end, 10);
+	if (errno || end == s)
+		return 0;
+	uint64_t mult = 1;
+	if (*end) {
+		char u = (char)(*end | 0x20);
+		const char *rest = end + 1;
+		bool dec = !strcasecmp(rest, "B");
+		if (*rest && dec == false && strcasecmp(rest, "iB") && strcmp(rest, ""))
+			return 0;
+		uint64_t base = dec ? 1000 : 1024;
+		switch (u) {
+		case 'k':
+			mult = base;
+			break;
+		case 'm':
+			mult = base * base;
+			break;
+		case 'g':
+			mult = base * base * base;
+			break;
+		case 't':
+			mult = base * base * base * base;
+			break;
+		default:
+			return 0;
+		}
+	}
+	return (uint64_t)v * mult;
+}
+
+/* The loop thread's body. */
+static void *loop_main(void *arg)
+{
+	int err = fl_iscsi_run(arg);
+	if (err)
+		fprintf(stderr, "faultlun serve: event loop failed: %s\n", strerror(-err));
+	return NULL;
+}
+
+/* Prints where the target listens and how to reach it. */
+static void banner(struct fl_iscsi *t, const uint16_t *luns, unsigned nluns, const char *what)
+{
+	const char *addr = fl_iscsi_address(t), *iqn = fl_iscsi_iqn(t);
+	unsigned port = fl_iscsi_port(t);
+
+	fprintf(stderr, "faultlun serve: listening on %s:%u, target %s (%s)\n", addr, port, iqn,
+		what);
+	for (unsigned i = 0; i < nluns; i++)
+		fprintf(stderr, "faultlun serve:   LUN %u\n", luns[i]);
+	fprintf(stderr,
+		"faultlun serve: connect with\n"
+		"  iscsiadm -m discovery -t sendtargets -p %s:%u\n"
+		"  iscsiadm -m node -T %s -p %s:%u --login\n"
+		"  libiscsi: iscsi://%s:%u/%s/%u\n",
+		addr, port, iqn, addr, port, addr, port, iqn, nluns ? luns[0] : 0);
+	fflush(stderr);
+}
+
+/* Starts `/bin/sh -c cmd` with the target's coordinates in its environment. */
+static int run_child(const char *cmd, struct fl_iscsi *t, uint16_t lun, pid_t *pid)
+{
+	char port[16], url[512];
+	snprintf(port, sizeof(port), "%u", fl_iscsi_port(t));
+	snprintf(url, sizeof(url), "iscsi://%s:%u/%s/%u", fl_iscsi_address(t), fl_iscsi_port(t),
+		 fl_iscsi_iqn(t), lun);
+	setenv("FAULTLUN_PORT", port, 1);
+	setenv("FAULTLUN_ADDR", fl_iscsi_address(t), 1);
+	setenv("FAULTLUN_IQN", fl_iscsi_iqn(t), 1);
+	setenv("FAULTLUN_URL", url, 1);
+
+	posix_spawnattr_t attr;
+	sigset_t none, all;
+	sigemptyset(&none);
+	sigemptyset(&all);
+	sigaddset(&all, SIGINT);
+	sigaddset(&all, SIGTERM);
+	sigaddset(&all, SIGCHLD);
+	sigaddset(&all, SIGPIPE);
+	posix_spawnattr_init(&attr);
+	posix_spawnattr_setsigmask(&attr, &none);
+	posix_spawnattr_setsigdefault(&attr, &all);
+	posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
+	char *argv[] = {"/bin/sh", "-c", (char *)cmd, NULL};
+	int err = posix_spawn(pid, "/bin/sh", NULL, &attr, argv, environ);
+	posix_spawnattr_destroy(&attr);
+	return err ? -err : 0;
+}
 
 int cmd_serve(int argc, char **argv)
 {
-	(void)argc;
-	(void)argv;
-	fprintf(stderr, "faultlun serve: not available in this build\n");
-	return 2;
+	static const struct option longopts[] = {
+		{"listen", required_argument, NULL, 'l'},
+		{"iqn", required_argument, NULL, 'i'},
+		{"lun", required_argument, NULL, 'L'},
+		{"size", required_argument, NULL, 's'},
+		{"block-size", required_argument, NULL, 'b'},
+		{"store", required_argument, NULL, 'S'},
+		{"seed", required_argument, NULL, 'e'},
+		{"trace", required_argument, NULL, 't'},
+		{"ctl", required_argument, NULL, 'c'},
+		{"chap-user", required_argument, NULL, 1},
+		{"chap-secret", required_argument, NULL, 2},
+		{"mutual-user", required_argument, NULL, 3},
+		{"mutual-secret", required_argument, NULL, 4},
+		{"run", required_argument, NULL, 'r'},
+		{"verbose", no_argument, NULL, 'v'},
+		{"quiet", no_argument, NULL, 'q'},
+		{"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
+	};
+	struct fl_iscsi_opts o = {0};
+	const char *run = NULL, *store = NULL, *trace = NULL, *ctl = NULL, *seed = NULL;
+	uint64_t size = 0;
+	unsigned lun_id = 0, block_size = 0;
+	bool quiet = false;
+	int opt, ret = 2;
+
+	optind = 1;
+	while ((opt = getopt_long(argc, argv, "vqh", longopts, NULL)) != -1) {
+		switch (opt) {
+		case 'l':
+			o.listen = optarg;
+			break;
+		case 'i':
+			o.iqn = optarg;
+			break;
+		case 'L':
+			lun_id = (unsigned)strtoul(optarg, NULL, 0);
+			if (lun_id >= FL_MAX_LUNS) {
+				fprintf(stderr, "faultlun serve: --lun must be 0..255\n");
+				return 2;
+			}
+			break;
+		case 's':
+			size = parse_size(optarg);
+			if (!size) {
+				fprintf(stderr, "faultlun serve: bad --size '%s'\n", optarg);
+				return 2;
+			}
+			break;
+		case 'b':
+			block_size = (unsigned)strtoul(optarg, NULL, 0);
+			break;
+		case 'S':
+			store = optarg;
+			if (strcmp(store, "memory") && strncmp(store, "file:", 5)) {
+				fprintf(stderr, "faultlun serve: --store is memory or file:PATH\n");
+				return 2;
+			}
+			break;
+		case 'e':
+			seed = optarg;
+			break;
+		case 't':
+			trace = optarg;
+			break;
+		case 'c':
+			ctl = optarg;
+			break;
+		case 1:
+			o.chap_user = optarg;
+			break;
+		case 2:
+			o.chap_secret = optarg;
+			break;
+		case 3:
+			o.mutual_user = optarg;
+			break;
+		case 4:
+			o.mutual_secret = optarg;
+			break;
+		case 'r':
+			run = optarg;
+			break;
+		case 'v':
+			o.verbose++;
+			break;
+		case 'q':
+			quiet = true;
+			break;
+		case 'h':
+			serve_usage(stdout);
+			return 0;
+		default:
+			serve_usage(stderr);
+			return 2;
+		}
+	}
+	const char *scenario_path = optind < argc ? argv[optind++] : NULL;
+	if (optind < argc) {
+		serve_usage(stderr);
+		return 2;
+	}
+	if (!o.chap_secret)
+		o.chap_secret = getenv("FAULTLUN_CHAP_SECRET");
+	if (!o.mutual_secret)
+		o.mutual_secret = getenv("FAULTLUN_MUTUAL_SECRET");
+	if (o.chap_user && !o.chap_secret) {
+		fprintf(stderr, "faultlun serve: --chap-user needs --chap-secret or "
+				"$FAULTLUN_CHAP_SECRET\n");
+		return 2;
+	}
+	if (o.mutual_user && (!o.mutual_secret || !o.chap_user)) {
+		fprintf(stderr, "faultlun serve: --mutual-user needs --chap-user and a mutual "
+				"secret\n");
+		return 2;
+	}
+
+	struct fl_target *tgt = NULL;
+	struct fl_engine *engine = NULL;
+	struct fl_scenario *sc = NULL;
+	struct fl_ctl *ctl_h = NULL;
+	struct fl_iscsi *t = NULL;
+	uint16_t luns[FL_MAX_LUNS];
+	unsigned nluns = 0;
+	char what[300];
+
+#ifdef FL_ISCSI_HAVE_ENGINE
+	struct fl_engine_opts eo = {0};
+	eo.frontend = FL_FE_ISCSI;
+	eo.trace_path = trace;
+	if (seed) {
+		eo.seed_set = true;
+		eo.seed = strtoull(seed, NULL, 0);
+	}
+	if (store) {
+		eo.store_override = true;
+		eo.store = strcmp(store, "memory") ? FL_STORE_FILE : FL_STORE_MEMORY;
+		eo.store_path = eo.store == FL_STORE_FILE ? store + 5 : NULL;
+	}
+	eo.size_override = size;
+	if (scenario_path) {
+		struct fl_diags d = {0};
+		int err = fl_scenario_load_file(scenario_path, FL_FE_ISCSI, &sc, &d);
+		if (err) {
+			fl_diags_print(&d, stderr);
+			fl_diags_free(&d);
+			if (err != -EINVAL)
+				fprintf(stderr, "faultlun serve: %s: %s\n", scenario_path,
+					strerror(-err));
+			return 2;
+		}
+		fl_diags_free(&d);
+		if (!o.iqn)
+			o.iqn = fl_scenario_target_iqn(sc);
+		snprintf(what, sizeof(what), "scenario %s", fl_scenario_name(sc));
+	} else {
+		/* No scenario: one default LUN, no rules. */
+		char text[256];
+		snprintf(text, sizeof(text),
+			 "{\"version\": 1, \"name\": \"default\", \"luns\": [{\"lun\": %u, "
+			 "\"size\": \"%llu\", \"block_size\": %u}]}",
+			 lun_id, (unsigned long long)(size ? size : 1ull << 30),
+			 block_size ? block_size : 512);
+		struct fl_diags d = {0};
+		if (fl_scenario_load_string("default", text, FL_FE_ISCSI, &sc, &d)) {
+			fl_diags_print(&d, stderr);
+			fl_diags_free(&d);
+			return 2;
+		}
+		fl_diags_free(&d);
+		snprintf(what, sizeof(what), "no scenario: one memory LUN");
+	}
+	if (fl_engine_create(sc, &eo, &engine)) {
+		fprintf(stderr, "faultlun serve: cannot build the scenario's LUNs\n");
+		goto out;
+	}
+	tgt = fl_engine_target(engine);
+	if (ctl && fl_ctl_start(engine, ctl, &ctl_h)) {
+		fprintf(stderr, "faultlun serve: cannot open control socket %s\n", ctl);
+		goto out;
+	}
+#else
+	if (scenario_path || trace || ctl || seed) {
+		fprintf(stderr, "faultlun serve: scenarios, --trace, --ctl and --seed need the "
+				"fault engine, which this build lacks\n");
+		return 2;
+	}
+	struct fl_lun_config cfg;
+	struct fl_lun *lun;
+	fl_lun_config_default(&cfg);
+	if (block_size)
+		cfg.block_size = block_size;
+	if (size)
+		cfg.num_blocks = size / cfg.block_size;
+	if (store && strcmp(store, "memory")) {
+		cfg.store = FL_STORE_FILE;
+		cfg.store_path = store + 5;
+	}
+	if (fl_target_create(&tgt) || fl_lun_create(&cfg, &lun))
+		goto out;
+	if (fl_target_add_lun(tgt, (uint16_t)lun_id, lun)) {
+		fl_lun_destroy(lun);
+		goto out;
+	}
+	snprintf(what, sizeof(what), "no scenario: one %s LUN",
+		 cfg.store == FL_STORE_FILE ? "file" : "memory");
+#endif
+	nluns = fl_target_lun_ids(tgt, luns, FL_MAX_LUNS);
+
+	/* Signals go to this thread only (sigwait); the loop thread never sees them. */
+	sigset_t set;
+	sigemptyset(&set);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGCHLD);
+	pthread_sigmask(SIG_BLOCK, &set, NULL);
+	signal(SIGPIPE, SIG_IGN);
+
+	if (fl_iscsi_create(&o, engine, engine ? NULL : tgt, &t))
+		goto out;
+	if (!quiet)
+		banner(t, luns, nluns, what);
+	pthread_t th;
+	if (pthread_create(&th, NULL, loop_main, t)) {
+		fprintf(stderr, "faultlun serve: cannot start the event loop\n");
+		goto out;
+	}
+	pid_t child = -1;
+	ret = 0;
+	if (run) {
+		int err = run_child(run, t, nluns ? luns[0] : 0, &child);
+		if (err) {
+			fprintf(stderr, "faultlun serve: cannot run '%s': %s\n", run, strerror(-err));
+			ret = 2;
+		}
+	}
+	while (ret == 0 || child > 0) {
+		siginfo_t si;
+		int sig = sigwaitinfo(&set, &si);
+		if (sig < 0)
+			continue;
+		if (sig == SIGCHLD) {
+			int st;
+			if (child > 0 && waitpid(child, &st, WNOHANG) == child) {
+				ret = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+				child = -1;
+				break;
+			}
+			continue;
+		}
+		if (child > 0) {
+			kill(child, sig); /* captive: the command decides, we follow */
+			continue;
+		}
+		fprintf(stderr, "faultlun serve: %s, shutting down\n",
+			sig == SIGINT ? "interrupted" : "terminated");
+		break;
+	}
+	fl_iscsi_stop(t);
+	pthread_join(th, NULL);
+out:
+	fl_iscsi_destroy(t);
+#ifdef FL_ISCSI_HAVE_ENGINE
+	if (ctl_h)
+		fl_ctl_stop(ctl_h);
+	if (engine)
+		fl_engine_destroy(engine);
+	fl_scenario_free(sc);
+#else
+	(void)ctl_h;
+	(void)sc;
+	if (tgt)
+		fl_target_destroy(tgt);
+#endif
+	return ret;
 }

@@ -1,0 +1,74 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * fl_iscsi.h - public contract of faultlun's embedded iSCSI target (RFC 7143).
+ *
+ * A userspace iSCSI target: one listening portal, one epoll event loop, any
+ * number of sessions (MaxConnections=1 each, ErrorRecoveryLevel=0). Every SCSI
+ * command, task-management function, PDU and connection event goes through the
+ * fault engine (fl_faults.h), which decides what the initiator sees.
+ *
+ * Threading: fl_iscsi_run() runs the loop on the calling thread until
+ * fl_iscsi_stop(). fl_iscsi_stop() may be called from any thread and from a
+ * signal handler. Everything else belongs to the thread that owns the target.
+ */
+#ifndef FL_ISCSI_H
+#define FL_ISCSI_H
+
+#include "fl_faults.h"
+
+#include <stdint.h>
+#include <stdio.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Default portal and target name. */
+#define FL_ISCSI_DEFAULT_LISTEN "127.0.0.1:3260"
+#define FL_ISCSI_DEFAULT_IQN "iqn.2026-12.org.faultlun:target"
+
+/* Options of a target; strings are copied by fl_iscsi_create. */
+struct fl_iscsi_opts {
+	const char *listen; /* "ADDR:PORT" ("[v6]:PORT" too); NULL = default; port 0 = ephemeral */
+	const char *iqn;    /* target name; NULL = default */
+	const char *alias;  /* TargetAlias; NULL = "faultlun" */
+	/*
+	 * CHAP (RFC 7143 12.1.3). With chap_user set, every login must
+	 * authenticate with CHAP (MD5). With mutual_user set too, an initiator
+	 * asking for mutual CHAP gets the target's answer. Secrets are never
+	 * logged.
+	 */
+	const char *chap_user, *chap_secret;
+	const char *mutual_user, *mutual_secret;
+	int verbose;	     /* 0 errors, 1 connections, 2 every PDU */
+	FILE *log;	     /* NULL = stderr */
+};
+
+struct fl_iscsi;
+
+/*
+ * Binds the portal and prepares the loop. engine may be NULL only when target
+ * is given (no faults: commands go straight to the core). Returns 0 or
+ * -errno, with the reason logged.
+ */
+int fl_iscsi_create(const struct fl_iscsi_opts *opts, struct fl_engine *engine,
+		    struct fl_target *target, struct fl_iscsi **out);
+
+/* The bound port (useful after asking for port 0) and address. */
+uint16_t fl_iscsi_port(const struct fl_iscsi *t);
+const char *fl_iscsi_address(const struct fl_iscsi *t);
+const char *fl_iscsi_iqn(const struct fl_iscsi *t);
+
+/* Serves until fl_iscsi_stop(); returns 0, or -errno if the loop failed. */
+int fl_iscsi_run(struct fl_iscsi *t);
+
+/* Asks the loop to return; async-signal-safe. */
+void fl_iscsi_stop(struct fl_iscsi *t);
+
+/* Closes every connection and frees the target (not the engine). */
+void fl_iscsi_destroy(struct fl_iscsi *t);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,354 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * iscsi_internal.h - private declarations shared by the files of handlers/iscsi/.
+ *
+ * Layering inside the embedded target:
+ *   portal.c     epoll loop, listening socket, accept, timers, the completion
+ *                queue (eventfd + locked list) that brings completions from
+ *                engine timer threads and store workers into the loop
+ *   pdu.c        PDU framing (RFC 7143 11.2): receive state machine, digests,
+ *                transmit queue with writev, Reject building
+ *   login.c      login phase (RFC 7143 6): stages, status classes, TSIH
+ *   negotiate.c  text keys (RFC 7143 6.2, section 13): parse, result functions
+ *   chap.c       CHAP with MD5 (RFC 7143 12.1.3, RFC 1994), one-way and mutual
+ *   session.c    full feature phase dispatch, CmdSN window (4.2.2), text /
+ *                SendTargets (Appendix C), logout (11.14), session registry
+ *   scsi.c       SCSI Command, Data-Out, R2T, Data-In, SCSI Response (11.3-11.8)
+ *   tmf.c        task management (11.5, 11.6)
+ *   nop.c        NOP-Out / NOP-In (11.18, 11.19), Async Message (11.9)
+ *   backend.c    the only place that calls into the fault engine / core
+ *   crc32c.c     digests (RFC 7143 Appendix B)
+ *
+ * Threading: everything here runs on the loop thread except the completion
+ * callbacks in backend.c, which only lock the portal's queue and kick the
+ * eventfd.
+ */
+#ifndef ISCSI_INTERNAL_H
+#define ISCSI_INTERNAL_H
+
+#include "fl_iscsi.h"
+#include "iscsi_proto.h"
+#include "fl_faults.h"
+
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* Limits that bound memory per connection. */
+#define ISCSI_OUR_MAX_RECV_DSL (256 * 1024) /* what we declare and accept */
+#define ISCSI_LOGIN_MAX_DSL 8192	    /* RFC 7143 13.12 default, during login */
+#define ISCSI_LOGIN_TEXT_MAX (64 * 1024)    /* accumulated login/text key bytes */
+#define ISCSI_CMD_WINDOW 128		    /* commands in flight per session */
+#define ISCSI_MAX_EDTL (64u * 1024 * 1024)  /* largest data transfer per command */
+#define ISCSI_CONN_BUF_MAX (256u * 1024 * 1024) /* task buffers per connection */
+#define ISCSI_TX_HIGH_WATER (32u * 1024 * 1024) /* stop reading above this */
+#define ISCSI_MAX_R2T 8			    /* MaxOutstandingR2T we accept */
+#define ISCSI_MAX_CONNS 1024
+
+/* Logging levels (opts.verbose): 0 errors and bad PDUs, 1 connections, 2 PDUs. */
+enum { LOG_ERR = 0, LOG_INFO = 1, LOG_DEBUG = 2 };
+
+/* Operational parameters of a session after negotiation (RFC 7143 section 13). */
+struct iscsi_params {
+	bool header_digest, data_digest;
+	bool initial_r2t, immediate_data;
+	bool data_pdu_in_order, data_seq_in_order;
+	uint32_t max_recv_dsl; /* the initiator's: our PDUs carry at most this */
+	uint32_t max_burst, first_burst;
+	uint32_t max_outstanding_r2t;
+	uint16_t time2wait, time2retain;
+	uint8_t erl;
+	uint16_t max_connections;
+};
+
+struct conn;
+struct portal;
+
+/* One entry of the transmit queue: a complete PDU ready to be framed. */
+struct txpdu {
+	struct txpdu *next;
+	uint8_t hdr[ISCSI_BHS_LEN];
+	uint8_t hdig[ISCSI_DIGEST_LEN];
+	uint8_t trailer[3 + ISCSI_DIGEST_LEN]; /* pad + data digest */
+	const uint8_t *data;
+	uint32_t dlen;
+	uint8_t *owned; /* freed with the PDU */
+	struct task *task; /* a reference keeping data alive */
+	size_t total, sent;
+	uint32_t trailer_len;
+	bool has_hdig;
+	bool framed;
+	bool close_after; /* close the connection once sent (logout, login failure) */
+};
+
+/* A pending R2T sequence (RFC 7143 11.8). */
+struct r2t_seq {
+	bool active;
+	uint32_t ttt, offset, len, got, next_datasn, r2tsn;
+};
+
+/* One SCSI task of a session; outlives its connection while the engine has it. */
+struct task {
+	struct task *next, *prev; /* the connection's task list */
+	struct task *done_next;	  /* completion queue link */
+	struct conn *conn;	  /* NULL once orphaned */
+	struct portal *portal;
+	int refs;
+	uint32_t itt, cmd_sn, edtl;
+	uint16_t lun_id;
+	uint8_t lun_raw[8];
+	bool read, write, immediate;
+	bool submitted, completed, aborted, answered;
+	struct fl_cdb_info cdb;
+	uint8_t *buf;
+	uint32_t buf_len;
+	/* Data-Out bookkeeping */
+	uint32_t received;	  /* bytes received, in order */
+	uint32_t unsol_end;	  /* end offset of the unsolicited burst */
+	uint32_t unsol_datasn;
+	bool unsol_open;
+	uint32_t r2t_next;	  /* next offset to solicit */
+	uint32_t r2tsn;
+	unsigned r2t_active;
+	struct r2t_seq r2t[ISCSI_MAX_R2T];
+	uint32_t datain_pdus;
+	struct fl_cmd cmd;
+};
+
+/* A task-management request in flight at the engine. */
+struct tmf_req {
+	struct tmf_req *done_next;
+	struct tmf_req *conn_next; /* the connection's TMFs at the engine */
+	struct conn *conn; /* NULL once orphaned */
+	struct portal *portal;
+	uint32_t itt;
+	uint8_t lun_raw[8];
+	enum fl_tmf_resp resp;
+	bool cold_reset;
+	struct fl_tmf tmf;
+};
+
+/* A timer of the loop; owned by the portal's list. */
+struct timer {
+	struct timer *next;
+	uint64_t when_ns;
+	struct conn *conn; /* cancelled when this connection closes */
+	void (*fn)(struct portal *p, struct conn *c, void *arg);
+	void (*free_arg)(void *arg);
+	void *arg;
+};
+
+/* Login-phase state of a connection. */
+struct login_state {
+	int stage;		/* current stage: CSG expected */
+	bool first_seen;
+	bool auth_done;
+	bool chap_used;
+	int chap_step;		/* 0 none, 1 method agreed, 2 challenge sent */
+	uint8_t chap_id;
+	uint8_t chap_challenge[16];
+	bool sent_tpgt, sent_mrdsl, sent_alias;
+	uint32_t itt;
+	uint8_t *text;		/* accumulated key text (C bit) */
+	size_t text_len;
+	/* negotiation working copy */
+	struct iscsi_params p;
+	char seen_keys[64][ISCSI_KEY_MAX + 1]; /* keys already negotiated */
+	unsigned nseen;
+};
+
+enum conn_state {
+	CONN_LOGIN = 0,
+	CONN_FULL,
+	CONN_CLOSING, /* flushing a last PDU, then close */
+};
+
+/* One TCP connection; with MaxConnections=1 it is also the session. */
+struct conn {
+	struct conn *next, *prev;
+	struct portal *portal;
+	int fd;
+	uint64_t id;
+	char peer[64];
+	enum conn_state state;
+	uint32_t ep_events;
+	bool dead;	  /* marked for teardown by conn_close */
+	bool quiet_close; /* an orderly close: log at info level */
+	bool logged_out;
+	/* receive */
+	uint8_t bhs[ISCSI_BHS_LEN];
+	size_t rx_have;
+	uint8_t *rx_buf;
+	size_t rx_cap, rx_need;
+	uint32_t rx_ahs, rx_dsl;
+	bool rx_in_body;
+	bool rx_hdigest, rx_ddigest;
+	/* transmit */
+	struct txpdu *tx_head, *tx_tail;
+	size_t tx_bytes;
+	bool tx_hdigest, tx_ddigest;
+	/* login */
+	struct login_state *login;
+	/* session */
+	uint8_t isid[6];
+	uint16_t tsih, cid;
+	char *initiator_name;
+	char *initiator_port; /* "iqn...,i,0x<isid>" */
+	char *target_name;
+	bool discovery;
+	bool logged_in; /* full feature phase reached (normal session) */
+	uint64_t nexus_id;
+	uint32_t stat_sn, exp_cmd_sn, max_cmd_sn;
+	struct iscsi_params p;
+	/* tasks */
+	struct task *tasks;
+	unsigned ntasks;
+	uint64_t task_bytes;
+	struct tmf_req *tmfs;
+	/* transport conditions from the engine */
+	struct fl_xport_state xs;
+	bool logout_req_sent;
+	bool stalled;
+	uint32_t nop_ttt;
+	struct timer *nop_timer;
+	/* text request continuation */
+	uint8_t *text;
+	size_t text_len;
+	uint32_t text_itt;
+};
+
+/* The portal: one listening socket, one loop, many connections. */
+struct portal {
+	struct fl_iscsi_opts opts; /* strings owned */
+	struct fl_engine *engine;
+	struct fl_target *target;
+	int epfd, efd, lfd;
+	char addr[64];
+	uint16_t port;
+	struct conn *conns;
+	unsigned nconns;
+	uint64_t next_conn_id;
+	uint16_t next_tsih;
+	uint32_t next_ttt;
+	struct timer *timers;
+	/* completion queue, filled from any thread */
+	pthread_mutex_t lock;
+	struct task *done_head, *done_tail;
+	struct tmf_req *tmf_head, *tmf_tail;
+	bool xport_dirty;
+	bool kicked;
+	volatile int stop;
+	/* I_T nexus ids stable per initiator port name */
+	struct nexus_ent {
+		char *port_name;
+		uint64_t id;
+	} *nexus;
+	size_t nnexus, nexus_cap;
+	uint64_t next_nexus;
+};
+
+/* portal.c */
+void iscsi_log(struct portal *p, int level, struct conn *c, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+uint64_t iscsi_now_ns(void);
+struct timer *timer_add(struct portal *p, struct conn *c, uint64_t delay_ns,
+			void (*fn)(struct portal *, struct conn *, void *), void *arg,
+			void (*free_arg)(void *));
+void timer_cancel(struct portal *p, struct timer *t);
+void conn_close(struct conn *c, const char *why);
+void conn_update_events(struct conn *c);
+void portal_kick(struct portal *p);
+uint64_t portal_nexus_id(struct portal *p, const char *port_name);
+
+/* pdu.c */
+int conn_on_readable(struct conn *c);
+int conn_on_writable(struct conn *c);
+struct txpdu *txpdu_new(uint8_t opcode);
+void txpdu_set_data(struct txpdu *t, const uint8_t *data, uint32_t len, bool copy);
+void conn_queue(struct conn *c, struct txpdu *t);
+void txpdu_free(struct txpdu *t);
+void conn_send_reject(struct conn *c, const uint8_t *bhs, uint8_t reason);
+uint32_t conn_max_cmd_sn(struct conn *c);
+
+/* login.c */
+int login_handle(struct conn *c, const uint8_t *bhs, const uint8_t *data, uint32_t dlen);
+void login_free(struct login_state *l);
+
+/* negotiate.c */
+struct kv {
+	char *key, *value;
+};
+struct kvlist {
+	struct kv *v;
+	size_t n, cap;
+};
+int kv_parse(const uint8_t *text, size_t len, struct kvlist *out);
+void kv_free(struct kvlist *l);
+const char *kv_get(const struct kvlist *l, const char *key);
+int kv_add(struct kvlist *l, const char *key, const char *value);
+uint8_t *kv_serialize(const struct kvlist *l, uint32_t *len);
+void params_default(struct iscsi_params *p);
+bool key_is_security(const char *key);
+/* Negotiates one operational key; appends the answer to resp. Returns a login status. */
+int negotiate_key(struct login_state *l, bool discovery, const char *key, const char *value,
+		  struct kvlist *resp);
+
+/* chap.c */
+void md5_digest(const uint8_t *data, size_t len, uint8_t out[16]);
+int chap_step(struct conn *c, const struct kvlist *req, struct kvlist *resp, bool *done);
+int chap_hex_decode(const char *s, uint8_t *out, size_t cap, size_t *len);
+
+/* session.c */
+int session_dispatch(struct conn *c, const uint8_t *bhs, const uint8_t *ahs, uint32_t ahs_len,
+		     const uint8_t *data, uint32_t dlen);
+void session_start(struct conn *c);
+void session_end(struct conn *c, bool logout);
+void session_xport_refresh(struct conn *c);
+int session_text(struct conn *c, const uint8_t *bhs, const uint8_t *data, uint32_t dlen);
+struct conn *session_find_tsih(struct portal *p, uint16_t tsih);
+void session_reinstate(struct conn *c);
+void conn_send(struct conn *c, struct txpdu *t, enum fl_pdu_kind kind, const struct task *task,
+	       uint32_t data_sn, uint32_t offset);
+uint16_t session_alloc_tsih(struct portal *p);
+void lun_decode(const uint8_t *raw, uint16_t *lun_id);
+
+/* scsi.c */
+int scsi_cmd(struct conn *c, const uint8_t *bhs, const uint8_t *ahs, uint32_t ahs_len,
+	     const uint8_t *data, uint32_t dlen);
+int scsi_data_out(struct conn *c, const uint8_t *bhs, const uint8_t *data, uint32_t dlen);
+void scsi_task_completed(struct portal *p, struct task *t);
+void task_put(struct task *t);
+struct task *task_find(struct conn *c, uint32_t itt);
+void task_abort(struct task *t);
+void conn_drop_tasks(struct conn *c);
+
+/* tmf.c */
+int tmf_request(struct conn *c, const uint8_t *bhs);
+void tmf_completed(struct portal *p, struct tmf_req *r);
+
+/* nop.c */
+int nop_out(struct conn *c, const uint8_t *bhs, const uint8_t *data, uint32_t dlen);
+void nop_send_unsolicited(struct conn *c, bool want_reply);
+void nop_timer_arm(struct conn *c);
+void async_send_logout_request(struct conn *c, uint16_t wait_s);
+
+/* backend.c: the one door to the SCSI layer */
+void be_submit(struct portal *p, struct task *t);
+void be_tmf(struct portal *p, struct tmf_req *r);
+void be_pdu(struct portal *p, const struct fl_pdu_info *info, struct fl_xport_verdict *out);
+void be_xport_state(struct portal *p, struct conn *c, struct fl_xport_state *out);
+void be_conn_event(struct portal *p, struct conn *c, enum fl_conn_event ev);
+bool be_lun_exists(struct portal *p, uint16_t lun_id);
+uint32_t be_block_size(struct portal *p, uint16_t lun_id);
+void be_init(struct portal *p);
+
+/* crc32c.c */
+void iscsi_crc32c_init(void);
+uint32_t iscsi_crc32c_update(uint32_t crc, const void *buf, size_t len);
+uint32_t iscsi_crc32c(const void *buf, size_t len);
+void iscsi_put_digest(uint8_t *p, uint32_t crc);
+uint32_t iscsi_get_digest(const uint8_t *p);
+
+#endif

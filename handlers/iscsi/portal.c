@@ -1,0 +1,584 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * portal.c - the embedded target's event loop: one listening socket, one
+ * epoll set, non-blocking connections, loop timers and the completion queue.
+ *
+ * Completions of SCSI commands and TMFs may arrive on any thread (engine
+ * timers, file-store workers); they are appended to a locked list and the
+ * loop is woken through an eventfd. Nothing else crosses threads. A
+ * connection that misbehaves is closed alone with a log line saying why; a
+ * slow reader stops being read (bounded transmit queue), never stalls others.
+ * RFC 7143 has no clause for this file; it carries sections 4.1 (TCP
+ * transport) and 7.1.1 (a connection's failure ends only its session at ERL 0).
+ */
+#include "iscsi_internal.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+struct fl_iscsi {
+	struct portal p;
+};
+
+/* epoll user data tags for the two non-connection fds. */
+static char tag_listen, tag_event;
+
+/* Monotonic clock in nanoseconds. */
+uint64_t iscsi_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* Writes one log line: "faultlun serve: [conn N peer] message". */
+void iscsi_log(struct portal *p, int level, struct conn *c, const char *fmt, ...)
+{
+	char msg[512];
+	va_list ap;
+
+	if (level > p->opts.verbose)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	FILE *out = p->opts.log ? p->opts.log : stderr;
+	if (c)
+		fprintf(out, "faultlun serve: conn %llu %s: %s\n", (unsigned long long)c->id,
+			c->peer, msg);
+	else
+		fprintf(out, "faultlun serve: %s\n", msg);
+	fflush(out);
+}
+
+/* Adds a timer firing after delay_ns on the loop thread; owned by the portal. */
+struct timer *timer_add(struct portal *p, struct conn *c, uint64_t delay_ns,
+			void (*fn)(struct portal *, struct conn *, void *), void *arg,
+			void (*free_arg)(void *))
+{
+	struct timer *t = calloc(1, sizeof(*t)), **pp;
+
+	if (!t)
+		return NULL;
+	t->when_ns = iscsi_now_ns() + delay_ns;
+	t->conn = c;
+	t->fn = fn;
+	t->arg = arg;
+	t->free_arg = free_arg;
+	for (pp = &p->timers; *pp && (*pp)->when_ns <= t->when_ns; pp = &(*pp)->next)
+		;
+	t->next = *pp;
+	*pp = t;
+	return t;
+}
+
+/* Removes a timer that has not fired and frees its argument. */
+void timer_cancel(struct portal *p, struct timer *t)
+{
+	for (struct timer **pp = &p->timers; *pp; pp = &(*pp)->next) {
+		if (*pp == t) {
+			*pp = t->next;
+			if (t->free_arg)
+				t->free_arg(t->arg);
+			free(t);
+			return;
+		}
+	}
+}
+
+/* Runs due timers; returns the epoll timeout in ms until the next one. */
+static int timers_run(struct portal *p)
+{
+	uint64_t now = iscsi_now_ns();
+
+	while (p->timers && p->timers->when_ns <= now) {
+		struct timer *t = p->timers;
+		p->timers = t->next;
+		if (t->conn && t->conn->dead) {
+			if (t->free_arg)
+				t->free_arg(t->arg);
+		} else {
+			t->fn(p, t->conn, t->arg);
+		}
+		free(t);
+	}
+	if (!p->timers)
+		return 1000;
+	uint64_t ms = (p->timers->when_ns - now + 999999) / 1000000;
+	return ms > 1000 ? 1000 : (int)ms;
+}
+
+/* Wakes the loop from any thread (or a signal handler). */
+void portal_kick(struct portal *p)
+{
+	uint64_t one = 1;
+	ssize_t r = write(p->efd, &one, sizeof(one));
+	(void)r;
+}
+
+/* Stable I_T nexus id for an initiator port name (SAM-5 4.6). */
+uint64_t portal_nexus_id(struct portal *p, const char *port_name)
+{
+	for (size_t i = 0; i < p->nnexus; i++)
+		if (!strcmp(p->nexus[i].port_name, port_name))
+			return p->nexus[i].id;
+	uint64_t id = ++p->next_nexus;
+	if (p->nnexus >= 4096) /* bounded: very many distinct ISIDs get fresh ids */
+		return id;
+	if (p->nnexus == p->nexus_cap) {
+		size_t cap = p->nexus_cap ? p->nexus_cap * 2 : 16;
+		void *v = realloc(p->nexus, cap * sizeof(*p->nexus));
+		if (!v)
+			return id;
+		p->nexus = v;
+		p->nexus_cap = cap;
+	}
+	char *s = strdup(port_name);
+	if (!s)
+		return id;
+	p->nexus[p->nnexus].port_name = s;
+	p->nexus[p->nnexus].id = id;
+	p->nnexus++;
+	return id;
+}
+
+/* Re-registers the connection's epoll interest from its state. */
+void conn_update_events(struct conn *c)
+{
+	uint32_t ev = 0;
+
+	if (c->state != CONN_CLOSING && c->tx_bytes < ISCSI_TX_HIGH_WATER)
+		ev |= EPOLLIN;
+	if (c->tx_head)
+		ev |= EPOLLOUT;
+	if (ev == c->ep_events)
+		return;
+	struct epoll_event e = {.events = ev, .data.ptr = c};
+	epoll_ctl(c->portal->epfd, EPOLL_CTL_MOD, c->fd, &e);
+	c->ep_events = ev;
+}
+
+/*
+ * Marks a connection for closing; the loop tears it down at a safe point, so
+ * callers deep in a handler may go on using c until they return.
+ */
+void conn_close(struct conn *c, const char *why)
+{
+	if (c->dead)
+		return;
+	c->dead = true;
+	iscsi_log(c->portal, why && !c->quiet_close ? LOG_ERR : LOG_INFO, c,
+		  "closing connection: %s", why ? why : "done");
+}
+
+/* Tears a connection down: ends its session, orphans in-flight tasks. */
+static void conn_destroy(struct conn *c)
+{
+	struct portal *p = c->portal;
+
+	session_end(c, c->logged_out);
+	for (struct timer **pp = &p->timers; *pp;) {
+		struct timer *t = *pp;
+		if (t->conn == c) {
+			*pp = t->next;
+			if (t->free_arg)
+				t->free_arg(t->arg);
+			free(t);
+		} else {
+			pp = &t->next;
+		}
+	}
+	conn_drop_tasks(c);
+	/* TMFs still at the engine become orphans, freed when answered. */
+	for (struct tmf_req *r = c->tmfs; r; r = r->conn_next)
+		r->conn = NULL;
+	c->tmfs = NULL;
+	while (c->tx_head) {
+		struct txpdu *t = c->tx_head;
+		c->tx_head = t->next;
+		txpdu_free(t);
+	}
+	epoll_ctl(p->epfd, EPOLL_CTL_DEL, c->fd, NULL);
+	close(c->fd);
+	if (c->prev)
+		c->prev->next = c->next;
+	else
+		p->conns = c->next;
+	if (c->next)
+		c->next->prev = c->prev;
+	p->nconns--;
+	login_free(c->login);
+	free(c->rx_buf);
+	free(c->initiator_name);
+	free(c->initiator_port);
+	free(c->target_name);
+	free(c->text);
+	free(c);
+}
+
+/* Destroys every connection marked dead. */
+static void portal_reap(struct portal *p)
+{
+	for (struct conn *c = p->conns, *n; c; c = n) {
+		n = c->next;
+		if (c->dead)
+			conn_destroy(c);
+	}
+}
+
+/* Accepts every pending connection. */
+static void portal_accept(struct portal *p)
+{
+	for (;;) {
+		struct sockaddr_storage ss;
+		socklen_t sl = sizeof(ss);
+		int fd = accept4(p->lfd, (struct sockaddr *)&ss, &sl, SOCK_NONBLOCK | SOCK_CLOEXEC);
+		if (fd < 0) {
+			if (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)
+				iscsi_log(p, LOG_ERR, NULL, "accept: %s", strerror(errno));
+			return;
+		}
+		if (p->nconns >= ISCSI_MAX_CONNS) {
+			iscsi_log(p, LOG_ERR, NULL, "too many connections (%u): refusing one",
+				  p->nconns);
+			close(fd);
+			continue;
+		}
+		struct conn *c = calloc(1, sizeof(*c));
+		if (!c) {
+			close(fd);
+			continue;
+		}
+		int one = 1;
+		setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+		c->portal = p;
+		c->fd = fd;
+		c->id = ++p->next_conn_id;
+		char host[INET6_ADDRSTRLEN] = "?", serv[16] = "?";
+		getnameinfo((struct sockaddr *)&ss, sl, host, sizeof(host), serv, sizeof(serv),
+			    NI_NUMERICHOST | NI_NUMERICSERV);
+		snprintf(c->peer, sizeof(c->peer), "%s:%s", host, serv);
+		params_default(&c->p);
+		c->login = calloc(1, sizeof(*c->login));
+		if (!c->login) {
+			close(fd);
+			free(c);
+			continue;
+		}
+		c->next = p->conns;
+		if (p->conns)
+			p->conns->prev = c;
+		p->conns = c;
+		p->nconns++;
+		struct epoll_event e = {.events = EPOLLIN, .data.ptr = c};
+		c->ep_events = EPOLLIN;
+		epoll_ctl(p->epfd, EPOLL_CTL_ADD, fd, &e);
+		iscsi_log(p, LOG_INFO, c, "connected");
+	}
+}
+
+/* Drains the cross-thread completion queue. */
+static void portal_drain(struct portal *p)
+{
+	uint64_t v;
+	ssize_t r = read(p->efd, &v, sizeof(v));
+	(void)r;
+
+	pthread_mutex_lock(&p->lock);
+	struct task *tasks = p->done_head;
+	struct tmf_req *tmfs = p->tmf_head;
+	bool xport = p->xport_dirty;
+	p->done_head = p->done_tail = NULL;
+	p->tmf_head = p->tmf_tail = NULL;
+	p->xport_dirty = false;
+	p->kicked = false;
+	pthread_mutex_unlock(&p->lock);
+
+	while (tasks) {
+		struct task *t = tasks;
+		tasks = t->done_next;
+		t->done_next = NULL;
+		scsi_task_completed(p, t);
+	}
+	while (tmfs) {
+		struct tmf_req *r = tmfs;
+		tmfs = r->done_next;
+		r->done_next = NULL;
+		tmf_completed(p, r);
+	}
+	if (xport)
+		for (struct conn *c = p->conns, *n; c; c = n) {
+			n = c->next;
+			session_xport_refresh(c);
+		}
+}
+
+/* Splits "ADDR:PORT" / "[V6]:PORT" into host and port strings. */
+static int split_listen(const char *s, char *host, size_t hl, char *port, size_t pl)
+{
+	const char *colon;
+
+	if (s[0] == '[') {
+		const char *end = strchr(s, ']');
+		if (!end || end[1] != ':')
+			return -EINVAL;
+		snprintf(host, hl, "%.*s", (int)(end - s - 1), s + 1);
+		snprintf(port, pl, "%s", end + 2);
+		return 0;
+	}
+	colon = strrchr(s, ':');
+	if (!colon) {
+		snprintf(host, hl, "%s", s);
+		snprintf(port, pl, "3260");
+		return 0;
+	}
+	snprintf(host, hl, "%.*s", (int)(colon - s), s);
+	snprintf(port, pl, "%s", colon + 1);
+	return 0;
+}
+
+/* Creates, binds and listens on the portal socket. */
+static int portal_listen(struct portal *p, const char *listen_s)
+{
+	char host[256], port[32];
+	struct addrinfo hints = {.ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM,
+				 .ai_flags = AI_PASSIVE | AI_NUMERICSERV};
+	struct addrinfo *ai = NULL;
+	int err;
+
+	if (split_listen(listen_s, host, sizeof(host), port, sizeof(port))) {
+		iscsi_log(p, LOG_ERR, NULL, "bad listen address '%s'", listen_s);
+		return -EINVAL;
+	}
+	err = getaddrinfo(host[0] ? host : NULL, port, &hints, &ai);
+	if (err) {
+		iscsi_log(p, LOG_ERR, NULL, "listen address '%s': %s", listen_s,
+			  gai_strerror(err));
+		return -EINVAL;
+	}
+	int fd = socket(ai->ai_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (fd < 0) {
+		err = -errno;
+		goto out;
+	}
+	int one = 1;
+	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	if (bind(fd, ai->ai_addr, ai->ai_addrlen) || listen(fd, 128)) {
+		err = -errno;
+		iscsi_log(p, LOG_ERR, NULL, "cannot listen on %s: %s", listen_s, strerror(errno));
+		close(fd);
+		goto out;
+	}
+	struct sockaddr_storage ss;
+	socklen_t sl = sizeof(ss);
+	getsockname(fd, (struct sockaddr *)&ss, &sl);
+	char h[INET6_ADDRSTRLEN], sv[16];
+	getnameinfo((struct sockaddr *)&ss, sl, h, sizeof(h), sv, sizeof(sv),
+		    NI_NUMERICHOST | NI_NUMERICSERV);
+	p->port = (uint16_t)atoi(sv);
+	if (ss.ss_family == AF_INET6)
+		snprintf(p->addr, sizeof(p->addr), "[%s]", h);
+	else
+		snprintf(p->addr, sizeof(p->addr), "%s", h);
+	p->lfd = fd;
+	err = 0;
+out:
+	freeaddrinfo(ai);
+	return err;
+}
+
+/* Duplicates an optional string; *ok cleared on allocation failure. */
+static const char *dup_opt(const char *s, bool *ok)
+{
+	if (!s)
+		return NULL;
+	char *d = strdup(s);
+	if (!d)
+		*ok = false;
+	return d;
+}
+
+int fl_iscsi_create(const struct fl_iscsi_opts *opts, struct fl_engine *engine,
+		    struct fl_target *target, struct fl_iscsi **out)
+{
+	struct fl_iscsi *t = calloc(1, sizeof(*t));
+	struct portal *p;
+	bool ok = true;
+	int err;
+
+	if (!t)
+		return -ENOMEM;
+	p = &t->p;
+	p->opts = *opts;
+	p->opts.listen = dup_opt(opts->listen ? opts->listen : FL_ISCSI_DEFAULT_LISTEN, &ok);
+	p->opts.iqn = dup_opt(opts->iqn ? opts->iqn : FL_ISCSI_DEFAULT_IQN, &ok);
+	p->opts.alias = dup_opt(opts->alias ? opts->alias : "faultlun", &ok);
+	p->opts.chap_user = dup_opt(opts->chap_user, &ok);
+	p->opts.chap_secret = dup_opt(opts->chap_secret, &ok);
+	p->opts.mutual_user = dup_opt(opts->mutual_user, &ok);
+	p->opts.mutual_secret = dup_opt(opts->mutual_secret, &ok);
+	p->engine = engine;
+	p->target = target;
+	p->epfd = p->efd = p->lfd = -1;
+	p->next_tsih = 1;
+	pthread_mutex_init(&p->lock, NULL);
+	iscsi_crc32c_init();
+	if (!ok) {
+		err = -ENOMEM;
+		goto fail;
+	}
+	if (!engine && !target) {
+		iscsi_log(p, LOG_ERR, NULL, "no engine and no target to serve");
+		err = -EINVAL;
+		goto fail;
+	}
+	err = portal_listen(p, p->opts.listen);
+	if (err)
+		goto fail;
+	p->epfd = epoll_create1(EPOLL_CLOEXEC);
+	p->efd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+	if (p->epfd < 0 || p->efd < 0) {
+		err = -errno;
+		goto fail;
+	}
+	struct epoll_event e = {.events = EPOLLIN, .data.ptr = &tag_listen};
+	epoll_ctl(p->epfd, EPOLL_CTL_ADD, p->lfd, &e);
+	e.data.ptr = &tag_event;
+	epoll_ctl(p->epfd, EPOLL_CTL_ADD, p->efd, &e);
+	be_init(p);
+	*out = t;
+	return 0;
+fail:
+	fl_iscsi_destroy(t);
+	return err;
+}
+
+uint16_t fl_iscsi_port(const struct fl_iscsi *t)
+{
+	return t->p.port;
+}
+
+const char *fl_iscsi_address(const struct fl_iscsi *t)
+{
+	return t->p.addr;
+}
+
+const char *fl_iscsi_iqn(const struct fl_iscsi *t)
+{
+	return t->p.opts.iqn;
+}
+
+int fl_iscsi_run(struct fl_iscsi *t)
+{
+	struct portal *p = &t->p;
+	struct epoll_event evs[64];
+
+	while (!p->stop) {
+		int timeout = timers_run(p);
+		portal_reap(p);
+		int n = epoll_wait(p->epfd, evs, 64, timeout);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			iscsi_log(p, LOG_ERR, NULL, "epoll_wait: %s", strerror(errno));
+			return -errno;
+		}
+		for (int i = 0; i < n; i++) {
+			void *ptr = evs[i].data.ptr;
+			if (ptr == &tag_listen) {
+				portal_accept(p);
+				continue;
+			}
+			if (ptr == &tag_event)
+				continue; /* drained below, after the sockets */
+			struct conn *c = ptr;
+			/* Connections are only freed by portal_reap, after the batch. */
+			if (c->dead)
+				continue;
+			if (evs[i].events & (EPOLLERR | EPOLLHUP) && !(evs[i].events & EPOLLIN)) {
+				conn_close(c, c->state == CONN_CLOSING ? NULL : "peer hung up");
+				continue;
+			}
+			if (evs[i].events & EPOLLOUT)
+				conn_on_writable(c);
+			if (!c->dead && (evs[i].events & EPOLLIN))
+				conn_on_readable(c);
+		}
+		portal_drain(p);
+		portal_reap(p);
+	}
+	return 0;
+}
+
+void fl_iscsi_stop(struct fl_iscsi *t)
+{
+	t->p.stop = 1;
+	portal_kick(&t->p);
+}
+
+void fl_iscsi_destroy(struct fl_iscsi *t)
+{
+	if (!t)
+		return;
+	struct portal *p = &t->p;
+	for (struct conn *c = p->conns; c; c = c->next)
+		conn_close(c, NULL);
+	portal_reap(p);
+	/* Completions still queued belong to orphaned tasks: release them. */
+	if (p->efd >= 0) {
+		pthread_mutex_lock(&p->lock);
+		struct task *tasks = p->done_head;
+		struct tmf_req *tmfs = p->tmf_head;
+		p->done_head = p->done_tail = NULL;
+		p->tmf_head = p->tmf_tail = NULL;
+		pthread_mutex_unlock(&p->lock);
+		while (tasks) {
+			struct task *x = tasks;
+			tasks = x->done_next;
+			scsi_task_completed(p, x);
+		}
+		while (tmfs) {
+			struct tmf_req *r = tmfs;
+			tmfs = r->done_next;
+			tmf_completed(p, r);
+		}
+	}
+	while (p->timers) {
+		struct timer *x = p->timers;
+		p->timers = x->next;
+		if (x->free_arg)
+			x->free_arg(x->arg);
+		free(x);
+	}
+	if (p->lfd >= 0)
+		close(p->lfd);
+	if (p->efd >= 0)
+		close(p->efd);
+	if (p->epfd >= 0)
+		close(p->epfd);
+	for (size_t i = 0; i < p->nnexus; i++)
+		free(p->nexus[i].port_name);
+	free(p->nexus);
+	free((char *)p->opts.listen);
+	free((char *)p->opts.iqn);
+	free((char *)p->opts.alias);
+	free((char *)p->opts.chap_user);
+	free((char *)p->opts.chap_secret);
+	free((char *)p->opts.mutual_user);
+	free((char *)p->opts.mutual_secret);
+	pthread_mutex_destroy(&p->lock);
+	free(t);
+}
