@@ -162,11 +162,51 @@ static bool zeroes(const uint8_t *p, size_t len)
 	return true;
 }
 
+/* Records block b (contents at blk) unless already recorded. */
+static int note_one(struct fl_lun *lun, struct dirty_set *d, uint64_t b, const uint8_t *blk)
+{
+	struct dirty_entry *e;
+	bool mapped = lun->thin ? thin_is_mapped(lun->thin, b) : true;
+
+	if ((d->count + 1) * 2 > d->cap && grow(d))
+		return -ENOMEM;
+	e = find(d, b);
+	if (e->used)
+		return 0;
+	e->used = true;
+	e->lba = b;
+	e->was_mapped = mapped;
+	e->old = NULL;
+	d->count++;
+	if (mapped && !zeroes(blk, lun->block_size)) {
+		e->old = malloc(lun->block_size);
+		if (!e->old) {
+			remove_at(d, (size_t)(e - d->v));
+			return -ENOMEM;
+		}
+		memcpy(e->old, blk, lun->block_size);
+		d->bytes += lun->block_size;
+	}
+	return 0;
+}
+
+/* True when every block of [lba, lba+n) is already recorded. */
+static bool all_recorded(struct dirty_set *d, uint64_t lba, uint64_t n)
+{
+	if (d->cap == 0)
+		return false;
+	for (uint64_t b = lba; b < lba + n; b++)
+		if (!find(d, b)->used)
+			return false;
+	return true;
+}
+
 /* Saves the current contents of the not-yet-recorded blocks of a range. */
 int dirty_note(struct fl_lun *lun, uint64_t lba, uint64_t n)
 {
+	enum { BATCH = 256 };
 	struct dirty_set *d = lun->dirty;
-	uint8_t *buf = NULL;
+	uint8_t *buf;
 	int rc = 0;
 
 	if (!d) {
@@ -174,51 +214,26 @@ int dirty_note(struct fl_lun *lun, uint64_t lba, uint64_t n)
 		if (!d)
 			return -ENOMEM;
 	}
-	if (d->count + n > DIRTY_MAX_BLOCKS) {
+	if (d->count + n > DIRTY_MAX_BLOCKS || d->bytes + (n << lun->block_shift) > DIRTY_MAX_BYTES) {
 		/* the cache destages: what it held is now on the medium */
+		lun->store->ops->sync(lun->store);
 		dirty_clear(lun, 0, UINT64_MAX);
-		if (n > DIRTY_MAX_BLOCKS)
-			return 0;
+		if (n > DIRTY_MAX_BLOCKS || (n << lun->block_shift) > DIRTY_MAX_BYTES)
+			return 0; /* larger than the whole cache: written through */
 	}
-	for (uint64_t b = lba; b < lba + n; b++) {
-		struct dirty_entry *e;
-		bool mapped = lun->thin ? thin_is_mapped(lun->thin, b) : true;
+	buf = malloc((size_t)BATCH << lun->block_shift);
+	if (!buf)
+		return -ENOMEM;
+	/* read the previous contents in batches, one store call per batch */
+	for (uint64_t at = lba; at < lba + n && rc == 0; at += BATCH) {
+		uint64_t cnt = lba + n - at < BATCH ? lba + n - at : BATCH;
 
-		if ((d->count + 1) * 2 > d->cap) {
-			rc = grow(d);
-			if (rc)
-				break;
-		}
-		e = find(d, b);
-		if (e->used)
+		if (all_recorded(d, at, cnt))
 			continue;
-		if (!buf) {
-			buf = malloc(lun->block_size);
-			if (!buf) {
-				rc = -ENOMEM;
-				break;
-			}
-		}
-		if (mapped) {
-			rc = lun->store->ops->read(lun->store, buf, b << lun->block_shift,
-						   lun->block_size);
-			if (rc)
-				break;
-		}
-		e->used = true;
-		e->lba = b;
-		e->was_mapped = mapped;
-		e->old = NULL;
-		d->count++;
-		if (mapped && !zeroes(buf, lun->block_size)) {
-			e->old = buf;
-			buf = NULL;
-			d->bytes += lun->block_size;
-		}
-		if (d->bytes > DIRTY_MAX_BYTES) {
-			dirty_clear(lun, 0, UINT64_MAX);
-			/* blocks of this range already recorded are dropped too */
-		}
+		rc = lun->store->ops->read(lun->store, buf, at << lun->block_shift,
+					   cnt << lun->block_shift);
+		for (uint64_t i = 0; i < cnt && rc == 0; i++)
+			rc = note_one(lun, d, at + i, buf + (i << lun->block_shift));
 	}
 	free(buf);
 	return rc;

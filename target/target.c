@@ -52,12 +52,13 @@ int fl_target_add_lun(struct fl_target *tgt, uint16_t lun_id, struct fl_lun *lun
 	for (unsigned i = 0; i < FL_MAX_LUNS; i++)
 		if (tgt->luns[i])
 			others[n++] = tgt->luns[i];
+	tgt->luns[lun_id] = lun;
+	pthread_mutex_unlock(&tgt->lock);
+	/* not under the target lock: LUN before target is the lock order */
 	pthread_mutex_lock(&lun->lock);
 	lun->target = tgt;
 	lun->lun_id = lun_id;
 	pthread_mutex_unlock(&lun->lock);
-	tgt->luns[lun_id] = lun;
-	pthread_mutex_unlock(&tgt->lock);
 	for (unsigned i = 0; i < n; i++)
 		fl_lun_queue_ua(others[i], FL_ALL_NEXUS, 0x3f, 0x0e);
 	return 0;

@@ -8,6 +8,7 @@
 #include "target_internal.h"
 #include "tharness.h"
 
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -361,7 +362,7 @@ static void random_cdbs(struct fl_lun *lun, unsigned count, uint32_t seed)
 		uint32_t out_len, in_cap;
 
 #define RND() (x ^= x << 13, x ^= x >> 17, x ^= x << 5, x)
-		len = RND() % (FL_CDB_MAX + 1);
+		len = RND() % (FL_CDB_MAX + 9); /* some longer than any CDB */
 		for (size_t k = 0; k < sizeof(cdb); k++)
 			cdb[k] = (uint8_t)RND();
 		/* half the time, a real opcode from the table */
@@ -431,6 +432,113 @@ static void test_random_cdbs_file_thin(void)
 	fl_lun_destroy(lun);
 }
 
+struct hammer {
+	struct fl_lun *lun;
+	uint32_t seed;
+	unsigned count;
+	unsigned bad; /* completions that broke the contract */
+};
+
+struct hammer_cmd {
+	struct fl_cmd cmd;
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	int calls;
+};
+
+/* Completion of a hammer command. */
+static void hammer_done(struct fl_cmd *cmd)
+{
+	struct hammer_cmd *h = (struct hammer_cmd *)cmd;
+
+	pthread_mutex_lock(&h->lock);
+	h->calls++;
+	pthread_cond_signal(&h->cond);
+	pthread_mutex_unlock(&h->lock);
+}
+
+/* One submitter thread: random CDBs, no CUnit calls (not thread-safe). */
+static void *hammer_thread(void *arg)
+{
+	struct hammer *hm = arg;
+	uint8_t *out = malloc(4096), *in = malloc(4096);
+	uint32_t x = hm->seed;
+
+	memset(out, 0x3c, 4096);
+	for (unsigned i = 0; i < hm->count; i++) {
+		struct hammer_cmd h;
+		const struct fl_opcode_desc *d;
+		size_t rows = 0;
+
+		memset(&h, 0, sizeof(h));
+		pthread_mutex_init(&h.lock, NULL);
+		pthread_cond_init(&h.cond, NULL);
+		while (cdb_table_row(rows))
+			rows++;
+		d = cdb_table_row(RND() % rows);
+		for (int k = 0; k < FL_CDB_MAX; k++)
+			h.cmd.cdb[k] = (k >= 2 && k < 14) ? 0 : (uint8_t)RND();
+		h.cmd.cdb[0] = d->opcode;
+		if (d->has_sa)
+			h.cmd.cdb[1] = d->service_action;
+		h.cmd.cdb[5] = (uint8_t)(RND() % 64);
+		h.cmd.cdb[8] = (uint8_t)(RND() % 8);
+		h.cmd.cdb[13] = (uint8_t)(RND() % 8);
+		h.cmd.cdb[d->cdb_len - 1] = 0;
+		h.cmd.cdb_len = d->cdb_len;
+		h.cmd.nexus.id = RND() % 4;
+		h.cmd.data_out = out;
+		h.cmd.data_out_len = RND() % 4096;
+		h.cmd.data_in = in;
+		h.cmd.data_in_cap = 4096;
+		h.cmd.done = hammer_done;
+		fl_lun_submit(hm->lun, &h.cmd);
+		pthread_mutex_lock(&h.lock);
+		while (h.calls == 0)
+			pthread_cond_wait(&h.cond, &h.lock);
+		pthread_mutex_unlock(&h.lock);
+		if (h.calls != 1 || h.cmd.data_in_len > 4096 ||
+		    (h.cmd.status == FL_STATUS_CHECK_CONDITION) != (h.cmd.sense_len >= 8))
+			hm->bad++;
+		pthread_mutex_destroy(&h.lock);
+		pthread_cond_destroy(&h.cond);
+	}
+	free(out);
+	free(in);
+	return NULL;
+}
+
+/* Several threads submitting at once to one LUN, memory and file stores. */
+static void test_concurrent_submitters(void)
+{
+	for (int file = 0; file < 2; file++) {
+		struct fl_lun_config cfg;
+		struct hammer hm[4];
+		pthread_t th[4];
+		struct fl_lun *lun;
+
+		th_config(&cfg);
+		cfg.thin = file;
+		cfg.pool_blocks = 2000;
+		cfg.soft_threshold = 100;
+		if (file) {
+			cfg.store = FL_STORE_FILE;
+			cfg.store_path = th_tmpfile();
+		}
+		lun = th_lun(&cfg);
+		for (int i = 0; i < 4; i++) {
+			hm[i] = (struct hammer){lun, 1000u + (uint32_t)i, 1500, 0};
+			pthread_create(&th[i], NULL, hammer_thread, &hm[i]);
+		}
+		for (int i = 0; i < 4; i++) {
+			pthread_join(th[i], NULL);
+			TH_CHECK(hm[i].bad == 0, "thread %d: %u bad completions", i, hm[i].bad);
+		}
+		fl_lun_power_loss(lun, NULL, NULL);
+		fl_lun_destroy(lun);
+	}
+}
+
 static CU_TestInfo lun_tests[] = {
 	{"test_new_nexus_sees_power_on", test_new_nexus_sees_power_on},
 	{"test_no_ua_commands_do_not_consume", test_no_ua_commands_do_not_consume},
@@ -446,6 +554,7 @@ static CU_TestInfo lun_tests[] = {
 	{"test_create_bad_config", test_create_bad_config},
 	{"test_random_cdbs_memory", test_random_cdbs_memory},
 	{"test_random_cdbs_file_thin", test_random_cdbs_file_thin},
+	{"test_concurrent_submitters", test_concurrent_submitters},
 	CU_TEST_INFO_NULL,
 };
 

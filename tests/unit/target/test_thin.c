@@ -283,6 +283,34 @@ static void test_unmap_errors(void)
 	TH_EXPECT(&res, CC, IR, 0x24, 0, "test_unmap_short_data_out");
 	fl_lun_destroy(lun);
 
+	/* a LUN large enough for the MAXIMUM UNMAP LBA COUNT to be the limit */
+	{
+		struct fl_lun_config cfg;
+
+		th_config(&cfg);
+		cfg.thin = true;
+		cfg.num_blocks = 4ull * SBC_MAX_UNMAP_LBA_COUNT;
+		lun = th_lun(&cfg);
+		th_clear_ua(lun, 1);
+		lba[0] = 0;
+		cnt[0] = SBC_MAX_UNMAP_LBA_COUNT + 1;
+		plen = unmap_param(param, lba, cnt, 1);
+		th_cdb10(cdb, 0x42, 0, 0, plen);
+		th_run(lun, 1, cdb, 10, param, plen, NULL, 0, &res);
+		TH_EXPECT(&res, CC, IR, 0x26, 0, "test_unmap_lba_count_above_maximum");
+		lba[1] = SBC_MAX_UNMAP_LBA_COUNT;
+		cnt[0] = cnt[1] = SBC_MAX_UNMAP_LBA_COUNT / 2 + 1;
+		plen = unmap_param(param, lba, cnt, 2);
+		th_cdb10(cdb, 0x42, 0, 0, plen);
+		th_run(lun, 1, cdb, 10, param, plen, NULL, 0, &res);
+		TH_EXPECT(&res, CC, IR, 0x26, 0, "test_unmap_total_lba_count_above_maximum");
+		cnt[0] = cnt[1] = SBC_MAX_UNMAP_LBA_COUNT / 2;
+		plen = unmap_param(param, lba, cnt, 2);
+		th_run(lun, 1, cdb, 10, param, plen, NULL, 0, &res);
+		TH_EXPECT_GOOD(&res, "test_unmap_total_lba_count_at_maximum");
+		fl_lun_destroy(lun);
+	}
+
 	lun = th_lun(NULL); /* not thin: no UNMAP */
 	th_clear_ua(lun, 1);
 	th_cdb10(cdb, 0x42, 0, 0, plen);

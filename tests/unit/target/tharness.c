@@ -72,7 +72,7 @@ static int run(struct fl_lun *lun, struct fl_target *tgt, uint16_t lun_id, uint6
 	       const uint8_t *cdb, size_t cdb_len, const void *out, uint32_t out_len, void *in,
 	       uint32_t in_cap, struct fl_cmd *res)
 {
-	static char names[64][40];
+	static _Thread_local char names[64][40];
 	struct th_slot *s = calloc(1, sizeof(*s));
 	struct timespec deadline;
 	int rc = 0;
