@@ -280,8 +280,8 @@ static void lun_execute(struct fl_lun *lun, struct fl_cmd *cmd)
 	x.lun = lun;
 	x.cmd = cmd;
 	x.sks_bit = -1;
-	x.tgt = lun->target;
 	pthread_mutex_lock(&lun->lock);
+	x.tgt = lun->target;
 	r = lun_dispatch(&x);
 	if (r != SENSE_OK && r != SENSE_CONDITION_MET) {
 		cmd->data_in_len = 0;
