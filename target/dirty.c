@@ -219,7 +219,7 @@ int dirty_note(struct fl_lun *lun, uint64_t lba, uint64_t n)
 		lun->store->ops->sync(lun->store);
 		dirty_clear(lun, 0, UINT64_MAX);
 		if (n > DIRTY_MAX_BLOCKS || (n << lun->block_shift) > DIRTY_MAX_BYTES)
-			return 0; /* larger than the whole cache: written through */
+			return 1; /* larger than the whole cache: written through */
 	}
 	buf = malloc((size_t)BATCH << lun->block_shift);
 	if (!buf)

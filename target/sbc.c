@@ -112,6 +112,7 @@ enum sense_reason sbc_write_blocks(struct exec_ctx *x, uint64_t lba, uint64_t n,
 {
 	struct fl_lun *lun = x->lun;
 	bool cached = lun->mode.wce && !fua;
+	int rc;
 
 	if (n == 0)
 		return SENSE_OK;
@@ -122,8 +123,12 @@ enum sense_reason sbc_write_blocks(struct exec_ctx *x, uint64_t lba, uint64_t n,
 		if (need && thin_mapped_count(lun->thin) + need > lun->cfg.pool_blocks)
 			return SENSE_SPACE_ALLOC_FAILED;
 	}
-	if (cached && dirty_note(lun, lba, n))
-		return SENSE_BUSY;
+	if (cached) {
+		rc = dirty_note(lun, lba, n);
+		if (rc < 0)
+			return SENSE_BUSY;
+		cached = rc == 0;
+	}
 	if (lun->store->ops->write(lun->store, buf, lba << lun->block_shift,
 				   n << lun->block_shift))
 		return SENSE_WRITE_ERROR;
@@ -139,11 +144,16 @@ enum sense_reason sbc_unmap_blocks(struct exec_ctx *x, uint64_t lba, uint64_t n)
 {
 	struct fl_lun *lun = x->lun;
 	bool cached = lun->mode.wce;
+	int rc;
 
 	if (n == 0)
 		return SENSE_OK;
-	if (cached && dirty_note(lun, lba, n))
-		return SENSE_BUSY;
+	if (cached) {
+		rc = dirty_note(lun, lba, n);
+		if (rc < 0)
+			return SENSE_BUSY;
+		cached = rc == 0;
+	}
 	if (lun->store->ops->discard(lun->store, lba << lun->block_shift,
 				     n << lun->block_shift))
 		return SENSE_WRITE_ERROR;

@@ -253,7 +253,10 @@ enum sense_reason sbc_unmap_blocks(struct exec_ctx *x, uint64_t lba, uint64_t n)
  * written while the write cache was on and not yet made durable.
  */
 struct dirty_set;
-/* Saves the current contents of not-yet-recorded blocks of a range. */
+/*
+ * Saves the current contents of not-yet-recorded blocks of a range. Returns
+ * 0, 1 when the range is larger than the cache (write it through), -errno.
+ */
 int dirty_note(struct fl_lun *lun, uint64_t lba, uint64_t n);
 /* Forgets a range (now durable); n == UINT64_MAX: everything. */
 void dirty_clear(struct fl_lun *lun, uint64_t lba, uint64_t n);
