@@ -3,15 +3,18 @@
  * target_internal.h - private declarations shared by the files of target/.
  *
  * Layering inside the core:
- *   lun.c      LUN life cycle, locking, submit path, UA delivery, dispatch
+ *   lun.c      LUN life cycle, locking, submit path (inline or worker pool),
+ *              UA queues and delivery, the one LBA range check, dispatch
+ *   dirty.c    the write cache's volatile contents and fl_lun_power_loss
  *   cdb.c      THE opcode table (fl_opcode_desc): decode, dispatch, RSOC
  *   sense.c    THE sense table: enum sense_reason -> key/ASC/ASCQ, formats
  *   spc.c      SPC-4 commands: INQUIRY + VPD, MODE SENSE/SELECT, REQUEST SENSE,
  *              REPORT LUNS, REPORT SUPPORTED OPCODES, TUR, REPORT TPGS
  *   pr.c       RESERVE/RELEASE(6,10), PERSISTENT RESERVE IN/OUT
- *   sbc.c      SBC-3 media commands: READ/WRITE/VERIFY/CAW/WRITE SAME/UNMAP/
- *              GET LBA STATUS/SYNC CACHE/PRE-FETCH/READ CAPACITY/START STOP
- *   thin.c     provisioning map and pool accounting
+ *   sbc.c      SBC-3 media commands: READ/WRITE/VERIFY/CAW/SYNC CACHE/
+ *              PRE-FETCH/READ CAPACITY/START STOP, and the shared write path
+ *   sbc_prov.c WRITE SAME, UNMAP, GET LBA STATUS
+ *   thin.c     provisioning map (pool accounting is in the write path)
  *   store_mem.c, store_file.c  backing stores behind struct store_ops
  *   target.c   struct fl_target: LUN numbering, REPORT LUNS, absent LUNs
  *
