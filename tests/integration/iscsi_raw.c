@@ -1,0 +1,540 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * iscsi_raw.c - protocol checks of `faultlun serve` with hand-built PDUs.
+ *
+ * libiscsi never sends a wrong PDU on purpose; this program does. It speaks
+ * RFC 7143 on a plain socket and checks: login status classes (11.13.5:
+ * 02/03, 02/05, 02/07, 02/0a), the result function of every operational key
+ * of section 13 and the special answers NotUnderstood / Irrelevant / Reject
+ * (6.2), TargetPortalGroupTag in the first response (13.9), header and data
+ * digests (CRC32C, 13.1), the CmdSN window (4.2.2.1: out-of-window commands
+ * ignored), Reject of SNACK at ERL 0 and of unknown opcodes (11.17), Data-Out
+ * DataSN checks (11.7), SendTargets (Appendix C). Usage: iscsi_raw CHECK
+ * with FAULTLUN_ADDR, FAULTLUN_PORT and FAULTLUN_IQN in the environment.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+static int failures;
+#define CHECK(cond, ...)                                                                   \
+	do {                                                                               \
+		if (!(cond)) {                                                             \
+			fprintf(stderr, "FAIL line %d: %s: ", __LINE__, #cond);            \
+			fprintf(stderr, __VA_ARGS__);                                      \
+			fprintf(stderr, "\n");                                             \
+			failures++;                                                        \
+		}                                                                          \
+	} while (0)
+
+/* CRC32C, bitwise (the target's own table code is not reused on purpose). */
+static uint32_t crc32c(const uint8_t *p, size_t n)
+{
+	uint32_t c = 0xffffffffu;
+	while (n--) {
+		c ^= *p++;
+		for (int k = 0; k < 8; k++)
+			c = (c >> 1) ^ (0x82f63b78u & (0u - (c & 1)));
+	}
+	return ~c;
+}
+
+static void be32(uint8_t *p, uint32_t v)
+{
+	p[0] = v >> 24, p[1] = v >> 16, p[2] = v >> 8, p[3] = v;
+}
+
+static uint32_t rd32(const uint8_t *p)
+{
+	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+}
+
+/* One connection with its digest settings and sequence numbers. */
+struct link {
+	int fd;
+	bool hd, dd;
+	uint32_t cmdsn, expstatsn, itt;
+};
+
+/* Opens a TCP connection to the target. */
+static bool link_open(struct link *l)
+{
+	struct sockaddr_in sa = {.sin_family = AF_INET};
+	memset(l, 0, sizeof(*l));
+	sa.sin_port = htons((uint16_t)atoi(getenv("FAULTLUN_PORT")));
+	inet_pton(AF_INET, getenv("FAULTLUN_ADDR"), &sa.sin_addr);
+	l->fd = socket(AF_INET, SOCK_STREAM, 0);
+	l->itt = 0x100;
+	return l->fd >= 0 && !connect(l->fd, (struct sockaddr *)&sa, sizeof(sa));
+}
+
+/* Sends a PDU with digests as negotiated; corrupt_hd flips the header digest. */
+static void send_pdu(struct link *l, uint8_t *bhs, const void *data, uint32_t dlen,
+		     bool corrupt_hd)
+{
+	uint8_t buf[65536 + 128];
+	size_t n = 0;
+	bhs[5] = dlen >> 16, bhs[6] = dlen >> 8, bhs[7] = dlen;
+	memcpy(buf, bhs, 48);
+	n = 48;
+	if (l->hd) {
+		uint32_t c = crc32c(bhs, 48) ^ (corrupt_hd ? 1 : 0);
+		memcpy(buf + n, &c, 4); /* little-endian host: LSB first on the wire */
+		n += 4;
+	}
+	memcpy(buf + n, data, dlen);
+	n += dlen;
+	while (n % 4)
+		buf[n++] = 0;
+	if (l->dd && dlen) {
+		uint32_t c = crc32c(buf + (l->hd ? 52 : 48), (dlen + 3) & ~3u);
+		memcpy(buf + n, &c, 4);
+		n += 4;
+	}
+	if (write(l->fd, buf, n) != (ssize_t)n)
+		fprintf(stderr, "short write\n");
+}
+
+/* Reads exactly n bytes within ms; false on timeout or EOF. */
+static bool read_full(int fd, uint8_t *p, size_t n, int ms)
+{
+	while (n) {
+		struct pollfd pfd = {.fd = fd, .events = POLLIN};
+		if (poll(&pfd, 1, ms) != 1)
+			return false;
+		ssize_t r = read(fd, p, n);
+		if (r <= 0)
+			return false;
+		p += r;
+		n -= (size_t)r;
+	}
+	return true;
+}
+
+/* Receives one PDU; checks its digests; returns false on timeout / EOF. */
+static bool recv_pdu(struct link *l, uint8_t *bhs, uint8_t *data, uint32_t *dlen, int ms)
+{
+	if (!read_full(l->fd, bhs, 48, ms))
+		return false;
+	uint8_t d[4];
+	if (l->hd) {
+		if (!read_full(l->fd, d, 4, ms))
+			return false;
+		uint32_t c;
+		memcpy(&c, d, 4);
+		CHECK(c == crc32c(bhs, 48), "header digest of opcode 0x%02x", bhs[0]);
+	}
+	uint32_t n = (uint32_t)bhs[5] << 16 | (uint32_t)bhs[6] << 8 | bhs[7];
+	uint32_t padded = (n + 3) & ~3u;
+	if (n && !read_full(l->fd, data, padded, ms))
+		return false;
+	if (l->dd && n) {
+		if (!read_full(l->fd, d, 4, ms))
+			return false;
+		uint32_t c;
+		memcpy(&c, d, 4);
+		CHECK(c == crc32c(data, padded), "data digest of opcode 0x%02x", bhs[0]);
+	}
+	*dlen = n;
+	if ((bhs[0] & 0x3f) != 0x25 || (bhs[1] & 1))
+		l->expstatsn = rd32(bhs + 24) + 1;
+	return true;
+}
+
+/* True when the peer has closed the connection within ms. */
+static bool closed_by_peer(struct link *l, int ms)
+{
+	uint8_t buf[4096];
+	for (;;) {
+		struct pollfd pfd = {.fd = l->fd, .events = POLLIN};
+		if (poll(&pfd, 1, ms) != 1)
+			return false;
+		ssize_t r = read(l->fd, buf, sizeof(buf));
+		if (r <= 0)
+			return true;
+	}
+}
+
+/* Finds key=value in a text segment; returns the value or NULL. */
+static const char *text_get(const uint8_t *data, uint32_t n, const char *key, char *out,
+			    size_t cap)
+{
+	size_t kl = strlen(key);
+	for (uint32_t i = 0; i < n;) {
+		const char *s = (const char *)data + i;
+		size_t len = strnlen(s, n - i);
+		if (len > kl && !strncmp(s, key, kl) && s[kl] == '=') {
+			snprintf(out, cap, "%s", s + kl + 1);
+			return out;
+		}
+		i += (uint32_t)len + 1;
+	}
+	return NULL;
+}
+
+/* Builds "k=v\0k=v\0" from a NULL-terminated list of "k=v" strings. */
+static uint32_t text_build(uint8_t *buf, const char *const *kv)
+{
+	uint32_t n = 0;
+	for (; *kv; kv++) {
+		size_t len = strlen(*kv) + 1;
+		memcpy(buf + n, *kv, len);
+		n += (uint32_t)len;
+	}
+	return n;
+}
+
+/*
+ * Sends one Login Request (CSG/NSG, T bit) with the given keys; fills the
+ * response. Returns the 16-bit status or -1 when nothing came back.
+ */
+static int login_pdu(struct link *l, int csg, int nsg, bool transit, const char *const *kv,
+		     uint8_t *rbhs, uint8_t *rdata, uint32_t *rlen, uint8_t vmin, uint16_t tsih)
+{
+	uint8_t bhs[48] = {0x43}, data[8192];
+	bhs[1] = (uint8_t)((transit ? 0x80 : 0) | csg << 2 | (transit ? nsg : 0));
+	bhs[3] = vmin;
+	bhs[8] = 0x80, bhs[13] = 0x42; /* ISID: random format */
+	bhs[14] = tsih >> 8, bhs[15] = tsih & 0xff;
+	be32(bhs + 16, l->itt);
+	be32(bhs + 24, l->cmdsn);
+	be32(bhs + 28, l->expstatsn);
+	send_pdu(l, bhs, data, text_build(data, kv), false);
+	if (!recv_pdu(l, rbhs, rdata, rlen, 5000))
+		return -1;
+	return rbhs[36] << 8 | rbhs[37];
+}
+
+/* Expects a login status for a first request. */
+static void expect_login_status(const char *const *kv, int want, uint8_t vmin, uint16_t tsih,
+				const char *what)
+{
+	struct link l;
+	uint8_t rb[48], rd[8192];
+	uint32_t rl;
+	CHECK(link_open(&l), "connect");
+	int st = login_pdu(&l, 1, 3, true, kv, rb, rd, &rl, vmin, tsih);
+	CHECK(st == want, "%s: status 0x%04x, expected 0x%04x", what, st, want);
+	CHECK(closed_by_peer(&l, 3000), "%s: connection closed after a failed login", what);
+	close(l.fd);
+}
+
+/* Login status classes. */
+static void check_login_status(void)
+{
+	char tn[300];
+	snprintf(tn, sizeof(tn), "TargetName=%s", getenv("FAULTLUN_IQN"));
+	const char *no_iname[] = {tn, "SessionType=Normal", NULL};
+	expect_login_status(no_iname, 0x0207, 0, 0, "no InitiatorName");
+	const char *no_tname[] = {"InitiatorName=iqn.2026-12.test:raw", NULL};
+	expect_login_status(no_tname, 0x0207, 0, 0, "normal session without TargetName");
+	const char *wrong[] = {"InitiatorName=iqn.2026-12.test:raw",
+			       "TargetName=iqn.2026-12.test:nope", NULL};
+	expect_login_status(wrong, 0x0203, 0, 0, "unknown TargetName");
+	const char *good[] = {"InitiatorName=iqn.2026-12.test:raw", tn, NULL};
+	expect_login_status(good, 0x0205, 1, 0, "Version-min 1");
+	expect_login_status(good, 0x020a, 0, 0x7777, "TSIH of no session");
+	const char *badtype[] = {"InitiatorName=iqn.2026-12.test:raw", tn, "SessionType=Bogus",
+				 NULL};
+	expect_login_status(badtype, 0x0209, 0, 0, "unknown SessionType");
+}
+
+/* Logs in with every operational key; checks each answer. Leaves l in FFP. */
+static bool full_login(struct link *l, bool digests)
+{
+	char tn[300], v[256];
+	uint8_t rb[48], rd[8192];
+	uint32_t rl;
+	snprintf(tn, sizeof(tn), "TargetName=%s", getenv("FAULTLUN_IQN"));
+	const char *sec[] = {"InitiatorName=iqn.2026-12.test:raw-full", tn, "SessionType=Normal",
+			     "AuthMethod=None", NULL};
+	if (!link_open(l))
+		return false;
+	int st = login_pdu(l, 0, 1, true, sec, rb, rd, &rl, 0, 0);
+	CHECK(st == 0, "security stage status 0x%04x", st);
+	CHECK(text_get(rd, rl, "AuthMethod", v, sizeof(v)) && !strcmp(v, "None"), "AuthMethod");
+	CHECK(text_get(rd, rl, "TargetPortalGroupTag", v, sizeof(v)) && !strcmp(v, "1"),
+	      "TargetPortalGroupTag=1 in the first response");
+	CHECK((rb[1] & 0x80) && (rb[1] & 3) == 1, "transit to operational stage");
+	uint32_t tsih = (uint32_t)rb[14] << 8 | rb[15];
+	CHECK(tsih == 0, "TSIH stays 0 until the final response");
+	const char *op[] = {digests ? "HeaderDigest=CRC32C,None" : "HeaderDigest=None",
+			    digests ? "DataDigest=CRC32C" : "DataDigest=None,CRC32C",
+			    "MaxConnections=4",
+			    "InitialR2T=No",
+			    "ImmediateData=Yes",
+			    "MaxRecvDataSegmentLength=4096",
+			    "MaxBurstLength=300000",
+			    "FirstBurstLength=400000",
+			    "DefaultTime2Wait=0",
+			    "DefaultTime2Retain=10",
+			    "MaxOutstandingR2T=4",
+			    "DataPDUInOrder=No",
+			    "DataSequenceInOrder=No",
+			    "ErrorRecoveryLevel=2",
+			    "IFMarker=No",
+			    "X-org.example.Private=1",
+			    "MadeUpKey=3",
+			    NULL};
+	st = login_pdu(l, 1, 3, true, op, rb, rd, &rl, 0, 0);
+	CHECK(st == 0, "operational stage status 0x%04x", st);
+	static const struct {
+		const char *key, *want;
+	} answers[] = {
+		{"MaxConnections", "1"},     {"InitialR2T", "No"},
+		{"ImmediateData", "Yes"},    {"MaxBurstLength", "300000"},
+		{"DefaultTime2Wait", "2"},   {"DefaultTime2Retain", "0"},
+		{"MaxOutstandingR2T", "4"},  {"DataPDUInOrder", "Yes"},
+		{"DataSequenceInOrder", "Yes"}, {"ErrorRecoveryLevel", "0"},
+		{"IFMarker", "No"},	     {"X-org.example.Private", "NotUnderstood"},
+		{"MadeUpKey", "NotUnderstood"},
+	};
+	for (size_t i = 0; i < sizeof(answers) / sizeof(answers[0]); i++)
+		CHECK(text_get(rd, rl, answers[i].key, v, sizeof(v)) && !strcmp(v, answers[i].want),
+		      "%s answered '%s', expected '%s'", answers[i].key,
+		      text_get(rd, rl, answers[i].key, v, sizeof(v)) ? v : "(none)",
+		      answers[i].want);
+	CHECK(text_get(rd, rl, "HeaderDigest", v, sizeof(v)) &&
+		      !strcmp(v, digests ? "CRC32C" : "None"),
+	      "HeaderDigest");
+	CHECK(text_get(rd, rl, "DataDigest", v, sizeof(v)) &&
+		      !strcmp(v, digests ? "CRC32C" : "None"),
+	      "DataDigest");
+	CHECK(text_get(rd, rl, "FirstBurstLength", v, sizeof(v)) && atoi(v) <= 300000 &&
+		      atoi(v) >= 512,
+	      "FirstBurstLength min() and not above MaxBurstLength");
+	CHECK(text_get(rd, rl, "MaxRecvDataSegmentLength", v, sizeof(v)) && atoi(v) >= 512,
+	      "target declares MaxRecvDataSegmentLength");
+	CHECK((rb[1] & 0x80) && (rb[1] & 3) == 3, "transit to full feature phase");
+	CHECK(((uint32_t)rb[14] << 8 | rb[15]) != 0, "TSIH assigned in the final response");
+	l->hd = l->dd = digests;
+	return st == 0;
+}
+
+/* Sends a SCSI command; returns after the SCSI Response (or Data-In with S). */
+static int scsi(struct link *l, const uint8_t *cdb, uint32_t edtl, bool wr, const void *imm,
+		uint32_t immlen, uint8_t *in, uint32_t *inlen, uint32_t cmdsn_override)
+{
+	uint8_t bhs[48] = {0x01}, rb[48], rd[65536];
+	uint32_t rl, got = 0;
+	bhs[1] = (uint8_t)(0x80 | (wr ? 0x20 : (edtl ? 0x40 : 0)));
+	be32(bhs + 16, ++l->itt);
+	be32(bhs + 20, edtl);
+	be32(bhs + 24, cmdsn_override ? cmdsn_override : l->cmdsn);
+	be32(bhs + 28, l->expstatsn);
+	memcpy(bhs + 32, cdb, 16);
+	if (!cmdsn_override)
+		l->cmdsn++;
+	send_pdu(l, bhs, imm, immlen, false);
+	for (;;) {
+		if (!recv_pdu(l, rb, rd, &rl, 2000))
+			return -1;
+		uint8_t op = rb[0] & 0x3f;
+		if (op == 0x25) {
+			uint32_t off = rd32(rb + 40);
+			if (in && off + rl <= 65536)
+				memcpy(in + off, rd, rl);
+			got += rl;
+			if (rb[1] & 1) {
+				if (inlen)
+					*inlen = got;
+				return rb[3];
+			}
+			continue;
+		}
+		if (op == 0x21) {
+			if (inlen)
+				*inlen = got;
+			return rb[3];
+		}
+		fprintf(stderr, "unexpected opcode 0x%02x\n", op);
+		return -2;
+	}
+}
+
+/* Digests on both PDUs and data; a bad header digest closes the connection. */
+static void check_digests(void)
+{
+	struct link l;
+	uint8_t cdb[16] = {0}, out[4096], in[65536];
+	uint32_t n = 0;
+	if (!full_login(&l, true))
+		return;
+	int st = scsi(&l, cdb, 0, false, NULL, 0, NULL, NULL, 0); /* TUR */
+	CHECK(st == 0 || st == 2, "TUR with digests: %d", st);
+	for (int i = 0; i < 4096; i++)
+		out[i] = (uint8_t)(i * 7 + 3);
+	uint8_t w10[16] = {0x2a, 0, 0, 0, 0, 8, 0, 0, 8};
+	st = scsi(&l, w10, 4096, true, out, 4096, NULL, NULL, 0); /* immediate data */
+	CHECK(st == 0, "WRITE(10) with immediate data and data digest: %d", st);
+	uint8_t r10[16] = {0x28, 0, 0, 0, 0, 8, 0, 0, 8};
+	st = scsi(&l, r10, 4096, false, NULL, 0, in, &n, 0); /* Data-In split at 4096 */
+	CHECK(st == 0 && n == 4096 && !memcmp(in, out, 4096), "READ(10) back: st %d n %u", st, n);
+	uint8_t bhs[48] = {0x00 | 0x40, 0x80};
+	be32(bhs + 16, ++l.itt);
+	be32(bhs + 20, 0xffffffff);
+	be32(bhs + 24, l.cmdsn);
+	send_pdu(&l, bhs, NULL, 0, true);
+	CHECK(closed_by_peer(&l, 3000), "a header digest error closes the connection");
+	close(l.fd);
+}
+
+/* CmdSN window; NOP ping; SNACK and unknown opcodes rejected. */
+static void check_sequencing(void)
+{
+	struct link l;
+	uint8_t cdb[16] = {0}, rb[48], rd[8192];
+	uint32_t rl;
+	if (!full_login(&l, false))
+		return;
+	int st = scsi(&l, cdb, 0, false, NULL, 0, NULL, NULL, l.cmdsn + 1000);
+	CHECK(st == -1, "a command above MaxCmdSN is ignored (got %d)", st);
+	st = scsi(&l, cdb, 0, false, NULL, 0, NULL, NULL, l.cmdsn - 5);
+	CHECK(st == -1, "a command below ExpCmdSN is ignored (got %d)", st);
+	st = scsi(&l, cdb, 0, false, NULL, 0, NULL, NULL, 0);
+	CHECK(st == 0 || st == 2, "the in-window command is answered (%d)", st);
+	/* NOP-Out ping, immediate */
+	uint8_t bhs[48] = {0x40, 0x80};
+	be32(bhs + 16, 0x4242);
+	be32(bhs + 20, 0xffffffff);
+	be32(bhs + 24, l.cmdsn);
+	send_pdu(&l, bhs, "ping", 4, false);
+	CHECK(recv_pdu(&l, rb, rd, &rl, 2000) && (rb[0] & 0x3f) == 0x20 && rd32(rb + 16) == 0x4242 &&
+		      rl == 4 && !memcmp(rd, "ping", 4),
+	      "NOP-In echoes the ping");
+	CHECK(rd32(rb + 28) == l.cmdsn, "ExpCmdSN %u after an immediate ping, expected %u",
+	      rd32(rb + 28), l.cmdsn);
+	CHECK((int32_t)(rd32(rb + 32) - rd32(rb + 28)) >= 0, "MaxCmdSN >= ExpCmdSN");
+	/* SNACK at ERL 0 */
+	uint8_t snack[48] = {0x10, 0x80};
+	be32(snack + 16, 0xffffffff);
+	send_pdu(&l, snack, NULL, 0, false);
+	CHECK(recv_pdu(&l, rb, rd, &rl, 2000) && (rb[0] & 0x3f) == 0x3f && rb[2] == 0x04 &&
+		      rl == 48 && rd[0] == 0x10,
+	      "SNACK rejected (protocol error) with its header");
+	uint8_t unk[48] = {0x1c, 0x80};
+	send_pdu(&l, unk, NULL, 0, false);
+	CHECK(recv_pdu(&l, rb, rd, &rl, 2000) && (rb[0] & 0x3f) == 0x3f && rb[2] == 0x05,
+	      "unknown opcode rejected (command not supported)");
+	/* Logout */
+	uint8_t lo[48] = {0x46, 0x80};
+	be32(lo + 16, ++l.itt);
+	be32(lo + 24, l.cmdsn);
+	send_pdu(&l, lo, NULL, 0, false);
+	CHECK(recv_pdu(&l, rb, rd, &rl, 2000) && (rb[0] & 0x3f) == 0x26 && rb[2] == 0,
+	      "logout response");
+	CHECK(closed_by_peer(&l, 3000), "closed after logout");
+	close(l.fd);
+}
+
+/* Unsolicited Data-Out with a wrong DataSN closes the connection. */
+static void check_dataout(void)
+{
+	struct link l;
+	uint8_t buf[1024] = {0}, rb[48], rd[8192];
+	uint32_t rl;
+	if (!full_login(&l, false))
+		return;
+	/* InitialR2T=No: 1024 bytes, 512 immediate, then 512 unsolicited with DataSN 5. */
+	uint8_t bhs[48] = {0x01, 0x20}; /* W, F clear: unsolicited data follows */
+	uint8_t w10[16] = {0x2a, 0, 0, 0, 0, 16, 0, 0, 2};
+	be32(bhs + 16, ++l.itt);
+	be32(bhs + 20, 1024);
+	be32(bhs + 24, l.cmdsn++);
+	memcpy(bhs + 32, w10, 16);
+	send_pdu(&l, bhs, buf, 512, false);
+	uint8_t d[48] = {0x05, 0x80};
+	be32(d + 16, l.itt);
+	be32(d + 20, 0xffffffff);
+	be32(d + 36, 5);
+	be32(d + 40, 512);
+	send_pdu(&l, d, buf, 512, false);
+	CHECK(closed_by_peer(&l, 3000), "wrong DataSN closes the connection");
+	close(l.fd);
+	/* The same with DataSN 0 completes. */
+	if (!full_login(&l, false))
+		return;
+	be32(bhs + 16, ++l.itt);
+	be32(bhs + 24, l.cmdsn++);
+	send_pdu(&l, bhs, buf, 512, false);
+	be32(d + 16, l.itt);
+	be32(d + 36, 0);
+	send_pdu(&l, d, buf, 512, false);
+	/* GOOD, or the power-on unit attention of a new nexus. */
+	CHECK(recv_pdu(&l, rb, rd, &rl, 2000) && (rb[0] & 0x3f) == 0x21 && (rb[3] == 0 || rb[3] == 2),
+	      "unsolicited write is answered");
+	close(l.fd);
+}
+
+/* Discovery session: Irrelevant keys and SendTargets. */
+static void check_discovery(void)
+{
+	struct link l;
+	uint8_t rb[48], rd[8192];
+	uint32_t rl;
+	char v[256];
+	CHECK(link_open(&l), "connect");
+	const char *kv[] = {"InitiatorName=iqn.2026-12.test:raw-disc", "SessionType=Discovery",
+			    "InitialR2T=Yes", "MaxBurstLength=4096", "HeaderDigest=None", NULL};
+	int st = login_pdu(&l, 1, 3, true, kv, rb, rd, &rl, 0, 0);
+	CHECK(st == 0, "discovery login 0x%04x", st);
+	CHECK(text_get(rd, rl, "InitialR2T", v, sizeof(v)) && !strcmp(v, "Irrelevant"),
+	      "InitialR2T Irrelevant in discovery");
+	CHECK(text_get(rd, rl, "MaxBurstLength", v, sizeof(v)) && !strcmp(v, "Irrelevant"),
+	      "MaxBurstLength Irrelevant in discovery");
+	uint8_t bhs[48] = {0x04, 0x80};
+	be32(bhs + 16, ++l.itt);
+	be32(bhs + 20, 0xffffffff);
+	be32(bhs + 24, l.cmdsn);
+	send_pdu(&l, bhs, "SendTargets=All", 16, false);
+	CHECK(recv_pdu(&l, rb, rd, &rl, 2000) && (rb[0] & 0x3f) == 0x24, "text response");
+	CHECK(text_get(rd, rl, "TargetName", v, sizeof(v)) && !strcmp(v, getenv("FAULTLUN_IQN")),
+	      "SendTargets lists the target");
+	CHECK(text_get(rd, rl, "TargetAddress", v, sizeof(v)) && strstr(v, ",1"),
+	      "TargetAddress with the portal group tag");
+	/* SCSI commands are not allowed in a discovery session. */
+	uint8_t cmd[48] = {0x01, 0x80};
+	be32(cmd + 16, ++l.itt);
+	be32(cmd + 24, l.cmdsn);
+	send_pdu(&l, cmd, NULL, 0, false);
+	CHECK(recv_pdu(&l, rb, rd, &rl, 2000) && (rb[0] & 0x3f) == 0x3f, "SCSI command rejected");
+	close(l.fd);
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2 || !getenv("FAULTLUN_PORT") || !getenv("FAULTLUN_ADDR") ||
+	    !getenv("FAULTLUN_IQN")) {
+		fprintf(stderr, "usage: iscsi_raw CHECK (under faultlun serve --run)\n");
+		return 2;
+	}
+	const char *c = argv[1];
+	if (!strcmp(c, "login-status"))
+		check_login_status();
+	else if (!strcmp(c, "digests"))
+		check_digests();
+	else if (!strcmp(c, "sequencing"))
+		check_sequencing();
+	else if (!strcmp(c, "dataout"))
+		check_dataout();
+	else if (!strcmp(c, "discovery"))
+		check_discovery();
+	else {
+		fprintf(stderr, "unknown check %s\n", c);
+		return 2;
+	}
+	if (failures) {
+		fprintf(stderr, "%s: %d failure(s)\n", c, failures);
+		return 1;
+	}
+	printf("%s: ok\n", c);
+	return 0;
+}

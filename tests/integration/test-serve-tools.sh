@@ -1,0 +1,41 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# test-serve-tools.sh FAULTLUN TOOL: runs one libiscsi command-line tool
+# against `faultlun serve` (64 MiB memory LUN) and checks what it prints.
+set -u
+fl=$1
+tool=$2
+command -v "$tool" >/dev/null 2>&1 || { echo "$tool not installed: skipped"; exit 77; }
+out=$(mktemp)
+trap 'rm -f "$out"' EXIT
+fail() { echo "FAIL: $*" >&2; cat "$out" >&2; exit 1; }
+serve() { "$fl" serve -q --listen 127.0.0.1:0 --size 64MiB --run "$1" >"$out" 2>&1; }
+
+case $tool in
+iscsi-inq)
+	serve 'iscsi-inq "$FAULTLUN_URL"' || fail "iscsi-inq failed"
+	grep -qi "DIRECT_ACCESS\|Direct" "$out" || fail "no direct-access device type"
+	serve 'iscsi-inq -e 1 -c 0x80 "$FAULTLUN_URL"' || fail "iscsi-inq of VPD 0x80 failed"
+	;;
+iscsi-readcapacity16)
+	serve 'iscsi-readcapacity16 "$FAULTLUN_URL"' || fail "iscsi-readcapacity16 failed"
+	grep -q "Total size:67108864" "$out" || fail "size is not 64 MiB"
+	grep -q "LOGICAL BLOCK LENGTH IN BYTES:512" "$out" || fail "block size is not 512"
+	;;
+iscsi-ls)
+	serve 'iscsi-ls -s "iscsi://$FAULTLUN_ADDR:$FAULTLUN_PORT"' || fail "iscsi-ls failed"
+	grep -q "Target:iqn" "$out" || fail "no target listed"
+	grep -q "Lun:0" "$out" || fail "LUN 0 not listed"
+	;;
+iscsi-perf)
+	# A few seconds of reads with 32 outstanding requests; then SIGINT ends it.
+	serve 'iscsi-perf -m 32 -b 16 "$FAULTLUN_URL" & p=$!; sleep 3; kill -INT $p; wait $p; exit 0' ||
+		fail "iscsi-perf run failed"
+	grep -q "IOPS\|iops\|MB/s" "$out" || fail "no throughput printed"
+	;;
+*)
+	echo "unknown tool $tool" >&2
+	exit 2
+	;;
+esac
+echo "$tool: ok"
