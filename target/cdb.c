@@ -83,6 +83,7 @@ static void dec_gls(const uint8_t *cdb, struct fl_cdb_info *i)
 #define WR (RW_MEDIA | OPF_DATA_OUT)
 
 /* The table, ordered by opcode then service action (RSOC reports in order). */
+/* clang-format off */
 static const struct fl_opcode_desc table[] = {
 	{0x00, 0, false, 6, FL_CLASS_TUR, OPF_MEDIA | OPF_PR_READ_OK, "TEST UNIT READY",
 	 spc_test_unit_ready, NULL, {0x00, 0, 0, 0, 0, C6}},
@@ -212,6 +213,7 @@ static const struct fl_opcode_desc table[] = {
 	{0xaa, 0, false, 12, FL_CLASS_WRITE, WR, "WRITE(12)", sbc_write, dec_12,
 	 {0xaa, 0xfa, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x1f, C6}},
 };
+/* clang-format on */
 
 #define TABLE_ROWS (sizeof(table) / sizeof(table[0]))
 

@@ -214,7 +214,8 @@ int dirty_note(struct fl_lun *lun, uint64_t lba, uint64_t n)
 		if (!d)
 			return -ENOMEM;
 	}
-	if (d->count + n > DIRTY_MAX_BLOCKS || d->bytes + (n << lun->block_shift) > DIRTY_MAX_BYTES) {
+	if (d->count + n > DIRTY_MAX_BLOCKS ||
+	    d->bytes + (n << lun->block_shift) > DIRTY_MAX_BYTES) {
 		/* the cache destages: what it held is now on the medium */
 		lun->store->ops->sync(lun->store);
 		dirty_clear(lun, 0, UINT64_MAX);

@@ -371,7 +371,8 @@ static int lun_start_workers(struct fl_lun *lun)
 	for (unsigned i = 0; i < LUN_WORKERS; i++) {
 		rc = pthread_create(&lun->workers[i], NULL, lun_worker, lun);
 		if (rc) {
-			fprintf(stderr, "faultlun: cannot start a store worker: %s\n", strerror(rc));
+			fprintf(stderr, "faultlun: cannot start a store worker: %s\n",
+				strerror(rc));
 			return -rc;
 		}
 		lun->nworkers++;

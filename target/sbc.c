@@ -107,8 +107,8 @@ static enum sense_reason make_durable(struct exec_ctx *x, uint64_t lba, uint64_t
 }
 
 /* The write path of every medium-changing command. */
-enum sense_reason sbc_write_blocks(struct exec_ctx *x, uint64_t lba, uint64_t n,
-				   const uint8_t *buf, bool fua)
+enum sense_reason sbc_write_blocks(struct exec_ctx *x, uint64_t lba, uint64_t n, const uint8_t *buf,
+				   bool fua)
 {
 	struct fl_lun *lun = x->lun;
 	bool cached = lun->mode.wce && !fua;
@@ -129,8 +129,7 @@ enum sense_reason sbc_write_blocks(struct exec_ctx *x, uint64_t lba, uint64_t n,
 			return SENSE_BUSY;
 		cached = rc == 0;
 	}
-	if (lun->store->ops->write(lun->store, buf, lba << lun->block_shift,
-				   n << lun->block_shift))
+	if (lun->store->ops->write(lun->store, buf, lba << lun->block_shift, n << lun->block_shift))
 		return SENSE_WRITE_ERROR;
 	if (lun->thin) {
 		thin_map_range(lun->thin, lba, n);
@@ -154,8 +153,7 @@ enum sense_reason sbc_unmap_blocks(struct exec_ctx *x, uint64_t lba, uint64_t n)
 			return SENSE_BUSY;
 		cached = rc == 0;
 	}
-	if (lun->store->ops->discard(lun->store, lba << lun->block_shift,
-				     n << lun->block_shift))
+	if (lun->store->ops->discard(lun->store, lba << lun->block_shift, n << lun->block_shift))
 		return SENSE_WRITE_ERROR;
 	if (lun->thin) {
 		thin_unmap_range(lun->thin, lba, n);
@@ -346,11 +344,12 @@ enum sense_reason sbc_read_capacity10(struct exec_ctx *x)
 enum sense_reason sbc_read_capacity16(struct exec_ctx *x)
 {
 	const uint8_t *cdb = x->cmd->cdb;
-	uint32_t alloc = (uint32_t)cdb[10] << 24 | (uint32_t)cdb[11] << 16 |
-			 (uint32_t)cdb[12] << 8 | cdb[13];
+	uint32_t alloc =
+	    (uint32_t)cdb[10] << 24 | (uint32_t)cdb[11] << 16 | (uint32_t)cdb[12] << 8 | cdb[13];
 	uint8_t buf[32];
 
-	if (!(cdb[14] & 1) && (cdb[2] | cdb[3] | cdb[4] | cdb[5] | cdb[6] | cdb[7] | cdb[8] | cdb[9]))
+	if (!(cdb[14] & 1) &&
+	    (cdb[2] | cdb[3] | cdb[4] | cdb[5] | cdb[6] | cdb[7] | cdb[8] | cdb[9]))
 		return exec_invalid_field(x, SENSE_INVALID_FIELD_IN_CDB, 2, -1);
 	memset(buf, 0, sizeof(buf));
 	put_be64(buf, x->lun->num_blocks - 1);

@@ -70,8 +70,7 @@ enum sense_reason sbc_write_same(struct exec_ctx *x)
 	if (cdb[1] & 0x10) /* ANCHOR: ANC_SUP is 0 */
 		return exec_invalid_field(x, SENSE_INVALID_FIELD_IN_CDB, 1, 4);
 	if (!ws16 && (cdb[1] & 0x06)) /* PBDATA / LBDATA are not supported */
-		return exec_invalid_field(x, SENSE_INVALID_FIELD_IN_CDB, 1,
-					  cdb[1] & 0x04 ? 2 : 1);
+		return exec_invalid_field(x, SENSE_INVALID_FIELD_IN_CDB, 1, cdb[1] & 0x04 ? 2 : 1);
 	/* SBC-3 r36 5.42: WSNZ=1, and the block limits page's maximum */
 	if (x->nblk == 0 || x->nblk > SBC_MAX_WS_BLOCKS)
 		return exec_invalid_field(x, SENSE_INVALID_FIELD_IN_CDB, lenf, -1);

@@ -80,8 +80,8 @@ static int file_discard(struct store *s, uint64_t off, uint64_t len)
 
 	if (len == 0)
 		return 0;
-	if (fallocate(f->fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, (off_t)off,
-		      (off_t)len) == 0)
+	if (fallocate(f->fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, (off_t)off, (off_t)len) ==
+	    0)
 		return 0;
 	if (errno != EOPNOTSUPP && errno != ENOSYS)
 		return -errno;
@@ -144,20 +144,20 @@ static int file_mapped(struct store *s, struct thin_map *t, unsigned block_shift
 			hole = end;
 		thin_map_range(t, (uint64_t)data >> block_shift,
 			       (((uint64_t)hole + (1u << block_shift) - 1) >> block_shift) -
-				       ((uint64_t)data >> block_shift));
+				   ((uint64_t)data >> block_shift));
 		pos = hole;
 	}
 	return 0;
 }
 
 static const struct store_ops file_ops = {
-	.read = file_read,
-	.write = file_write,
-	.discard = file_discard,
-	.sync = file_sync,
-	.resize = file_resize,
-	.close = file_close,
-	.mapped = file_mapped,
+    .read = file_read,
+    .write = file_write,
+    .discard = file_discard,
+    .sync = file_sync,
+    .resize = file_resize,
+    .close = file_close,
+    .mapped = file_mapped,
 };
 
 /* Opens (creating if missing) a sparse file of at least `bytes`. */

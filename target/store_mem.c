@@ -198,13 +198,13 @@ static void mem_close(struct store *s)
 }
 
 static const struct store_ops mem_ops = {
-	.read = mem_read,
-	.write = mem_write,
-	.discard = mem_discard,
-	.sync = mem_sync,
-	.resize = mem_resize,
-	.close = mem_close,
-	.mapped = NULL,
+    .read = mem_read,
+    .write = mem_write,
+    .discard = mem_discard,
+    .sync = mem_sync,
+    .resize = mem_resize,
+    .close = mem_close,
+    .mapped = NULL,
 };
 
 /* Opens an empty (all-zero) memory store of `bytes`. */

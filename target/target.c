@@ -94,8 +94,8 @@ unsigned fl_target_lun_ids(struct fl_target *tgt, uint16_t *ids, unsigned max)
 enum sense_reason target_report_luns(struct exec_ctx *x)
 {
 	const uint8_t *cdb = x->cmd->cdb;
-	uint32_t alloc = (uint32_t)cdb[6] << 24 | (uint32_t)cdb[7] << 16 |
-			 (uint32_t)cdb[8] << 8 | cdb[9];
+	uint32_t alloc =
+	    (uint32_t)cdb[6] << 24 | (uint32_t)cdb[7] << 16 | (uint32_t)cdb[8] << 8 | cdb[9];
 	uint8_t buf[8 + 8 * FL_MAX_LUNS];
 	uint16_t ids[FL_MAX_LUNS];
 	unsigned n;

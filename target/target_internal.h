@@ -31,32 +31,32 @@
 /* Reasons a command fails; sense.c maps each to status + key/ASC/ASCQ. */
 enum sense_reason {
 	SENSE_OK = 0,
-	SENSE_INVALID_OPCODE,	       /* ILLEGAL REQUEST 20/00 */
-	SENSE_INVALID_FIELD_IN_CDB,    /* ILLEGAL REQUEST 24/00 + field pointer */
-	SENSE_LBA_OUT_OF_RANGE,	       /* ILLEGAL REQUEST 21/00 */
-	SENSE_PARAM_LIST_LENGTH_ERROR, /* ILLEGAL REQUEST 1A/00 */
-	SENSE_INVALID_FIELD_IN_PARAM,  /* ILLEGAL REQUEST 26/00 + field pointer */
-	SENSE_LUN_NOT_SUPPORTED,       /* ILLEGAL REQUEST 25/00 */
-	SENSE_SAVING_NOT_SUPPORTED,    /* ILLEGAL REQUEST 39/00 */
-	SENSE_MISCOMPARE,	       /* MISCOMPARE 1D/00, INFORMATION = offset */
-	SENSE_SPACE_ALLOC_FAILED,      /* DATA PROTECT 27/07 */
-	SENSE_WRITE_PROTECTED,	       /* DATA PROTECT 27/00 */
-	SENSE_NOT_READY_STOPPED,       /* NOT READY 04/02 initializing cmd required */
-	SENSE_ALUA_TRANSITIONING,      /* NOT READY 04/0A */
-	SENSE_ALUA_STANDBY,	       /* NOT READY 04/0B */
-	SENSE_ALUA_UNAVAILABLE,	       /* NOT READY 04/0C */
-	SENSE_MEDIUM_REMOVAL_PREVENTED,/* ILLEGAL REQUEST 53/02 */
-	SENSE_WRITE_ERROR,	       /* MEDIUM ERROR 0C/00 (store write failed) */
-	SENSE_READ_ERROR,	       /* MEDIUM ERROR 11/00 (store read failed) */
-	SENSE_INTERNAL_FAILURE,	       /* HARDWARE ERROR 44/00 */
-	SENSE_INSUFFICIENT_RESOURCES,  /* ILLEGAL REQUEST 55/03 (PR registrations) */
-	SENSE_RESERVATION_CONFLICT,    /* status RESERVATION CONFLICT, no sense */
-	SENSE_UNIT_ATTENTION,	       /* pending UA delivered (lun.c only) */
-	SENSE_CONDITION_MET,	       /* status CONDITION MET, no sense (PRE-FETCH) */
-	SENSE_BUSY,		       /* status BUSY, no sense (out of memory) */
-	SENSE_ALUA_OFFLINE,	       /* NOT READY 04/12 (ALUA offline) */
-	SENSE_PARAM_NOT_SUPPORTED,     /* ILLEGAL REQUEST 26/01 */
-	SENSE_INVALID_RELEASE,	       /* ILLEGAL REQUEST 26/04 invalid release of PR */
+	SENSE_INVALID_OPCODE,		/* ILLEGAL REQUEST 20/00 */
+	SENSE_INVALID_FIELD_IN_CDB,	/* ILLEGAL REQUEST 24/00 + field pointer */
+	SENSE_LBA_OUT_OF_RANGE,		/* ILLEGAL REQUEST 21/00 */
+	SENSE_PARAM_LIST_LENGTH_ERROR,	/* ILLEGAL REQUEST 1A/00 */
+	SENSE_INVALID_FIELD_IN_PARAM,	/* ILLEGAL REQUEST 26/00 + field pointer */
+	SENSE_LUN_NOT_SUPPORTED,	/* ILLEGAL REQUEST 25/00 */
+	SENSE_SAVING_NOT_SUPPORTED,	/* ILLEGAL REQUEST 39/00 */
+	SENSE_MISCOMPARE,		/* MISCOMPARE 1D/00, INFORMATION = offset */
+	SENSE_SPACE_ALLOC_FAILED,	/* DATA PROTECT 27/07 */
+	SENSE_WRITE_PROTECTED,		/* DATA PROTECT 27/00 */
+	SENSE_NOT_READY_STOPPED,	/* NOT READY 04/02 initializing cmd required */
+	SENSE_ALUA_TRANSITIONING,	/* NOT READY 04/0A */
+	SENSE_ALUA_STANDBY,		/* NOT READY 04/0B */
+	SENSE_ALUA_UNAVAILABLE,		/* NOT READY 04/0C */
+	SENSE_MEDIUM_REMOVAL_PREVENTED, /* ILLEGAL REQUEST 53/02 */
+	SENSE_WRITE_ERROR,		/* MEDIUM ERROR 0C/00 (store write failed) */
+	SENSE_READ_ERROR,		/* MEDIUM ERROR 11/00 (store read failed) */
+	SENSE_INTERNAL_FAILURE,		/* HARDWARE ERROR 44/00 */
+	SENSE_INSUFFICIENT_RESOURCES,	/* ILLEGAL REQUEST 55/03 (PR registrations) */
+	SENSE_RESERVATION_CONFLICT,	/* status RESERVATION CONFLICT, no sense */
+	SENSE_UNIT_ATTENTION,		/* pending UA delivered (lun.c only) */
+	SENSE_CONDITION_MET,		/* status CONDITION MET, no sense (PRE-FETCH) */
+	SENSE_BUSY,			/* status BUSY, no sense (out of memory) */
+	SENSE_ALUA_OFFLINE,		/* NOT READY 04/12 (ALUA offline) */
+	SENSE_PARAM_NOT_SUPPORTED,	/* ILLEGAL REQUEST 26/01 */
+	SENSE_INVALID_RELEASE,		/* ILLEGAL REQUEST 26/04 invalid release of PR */
 	SENSE_REASON_NR
 };
 
@@ -68,9 +68,9 @@ struct exec_ctx {
 	struct fl_cdb_info info;
 	/* sense-key-specific field pointer (SPC-4 4.5.2.4.2) */
 	bool sks_valid;
-	bool sks_cdb;		/* C/D bit: 1 = CDB, 0 = parameter data */
-	uint16_t sks_field;	/* byte */
-	int8_t sks_bit;		/* -1 when no bit pointer */
+	bool sks_cdb;	    /* C/D bit: 1 = CDB, 0 = parameter data */
+	uint16_t sks_field; /* byte */
+	int8_t sks_bit;	    /* -1 when no bit pointer */
 	/* INFORMATION field (e.g. MISCOMPARE offset); `info` is the decoded CDB */
 	bool info_valid;
 	uint64_t information;
@@ -94,20 +94,22 @@ struct exec_ctx {
 void exec_data_in(struct exec_ctx *x, const void *buf, uint32_t avail, uint32_t alloc_len);
 
 /* Sets the field pointer for a 24/00 or 26/00 and returns `reason`. */
-enum sense_reason exec_invalid_field(struct exec_ctx *x, enum sense_reason reason,
-				     uint16_t byte, int8_t bit);
+enum sense_reason exec_invalid_field(struct exec_ctx *x, enum sense_reason reason, uint16_t byte,
+				     int8_t bit);
 
 typedef enum sense_reason (*exec_fn)(struct exec_ctx *x);
 
 /* Flags of an opcode descriptor. */
-#define OPF_MEDIA 0x01	    /* accesses the medium: blocked by NOT READY / ALUA */
-#define OPF_NO_UA 0x02	    /* runs without reporting a pending UA (INQUIRY, REPORT LUNS, REQUEST SENSE) */
-#define OPF_CONFLICT 0x04   /* refused with RESERVATION CONFLICT when another nexus holds a reservation */
-#define OPF_PR_READ_OK 0x08 /* allowed for non-holders under Write Exclusive */
-#define OPF_LBA_EXISTS 0x10 /* the LBA itself must be below capacity even with length 0 */
+#define OPF_MEDIA 0x01 /* accesses the medium: blocked by NOT READY / ALUA */
+#define OPF_NO_UA                                                                                  \
+	0x02 /* runs without reporting a pending UA (INQUIRY, REPORT LUNS, REQUEST SENSE) */
+#define OPF_CONFLICT                                                                               \
+	0x04 /* refused with RESERVATION CONFLICT when another nexus holds a reservation */
+#define OPF_PR_READ_OK 0x08  /* allowed for non-holders under Write Exclusive */
+#define OPF_LBA_EXISTS 0x10  /* the LBA itself must be below capacity even with length 0 */
 #define OPF_ZERO_TO_END 0x20 /* length 0 means "from LBA to the last block" */
-#define OPF_DATA_IN 0x40    /* returns data to the initiator */
-#define OPF_DATA_OUT 0x80   /* takes data from the initiator */
+#define OPF_DATA_IN 0x40     /* returns data to the initiator */
+#define OPF_DATA_OUT 0x80    /* takes data from the initiator */
 
 /*
  * Block limits the SBC handlers enforce; spc.c reports the same values in
@@ -115,12 +117,12 @@ typedef enum sense_reason (*exec_fn)(struct exec_ctx *x);
  * (cfg.max_xfer_blocks, 0 = SBC_DEFAULT_MAX_XFER_BYTES / block size).
  */
 #define SBC_DEFAULT_MAX_XFER_BYTES (8u << 20)
-#define SBC_MAX_CAW_BLOCKS 255u		 /* MAXIMUM COMPARE AND WRITE LENGTH */
+#define SBC_MAX_CAW_BLOCKS 255u		  /* MAXIMUM COMPARE AND WRITE LENGTH */
 #define SBC_MAX_UNMAP_LBA_COUNT 0x400000u /* MAXIMUM UNMAP LBA COUNT */
-#define SBC_MAX_UNMAP_DESCRIPTORS 256u	 /* MAXIMUM UNMAP BLOCK DESCRIPTOR COUNT */
-#define SBC_MAX_WS_BLOCKS 0x400000u	 /* MAXIMUM WRITE SAME LENGTH */
-#define SBC_WSNZ 1			 /* WRITE SAME with 0 blocks is refused */
-#define SBC_CACHE_BYTES (64u << 20)	 /* PRE-FETCH fits when its range is smaller */
+#define SBC_MAX_UNMAP_DESCRIPTORS 256u	  /* MAXIMUM UNMAP BLOCK DESCRIPTOR COUNT */
+#define SBC_MAX_WS_BLOCKS 0x400000u	  /* MAXIMUM WRITE SAME LENGTH */
+#define SBC_WSNZ 1			  /* WRITE SAME with 0 blocks is refused */
+#define SBC_CACHE_BYTES (64u << 20)	  /* PRE-FETCH fits when its range is smaller */
 /* Maximum transfer length of a LUN in blocks (lun.c). */
 uint32_t lun_max_xfer_blocks(const struct fl_lun *lun);
 /* One row of the opcode table in cdb.c. */
@@ -213,11 +215,11 @@ struct pr_state {
 
 /* Mode page values (current, saved); defaults and changeable are constants. */
 struct mode_state {
-	bool wce, rcd;		/* caching page 0x08 */
-	bool d_sense, swp;	/* control page 0x0A */
+	bool wce, rcd;	   /* caching page 0x08 */
+	bool d_sense, swp; /* control page 0x0A */
 	uint8_t qerr;
 	uint8_t tst;
-	uint8_t mrie;		/* informational exceptions 0x1C */
+	uint8_t mrie; /* informational exceptions 0x1C */
 	bool dexcpt, perf, test, logerr;
 	uint32_t interval_timer, report_count;
 };
@@ -246,8 +248,8 @@ uint64_t thin_mapped_count(const struct thin_map *t);
  * cache holds the data, writes, maps, raises the soft-threshold UA, and makes
  * the range durable when `fua` or the write cache is off. buf holds n blocks.
  */
-enum sense_reason sbc_write_blocks(struct exec_ctx *x, uint64_t lba, uint64_t n,
-				   const uint8_t *buf, bool fua);
+enum sense_reason sbc_write_blocks(struct exec_ctx *x, uint64_t lba, uint64_t n, const uint8_t *buf,
+				   bool fua);
 /* Deallocates a range (UNMAP, WRITE SAME with UNMAP) with the same rules. */
 enum sense_reason sbc_unmap_blocks(struct exec_ctx *x, uint64_t lba, uint64_t n);
 
@@ -280,7 +282,7 @@ struct fl_lun {
 	struct pr_state pr;
 	struct thin_map *thin;
 	bool soft_threshold_reported;
-	bool stopped;		  /* START STOP UNIT with START=0 */
+	bool stopped; /* START STOP UNIT with START=0 */
 	bool removal_prevented;
 	enum fl_alua_state alua_state;
 	/* unsynced writes, for power loss: sorted LBA set of dirty blocks */

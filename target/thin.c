@@ -229,9 +229,8 @@ uint64_t thin_extent(const struct thin_map *t, uint64_t lba, uint64_t max, bool 
 		uint64_t stop = leaf_end < end ? leaf_end : end;
 
 		/* whole empty (or full) leaves are skipped in one step */
-		if ((!l && !state) ||
-		    (l && state && l->count == THIN_LEAF_BLOCKS &&
-		     (cur & (THIN_LEAF_BLOCKS - 1)) == 0)) {
+		if ((!l && !state) || (l && state && l->count == THIN_LEAF_BLOCKS &&
+				       (cur & (THIN_LEAF_BLOCKS - 1)) == 0)) {
 			cur = stop;
 			continue;
 		}

@@ -41,10 +41,12 @@ static void test_table_rows_consistent(void)
 		TH_CHECK(d->name && d->exec, "row %zu incomplete", i);
 		TH_CHECK(d->has_sa == cdb_opcode_has_sa(d->opcode), "%s: has_sa", d->name);
 		if (d->has_sa)
-			TH_CHECK((d->usage[1] & 0x1f) == d->service_action, "%s: usage[1]", d->name);
+			TH_CHECK((d->usage[1] & 0x1f) == d->service_action, "%s: usage[1]",
+				 d->name);
 		if (prev)
 			TH_CHECK(prev->opcode < d->opcode ||
-				 (prev->opcode == d->opcode && prev->service_action < d->service_action),
+				     (prev->opcode == d->opcode &&
+				      prev->service_action < d->service_action),
 				 "%s after %s: not sorted", d->name, prev->name);
 		TH_CHECK(cdb_lookup(d->usage, d->cdb_len) == d, "%s: lookup by its usage CDB",
 			 d->name);
@@ -63,18 +65,17 @@ static void test_table_has_required_opcodes(void)
 		uint8_t op;
 		uint16_t sa;
 	} need[] = {
-		{0x00, 0},    {0x03, 0},    {0x08, 0},	  {0x0a, 0},	{0x12, 0},    {0x15, 0},
-		{0x16, 0},    {0x17, 0},    {0x1a, 0},	  {0x1b, 0},	{0x1e, 0},    {0x25, 0},
-		{0x28, 0},    {0x2a, 0},    {0x2e, 0},	  {0x2f, 0},	{0x34, 0},    {0x35, 0},
-		{0x41, 0},    {0x42, 0},    {0x55, 0},	  {0x56, 0},	{0x57, 0},    {0x5a, 0},
-		{0x5e, 0},    {0x5e, 1},    {0x5e, 2},	  {0x5f, 0},	{0x5f, 1},    {0x5f, 2},
-		{0x5f, 3},    {0x5f, 4},    {0x5f, 6},	  {0x88, 0},	{0x89, 0},    {0x8a, 0},
-		{0x8e, 0},    {0x8f, 0},    {0x90, 0},	  {0x91, 0},	{0x93, 0},    {0x9e, 0x10},
-		{0x9e, 0x12}, {0xa0, 0},    {0xa3, 0x0a}, {0xa3, 0x0c}, {0xa8, 0},    {0xaa, 0},
+	    {0x00, 0},	  {0x03, 0}, {0x08, 0},	   {0x0a, 0},	 {0x12, 0}, {0x15, 0}, {0x16, 0},
+	    {0x17, 0},	  {0x1a, 0}, {0x1b, 0},	   {0x1e, 0},	 {0x25, 0}, {0x28, 0}, {0x2a, 0},
+	    {0x2e, 0},	  {0x2f, 0}, {0x34, 0},	   {0x35, 0},	 {0x41, 0}, {0x42, 0}, {0x55, 0},
+	    {0x56, 0},	  {0x57, 0}, {0x5a, 0},	   {0x5e, 0},	 {0x5e, 1}, {0x5e, 2}, {0x5f, 0},
+	    {0x5f, 1},	  {0x5f, 2}, {0x5f, 3},	   {0x5f, 4},	 {0x5f, 6}, {0x88, 0}, {0x89, 0},
+	    {0x8a, 0},	  {0x8e, 0}, {0x8f, 0},	   {0x90, 0},	 {0x91, 0}, {0x93, 0}, {0x9e, 0x10},
+	    {0x9e, 0x12}, {0xa0, 0}, {0xa3, 0x0a}, {0xa3, 0x0c}, {0xa8, 0}, {0xaa, 0},
 	};
 	for (size_t i = 0; i < sizeof(need) / sizeof(need[0]); i++)
-		TH_CHECK(fl_opcode_name(need[i].op, need[i].sa) != NULL, "opcode %02xh/%02xh missing",
-			 need[i].op, need[i].sa);
+		TH_CHECK(fl_opcode_name(need[i].op, need[i].sa) != NULL,
+			 "opcode %02xh/%02xh missing", need[i].op, need[i].sa);
 	CU_ASSERT_STRING_EQUAL(fl_opcode_name(0x28, 0), "READ(10)");
 	CU_ASSERT_STRING_EQUAL(fl_opcode_name(0x9e, 0x10), "READ CAPACITY(16)");
 	CU_ASSERT_PTR_NULL(fl_opcode_name(0x9e, 0x11));
@@ -247,23 +248,23 @@ static void test_sense_table_complete(void)
 }
 
 static CU_TestInfo cdb_tests[] = {
-	{"test_table_rows_consistent", test_table_rows_consistent},
-	{"test_table_has_required_opcodes", test_table_has_required_opcodes},
-	{"test_decode_lba_layouts", test_decode_lba_layouts},
-	{"test_decode_classes", test_decode_classes},
-	{"test_decode_bad_cdbs", test_decode_bad_cdbs},
-	CU_TEST_INFO_NULL,
+    {"test_table_rows_consistent", test_table_rows_consistent},
+    {"test_table_has_required_opcodes", test_table_has_required_opcodes},
+    {"test_decode_lba_layouts", test_decode_lba_layouts},
+    {"test_decode_classes", test_decode_classes},
+    {"test_decode_bad_cdbs", test_decode_bad_cdbs},
+    CU_TEST_INFO_NULL,
 };
 
 static CU_TestInfo sense_tests[] = {
-	{"test_sense_fixed_format", test_sense_fixed_format},
-	{"test_sense_descriptor_format", test_sense_descriptor_format},
-	{"test_sense_table_complete", test_sense_table_complete},
-	CU_TEST_INFO_NULL,
+    {"test_sense_fixed_format", test_sense_fixed_format},
+    {"test_sense_descriptor_format", test_sense_descriptor_format},
+    {"test_sense_table_complete", test_sense_table_complete},
+    CU_TEST_INFO_NULL,
 };
 
 CU_SuiteInfo fl_suites[] = {
-	{"cdb", NULL, NULL, NULL, NULL, cdb_tests},
-	{"sense", NULL, NULL, NULL, NULL, sense_tests},
-	CU_SUITE_INFO_NULL,
+    {"cdb", NULL, NULL, NULL, NULL, cdb_tests},
+    {"sense", NULL, NULL, NULL, NULL, sense_tests},
+    CU_SUITE_INFO_NULL,
 };

@@ -240,8 +240,8 @@ static void test_power_loss_discards_unsynced(void)
 	TH_EXPECT_GOOD(&res, "WRITE(16) FUA");
 	CU_ASSERT_EQUAL(fl_lun_power_loss(lun, on_lost, &lost), 5);
 	CU_ASSERT_EQUAL(lost.n, 5);
-	CU_ASSERT(lost.lba[0] == 9 && lost.lba[1] == 22 && lost.lba[2] == 23 &&
-		  lost.lba[3] == 24 && lost.lba[4] == 25);
+	CU_ASSERT(lost.lba[0] == 9 && lost.lba[1] == 22 && lost.lba[2] == 23 && lost.lba[3] == 24 &&
+		  lost.lba[4] == 25);
 	expect_tur(lun, 1, 0x29, 0x01, "POWER ON OCCURRED for nexus 1");
 	expect_tur(lun, 2, 0x29, 0x01, "POWER ON OCCURRED for nexus 2");
 	CU_ASSERT_EQUAL(th_read(lun, 1, 20, 4, r), FL_STATUS_GOOD);
@@ -388,9 +388,9 @@ static void random_cdbs(struct fl_lun *lun, unsigned count, uint32_t seed)
 			   &res))
 			break;
 		TH_CHECK(res.status == FL_STATUS_GOOD || res.status == FL_STATUS_CHECK_CONDITION ||
-				 res.status == FL_STATUS_CONDITION_MET ||
-				 res.status == FL_STATUS_RESERVATION_CONFLICT ||
-				 res.status == FL_STATUS_BUSY,
+			     res.status == FL_STATUS_CONDITION_MET ||
+			     res.status == FL_STATUS_RESERVATION_CONFLICT ||
+			     res.status == FL_STATUS_BUSY,
 			 "cdb %02x len %zu: status %02x", cdb[0], len, res.status);
 		TH_CHECK((res.status == FL_STATUS_CHECK_CONDITION) == (res.sense_len >= 8),
 			 "cdb %02x len %zu: status %02x with %u sense bytes", cdb[0], len,
@@ -540,25 +540,25 @@ static void test_concurrent_submitters(void)
 }
 
 static CU_TestInfo lun_tests[] = {
-	{"test_new_nexus_sees_power_on", test_new_nexus_sees_power_on},
-	{"test_no_ua_commands_do_not_consume", test_no_ua_commands_do_not_consume},
-	{"test_ua_precedence_order", test_ua_precedence_order},
-	{"test_ua_queue_overflow", test_ua_queue_overflow},
-	{"test_ua_per_nexus_and_reset", test_ua_per_nexus_and_reset},
-	{"test_nexus_gone", test_nexus_gone},
-	{"test_resize_capacity_changed", test_resize_capacity_changed},
-	{"test_power_loss_discards_unsynced", test_power_loss_discards_unsynced},
-	{"test_power_loss_restores_oldest", test_power_loss_restores_oldest},
-	{"test_power_loss_write_through", test_power_loss_write_through},
-	{"test_set_sense_formats", test_set_sense_formats},
-	{"test_create_bad_config", test_create_bad_config},
-	{"test_random_cdbs_memory", test_random_cdbs_memory},
-	{"test_random_cdbs_file_thin", test_random_cdbs_file_thin},
-	{"test_concurrent_submitters", test_concurrent_submitters},
-	CU_TEST_INFO_NULL,
+    {"test_new_nexus_sees_power_on", test_new_nexus_sees_power_on},
+    {"test_no_ua_commands_do_not_consume", test_no_ua_commands_do_not_consume},
+    {"test_ua_precedence_order", test_ua_precedence_order},
+    {"test_ua_queue_overflow", test_ua_queue_overflow},
+    {"test_ua_per_nexus_and_reset", test_ua_per_nexus_and_reset},
+    {"test_nexus_gone", test_nexus_gone},
+    {"test_resize_capacity_changed", test_resize_capacity_changed},
+    {"test_power_loss_discards_unsynced", test_power_loss_discards_unsynced},
+    {"test_power_loss_restores_oldest", test_power_loss_restores_oldest},
+    {"test_power_loss_write_through", test_power_loss_write_through},
+    {"test_set_sense_formats", test_set_sense_formats},
+    {"test_create_bad_config", test_create_bad_config},
+    {"test_random_cdbs_memory", test_random_cdbs_memory},
+    {"test_random_cdbs_file_thin", test_random_cdbs_file_thin},
+    {"test_concurrent_submitters", test_concurrent_submitters},
+    CU_TEST_INFO_NULL,
 };
 
 CU_SuiteInfo fl_suites[] = {
-	{"lun", NULL, NULL, NULL, NULL, lun_tests},
-	CU_SUITE_INFO_NULL,
+    {"lun", NULL, NULL, NULL, NULL, lun_tests},
+    CU_SUITE_INFO_NULL,
 };

@@ -27,99 +27,122 @@ static void run_table(const struct th_case *cases, size_t n)
 }
 
 #define BE16(v) (uint8_t)((v) >> 8), (uint8_t)(v)
-#define BE32(v) (uint8_t)((uint32_t)(v) >> 24), (uint8_t)((uint32_t)(v) >> 16), BE16((uint32_t)(v) & 0xffff)
-#define BE64(v) BE32((uint64_t)(v) >> 32), BE32((uint64_t)(v) & 0xffffffffu)
+#define BE32(v)                                                                                    \
+	(uint8_t)((uint32_t)(v) >> 24), (uint8_t)((uint32_t)(v) >> 16), BE16((uint32_t)(v)&0xffff)
+#define BE64(v) BE32((uint64_t)(v) >> 32), BE32((uint64_t)(v)&0xffffffffu)
 
-static const struct th_case read_cases[] = {
-	{"test_read10_first_block", {0x28, 0, BE32(0), 0, BE16(1), 0}, 10, 0, 512, 0, 0, 0, 0},
-	{"test_read10_last_block", {0x28, 0, BE32(B - 1), 0, BE16(1), 0}, 10, 0, 512, 0, 0, 0, 0},
-	{"test_read10_beyond_end", {0x28, 0, BE32(B - 1), 0, BE16(2), 0}, 10, 0, 1024, CC, IR, 0x21, 0},
-	{"test_read10_lba_past_end", {0x28, 0, BE32(B), 0, BE16(1), 0}, 10, 0, 512, CC, IR, 0x21, 0},
-	{"test_read10_zero_blocks_at_end", {0x28, 0, BE32(B), 0, BE16(0), 0}, 10, 0, 0, 0, 0, 0, 0},
-	{"test_read10_zero_blocks_past_end", {0x28, 0, BE32(B + 1), 0, BE16(0), 0}, 10, 0, 0, CC, IR,
-	 0x21, 0},
-	{"test_read10_lba_max", {0x28, 0, BE32(0xffffffffu), 0, BE16(1), 0}, 10, 0, 512, CC, IR, 0x21,
-	 0},
-	{"test_read16_lba_overflow", {0x88, 0, BE64(UINT64_MAX), BE32(2), 0, 0}, 16, 0, 1024, CC, IR,
-	 0x21, 0},
-	{"test_read16_len_overflow", {0x88, 0, BE64(1), BE32(0xffffffffu), 0, 0}, 16, 0, 0, CC, IR,
-	 0x21, 0},
-	{"test_read16_beyond_end", {0x88, 0, BE64(B - 3), BE32(4), 0, 0}, 16, 0, 2048, CC, IR, 0x21,
-	 0},
-	{"test_read12_beyond_end", {0xa8, 0, BE32(B - 1), BE32(2), 0, 0}, 12, 0, 1024, CC, IR, 0x21, 0},
-	{"test_read12_good", {0xa8, 0, BE32(10), BE32(2), 0, 0}, 12, 0, 1024, 0, 0, 0, 0},
-	/* READ(6): transfer length 0 means 256 blocks */
-	{"test_read6_256_blocks_fit", {0x08, 0, BE16(B - 256), 0, 0}, 6, 0, 256 * 512, 0, 0, 0, 0},
-	{"test_read6_256_blocks_beyond_end", {0x08, 0, BE16(B - 255), 0, 0}, 6, 0, 256 * 512, CC, IR,
-	 0x21, 0},
-	{"test_read10_dpo_fua", {0x28, 0x18, BE32(0), 0, BE16(1), 0}, 10, 0, 512, 0, 0, 0, 0},
-	{"test_read10_rdprotect", {0x28, 0x20, BE32(0), 0, BE16(1), 0}, 10, 0, 512, CC, IR, 0x24, 0},
-	{"test_read16_rdprotect", {0x88, 0xe0, BE64(0), BE32(1), 0, 0}, 16, 0, 512, CC, IR, 0x24, 0},
-	{"test_read10_too_long", {0x28, 0, BE32(0), 0, BE16(16385), 0}, 10, 0, 0, CC, IR, 0x24, 0},
-	{"test_read10_naca", {0x28, 0, BE32(0), 0, BE16(1), 0x04}, 10, 0, 512, CC, IR, 0x24, 0},
-	{"test_read10_link", {0x28, 0, BE32(0), 0, BE16(1), 0x01}, 10, 0, 512, CC, IR, 0x24, 0},
-	{"test_read10_short_cdb", {0x28, 0, BE32(0), 0}, 6, 0, 512, CC, IR, 0x20, 0},
-};
+/*
+ * X(name, cdb length, data-out bytes, data-in bytes, status, key, asc, ascq,
+ *   CDB bytes...) on a default LUN (TH_BLOCKS blocks of 512 bytes).
+ */
+#define READ_CASES(X)                                                                              \
+	X(test_read10_first_block, 10, 0, 512, 0, 0, 0, 0, 0x28, 0, BE32(0), 0, BE16(1), 0)        \
+	X(test_read10_last_block, 10, 0, 512, 0, 0, 0, 0, 0x28, 0, BE32(B - 1), 0, BE16(1), 0)     \
+	X(test_read10_beyond_end, 10, 0, 1024, CC, IR, 0x21, 0, 0x28, 0, BE32(B - 1), 0, BE16(2),  \
+	  0)                                                                                       \
+	X(test_read10_lba_past_end, 10, 0, 512, CC, IR, 0x21, 0, 0x28, 0, BE32(B), 0, BE16(1), 0)  \
+	X(test_read10_zero_blocks_at_end, 10, 0, 0, 0, 0, 0, 0, 0x28, 0, BE32(B), 0, BE16(0), 0)   \
+	X(test_read10_zero_blocks_past_end, 10, 0, 0, CC, IR, 0x21, 0, 0x28, 0, BE32(B + 1), 0,    \
+	  BE16(0), 0)                                                                              \
+	X(test_read10_lba_max, 10, 0, 512, CC, IR, 0x21, 0, 0x28, 0, BE32(0xffffffffu), 0,         \
+	  BE16(1), 0)                                                                              \
+	X(test_read16_lba_overflow, 16, 0, 1024, CC, IR, 0x21, 0, 0x88, 0, BE64(UINT64_MAX),       \
+	  BE32(2), 0, 0)                                                                           \
+	X(test_read16_len_overflow, 16, 0, 0, CC, IR, 0x21, 0, 0x88, 0, BE64(1),                   \
+	  BE32(0xffffffffu), 0, 0)                                                                 \
+	X(test_read16_beyond_end, 16, 0, 2048, CC, IR, 0x21, 0, 0x88, 0, BE64(B - 3), BE32(4), 0,  \
+	  0)                                                                                       \
+	X(test_read12_beyond_end, 12, 0, 1024, CC, IR, 0x21, 0, 0xa8, 0, BE32(B - 1), BE32(2), 0,  \
+	  0)                                                                                       \
+	X(test_read12_good, 12, 0, 1024, 0, 0, 0, 0, 0xa8, 0, BE32(10), BE32(2), 0, 0)             \
+	X(test_read6_256_blocks_fit, 6, 0, 256 * 512, 0, 0, 0, 0, 0x08, 0, BE16(B - 256), 0, 0)    \
+	X(test_read6_256_blocks_beyond_end, 6, 0, 256 * 512, CC, IR, 0x21, 0, 0x08, 0,             \
+	  BE16(B - 255), 0, 0)                                                                     \
+	X(test_read10_dpo_fua, 10, 0, 512, 0, 0, 0, 0, 0x28, 0x18, BE32(0), 0, BE16(1), 0)         \
+	X(test_read10_rdprotect, 10, 0, 512, CC, IR, 0x24, 0, 0x28, 0x20, BE32(0), 0, BE16(1), 0)  \
+	X(test_read16_rdprotect, 16, 0, 512, CC, IR, 0x24, 0, 0x88, 0xe0, BE64(0), BE32(1), 0, 0)  \
+	X(test_read10_too_long, 10, 0, 0, CC, IR, 0x24, 0, 0x28, 0, BE32(0), 0, BE16(16385), 0)    \
+	X(test_read10_naca, 10, 0, 512, CC, IR, 0x24, 0, 0x28, 0, BE32(0), 0, BE16(1), 0x04)       \
+	X(test_read10_link, 10, 0, 512, CC, IR, 0x24, 0, 0x28, 0, BE32(0), 0, BE16(1), 0x01)       \
+	X(test_read10_short_cdb, 6, 0, 512, CC, IR, 0x20, 0, 0x28, 0, BE32(0), 0)
 
-/* READ range checks, flags and limits. */
-static void test_read_table(void)
+#define WRITE_CASES(X)                                                                             \
+	X(test_write10_good, 10, 512, 0, 0, 0, 0, 0, 0x2a, 0, BE32(0), 0, BE16(1), 0)              \
+	X(test_write10_beyond_end, 10, 1024, 0, CC, IR, 0x21, 0, 0x2a, 0, BE32(B - 1), 0, BE16(2), \
+	  0)                                                                                       \
+	X(test_write16_lba_overflow, 16, 2048, 0, CC, IR, 0x21, 0, 0x8a, 0, BE64(UINT64_MAX - 1),  \
+	  BE32(4), 0, 0)                                                                           \
+	X(test_write12_beyond_end, 12, 512, 0, CC, IR, 0x21, 0, 0xaa, 0, BE32(B), BE32(1), 0, 0)   \
+	X(test_write6_beyond_end, 6, 1024, 0, CC, IR, 0x21, 0, 0x0a, 0, BE16(B - 1), 2, 0)         \
+	X(test_write6_good, 6, 1024, 0, 0, 0, 0, 0, 0x0a, 0, BE16(5), 2, 0)                        \
+	X(test_write10_fua_dpo, 10, 512, 0, 0, 0, 0, 0, 0x2a, 0x18, BE32(3), 0, BE16(1), 0)        \
+	X(test_write10_wrprotect, 10, 512, 0, CC, IR, 0x24, 0, 0x2a, 0x40, BE32(0), 0, BE16(1), 0) \
+	X(test_write10_short_data_out, 10, 512, 0, CC, IR, 0x24, 0, 0x2a, 0, BE32(0), 0, BE16(2),  \
+	  0)                                                                                       \
+	X(test_write10_no_data_out, 10, 0, 0, CC, IR, 0x24, 0, 0x2a, 0, BE32(0), 0, BE16(1), 0)    \
+	X(test_write10_zero_blocks, 10, 0, 0, 0, 0, 0, 0, 0x2a, 0, BE32(0), 0, BE16(0), 0)         \
+	X(test_write10_extra_data_out, 10, 4096, 0, 0, 0, 0, 0, 0x2a, 0, BE32(0), 0, BE16(1), 0)   \
+	X(test_write_verify10_good, 10, 512, 0, 0, 0, 0, 0, 0x2e, 0, BE32(7), 0, BE16(1), 0)       \
+	X(test_write_verify16_beyond_end, 16, 512, 0, CC, IR, 0x21, 0, 0x8e, 0, BE64(B), BE32(1),  \
+	  0, 0)                                                                                    \
+	X(test_verify10_bytchk0, 10, 0, 0, 0, 0, 0, 0, 0x2f, 0, BE32(0), 0, BE16(8), 0)            \
+	X(test_verify10_bytchk_reserved, 10, 512, 0, CC, IR, 0x24, 0, 0x2f, 0x04, BE32(0), 0,      \
+	  BE16(1), 0)                                                                              \
+	X(test_verify16_beyond_end, 16, 0, 0, CC, IR, 0x21, 0, 0x8f, 0, BE64(B - 1), BE32(2), 0,   \
+	  0)                                                                                       \
+	X(test_verify10_vrprotect, 10, 0, 0, CC, IR, 0x24, 0, 0x2f, 0x20, BE32(0), 0, BE16(1), 0)  \
+	X(test_sync_cache10_all, 10, 0, 0, 0, 0, 0, 0, 0x35, 0, BE32(0), 0, BE16(0), 0)            \
+	X(test_sync_cache10_beyond_end, 10, 0, 0, CC, IR, 0x21, 0, 0x35, 0, BE32(B), 0, BE16(0),   \
+	  0)                                                                                       \
+	X(test_sync_cache16_range, 16, 0, 0, 0, 0, 0, 0, 0x91, 0x02, BE64(B - 8), BE32(8), 0, 0)   \
+	X(test_sync_cache16_beyond_end, 16, 0, 0, CC, IR, 0x21, 0, 0x91, 0, BE64(B - 8), BE32(9),  \
+	  0, 0)                                                                                    \
+	X(test_prefetch10_fits, 10, 0, 0, FL_STATUS_CONDITION_MET, 0, 0, 0, 0x34, 0, BE32(0), 0,   \
+	  BE16(8), 0)                                                                              \
+	X(test_prefetch16_immed_fits, 16, 0, 0, FL_STATUS_CONDITION_MET, 0, 0, 0, 0x90, 0x02,      \
+	  BE64(0), BE32(0), 0, 0)                                                                  \
+	X(test_prefetch10_beyond_end, 10, 0, 0, CC, IR, 0x21, 0, 0x34, 0, BE32(B - 1), 0, BE16(2), \
+	  0)                                                                                       \
+	X(test_caw_beyond_end, 16, 1024, 0, CC, IR, 0x21, 0, 0x89, 0, BE64(B), 0, 0, 0, 1, 0, 0)   \
+	X(test_caw_zero_blocks, 16, 0, 0, 0, 0, 0, 0, 0x89, 0, BE64(0), 0, 0, 0, 0, 0, 0)          \
+	X(test_caw_short_data_out, 16, 512, 0, CC, IR, 0x24, 0, 0x89, 0, BE64(0), 0, 0, 0, 1, 0,   \
+	  0)                                                                                       \
+	X(test_unsupported_opcode, 16, 0, 0, CC, IR, 0x20, 0, 0xc0)                                \
+	X(test_variable_length_cdb, 32, 0, 0, CC, IR, 0x20, 0, 0x7f, 0, 0, 0, 0, 0, 0, 0x18)       \
+	X(test_format_unit_unsupported, 6, 0, 0, CC, IR, 0x20, 0, 0x04)                            \
+	X(test_unknown_service_action, 16, 0, 32, CC, IR, 0x24, 0, 0x9e, 0x1f)                     \
+	X(test_read_capacity10_lba_without_pmi, 10, 0, 8, CC, IR, 0x24, 0, 0x25, 0, BE32(5), 0, 0, \
+	  0, 0)                                                                                    \
+	X(test_read_capacity10_pmi, 10, 0, 8, 0, 0, 0, 0, 0x25, 0, BE32(5), 0, 0, 1, 0)            \
+	X(test_start_stop_power_condition, 6, 0, 0, CC, IR, 0x24, 0, 0x1b, 0, 0, 0, 0x31, 0)
+
+/* One table row as a test of its own: a fresh LUN, the CDB, the expected result. */
+static void run_case(const char *name, const uint8_t *cdb, uint8_t len, uint32_t out, uint32_t in,
+		     uint8_t st, uint8_t key, uint8_t asc, uint8_t ascq)
 {
-	run_table(read_cases, sizeof(read_cases) / sizeof(read_cases[0]));
+	struct th_case c = {.what = name,
+			    .cdb_len = len,
+			    .out_len = out,
+			    .in_cap = in,
+			    .status = st,
+			    .key = key,
+			    .asc = asc,
+			    .ascq = ascq};
+
+	memcpy(c.cdb, cdb, FL_CDB_MAX);
+	run_table(&c, 1);
 }
 
-static const struct th_case write_cases[] = {
-	{"test_write10_good", {0x2a, 0, BE32(0), 0, BE16(1), 0}, 10, 512, 0, 0, 0, 0, 0},
-	{"test_write10_beyond_end", {0x2a, 0, BE32(B - 1), 0, BE16(2), 0}, 10, 1024, 0, CC, IR, 0x21,
-	 0},
-	{"test_write16_lba_overflow", {0x8a, 0, BE64(UINT64_MAX - 1), BE32(4), 0, 0}, 16, 2048, 0, CC,
-	 IR, 0x21, 0},
-	{"test_write12_beyond_end", {0xaa, 0, BE32(B), BE32(1), 0, 0}, 12, 512, 0, CC, IR, 0x21, 0},
-	{"test_write6_beyond_end", {0x0a, 0, BE16(B - 1), 2, 0}, 6, 1024, 0, CC, IR, 0x21, 0},
-	{"test_write6_good", {0x0a, 0, BE16(5), 2, 0}, 6, 1024, 0, 0, 0, 0, 0},
-	{"test_write10_fua_dpo", {0x2a, 0x18, BE32(3), 0, BE16(1), 0}, 10, 512, 0, 0, 0, 0, 0},
-	{"test_write10_wrprotect", {0x2a, 0x40, BE32(0), 0, BE16(1), 0}, 10, 512, 0, CC, IR, 0x24, 0},
-	{"test_write10_short_data_out", {0x2a, 0, BE32(0), 0, BE16(2), 0}, 10, 512, 0, CC, IR, 0x24,
-	 0},
-	{"test_write10_no_data_out", {0x2a, 0, BE32(0), 0, BE16(1), 0}, 10, 0, 0, CC, IR, 0x24, 0},
-	{"test_write10_zero_blocks", {0x2a, 0, BE32(0), 0, BE16(0), 0}, 10, 0, 0, 0, 0, 0, 0},
-	{"test_write10_extra_data_out", {0x2a, 0, BE32(0), 0, BE16(1), 0}, 10, 4096, 0, 0, 0, 0, 0},
-	{"test_write_verify10_good", {0x2e, 0, BE32(7), 0, BE16(1), 0}, 10, 512, 0, 0, 0, 0, 0},
-	{"test_write_verify16_beyond_end", {0x8e, 0, BE64(B), BE32(1), 0, 0}, 16, 512, 0, CC, IR, 0x21,
-	 0},
-	{"test_verify10_bytchk0", {0x2f, 0, BE32(0), 0, BE16(8), 0}, 10, 0, 0, 0, 0, 0, 0},
-	{"test_verify10_bytchk_reserved", {0x2f, 0x04, BE32(0), 0, BE16(1), 0}, 10, 512, 0, CC, IR,
-	 0x24, 0},
-	{"test_verify16_beyond_end", {0x8f, 0, BE64(B - 1), BE32(2), 0, 0}, 16, 0, 0, CC, IR, 0x21, 0},
-	{"test_verify10_vrprotect", {0x2f, 0x20, BE32(0), 0, BE16(1), 0}, 10, 0, 0, CC, IR, 0x24, 0},
-	{"test_sync_cache10_all", {0x35, 0, BE32(0), 0, BE16(0), 0}, 10, 0, 0, 0, 0, 0, 0},
-	{"test_sync_cache10_beyond_end", {0x35, 0, BE32(B), 0, BE16(0), 0}, 10, 0, 0, CC, IR, 0x21, 0},
-	{"test_sync_cache16_range", {0x91, 0x02, BE64(B - 8), BE32(8), 0, 0}, 16, 0, 0, 0, 0, 0, 0},
-	{"test_sync_cache16_beyond_end", {0x91, 0, BE64(B - 8), BE32(9), 0, 0}, 16, 0, 0, CC, IR, 0x21,
-	 0},
-	{"test_prefetch10_fits", {0x34, 0, BE32(0), 0, BE16(8), 0}, 10, 0, 0, FL_STATUS_CONDITION_MET,
-	 0, 0, 0},
-	{"test_prefetch16_immed_fits", {0x90, 0x02, BE64(0), BE32(0), 0, 0}, 16, 0, 0,
-	 FL_STATUS_CONDITION_MET, 0, 0, 0},
-	{"test_prefetch10_beyond_end", {0x34, 0, BE32(B - 1), 0, BE16(2), 0}, 10, 0, 0, CC, IR, 0x21,
-	 0},
-	{"test_caw_beyond_end", {0x89, 0, BE64(B), 0, 0, 0, 1, 0, 0}, 16, 1024, 0, CC, IR, 0x21, 0},
-	{"test_caw_zero_blocks", {0x89, 0, BE64(0), 0, 0, 0, 0, 0, 0}, 16, 0, 0, 0, 0, 0, 0},
-	{"test_caw_short_data_out", {0x89, 0, BE64(0), 0, 0, 0, 1, 0, 0}, 16, 512, 0, CC, IR, 0x24, 0},
-	{"test_unsupported_opcode", {0xc0}, 16, 0, 0, CC, IR, 0x20, 0},
-	{"test_variable_length_cdb", {0x7f, 0, 0, 0, 0, 0, 0, 0x18}, 32, 0, 0, CC, IR, 0x20, 0},
-	{"test_format_unit_unsupported", {0x04}, 6, 0, 0, CC, IR, 0x20, 0},
-	{"test_unknown_service_action", {0x9e, 0x1f}, 16, 0, 32, CC, IR, 0x24, 0},
-	{"test_read_capacity10_lba_without_pmi", {0x25, 0, BE32(5), 0, 0, 0, 0}, 10, 0, 8, CC, IR,
-	 0x24, 0},
-	{"test_read_capacity10_pmi", {0x25, 0, BE32(5), 0, 0, 1, 0}, 10, 0, 8, 0, 0, 0, 0},
-	{"test_start_stop_power_condition", {0x1b, 0, 0, 0, 0x31, 0}, 6, 0, 0, CC, IR, 0x24, 0},
-};
-
-/* WRITE-side and other commands: range checks, flags, data-out checks. */
-static void test_write_table(void)
-{
-	run_table(write_cases, sizeof(write_cases) / sizeof(write_cases[0]));
-}
+/* Each row of READ_CASES / WRITE_CASES becomes test function `name`. */
+#define CASE_FN(name, len, out, in, st, key, asc, ascq, ...)                                       \
+	static void name(void)                                                                     \
+	{                                                                                          \
+		static const uint8_t cdb[FL_CDB_MAX] = {__VA_ARGS__};                              \
+		run_case(#name, cdb, len, out, in, st, key, asc, ascq);                            \
+	}
+#define CASE_INFO(name, ...) {#name, name},
+READ_CASES(CASE_FN)
+WRITE_CASES(CASE_FN)
 
 /* Runs cdb with data and returns the result (nexus 1). */
 static struct fl_cmd run(struct fl_lun *lun, const uint8_t *cdb, size_t len, const void *out,
@@ -387,7 +410,7 @@ static void test_read_capacity(void)
 	CU_ASSERT_EQUAL(th_be64(buf), B - 1);
 	CU_ASSERT_EQUAL(th_be32(buf + 8), 512);
 	CU_ASSERT_EQUAL(buf[14] & 0xc0, 0); /* not thin: no LBPME */
-	th_cdb16(cdb, 0x9e, 0x10, 0, 12); /* allocation length truncates */
+	th_cdb16(cdb, 0x9e, 0x10, 0, 12);   /* allocation length truncates */
 	res = run(lun, cdb, 16, NULL, 0, buf, sizeof(buf));
 	CU_ASSERT_EQUAL(res.data_in_len, 12);
 	fl_lun_destroy(lun);
@@ -475,10 +498,10 @@ static void test_alua_states_refuse_media(void)
 		enum fl_alua_state st;
 		uint8_t ascq;
 	} refuse[] = {
-		{FL_ALUA_STANDBY, 0x0b},
-		{FL_ALUA_UNAVAILABLE, 0x0c},
-		{FL_ALUA_TRANSITIONING, 0x0a},
-		{FL_ALUA_OFFLINE, 0x12},
+	    {FL_ALUA_STANDBY, 0x0b},
+	    {FL_ALUA_UNAVAILABLE, 0x0c},
+	    {FL_ALUA_TRANSITIONING, 0x0a},
+	    {FL_ALUA_OFFLINE, 0x12},
 	};
 	struct fl_lun *lun = th_lun(NULL);
 	uint8_t cdb[16], buf[512];
@@ -537,24 +560,23 @@ static void test_max_transfer_length(void)
 }
 
 static CU_TestInfo sbc_tests[] = {
-	{"test_read_table", test_read_table},
-	{"test_write_table", test_write_table},
-	{"test_write_read_all_sizes", test_write_read_all_sizes},
-	{"test_read10_short_buffer_residual", test_read10_short_buffer_residual},
-	{"test_invalid_field_pointer", test_invalid_field_pointer},
-	{"test_write10_fua_is_durable", test_write10_fua_is_durable},
-	{"test_write10_wce_off_is_durable", test_write10_wce_off_is_durable},
-	{"test_verify_bytchk_compare", test_verify_bytchk_compare},
-	{"test_compare_and_write", test_compare_and_write},
-	{"test_read_capacity", test_read_capacity},
-	{"test_prefetch_larger_than_cache", test_prefetch_larger_than_cache},
-	{"test_start_stop_unit", test_start_stop_unit},
-	{"test_alua_states_refuse_media", test_alua_states_refuse_media},
-	{"test_max_transfer_length", test_max_transfer_length},
-	CU_TEST_INFO_NULL,
+    READ_CASES(CASE_INFO)
+	WRITE_CASES(CASE_INFO){"test_write_read_all_sizes", test_write_read_all_sizes},
+    {"test_read10_short_buffer_residual", test_read10_short_buffer_residual},
+    {"test_invalid_field_pointer", test_invalid_field_pointer},
+    {"test_write10_fua_is_durable", test_write10_fua_is_durable},
+    {"test_write10_wce_off_is_durable", test_write10_wce_off_is_durable},
+    {"test_verify_bytchk_compare", test_verify_bytchk_compare},
+    {"test_compare_and_write", test_compare_and_write},
+    {"test_read_capacity", test_read_capacity},
+    {"test_prefetch_larger_than_cache", test_prefetch_larger_than_cache},
+    {"test_start_stop_unit", test_start_stop_unit},
+    {"test_alua_states_refuse_media", test_alua_states_refuse_media},
+    {"test_max_transfer_length", test_max_transfer_length},
+    CU_TEST_INFO_NULL,
 };
 
 CU_SuiteInfo fl_suites[] = {
-	{"sbc", NULL, NULL, NULL, NULL, sbc_tests},
-	CU_SUITE_INFO_NULL,
+    {"sbc", NULL, NULL, NULL, NULL, sbc_tests},
+    CU_SUITE_INFO_NULL,
 };

@@ -149,7 +149,7 @@ static void test_file_store_thin_map_after_reopen(void)
 	fl_lun_get_info(lun, &info);
 	/* file systems without SEEK_DATA report everything or nothing as data */
 	TH_CHECK(info.mapped_blocks == 5 || info.mapped_blocks == 0 ||
-			 info.mapped_blocks == info.num_blocks,
+		     info.mapped_blocks == info.num_blocks,
 		 "mapped after reopen: %llu", (unsigned long long)info.mapped_blocks);
 	if (info.mapped_blocks == 5) {
 		th_clear_ua(lun, 1);
@@ -290,18 +290,17 @@ static void test_file_store_power_loss(void)
 }
 
 static CU_TestInfo store_tests[] = {
-	{"test_store_mem_contract", test_store_mem_contract},
-	{"test_store_file_contract", test_store_file_contract},
-	{"test_file_store_persists_across_reopen", test_file_store_persists_across_reopen},
-	{"test_file_store_thin_map_after_reopen", test_file_store_thin_map_after_reopen},
-	{"test_file_store_async_completion_from_worker",
-	 test_file_store_async_completion_from_worker},
-	{"test_mem_store_completes_inline", test_mem_store_completes_inline},
-	{"test_file_store_power_loss", test_file_store_power_loss},
-	CU_TEST_INFO_NULL,
+    {"test_store_mem_contract", test_store_mem_contract},
+    {"test_store_file_contract", test_store_file_contract},
+    {"test_file_store_persists_across_reopen", test_file_store_persists_across_reopen},
+    {"test_file_store_thin_map_after_reopen", test_file_store_thin_map_after_reopen},
+    {"test_file_store_async_completion_from_worker", test_file_store_async_completion_from_worker},
+    {"test_mem_store_completes_inline", test_mem_store_completes_inline},
+    {"test_file_store_power_loss", test_file_store_power_loss},
+    CU_TEST_INFO_NULL,
 };
 
 CU_SuiteInfo fl_suites[] = {
-	{"store", NULL, NULL, NULL, NULL, store_tests},
-	CU_SUITE_INFO_NULL,
+    {"store", NULL, NULL, NULL, NULL, store_tests},
+    CU_SUITE_INFO_NULL,
 };

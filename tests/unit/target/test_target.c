@@ -185,15 +185,15 @@ static void test_target_luns_independent(void)
 }
 
 static CU_TestInfo target_tests[] = {
-	{"test_target_lun_numbering", test_target_lun_numbering},
-	{"test_target_report_luns", test_target_report_luns},
-	{"test_target_absent_lun", test_target_absent_lun},
-	{"test_target_add_lun_reported_luns_changed", test_target_add_lun_reported_luns_changed},
-	{"test_target_luns_independent", test_target_luns_independent},
-	CU_TEST_INFO_NULL,
+    {"test_target_lun_numbering", test_target_lun_numbering},
+    {"test_target_report_luns", test_target_report_luns},
+    {"test_target_absent_lun", test_target_absent_lun},
+    {"test_target_add_lun_reported_luns_changed", test_target_add_lun_reported_luns_changed},
+    {"test_target_luns_independent", test_target_luns_independent},
+    CU_TEST_INFO_NULL,
 };
 
 CU_SuiteInfo fl_suites[] = {
-	{"target", NULL, NULL, NULL, NULL, target_tests},
-	CU_SUITE_INFO_NULL,
+    {"target", NULL, NULL, NULL, NULL, target_tests},
+    CU_SUITE_INFO_NULL,
 };

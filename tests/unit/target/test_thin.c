@@ -47,7 +47,8 @@ static void test_thin_map_ranges(void)
 	CU_ASSERT_EQUAL(thin_map_range(t, 32000, 1000), 1000); /* crosses a leaf */
 	CU_ASSERT_EQUAL(thin_map_range(t, 32500, 1000), 500);
 	CU_ASSERT_EQUAL(thin_mapped_count(t), 1500);
-	CU_ASSERT(thin_is_mapped(t, 32000) && thin_is_mapped(t, 33499) && !thin_is_mapped(t, 33500));
+	CU_ASSERT(thin_is_mapped(t, 32000) && thin_is_mapped(t, 33499) &&
+		  !thin_is_mapped(t, 33500));
 	CU_ASSERT_EQUAL(thin_count_unmapped(t, 31990, 20), 10);
 	CU_ASSERT_EQUAL(thin_extent(t, 0, 100000, &m), 32000);
 	CU_ASSERT(!m);
@@ -415,18 +416,18 @@ static void test_thin_power_loss_unmaps(void)
 }
 
 static CU_TestInfo thin_tests[] = {
-	{"test_thin_map_ranges", test_thin_map_ranges},
-	{"test_thin_pool_exhausted_writes_nothing", test_thin_pool_exhausted_writes_nothing},
-	{"test_thin_soft_threshold_once", test_thin_soft_threshold_once},
-	{"test_unmap_and_get_lba_status", test_unmap_and_get_lba_status},
-	{"test_unmap_errors", test_unmap_errors},
-	{"test_write_same", test_write_same},
-	{"test_read_capacity16_thin_bits", test_read_capacity16_thin_bits},
-	{"test_thin_power_loss_unmaps", test_thin_power_loss_unmaps},
-	CU_TEST_INFO_NULL,
+    {"test_thin_map_ranges", test_thin_map_ranges},
+    {"test_thin_pool_exhausted_writes_nothing", test_thin_pool_exhausted_writes_nothing},
+    {"test_thin_soft_threshold_once", test_thin_soft_threshold_once},
+    {"test_unmap_and_get_lba_status", test_unmap_and_get_lba_status},
+    {"test_unmap_errors", test_unmap_errors},
+    {"test_write_same", test_write_same},
+    {"test_read_capacity16_thin_bits", test_read_capacity16_thin_bits},
+    {"test_thin_power_loss_unmaps", test_thin_power_loss_unmaps},
+    CU_TEST_INFO_NULL,
 };
 
 CU_SuiteInfo fl_suites[] = {
-	{"thin", NULL, NULL, NULL, NULL, thin_tests},
-	CU_SUITE_INFO_NULL,
+    {"thin", NULL, NULL, NULL, NULL, thin_tests},
+    CU_SUITE_INFO_NULL,
 };

@@ -122,8 +122,8 @@ static int run(struct fl_lun *lun, struct fl_target *tgt, uint16_t lun_id, uint6
 }
 
 /* Runs one command on a LUN. */
-int th_run(struct fl_lun *lun, uint64_t nexus, const uint8_t *cdb, size_t cdb_len,
-	   const void *out, uint32_t out_len, void *in, uint32_t in_cap, struct fl_cmd *res)
+int th_run(struct fl_lun *lun, uint64_t nexus, const uint8_t *cdb, size_t cdb_len, const void *out,
+	   uint32_t out_len, void *in, uint32_t in_cap, struct fl_cmd *res)
 {
 	return run(lun, NULL, 0, nexus, cdb, cdb_len, out, out_len, in, in_cap, res);
 }
@@ -208,16 +208,15 @@ void th_check_at(bool ok, const char *file, unsigned line, const char *fmt, ...)
 }
 
 /* Checks status and sense of a completed command. */
-void th_expect_at(const struct fl_cmd *res, uint8_t status, uint8_t key, uint8_t asc,
-		  uint8_t ascq, const char *what, const char *file, unsigned line)
+void th_expect_at(const struct fl_cmd *res, uint8_t status, uint8_t key, uint8_t asc, uint8_t ascq,
+		  const char *what, const char *file, unsigned line)
 {
 	struct th_sense s;
 
 	th_parse_sense(res->sense, res->sense_len, &s);
 	if (res->status != status) {
-		th_check_at(false, file, line,
-			    "%s: status %02xh, want %02xh (sense %x/%02x/%02x)", what, res->status,
-			    status, s.key, s.asc, s.ascq);
+		th_check_at(false, file, line, "%s: status %02xh, want %02xh (sense %x/%02x/%02x)",
+			    what, res->status, status, s.key, s.asc, s.ascq);
 		return;
 	}
 	if (status != FL_STATUS_CHECK_CONDITION) {
@@ -246,9 +245,10 @@ void th_clear_ua(struct fl_lun *lun, uint64_t nexus)
 
 			th_parse_sense(res.sense, res.sense_len, &s);
 			if (s.key != FL_KEY_UNIT_ATTENTION) {
-				th_check_at(false, __FILE__, __LINE__,
-					    "TUR while clearing UAs: status %02xh sense %x/%02x/%02x",
-					    res.status, s.key, s.asc, s.ascq);
+				th_check_at(
+				    false, __FILE__, __LINE__,
+				    "TUR while clearing UAs: status %02xh sense %x/%02x/%02x",
+				    res.status, s.key, s.asc, s.ascq);
 				return;
 			}
 		}
@@ -270,7 +270,8 @@ void th_run_cases(struct fl_lun *lun, uint64_t nexus, const struct th_case *case
 		}
 		if (c->in_cap)
 			in = calloc(1, c->in_cap);
-		if (th_run(lun, nexus, c->cdb, c->cdb_len, out, c->out_len, in, c->in_cap, &res) == 0)
+		if (th_run(lun, nexus, c->cdb, c->cdb_len, out, c->out_len, in, c->in_cap, &res) ==
+		    0)
 			th_expect_at(&res, c->status, c->key, c->asc, c->ascq, c->what, __FILE__,
 				     __LINE__);
 		free(out);
@@ -404,7 +405,8 @@ const char *th_tmpfile(void)
 		return "/nonexistent/faultlun-test";
 	}
 	p = tmp_paths[ntmp];
-	snprintf(p, sizeof(tmp_paths[0]), "%s/fl-unit-XXXXXX", dir && strlen(dir) < 40 ? dir : "/tmp");
+	snprintf(p, sizeof(tmp_paths[0]), "%s/fl-unit-XXXXXX",
+		 dir && strlen(dir) < 40 ? dir : "/tmp");
 	fd = mkstemp(p);
 	if (fd < 0) {
 		CU_FAIL("mkstemp failed");

@@ -32,8 +32,8 @@ struct fl_lun *th_lun(const struct fl_lun_config *cfg);
  * completed command (status, sense, data_in_len, residual). Returns 0, or
  * -1 when done() never came or came more than once (the test fails).
  */
-int th_run(struct fl_lun *lun, uint64_t nexus, const uint8_t *cdb, size_t cdb_len,
-	   const void *out, uint32_t out_len, void *in, uint32_t in_cap, struct fl_cmd *res);
+int th_run(struct fl_lun *lun, uint64_t nexus, const uint8_t *cdb, size_t cdb_len, const void *out,
+	   uint32_t out_len, void *in, uint32_t in_cap, struct fl_cmd *res);
 /* The same through a target and LUN number. */
 int th_run_target(struct fl_target *tgt, uint16_t lun_id, uint64_t nexus, const uint8_t *cdb,
 		  size_t cdb_len, const void *out, uint32_t out_len, void *in, uint32_t in_cap,
@@ -56,14 +56,15 @@ struct th_sense {
 void th_parse_sense(const uint8_t *sense, size_t len, struct th_sense *s);
 
 /* Checks status and (for CHECK CONDITION) key/asc/ascq; `what` names the case. */
-void th_expect_at(const struct fl_cmd *res, uint8_t status, uint8_t key, uint8_t asc,
-		  uint8_t ascq, const char *what, const char *file, unsigned line);
+void th_expect_at(const struct fl_cmd *res, uint8_t status, uint8_t key, uint8_t asc, uint8_t ascq,
+		  const char *what, const char *file, unsigned line);
 #define TH_EXPECT(res, status, key, asc, ascq, what)                                               \
 	th_expect_at(res, status, key, asc, ascq, what, __FILE__, __LINE__)
-#define TH_EXPECT_GOOD(res, what) th_expect_at(res, FL_STATUS_GOOD, 0, 0, 0, what, __FILE__, __LINE__)
+#define TH_EXPECT_GOOD(res, what)                                                                  \
+	th_expect_at(res, FL_STATUS_GOOD, 0, 0, 0, what, __FILE__, __LINE__)
 /* A formatted CUnit assertion. */
 void th_check_at(bool ok, const char *file, unsigned line, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
+    __attribute__((format(printf, 4, 5)));
 #define TH_CHECK(ok, ...) th_check_at((ok), __FILE__, __LINE__, __VA_ARGS__)
 
 /* Sends TEST UNIT READY until GOOD (consumes pending UAs); fails after 32. */
