@@ -505,8 +505,11 @@ void fl_lun_destroy(struct fl_lun *lun)
 		return;
 	lun_stop_workers(lun);
 	free(lun->workers);
-	if (lun->store)
+	if (lun->store) {
+		/* an orderly shutdown destages the write cache, as a disk does */
+		lun->store->ops->sync(lun->store);
 		lun->store->ops->close(lun->store);
+	}
 	thin_destroy(lun->thin);
 	dirty_clear(lun, 0, UINT64_MAX);
 	dirty_free(lun);
