@@ -310,8 +310,8 @@ int cmd_serve(int argc, char **argv)
 		/* No scenario: one default LUN, no rules. */
 		char text[256];
 		snprintf(text, sizeof(text),
-			 "{\"version\": 1, \"name\": \"default\", \"luns\": [{\"lun\": %u, "
-			 "\"size\": \"%llu\", \"block_size\": %u}]}",
+			 "{\"faultlun\": 1, \"name\": \"default\", \"frontends\": [\"iscsi\"], "
+			 "\"luns\": [{\"lun\": %u, \"size\": %llu, \"block_size\": %u}]}",
 			 lun_id, (unsigned long long)(size ? size : 1ull << 30),
 			 block_size ? block_size : 512);
 		struct fl_diags d = {0};
@@ -328,10 +328,19 @@ int cmd_serve(int argc, char **argv)
 		goto out;
 	}
 	tgt = fl_engine_target(engine);
+#ifdef FL_ISCSI_HAVE_CTL
 	if (ctl && fl_ctl_start(engine, ctl, &ctl_h)) {
 		fprintf(stderr, "faultlun serve: cannot open control socket %s\n", ctl);
 		goto out;
 	}
+#else
+	(void)ctl_h;
+	if (ctl) {
+		fprintf(stderr, "faultlun serve: --ctl needs the control socket, which this build "
+				"lacks\n");
+		goto out;
+	}
+#endif
 #else
 	if (scenario_path || trace || ctl || seed) {
 		fprintf(stderr, "faultlun serve: scenarios, --trace, --ctl and --seed need the "
@@ -414,8 +423,10 @@ int cmd_serve(int argc, char **argv)
 out:
 	fl_iscsi_destroy(t);
 #ifdef FL_ISCSI_HAVE_ENGINE
+#ifdef FL_ISCSI_HAVE_CTL
 	if (ctl_h)
 		fl_ctl_stop(ctl_h);
+#endif
 	if (engine)
 		fl_engine_destroy(engine);
 	fl_scenario_free(sc);
