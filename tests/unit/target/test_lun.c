@@ -381,6 +381,11 @@ static void random_cdbs(struct fl_lun *lun, unsigned count, uint32_t seed)
 			if (RND() & 1) /* small LBAs and lengths so that some succeed */
 				for (size_t k = 2; k < 14; k++)
 					cdb[k] &= (k == 5 || k == 9 || k == 13) ? 0x0f : 0;
+			if (RND() & 3) { /* mostly no protection bits, no NACA / LINK */
+				cdb[d->cdb_len - 1] = 0;
+				if (!d->has_sa)
+					cdb[1] &= 0x1f;
+			}
 		}
 		out_len = (RND() & 1) ? RND() % 8192 : 0;
 		in_cap = RND() % 8192;
@@ -397,8 +402,12 @@ static void random_cdbs(struct fl_lun *lun, unsigned count, uint32_t seed)
 			 res.status, res.sense_len);
 		TH_CHECK(res.data_in_len <= in_cap, "cdb %02x: %u bytes into %u", cdb[0],
 			 res.data_in_len, in_cap);
-		if (i % 512 == 0) /* keep the LUN started and active */
+		if (i % 64 == 0) { /* keep the LUN started and active */
+			static const uint8_t start[6] = {0x1b, 0, 0, 0, 0x01, 0};
+
 			fl_lun_set_alua_state(lun, FL_ALUA_ACTIVE_OPTIMIZED);
+			th_run(lun, 0, start, 6, NULL, 0, NULL, 0, &res);
+		}
 	}
 	free(out);
 	free(in);
