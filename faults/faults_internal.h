@@ -343,7 +343,7 @@ struct timer_node {
 };
 struct timers;
 int timers_start(struct timers **out);
-/* Stops the thread; queued timers are left unfired and returned through fn(node) never. */
+/* Stops and joins the thread (after timers_drain: queued nodes never fire). */
 void timers_stop(struct timers *t);
 void timers_add(struct timers *t, struct timer_node *n, uint64_t due_ns);
 /* Returns true when n was queued and is now removed (it will not fire). */

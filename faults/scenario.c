@@ -608,11 +608,14 @@ static void parse_luns(struct pctx *c, json_t *v)
 	json_t *e;
 
 	if (!v) {
+		json_t *empty = json_object();
+
 		sc->luns = calloc(1, sizeof(*sc->luns));
-		if (sc->luns) {
+		if (sc->luns && empty) {
 			sc->nluns = 1;
-			parse_lun(c, "/luns", json_object(), 0, &sc->luns[0]);
+			parse_lun(c, "/luns", empty, 0, &sc->luns[0]);
 		}
+		json_decref(empty);
 		return;
 	}
 	if (!json_is_array(v) || json_array_size(v) == 0 ||

@@ -1,0 +1,1079 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * engine.c - the fault engine's pass-through path for SCSI commands: engine
+ * life cycle, the compiled rule program and its index, fl_engine_submit with
+ * the actions before execution (sense, status, delay, hold, drop, ua, power
+ * loss, resize, ALUA, set_state) and after it (drop the response, short
+ * transfer with residual per SAM-5 5.3, silent corruption), "until":
+ * "written" healing, the state machine, and the seeded generator.
+ *
+ * Matching: a command's candidates come from its LUN's index (per command
+ * class, or per opcode for opcode rules): every rule without an LBA condition,
+ * the rules whose LBA interval overlaps the command (stabbing query in
+ * lba_index.c), and crosses_end rules when the command reaches past the end.
+ * Candidates are evaluated in scenario order; the first that holds acts, so a
+ * command gets at most one injection. Counters (nth / every / after / times)
+ * count the commands a rule saw after everything else about it matched.
+ *
+ * Determinism: each rule draws from its own xoshiro256** stream seeded from
+ * (seed, rule number), always at the same point of its evaluation, so the
+ * same seed and the same command sequence give the same injections.
+ */
+#include "engine_internal.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <fnmatch.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <unistd.h>
+
+/* ---- seeded generator ---- */
+
+/* splitmix64 step: expands a seed into generator state. */
+static uint64_t splitmix64(uint64_t *x)
+{
+	uint64_t z = (*x += 0x9e3779b97f4a7c15ull);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	return z ^ (z >> 31);
+}
+
+/* Seeds stream `stream` of seed. */
+void prng_seed(struct prng *p, uint64_t seed, uint64_t stream)
+{
+	uint64_t x = seed ^ splitmix64(&stream);
+
+	for (int i = 0; i < 4; i++)
+		p->s[i] = splitmix64(&x);
+}
+
+/* Rotates left. */
+static inline uint64_t rotl(uint64_t x, int k)
+{
+	return (x << k) | (x >> (64 - k));
+}
+
+/* xoshiro256** next value. */
+uint64_t prng_next(struct prng *p)
+{
+	uint64_t *s = p->s, r = rotl(s[1] * 5, 7) * 9, t = s[1] << 17;
+
+	s[2] ^= s[0];
+	s[3] ^= s[1];
+	s[1] ^= s[2];
+	s[0] ^= s[3];
+	s[2] ^= t;
+	s[3] = rotl(s[3], 45);
+	return r;
+}
+
+/* Uniform double in [0, 1). */
+double prng_unit(struct prng *p)
+{
+	return (double)(prng_next(p) >> 11) * 0x1.0p-53;
+}
+
+/* Standard normal deviate (Box-Muller). */
+static double prng_normal(struct prng *p)
+{
+	double u = prng_unit(p), v = prng_unit(p);
+
+	if (u < 1e-300)
+		u = 1e-300;
+	return sqrt(-2.0 * log(u)) * cos(2.0 * M_PI * v);
+}
+
+/* Draws a delay in nanoseconds. */
+static uint64_t delay_draw(const struct sc_delay *d, struct prng *p)
+{
+	double ms = 0;
+
+	switch (d->dist) {
+	case DIST_FIXED:
+		ms = d->a;
+		break;
+	case DIST_UNIFORM:
+		ms = d->a + (d->b - d->a) * prng_unit(p);
+		break;
+	case DIST_LOGNORMAL:
+		ms = exp(d->a + d->b * prng_normal(p));
+		break;
+	case DIST_EXPONENTIAL:
+		ms = -d->a * log(1.0 - prng_unit(p));
+		break;
+	}
+	if (!(ms >= 0))
+		ms = 0;
+	if (ms > 86400000.0)
+		ms = 86400000.0;
+	return (uint64_t)(ms * 1e6);
+}
+
+/* ---- the compiled program ---- */
+
+/* A growable array of intervals or rule numbers, while building. */
+struct bucket_build {
+	struct lba_ival *iv;
+	size_t niv, civ;
+	uint32_t *al, *cr;
+	size_t nal, cal, ncr, ccr;
+	bool used;
+};
+
+/* Appends to a growable uint32_t array; false on ENOMEM. */
+static bool push_u32(uint32_t **v, size_t *n, size_t *cap, uint32_t x)
+{
+	if (*n == *cap) {
+		size_t c = *cap ? *cap * 2 : 8;
+		uint32_t *nv = realloc(*v, c * sizeof(**v));
+
+		if (!nv)
+			return false;
+		*v = nv;
+		*cap = c;
+	}
+	(*v)[(*n)++] = x;
+	return true;
+}
+
+/* Adds rule i to a bucket under construction. */
+static bool bb_add(struct bucket_build *b, const struct sc_rule *r, uint32_t i)
+{
+	b->used = true;
+	if (r->m.lba == LBA_ANY)
+		return push_u32(&b->al, &b->nal, &b->cal, i);
+	if (r->m.lba == LBA_CROSSES_END)
+		return push_u32(&b->cr, &b->ncr, &b->ccr, i);
+	if (b->niv == b->civ) {
+		size_t c = b->civ ? b->civ * 2 : 8;
+		struct lba_ival *nv = realloc(b->iv, c * sizeof(*nv));
+
+		if (!nv)
+			return false;
+		b->iv = nv;
+		b->civ = c;
+	}
+	b->iv[b->niv++] = (struct lba_ival){.lo = r->m.first, .hi = r->m.last, .rule = i};
+	return true;
+}
+
+/* Turns a bucket under construction into a bucket (takes its arrays). */
+static int bb_finish(struct bucket_build *b, struct bucket *out)
+{
+	int r;
+
+	out->always = b->al;
+	out->nalways = b->nal;
+	out->crosses = b->cr;
+	out->ncrosses = b->ncr;
+	r = lba_tree_build(&out->tree, b->iv, b->niv);
+	free(b->iv);
+	memset(b, 0, sizeof(*b));
+	return r;
+}
+
+/* Frees a bucket's arrays. */
+static void bucket_free(struct bucket *b)
+{
+	free(b->always);
+	free(b->crosses);
+	lba_tree_free(&b->tree);
+}
+
+/* Builds the rule index of one LUN. */
+static struct lun_rules *lun_rules_build(const struct fl_scenario *sc, uint16_t lun_id)
+{
+	struct lun_rules *lr = calloc(1, sizeof(*lr));
+	struct bucket_build *bb = calloc(FL_CLASS_NR + 256, sizeof(*bb));
+	bool ok = lr && bb;
+
+	for (size_t i = 0; ok && i < sc->nrules; i++) {
+		const struct sc_rule *r = &sc->rules[i];
+
+		if (!r->m.lun_any && !(r->m.lun_map[lun_id / 8] & (1u << (lun_id % 8))))
+			continue;
+		if (r->m.has_opcode) {
+			for (unsigned op = 0; op < 256 && ok; op++)
+				if (r->m.opcode_map[op / 8] & (1u << (op % 8)))
+					ok = bb_add(&bb[FL_CLASS_NR + op], r, (uint32_t)i);
+			continue;
+		}
+		for (unsigned c = 0; c < FL_CLASS_NR && ok; c++)
+			if (!r->m.class_mask || (r->m.class_mask & (1u << c)))
+				ok = bb_add(&bb[c], r, (uint32_t)i);
+	}
+	for (unsigned k = 0; ok && k < FL_CLASS_NR + 256; k++) {
+		struct bucket *dst;
+
+		if (k < FL_CLASS_NR) {
+			dst = &lr->cls[k];
+		} else {
+			if (!bb[k].used)
+				continue;
+			dst = lr->op[k - FL_CLASS_NR] = calloc(1, sizeof(*dst));
+			lr->any_op = true;
+			if (!dst) {
+				ok = false;
+				break;
+			}
+		}
+		ok = bb_finish(&bb[k], dst) == 0;
+	}
+	if (bb) {
+		for (unsigned k = 0; k < FL_CLASS_NR + 256; k++) {
+			free(bb[k].iv);
+			free(bb[k].al);
+			free(bb[k].cr);
+		}
+		free(bb);
+	}
+	if (!ok && lr) {
+		for (unsigned c = 0; c < FL_CLASS_NR; c++)
+			bucket_free(&lr->cls[c]);
+		for (unsigned op = 0; op < 256; op++)
+			if (lr->op[op]) {
+				bucket_free(lr->op[op]);
+				free(lr->op[op]);
+			}
+		free(lr);
+		lr = NULL;
+	}
+	return lr;
+}
+
+/* Compiles sc for e's LUNs; takes a reference on sc. */
+struct program *program_build(struct fl_engine *e, struct fl_scenario *sc)
+{
+	struct program *p = calloc(1, sizeof(*p));
+
+	if (!p)
+		return NULL;
+	atomic_fetch_add(&sc->refs, 1);
+	p->sc = sc;
+	p->rules = calloc(sc->nrules + 1, sizeof(*p->rules));
+	p->xrules = calloc(sc->nxrules + 1, sizeof(*p->xrules));
+	if (!p->rules || !p->xrules)
+		goto fail;
+	p->nrules = sc->nrules;
+	p->nxrules = sc->nxrules;
+	for (size_t i = 0; i < sc->nrules; i++) {
+		p->rules[i].r = &sc->rules[i];
+		p->rules[i].armed = true;
+		prng_seed(&p->rules[i].rng, e->seed, i + 1);
+		p->has_until_written |= sc->rules[i].until_written;
+	}
+	for (size_t i = 0; i < sc->nxrules; i++) {
+		p->xrules[i].r = &sc->xrules[i];
+		p->xrules[i].armed = true;
+		prng_seed(&p->xrules[i].rng, e->seed, 0x100000 + i);
+	}
+	for (size_t i = 0; i < sc->ntransitions; i++)
+		p->has_write_beyond |= sc->transitions[i].on == ON_WRITE_BEYOND;
+	for (size_t l = 0; l < e->nluns; l++) {
+		p->lun[e->luns[l].id] = lun_rules_build(sc, e->luns[l].id);
+		if (!p->lun[e->luns[l].id])
+			goto fail;
+	}
+	return p;
+fail:
+	program_free(p);
+	return NULL;
+}
+
+/* Frees a program and drops its scenario reference. */
+void program_free(struct program *p)
+{
+	if (!p)
+		return;
+	for (unsigned l = 0; l < FL_MAX_LUNS; l++) {
+		struct lun_rules *lr = p->lun[l];
+
+		if (!lr)
+			continue;
+		for (unsigned c = 0; c < FL_CLASS_NR; c++)
+			bucket_free(&lr->cls[c]);
+		for (unsigned op = 0; op < 256; op++)
+			if (lr->op[op]) {
+				bucket_free(lr->op[op]);
+				free(lr->op[op]);
+			}
+		free(lr);
+	}
+	for (size_t i = 0; i < p->nrules; i++)
+		free(p->rules[i].healed);
+	free(p->rules);
+	free(p->xrules);
+	fl_scenario_free(p->sc);
+	free(p);
+}
+
+/* ---- matching ---- */
+
+/* Candidate rule numbers of one command. */
+struct cands {
+	uint32_t *v;
+	size_t n, cap;
+	uint32_t small[32];
+	bool oom;
+};
+
+/* Adds a candidate (lba_tree_query callback). */
+static void cand_add(uint32_t rule, void *ctx)
+{
+	struct cands *c = ctx;
+
+	if (c->n == c->cap) {
+		size_t cap = c->cap * 2;
+		uint32_t *v = c->v == c->small ? malloc(cap * sizeof(*v))
+					       : realloc(c->v, cap * sizeof(*v));
+
+		if (!v) {
+			c->oom = true;
+			return;
+		}
+		if (c->v == c->small)
+			memcpy(v, c->small, sizeof(c->small));
+		c->v = v;
+		c->cap = cap;
+	}
+	c->v[c->n++] = rule;
+}
+
+/* Collects a bucket's candidates for the command's range [lo, hi]. */
+static void bucket_collect(const struct bucket *b, const struct fl_cdb_info *ci, uint64_t lo,
+			   uint64_t hi, uint64_t num_blocks, struct cands *c)
+{
+	for (size_t i = 0; i < b->nalways; i++)
+		cand_add(b->always[i], c);
+	if (!ci->has_lba)
+		return;
+	lba_tree_query(&b->tree, lo, hi, cand_add, c);
+	if (b->ncrosses && (ci->nblocks ? hi : lo) >= num_blocks)
+		for (size_t i = 0; i < b->ncrosses; i++)
+			cand_add(b->crosses[i], c);
+}
+
+/* Sorts candidates in scenario order and drops duplicates. */
+static void cands_sort(struct cands *c)
+{
+	size_t k = 0;
+
+	for (size_t i = 1; i < c->n; i++) {
+		uint32_t x = c->v[i];
+		size_t j = i;
+
+		while (j > 0 && c->v[j - 1] > x) {
+			c->v[j] = c->v[j - 1];
+			j--;
+		}
+		c->v[j] = x;
+	}
+	for (size_t i = 0; i < c->n; i++)
+		if (!k || c->v[k - 1] != c->v[i])
+			c->v[k++] = c->v[i];
+	c->n = k;
+}
+
+/* First LBA in [a, b] that no write has healed for rule rt on lun; false if none. */
+static bool first_unhealed(const struct rt_rule *rt, uint16_t lun, uint64_t a, uint64_t b,
+			   uint64_t *out)
+{
+	uint64_t x = a;
+
+	for (;;) {
+		bool moved = false;
+
+		for (size_t i = 0; i < rt->nhealed; i++) {
+			const struct heal_ival *h = &rt->healed[i];
+
+			if (h->lun != lun || h->lo > x || h->hi < x)
+				continue;
+			if (h->hi >= b)
+				return false;
+			x = h->hi + 1;
+			moved = true;
+		}
+		if (!moved) {
+			*out = x;
+			return true;
+		}
+	}
+}
+
+/* Whether rule rt acts on the command (e->lock held); sets *info (the failing LBA). */
+static bool rule_hits(struct fl_engine *e, struct rt_rule *rt, const struct eng_lun *L,
+		      const struct fl_cmd *cmd, const struct fl_cdb_info *ci, uint64_t now,
+		      uint64_t *info)
+{
+	const struct sc_rule *r = rt->r;
+	const struct sc_count *k = &r->m.count;
+	uint64_t lo = ci->lba, hi = ci->lba + (ci->nblocks ? ci->nblocks - 1 : 0), n;
+
+	if (!rt->armed)
+		return false;
+	if (r->states && !(r->states & (1ull << e->state)))
+		return false;
+	if (r->m.has_window) {
+		uint64_t ms = (now - e->armed_ns) / 1000000;
+
+		if (ms < r->m.win_from_ms || ms >= r->m.win_to_ms)
+			return false;
+	}
+	if (r->m.initiator &&
+	    fnmatch(r->m.initiator, cmd->nexus.initiator ? cmd->nexus.initiator : "", 0))
+		return false;
+	*info = ci->has_lba ? lo : 0;
+	if (r->m.lba == LBA_RANGE) {
+		uint64_t a = lo > r->m.first ? lo : r->m.first, b = hi < r->m.last ? hi : r->m.last;
+
+		if (!ci->has_lba || a > b)
+			return false;
+		*info = a;
+		if (r->until_written && !first_unhealed(rt, L->id, a, b, info))
+			return false;
+	} else if (r->m.lba == LBA_CROSSES_END) {
+		if (!ci->has_lba || (ci->nblocks ? hi : lo) < L->num_blocks)
+			return false;
+		*info = lo > L->num_blocks ? lo : L->num_blocks;
+	} else if (r->until_written && ci->has_lba) {
+		if (!first_unhealed(rt, L->id, lo, hi, info))
+			return false;
+	}
+	n = ++rt->seen;
+	if (k->after && n <= k->after)
+		return false;
+	n -= k->after;
+	if (k->nth && n != k->nth)
+		return false;
+	if (k->every && n % k->every)
+		return false;
+	if (k->times && rt->fired >= k->times)
+		return false;
+	if (k->has_prob && !(prng_unit(&rt->rng) < k->prob))
+		return false;
+	rt->fired++;
+	return true;
+}
+
+/* Finds the rule acting on the command (e->lock held); returns its number or -1. */
+static long match_rules(struct fl_engine *e, const struct eng_lun *L, const struct fl_cmd *cmd,
+			const struct fl_cdb_info *ci, uint64_t *info)
+{
+	struct program *p = e->prog;
+	struct lun_rules *lr = p->lun[L->id];
+	struct cands c = {.cap = 32};
+	uint64_t lo = ci->lba, hi = ci->lba + (ci->nblocks ? ci->nblocks - 1 : 0), now = 0;
+	long hit = -1;
+
+	if (!lr || !p->nrules)
+		return -1;
+	c.v = c.small;
+	if (hi < lo)
+		hi = UINT64_MAX;
+	bucket_collect(&lr->cls[ci->cls < FL_CLASS_NR ? ci->cls : FL_CLASS_OTHER], ci, lo, hi,
+		       L->num_blocks, &c);
+	if (lr->any_op && lr->op[ci->opcode])
+		bucket_collect(lr->op[ci->opcode], ci, lo, hi, L->num_blocks, &c);
+	if (c.n > 1)
+		cands_sort(&c);
+	for (size_t i = 0; i < c.n; i++) {
+		if (!now)
+			now = mono_ns();
+		if (rule_hits(e, &p->rules[c.v[i]], L, cmd, ci, now, info)) {
+			hit = (long)c.v[i];
+			break;
+		}
+	}
+	if (c.v != c.small)
+		free(c.v);
+	return hit;
+}
+
+/* ---- state machine ---- */
+
+/* Calls the transport notifier, if any (no lock held). */
+void engine_notify(struct fl_engine *e)
+{
+	void (*fn)(void *);
+	void *ctx;
+
+	pthread_mutex_lock(&e->lock);
+	fn = e->xport_notify;
+	ctx = e->xport_ctx;
+	pthread_mutex_unlock(&e->lock);
+	if (fn)
+		fn(ctx);
+}
+
+/* Fires when the current state has lasted long enough for an after_ms transition. */
+static void state_timer_fired(struct timer_node *tn)
+{
+	struct fl_engine *e = (struct fl_engine *)((char *)tn - offsetof(struct fl_engine, state_timer));
+	bool moved = false;
+
+	pthread_mutex_lock(&e->lock);
+	if (!e->closing) {
+		uint64_t elapsed_ms = (mono_ns() - e->state_since_ns) / 1000000;
+		const struct fl_scenario *sc = e->prog->sc;
+
+		for (size_t i = 0; i < sc->ntransitions && !moved; i++) {
+			const struct sc_transition *t = &sc->transitions[i];
+
+			if (t->on != ON_AFTER_MS || (t->from >= 0 && t->from != e->state) ||
+			    t->to == e->state || elapsed_ms < t->n)
+				continue;
+			engine_set_state(e, t->to, "after_ms");
+			moved = true;
+		}
+		if (!moved)
+			engine_arm_state_timers(e);
+	}
+	pthread_mutex_unlock(&e->lock);
+	if (moved)
+		engine_notify(e);
+}
+
+/* Fires when a pending logout request becomes due. */
+static void logout_timer_fired(struct timer_node *tn)
+{
+	struct fl_engine *e =
+		(struct fl_engine *)((char *)tn - offsetof(struct fl_engine, logout_timer));
+
+	engine_notify(e);
+}
+
+/* Arms the timers of the current state (e->lock held). */
+void engine_arm_state_timers(struct fl_engine *e)
+{
+	const struct fl_scenario *sc = e->prog->sc;
+	uint64_t best = UINT64_MAX;
+	const struct sc_session *ss = &sc->state_session[e->state];
+	const struct sc_session *s = (ss->set & SESS_LOGOUT) ? ss : &sc->session;
+
+	timers_cancel(e->timers, &e->state_timer);
+	for (size_t i = 0; i < sc->ntransitions; i++) {
+		const struct sc_transition *t = &sc->transitions[i];
+
+		if (t->on == ON_AFTER_MS && (t->from < 0 || t->from == e->state) &&
+		    t->to != e->state && t->n < best)
+			best = t->n;
+	}
+	e->state_timer.fn = state_timer_fired;
+	if (best != UINT64_MAX)
+		timers_add(e->timers, &e->state_timer, e->state_since_ns + best * 1000000);
+	timers_cancel(e->timers, &e->logout_timer);
+	e->logout_timer.fn = logout_timer_fired;
+	if ((s->set & SESS_LOGOUT) && s->request_logout && s->logout_after_ms)
+		timers_add(e->timers, &e->logout_timer,
+			   (s == ss ? e->state_since_ns : e->armed_ns) +
+				   (uint64_t)s->logout_after_ms * 1000000);
+}
+
+/* Moves the state machine to state s (e->lock held). */
+void engine_set_state(struct fl_engine *e, int s, const char *why)
+{
+	const struct fl_scenario *sc = e->prog->sc;
+	json_t *o;
+
+	if (s < 0 || (size_t)s >= sc->nstates || s == e->state)
+		return;
+	o = trace_event(&e->trace, "state");
+	json_object_set_new(o, "from", json_string(sc->states[e->state]));
+	json_object_set_new(o, "to", json_string(sc->states[s]));
+	json_object_set_new(o, "why", json_string(why));
+	trace_emit(&e->trace, o);
+	e->state = s;
+	e->state_since_ns = mono_ns();
+	e->state_cmds = 0;
+	e->state_gen++;
+	engine_arm_state_timers(e);
+}
+
+/* Runs the first transition that event `on` triggers (e->lock held). */
+bool engine_event(struct fl_engine *e, enum sc_on on, int tmf_fn, uint64_t value)
+{
+	static const char *const why[] = {[ON_COMMANDS] = "commands", [ON_AFTER_MS] = "after_ms",
+					  [ON_TMF] = "tmf", [ON_RESET] = "reset",
+					  [ON_WRITE_BEYOND] = "write_beyond", [ON_LOGIN] = "login",
+					  [ON_LOGOUT] = "logout"};
+	const struct fl_scenario *sc = e->prog->sc;
+
+	for (size_t i = 0; i < sc->ntransitions; i++) {
+		const struct sc_transition *t = &sc->transitions[i];
+
+		if (t->on != on || (t->from >= 0 && t->from != e->state) || t->to == e->state)
+			continue;
+		if ((on == ON_COMMANDS || on == ON_WRITE_BEYOND) && value < t->n)
+			continue;
+		if (on == ON_TMF && t->tmf_fn != tmf_fn)
+			continue;
+		engine_set_state(e, t->to, why[on]);
+		return true;
+	}
+	return false;
+}
+
+/* ---- actions ---- */
+
+/* Builds sense data in an explicit format (SPC-4 4.5.2 descriptor, 4.5.3 fixed). */
+static void sense_build(struct fl_cmd *cmd, bool descriptor, uint8_t key, uint8_t asc,
+			uint8_t ascq, bool info_valid, uint64_t info)
+{
+	uint8_t *s = cmd->sense;
+
+	memset(s, 0, 32);
+	cmd->status = FL_STATUS_CHECK_CONDITION;
+	if (descriptor) {
+		s[0] = 0x72;
+		s[1] = key & 0xf;
+		s[2] = asc;
+		s[3] = ascq;
+		if (info_valid) {
+			/* information descriptor (SPC-4 4.5.2.2): type 0, length 0x0a */
+			s[8] = 0x00;
+			s[9] = 0x0a;
+			s[10] = 0x80;
+			for (int i = 0; i < 8; i++)
+				s[12 + i] = (uint8_t)(info >> (56 - 8 * i));
+			s[7] = 12;
+		}
+		cmd->sense_len = (uint8_t)(8 + s[7]);
+		return;
+	}
+	s[0] = 0x70;
+	s[2] = key & 0xf;
+	if (info_valid && info <= UINT32_MAX) {
+		s[0] |= 0x80;
+		for (int i = 0; i < 4; i++)
+			s[3 + i] = (uint8_t)(info >> (24 - 8 * i));
+	}
+	s[7] = 10;
+	s[12] = asc;
+	s[13] = ascq;
+	cmd->sense_len = 18;
+}
+
+/* Hands the command back to its submitter and frees p. */
+static void pend_finish(struct pend *p)
+{
+	struct fl_cmd *cmd = p->cmd;
+	fl_cmd_done_fn done = p->done;
+
+	cmd->done = done;
+	cmd->engine_priv = NULL;
+	free(p);
+	done(cmd);
+}
+
+/* Completes a pending command as aborted (no lock held). */
+void pend_complete_aborted(struct pend *p)
+{
+	struct fl_cmd *cmd = p->cmd;
+
+	cmd->aborted = true;
+	cmd->no_response = true;
+	cmd->status = FL_STATUS_TASK_ABORTED;
+	cmd->sense_len = 0;
+	cmd->data_in_len = 0;
+	pend_finish(p);
+}
+
+/* Records the LBAs heal-able rules lose their fault on (a good write [lo, hi]). */
+static void heal_write(struct fl_engine *e, uint16_t lun, const struct fl_cdb_info *ci)
+{
+	struct program *p;
+	uint64_t lo = ci->lba, hi = ci->lba + (ci->nblocks ? ci->nblocks - 1 : 0);
+
+	pthread_mutex_lock(&e->lock);
+	p = e->prog;
+	for (size_t i = 0; i < p->nrules; i++) {
+		struct rt_rule *rt = &p->rules[i];
+		const struct sc_rule *r = rt->r;
+		uint64_t a = lo, b = hi, x;
+		json_t *o;
+
+		if (!r->until_written || r->m.lba == LBA_CROSSES_END)
+			continue;
+		if (!r->m.lun_any && !(r->m.lun_map[lun / 8] & (1u << (lun % 8))))
+			continue;
+		if (r->m.lba == LBA_RANGE) {
+			a = lo > r->m.first ? lo : r->m.first;
+			b = hi < r->m.last ? hi : r->m.last;
+			if (a > b)
+				continue;
+		}
+		if (!first_unhealed(rt, lun, a, b, &x))
+			continue;
+		if (rt->nhealed == rt->healcap) {
+			size_t c = rt->healcap ? rt->healcap * 2 : 8;
+			struct heal_ival *v = realloc(rt->healed, c * sizeof(*v));
+
+			if (!v)
+				continue;
+			rt->healed = v;
+			rt->healcap = c;
+		}
+		rt->healed[rt->nhealed++] = (struct heal_ival){.lun = lun, .lo = a, .hi = b};
+		o = trace_event(&e->trace, "heal");
+		json_object_set_new(o, "lun", json_integer(lun));
+		json_object_set_new(o, "rule", json_string(r->id));
+		json_object_set_new(o, "lba", json_integer((json_int_t)a));
+		json_object_set_new(o, "blocks", json_integer((json_int_t)(b - a + 1)));
+		trace_emit(&e->trace, o);
+	}
+	pthread_mutex_unlock(&e->lock);
+}
+
+/* The core completed an intercepted command: after-actions, healing, then done. */
+static void after_done(struct fl_cmd *cmd)
+{
+	struct pend *p = cmd->engine_priv;
+	const struct sc_action *a = p->rule ? &p->rule->a : NULL;
+	bool good = cmd->status == FL_STATUS_GOOD;
+
+	if (a && a->verb == VERB_DROP_RESPONSE) {
+		cmd->no_response = true;
+	} else if (a && a->verb == VERB_SHORT && good && cmd->data_in_len) {
+		uint64_t keep = a->short_in_blocks ? (uint64_t)a->short_len * p->L->block_size
+						   : a->short_len;
+
+		if (keep < cmd->data_in_len) {
+			cmd->residual += (int64_t)(cmd->data_in_len - keep);
+			cmd->data_in_len = (uint32_t)keep;
+		}
+	} else if (a && a->verb == VERB_CORRUPT && good && cmd->data_in_len) {
+		struct prng g;
+
+		/* the injection's own stream: seeded at match time from the rule's */
+		prng_seed(&g, p->corrupt_seed, 0);
+		for (uint32_t i = 0; i < a->corrupt_bytes; i++) {
+			uint64_t x = prng_next(&g);
+
+			cmd->data_in[x % cmd->data_in_len] ^= (uint8_t)(1 + (x >> 32) % 255);
+		}
+	}
+	if (p->heal && good)
+		heal_write(p->e, p->L->id, &p->ci);
+	pend_finish(p);
+}
+
+/* Submits to the core, intercepting the completion when p has work after it. */
+static void pend_exec(struct pend *p)
+{
+	enum sc_verb v = p->rule ? p->rule->a.verb : VERB_NONE;
+	struct fl_cmd *cmd = p->cmd;
+	struct fl_lun *lun = p->L->lun;
+
+	if (p->heal || v == VERB_DROP_RESPONSE || v == VERB_SHORT || v == VERB_CORRUPT) {
+		p->stage = PEND_EXEC;
+		cmd->engine_priv = p;
+		cmd->done = after_done;
+		fl_lun_submit(lun, cmd);
+		return;
+	}
+	cmd->done = p->done;
+	free(p);
+	fl_lun_submit(lun, cmd);
+}
+
+/* Records the LBAs a power loss discarded, as ranges. */
+struct lost_ctx {
+	json_t *ranges;
+	uint64_t first, last;
+	bool open;
+};
+
+/* fl_lun_power_loss callback: merges consecutive LBAs into [first, last] ranges. */
+static void lost_lba(uint64_t lba, void *ctx)
+{
+	struct lost_ctx *l = ctx;
+
+	if (l->open && lba == l->last + 1) {
+		l->last = lba;
+		return;
+	}
+	if (l->open && json_array_size(l->ranges) < 100000)
+		json_array_append_new(l->ranges, json_pack("[II]", (json_int_t)l->first,
+							   (json_int_t)l->last));
+	l->first = l->last = lba;
+	l->open = true;
+}
+
+/* Carries out the rule's verb (no lock held); p is consumed. */
+static void run_action(struct pend *p)
+{
+	const struct sc_action *a = &p->rule->a;
+	struct fl_engine *e = p->e;
+	struct fl_cmd *cmd = p->cmd;
+	struct eng_lun *L = p->L;
+
+	switch (a->verb) {
+	case VERB_SENSE:
+		cmd->data_in_len = 0;
+		if (a->format == FORMAT_LUN)
+			fl_lun_set_sense(L->lun, cmd, a->key, a->asc, a->ascq, a->info_lba,
+					 p->info);
+		else
+			sense_build(cmd, a->format == FORMAT_DESCRIPTOR, a->key, a->asc, a->ascq,
+				    a->info_lba, p->info);
+		pend_finish(p);
+		return;
+	case VERB_STATUS:
+		cmd->status = a->status;
+		cmd->sense_len = 0;
+		cmd->data_in_len = 0;
+		pend_finish(p);
+		return;
+	case VERB_DROP:
+		cmd->no_response = true;
+		cmd->data_in_len = 0;
+		pend_finish(p);
+		return;
+	case VERB_UA:
+		fl_lun_queue_ua(L->lun, FL_ALL_NEXUS, a->ua_asc, a->ua_ascq);
+		break;
+	case VERB_POWER_LOSS: {
+		struct lost_ctx l = {.ranges = json_array()};
+		uint64_t n = fl_lun_power_loss(L->lun, lost_lba, &l);
+		json_t *o;
+
+		lost_lba(UINT64_MAX - 1, &l); /* flushes the last range */
+		o = trace_event(&e->trace, "power_loss");
+		json_object_set_new(o, "lun", json_integer(L->id));
+		json_object_set_new(o, "rule", json_string(p->rule->id));
+		json_object_set_new(o, "lost_blocks", json_integer((json_int_t)n));
+		json_object_set_new(o, "lost", l.ranges);
+		trace_emit(&e->trace, o);
+		break;
+	}
+	case VERB_RESIZE: {
+		uint64_t blocks = a->resize_in_blocks ? a->resize : a->resize / L->block_size;
+
+		if (blocks && fl_lun_resize(L->lun, blocks) == 0) {
+			pthread_mutex_lock(&e->lock);
+			L->num_blocks = blocks;
+			pthread_mutex_unlock(&e->lock);
+		}
+		break;
+	}
+	case VERB_ALUA:
+		fl_lun_set_alua_state(L->lun, a->alua);
+		break;
+	default:
+		break;
+	}
+	pend_exec(p);
+}
+
+/* A delayed command's timer fired: carry on, unless a TMF aborted it meanwhile. */
+static void delay_fired(struct timer_node *tn)
+{
+	struct pend *p = (struct pend *)tn;
+	struct fl_engine *e = p->e;
+	bool abort;
+
+	pthread_mutex_lock(&e->lock);
+	if (p->in_list)
+		pend_unlink(e, p);
+	abort = p->abort_requested;
+	pthread_mutex_unlock(&e->lock);
+	if (abort)
+		pend_complete_aborted(p);
+	else
+		run_action(p);
+}
+
+/* Links p into the pending list (e->lock held). */
+static void pend_link(struct fl_engine *e, struct pend *p)
+{
+	p->prev = NULL;
+	p->next = e->pending;
+	if (e->pending)
+		e->pending->prev = p;
+	e->pending = p;
+	p->in_list = true;
+	e->npending++;
+}
+
+/* Unlinks p from the pending list (e->lock held). */
+void pend_unlink(struct fl_engine *e, struct pend *p)
+{
+	if (!p->in_list)
+		return;
+	if (p->prev)
+		p->prev->next = p->next;
+	else
+		e->pending = p->next;
+	if (p->next)
+		p->next->prev = p->prev;
+	p->in_list = false;
+	e->npending--;
+}
+
+/* Ends a hold early and executes the command normally (no lock held). */
+void pend_release_execute(struct pend *p)
+{
+	pend_exec(p);
+}
+
+/* Traces one injection (e->lock held). */
+static void trace_inject(struct fl_engine *e, const struct eng_lun *L, const struct fl_cmd *cmd,
+			 const struct fl_cdb_info *ci, const struct sc_rule *r, uint64_t info,
+			 uint64_t delay_ns)
+{
+	json_t *o = trace_event(&e->trace, "inject");
+	const struct sc_action *a = &r->a;
+	char buf[32];
+
+	if (!o)
+		return;
+	trace_cmd_fields(o, L->id, cmd, ci);
+	json_object_set_new(o, "rule", json_string(r->id));
+	json_object_set_new(o, "action", json_string(sc_verb_name(a->verb)));
+	switch (a->verb) {
+	case VERB_SENSE:
+		snprintf(buf, sizeof(buf), "%x/%02x/%02x", a->key, a->asc, a->ascq);
+		json_object_set_new(o, "sense", json_string(buf));
+		if (a->info_lba)
+			json_object_set_new(o, "info", json_integer((json_int_t)info));
+		break;
+	case VERB_STATUS:
+		snprintf(buf, sizeof(buf), "0x%02x", a->status);
+		json_object_set_new(o, "status", json_string(buf));
+		break;
+	case VERB_HOLD: {
+		static const char *const h[] = {"", "forever", "until_abort", "until_reset",
+						"until_release"};
+		json_object_set_new(o, "hold", json_string(h[a->hold]));
+		break;
+	}
+	case VERB_UA:
+		snprintf(buf, sizeof(buf), "%02x/%02x", a->ua_asc, a->ua_ascq);
+		json_object_set_new(o, "ua", json_string(buf));
+		break;
+	default:
+		break;
+	}
+	if (a->has_delay)
+		json_object_set_new(o, "delay_us", json_integer((json_int_t)(delay_ns / 1000)));
+	if (a->set_state >= 0)
+		json_object_set_new(o, "set_state", json_string(e->prog->sc->states[a->set_state]));
+	trace_emit(&e->trace, o);
+}
+
+/* The pass-through: submits cmd to LUN lun_id through the rules. */
+void fl_engine_submit(struct fl_engine *e, uint16_t lun_id, struct fl_cmd *cmd)
+{
+	struct eng_lun *L = lun_id < FL_MAX_LUNS ? e->by_id[lun_id] : NULL;
+	struct fl_cdb_info ci;
+	struct pend *p = NULL;
+	const struct sc_rule *r = NULL;
+	uint64_t info = 0, delay_ns = 0;
+	long hit;
+	bool heal, notify = false;
+	int old_state;
+	enum pend_stage stage;
+
+	cmd->no_response = false;
+	cmd->aborted = false;
+	cmd->engine_priv = NULL;
+	if (!L) {
+		pthread_mutex_lock(&e->lock);
+		e->counters.commands++;
+		pthread_mutex_unlock(&e->lock);
+		fl_target_submit(e->tgt, lun_id, cmd);
+		return;
+	}
+	if (fl_cdb_decode(cmd->cdb, cmd->cdb_len, &ci)) {
+		memset(&ci, 0, sizeof(ci));
+		ci.opcode = cmd->cdb_len ? cmd->cdb[0] : 0;
+	}
+	pthread_mutex_lock(&e->lock);
+	old_state = e->state;
+	e->counters.commands++;
+	if (e->prog->has_write_beyond && ci.cls == FL_CLASS_WRITE && ci.has_lba)
+		engine_event(e, ON_WRITE_BEYOND, 0,
+			     ci.lba + (ci.nblocks ? ci.nblocks - 1 : 0));
+	hit = match_rules(e, L, cmd, &ci, &info);
+	heal = e->prog->has_until_written && ci.cls == FL_CLASS_WRITE && ci.has_lba;
+	if (hit >= 0) {
+		struct rt_rule *rt = &e->prog->rules[hit];
+
+		r = rt->r;
+		e->counters.injected++;
+		if (r->a.has_delay) {
+			delay_ns = delay_draw(&r->a.delay, &rt->rng);
+			e->counters.delayed++;
+		}
+		if (r->a.verb == VERB_HOLD)
+			e->counters.held++;
+		if (r->a.verb == VERB_DROP || r->a.verb == VERB_DROP_RESPONSE)
+			e->counters.dropped++;
+		p = calloc(1, sizeof(*p));
+		if (p) {
+			p->e = e;
+			p->cmd = cmd;
+			p->done = cmd->done;
+			p->L = L;
+			p->rule = r;
+			p->rt = rt;
+			p->ci = ci;
+			p->heal = heal && r->a.verb != VERB_SENSE && r->a.verb != VERB_STATUS &&
+				  r->a.verb != VERB_DROP;
+			p->hold = r->a.hold;
+			p->tn.heap_index = SIZE_MAX;
+			p->tn.fn = delay_fired;
+			p->info = info;
+			p->since_ns = mono_ns();
+			if (r->a.verb == VERB_CORRUPT)
+				p->corrupt_seed = prng_next(&rt->rng);
+			if (r->a.verb == VERB_HOLD) {
+				p->stage = PEND_HELD;
+				pend_link(e, p);
+			} else if (r->a.has_delay) {
+				p->stage = PEND_DELAYED;
+				pend_link(e, p);
+			}
+		}
+		trace_inject(e, L, cmd, &ci, r, info, delay_ns);
+		if (r->a.set_state >= 0)
+			engine_set_state(e, r->a.set_state, r->id);
+	} else if (heal) {
+		p = calloc(1, sizeof(*p));
+		if (p) {
+			p->e = e;
+			p->cmd = cmd;
+			p->done = cmd->done;
+			p->L = L;
+			p->ci = ci;
+			p->heal = true;
+		}
+	}
+	e->state_cmds++;
+	engine_event(e, ON_COMMANDS, 0, e->state_cmds);
+	notify = e->state != old_state && e->xport_notify;
+	/* once linked, p belongs to whoever unlinks it: do not touch it after unlock */
+	stage = p ? p->stage : 0;
+	if (stage == PEND_DELAYED)
+		timers_add(e->timers, &p->tn, mono_ns() + delay_ns);
+	pthread_mutex_unlock(&e->lock);
+	if (notify)
+		engine_notify(e);
+	if (stage == PEND_HELD || stage == PEND_DELAYED)
+		return;
+	if (!p) {
+		if (r && r->a.verb == VERB_HOLD)
+			return; /* could not allocate: the command stays unanswered, as a hold */
+		fl_lun_submit(L->lun, cmd);
+		return;
+	}
+	if (!p->rule)
+		pend_exec(p);
+	else
+		run_action(p);
+}

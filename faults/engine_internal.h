@@ -1,0 +1,191 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * engine_internal.h - the fault engine's private state, shared by engine.c,
+ * engine_tmf.c, trace.c and ctl.c.
+ *
+ * Locking: one engine lock (e->lock) guards the program (rules and their
+ * counters), the state machine and the lists of pending commands and TMFs.
+ * The trace has its own lock, always taken after e->lock when both are held.
+ * No completion callback (cmd->done, tmf->done) is ever called with either
+ * lock held, so callbacks may resubmit.
+ */
+#ifndef FL_ENGINE_INTERNAL_H
+#define FL_ENGINE_INTERNAL_H
+
+#include "faults_internal.h"
+
+/* A set of LBAs healed by writes, for one rule with "until": "written". */
+struct heal_ival {
+	uint16_t lun;
+	uint64_t lo, hi;
+};
+
+/* Run-time state of one SCSI rule. */
+struct rt_rule {
+	const struct sc_rule *r;
+	bool armed;
+	uint64_t seen, fired;
+	struct prng rng;
+	struct heal_ival *healed;
+	size_t nhealed, healcap;
+};
+
+/* Run-time state of one transport rule. */
+struct rt_xrule {
+	const struct sc_xrule *r;
+	bool armed;
+	uint64_t seen, fired;
+	struct prng rng;
+};
+
+/* Candidate lists for one command class (or opcode) on one LUN. */
+struct bucket {
+	uint32_t *always; /* rules without an LBA condition */
+	size_t nalways;
+	uint32_t *crosses; /* rules with crosses_end */
+	size_t ncrosses;
+	struct lba_tree tree; /* rules with an LBA range */
+};
+
+/* The rule index of one LUN. */
+struct lun_rules {
+	struct bucket cls[FL_CLASS_NR];
+	struct bucket *op[256]; /* opcode rules; NULL when none */
+	bool any_op;
+};
+
+/* A scenario compiled for an engine: rules, indexes, their run-time state. */
+struct program {
+	struct fl_scenario *sc;
+	struct rt_rule *rules;
+	size_t nrules;
+	struct rt_xrule *xrules;
+	size_t nxrules;
+	struct lun_rules *lun[FL_MAX_LUNS];
+	bool has_until_written;
+	bool has_write_beyond;
+	struct program *next_retired;
+};
+
+/* One LUN of the engine. */
+struct eng_lun {
+	uint16_t id;
+	struct fl_lun *lun;
+	uint64_t num_blocks; /* kept current across resizes */
+	uint32_t block_size;
+};
+
+enum pend_stage {
+	PEND_DELAYED = 1, /* waiting on its timer */
+	PEND_HELD,	  /* on hold */
+	PEND_EXEC,	  /* in the core, completion intercepted */
+};
+
+/* A command the engine keeps track of (only those with an action or a heal). */
+struct pend {
+	struct timer_node tn; /* first: the timer callback casts back */
+	struct fl_engine *e;
+	struct fl_cmd *cmd;
+	fl_cmd_done_fn done; /* the submitter's */
+	struct eng_lun *L;
+	const struct sc_rule *rule; /* NULL: only intercepted for healing */
+	struct rt_rule *rt;
+	enum pend_stage stage;
+	enum sc_hold_kind hold;
+	bool in_list, abort_requested, release_requested;
+	bool heal;
+	struct fl_cdb_info ci;
+	uint64_t info;	       /* the failing LBA, for the INFORMATION field */
+	uint64_t corrupt_seed; /* drawn from the rule's stream at match time */
+	uint64_t since_ns;
+	struct pend *prev, *next;
+};
+
+/* A TMF answered after a delay. */
+struct tmf_pend {
+	struct timer_node tn;
+	struct fl_engine *e;
+	struct fl_tmf *tmf;
+	struct sc_tmf_case kase;
+	bool in_list;
+	struct tmf_pend *prev, *next;
+};
+
+/* A trace subscriber (a control-socket client streaming the trace). */
+struct trace_sub {
+	int fd;
+	uint64_t dropped;
+	struct trace_sub *next;
+};
+
+struct trace {
+	pthread_mutex_t lock;
+	int fd; /* -1: none */
+	bool own_fd;
+	struct trace_sub *subs;
+	uint64_t t0_ns;
+};
+
+struct fl_engine {
+	pthread_mutex_t lock;
+	unsigned frontend;
+	uint64_t seed;
+	struct fl_target *tgt;
+	struct eng_lun luns[FL_MAX_LUNS];
+	struct eng_lun *by_id[FL_MAX_LUNS];
+	size_t nluns;
+	struct program *prog;
+	struct program *retired;
+	struct timers *timers;
+	struct trace trace;
+	/* state machine */
+	int state;
+	uint64_t state_since_ns, state_cmds, state_gen, armed_ns;
+	struct timer_node state_timer;
+	struct timer_node logout_timer;
+	/* pending */
+	struct pend *pending;
+	size_t npending;
+	struct tmf_pend *tmf_pending;
+	struct fl_engine_counters counters;
+	void (*xport_notify)(void *ctx);
+	void *xport_ctx;
+	bool closing;
+};
+
+/* engine.c */
+struct program *program_build(struct fl_engine *e, struct fl_scenario *sc);
+void program_free(struct program *p);
+/* Moves the state machine to state s (e->lock held); why goes to the trace. */
+void engine_set_state(struct fl_engine *e, int s, const char *why);
+/* Completes a pending command as aborted (no lock held). */
+void pend_complete_aborted(struct pend *p);
+/* Ends a hold or delay early and executes the command (no lock held). */
+void pend_release_execute(struct pend *p);
+/* Unlinks p from the pending list (e->lock held). */
+void pend_unlink(struct fl_engine *e, struct pend *p);
+/* Calls the transport notifier, if any (no lock held). */
+void engine_notify(struct fl_engine *e);
+/* Arms the timers of the current state (e->lock held). */
+void engine_arm_state_timers(struct fl_engine *e);
+/* Runs the transitions of event `on` (e->lock held); returns true if the state moved. */
+bool engine_event(struct fl_engine *e, enum sc_on on, int tmf_fn, uint64_t value);
+/* Releases held commands (e->lock NOT held); returns the count. */
+size_t engine_release(struct fl_engine *e, bool all, uint64_t tag, int lun);
+/* Arms or disarms a rule by id (SCSI or transport); -ENOENT. e->lock held. */
+int engine_arm(struct fl_engine *e, const char *id, bool armed);
+
+/* trace.c */
+void trace_init(struct trace *t, int fd, bool own);
+void trace_close(struct trace *t);
+/* Writes one JSON object (a line) to the trace file and subscribers. */
+void trace_emit(struct trace *t, json_t *obj);
+/* A trace object with t_us and event filled in. */
+json_t *trace_event(struct trace *t, const char *event);
+/* Adds the command's fields (lun, initiator, nexus, tag, opcode, lba, blocks). */
+void trace_cmd_fields(json_t *o, uint16_t lun, const struct fl_cmd *cmd,
+		      const struct fl_cdb_info *ci);
+int trace_subscribe(struct trace *t, int fd);
+void trace_unsubscribe(struct trace *t, int fd);
+
+#endif

@@ -1,0 +1,323 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * engine_life.c - the fault engine's life cycle and run-time control:
+ * fl_engine_create (LUNs from the scenario, trace, timer thread, the first
+ * program), fl_engine_destroy, the atomic fl_engine_replace, arming and
+ * disarming rules, releasing held commands, counters and accessors.
+ */
+#include "engine_internal.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <unistd.h>
+
+/* A seed for scenarios that give none (recorded in the trace's first line). */
+static uint64_t fresh_seed(void)
+{
+	uint64_t s = 0;
+
+	if (getrandom(&s, sizeof(s), GRND_NONBLOCK) != sizeof(s))
+		s = mono_ns() ^ ((uint64_t)getpid() << 32);
+	return s;
+}
+
+/* Creates the LUNs of sc into e (with the options' overrides). */
+static int engine_make_luns(struct fl_engine *e, const struct fl_scenario *sc,
+			    const struct fl_engine_opts *o)
+{
+	for (unsigned i = 0; i < fl_scenario_lun_count(sc); i++) {
+		struct fl_lun_config cfg;
+		struct fl_lun_info info;
+		struct fl_lun *lun;
+		char *path = NULL;
+		uint16_t id;
+		int r;
+
+		fl_scenario_lun(sc, i, &id, &cfg);
+		if (o && o->store_override) {
+			cfg.store = o->store;
+			if (o->store == FL_STORE_FILE) {
+				if (!o->store_path)
+					return -EINVAL;
+				if (fl_scenario_lun_count(sc) > 1) {
+					if (asprintf(&path, "%s.%u", o->store_path, id) < 0)
+						return -ENOMEM;
+					cfg.store_path = path;
+				} else {
+					cfg.store_path = o->store_path;
+				}
+			}
+		}
+		if (o && o->size_override)
+			cfg.num_blocks = o->size_override / cfg.block_size;
+		if (cfg.thin && cfg.pool_blocks > cfg.num_blocks)
+			cfg.pool_blocks = cfg.num_blocks;
+		r = fl_lun_create(&cfg, &lun);
+		free(path);
+		if (r)
+			return r;
+		r = fl_target_add_lun(e->tgt, id, lun);
+		if (r) {
+			fl_lun_destroy(lun);
+			return r;
+		}
+		fl_lun_get_info(lun, &info);
+		e->luns[e->nluns] = (struct eng_lun){.id = id,
+						     .lun = lun,
+						     .num_blocks = info.num_blocks,
+						     .block_size = info.block_size};
+		e->by_id[id] = &e->luns[e->nluns];
+		e->nluns++;
+	}
+	return 0;
+}
+
+/* Writes the trace's first line (e->lock held or not yet shared). */
+static void trace_start(struct fl_engine *e, const char *event)
+{
+	static const char *const fe[] = {"any", "iscsi", "tcmu", "any", "vm"};
+	json_t *o = trace_event(&e->trace, event);
+
+	json_object_set_new(o, "seed", json_integer((json_int_t)e->seed));
+	json_object_set_new(o, "scenario", json_string(fl_scenario_name(e->prog->sc)));
+	json_object_set_new(o, "state", json_string(e->prog->sc->states[e->state]));
+	json_object_set_new(o, "frontend", json_string(e->frontend < 5 ? fe[e->frontend] : "any"));
+	json_object_set_new(o, "rules", json_integer((json_int_t)e->prog->nrules));
+	trace_emit(&e->trace, o);
+}
+
+/* Builds the LUNs the scenario describes and arms its rules. */
+int fl_engine_create(const struct fl_scenario *csc, const struct fl_engine_opts *opts,
+		     struct fl_engine **out)
+{
+	struct fl_scenario *sc = (struct fl_scenario *)csc; /* only its refcount changes */
+	struct fl_engine *e = calloc(1, sizeof(*e));
+	int fd = -1, r;
+	bool own = false;
+
+	*out = NULL;
+	if (!e)
+		return -ENOMEM;
+	pthread_mutex_init(&e->lock, NULL);
+	e->frontend = opts ? opts->frontend : 0;
+	e->seed = opts && opts->seed_set ? opts->seed : sc->seed_set ? sc->seed : fresh_seed();
+	e->state_timer.heap_index = SIZE_MAX;
+	e->logout_timer.heap_index = SIZE_MAX;
+	if (opts && opts->trace_path) {
+		fd = open(opts->trace_path, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC,
+			  0644);
+		if (fd < 0) {
+			r = -errno;
+			fprintf(stderr, "faultlun: cannot open trace %s: %s\n", opts->trace_path,
+				strerror(errno));
+			pthread_mutex_destroy(&e->lock);
+			free(e);
+			return r;
+		}
+		own = true;
+	} else if (opts && opts->trace_fd > 0) {
+		fd = opts->trace_fd;
+	}
+	trace_init(&e->trace, fd, own);
+	r = timers_start(&e->timers);
+	if (r)
+		goto fail_trace;
+	r = fl_target_create(&e->tgt);
+	if (r)
+		goto fail_timers;
+	r = engine_make_luns(e, sc, opts);
+	if (r)
+		goto fail_target;
+	e->prog = program_build(e, sc);
+	if (!e->prog) {
+		r = -ENOMEM;
+		goto fail_target;
+	}
+	e->state = 0;
+	e->state_since_ns = e->armed_ns = mono_ns();
+	trace_start(e, "start");
+	pthread_mutex_lock(&e->lock);
+	engine_arm_state_timers(e);
+	pthread_mutex_unlock(&e->lock);
+	*out = e;
+	return 0;
+fail_target:
+	fl_target_destroy(e->tgt);
+fail_timers:
+	timers_stop(e->timers);
+fail_trace:
+	trace_close(&e->trace);
+	pthread_mutex_destroy(&e->lock);
+	free(e);
+	return r;
+}
+
+/* Completes every held or delayed command as aborted, stops timers, destroys the LUNs. */
+void fl_engine_destroy(struct fl_engine *e)
+{
+	struct timer_node **drained = NULL;
+	struct pend *p;
+	struct tmf_pend *t;
+
+	if (!e)
+		return;
+	pthread_mutex_lock(&e->lock);
+	e->closing = true;
+	pthread_mutex_unlock(&e->lock);
+	timers_drain(e->timers, &drained);
+	free(drained);
+	timers_stop(e->timers);
+	/* the timer thread is gone: every pending entry is ours */
+	pthread_mutex_lock(&e->lock);
+	p = e->pending;
+	e->pending = NULL;
+	t = e->tmf_pending;
+	e->tmf_pending = NULL;
+	pthread_mutex_unlock(&e->lock);
+	while (p) {
+		struct pend *next = p->next;
+
+		p->in_list = false;
+		pend_complete_aborted(p);
+		p = next;
+	}
+	while (t) {
+		struct tmf_pend *next = t->next;
+
+		t->tmf->done(t->tmf, FL_TMF_RESP_NONE);
+		free(t);
+		t = next;
+	}
+	fl_target_destroy(e->tgt);
+	program_free(e->prog);
+	while (e->retired) {
+		struct program *next = e->retired->next_retired;
+
+		program_free(e->retired);
+		e->retired = next;
+	}
+	trace_close(&e->trace);
+	pthread_mutex_destroy(&e->lock);
+	free(e);
+}
+
+struct fl_target *fl_engine_target(struct fl_engine *e)
+{
+	return e->tgt;
+}
+
+/* Replaces the rules, TMF and transport behaviour and state machine; atomic. */
+int fl_engine_replace(struct fl_engine *e, const struct fl_scenario *csc)
+{
+	struct program *np = program_build(e, (struct fl_scenario *)csc);
+
+	if (!np)
+		return -ENOMEM;
+	pthread_mutex_lock(&e->lock);
+	/* commands held under the old program keep pointers into it: retire, never free */
+	e->prog->next_retired = e->retired;
+	e->retired = e->prog;
+	e->prog = np;
+	e->state = 0;
+	e->state_since_ns = e->armed_ns = mono_ns();
+	e->state_cmds = 0;
+	e->state_gen++;
+	trace_start(e, "replace");
+	engine_arm_state_timers(e);
+	pthread_mutex_unlock(&e->lock);
+	engine_notify(e);
+	return 0;
+}
+
+/* Arms or disarms a rule by id (SCSI or transport); -ENOENT. e->lock held. */
+int engine_arm(struct fl_engine *e, const char *id, bool armed)
+{
+	struct program *p = e->prog;
+	int found = -ENOENT;
+
+	for (size_t i = 0; i < p->nrules; i++)
+		if (!strcmp(p->rules[i].r->id, id)) {
+			p->rules[i].armed = armed;
+			found = 0;
+		}
+	for (size_t i = 0; i < p->nxrules; i++)
+		if (!strcmp(p->xrules[i].r->id, id)) {
+			p->xrules[i].armed = armed;
+			found = 0;
+		}
+	if (!found) {
+		json_t *o = trace_event(&e->trace, armed ? "arm" : "disarm");
+
+		json_object_set_new(o, "rule", json_string(id));
+		trace_emit(&e->trace, o);
+	}
+	return found;
+}
+
+/* Releases held commands (all, or by tag and/or LUN); they execute normally. */
+size_t engine_release(struct fl_engine *e, bool all, uint64_t tag, int lun)
+{
+	struct pend *list = NULL, *p, *next;
+	size_t n = 0;
+
+	pthread_mutex_lock(&e->lock);
+	for (p = e->pending; p; p = next) {
+		next = p->next;
+		if (p->stage != PEND_HELD)
+			continue;
+		if (!all && p->cmd->tag != tag)
+			continue;
+		if (lun >= 0 && p->L->id != lun)
+			continue;
+		pend_unlink(e, p);
+		p->next = list;
+		list = p;
+		n++;
+		e->counters.released++;
+		json_t *o = trace_event(&e->trace, "release");
+
+		trace_cmd_fields(o, p->L->id, p->cmd, &p->ci);
+		json_object_set_new(o, "rule", json_string(p->rule->id));
+		json_object_set_new(o, "why", json_string("control"));
+		trace_emit(&e->trace, o);
+	}
+	pthread_mutex_unlock(&e->lock);
+	for (p = list; p; p = next) {
+		next = p->next;
+		pend_release_execute(p);
+	}
+	return n;
+}
+
+void fl_engine_get_counters(struct fl_engine *e, struct fl_engine_counters *c)
+{
+	pthread_mutex_lock(&e->lock);
+	*c = e->counters;
+	pthread_mutex_unlock(&e->lock);
+}
+
+const char *fl_engine_state(struct fl_engine *e)
+{
+	const char *s;
+
+	pthread_mutex_lock(&e->lock);
+	s = e->prog->sc->states[e->state];
+	pthread_mutex_unlock(&e->lock);
+	return s;
+}
+
+uint64_t fl_engine_seed(struct fl_engine *e)
+{
+	return e->seed;
+}
+
+void fl_engine_set_xport_notify(struct fl_engine *e, void (*fn)(void *ctx), void *ctx)
+{
+	pthread_mutex_lock(&e->lock);
+	e->xport_notify = fn;
+	e->xport_ctx = ctx;
+	pthread_mutex_unlock(&e->lock);
+}

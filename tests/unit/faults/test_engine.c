@@ -1,0 +1,782 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * test_engine.c - the fault engine's pass-through path: the LBA index against
+ * a brute-force oracle, rule matching against an oracle on random rule sets,
+ * every action at rate 0, rate 1, a probabilistic rate (tolerance band), a
+ * triggered (nth) and a stateful case, determinism by seed, "until":
+ * "written" healing, state transitions, delay accuracy, thousands of holds,
+ * the trace, and fl_engine_replace.
+ */
+#include "harness.h"
+
+#include <fcntl.h>
+#include <inttypes.h>
+#include <math.h>
+
+/* ---- the interval index against brute force ---- */
+
+/* Collects hits of lba_tree_query. */
+struct hits {
+	uint32_t v[4096];
+	size_t n;
+};
+
+static void hit_add(uint32_t rule, void *ctx)
+{
+	struct hits *h = ctx;
+
+	if (h->n < 4096)
+		h->v[h->n++] = rule;
+}
+
+static int u32cmp(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Random interval sets and random queries: the tree finds exactly what a scan finds. */
+static void test_lba_tree_oracle(void)
+{
+	struct prng g;
+	static struct lba_ival iv[2000];
+	static struct hits got, want;
+
+	prng_seed(&g, 42, 0);
+	for (int round = 0; round < 60; round++) {
+		size_t n = (size_t)(prng_next(&g) % (round < 10 ? 8 : 2000));
+		uint64_t space = round % 3 == 0 ? 100 : 1000000;
+		struct lba_tree t;
+
+		for (size_t i = 0; i < n; i++) {
+			uint64_t lo = prng_next(&g) % space, len = prng_next(&g) % (space / 10 + 1);
+
+			iv[i] = (struct lba_ival){.lo = lo, .hi = i % 17 == 0 ? UINT64_MAX : lo + len,
+						  .rule = (uint32_t)i};
+		}
+		CU_ASSERT_EQUAL_FATAL(lba_tree_build(&t, iv, n), 0);
+		for (int q = 0; q < 200; q++) {
+			uint64_t lo = prng_next(&g) % (space + 10), hi = lo + prng_next(&g) % 64;
+
+			got.n = want.n = 0;
+			lba_tree_query(&t, lo, hi, hit_add, &got);
+			for (size_t i = 0; i < n; i++)
+				if (iv[i].lo <= hi && iv[i].hi >= lo)
+					want.v[want.n++] = (uint32_t)i;
+			qsort(got.v, got.n, sizeof(got.v[0]), u32cmp);
+			CU_ASSERT_EQUAL(got.n, want.n);
+			if (got.n == want.n)
+				CU_ASSERT_EQUAL(memcmp(got.v, want.v, got.n * sizeof(got.v[0])), 0);
+		}
+		lba_tree_free(&t);
+	}
+}
+
+/* ---- rule matching against an oracle ---- */
+
+struct orule {
+	unsigned cls_mask; /* 0 = any */
+	int opcode;	   /* -1 = none */
+	int lba;	   /* 0 any, 1 range, 2 crosses_end */
+	uint64_t first, last;
+	int lun; /* -1 = any */
+};
+
+/* The class the core gives the opcodes this test uses. */
+static int class_of(uint8_t op)
+{
+	struct fl_cdb_info ci;
+	uint8_t cdb[16] = {op};
+
+	if (fl_cdb_decode(cdb, op == 0 ? 6 : 10, &ci))
+		return FL_CLASS_OTHER;
+	return ci.cls;
+}
+
+/* Random rule sets on two LUNs; each command's injection is the oracle's first match. */
+static void test_match_oracle(void)
+{
+	static const uint8_t ops[] = {0x28, 0x2a, 0x00, 0x35};
+	static const uint64_t nblocks[2] = {10000, 20000};
+	struct prng g;
+
+	prng_seed(&g, 7, 0);
+	for (int round = 0; round < 6; round++) {
+		size_t nr = round == 0 ? 1 : round * 120;
+		struct orule *or = calloc(nr, sizeof(*or));
+		json_t *root = json_pack("{s:i, s:[s], s:[{s:i, s:s}, {s:i, s:s}]}", "faultlun", 1,
+					 "frontends", "iscsi", "luns", "lun", 0, "size",
+					 "10000blocks", "lun", 1, "size", "20000blocks");
+		json_t *rules = json_array();
+		struct fl_engine *e;
+		char *text;
+
+		for (size_t i = 0; i < nr; i++) {
+			struct orule *o = &or[i];
+			json_t *m = json_object(), *a = json_object();
+			char sense[64];
+			uint64_t x = prng_next(&g);
+
+			o->opcode = -1;
+			o->lun = x % 5 == 0 ? (int)(x / 5 % 2) : -1;
+			if (x % 11 == 0) {
+				o->opcode = ops[(x >> 8) % 2];
+				json_object_set_new(m, "opcode", json_integer(o->opcode));
+			} else if (x % 3) {
+				json_t *cl = json_array();
+
+				for (int c = 1; c <= 6; c++)
+					if ((x >> (10 + c)) & 1) {
+						o->cls_mask |= 1u << c;
+						json_array_append_new(cl, json_string(sc_class_names[c]));
+					}
+				if (json_array_size(cl))
+					json_object_set_new(m, "class", cl);
+				else
+					json_decref(cl);
+			}
+			o->lba = (int)((x >> 20) % 10 < 4 ? 0 : (x >> 20) % 10 < 9 ? 1 : 2);
+			if (o->lba == 1) {
+				o->first = (x >> 24) % 20000;
+				o->last = o->first + (x >> 40) % 300;
+				json_object_set_new(m, "lba", json_pack("{s:I, s:I}", "first",
+									(json_int_t)o->first, "last",
+									(json_int_t)o->last));
+				/* tur/inquiry + lba is refused by the loader; keep it valid */
+				o->cls_mask &= ~((1u << FL_CLASS_TUR) | (1u << FL_CLASS_INQUIRY));
+				if (json_object_get(m, "class")) {
+					json_t *cl = json_array();
+
+					for (int c = 1; c <= 6; c++)
+						if (o->cls_mask & (1u << c))
+							json_array_append_new(cl,
+									      json_string(sc_class_names[c]));
+					if (!json_array_size(cl)) {
+						o->cls_mask = 1u << FL_CLASS_READ;
+						json_array_append_new(cl, json_string("read"));
+					}
+					json_object_set_new(m, "class", cl);
+				}
+				if (o->lun >= 0 && o->first >= nblocks[o->lun])
+					o->first = o->last = nblocks[o->lun] - 1;
+				if (o->lun < 0 && o->first >= 20000)
+					o->first = o->last = 19999;
+				json_object_set_new(m, "lba", json_pack("{s:I, s:I}", "first",
+									(json_int_t)o->first, "last",
+									(json_int_t)o->last));
+			} else if (o->lba == 2) {
+				o->cls_mask &= ~((1u << FL_CLASS_TUR) | (1u << FL_CLASS_INQUIRY));
+				json_object_set_new(m, "lba", json_pack("{s:b}", "crosses_end", 1));
+				if (json_object_get(m, "class")) {
+					o->cls_mask = 1u << FL_CLASS_WRITE;
+					json_object_set_new(m, "class", json_pack("[s]", "write"));
+				}
+			}
+			if (o->lun >= 0)
+				json_object_set_new(m, "lun", json_integer(o->lun));
+			snprintf(sense, sizeof(sense), "MEDIUM_ERROR/0x%02zx/0x%02zx", 0x80 + (i >> 8),
+				 i & 0xff);
+			json_object_set_new(a, "sense", json_string(sense));
+			json_array_append_new(rules, json_pack("{s:o, s:o}", "match", m, "action", a));
+		}
+		json_object_set_new(root, "rules", rules);
+		text = json_dumps(root, 0);
+		e = mk_engine(text, 1, NULL);
+		CU_ASSERT_PTR_NOT_NULL_FATAL(e);
+		clear_ua(e, 1);
+		{
+			struct tcmd *t = calloc(1, sizeof(*t));
+
+			tcmd_init(t, 0x00, 0, 0, 1, 1);
+			tsubmit(e, t, 1);
+			free(t);
+		}
+		clear_ua(e, 1);
+		for (int q = 0; q < 3000; q++) {
+			struct tcmd *t = calloc(1, sizeof(*t));
+			uint64_t x = prng_next(&g);
+			uint8_t op = ops[x % 4];
+			uint16_t lun = (uint16_t)((x >> 4) % 2);
+			uint64_t lba = (x >> 8) % 21000;
+			uint32_t n = 1 + (uint32_t)((x >> 40) % 16);
+			struct fl_cdb_info ci;
+			long want = -1;
+
+			tcmd_init(t, op, lba, n, (uint64_t)q, 1);
+			fl_cdb_decode(t->cmd.cdb, t->cmd.cdb_len, &ci);
+			for (size_t i = 0; i < nr && want < 0; i++) {
+				const struct orule *o = &or[i];
+				uint64_t hi = ci.lba + (ci.nblocks ? ci.nblocks - 1 : 0);
+
+				if (o->lun >= 0 && o->lun != lun)
+					continue;
+				if (o->opcode >= 0 ? o->opcode != op
+						   : o->cls_mask && !(o->cls_mask & (1u << class_of(op))))
+					continue;
+				if (o->lba == 1 && (!ci.has_lba || ci.lba > o->last || hi < o->first))
+					continue;
+				if (o->lba == 2 && (!ci.has_lba || hi < nblocks[lun]))
+					continue;
+				want = (long)i;
+			}
+			tsubmit(e, t, lun);
+			CU_ASSERT_TRUE(twait(t, 1000));
+			if (want >= 0) {
+				CU_ASSERT_EQUAL(sense_key(&t->cmd), 3);
+				CU_ASSERT_EQUAL(sense_asc(&t->cmd), 0x80 + (want >> 8));
+				CU_ASSERT_EQUAL(sense_ascq(&t->cmd), want & 0xff);
+			} else {
+				CU_ASSERT_TRUE(sense_key(&t->cmd) != 3 || sense_asc(&t->cmd) < 0x80);
+			}
+			free(t);
+		}
+		fl_engine_destroy(e);
+		free(text);
+		json_decref(root);
+		free(or);
+	}
+}
+
+/* ---- every action at rate 0, 1, p, triggered and stateful ---- */
+
+enum kind { K_SENSE, K_STATUS, K_DELAY, K_HOLD, K_DROP, K_DROP_RESP, K_SHORT, K_CORRUPT,
+	    K_COUNTER };
+
+struct act_case {
+	const char *name;
+	const char *action;
+	enum kind kind;
+};
+
+static const struct act_case act_cases[] = {
+	{"sense", "{\"sense\": \"MEDIUM_ERROR/UNRECOVERED_READ_ERROR\", \"info\": \"lba\"}", K_SENSE},
+	{"status", "{\"status\": \"busy\"}", K_STATUS},
+	{"delay", "{\"delay_ms\": 1}", K_DELAY},
+	{"delay_dist", "{\"delay_ms\": {\"dist\": \"uniform\", \"min\": 0.5, \"max\": 1.5}}", K_DELAY},
+	{"hold", "{\"hold\": \"until_release\"}", K_HOLD},
+	{"drop", "{\"drop\": true}", K_DROP},
+	{"drop_response", "{\"drop_response\": true}", K_DROP_RESP},
+	{"short", "{\"short\": {\"blocks\": 2}}", K_SHORT},
+	{"corrupt", "{\"corrupt\": {\"bytes\": 1}}", K_CORRUPT},
+	{"ua", "{\"ua\": \"2A/09\"}", K_COUNTER},
+	{"power_loss", "{\"power_loss\": true}", K_COUNTER},
+	{"resize", "{\"resize\": \"64MiB\"}", K_COUNTER},
+	{"alua", "{\"alua\": \"active_non_optimized\"}", K_COUNTER},
+	{"set_state", "{\"set_state\": \"b\"}", K_COUNTER},
+	{"sense_delayed", "{\"sense\": \"NOT_READY/BECOMING_READY\", \"delay_ms\": 1}", K_SENSE},
+};
+
+/* Whether the command shows the action's effect (for kinds with a visible one). */
+static bool affected(enum kind k, struct tcmd *t, bool done_at_once)
+{
+	switch (k) {
+	case K_SENSE:
+		return sense_key(&t->cmd) == 3 || sense_key(&t->cmd) == 2;
+	case K_STATUS:
+		return t->cmd.status == FL_STATUS_BUSY;
+	case K_DELAY:
+	case K_HOLD:
+		return !done_at_once;
+	case K_DROP:
+		return t->cmd.no_response && t->cmd.data_in_len == 0;
+	case K_DROP_RESP:
+		return t->cmd.no_response && t->cmd.status == FL_STATUS_GOOD;
+	case K_SHORT:
+		return t->cmd.data_in_len == 1024 && t->cmd.residual == 3072;
+	case K_CORRUPT:
+		for (int i = 0; i < 4096; i++)
+			if (t->buf[i])
+				return true;
+		return false;
+	default:
+		return false;
+	}
+}
+
+/* Runs n READ(10)s through a rule with `match`; returns which were injected. */
+static size_t run_case(const struct act_case *c, const char *match, const char *extra, size_t n,
+		       uint64_t seed, bool *inj)
+{
+	char text[2048];
+	struct tcmd *t = calloc(n, sizeof(*t));
+	struct fl_engine *e;
+	struct fl_engine_counters before, after;
+	size_t count = 0;
+
+	snprintf(text, sizeof(text),
+		 "{\"faultlun\": 1, \"frontends\": [\"iscsi\"], \"luns\": [{\"size\": \"32MiB\"}],"
+		 " \"states\": [\"a\", \"b\"], %s \"rules\": [{\"id\": \"x\", %s \"match\": {\"class\": "
+		 "\"read\" %s}, \"action\": %s}]}",
+		 extra ? extra
+		       : "\"transitions\": [{\"from\": \"b\", \"to\": \"a\", \"on\": {\"commands\": 1}},"
+			 " {\"from\": \"a\", \"to\": \"b\", \"on\": {\"tmf\": \"clear_aca\"}}],",
+		 extra && strstr(extra, "storm") ? "\"states\": [\"b\"]," : "", match, c->action);
+	e = mk_engine(text, seed, NULL);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(e);
+	clear_ua(e, 1);
+	for (size_t i = 0; i < n; i++) {
+		bool at_once, vis;
+
+		fl_engine_get_counters(e, &before);
+		tcmd_init(&t[i], 0x28, (i * 8) % 60000, 8, i, 1);
+		tsubmit(e, &t[i], 0);
+		at_once = atomic_load(&t[i].done) != 0;
+		fl_engine_get_counters(e, &after);
+		inj[i] = after.injected > before.injected;
+		count += inj[i];
+		if (c->kind == K_COUNTER)
+			continue;
+		if (c->kind == K_SENSE && !at_once)
+			twait(&t[i], 2000);
+		vis = affected(c->kind, &t[i], at_once);
+		if (vis != inj[i])
+			fprintf(stderr, "\n%s: command %zu injected=%d visible=%d status=%#x\n", c->name,
+				i, inj[i], vis, t[i].cmd.status);
+		CU_ASSERT_EQUAL(vis, inj[i]);
+	}
+	if (c->kind == K_HOLD)
+		CU_ASSERT_EQUAL(engine_release(e, true, 0, -1), count);
+	for (size_t i = 0; i < n; i++)
+		CU_ASSERT_TRUE(twait(&t[i], 2000));
+	fl_engine_destroy(e);
+	free(t);
+	return count;
+}
+
+/* Rate 0: nothing; rate 1: everything. */
+static void test_actions_rate_0_and_1(void)
+{
+	static bool inj[300];
+
+	for (size_t k = 0; k < sizeof(act_cases) / sizeof(act_cases[0]); k++) {
+		CU_ASSERT_EQUAL(run_case(&act_cases[k], ", \"probability\": 0", NULL, 300, 1, inj), 0);
+		CU_ASSERT_EQUAL(run_case(&act_cases[k], ", \"probability\": 1", NULL, 300, 1, inj), 300);
+		CU_ASSERT_EQUAL(run_case(&act_cases[k], "", NULL, 50, 1, inj), 50);
+	}
+}
+
+/* A probabilistic rate lands within 5 sigma of n*p. */
+static void test_actions_probabilistic(void)
+{
+	static bool inj[2000];
+	const double p = 0.25, n = 2000, sigma = sqrt(n * p * (1 - p));
+
+	for (size_t k = 0; k < sizeof(act_cases) / sizeof(act_cases[0]); k++) {
+		size_t got = run_case(&act_cases[k], ", \"probability\": 0.25", NULL, 2000,
+				      1000 + k, inj);
+
+		if (fabs((double)got - n * p) > 5 * sigma)
+			fprintf(stderr, "\n%s: %zu of 2000 at p=0.25\n", act_cases[k].name, got);
+		CU_ASSERT_TRUE(fabs((double)got - n * p) <= 5 * sigma);
+	}
+}
+
+/* Triggered: nth, every, after + times hit exactly the commands they name. */
+static void test_actions_triggered(void)
+{
+	static bool inj[60];
+
+	for (size_t k = 0; k < sizeof(act_cases) / sizeof(act_cases[0]); k++) {
+		CU_ASSERT_EQUAL(run_case(&act_cases[k], ", \"nth\": 7", NULL, 60, 1, inj), 1);
+		CU_ASSERT_TRUE(inj[6]);
+		CU_ASSERT_EQUAL(run_case(&act_cases[k], ", \"every\": 10", NULL, 60, 1, inj), 6);
+		CU_ASSERT_TRUE(inj[9] && inj[19] && !inj[10]);
+		CU_ASSERT_EQUAL(run_case(&act_cases[k], ", \"after\": 5, \"times\": 3", NULL, 60, 1,
+					 inj), 3);
+		CU_ASSERT_TRUE(!inj[4] && inj[5] && inj[6] && inj[7] && !inj[8]);
+	}
+}
+
+/* Stateful: a rule scoped to state "storm", entered after 10 commands, 3 times. */
+static void test_actions_stateful(void)
+{
+	static bool inj[40];
+	static const char *const tr =
+		"\"transitions\": [{\"from\": \"calm\", \"to\": \"storm\", \"on\": {\"commands\": 10}}],";
+	char extra[512];
+
+	for (size_t k = 0; k < sizeof(act_cases) / sizeof(act_cases[0]); k++) {
+		struct act_case c = act_cases[k];
+
+		/* set_state moves the machine itself: its stateful case is test_state_machine */
+		if (!strcmp(c.name, "set_state"))
+			continue;
+		/* states are [calm, storm]: the run_case template names a, b; override */
+		snprintf(extra, sizeof(extra), "%s", tr);
+		{
+			char text[2048];
+			struct tcmd *t = calloc(40, sizeof(*t));
+			struct fl_engine *e;
+			size_t count = 0;
+
+			snprintf(text, sizeof(text),
+				 "{\"faultlun\": 1, \"frontends\": [\"iscsi\"], \"luns\": [{\"size\": "
+				 "\"32MiB\"}], \"states\": [\"calm\", \"storm\", \"b\"], %s \"rules\": "
+				 "[{\"id\": \"x\", \"states\": [\"storm\"], \"match\": {\"class\": "
+				 "\"read\", \"times\": 3}, \"action\": %s}, {\"id\": \"never\", "
+				 "\"states\": [\"calm\"], \"match\": {\"class\": \"tur\", \"nth\": 1000},"
+				 " \"action\": {\"set_state\": \"b\"}}]}",
+				 extra, c.action);
+			int calm;
+
+			e = mk_engine(text, 3, NULL);
+			CU_ASSERT_PTR_NOT_NULL_FATAL(e);
+			/* clear_ua's TURs count as commands of state calm */
+			calm = 10 - clear_ua(e, 1);
+			for (size_t i = 0; i < 40; i++) {
+				struct fl_engine_counters b, a;
+
+				fl_engine_get_counters(e, &b);
+				tcmd_init(&t[i], 0x28, i * 8, 8, i, 1);
+				tsubmit(e, &t[i], 0);
+				fl_engine_get_counters(e, &a);
+				inj[i] = a.injected > b.injected;
+				count += inj[i];
+			}
+			CU_ASSERT_EQUAL(count, 3);
+			/* the reads after the tenth command of calm are injected, three times */
+			if (!(!inj[calm - 1] && inj[calm] && inj[calm + 1] && inj[calm + 2] &&
+			      !inj[calm + 3]))
+				fprintf(stderr, "\nstateful %s: calm=%d count=%zu\n", c.name, calm, count);
+			CU_ASSERT_TRUE(!inj[calm - 1] && inj[calm] && inj[calm + 1] && inj[calm + 2] &&
+				       !inj[calm + 3]);
+			engine_release(e, true, 0, -1);
+			for (size_t i = 0; i < 40; i++)
+				twait(&t[i], 2000);
+			fl_engine_destroy(e);
+			free(t);
+		}
+	}
+}
+
+/* ---- determinism ---- */
+
+/* Same seed, same commands: same injections; another seed: others. */
+static void test_determinism_by_seed(void)
+{
+	static bool a[1000], b[1000], c[1000];
+	const struct act_case *sense = &act_cases[0];
+
+	run_case(sense, ", \"probability\": 0.5", NULL, 1000, 12345, a);
+	run_case(sense, ", \"probability\": 0.5", NULL, 1000, 12345, b);
+	run_case(sense, ", \"probability\": 0.5", NULL, 1000, 54321, c);
+	CU_ASSERT_EQUAL(memcmp(a, b, sizeof(a)), 0);
+	CU_ASSERT_NOT_EQUAL(memcmp(a, c, sizeof(a)), 0);
+}
+
+/* ---- specific behaviours ---- */
+
+/* "until": "written": the bad range fails with INFORMATION = LBA until rewritten. */
+static void test_until_written(void)
+{
+	struct fl_engine *e = mk_engine(
+		"{\"faultlun\": 1, \"frontends\": [\"iscsi\"], \"luns\": [{\"size\": \"1MiB\"}],"
+		" \"rules\": [{\"id\": \"bad\", \"match\": {\"class\": \"read\", \"lba\": {\"first\": 100,"
+		" \"last\": 103}}, \"action\": {\"sense\": \"MEDIUM_ERROR/UNRECOVERED_READ_ERROR\","
+		" \"info\": \"lba\"}, \"until\": \"written\"}]}",
+		1, NULL);
+	struct tcmd *t = calloc(1, sizeof(*t));
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(e);
+	clear_ua(e, 1);
+	tcmd_init(t, 0x28, 96, 8, 1, 1);
+	tsubmit(e, t, 0);
+	CU_ASSERT_EQUAL(sense_key(&t->cmd), 3);
+	CU_ASSERT_EQUAL(sense_asc(&t->cmd), 0x11);
+	CU_ASSERT_EQUAL(sense_info(&t->cmd), 100);
+	/* rewrite 100..101: the first bad LBA is now 102 */
+	tcmd_init(t, 0x2a, 100, 2, 2, 1);
+	tsubmit(e, t, 0);
+	CU_ASSERT_EQUAL(t->cmd.status, FL_STATUS_GOOD);
+	tcmd_init(t, 0x28, 96, 8, 3, 1);
+	tsubmit(e, t, 0);
+	CU_ASSERT_EQUAL(sense_info(&t->cmd), 102);
+	tcmd_init(t, 0x28, 100, 2, 4, 1);
+	tsubmit(e, t, 0);
+	CU_ASSERT_EQUAL(t->cmd.status, FL_STATUS_GOOD);
+	/* a write the rule itself fails does not heal: reads only are matched here */
+	tcmd_init(t, 0x2a, 102, 2, 5, 1);
+	tsubmit(e, t, 0);
+	tcmd_init(t, 0x28, 96, 8, 6, 1);
+	tsubmit(e, t, 0);
+	CU_ASSERT_EQUAL(t->cmd.status, FL_STATUS_GOOD);
+	fl_engine_destroy(e);
+	free(t);
+}
+
+/* Transitions: commands, after_ms, write_beyond; the state scopes rules. */
+static void test_state_machine(void)
+{
+	struct fl_engine *e = mk_engine(
+		"{\"faultlun\": 1, \"frontends\": [\"iscsi\"], \"luns\": [{\"size\": \"1MiB\"}],"
+		" \"states\": [\"s0\", \"s1\", \"s2\", \"s3\"],"
+		" \"transitions\": [{\"from\": \"s0\", \"to\": \"s1\", \"on\": {\"commands\": 3}},"
+		"  {\"from\": \"s1\", \"to\": \"s2\", \"on\": {\"after_ms\": 30}},"
+		"  {\"from\": \"s2\", \"to\": \"s3\", \"on\": {\"write_beyond\": 1000}}],"
+		" \"rules\": [{\"states\": [\"s3\"], \"match\": {\"class\": \"write\"},"
+		"  \"action\": {\"sense\": \"DATA_PROTECT/SPACE_ALLOCATION_FAILED_WRITE_PROTECT\"}}]}",
+		1, NULL);
+	struct tcmd *t = calloc(1, sizeof(*t));
+	uint64_t t0;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(e);
+	CU_ASSERT_STRING_EQUAL(fl_engine_state(e), "s0");
+	clear_ua(e, 1);
+	for (int i = 0; i < 2; i++) {
+		tcmd_init(t, 0x00, 0, 0, 1, 1);
+		tsubmit(e, t, 0);
+	}
+	CU_ASSERT_STRING_EQUAL(fl_engine_state(e), "s1");
+	t0 = mono_ns();
+	while (strcmp(fl_engine_state(e), "s2") && mono_ns() - t0 < 2000000000ull)
+		usleep(200);
+	CU_ASSERT_STRING_EQUAL(fl_engine_state(e), "s2");
+	CU_ASSERT_TRUE(mono_ns() - t0 >= 25000000ull);
+	tcmd_init(t, 0x2a, 10, 8, 2, 1);
+	tsubmit(e, t, 0);
+	CU_ASSERT_EQUAL(t->cmd.status, FL_STATUS_GOOD);
+	CU_ASSERT_STRING_EQUAL(fl_engine_state(e), "s2");
+	/* the write that crosses the threshold already meets state s3 */
+	tcmd_init(t, 0x2a, 996, 8, 3, 1);
+	tsubmit(e, t, 0);
+	CU_ASSERT_STRING_EQUAL(fl_engine_state(e), "s3");
+	CU_ASSERT_EQUAL(sense_key(&t->cmd), 7);
+	CU_ASSERT_EQUAL(sense_asc(&t->cmd), 0x27);
+	CU_ASSERT_EQUAL(sense_ascq(&t->cmd), 0x07);
+	fl_engine_destroy(e);
+	free(t);
+}
+
+/* Delays complete on time: median lateness well under a millisecond. */
+static int cmp_i64(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static void test_delay_accuracy(void)
+{
+	enum { N = 200 };
+	struct fl_engine *e = mk_engine(
+		"{\"faultlun\": 1, \"frontends\": [\"iscsi\"], \"luns\": [{\"size\": \"1MiB\"}],"
+		" \"rules\": [{\"match\": {\"class\": \"read\"}, \"action\": {\"delay_ms\": 2}}]}",
+		1, NULL);
+	struct tcmd *t = calloc(N, sizeof(*t));
+	int64_t late[N];
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(e);
+	clear_ua(e, 1);
+	for (int i = 0; i < N; i++) {
+		tcmd_init(&t[i], 0x28, 0, 1, i, 1);
+		tsubmit(e, &t[i], 0);
+		CU_ASSERT_TRUE_FATAL(twait(&t[i], 1000));
+		late[i] = (int64_t)(t[i].done_ns - t[i].submit_ns) - 2000000;
+		CU_ASSERT_TRUE(late[i] >= 0);
+	}
+	qsort(late, N, sizeof(late[0]), cmp_i64);
+	fprintf(stderr, "\ndelay 2 ms: lateness median %" PRId64 " us, p90 %" PRId64 " us\n",
+		late[N / 2] / 1000, late[N * 9 / 10] / 1000);
+	CU_ASSERT_TRUE(late[N / 2] < 500000);
+	fl_engine_destroy(e);
+	free(t);
+}
+
+/* Counts completions of plain commands. */
+static void count_done(struct fl_cmd *cmd)
+{
+	atomic_fetch_add((atomic_int *)cmd->priv, 1);
+}
+
+/* Thousands of holds; a hold costs one small record; releasing runs them all. */
+static void test_many_holds(void)
+{
+	enum { N = 5000 };
+	struct fl_engine *e = mk_engine(
+		"{\"faultlun\": 1, \"frontends\": [\"iscsi\"], \"luns\": [{\"size\": \"1MiB\"}],"
+		" \"rules\": [{\"match\": {\"class\": \"read\"}, \"action\": {\"hold\": \"forever\"}}]}",
+		1, NULL);
+	struct fl_cmd *c = calloc(N, sizeof(*c));
+	struct fl_engine_counters k;
+	static atomic_int ndone;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(e);
+	clear_ua(e, 1);
+	atomic_store(&ndone, 0);
+	for (int i = 0; i < N; i++) {
+		c[i].cdb[0] = 0x28;
+		c[i].cdb[8] = 0; /* zero blocks: nothing to transfer */
+		c[i].cdb_len = 10;
+		c[i].nexus.id = 1;
+		c[i].tag = (uint64_t)i;
+	}
+	for (int i = 0; i < N; i++) {
+		c[i].done = count_done;
+		c[i].priv = &ndone;
+		fl_engine_submit(e, 0, &c[i]);
+	}
+	fl_engine_get_counters(e, &k);
+	CU_ASSERT_EQUAL(k.held, N);
+	CU_ASSERT_EQUAL(atomic_load(&ndone), 0);
+	CU_ASSERT_EQUAL(e->npending, N);
+	CU_ASSERT_TRUE(sizeof(struct pend) <= 256);
+	CU_ASSERT_EQUAL(engine_release(e, false, 17, -1), 1);
+	CU_ASSERT_EQUAL(atomic_load(&ndone), 1);
+	CU_ASSERT_EQUAL(c[17].status, FL_STATUS_GOOD);
+	fl_engine_destroy(e); /* the rest complete as aborted */
+	CU_ASSERT_EQUAL(atomic_load(&ndone), N);
+	CU_ASSERT_TRUE(c[18].aborted && c[18].no_response);
+	free(c);
+}
+
+/* The trace: a first line with the seed, one line per injection naming the rule. */
+static void test_trace(void)
+{
+	char path[] = "/tmp/faultlun-trace-XXXXXX", line[4096];
+	int fd = mkstemp(path);
+	struct fl_engine *e;
+	struct tcmd *t = calloc(1, sizeof(*t));
+	FILE *f;
+	int n = 0, injects = 0;
+
+	CU_ASSERT_TRUE_FATAL(fd >= 0);
+	close(fd);
+	e = mk_engine("{\"faultlun\": 1, \"frontends\": [\"iscsi\"], \"luns\": [{\"size\": \"1MiB\"}],"
+		      " \"rules\": [{\"id\": \"every-2nd\", \"match\": {\"class\": \"read\", \"every\": 2},"
+		      " \"action\": {\"status\": \"task_set_full\"}}]}",
+		      987654321, path);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(e);
+	clear_ua(e, 1);
+	for (int i = 0; i < 6; i++) {
+		tcmd_init(t, 0x28, 40 + i, 1, 100 + i, 1);
+		tsubmit(e, t, 0);
+	}
+	fl_engine_destroy(e);
+	f = fopen(path, "r");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+	while (fgets(line, sizeof(line), f)) {
+		json_error_t err;
+		json_t *o = json_loads(line, 0, &err);
+
+		CU_ASSERT_PTR_NOT_NULL_FATAL(o);
+		CU_ASSERT_TRUE(json_is_integer(json_object_get(o, "t_us")));
+		if (n == 0) {
+			CU_ASSERT_STRING_EQUAL(json_string_value(json_object_get(o, "event")), "start");
+			CU_ASSERT_EQUAL(json_integer_value(json_object_get(o, "seed")), 987654321);
+		}
+		if (!strcmp(json_string_value(json_object_get(o, "event")), "inject")) {
+			injects++;
+			CU_ASSERT_STRING_EQUAL(json_string_value(json_object_get(o, "rule")), "every-2nd");
+			CU_ASSERT_STRING_EQUAL(json_string_value(json_object_get(o, "action")), "status");
+			CU_ASSERT_STRING_EQUAL(json_string_value(json_object_get(o, "opcode")), "0x28");
+			CU_ASSERT_EQUAL(json_integer_value(json_object_get(o, "lun")), 0);
+			CU_ASSERT_EQUAL(json_integer_value(json_object_get(o, "lba")),
+					40 + 2 * injects - 1);
+			CU_ASSERT_STRING_EQUAL(json_string_value(json_object_get(o, "initiator")),
+					       "iqn.2026-12.org.faultlun:test");
+		}
+		json_decref(o);
+		n++;
+	}
+	CU_ASSERT_EQUAL(injects, 3);
+	fclose(f);
+	unlink(path);
+	free(t);
+}
+
+/* Replace is atomic: new rules apply at once, held commands stay held, state restarts. */
+static void test_replace(void)
+{
+	struct fl_engine *e = mk_engine(
+		"{\"faultlun\": 1, \"frontends\": [\"iscsi\"], \"luns\": [{\"size\": \"1MiB\"}],"
+		" \"states\": [\"x\", \"y\"], \"transitions\": [{\"to\": \"y\", \"on\": {\"commands\": 2}}],"
+		" \"rules\": [{\"id\": \"h\", \"match\": {\"class\": \"read\", \"nth\": 1},"
+		" \"action\": {\"hold\": \"until_release\"}}]}",
+		1, NULL);
+	struct tcmd *held = calloc(1, sizeof(*held)), *t = calloc(1, sizeof(*t));
+	struct fl_diags d = {0};
+	struct fl_scenario *sc2 = NULL;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(e);
+	clear_ua(e, 1);
+	tcmd_init(held, 0x28, 0, 1, 1, 1);
+	tsubmit(e, held, 0);
+	CU_ASSERT_FALSE(atomic_load(&held->done));
+	CU_ASSERT_STRING_EQUAL(fl_engine_state(e), "y");
+	CU_ASSERT_EQUAL(fl_scenario_load_string(
+				"b.json",
+				"{\"faultlun\": 1, \"states\": [\"p\"], \"rules\": [{\"id\": \"busy\","
+				" \"match\": {\"class\": \"read\"}, \"action\": {\"status\": \"busy\"}}]}",
+				0, &sc2, &d),
+			0);
+	CU_ASSERT_EQUAL(fl_engine_replace(e, sc2), 0);
+	fl_scenario_free(sc2);
+	CU_ASSERT_STRING_EQUAL(fl_engine_state(e), "p");
+	tcmd_init(t, 0x28, 0, 1, 2, 1);
+	tsubmit(e, t, 0);
+	CU_ASSERT_EQUAL(t->cmd.status, FL_STATUS_BUSY);
+	CU_ASSERT_FALSE(atomic_load(&held->done));
+	CU_ASSERT_EQUAL(engine_release(e, true, 0, -1), 1);
+	CU_ASSERT_TRUE(twait(held, 1000));
+	CU_ASSERT_EQUAL(held->cmd.status, FL_STATUS_GOOD);
+	fl_engine_destroy(e);
+	fl_diags_free(&d);
+	free(held);
+	free(t);
+}
+
+/* Power loss drops unsynced writes (write cache on) and the trace lists them. */
+static void test_power_loss_action(void)
+{
+	struct fl_engine *e = mk_engine(
+		"{\"faultlun\": 1, \"frontends\": [\"iscsi\"], \"luns\": [{\"size\": \"1MiB\","
+		" \"write_cache\": true}], \"rules\": [{\"id\": \"pl\", \"match\": {\"opcode\":"
+		" \"0x25\"}, \"action\": {\"power_loss\": true}}]}",
+		1, NULL);
+	struct tcmd *t = calloc(1, sizeof(*t));
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(e);
+	clear_ua(e, 1);
+	tcmd_init(t, 0x2a, 50, 4, 1, 1);
+	memset(t->buf, 0xab, 2048);
+	tsubmit(e, t, 0);
+	CU_ASSERT_EQUAL(t->cmd.status, FL_STATUS_GOOD);
+	/* READ CAPACITY(10) carries the power loss, then meets its UA 29/xx itself */
+	tcmd_init(t, 0x25, 0, 0, 2, 1);
+	t->cmd.data_in = t->buf;
+	t->cmd.data_in_cap = 8;
+	tsubmit(e, t, 0);
+	CU_ASSERT_EQUAL(sense_key(&t->cmd), 6);
+	CU_ASSERT_EQUAL(sense_asc(&t->cmd), 0x29);
+	clear_ua(e, 1);
+	tcmd_init(t, 0x28, 50, 4, 3, 1);
+	tsubmit(e, t, 0);
+	CU_ASSERT_EQUAL(t->cmd.status, FL_STATUS_GOOD);
+	CU_ASSERT_EQUAL(t->buf[0], 0); /* the cached write is gone */
+	fl_engine_destroy(e);
+	free(t);
+}
+
+static CU_TestInfo engine_tests[] = {
+	{"test_lba_tree_oracle", test_lba_tree_oracle},
+	{"test_match_oracle", test_match_oracle},
+	{"test_actions_rate_0_and_1", test_actions_rate_0_and_1},
+	{"test_actions_probabilistic", test_actions_probabilistic},
+	{"test_actions_triggered", test_actions_triggered},
+	{"test_actions_stateful", test_actions_stateful},
+	{"test_determinism_by_seed", test_determinism_by_seed},
+	{"test_until_written", test_until_written},
+	{"test_state_machine", test_state_machine},
+	{"test_delay_accuracy", test_delay_accuracy},
+	{"test_many_holds", test_many_holds},
+	{"test_trace", test_trace},
+	{"test_replace", test_replace},
+	{"test_power_loss_action", test_power_loss_action},
+	CU_TEST_INFO_NULL,
+};
+
+CU_SuiteInfo fl_suites[] = {
+	{"engine", NULL, NULL, NULL, NULL, engine_tests},
+	CU_SUITE_INFO_NULL,
+};
