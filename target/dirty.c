@@ -85,6 +85,7 @@ static void remove_at(struct dirty_set *d, size_t i)
 	size_t j = i;
 
 	free(d->v[i].old);
+	d->v[i].old = NULL;
 	d->v[i].used = false;
 	d->count--;
 	for (;;) {
@@ -95,6 +96,7 @@ static void remove_at(struct dirty_set *d, size_t i)
 			return;
 		e = d->v[j];
 		d->v[j].used = false;
+		d->v[j].old = NULL; /* ownership moves with the entry */
 		*find(d, e.lba) = e;
 	}
 }
@@ -108,7 +110,9 @@ void dirty_clear(struct fl_lun *lun, uint64_t lba, uint64_t n)
 		return;
 	if (n == UINT64_MAX && lba == 0) {
 		for (size_t i = 0; i < d->cap; i++) {
-			free(d->v[i].old);
+			if (d->v[i].used)
+				free(d->v[i].old);
+			d->v[i].old = NULL;
 			d->v[i].used = false;
 		}
 		d->count = 0;

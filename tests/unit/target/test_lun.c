@@ -17,6 +17,9 @@
 
 static const uint8_t tur[6] = {0};
 
+/* xorshift32 on a local `x`: deterministic pseudo-random numbers. */
+#define RND() (x ^= x << 13, x ^= x >> 17, x ^= x << 5, x)
+
 /* Runs TUR from `nexus` and checks the expected UA (asc 0: GOOD). */
 static void expect_tur(struct fl_lun *lun, uint64_t nexus, uint8_t asc, uint8_t ascq,
 		       const char *what)
@@ -277,6 +280,104 @@ static void test_power_loss_restores_oldest(void)
 	fl_lun_destroy(lun);
 }
 
+struct loss_model {
+	uint8_t cur[256], durable[256];
+	bool dirty[256];
+	unsigned lost_wrong;
+};
+
+/* Checks that every lost LBA was dirty in the model. */
+static void model_lost(uint64_t lba, void *ctx)
+{
+	struct loss_model *m = ctx;
+
+	if (lba >= 256 || !m->dirty[lba])
+		m->lost_wrong++;
+}
+
+/* Random writes, FUA writes, UNMAPs and syncs against a model of the cache. */
+static void test_power_loss_model(void)
+{
+	struct fl_lun_config cfg;
+	struct loss_model m;
+	struct fl_lun *lun;
+	uint8_t buf[16 * 512], cdb[16], param[24];
+	uint32_t x = 4242;
+	struct fl_cmd res;
+
+	memset(&m, 0, sizeof(m));
+	th_config(&cfg);
+	cfg.num_blocks = 256;
+	cfg.thin = true;
+	lun = th_lun(&cfg);
+	th_clear_ua(lun, 1);
+	for (int op = 0; op < 4000; op++) {
+		uint32_t lba = RND() % 256, n = 1 + RND() % 16, kind = RND() % 10;
+		uint8_t val = (uint8_t)(1 + RND() % 250);
+
+		if (lba + n > 256)
+			n = 256 - lba;
+		if (kind < 5) { /* write, FUA one time in three */
+			bool fua = kind < 2;
+
+			memset(buf, val, n * 512);
+			th_cdb16(cdb, 0x8a, fua ? 0x08 : 0, lba, n);
+			th_run(lun, 1, cdb, 16, buf, n * 512, NULL, 0, &res);
+			for (uint32_t b = lba; b < lba + n; b++) {
+				m.cur[b] = val;
+				if (fua)
+					m.durable[b] = val;
+				m.dirty[b] = !fua;
+			}
+		} else if (kind < 7) { /* UNMAP (cached like a write) */
+			memset(param, 0, sizeof(param));
+			param[1] = 22;
+			param[3] = 16;
+			param[8 + 6] = (uint8_t)(lba >> 8);
+			param[8 + 7] = (uint8_t)lba;
+			param[8 + 11] = (uint8_t)n;
+			th_cdb10(cdb, 0x42, 0, 0, 24);
+			th_run(lun, 1, cdb, 10, param, 24, NULL, 0, &res);
+			for (uint32_t b = lba; b < lba + n; b++) {
+				m.cur[b] = 0;
+				m.dirty[b] = true;
+			}
+		} else if (kind < 9) { /* SYNCHRONIZE CACHE of a range */
+			th_cdb16(cdb, 0x91, 0, lba, n);
+			th_run(lun, 1, cdb, 16, NULL, 0, NULL, 0, &res);
+			for (uint32_t b = lba; b < lba + n; b++) {
+				m.durable[b] = m.cur[b];
+				m.dirty[b] = false;
+			}
+		} else { /* power loss */
+			unsigned want = 0;
+			uint64_t got;
+
+			for (int b = 0; b < 256; b++)
+				want += m.dirty[b];
+			got = fl_lun_power_loss(lun, model_lost, &m);
+			TH_CHECK(got == want, "op %d: %llu blocks lost, model says %u", op,
+				 (unsigned long long)got, want);
+			memcpy(m.cur, m.durable, sizeof(m.cur));
+			memset(m.dirty, 0, sizeof(m.dirty));
+			th_clear_ua(lun, 1);
+		}
+		if (res.status != FL_STATUS_GOOD) {
+			TH_CHECK(false, "op %d kind %u: status %02x", op, kind, res.status);
+			break;
+		}
+		res.status = FL_STATUS_GOOD;
+	}
+	CU_ASSERT_EQUAL(m.lost_wrong, 0);
+	for (uint32_t b = 0; b < 256; b += 16) {
+		CU_ASSERT_EQUAL(th_read(lun, 1, b, 16, buf), FL_STATUS_GOOD);
+		for (uint32_t i = 0; i < 16; i++)
+			TH_CHECK(buf[i * 512] == m.cur[b + i] && buf[i * 512 + 511] == m.cur[b + i],
+				 "block %u holds %u, model %u", b + i, buf[i * 512], m.cur[b + i]);
+	}
+	fl_lun_destroy(lun);
+}
+
 /* With WCE=0 a power loss loses nothing. */
 static void test_power_loss_write_through(void)
 {
@@ -361,7 +462,6 @@ static void random_cdbs(struct fl_lun *lun, unsigned count, uint32_t seed)
 		size_t len;
 		uint32_t out_len, in_cap;
 
-#define RND() (x ^= x << 13, x ^= x >> 17, x ^= x << 5, x)
 		len = RND() % (FL_CDB_MAX + 9); /* some longer than any CDB */
 		for (size_t k = 0; k < sizeof(cdb); k++)
 			cdb[k] = (uint8_t)RND();
@@ -559,6 +659,7 @@ static CU_TestInfo lun_tests[] = {
     {"test_power_loss_discards_unsynced", test_power_loss_discards_unsynced},
     {"test_power_loss_restores_oldest", test_power_loss_restores_oldest},
     {"test_power_loss_write_through", test_power_loss_write_through},
+    {"test_power_loss_model", test_power_loss_model},
     {"test_set_sense_formats", test_set_sense_formats},
     {"test_create_bad_config", test_create_bad_config},
     {"test_random_cdbs_memory", test_random_cdbs_memory},
