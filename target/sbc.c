@@ -178,8 +178,24 @@ enum sense_reason sbc_read(struct exec_ctx *x)
 	got = want < cmd->data_in_cap ? want : cmd->data_in_cap;
 	if (!cmd->data_in)
 		got = 0;
-	if (got && lun->store->ops->read(lun->store, cmd->data_in, x->lba << lun->block_shift, got))
-		return SENSE_READ_ERROR;
+	if (got) {
+		int rc;
+
+		/*
+		 * A blocking store is read without the LUN lock so that the worker
+		 * pool serves reads in parallel; overlapping simple tasks have no
+		 * order (SAM-5 r21 8.6), and the store outlives every in-flight
+		 * command.
+		 */
+		if (lun->store->async)
+			pthread_mutex_unlock(&lun->lock);
+		rc = lun->store->ops->read(lun->store, cmd->data_in, x->lba << lun->block_shift,
+					   got);
+		if (lun->store->async)
+			pthread_mutex_lock(&lun->lock);
+		if (rc)
+			return SENSE_READ_ERROR;
+	}
 	cmd->data_in_len = (uint32_t)got;
 	cmd->residual = (int64_t)(want - got);
 	return SENSE_OK;
