@@ -81,19 +81,21 @@ static void dec_gls(const uint8_t *cdb, struct fl_cdb_info *i)
 #define RW_MEDIA (OPF_MEDIA | OPF_CONFLICT)
 #define RD (RW_MEDIA | OPF_PR_READ_OK | OPF_DATA_IN)
 #define WR (RW_MEDIA | OPF_DATA_OUT)
+/* SPC-4 r37 5.14 / 5.15.2.4: no UA, any ALUA state, any reservation */
+#define EXEMPT (OPF_NO_UA | OPF_ALUA_ANY | OPF_PR_READ_OK)
 
 /* The table, ordered by opcode then service action (RSOC reports in order). */
 /* clang-format off */
 static const struct fl_opcode_desc table[] = {
 	{0x00, 0, false, 6, FL_CLASS_TUR, OPF_MEDIA | OPF_PR_READ_OK, "TEST UNIT READY",
 	 spc_test_unit_ready, NULL, {0x00, 0, 0, 0, 0, C6}},
-	{0x03, 0, false, 6, FL_CLASS_OTHER, OPF_NO_UA | OPF_DATA_IN | OPF_PR_READ_OK,
+	{0x03, 0, false, 6, FL_CLASS_OTHER, EXEMPT | OPF_DATA_IN,
 	 "REQUEST SENSE", spc_request_sense, NULL, {0x03, 0x01, 0, 0, 0xff, C6}},
 	{0x08, 0, false, 6, FL_CLASS_READ, RD, "READ(6)", sbc_read, dec_rw6,
 	 {0x08, 0x1f, 0xff, 0xff, 0xff, C6}},
 	{0x0a, 0, false, 6, FL_CLASS_WRITE, WR, "WRITE(6)", sbc_write, dec_rw6,
 	 {0x0a, 0x1f, 0xff, 0xff, 0xff, C6}},
-	{0x12, 0, false, 6, FL_CLASS_INQUIRY, OPF_NO_UA | OPF_DATA_IN | OPF_PR_READ_OK,
+	{0x12, 0, false, 6, FL_CLASS_INQUIRY, EXEMPT | OPF_DATA_IN,
 	 "INQUIRY", spc_inquiry, NULL, {0x12, 0x01, 0xff, 0xff, 0xff, C6}},
 	{0x15, 0, false, 6, FL_CLASS_OTHER, OPF_CONFLICT | OPF_DATA_OUT, "MODE SELECT(6)",
 	 spc_mode_select, NULL, {0x15, 0x11, 0, 0, 0xff, C6}},
@@ -200,10 +202,10 @@ static const struct fl_opcode_desc table[] = {
 	 OPF_LBA_EXISTS, "GET LBA STATUS", sbc_get_lba_status, dec_gls,
 	 {0x9e, 0x12, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0,
 	  C6}},
-	{0xa0, 0, false, 12, FL_CLASS_OTHER, OPF_NO_UA | OPF_DATA_IN | OPF_PR_READ_OK,
+	{0xa0, 0, false, 12, FL_CLASS_OTHER, EXEMPT | OPF_DATA_IN,
 	 "REPORT LUNS", spc_report_luns, NULL,
 	 {0xa0, 0, 0xff, 0, 0, 0, 0xff, 0xff, 0xff, 0xff, 0, C6}},
-	{0xa3, 0x0a, true, 12, FL_CLASS_OTHER, OPF_DATA_IN | OPF_PR_READ_OK,
+	{0xa3, 0x0a, true, 12, FL_CLASS_OTHER, OPF_DATA_IN | OPF_PR_READ_OK | OPF_ALUA_ANY,
 	 "REPORT TARGET PORT GROUPS", spc_report_target_port_groups, NULL,
 	 {0xa3, 0xea, 0, 0, 0, 0, 0xff, 0xff, 0xff, 0xff, 0, C6}},
 	{0xa3, 0x0c, true, 12, FL_CLASS_OTHER, OPF_DATA_IN | OPF_PR_READ_OK,

@@ -252,6 +252,9 @@ static enum sense_reason lun_dispatch(struct exec_ctx *x)
 		return exec_invalid_field(x, SENSE_INVALID_FIELD_IN_CDB, d->cdb_len - 1,
 					  cmd->cdb[d->cdb_len - 1] & 0x04 ? 2 : 0);
 	fl_cdb_decode(cmd->cdb, len, &x->info);
+	/* SPC-4 r37 5.15.2.4.6: a transitioning port serves almost nothing */
+	if (lun->alua_state == FL_ALUA_TRANSITIONING && !(d->flags & OPF_ALUA_ANY))
+		return SENSE_ALUA_TRANSITIONING;
 	if (d->flags & OPF_MEDIA) {
 		r = media_state_check(lun);
 		if (r != SENSE_OK)

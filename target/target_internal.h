@@ -110,6 +110,8 @@ typedef enum sense_reason (*exec_fn)(struct exec_ctx *x);
 #define OPF_ZERO_TO_END 0x20 /* length 0 means "from LBA to the last block" */
 #define OPF_DATA_IN 0x40     /* returns data to the initiator */
 #define OPF_DATA_OUT 0x80    /* takes data from the initiator */
+/* served in every ALUA state, even TRANSITIONING (SPC-4 r37 5.15.2.4.6) */
+#define OPF_ALUA_ANY 0x100
 
 /*
  * Block limits the SBC handlers enforce; spc.c reports the same values in

@@ -524,8 +524,28 @@ static void test_alua_states_refuse_media(void)
 		cdb[0] = 0x1b;
 		cdb[4] = 1;
 		res = run(lun, cdb, 6, NULL, 0, NULL, 0);
-		TH_EXPECT_GOOD(&res, "START STOP UNIT is not a media command");
+		if (refuse[i].st == FL_ALUA_TRANSITIONING)
+			TH_EXPECT(&res, CC, FL_KEY_NOT_READY, 0x04, 0x0a, "START STOP transitioning");
+		else
+			TH_EXPECT_GOOD(&res, "START STOP UNIT is not a media command");
 	}
+	/* transitioning: only INQUIRY, REPORT LUNS, RTPG and REQUEST SENSE are served */
+	fl_lun_set_alua_state(lun, FL_ALUA_TRANSITIONING);
+	memset(cdb, 0, sizeof(cdb));
+	cdb[0] = 0x1a; /* MODE SENSE(6) */
+	cdb[4] = 255;
+	res = run(lun, cdb, 6, NULL, 0, buf, 255);
+	TH_EXPECT(&res, CC, FL_KEY_UNIT_ATTENTION, 0x2a, 0x06, "UA first");
+	res = run(lun, cdb, 6, NULL, 0, buf, 255);
+	TH_EXPECT(&res, CC, FL_KEY_NOT_READY, 0x04, 0x0a, "MODE SENSE(6) while transitioning");
+	th_cdb12(cdb, 0xa0, 0, 0, 256); /* REPORT LUNS */
+	res = run(lun, cdb, 12, NULL, 0, buf, 256);
+	TH_EXPECT_GOOD(&res, "REPORT LUNS while transitioning");
+	memset(cdb, 0, sizeof(cdb));
+	cdb[0] = 0x1b; /* START STOP UNIT */
+	cdb[4] = 1;
+	res = run(lun, cdb, 6, NULL, 0, NULL, 0);
+	TH_EXPECT(&res, CC, FL_KEY_NOT_READY, 0x04, 0x0a, "START STOP while transitioning");
 	fl_lun_set_alua_state(lun, FL_ALUA_ACTIVE_NON_OPTIMIZED);
 	th_clear_ua(lun, 1);
 	th_cdb10(cdb, 0x28, 0, 0, 1);
