@@ -1,13 +1,225 @@
 /* SPDX-License-Identifier: MIT */
-/* cmd_ctl.c - `faultlun ctl`: not built yet in this tree. */
+/*
+ * cmd_ctl.c - `faultlun ctl SOCKET COMMAND [ARGS]`: one request to a running
+ * target's control socket (docs/control-protocol.md), the answer printed as
+ * one JSON line. `trace` prints trace lines until interrupted. Exit status 0
+ * when the answer is ok, 1 when it is not, 2 on usage or connection errors.
+ */
 #include "cli.h"
 
+#include <jansson.h>
+
+#include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+/* Prints the usage text. */
+static void ctl_usage(FILE *out)
+{
+	fprintf(out,
+		"usage: faultlun ctl SOCKET COMMAND [ARGS]\n"
+		"commands:\n"
+		"  ping                    check the socket answers\n"
+		"  status                  scenario, state, seed, LUNs\n"
+		"  counters                engine and per-rule counters\n"
+		"  held                    commands held or delayed now\n"
+		"  state [NAME]            print, or move the state machine to NAME\n"
+		"  arm ID | disarm ID      arm or disarm a rule\n"
+		"  release --all | TAG [LUN]  end holds; the commands then execute\n"
+		"  load FILE               replace the scenario (rules, tmf, transport, states)\n"
+		"  trace                   stream the trace (JSON lines) until interrupted\n"
+		"  raw JSON                send one request as given\n");
+}
+
+/* Connects to the control socket; returns the fd or -1. */
+static int ctl_connect(const char *path)
+{
+	struct sockaddr_un sa = {.sun_family = AF_UNIX};
+	int fd;
+
+	if (strlen(path) >= sizeof(sa.sun_path)) {
+		fprintf(stderr, "faultlun ctl: socket path too long\n");
+		return -1;
+	}
+	strcpy(sa.sun_path, path);
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0 || connect(fd, (struct sockaddr *)&sa, sizeof(sa))) {
+		fprintf(stderr, "faultlun ctl: cannot connect to %s: %s\n", path, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/* Reads a whole file into a string. */
+static char *slurp(const char *path)
+{
+	FILE *f = fopen(path, "rb");
+	char *buf = NULL;
+	size_t n = 0, cap = 0;
+
+	if (!f)
+		return NULL;
+	for (;;) {
+		if (n + 4096 + 1 > cap) {
+			char *b = realloc(buf, cap = (cap ? cap * 2 : 8192));
+
+			if (!b) {
+				free(buf);
+				fclose(f);
+				return NULL;
+			}
+			buf = b;
+		}
+		size_t r = fread(buf + n, 1, cap - n - 1, f);
+
+		n += r;
+		if (r == 0)
+			break;
+	}
+	fclose(f);
+	buf[n] = 0;
+	return buf;
+}
+
+/* Builds the request for argv; returns NULL (after a message) on usage errors. */
+static json_t *build_request(int argc, char **argv)
+{
+	const char *cmd = argv[0];
+
+	if (!strcmp(cmd, "ping") || !strcmp(cmd, "status") || !strcmp(cmd, "counters") ||
+	    !strcmp(cmd, "held") || !strcmp(cmd, "trace"))
+		return argc == 1 ? json_pack("{s:s}", "cmd", cmd) : NULL;
+	if (!strcmp(cmd, "state"))
+		return argc == 1   ? json_pack("{s:s}", "cmd", "state")
+		       : argc == 2 ? json_pack("{s:s, s:s}", "cmd", "state", "set", argv[1])
+				   : NULL;
+	if (!strcmp(cmd, "arm") || !strcmp(cmd, "disarm"))
+		return argc == 2 ? json_pack("{s:s, s:s}", "cmd", cmd, "rule", argv[1]) : NULL;
+	if (!strcmp(cmd, "release")) {
+		char *end;
+		unsigned long long tag, lun;
+
+		if (argc == 2 && !strcmp(argv[1], "--all"))
+			return json_pack("{s:s, s:b}", "cmd", "release", "all", 1);
+		if (argc < 2 || argc > 3)
+			return NULL;
+		tag = strtoull(argv[1], &end, 0);
+		if (*end)
+			return NULL;
+		if (argc == 2)
+			return json_pack("{s:s, s:I}", "cmd", "release", "tag", (json_int_t)tag);
+		lun = strtoull(argv[2], &end, 0);
+		if (*end)
+			return NULL;
+		return json_pack("{s:s, s:I, s:I}", "cmd", "release", "tag", (json_int_t)tag, "lun",
+				 (json_int_t)lun);
+	}
+	if (!strcmp(cmd, "load")) {
+		char *text;
+		json_t *r;
+
+		if (argc != 2)
+			return NULL;
+		text = slurp(argv[1]);
+		if (!text) {
+			fprintf(stderr, "faultlun ctl: cannot read %s: %s\n", argv[1], strerror(errno));
+			return NULL;
+		}
+		r = json_pack("{s:s, s:s, s:s}", "cmd", "load", "name", argv[1], "text", text);
+		free(text);
+		return r;
+	}
+	if (!strcmp(cmd, "raw") && argc == 2) {
+		json_error_t err;
+		json_t *r = json_loads(argv[1], 0, &err);
+
+		if (!r)
+			fprintf(stderr, "faultlun ctl: bad JSON: %s\n", err.text);
+		return r;
+	}
+	return NULL;
+}
 
 int cmd_ctl(int argc, char **argv)
 {
-	(void)argc;
-	(void)argv;
-	fprintf(stderr, "faultlun ctl: not available in this build\n");
-	return 2;
+	json_t *req, *resp;
+	json_error_t err;
+	char *line = NULL;
+	size_t cap = 0;
+	ssize_t n;
+	FILE *in;
+	int fd, rc;
+
+	if (argc >= 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
+		ctl_usage(stdout);
+		return 0;
+	}
+	if (argc < 3) {
+		ctl_usage(stderr);
+		return 2;
+	}
+	req = build_request(argc - 2, argv + 2);
+	if (!req) {
+		ctl_usage(stderr);
+		return 2;
+	}
+	fd = ctl_connect(argv[1]);
+	if (fd < 0) {
+		json_decref(req);
+		return 2;
+	}
+	{
+		char *s = json_dumps(req, JSON_COMPACT);
+		size_t len = s ? strlen(s) : 0, off = 0;
+
+		json_decref(req);
+		while (s && off < len + 1) {
+			ssize_t w = off < len ? write(fd, s + off, len - off) : write(fd, "\n", 1);
+
+			if (w <= 0)
+				break;
+			off += (size_t)w;
+		}
+		free(s);
+	}
+	in = fdopen(fd, "r");
+	if (!in) {
+		close(fd);
+		return 2;
+	}
+	n = getline(&line, &cap, in);
+	if (n <= 0) {
+		fprintf(stderr, "faultlun ctl: no answer from %s\n", argv[1]);
+		fclose(in);
+		free(line);
+		return 2;
+	}
+	fputs(line, stdout);
+	resp = json_loads(line, 0, &err);
+	rc = json_is_true(json_object_get(resp, "ok")) ? 0 : 1;
+	if (rc) {
+		json_t *d = json_object_get(resp, "diagnostics"), *v;
+		size_t i;
+
+		json_array_foreach(d, i, v)
+			fprintf(stderr, "%s\n", json_string_value(v));
+	}
+	if (!rc && !strcmp(argv[2], "trace")) {
+		fflush(stdout);
+		while ((n = getline(&line, &cap, in)) > 0) {
+			fputs(line, stdout);
+			fflush(stdout);
+		}
+	}
+	json_decref(resp);
+	free(line);
+	fclose(in);
+	return rc;
 }

@@ -1,0 +1,495 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * ctl.c - the control socket of a running engine (docs/control-protocol.md):
+ * a UNIX stream socket, mode 0600, that accepts only clients of the same uid
+ * (SO_PEERCRED), served by one thread with poll(2). Each request is one JSON
+ * object on one line; each answer is one JSON object on one line, {"ok":
+ * true, ...} or {"ok": false, "error": "..."}. The "trace" request turns the
+ * connection into a stream of trace lines until the client closes it.
+ */
+#include "engine_internal.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+/* Largest request line (a scenario sent inline fits easily). */
+#define CTL_MAX_LINE (16u << 20)
+#define CTL_MAX_CLIENTS 32
+
+struct ctl_client {
+	int fd;
+	char *buf;
+	size_t len, cap;
+	bool streaming;
+};
+
+struct fl_ctl {
+	struct fl_engine *e;
+	int lfd;
+	int wake[2];
+	char *path;
+	pthread_t thread;
+	struct ctl_client clients[CTL_MAX_CLIENTS];
+	size_t nclients;
+};
+
+/* Sends one JSON object as a line; takes obj. */
+static void ctl_send(int fd, json_t *obj)
+{
+	char *s = json_dumps(obj, JSON_COMPACT | JSON_PRESERVE_ORDER);
+	size_t len, off = 0;
+
+	json_decref(obj);
+	if (!s)
+		return;
+	len = strlen(s);
+	s[len++] = '\n';
+	while (off < len) {
+		ssize_t w = send(fd, s + off, len - off, MSG_NOSIGNAL);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			break;
+		off += (size_t)w;
+	}
+	free(s);
+}
+
+/* An error answer. */
+static json_t *ctl_error(const char *msg)
+{
+	return json_pack("{s:b, s:s}", "ok", 0, "error", msg);
+}
+
+/* The per-rule counters as a JSON array (e->lock held). */
+static json_t *rules_json(struct fl_engine *e)
+{
+	json_t *a = json_array();
+	struct program *p = e->prog;
+
+	for (size_t i = 0; i < p->nrules; i++)
+		json_array_append_new(a, json_pack("{s:s, s:s, s:b, s:I, s:I}", "id", p->rules[i].r->id,
+						   "kind", "scsi", "armed", p->rules[i].armed, "seen",
+						   (json_int_t)p->rules[i].seen, "fired",
+						   (json_int_t)p->rules[i].fired));
+	for (size_t i = 0; i < p->nxrules; i++)
+		json_array_append_new(a, json_pack("{s:s, s:s, s:b, s:I, s:I}", "id",
+						   p->xrules[i].r->id, "kind", "transport", "armed",
+						   p->xrules[i].armed, "seen",
+						   (json_int_t)p->xrules[i].seen, "fired",
+						   (json_int_t)p->xrules[i].fired));
+	return a;
+}
+
+/* "counters": engine counters and per-rule counters. */
+static json_t *do_counters(struct fl_engine *e)
+{
+	json_t *r;
+	struct fl_engine_counters c;
+
+	pthread_mutex_lock(&e->lock);
+	c = e->counters;
+	r = json_pack("{s:b, s:{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I}, s:I, s:o}", "ok", 1,
+		      "counters", "commands", (json_int_t)c.commands, "injected",
+		      (json_int_t)c.injected, "held", (json_int_t)c.held, "released",
+		      (json_int_t)c.released, "dropped", (json_int_t)c.dropped, "delayed",
+		      (json_int_t)c.delayed, "tmfs", (json_int_t)c.tmfs, "resets",
+		      (json_int_t)c.resets, "pending", (json_int_t)e->npending, "rules",
+		      rules_json(e));
+	pthread_mutex_unlock(&e->lock);
+	return r;
+}
+
+/* "status": scenario, state, seed, LUNs. */
+static json_t *do_status(struct fl_engine *e)
+{
+	json_t *r, *luns = json_array();
+
+	pthread_mutex_lock(&e->lock);
+	for (size_t i = 0; i < e->nluns; i++)
+		json_array_append_new(luns, json_pack("{s:i, s:I, s:i}", "lun", e->luns[i].id,
+						      "blocks", (json_int_t)e->luns[i].num_blocks,
+						      "block_size", (int)e->luns[i].block_size));
+	r = json_pack("{s:b, s:s, s:s, s:I, s:o, s:I}", "ok", 1, "scenario",
+		      fl_scenario_name(e->prog->sc), "state", e->prog->sc->states[e->state], "seed",
+		      (json_int_t)e->seed, "luns", luns, "pending", (json_int_t)e->npending);
+	pthread_mutex_unlock(&e->lock);
+	return r;
+}
+
+/* "held": the held and delayed commands. */
+static json_t *do_held(struct fl_engine *e)
+{
+	json_t *a = json_array();
+	uint64_t now = mono_ns();
+
+	pthread_mutex_lock(&e->lock);
+	for (struct pend *p = e->pending; p; p = p->next) {
+		json_t *o = json_object();
+
+		trace_cmd_fields(o, p->L->id, p->cmd, &p->ci);
+		json_object_set_new(o, "rule", json_string(p->rule ? p->rule->id : ""));
+		json_object_set_new(o, "stage",
+				    json_string(p->stage == PEND_HELD ? "held" : "delayed"));
+		json_object_set_new(o, "age_ms", json_integer((json_int_t)((now - p->since_ns) / 1000000)));
+		json_array_append_new(a, o);
+	}
+	pthread_mutex_unlock(&e->lock);
+	return json_pack("{s:b, s:o}", "ok", 1, "held", a);
+}
+
+/* "load": parse a scenario (text or path) and replace the engine's. */
+static json_t *do_load(struct fl_engine *e, json_t *req)
+{
+	const char *text = json_string_value(json_object_get(req, "text"));
+	const char *path = json_string_value(json_object_get(req, "path"));
+	const char *name = json_string_value(json_object_get(req, "name"));
+	struct fl_diags d = {0};
+	struct fl_scenario *sc = NULL;
+	int r;
+
+	if (!text && !path)
+		return ctl_error("load needs \"text\" (the scenario) or \"path\"");
+	if (text)
+		r = fl_scenario_load_string(name ? name : "<ctl>", text, e->frontend, &sc, &d);
+	else
+		r = fl_scenario_load_file(path, e->frontend, &sc, &d);
+	if (r) {
+		json_t *diags = json_array(), *out;
+		char *msg = NULL;
+
+		for (size_t i = 0; i < d.n; i++) {
+			char *s = NULL;
+
+			if (asprintf(&s, "%s:%d:%d: %s", d.v[i].file, d.v[i].line, d.v[i].col,
+				     d.v[i].msg) >= 0) {
+				json_array_append_new(diags, json_string(s));
+				free(s);
+			}
+		}
+		if (r == -EINVAL)
+			r = asprintf(&msg, "the scenario has %zu problem(s); nothing was loaded", d.n);
+		else
+			r = asprintf(&msg, "cannot read %s: %s", path ? path : "scenario", strerror(-r));
+		out = json_pack("{s:b, s:s, s:o}", "ok", 0, "error", r >= 0 ? msg : "load failed",
+				"diagnostics", diags);
+		free(msg);
+		fl_diags_free(&d);
+		return out;
+	}
+	r = fl_engine_replace(e, sc);
+	fl_scenario_free(sc);
+	fl_diags_free(&d);
+	if (r)
+		return ctl_error("out of memory replacing the scenario");
+	return json_pack("{s:b, s:s, s:s}", "ok", 1, "scenario", fl_scenario_name(e->prog->sc),
+			 "state", fl_engine_state(e));
+}
+
+/* "state": read, or set with "set": NAME. */
+static json_t *do_state(struct fl_engine *e, json_t *req)
+{
+	const char *want = json_string_value(json_object_get(req, "set"));
+	bool moved = false;
+	json_t *r;
+
+	pthread_mutex_lock(&e->lock);
+	if (want) {
+		const struct fl_scenario *sc = e->prog->sc;
+		size_t i;
+
+		for (i = 0; i < sc->nstates; i++)
+			if (!strcmp(sc->states[i], want))
+				break;
+		if (i == sc->nstates) {
+			pthread_mutex_unlock(&e->lock);
+			return ctl_error("no such state in the scenario");
+		}
+		moved = (int)i != e->state;
+		engine_set_state(e, (int)i, "control");
+	}
+	r = json_pack("{s:b, s:s}", "ok", 1, "state", e->prog->sc->states[e->state]);
+	pthread_mutex_unlock(&e->lock);
+	if (moved)
+		engine_notify(e);
+	return r;
+}
+
+/* "arm" / "disarm": a rule by id. */
+static json_t *do_arm(struct fl_engine *e, json_t *req, bool armed)
+{
+	const char *id = json_string_value(json_object_get(req, "rule"));
+	int r;
+
+	if (!id)
+		return ctl_error("needs \"rule\": the rule id");
+	pthread_mutex_lock(&e->lock);
+	r = engine_arm(e, id, armed);
+	pthread_mutex_unlock(&e->lock);
+	if (r)
+		return ctl_error("no rule with that id");
+	return json_pack("{s:b, s:s, s:b}", "ok", 1, "rule", id, "armed", armed);
+}
+
+/* "release": held commands, all or by tag (and LUN). */
+static json_t *do_release(struct fl_engine *e, json_t *req)
+{
+	json_t *tag = json_object_get(req, "tag"), *lun = json_object_get(req, "lun");
+	bool all = json_is_true(json_object_get(req, "all"));
+	size_t n;
+
+	if (!all && !json_is_integer(tag))
+		return ctl_error("release needs \"all\": true or \"tag\": N (and optionally \"lun\")");
+	n = engine_release(e, all, json_is_integer(tag) ? (uint64_t)json_integer_value(tag) : 0,
+			   json_is_integer(lun) ? (int)json_integer_value(lun) : -1);
+	return json_pack("{s:b, s:I}", "ok", 1, "released", (json_int_t)n);
+}
+
+/* Answers one request line; returns false when the connection turns into a trace stream. */
+static bool ctl_request(struct fl_ctl *ctl, struct ctl_client *c, const char *line)
+{
+	json_error_t err;
+	json_t *req = json_loads(line, 0, &err), *resp, *id;
+	const char *cmd;
+
+	if (!req || !json_is_object(req)) {
+		char msg[256];
+
+		snprintf(msg, sizeof(msg), "bad request: %s", req ? "not a JSON object" : err.text);
+		json_decref(req);
+		ctl_send(c->fd, ctl_error(msg));
+		return true;
+	}
+	cmd = json_string_value(json_object_get(req, "cmd"));
+	if (!cmd)
+		resp = ctl_error("a request needs \"cmd\"");
+	else if (!strcmp(cmd, "ping"))
+		resp = json_pack("{s:b, s:i}", "ok", 1, "protocol", 1);
+	else if (!strcmp(cmd, "status"))
+		resp = do_status(ctl->e);
+	else if (!strcmp(cmd, "counters"))
+		resp = do_counters(ctl->e);
+	else if (!strcmp(cmd, "held"))
+		resp = do_held(ctl->e);
+	else if (!strcmp(cmd, "load"))
+		resp = do_load(ctl->e, req);
+	else if (!strcmp(cmd, "state"))
+		resp = do_state(ctl->e, req);
+	else if (!strcmp(cmd, "arm"))
+		resp = do_arm(ctl->e, req, true);
+	else if (!strcmp(cmd, "disarm"))
+		resp = do_arm(ctl->e, req, false);
+	else if (!strcmp(cmd, "release"))
+		resp = do_release(ctl->e, req);
+	else if (!strcmp(cmd, "trace"))
+		resp = json_pack("{s:b, s:b}", "ok", 1, "streaming", 1);
+	else
+		resp = ctl_error("unknown command (ping, status, counters, held, load, state, arm, "
+				 "disarm, release, trace)");
+	if ((id = json_object_get(req, "id")))
+		json_object_set(resp, "id", id);
+	ctl_send(c->fd, resp);
+	if (cmd && !strcmp(cmd, "trace")) {
+		c->streaming = true;
+		trace_subscribe(&ctl->e->trace, c->fd);
+		json_decref(req);
+		return false;
+	}
+	json_decref(req);
+	return true;
+}
+
+/* Closes and forgets client i. */
+static void ctl_drop(struct fl_ctl *ctl, size_t i)
+{
+	struct ctl_client *c = &ctl->clients[i];
+
+	if (c->streaming)
+		trace_unsubscribe(&ctl->e->trace, c->fd);
+	close(c->fd);
+	free(c->buf);
+	ctl->clients[i] = ctl->clients[--ctl->nclients];
+}
+
+/* Accepts a client if it runs as our uid. */
+static void ctl_accept(struct fl_ctl *ctl)
+{
+	int fd = accept4(ctl->lfd, NULL, NULL, SOCK_CLOEXEC);
+	struct ucred cred;
+	socklen_t len = sizeof(cred);
+	struct timeval tv = {.tv_sec = 5};
+
+	if (fd < 0)
+		return;
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) || cred.uid != geteuid()) {
+		ctl_send(fd, ctl_error("permission denied: the control socket serves its owner only"));
+		close(fd);
+		return;
+	}
+	if (ctl->nclients == CTL_MAX_CLIENTS) {
+		ctl_send(fd, ctl_error("too many control clients"));
+		close(fd);
+		return;
+	}
+	setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
+	ctl->clients[ctl->nclients++] = (struct ctl_client){.fd = fd};
+}
+
+/* Reads from client i and answers every complete line; false when it is gone. */
+static bool ctl_read(struct fl_ctl *ctl, size_t i)
+{
+	struct ctl_client *c = &ctl->clients[i];
+	char tmp[65536];
+	ssize_t n = recv(c->fd, tmp, sizeof(tmp), 0);
+	char *nl;
+
+	if (n <= 0)
+		return n < 0 && (errno == EINTR || errno == EAGAIN);
+	if (c->streaming)
+		return true; /* a streaming client's input is ignored */
+	if (c->len + (size_t)n + 1 > c->cap) {
+		size_t cap = c->cap ? c->cap : 4096;
+		char *b;
+
+		while (cap < c->len + (size_t)n + 1)
+			cap *= 2;
+		if (cap > CTL_MAX_LINE) {
+			ctl_send(c->fd, ctl_error("request line too long"));
+			return false;
+		}
+		b = realloc(c->buf, cap);
+		if (!b)
+			return false;
+		c->buf = b;
+		c->cap = cap;
+	}
+	memcpy(c->buf + c->len, tmp, (size_t)n);
+	c->len += (size_t)n;
+	c->buf[c->len] = 0;
+	while ((nl = memchr(c->buf, '\n', c->len))) {
+		size_t used = (size_t)(nl - c->buf) + 1;
+		bool more;
+
+		*nl = 0;
+		more = c->buf[0] ? ctl_request(ctl, c, c->buf) : true;
+		memmove(c->buf, c->buf + used, c->len - used);
+		c->len -= used;
+		c->buf[c->len] = 0;
+		if (!more)
+			break;
+	}
+	return true;
+}
+
+/* The control thread. */
+static void *ctl_main(void *arg)
+{
+	struct fl_ctl *ctl = arg;
+
+	for (;;) {
+		struct pollfd pfd[CTL_MAX_CLIENTS + 2];
+		size_t n = 0;
+
+		pfd[n++] = (struct pollfd){.fd = ctl->wake[0], .events = POLLIN};
+		pfd[n++] = (struct pollfd){.fd = ctl->lfd, .events = POLLIN};
+		for (size_t i = 0; i < ctl->nclients; i++)
+			pfd[n++] = (struct pollfd){.fd = ctl->clients[i].fd, .events = POLLIN};
+		if (poll(pfd, n, -1) < 0) {
+			if (errno == EINTR)
+				continue;
+			break;
+		}
+		if (pfd[0].revents)
+			break;
+		/* clients first, from the end, so that dropping one keeps the others' slots */
+		for (size_t i = ctl->nclients; i-- > 0;) {
+			short re = pfd[2 + i].revents;
+
+			if (!re)
+				continue;
+			if ((re & (POLLERR | POLLHUP | POLLNVAL)) && !(re & POLLIN))
+				ctl_drop(ctl, i);
+			else if (!ctl_read(ctl, i))
+				ctl_drop(ctl, i);
+		}
+		if (pfd[1].revents & POLLIN)
+			ctl_accept(ctl);
+	}
+	return NULL;
+}
+
+/* Starts the control socket at path (a stale socket there is replaced). */
+int fl_ctl_start(struct fl_engine *e, const char *path, struct fl_ctl **out)
+{
+	struct fl_ctl *ctl;
+	struct sockaddr_un sa = {.sun_family = AF_UNIX};
+	struct stat st;
+	int r;
+
+	*out = NULL;
+	if (strlen(path) >= sizeof(sa.sun_path)) {
+		fprintf(stderr, "faultlun: control socket path too long: %s\n", path);
+		return -ENAMETOOLONG;
+	}
+	ctl = calloc(1, sizeof(*ctl));
+	if (!ctl)
+		return -ENOMEM;
+	ctl->e = e;
+	ctl->wake[0] = ctl->wake[1] = -1;
+	ctl->path = strdup(path);
+	ctl->lfd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (!ctl->path || ctl->lfd < 0 || pipe2(ctl->wake, O_CLOEXEC)) {
+		r = -errno;
+		goto fail;
+	}
+	strcpy(sa.sun_path, path);
+	if (lstat(path, &st) == 0 && S_ISSOCK(st.st_mode))
+		unlink(path);
+	if (bind(ctl->lfd, (struct sockaddr *)&sa, sizeof(sa)) || chmod(path, 0600) ||
+	    listen(ctl->lfd, 8)) {
+		r = -errno;
+		fprintf(stderr, "faultlun: control socket %s: %s\n", path, strerror(errno));
+		goto fail;
+	}
+	r = -pthread_create(&ctl->thread, NULL, ctl_main, ctl);
+	if (r)
+		goto fail;
+	*out = ctl;
+	return 0;
+fail:
+	if (ctl->lfd >= 0)
+		close(ctl->lfd);
+	if (ctl->wake[0] >= 0) {
+		close(ctl->wake[0]);
+		close(ctl->wake[1]);
+	}
+	free(ctl->path);
+	free(ctl);
+	return r ? r : -EIO;
+}
+
+/* Stops the thread, closes every client, removes the socket file. */
+void fl_ctl_stop(struct fl_ctl *ctl)
+{
+	if (!ctl)
+		return;
+	if (write(ctl->wake[1], "x", 1) < 0)
+		fprintf(stderr, "faultlun: control socket: cannot wake the thread\n");
+	pthread_join(ctl->thread, NULL);
+	while (ctl->nclients)
+		ctl_drop(ctl, ctl->nclients - 1);
+	close(ctl->lfd);
+	close(ctl->wake[0]);
+	close(ctl->wake[1]);
+	unlink(ctl->path);
+	free(ctl->path);
+	free(ctl);
+}

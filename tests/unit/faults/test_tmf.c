@@ -1,0 +1,356 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * test_tmf.c - task management through the engine (SAM-5 7): ABORT TASK of a
+ * held and of an unknown task, ABORT TASK SET, LUN RESET that completes
+ * (holds released as aborted, UA for the other nexus, "then" effects), never
+ * answers, answers late, or is rejected; per-state TMF behaviour; connection
+ * events; transport verdicts and standing session conditions.
+ */
+#include "harness.h"
+
+/* A TMF with its answer. */
+struct ttmf {
+	struct fl_tmf tmf;
+	atomic_int done;
+	enum fl_tmf_resp resp;
+	uint64_t done_ns;
+};
+
+static void ttmf_done(struct fl_tmf *tmf, enum fl_tmf_resp resp)
+{
+	struct ttmf *t = (struct ttmf *)tmf;
+
+	t->resp = resp;
+	t->done_ns = mono_ns();
+	atomic_fetch_add(&t->done, 1);
+}
+
+/* Issues a TMF and returns it (answered or not). */
+static struct ttmf *do_tmf(struct fl_engine *e, enum fl_tmf_fn fn, uint16_t lun, uint64_t nexus,
+			   uint64_t ref_tag, bool exists)
+{
+	struct ttmf *t = calloc(1, sizeof(*t));
+
+	t->tmf = (struct fl_tmf){.fn = fn, .lun_id = lun, .nexus_id = nexus, .ref_tag = ref_tag,
+				 .task_exists = exists, .done = ttmf_done};
+	fl_engine_tmf(e, &t->tmf);
+	return t;
+}
+
+/* Waits for a TMF answer. */
+static bool tmf_wait(struct ttmf *t, int ms)
+{
+	for (int i = 0; i < ms * 10 && !atomic_load(&t->done); i++)
+		usleep(100);
+	return atomic_load(&t->done) != 0;
+}
+
+static const char *const holds_scenario =
+	"{\"faultlun\": 1, \"frontends\": [\"iscsi\"], \"luns\": [{\"size\": \"1MiB\"}, {\"lun\": 1,"
+	" \"size\": \"1MiB\"}], \"rules\": ["
+	" {\"id\": \"ha\", \"match\": {\"class\": \"read\", \"lba\": {\"first\": 0, \"last\": 9}},"
+	"  \"action\": {\"hold\": \"until_abort\"}},"
+	" {\"id\": \"hr\", \"match\": {\"class\": \"read\", \"lba\": {\"first\": 10, \"last\": 19}},"
+	"  \"action\": {\"hold\": \"until_reset\"}},"
+	" {\"id\": \"hf\", \"match\": {\"class\": \"read\", \"lba\": {\"first\": 20, \"last\": 29}},"
+	"  \"action\": {\"hold\": \"forever\"}},"
+	" {\"id\": \"dl\", \"match\": {\"class\": \"read\", \"lba\": {\"first\": 30, \"last\": 39}},"
+	"  \"action\": {\"delay_ms\": 60000}}]}";
+
+/* ABORT TASK releases the named held task (as aborted, no response), nothing else. */
+static void test_abort_task(void)
+{
+	struct fl_engine *e = mk_engine(holds_scenario, 1, NULL);
+	struct tcmd *a = calloc(1, sizeof(*a)), *b = calloc(1, sizeof(*b)),
+		    *d = calloc(1, sizeof(*d));
+	struct ttmf *t;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(e);
+	clear_ua(e, 1);
+	tsubmit(e, (tcmd_init(a, 0x28, 0, 1, 11, 1), a), 0);
+	tsubmit(e, (tcmd_init(b, 0x28, 1, 1, 12, 1), b), 0);
+	tsubmit(e, (tcmd_init(d, 0x28, 30, 1, 13, 1), d), 0);
+	CU_ASSERT_FALSE(atomic_load(&a->done) || atomic_load(&b->done) || atomic_load(&d->done));
+	t = do_tmf(e, FL_TMF_ABORT_TASK, 0, 1, 11, true);
+	CU_ASSERT_TRUE(tmf_wait(t, 1000));
+	CU_ASSERT_EQUAL(t->resp, FL_TMF_RESP_COMPLETE);
+	CU_ASSERT_TRUE(atomic_load(&a->done) && a->cmd.aborted && a->cmd.no_response);
+	CU_ASSERT_FALSE(atomic_load(&b->done));
+	free(t);
+	/* a delayed command is abortable too */
+	t = do_tmf(e, FL_TMF_ABORT_TASK, 0, 1, 13, true);
+	CU_ASSERT_TRUE(tmf_wait(t, 1000) && atomic_load(&d->done) && d->cmd.aborted);
+	free(t);
+	/* a task the engine does not hold, unknown to the front end too */
+	t = do_tmf(e, FL_TMF_ABORT_TASK, 0, 1, 999, false);
+	CU_ASSERT_TRUE(tmf_wait(t, 1000));
+	CU_ASSERT_EQUAL(t->resp, FL_TMF_RESP_TASK_NOT_EXIST);
+	free(t);
+	/* ABORT TASK SET takes the rest of nexus 1 on LUN 0 */
+	t = do_tmf(e, FL_TMF_ABORT_TASK_SET, 0, 1, 0, false);
+	CU_ASSERT_TRUE(tmf_wait(t, 1000));
+	CU_ASSERT_TRUE(atomic_load(&b->done) && b->cmd.aborted);
+	free(t);
+	fl_engine_destroy(e);
+	free(a);
+	free(b);
+	free(d);
+}
+
+/* LUN RESET: until_abort / until_reset holds on that LUN end as aborted; forever stays; UA. */
+static void test_lun_reset_completes(void)
+{
+	struct fl_engine *e = mk_engine(holds_scenario, 1, NULL);
+	struct tcmd *c[4], *t2 = calloc(1, sizeof(*t2));
+	struct ttmf *t;
+	struct fl_engine_counters k;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(e);
+	for (int i = 0; i < 4; i++)
+		c[i] = calloc(1, sizeof(struct tcmd));
+	clear_ua(e, 1);
+	clear_ua(e, 2);
+	tsubmit(e, (tcmd_init(c[0], 0x28, 0, 1, 1, 1), c[0]), 0);  /* until_abort */
+	tsubmit(e, (tcmd_init(c[1], 0x28, 10, 1, 2, 1), c[1]), 0); /* until_reset */
+	tsubmit(e, (tcmd_init(c[2], 0x28, 20, 1, 3, 1), c[2]), 0); /* forever */
+	tsubmit(e, (tcmd_init(c[3], 0x28, 10, 1, 4, 1), c[3]), 1); /* other LUN */
+	t = do_tmf(e, FL_TMF_LUN_RESET, 0, 1, 0, false);
+	CU_ASSERT_TRUE(tmf_wait(t, 1000));
+	CU_ASSERT_EQUAL(t->resp, FL_TMF_RESP_COMPLETE);
+	CU_ASSERT_TRUE(atomic_load(&c[0]->done) && c[0]->cmd.aborted);
+	CU_ASSERT_TRUE(atomic_load(&c[1]->done) && c[1]->cmd.aborted);
+	CU_ASSERT_FALSE(atomic_load(&c[2]->done));
+	CU_ASSERT_FALSE(atomic_load(&c[3]->done));
+	/* the other nexus sees the reset's UA 29/00; the resetting one does not */
+	tsubmit(e, (tcmd_init(t2, 0x00, 0, 0, 5, 2), t2), 0);
+	CU_ASSERT_EQUAL(sense_key(&t2->cmd), 6);
+	CU_ASSERT_EQUAL(sense_asc(&t2->cmd), 0x29);
+	tsubmit(e, (tcmd_init(t2, 0x00, 0, 0, 6, 1), t2), 0);
+	CU_ASSERT_EQUAL(t2->cmd.status, FL_STATUS_GOOD);
+	fl_engine_get_counters(e, &k);
+	CU_ASSERT_EQUAL(k.tmfs, 1);
+	CU_ASSERT_EQUAL(k.resets, 1);
+	free(t);
+	/* a target reset covers LUN 1 as well */
+	t = do_tmf(e, FL_TMF_TARGET_WARM_RESET, 0, 1, 0, false);
+	CU_ASSERT_TRUE(tmf_wait(t, 1000));
+	CU_ASSERT_TRUE(atomic_load(&c[3]->done) && c[3]->cmd.aborted);
+	CU_ASSERT_FALSE(atomic_load(&c[2]->done));
+	free(t);
+	fl_engine_destroy(e); /* the forever hold ends as aborted at destroy */
+	CU_ASSERT_TRUE(atomic_load(&c[2]->done) && c[2]->cmd.aborted);
+	for (int i = 0; i < 4; i++)
+		free(c[i]);
+	free(t2);
+}
+
+/* A LUN reset that never completes, per state; then a late one; then a rejected one. */
+static void test_lun_reset_behaviours(void)
+{
+	struct fl_engine *e = mk_engine(
+		"{\"faultlun\": 1, \"frontends\": [\"iscsi\"], \"luns\": [{\"size\": \"1MiB\"}],"
+		" \"states\": [\"hung\", \"slow\", \"grumpy\", \"healed\"],"
+		" \"transitions\": [{\"from\": \"hung\", \"to\": \"slow\", \"on\": {\"tmf\": \"lun_reset\"}}],"
+		" \"rules\": [{\"id\": \"h\", \"states\": [\"hung\", \"slow\"], \"match\": {\"class\": \"read\"},"
+		"  \"action\": {\"hold\": \"until_reset\"}}],"
+		" \"tmf\": {\"lun_reset\": [{\"states\": [\"hung\"], \"respond\": \"never\"},"
+		"  {\"states\": [\"slow\"], \"delay_ms\": 40, \"then\": {\"state\": \"grumpy\", \"disarm\": [\"h\"]}},"
+		"  {\"states\": [\"grumpy\"], \"respond\": \"rejected\"}],"
+		"  \"abort_task\": {\"respond\": \"not_supported\"},"
+		"  \"target_warm_reset\": {\"then\": {\"ua\": null, \"state\": \"healed\"}}}}",
+		1, NULL);
+	struct tcmd *c = calloc(1, sizeof(*c)), *c2 = calloc(1, sizeof(*c2));
+	struct ttmf *t;
+	uint64_t t0;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(e);
+	clear_ua(e, 1);
+	tsubmit(e, (tcmd_init(c, 0x28, 0, 1, 1, 1), c), 0);
+	CU_ASSERT_FALSE(atomic_load(&c->done));
+	/* state hung: never answered, the hold stays */
+	t = do_tmf(e, FL_TMF_LUN_RESET, 0, 1, 0, false);
+	CU_ASSERT_TRUE(tmf_wait(t, 100));
+	CU_ASSERT_EQUAL(t->resp, FL_TMF_RESP_NONE);
+	CU_ASSERT_FALSE(atomic_load(&c->done));
+	CU_ASSERT_STRING_EQUAL(fl_engine_state(e), "slow"); /* transition on the TMF */
+	free(t);
+	/* state slow: answered after 40 ms, hold released, then state grumpy, rule disarmed */
+	t0 = mono_ns();
+	t = do_tmf(e, FL_TMF_LUN_RESET, 0, 1, 0, false);
+	CU_ASSERT_FALSE(atomic_load(&t->done));
+	CU_ASSERT_TRUE(tmf_wait(t, 2000));
+	CU_ASSERT_TRUE(t->done_ns - t0 >= 40000000ull);
+	CU_ASSERT_EQUAL(t->resp, FL_TMF_RESP_COMPLETE);
+	CU_ASSERT_TRUE(atomic_load(&c->done) && c->cmd.aborted);
+	CU_ASSERT_STRING_EQUAL(fl_engine_state(e), "grumpy");
+	free(t);
+	/* rejected */
+	t = do_tmf(e, FL_TMF_LUN_RESET, 0, 1, 0, false);
+	CU_ASSERT_TRUE(tmf_wait(t, 100));
+	CU_ASSERT_EQUAL(t->resp, FL_TMF_RESP_REJECTED);
+	free(t);
+	t = do_tmf(e, FL_TMF_ABORT_TASK, 0, 1, 5, true);
+	CU_ASSERT_TRUE(tmf_wait(t, 100));
+	CU_ASSERT_EQUAL(t->resp, FL_TMF_RESP_NOT_SUPPORTED);
+	free(t);
+	/* a target reset without UA */
+	t = do_tmf(e, FL_TMF_TARGET_WARM_RESET, 0, 1, 0, false);
+	CU_ASSERT_TRUE(tmf_wait(t, 100));
+	CU_ASSERT_EQUAL(t->resp, FL_TMF_RESP_COMPLETE);
+	CU_ASSERT_STRING_EQUAL(fl_engine_state(e), "healed");
+	tsubmit(e, (tcmd_init(c2, 0x00, 0, 0, 2, 1), c2), 0);
+	CU_ASSERT_EQUAL(c2->cmd.status, FL_STATUS_GOOD);
+	free(t);
+	fl_engine_destroy(e);
+	free(c);
+	free(c2);
+}
+
+/* The delay of a TMF answer is honoured (and a pending one is answered NONE at destroy). */
+static void test_tmf_delay(void)
+{
+	struct fl_engine *e = mk_engine(
+		"{\"faultlun\": 1, \"frontends\": [\"iscsi\"], \"tmf\": {\"lun_reset\": {\"delay_ms\": 30},"
+		" \"clear_task_set\": {\"delay_ms\": 60000}}}",
+		1, NULL);
+	struct ttmf *t, *t2;
+	uint64_t t0 = mono_ns();
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(e);
+	t = do_tmf(e, FL_TMF_LUN_RESET, 0, 1, 0, false);
+	CU_ASSERT_TRUE(tmf_wait(t, 2000));
+	CU_ASSERT_TRUE(t->done_ns - t0 >= 30000000ull);
+	CU_ASSERT_EQUAL(t->resp, FL_TMF_RESP_COMPLETE);
+	t2 = do_tmf(e, FL_TMF_CLEAR_TASK_SET, 0, 1, 0, false);
+	CU_ASSERT_FALSE(atomic_load(&t2->done));
+	fl_engine_destroy(e);
+	CU_ASSERT_TRUE(atomic_load(&t2->done));
+	CU_ASSERT_EQUAL(t2->resp, FL_TMF_RESP_NONE);
+	free(t);
+	free(t2);
+}
+
+/* A closed connection takes its nexus's holds with it; login / logout move the state. */
+static void test_conn_events(void)
+{
+	struct fl_engine *e = mk_engine(
+		"{\"faultlun\": 1, \"frontends\": [\"iscsi\"], \"states\": [\"out\", \"in\"],"
+		" \"transitions\": [{\"from\": \"out\", \"to\": \"in\", \"on\": {\"login\": true}},"
+		"  {\"from\": \"in\", \"to\": \"out\", \"on\": {\"logout\": true}}],"
+		" \"rules\": [{\"match\": {\"class\": \"read\"}, \"action\": {\"hold\": \"forever\"}}]}",
+		1, NULL);
+	struct tcmd *a = calloc(1, sizeof(*a)), *b = calloc(1, sizeof(*b));
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(e);
+	fl_engine_conn_event(e, FL_CONN_LOGIN, 1, "iqn.x");
+	CU_ASSERT_STRING_EQUAL(fl_engine_state(e), "in");
+	clear_ua(e, 1);
+	clear_ua(e, 2);
+	tsubmit(e, (tcmd_init(a, 0x28, 0, 1, 1, 1), a), 0);
+	tsubmit(e, (tcmd_init(b, 0x28, 0, 1, 1, 2), b), 0);
+	fl_engine_conn_event(e, FL_CONN_CLOSED, 1, "iqn.x");
+	CU_ASSERT_TRUE(atomic_load(&a->done) && a->cmd.aborted && a->cmd.no_response);
+	CU_ASSERT_FALSE(atomic_load(&b->done));
+	CU_ASSERT_STRING_EQUAL(fl_engine_state(e), "out");
+	fl_engine_destroy(e);
+	free(a);
+	free(b);
+}
+
+/* Transport rules: every 2nd NOP-Out dropped; read responses delayed; in-state close. */
+static void test_transport_verdicts(void)
+{
+	struct fl_engine *e = mk_engine(
+		"{\"faultlun\": 1, \"frontends\": [\"iscsi\"], \"states\": [\"ok\", \"dying\"],"
+		" \"transitions\": [{\"to\": \"dying\", \"on\": {\"commands\": 1}}],"
+		" \"transport\": {\"rules\": ["
+		"  {\"id\": \"nop\", \"match\": {\"pdu\": \"nop_out\", \"every\": 2}, \"action\": \"drop\"},"
+		"  {\"id\": \"slow\", \"match\": {\"pdu\": \"scsi_response\", \"class\": \"read\"},"
+		"   \"action\": {\"delay_ms\": 1.5}},"
+		"  {\"id\": \"bye\", \"states\": [\"dying\"], \"match\": {\"pdu\": \"scsi_command\"},"
+		"   \"action\": \"close\"}],"
+		"  \"session\": {\"nop_in_interval_ms\": 1000, \"states\": {\"dying\": {\"ignore_nop_out\": true,"
+		"   \"stall_max_cmd_sn\": true, \"request_logout\": {\"after_ms\": 0, \"wait_s\": 3}}}}}}",
+		1, NULL);
+	struct fl_pdu_info pdu = {.kind = FL_PDU_NOP_OUT, .nexus_id = 1};
+	struct fl_xport_verdict v;
+	struct fl_xport_state xs;
+	struct tcmd *t = calloc(1, sizeof(*t));
+	int drops = 0;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(e);
+	for (int i = 0; i < 10; i++) {
+		fl_engine_pdu(e, &pdu, &v);
+		drops += v.action == FL_XPORT_DROP;
+		if (v.action == FL_XPORT_DROP)
+			CU_ASSERT_STRING_EQUAL(v.rule, "nop");
+	}
+	CU_ASSERT_EQUAL(drops, 5);
+	pdu.kind = FL_PDU_SCSI_RESP;
+	pdu.has_cdb = true;
+	pdu.cdb.cls = FL_CLASS_READ;
+	pdu.cdb.opcode = 0x28;
+	fl_engine_pdu(e, &pdu, &v);
+	CU_ASSERT_EQUAL(v.action, FL_XPORT_DELAY);
+	CU_ASSERT_EQUAL(v.delay_us, 1500);
+	pdu.cdb.cls = FL_CLASS_WRITE;
+	fl_engine_pdu(e, &pdu, &v);
+	CU_ASSERT_EQUAL(v.action, FL_XPORT_PASS);
+	pdu.kind = FL_PDU_SCSI_CMD;
+	fl_engine_pdu(e, &pdu, &v);
+	CU_ASSERT_EQUAL(v.action, FL_XPORT_PASS);
+	fl_engine_xport_state(e, 1, &xs);
+	CU_ASSERT_FALSE(xs.ignore_nop_out || xs.stall_max_cmd_sn || xs.request_logout);
+	CU_ASSERT_EQUAL(xs.nop_in_interval_ms, 1000);
+	tsubmit(e, (tcmd_init(t, 0x00, 0, 0, 1, 1), t), 0);
+	CU_ASSERT_STRING_EQUAL(fl_engine_state(e), "dying");
+	fl_engine_pdu(e, &pdu, &v);
+	CU_ASSERT_EQUAL(v.action, FL_XPORT_CLOSE);
+	fl_engine_xport_state(e, 1, &xs);
+	CU_ASSERT_TRUE(xs.ignore_nop_out && xs.stall_max_cmd_sn && xs.request_logout);
+	CU_ASSERT_EQUAL(xs.logout_wait_s, 3);
+	CU_ASSERT_EQUAL(xs.nop_in_interval_ms, 1000);
+	fl_engine_destroy(e);
+	free(t);
+}
+
+/* The transport notifier runs when the state moves. */
+static atomic_int notified;
+static void on_notify(void *ctx)
+{
+	(void)ctx;
+	atomic_fetch_add(&notified, 1);
+}
+
+static void test_xport_notify(void)
+{
+	struct fl_engine *e = mk_engine(
+		"{\"faultlun\": 1, \"frontends\": [\"iscsi\"], \"states\": [\"a\", \"b\"],"
+		" \"transitions\": [{\"from\": \"a\", \"to\": \"b\", \"on\": {\"after_ms\": 20}}]}",
+		1, NULL);
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(e);
+	atomic_store(&notified, 0);
+	fl_engine_set_xport_notify(e, on_notify, NULL);
+	for (int i = 0; i < 20000 && !atomic_load(&notified); i++)
+		usleep(100);
+	CU_ASSERT_TRUE(atomic_load(&notified) >= 1);
+	CU_ASSERT_STRING_EQUAL(fl_engine_state(e), "b");
+	fl_engine_destroy(e);
+}
+
+static CU_TestInfo tmf_tests[] = {
+	{"test_abort_task", test_abort_task},
+	{"test_lun_reset_completes", test_lun_reset_completes},
+	{"test_lun_reset_behaviours", test_lun_reset_behaviours},
+	{"test_tmf_delay", test_tmf_delay},
+	{"test_conn_events", test_conn_events},
+	{"test_transport_verdicts", test_transport_verdicts},
+	{"test_xport_notify", test_xport_notify},
+	CU_TEST_INFO_NULL,
+};
+
+CU_SuiteInfo fl_suites[] = {
+	{"tmf", NULL, NULL, NULL, NULL, tmf_tests},
+	CU_SUITE_INFO_NULL,
+};
