@@ -208,7 +208,8 @@ static bool all_recorded(struct dirty_set *d, uint64_t lba, uint64_t n)
 /* Saves the current contents of the not-yet-recorded blocks of a range. */
 int dirty_note(struct fl_lun *lun, uint64_t lba, uint64_t n)
 {
-	enum { BATCH = 256 };
+	/* previous contents are read in batches of up to 1 MiB, one store call each */
+	uint64_t batch = (1u << 20) >> lun->block_shift;
 	struct dirty_set *d = lun->dirty;
 	uint8_t *buf;
 	int rc = 0;
@@ -226,12 +227,13 @@ int dirty_note(struct fl_lun *lun, uint64_t lba, uint64_t n)
 		if (n > DIRTY_MAX_BLOCKS || (n << lun->block_shift) > DIRTY_MAX_BYTES)
 			return 1; /* larger than the whole cache: written through */
 	}
-	buf = malloc((size_t)BATCH << lun->block_shift);
+	if (batch > n)
+		batch = n;
+	buf = malloc((size_t)batch << lun->block_shift);
 	if (!buf)
 		return -ENOMEM;
-	/* read the previous contents in batches, one store call per batch */
-	for (uint64_t at = lba; at < lba + n && rc == 0; at += BATCH) {
-		uint64_t cnt = lba + n - at < BATCH ? lba + n - at : BATCH;
+	for (uint64_t at = lba; at < lba + n && rc == 0; at += batch) {
+		uint64_t cnt = lba + n - at < batch ? lba + n - at : batch;
 
 		if (all_recorded(d, at, cnt))
 			continue;
