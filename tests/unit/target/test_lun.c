@@ -398,6 +398,49 @@ static void test_power_loss_write_through(void)
 	fl_lun_destroy(lun);
 }
 
+/* Every supported block size: write, read back, lose the unsynced block. */
+static void test_block_sizes(void)
+{
+	static const uint32_t sizes[] = {512, 1024, 4096, 65536};
+
+	for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+		uint32_t bs = sizes[i];
+		uint8_t *a = malloc(2 * bs), *b = malloc(2 * bs), *r = malloc(2 * bs), cdb[16];
+		struct fl_lun_config cfg;
+		struct fl_lun_info info;
+		struct fl_lun *lun;
+		struct fl_cmd res;
+
+		th_config(&cfg);
+		cfg.block_size = bs;
+		cfg.num_blocks = 64;
+		cfg.thin = true;
+		lun = th_lun(&cfg);
+		th_clear_ua(lun, 1);
+		th_pattern(a, 2 * bs, bs);
+		th_pattern(b, 2 * bs, bs + 1);
+		th_cdb16(cdb, 0x8a, 0x08, 62, 2);
+		th_run(lun, 1, cdb, 16, a, 2 * bs, NULL, 0, &res);
+		TH_EXPECT_GOOD(&res, "WRITE(16) FUA of the last two blocks");
+		CU_ASSERT_EQUAL(th_write(lun, 1, 63, 1, b), FL_STATUS_GOOD);
+		CU_ASSERT_EQUAL(th_read(lun, 1, 62, 2, r), FL_STATUS_GOOD);
+		CU_ASSERT(memcmp(r, a, bs) == 0 && memcmp(r + bs, b, bs) == 0);
+		th_cdb16(cdb, 0x88, 0, 63, 2);
+		th_run(lun, 1, cdb, 16, NULL, 0, r, 2 * bs, &res);
+		TH_EXPECT(&res, CC, FL_KEY_ILLEGAL_REQUEST, 0x21, 0, "READ(16) past the end");
+		CU_ASSERT_EQUAL(fl_lun_power_loss(lun, NULL, NULL), 1);
+		th_clear_ua(lun, 1);
+		CU_ASSERT_EQUAL(th_read(lun, 1, 62, 2, r), FL_STATUS_GOOD);
+		TH_CHECK(memcmp(r, a, 2 * bs) == 0, "block size %u: FUA data after power loss", bs);
+		fl_lun_get_info(lun, &info);
+		CU_ASSERT(info.block_size == bs && info.mapped_blocks == 2);
+		fl_lun_destroy(lun);
+		free(a);
+		free(b);
+		free(r);
+	}
+}
+
 /* fl_lun_set_sense uses the LUN's sense format and INFORMATION. */
 static void test_set_sense_formats(void)
 {
@@ -660,6 +703,7 @@ static CU_TestInfo lun_tests[] = {
     {"test_power_loss_restores_oldest", test_power_loss_restores_oldest},
     {"test_power_loss_write_through", test_power_loss_write_through},
     {"test_power_loss_model", test_power_loss_model},
+    {"test_block_sizes", test_block_sizes},
     {"test_set_sense_formats", test_set_sense_formats},
     {"test_create_bad_config", test_create_bad_config},
     {"test_random_cdbs_memory", test_random_cdbs_memory},
