@@ -73,6 +73,59 @@ static void test_thin_map_ranges(void)
 	thin_destroy(t);
 }
 
+/* The map against a plain bool array under random operations. */
+static void test_thin_map_model(void)
+{
+	enum { N = 200000 };
+	bool *model = calloc(N, 1);
+	struct thin_map *t;
+	uint64_t mapped = 0;
+	uint32_t x = 99;
+
+#define RND() (x ^= x << 13, x ^= x >> 17, x ^= x << 5, x)
+	CU_ASSERT_EQUAL(thin_create(N, &t), 0);
+	for (int op = 0; op < 3000; op++) {
+		uint64_t lba = RND() % N, n = (RND() & 1) ? RND() % 70000 : RND() % 40;
+		uint64_t changed = 0, want, m;
+		bool st;
+
+		if (RND() % 3) {
+			for (uint64_t b = lba; b < lba + n && b < N; b++)
+				if (!model[b]) {
+					model[b] = true;
+					changed++;
+				}
+			want = changed;
+			mapped += changed;
+			TH_CHECK(thin_map_range(t, lba, n) == want, "op %d: map count", op);
+		} else {
+			for (uint64_t b = lba; b < lba + n && b < N; b++)
+				if (model[b]) {
+					model[b] = false;
+					changed++;
+				}
+			mapped -= changed;
+			TH_CHECK(thin_unmap_range(t, lba, n) == changed, "op %d: unmap count", op);
+		}
+		TH_CHECK(thin_mapped_count(t) == mapped, "op %d: mapped %llu, model %llu", op,
+			 (unsigned long long)thin_mapped_count(t), (unsigned long long)mapped);
+		lba = RND() % N;
+		n = RND() % 100000;
+		want = 0;
+		for (uint64_t b = lba; b < lba + n && b < N; b++)
+			want += !model[b];
+		TH_CHECK(thin_count_unmapped(t, lba, n) == want, "op %d: unmapped count", op);
+		m = 0;
+		while (lba + m < N && m < n && model[lba + m] == model[lba])
+			m++;
+		TH_CHECK(thin_extent(t, lba, n, &st) == m && (m == 0 || st == model[lba]),
+			 "op %d: extent at %llu", op, (unsigned long long)lba);
+		TH_CHECK(thin_is_mapped(t, lba) == model[lba], "op %d: is_mapped", op);
+	}
+	thin_destroy(t);
+	free(model);
+}
+
 /* A write that needs more than the pool fails with 27/07 and writes nothing. */
 static void test_thin_pool_exhausted_writes_nothing(void)
 {
@@ -417,6 +470,7 @@ static void test_thin_power_loss_unmaps(void)
 
 static CU_TestInfo thin_tests[] = {
     {"test_thin_map_ranges", test_thin_map_ranges},
+    {"test_thin_map_model", test_thin_map_model},
     {"test_thin_pool_exhausted_writes_nothing", test_thin_pool_exhausted_writes_nothing},
     {"test_thin_soft_threshold_once", test_thin_soft_threshold_once},
     {"test_unmap_and_get_lba_status", test_unmap_and_get_lba_status},
