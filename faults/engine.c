@@ -460,25 +460,49 @@ static bool rule_hits(struct fl_engine *e, struct rt_rule *rt, const struct eng_
 	return true;
 }
 
+/* Whether a bucket can hold a candidate for [lo, hi] at all (O(1) reject). */
+static inline bool bucket_may_hit(const struct bucket *b, const struct fl_cdb_info *ci, uint64_t lo,
+				  uint64_t hi, uint64_t num_blocks)
+{
+	const struct lba_tree *t = &b->tree;
+
+	if (b->nalways)
+		return true;
+	if (!ci->has_lba)
+		return false;
+	if (b->ncrosses && (ci->nblocks ? hi : lo) >= num_blocks)
+		return true;
+	/* the root of the implicit tree is the middle element; it holds the overall max */
+	return t->n && hi >= t->v[0].lo && lo <= t->maxhi[t->n / 2];
+}
+
 /* Finds the rule acting on the command (e->lock held); returns its number or -1. */
 static long match_rules(struct fl_engine *e, const struct eng_lun *L, const struct fl_cmd *cmd,
 			const struct fl_cdb_info *ci, uint64_t *info)
 {
 	struct program *p = e->prog;
 	struct lun_rules *lr = p->lun[L->id];
-	struct cands c = {.cap = 32};
+	const struct bucket *cb, *ob;
+	struct cands c;
 	uint64_t lo = ci->lba, hi = ci->lba + (ci->nblocks ? ci->nblocks - 1 : 0), now = 0;
 	long hit = -1;
 
-	if (!lr || !p->nrules)
+	if (!lr)
 		return -1;
-	c.v = c.small;
 	if (hi < lo)
 		hi = UINT64_MAX;
-	bucket_collect(&lr->cls[ci->cls < FL_CLASS_NR ? ci->cls : FL_CLASS_OTHER], ci, lo, hi,
-		       L->num_blocks, &c);
-	if (lr->any_op && lr->op[ci->opcode])
-		bucket_collect(lr->op[ci->opcode], ci, lo, hi, L->num_blocks, &c);
+	cb = &lr->cls[ci->cls < FL_CLASS_NR ? ci->cls : FL_CLASS_OTHER];
+	ob = lr->any_op ? lr->op[ci->opcode] : NULL;
+	if (!bucket_may_hit(cb, ci, lo, hi, L->num_blocks) &&
+	    !(ob && bucket_may_hit(ob, ci, lo, hi, L->num_blocks)))
+		return -1; /* the common case: nothing indexed near this command */
+	c.v = c.small;
+	c.n = 0;
+	c.cap = sizeof(c.small) / sizeof(c.small[0]);
+	c.oom = false;
+	bucket_collect(cb, ci, lo, hi, L->num_blocks, &c);
+	if (ob)
+		bucket_collect(ob, ci, lo, hi, L->num_blocks, &c);
 	if (c.n > 1)
 		cands_sort(&c);
 	for (size_t i = 0; i < c.n; i++) {
