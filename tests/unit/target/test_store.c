@@ -71,6 +71,63 @@ static void test_store_mem_contract(void)
 	s->ops->close(s);
 }
 
+/* A store against a flat byte array under random writes, discards and resizes. */
+static void store_model(struct store *s, uint32_t seed)
+{
+	enum { SZ = 3 << 20 };
+	uint8_t *model = calloc(1, SZ), *buf = malloc(SZ);
+	uint64_t size = SZ;
+	uint32_t x = seed;
+
+#define RND() (x ^= x << 13, x ^= x >> 17, x ^= x << 5, x)
+	for (int op = 0; op < 400; op++) {
+		uint64_t off = RND() % size, len = RND() % 200000;
+		uint32_t kind = RND() % 8;
+
+		if (len > size - off)
+			len = size - off;
+		if (kind < 4) {
+			th_pattern(buf, len, RND());
+			if (kind == 0)
+				memset(buf, 0, len); /* zeroes into holes stay holes */
+			CU_ASSERT_EQUAL(s->ops->write(s, buf, off, len), 0);
+			memcpy(model + off, buf, len);
+		} else if (kind < 6) {
+			CU_ASSERT_EQUAL(s->ops->discard(s, off, len), 0);
+			memset(model + off, 0, len);
+		} else if (kind == 6) {
+			uint64_t ns = SZ / 2 + RND() % (SZ / 2);
+
+			CU_ASSERT_EQUAL(s->ops->resize(s, ns), 0);
+			if (ns < size)
+				memset(model + ns, 0, size - ns);
+			size = ns;
+		} else {
+			CU_ASSERT_EQUAL(s->ops->read(s, buf, off, len), 0);
+			TH_CHECK(memcmp(buf, model + off, len) == 0,
+				 "op %d: read %llu+%llu differs", op, (unsigned long long)off,
+				 (unsigned long long)len);
+		}
+	}
+	CU_ASSERT_EQUAL(s->ops->read(s, buf, 0, size), 0);
+	CU_ASSERT(memcmp(buf, model, size) == 0);
+	free(model);
+	free(buf);
+}
+
+/* Both stores keep the model's contents. */
+static void test_store_model(void)
+{
+	struct store *s;
+
+	CU_ASSERT_EQUAL(store_mem_open(3 << 20, &s), 0);
+	store_model(s, 17);
+	s->ops->close(s);
+	CU_ASSERT_EQUAL(store_file_open(th_tmpfile(), 3 << 20, &s), 0);
+	store_model(s, 18);
+	s->ops->close(s);
+}
+
 /* File store: contract, sparse file of the right size. */
 static void test_store_file_contract(void)
 {
@@ -292,6 +349,7 @@ static void test_file_store_power_loss(void)
 static CU_TestInfo store_tests[] = {
     {"test_store_mem_contract", test_store_mem_contract},
     {"test_store_file_contract", test_store_file_contract},
+    {"test_store_model", test_store_model},
     {"test_file_store_persists_across_reopen", test_file_store_persists_across_reopen},
     {"test_file_store_thin_map_after_reopen", test_file_store_thin_map_after_reopen},
     {"test_file_store_async_completion_from_worker", test_file_store_async_completion_from_worker},
