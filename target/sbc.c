@@ -307,13 +307,17 @@ enum sense_reason sbc_compare_and_write(struct exec_ctx *x)
 
 	if (r != SENSE_OK)
 		return r;
-	if (n == 0)
-		return SENSE_OK;
 	if (n > SBC_MAX_CAW_BLOCKS || n > lun_max_xfer_blocks(lun))
 		return exec_invalid_field(x, SENSE_INVALID_FIELD_IN_CDB, 13, -1);
-	r = need_data_out(x, (2 * n) << lun->block_shift);
-	if (r != SENSE_OK)
-		return r;
+	/*
+	 * SBC-3 r36 5.2: the Data-Out Buffer holds exactly 2 x n blocks. Any
+	 * other amount (e.g. a 256-block request truncated to 0 in the one-byte
+	 * field) is refused rather than half-understood, as LIO does.
+	 */
+	if (x->cmd->data_out_len != (2 * n) << lun->block_shift || (n && !x->cmd->data_out))
+		return exec_invalid_field(x, SENSE_INVALID_FIELD_IN_CDB, 13, -1);
+	if (n == 0)
+		return SENSE_OK;
 	/* the LUN lock makes compare + write atomic against every other command */
 	r = compare_medium(x, x->lba, n, x->cmd->data_out, false);
 	if (r != SENSE_OK)

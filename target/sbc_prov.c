@@ -79,6 +79,9 @@ enum sense_reason sbc_write_same(struct exec_ctx *x)
 	block = ndob ? NULL : x->cmd->data_out;
 	if (!ndob)
 		x->cmd->residual = (int64_t)bs - (int64_t)x->cmd->data_out_len;
+	/* SBC-3 r36 5.42: without LBPWS / LBPWS10 the UNMAP bit is an invalid field */
+	if ((cdb[1] & 0x08) && !lun->thin)
+		return exec_invalid_field(x, SENSE_INVALID_FIELD_IN_CDB, 1, 3);
 	/* UNMAP bit on a thin LUN with a zero block: deallocate (reads stay zero) */
 	if ((cdb[1] & 0x08) && lun->thin && (ndob || is_zero(block, bs)))
 		return sbc_unmap_blocks(x, x->lba, x->nblk);

@@ -105,6 +105,13 @@ static void run_table(const struct th_case *cases, size_t n)
 	  0)                                                                                       \
 	X(test_caw_beyond_end, 16, 1024, 0, CC, IR, 0x21, 0, 0x89, 0, BE64(B), 0, 0, 0, 1, 0, 0)   \
 	X(test_caw_zero_blocks, 16, 0, 0, 0, 0, 0, 0, 0x89, 0, BE64(0), 0, 0, 0, 0, 0, 0)          \
+	X(test_caw_zero_blocks_with_data, 16, 512, 0, CC, IR, 0x24, 0, 0x89, 0, BE64(0), 0, 0, 0,  \
+	  0, 0, 0)                                                                                 \
+	X(test_caw_long_data_out, 16, 2048, 0, CC, IR, 0x24, 0, 0x89, 0, BE64(0), 0, 0, 0, 1, 0,   \
+	  0)                                                                                       \
+	X(test_write_same16_unmap_not_thin, 16, 512, 0, CC, IR, 0x24, 0, 0x93, 0x08, BE64(0),      \
+	  BE32(8), 0, 0)                                                                           \
+	X(test_write_same10_good, 10, 512, 0, 0, 0, 0, 0, 0x41, 0, BE32(0), 0, BE16(8), 0)         \
 	X(test_caw_short_data_out, 16, 512, 0, CC, IR, 0x24, 0, 0x89, 0, BE64(0), 0, 0, 0, 1, 0,   \
 	  0)                                                                                       \
 	X(test_unsupported_opcode, 16, 0, 0, CC, IR, 0x20, 0, 0xc0)                                \
@@ -525,7 +532,8 @@ static void test_alua_states_refuse_media(void)
 		cdb[4] = 1;
 		res = run(lun, cdb, 6, NULL, 0, NULL, 0);
 		if (refuse[i].st == FL_ALUA_TRANSITIONING)
-			TH_EXPECT(&res, CC, FL_KEY_NOT_READY, 0x04, 0x0a, "START STOP transitioning");
+			TH_EXPECT(&res, CC, FL_KEY_NOT_READY, 0x04, 0x0a,
+				  "START STOP transitioning");
 		else
 			TH_EXPECT_GOOD(&res, "START STOP UNIT is not a media command");
 	}
