@@ -118,13 +118,13 @@ typedef enum sense_reason (*exec_fn)(struct exec_ctx *x);
  * VPD page B0h (SBC-3 r36 6.5.3). Maximum transfer length is per LUN
  * (cfg.max_xfer_blocks, 0 = SBC_DEFAULT_MAX_XFER_BYTES / block size).
  */
-#define SBC_DEFAULT_MAX_XFER_BYTES (8u << 20)
-#define SBC_MAX_CAW_BLOCKS 255u		  /* MAXIMUM COMPARE AND WRITE LENGTH */
-#define SBC_MAX_UNMAP_LBA_COUNT 0x400000u /* MAXIMUM UNMAP LBA COUNT */
-#define SBC_MAX_UNMAP_DESCRIPTORS 256u	  /* MAXIMUM UNMAP BLOCK DESCRIPTOR COUNT */
-#define SBC_MAX_WS_BLOCKS 0x400000u	  /* MAXIMUM WRITE SAME LENGTH */
-#define SBC_WSNZ 1			  /* WRITE SAME with 0 blocks is refused */
-#define SBC_CACHE_BYTES (64u << 20)	  /* PRE-FETCH fits when its range is smaller */
+#define SBC_DEFAULT_MAX_XFER_BYTES (32u << 20) /* 65536 blocks of 512 bytes */
+#define SBC_MAX_CAW_BLOCKS 255u		       /* MAXIMUM COMPARE AND WRITE LENGTH */
+#define SBC_MAX_UNMAP_LBA_COUNT 0x400000u      /* MAXIMUM UNMAP LBA COUNT */
+#define SBC_MAX_UNMAP_DESCRIPTORS 256u	       /* MAXIMUM UNMAP BLOCK DESCRIPTOR COUNT */
+#define SBC_MAX_WS_BLOCKS 0x400000u	       /* MAXIMUM WRITE SAME LENGTH */
+#define SBC_WSNZ 1			       /* WRITE SAME with 0 blocks is refused */
+#define SBC_CACHE_BYTES (64u << 20)	       /* PRE-FETCH fits when its range is smaller */
 /* Maximum transfer length of a LUN in blocks (lun.c). */
 uint32_t lun_max_xfer_blocks(const struct fl_lun *lun);
 /* One row of the opcode table in cdb.c. */

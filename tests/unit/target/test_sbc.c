@@ -61,7 +61,6 @@ static void run_table(const struct th_case *cases, size_t n)
 	X(test_read10_dpo_fua, 10, 0, 512, 0, 0, 0, 0, 0x28, 0x18, BE32(0), 0, BE16(1), 0)         \
 	X(test_read10_rdprotect, 10, 0, 512, CC, IR, 0x24, 0, 0x28, 0x20, BE32(0), 0, BE16(1), 0)  \
 	X(test_read16_rdprotect, 16, 0, 512, CC, IR, 0x24, 0, 0x88, 0xe0, BE64(0), BE32(1), 0, 0)  \
-	X(test_read10_too_long, 10, 0, 0, CC, IR, 0x24, 0, 0x28, 0, BE32(0), 0, BE16(16385), 0)    \
 	X(test_read10_naca, 10, 0, 512, CC, IR, 0x24, 0, 0x28, 0, BE32(0), 0, BE16(1), 0x04)       \
 	X(test_read10_link, 10, 0, 512, CC, IR, 0x24, 0, 0x28, 0, BE32(0), 0, BE16(1), 0x01)       \
 	X(test_read10_short_cdb, 6, 0, 512, CC, IR, 0x20, 0, 0x28, 0, BE32(0), 0)
@@ -584,6 +583,20 @@ static void test_max_transfer_length(void)
 	res = run(lun, cdb, 16, buf, 9 * 512, NULL, 0);
 	TH_EXPECT(&res, CC, IR, 0x24, 0, "WRITE(16) of 9 blocks");
 	free(buf);
+	fl_lun_destroy(lun);
+
+	/* the default: SBC_DEFAULT_MAX_XFER_BYTES, here 65536 blocks of 512 */
+	th_config(&cfg);
+	cfg.num_blocks = 1 << 20;
+	lun = th_lun(&cfg);
+	th_clear_ua(lun, 1);
+	CU_ASSERT_EQUAL(lun_max_xfer_blocks(lun), SBC_DEFAULT_MAX_XFER_BYTES / 512);
+	th_cdb16(cdb, 0x88, 0, 0, SBC_DEFAULT_MAX_XFER_BYTES / 512 + 1);
+	res = run(lun, cdb, 16, NULL, 0, NULL, 0);
+	TH_EXPECT(&res, CC, IR, 0x24, 0, "test_read16_too_long");
+	th_cdb16(cdb, 0x88, 0, 0, SBC_DEFAULT_MAX_XFER_BYTES / 512);
+	res = run(lun, cdb, 16, NULL, 0, NULL, 0);
+	TH_EXPECT_GOOD(&res, "READ(16) of the maximum transfer length");
 	fl_lun_destroy(lun);
 }
 
