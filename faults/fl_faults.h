@@ -91,7 +91,11 @@ struct fl_engine_opts {
 
 struct fl_engine;
 
-/* Builds the LUNs the scenario describes and arms its rules. */
+/*
+ * Builds the LUNs the scenario describes and arms its rules. The engine takes
+ * its own reference to sc: the caller may fl_scenario_free() its copy as soon
+ * as this returns (the same holds for fl_engine_replace).
+ */
 int fl_engine_create(const struct fl_scenario *sc, const struct fl_engine_opts *opts,
 		     struct fl_engine **out);
 /* Completes every held command as aborted, stops timers, destroys the LUNs. */
@@ -233,6 +237,7 @@ uint64_t fl_engine_seed(struct fl_engine *e);
  */
 struct fl_ctl;
 int fl_ctl_start(struct fl_engine *e, const char *path, struct fl_ctl **out);
+/* Stops serving and removes the socket file; call before fl_engine_destroy. */
 void fl_ctl_stop(struct fl_ctl *ctl);
 
 #ifdef __cplusplus

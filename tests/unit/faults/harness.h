@@ -24,6 +24,7 @@ struct tcmd {
 	uint8_t buf[8192];
 	atomic_int done;
 	uint64_t submit_ns, done_ns;
+	pthread_t done_thread; /* the thread that completed it */
 };
 
 /* Completion: counts and timestamps. */
@@ -32,6 +33,7 @@ static void tcmd_done(struct fl_cmd *cmd)
 	struct tcmd *t = (struct tcmd *)cmd;
 
 	t->done_ns = mono_ns();
+	t->done_thread = pthread_self();
 	atomic_fetch_add(&t->done, 1);
 }
 

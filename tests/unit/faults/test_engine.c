@@ -276,6 +276,8 @@ static bool affected(enum kind k, struct tcmd *t, bool done_at_once)
 	case K_STATUS:
 		return t->cmd.status == FL_STATUS_BUSY;
 	case K_DELAY:
+		/* a delayed command completes on the timer thread, never inline */
+		return twait(t, 2000) && !pthread_equal(t->done_thread, pthread_self());
 	case K_HOLD:
 		return !done_at_once;
 	case K_DROP:
