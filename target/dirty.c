@@ -301,6 +301,8 @@ uint64_t fl_lun_power_loss(struct fl_lun *lun, void (*lost)(uint64_t lba, void *
 	lun->mode = lun->mode_saved;
 	lun->stopped = false;
 	lun->removal_prevented = false;
+	for (struct nexus_state *ns = lun->nexuses; ns; ns = ns->next)
+		ns->prevent_removal = false;
 	lun->pr.legacy_reserved = false;
 	for (unsigned i = 0; i < lun->pr.nreg; i++)
 		free(lun->pr.reg[i].initiator);

@@ -190,6 +190,8 @@ static enum sense_reason media_state_check(struct fl_lun *lun)
 	default:
 		break;
 	}
+	if (lun->medium_ejected)
+		return SENSE_MEDIUM_NOT_PRESENT;
 	if (lun->stopped)
 		return SENSE_NOT_READY_STOPPED;
 	return SENSE_OK;
@@ -570,6 +572,8 @@ void fl_lun_reset(struct fl_lun *lun, uint64_t from_nexus, uint8_t asc, uint8_t 
 	lun->pr.legacy_reserved = false;
 	lun->mode = lun->mode_saved;
 	lun->removal_prevented = false;
+	for (struct nexus_state *ns = lun->nexuses; ns; ns = ns->next)
+		ns->prevent_removal = false;
 	lun_ua_all(lun, from_nexus, asc, ascq);
 	pthread_mutex_unlock(&lun->lock);
 }
@@ -588,6 +592,10 @@ void fl_lun_nexus_gone(struct fl_lun *lun, uint64_t nexus_id)
 			break;
 		}
 	}
+	/* SPC-4 r37 6.13: an I_T nexus loss ends that nexus's prevention */
+	lun->removal_prevented = false;
+	for (struct nexus_state *ns = lun->nexuses; ns; ns = ns->next)
+		lun->removal_prevented |= ns->prevent_removal;
 	pthread_mutex_unlock(&lun->lock);
 }
 

@@ -383,17 +383,33 @@ enum sense_reason sbc_read_capacity16(struct exec_ctx *x)
 	return SENSE_OK;
 }
 
-/* START STOP UNIT: START=0 stops (media commands then get 04/02). */
+/* START STOP UNIT: START=0 stops (media commands then get 04/02); LOEJ ejects / loads. */
 enum sense_reason sbc_start_stop(struct exec_ctx *x)
 {
 	const uint8_t *cdb = x->cmd->cdb;
+	struct fl_lun *lun = x->lun;
 	uint8_t power_condition = cdb[4] >> 4;
+	bool loej = cdb[4] & 0x02, start = cdb[4] & 0x01;
 
-	/* SBC-3 r36 5.25: only power condition 0 (START_VALID) is supported */
+	/*
+	 * SBC-3 r36 5.25: with a POWER CONDITION other than 0h (START_VALID)
+	 * START and LOEJ are ignored; power conditions are not modelled.
+	 */
 	if (power_condition)
-		return exec_invalid_field(x, SENSE_INVALID_FIELD_IN_CDB, 4, 7);
-	if ((cdb[4] & 0x02) && !(cdb[4] & 0x01) && x->lun->removal_prevented)
-		return SENSE_MEDIUM_REMOVAL_PREVENTED;
-	x->lun->stopped = !(cdb[4] & 0x01);
+		return SENSE_OK;
+	if (loej) {
+		/* a fixed medium cannot be ejected or loaded */
+		if (!lun->cfg.removable)
+			return exec_invalid_field(x, SENSE_INVALID_FIELD_IN_CDB, 4, 1);
+		/* SPC-4 r37 6.13: PREVENT keeps the medium where it is */
+		if (lun->removal_prevented)
+			return SENSE_MEDIUM_REMOVAL_PREVENTED;
+		lun->medium_ejected = !start;
+		lun->stopped = !start;
+		return SENSE_OK;
+	}
+	if (start && lun->medium_ejected)
+		return SENSE_MEDIUM_NOT_PRESENT;
+	lun->stopped = !start;
 	return SENSE_OK;
 }

@@ -57,6 +57,7 @@ enum sense_reason {
 	SENSE_ALUA_OFFLINE,		/* NOT READY 04/12 (ALUA offline) */
 	SENSE_PARAM_NOT_SUPPORTED,	/* ILLEGAL REQUEST 26/01 */
 	SENSE_INVALID_RELEASE,		/* ILLEGAL REQUEST 26/04 invalid release of PR */
+	SENSE_MEDIUM_NOT_PRESENT,	/* NOT READY 3A/00 (removable medium ejected) */
 	SENSE_REASON_NR
 };
 
@@ -192,6 +193,12 @@ struct nexus_state {
 	/* last sense for REQUEST SENSE (SPC-4 6.29: deferred / current) */
 	uint8_t last_sense[FL_SENSE_MAX];
 	uint8_t last_sense_len;
+	/*
+	 * PREVENT ALLOW MEDIUM REMOVAL from this nexus (SPC-4 r37 6.13): the
+	 * LU's removal_prevented is the OR over nexuses; a nexus that goes away
+	 * takes its prevention with it.
+	 */
+	bool prevent_removal;
 	struct nexus_state *next;
 };
 
@@ -284,7 +291,8 @@ struct fl_lun {
 	struct pr_state pr;
 	struct thin_map *thin;
 	bool soft_threshold_reported;
-	bool stopped; /* START STOP UNIT with START=0 */
+	bool stopped;	     /* START STOP UNIT with START=0 */
+	bool medium_ejected; /* removable: START STOP UNIT with LOEJ=1, START=0 */
 	bool removal_prevented;
 	enum fl_alua_state alua_state;
 	/* unsynced writes, for power loss: sorted LBA set of dirty blocks */

@@ -120,7 +120,8 @@ static void run_table(const struct th_case *cases, size_t n)
 	X(test_read_capacity10_lba_without_pmi, 10, 0, 8, CC, IR, 0x24, 0, 0x25, 0, BE32(5), 0, 0, \
 	  0, 0)                                                                                    \
 	X(test_read_capacity10_pmi, 10, 0, 8, 0, 0, 0, 0, 0x25, 0, BE32(5), 0, 0, 1, 0)            \
-	X(test_start_stop_power_condition, 6, 0, 0, CC, IR, 0x24, 0, 0x1b, 0, 0, 0, 0x31, 0)
+	X(test_start_stop_power_condition_ignores_start, 6, 0, 0, 0, 0, 0, 0, 0x1b, 0, 0, 0, 0x30, \
+	  0)
 
 /* One table row as a test of its own: a fresh LUN, the CDB, the expected result. */
 static void run_case(const char *name, const uint8_t *cdb, uint8_t len, uint32_t out, uint32_t in,
@@ -497,6 +498,80 @@ static void test_start_stop_unit(void)
 	fl_lun_destroy(lun);
 }
 
+/* Marks nexus `id` as preventing removal, as PREVENT ALLOW does. */
+static void x_nexus_prevents(struct fl_lun *lun, uint64_t id)
+{
+	for (struct nexus_state *ns = lun->nexuses; ns; ns = ns->next)
+		if (ns->id == id)
+			ns->prevent_removal = true;
+	lun->removal_prevented = true;
+}
+
+/* Removable medium: eject (3A/00), load, PREVENT; a fixed one cannot be ejected. */
+static void test_start_stop_eject_load(void)
+{
+	uint8_t eject[6] = {0x1b, 0, 0, 0, 0x02, 0}, load[6] = {0x1b, 0, 0, 0, 0x03, 0};
+	uint8_t start[6] = {0x1b, 0, 0, 0, 0x01, 0}, tur[6] = {0}, cdb[16], buf[512];
+	struct fl_lun_config cfg;
+	struct fl_lun *lun = th_lun(NULL);
+	struct th_sense s;
+	struct fl_cmd res;
+
+	th_clear_ua(lun, 1);
+	res = run(lun, eject, 6, NULL, 0, NULL, 0);
+	TH_EXPECT(&res, CC, IR, 0x24, 0, "test_start_stop_eject_fixed_medium");
+	th_parse_sense(res.sense, res.sense_len, &s);
+	CU_ASSERT(s.sks_valid && s.sks_field == 4 && s.sks_bit == 1);
+	fl_lun_destroy(lun);
+
+	th_config(&cfg);
+	cfg.removable = true;
+	lun = th_lun(&cfg);
+	th_clear_ua(lun, 1);
+	res = run(lun, eject, 6, NULL, 0, NULL, 0);
+	TH_EXPECT_GOOD(&res, "eject");
+	res = run(lun, tur, 6, NULL, 0, NULL, 0);
+	TH_EXPECT(&res, CC, FL_KEY_NOT_READY, 0x3a, 0, "TUR without a medium");
+	th_cdb10(cdb, 0x28, 0, 0, 1);
+	res = run(lun, cdb, 10, NULL, 0, buf, 512);
+	TH_EXPECT(&res, CC, FL_KEY_NOT_READY, 0x3a, 0, "READ(10) without a medium");
+	res = run(lun, start, 6, NULL, 0, NULL, 0);
+	TH_EXPECT(&res, CC, FL_KEY_NOT_READY, 0x3a, 0, "START without a medium");
+	res = run(lun, load, 6, NULL, 0, NULL, 0);
+	TH_EXPECT_GOOD(&res, "load");
+	res = run(lun, tur, 6, NULL, 0, NULL, 0);
+	TH_EXPECT_GOOD(&res, "TUR after load");
+	lun->removal_prevented = true; /* what PREVENT ALLOW MEDIUM REMOVAL sets */
+	res = run(lun, eject, 6, NULL, 0, NULL, 0);
+	TH_EXPECT(&res, CC, IR, 0x53, 0x02, "eject while prevented");
+	res = run(lun, tur, 6, NULL, 0, NULL, 0);
+	TH_EXPECT_GOOD(&res, "medium still there");
+	lun->removal_prevented = false;
+	res = run(lun, eject, 6, NULL, 0, NULL, 0);
+	TH_EXPECT_GOOD(&res, "eject once allowed");
+	lun->removal_prevented = true;
+	res = run(lun, load, 6, NULL, 0, NULL, 0);
+	TH_EXPECT(&res, CC, IR, 0x53, 0x02, "load while prevented");
+	/* the preventing nexus goes away: its prevention goes with it */
+	x_nexus_prevents(lun, 1);
+	th_run(lun, 2, load, 6, NULL, 0, NULL, 0, &res);
+	TH_EXPECT(&res, CC, FL_KEY_UNIT_ATTENTION, 0x29, 0, "nexus 2 first hears power on");
+	th_run(lun, 2, load, 6, NULL, 0, NULL, 0, &res);
+	TH_EXPECT(&res, CC, IR, 0x53, 0x02, "nexus 1 prevents for everyone");
+	fl_lun_nexus_gone(lun, 1);
+	th_run(lun, 2, load, 6, NULL, 0, NULL, 0, &res);
+	TH_EXPECT_GOOD(&res, "load after the preventing nexus left");
+	/* a power condition other than 0 ignores LOEJ and START */
+	eject[4] = 0x12;
+	res = run(lun, eject, 6, NULL, 0, NULL, 0);
+	TH_EXPECT(&res, CC, FL_KEY_UNIT_ATTENTION, 0x29, 0, "nexus 1 is new again");
+	res = run(lun, eject, 6, NULL, 0, NULL, 0);
+	TH_EXPECT_GOOD(&res, "PC=1 with LOEJ");
+	res = run(lun, tur, 6, NULL, 0, NULL, 0);
+	TH_EXPECT_GOOD(&res, "medium not ejected by PC=1");
+	fl_lun_destroy(lun);
+}
+
 /* Each ALUA state refuses media commands with its own ASCQ. */
 static void test_alua_states_refuse_media(void)
 {
@@ -612,6 +687,7 @@ static CU_TestInfo sbc_tests[] = {
     {"test_read_capacity", test_read_capacity},
     {"test_prefetch_larger_than_cache", test_prefetch_larger_than_cache},
     {"test_start_stop_unit", test_start_stop_unit},
+    {"test_start_stop_eject_load", test_start_stop_eject_load},
     {"test_alua_states_refuse_media", test_alua_states_refuse_media},
     {"test_max_transfer_length", test_max_transfer_length},
     CU_TEST_INFO_NULL,
