@@ -221,7 +221,9 @@ void fl_lun_queue_ua(struct fl_lun *lun, uint64_t nexus_id, uint8_t asc, uint8_t
  * Task management as seen by the logical unit (the front end and engine deal
  * with the tasks themselves): LUN RESET clears reservations (not PR), resets
  * mode pages to saved values and queues UA asc/ascq (29/00 by convention) for
- * every nexus but `from`.
+ * every nexus but `from`. from_nexus == FL_ALL_NEXUS queues it for every
+ * nexus, the resetting one included (what LIO does, and what libiscsi's
+ * MultipathIO.Reset test expects).
  */
 void fl_lun_reset(struct fl_lun *lun, uint64_t from_nexus, uint8_t asc, uint8_t ascq);
 
