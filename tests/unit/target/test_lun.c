@@ -150,6 +150,10 @@ static void test_ua_per_nexus_and_reset(void)
 	expect_tur(lun, 1, 0, 0, "the resetting nexus gets no UA");
 	expect_tur(lun, 2, 0x29, 0x00, "nexus 2 hears the reset");
 	expect_tur(lun, 3, 0x29, 0x00, "nexus 3 hears the reset");
+	fl_lun_reset(lun, FL_ALL_NEXUS, 0x29, 0x00);
+	expect_tur(lun, 1, 0x29, 0x00, "FL_ALL_NEXUS: the resetting nexus hears it too");
+	expect_tur(lun, 2, 0x29, 0x00, "FL_ALL_NEXUS: nexus 2");
+	th_clear_ua(lun, 3);
 	fl_lun_queue_ua(lun, FL_ALL_NEXUS, 0x3f, 0x03);
 	expect_tur(lun, 1, 0x3f, 0x03, "queued for all: nexus 1");
 	expect_tur(lun, 3, 0x3f, 0x03, "queued for all: nexus 3");
