@@ -760,6 +760,69 @@ static void test_power_loss_action(void)
 	free(t);
 }
 
+/* window_ms, initiator globs, per-LUN rules, sense formats and set_state. */
+static void test_match_details(void)
+{
+	struct fl_engine *e = mk_engine(
+		"{\"faultlun\": 1, \"frontends\": [\"iscsi\"], \"luns\": [{\"size\": \"1MiB\"},"
+		" {\"lun\": 3, \"size\": \"1MiB\", \"d_sense\": true}], \"states\": [\"s\", \"t\"],"
+		" \"rules\": ["
+		"  {\"id\": \"late\", \"match\": {\"class\": \"tur\", \"window_ms\": [60, null]},"
+		"   \"action\": {\"status\": \"busy\"}},"
+		"  {\"id\": \"other-host\", \"match\": {\"class\": \"read\", \"initiator\": \"*:other\"},"
+		"   \"action\": {\"status\": \"reservation_conflict\"}},"
+		"  {\"id\": \"desc\", \"match\": {\"lun\": 0, \"class\": \"read\", \"lba\": {\"first\": 5}},"
+		"   \"action\": {\"sense\": \"MEDIUM_ERROR/11/00\", \"info\": \"lba\", \"format\": \"descriptor\"}},"
+		"  {\"id\": \"lun3\", \"match\": {\"lun\": 3, \"class\": \"read\", \"lba\": {\"first\": 5}},"
+		"   \"action\": {\"sense\": \"HARDWARE_ERROR/44/00\", \"format\": \"fixed\", \"set_state\": \"t\"}}]}",
+		1, NULL);
+	struct tcmd *t = calloc(1, sizeof(*t));
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(e);
+	clear_ua(e, 1);
+	/* before the window opens */
+	tsubmit(e, (tcmd_init(t, 0x00, 0, 0, 1, 1), t), 0);
+	CU_ASSERT_EQUAL(t->cmd.status, FL_STATUS_GOOD);
+	/* initiator glob: the test's own name does not match */
+	tsubmit(e, (tcmd_init(t, 0x28, 0, 1, 2, 1), t), 0);
+	CU_ASSERT_EQUAL(t->cmd.status, FL_STATUS_GOOD);
+	tcmd_init(t, 0x28, 0, 1, 3, 2);
+	t->cmd.nexus.initiator = "iqn.2026-12.org.x:other";
+	clear_ua(e, 2);
+	tsubmit(e, t, 0);
+	CU_ASSERT_EQUAL(t->cmd.status, FL_STATUS_RESERVATION_CONFLICT);
+	/* descriptor format with an information descriptor (SPC-4 4.5.2.2) */
+	tsubmit(e, (tcmd_init(t, 0x28, 4, 4, 4, 1), t), 0);
+	CU_ASSERT_EQUAL(t->cmd.sense[0], 0x72);
+	CU_ASSERT_EQUAL(sense_key(&t->cmd), 3);
+	CU_ASSERT_EQUAL(t->cmd.sense[8], 0x00);
+	CU_ASSERT_EQUAL(t->cmd.sense[10] & 0x80, 0x80);
+	CU_ASSERT_EQUAL(t->cmd.sense[19], 5);
+	/* LUN 3 uses descriptor sense, the rule asks for fixed; and moves the state */
+	clear_ua(e, 1);
+	{
+		struct tcmd *u = calloc(1, sizeof(*u));
+
+		for (int i = 0; i < 4; i++) {
+			tsubmit(e, (tcmd_init(u, 0x00, 0, 0, 5, 1), u), 3);
+			if (u->cmd.status == FL_STATUS_GOOD)
+				break;
+		}
+		tsubmit(e, (tcmd_init(u, 0x28, 5, 1, 6, 1), u), 3);
+		CU_ASSERT_EQUAL(u->cmd.sense[0] & 0x7f, 0x70);
+		CU_ASSERT_EQUAL(sense_key(&u->cmd), 4);
+		CU_ASSERT_EQUAL(sense_asc(&u->cmd), 0x44);
+		CU_ASSERT_STRING_EQUAL(fl_engine_state(e), "t");
+		free(u);
+	}
+	/* after 60 ms the window is open */
+	usleep(70000);
+	tsubmit(e, (tcmd_init(t, 0x00, 0, 0, 7, 1), t), 0);
+	CU_ASSERT_EQUAL(t->cmd.status, FL_STATUS_BUSY);
+	fl_engine_destroy(e);
+	free(t);
+}
+
 static CU_TestInfo engine_tests[] = {
 	{"test_lba_tree_oracle", test_lba_tree_oracle},
 	{"test_match_oracle", test_match_oracle},
@@ -775,6 +838,7 @@ static CU_TestInfo engine_tests[] = {
 	{"test_trace", test_trace},
 	{"test_replace", test_replace},
 	{"test_power_loss_action", test_power_loss_action},
+	{"test_match_details", test_match_details},
 	CU_TEST_INFO_NULL,
 };
 

@@ -339,6 +339,35 @@ static void test_xport_notify(void)
 	fl_engine_destroy(e);
 }
 
+/* clear_faults disarms every rule; a TMF for a LUN that does not exist says so. */
+static void test_clear_faults(void)
+{
+	struct fl_engine *e = mk_engine(
+		"{\"faultlun\": 1, \"frontends\": [\"iscsi\"], \"rules\": [{\"match\": {\"class\": \"tur\"},"
+		" \"action\": {\"status\": \"busy\"}}], \"tmf\": {\"lun_reset\": {\"then\": {\"ua\": null,"
+		" \"clear_faults\": true}}}}",
+		1, NULL);
+	struct tcmd *c = calloc(1, sizeof(*c));
+	struct ttmf *t;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(e);
+	tsubmit(e, (tcmd_init(c, 0x00, 0, 0, 1, 1), c), 0);
+	CU_ASSERT_EQUAL(c->cmd.status, FL_STATUS_BUSY);
+	t = do_tmf(e, FL_TMF_LUN_RESET, 7, 1, 0, false);
+	CU_ASSERT_TRUE(tmf_wait(t, 100));
+	CU_ASSERT_EQUAL(t->resp, FL_TMF_RESP_LUN_NOT_EXIST);
+	free(t);
+	t = do_tmf(e, FL_TMF_LUN_RESET, 0, 1, 0, false);
+	CU_ASSERT_TRUE(tmf_wait(t, 100));
+	CU_ASSERT_EQUAL(t->resp, FL_TMF_RESP_COMPLETE);
+	free(t);
+	clear_ua(e, 1);
+	tsubmit(e, (tcmd_init(c, 0x00, 0, 0, 2, 1), c), 0);
+	CU_ASSERT_EQUAL(c->cmd.status, FL_STATUS_GOOD);
+	fl_engine_destroy(e);
+	free(c);
+}
+
 static CU_TestInfo tmf_tests[] = {
 	{"test_abort_task", test_abort_task},
 	{"test_lun_reset_completes", test_lun_reset_completes},
@@ -347,6 +376,7 @@ static CU_TestInfo tmf_tests[] = {
 	{"test_conn_events", test_conn_events},
 	{"test_transport_verdicts", test_transport_verdicts},
 	{"test_xport_notify", test_xport_notify},
+	{"test_clear_faults", test_clear_faults},
 	CU_TEST_INFO_NULL,
 };
 
