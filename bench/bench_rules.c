@@ -47,8 +47,8 @@ static char *scenario_text(unsigned n)
 
 		if (i % 10 == 9) {
 			/* another class, no LBA condition */
-			m = json_pack("{s:[s], s:I}", "class", i % 20 == 9 ? "tur" : "unmap", "every",
-				      (json_int_t)(i + 2));
+			m = json_pack("{s:[s], s:I}", "class", i % 20 == 9 ? "tur" : "unmap",
+				      "every", (json_int_t)(i + 2));
 		} else {
 			/* reads and writes of LBAs the workload never touches */
 			json_int_t first = 1000000 + (json_int_t)i * 64;

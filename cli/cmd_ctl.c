@@ -129,7 +129,8 @@ static json_t *build_request(int argc, char **argv)
 			return NULL;
 		text = slurp(argv[1]);
 		if (!text) {
-			fprintf(stderr, "faultlun ctl: cannot read %s: %s\n", argv[1], strerror(errno));
+			fprintf(stderr, "faultlun ctl: cannot read %s: %s\n", argv[1],
+				strerror(errno));
 			return NULL;
 		}
 		r = json_pack("{s:s, s:s, s:s}", "cmd", "load", "name", argv[1], "text", text);
@@ -208,8 +209,7 @@ int cmd_ctl(int argc, char **argv)
 		json_t *d = json_object_get(resp, "diagnostics"), *v;
 		size_t i;
 
-		json_array_foreach(d, i, v)
-			fprintf(stderr, "%s\n", json_string_value(v));
+		json_array_foreach(d, i, v) fprintf(stderr, "%s\n", json_string_value(v));
 	}
 	if (!rc && !strcmp(argv[2], "trace")) {
 		fflush(stdout);

@@ -68,7 +68,8 @@ int cmd_lint(int argc, char **argv)
 			const char *v = a[10] == '=' ? a + 11 : (i + 1 < argc ? argv[++i] : NULL);
 
 			if (!v || parse_frontends(v, &frontends)) {
-				fprintf(stderr, "faultlun lint: --frontend takes iscsi, tcmu or vm\n");
+				fprintf(stderr,
+					"faultlun lint: --frontend takes iscsi, tcmu or vm\n");
 				return 2;
 			}
 		} else if (!strcmp(a, "--")) {

@@ -76,8 +76,9 @@ static json_t *rules_json(struct fl_engine *e)
 	struct program *p = e->prog;
 
 	for (size_t i = 0; i < p->nrules; i++)
-		json_array_append_new(a, json_pack("{s:s, s:s, s:b, s:I, s:I}", "id", p->rules[i].r->id,
-						   "kind", "scsi", "armed", p->rules[i].armed, "seen",
+		json_array_append_new(a, json_pack("{s:s, s:s, s:b, s:I, s:I}", "id",
+						   p->rules[i].r->id, "kind", "scsi", "armed",
+						   p->rules[i].armed, "seen",
 						   (json_int_t)p->rules[i].seen, "fired",
 						   (json_int_t)p->rules[i].fired));
 	for (size_t i = 0; i < p->nxrules; i++)
@@ -139,7 +140,8 @@ static json_t *do_held(struct fl_engine *e)
 		json_object_set_new(o, "rule", json_string(p->rule ? p->rule->id : ""));
 		json_object_set_new(o, "stage",
 				    json_string(p->stage == PEND_HELD ? "held" : "delayed"));
-		json_object_set_new(o, "age_ms", json_integer((json_int_t)((now - p->since_ns) / 1000000)));
+		json_object_set_new(o, "age_ms",
+				    json_integer((json_int_t)((now - p->since_ns) / 1000000)));
 		json_array_append_new(a, o);
 	}
 	pthread_mutex_unlock(&e->lock);
@@ -176,9 +178,11 @@ static json_t *do_load(struct fl_engine *e, json_t *req)
 			}
 		}
 		if (r == -EINVAL)
-			r = asprintf(&msg, "the scenario has %zu problem(s); nothing was loaded", d.n);
+			r = asprintf(&msg, "the scenario has %zu problem(s); nothing was loaded",
+				     d.n);
 		else
-			r = asprintf(&msg, "cannot read %s: %s", path ? path : "scenario", strerror(-r));
+			r = asprintf(&msg, "cannot read %s: %s", path ? path : "scenario",
+				     strerror(-r));
 		out = json_pack("{s:b, s:s, s:o}", "ok", 0, "error", r >= 0 ? msg : "load failed",
 				"diagnostics", diags);
 		free(msg);
@@ -247,7 +251,8 @@ static json_t *do_release(struct fl_engine *e, json_t *req)
 	size_t n;
 
 	if (!all && !json_is_integer(tag))
-		return ctl_error("release needs \"all\": true or \"tag\": N (and optionally \"lun\")");
+		return ctl_error(
+		    "release needs \"all\": true or \"tag\": N (and optionally \"lun\")");
 	n = engine_release(e, all, json_is_integer(tag) ? (uint64_t)json_integer_value(tag) : 0,
 			   json_is_integer(lun) ? (int)json_integer_value(lun) : -1);
 	return json_pack("{s:b, s:I}", "ok", 1, "released", (json_int_t)n);
@@ -330,7 +335,8 @@ static void ctl_accept(struct fl_ctl *ctl)
 	if (fd < 0)
 		return;
 	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) || cred.uid != geteuid()) {
-		ctl_send(fd, ctl_error("permission denied: the control socket serves its owner only"));
+		ctl_send(fd,
+			 ctl_error("permission denied: the control socket serves its owner only"));
 		close(fd);
 		return;
 	}

@@ -329,8 +329,8 @@ static void cand_add(uint32_t rule, void *ctx)
 
 	if (c->n == c->cap) {
 		size_t cap = c->cap * 2;
-		uint32_t *v = c->v == c->small ? malloc(cap * sizeof(*v))
-					       : realloc(c->v, cap * sizeof(*v));
+		uint32_t *v =
+		    c->v == c->small ? malloc(cap * sizeof(*v)) : realloc(c->v, cap * sizeof(*v));
 
 		if (!v) {
 			c->oom = true;
@@ -537,7 +537,8 @@ void engine_notify(struct fl_engine *e)
 /* Fires when the current state has lasted long enough for an after_ms transition. */
 static void state_timer_fired(struct timer_node *tn)
 {
-	struct fl_engine *e = (struct fl_engine *)((char *)tn - offsetof(struct fl_engine, state_timer));
+	struct fl_engine *e =
+	    (struct fl_engine *)((char *)tn - offsetof(struct fl_engine, state_timer));
 	bool moved = false;
 
 	pthread_mutex_lock(&e->lock);
@@ -566,7 +567,7 @@ static void state_timer_fired(struct timer_node *tn)
 static void logout_timer_fired(struct timer_node *tn)
 {
 	struct fl_engine *e =
-		(struct fl_engine *)((char *)tn - offsetof(struct fl_engine, logout_timer));
+	    (struct fl_engine *)((char *)tn - offsetof(struct fl_engine, logout_timer));
 
 	engine_notify(e);
 }
@@ -595,7 +596,7 @@ void engine_arm_state_timers(struct fl_engine *e)
 	if ((s->set & SESS_LOGOUT) && s->request_logout && s->logout_after_ms)
 		timers_add(e->timers, &e->logout_timer,
 			   (s == ss ? e->state_since_ns : e->armed_ns) +
-				   (uint64_t)s->logout_after_ms * 1000000);
+			       (uint64_t)s->logout_after_ms * 1000000);
 }
 
 /* Moves the state machine to state s (e->lock held). */
@@ -621,10 +622,10 @@ void engine_set_state(struct fl_engine *e, int s, const char *why)
 /* Runs the first transition that event `on` triggers (e->lock held). */
 bool engine_event(struct fl_engine *e, enum sc_on on, int tmf_fn, uint64_t value)
 {
-	static const char *const why[] = {[ON_COMMANDS] = "commands", [ON_AFTER_MS] = "after_ms",
-					  [ON_TMF] = "tmf", [ON_RESET] = "reset",
-					  [ON_WRITE_BEYOND] = "write_beyond", [ON_LOGIN] = "login",
-					  [ON_LOGOUT] = "logout"};
+	static const char *const why[] = {
+	    [ON_COMMANDS] = "commands", [ON_AFTER_MS] = "after_ms",	    [ON_TMF] = "tmf",
+	    [ON_RESET] = "reset",	[ON_WRITE_BEYOND] = "write_beyond", [ON_LOGIN] = "login",
+	    [ON_LOGOUT] = "logout"};
 	const struct fl_scenario *sc = e->prog->sc;
 
 	for (size_t i = 0; i < sc->ntransitions; i++) {
@@ -645,8 +646,8 @@ bool engine_event(struct fl_engine *e, enum sc_on on, int tmf_fn, uint64_t value
 /* ---- actions ---- */
 
 /* Builds sense data in an explicit format (SPC-4 4.5.2 descriptor, 4.5.3 fixed). */
-static void sense_build(struct fl_cmd *cmd, bool descriptor, uint8_t key, uint8_t asc,
-			uint8_t ascq, bool info_valid, uint64_t info)
+static void sense_build(struct fl_cmd *cmd, bool descriptor, uint8_t key, uint8_t asc, uint8_t ascq,
+			bool info_valid, uint64_t info)
 {
 	uint8_t *s = cmd->sense;
 
@@ -763,8 +764,8 @@ static void after_done(struct fl_cmd *cmd)
 	if (a && a->verb == VERB_DROP_RESPONSE) {
 		cmd->no_response = true;
 	} else if (a && a->verb == VERB_SHORT && good && cmd->data_in_len) {
-		uint64_t keep = a->short_in_blocks ? (uint64_t)a->short_len * p->L->block_size
-						   : a->short_len;
+		uint64_t keep =
+		    a->short_in_blocks ? (uint64_t)a->short_len * p->L->block_size : a->short_len;
 
 		if (keep < cmd->data_in_len) {
 			cmd->residual += (int64_t)(cmd->data_in_len - keep);
@@ -822,8 +823,8 @@ static void lost_lba(uint64_t lba, void *ctx)
 		return;
 	}
 	if (l->open && json_array_size(l->ranges) < 100000)
-		json_array_append_new(l->ranges, json_pack("[II]", (json_int_t)l->first,
-							   (json_int_t)l->last));
+		json_array_append_new(l->ranges,
+				      json_pack("[II]", (json_int_t)l->first, (json_int_t)l->last));
 	l->first = l->last = lba;
 	l->open = true;
 }
@@ -1021,8 +1022,7 @@ void fl_engine_submit(struct fl_engine *e, uint16_t lun_id, struct fl_cmd *cmd)
 	old_state = e->state;
 	e->counters.commands++;
 	if (e->prog->has_write_beyond && ci.cls == FL_CLASS_WRITE && ci.has_lba)
-		engine_event(e, ON_WRITE_BEYOND, 0,
-			     ci.lba + (ci.nblocks ? ci.nblocks - 1 : 0));
+		engine_event(e, ON_WRITE_BEYOND, 0, ci.lba + (ci.nblocks ? ci.nblocks - 1 : 0));
 	hit = match_rules(e, L, cmd, &ci, &info);
 	heal = e->prog->has_until_written && ci.cls == FL_CLASS_WRITE && ci.has_lba;
 	if (hit >= 0) {

@@ -220,9 +220,9 @@ void fl_engine_tmf(struct fl_engine *e, struct fl_tmf *tmf)
 		k.respond = FL_TMF_RESP_NOT_SUPPORTED;
 	}
 	o = trace_event(&e->trace, "tmf");
-	json_object_set_new(o, "tmf", json_string(tmf->fn > 0 && tmf->fn < SC_TMF_NR
-							  ? sc_tmf_names[tmf->fn]
-							  : "unknown"));
+	json_object_set_new(
+	    o, "tmf",
+	    json_string(tmf->fn > 0 && tmf->fn < SC_TMF_NR ? sc_tmf_names[tmf->fn] : "unknown"));
 	json_object_set_new(o, "lun", json_integer(tmf->lun_id));
 	json_object_set_new(o, "nexus", json_integer((json_int_t)tmf->nexus_id));
 	if (tmf->fn == FL_TMF_ABORT_TASK)
@@ -233,8 +233,9 @@ void fl_engine_tmf(struct fl_engine *e, struct fl_tmf *tmf)
 					: k.respond == FL_TMF_RESP_REJECTED	  ? "rejected"
 					: k.respond == FL_TMF_RESP_NOT_SUPPORTED  ? "not_supported"
 					: k.respond == FL_TMF_RESP_TASK_NOT_EXIST ? "task_not_exist"
-					: k.respond == FL_TMF_RESP_LUN_NOT_EXIST  ? "lun_not_exist"
-										  : "drop_connection"));
+					: k.respond == FL_TMF_RESP_LUN_NOT_EXIST
+					    ? "lun_not_exist"
+					    : "drop_connection"));
 	if (k.delay_ms)
 		json_object_set_new(o, "delay_ms", json_integer(k.delay_ms));
 	trace_emit(&e->trace, o);
@@ -285,9 +286,9 @@ void fl_engine_conn_event(struct fl_engine *e, enum fl_conn_event ev, uint64_t n
 	pthread_mutex_lock(&e->lock);
 	old = e->state;
 	o = trace_event(&e->trace, "conn");
-	json_object_set_new(o, "what", json_string(ev >= FL_CONN_LOGIN && ev <= FL_CONN_DEVICE_CLOSE
-							   ? names[ev]
-							   : "unknown"));
+	json_object_set_new(
+	    o, "what",
+	    json_string(ev >= FL_CONN_LOGIN && ev <= FL_CONN_DEVICE_CLOSE ? names[ev] : "unknown"));
 	json_object_set_new(o, "nexus", json_integer((json_int_t)nexus_id));
 	if (initiator)
 		json_object_set_new(o, "initiator", json_string(initiator));
@@ -320,8 +321,7 @@ void fl_engine_conn_event(struct fl_engine *e, enum fl_conn_event ev, uint64_t n
 }
 
 /* Transport verdict for one PDU: the first transport rule that holds decides. */
-void fl_engine_pdu(struct fl_engine *e, const struct fl_pdu_info *pdu,
-		   struct fl_xport_verdict *out)
+void fl_engine_pdu(struct fl_engine *e, const struct fl_pdu_info *pdu, struct fl_xport_verdict *out)
 {
 	struct program *p;
 
@@ -338,7 +338,8 @@ void fl_engine_pdu(struct fl_engine *e, const struct fl_pdu_info *pdu,
 
 		if (!rt->armed || (r->states && !(r->states & (1ull << e->state))))
 			continue;
-		if (pdu->kind <= 0 || pdu->kind > FL_PDU_REJECT || !(r->pdu_mask & (1u << pdu->kind)))
+		if (pdu->kind <= 0 || pdu->kind > FL_PDU_REJECT ||
+		    !(r->pdu_mask & (1u << pdu->kind)))
 			continue;
 		if (r->has_opcode && (!pdu->has_cdb || !(r->opcode_map[pdu->cdb.opcode / 8] &
 							 (1u << (pdu->cdb.opcode % 8)))))
@@ -362,9 +363,10 @@ void fl_engine_pdu(struct fl_engine *e, const struct fl_pdu_info *pdu,
 		o = trace_event(&e->trace, "xport");
 		json_object_set_new(o, "rule", json_string(r->id));
 		json_object_set_new(o, "pdu", json_string(sc_pdu_names[pdu->kind]));
-		json_object_set_new(o, "action", json_string(r->action == FL_XPORT_DROP	   ? "drop"
-							     : r->action == FL_XPORT_CLOSE ? "close"
-											   : "delay"));
+		json_object_set_new(o, "action",
+				    json_string(r->action == FL_XPORT_DROP    ? "drop"
+						: r->action == FL_XPORT_CLOSE ? "close"
+									      : "delay"));
 		if (r->action == FL_XPORT_DELAY)
 			json_object_set_new(o, "delay_us", json_integer(r->delay_us));
 		json_object_set_new(o, "nexus", json_integer((json_int_t)pdu->nexus_id));
@@ -375,7 +377,8 @@ void fl_engine_pdu(struct fl_engine *e, const struct fl_pdu_info *pdu,
 			snprintf(op, sizeof(op), "0x%02x", pdu->cdb.opcode);
 			json_object_set_new(o, "opcode", json_string(op));
 			if (pdu->cdb.has_lba)
-				json_object_set_new(o, "lba", json_integer((json_int_t)pdu->cdb.lba));
+				json_object_set_new(o, "lba",
+						    json_integer((json_int_t)pdu->cdb.lba));
 		}
 		if (pdu->kind == FL_PDU_DATA_OUT || pdu->kind == FL_PDU_DATA_IN)
 			json_object_set_new(o, "data_sn", json_integer(pdu->data_sn));

@@ -51,7 +51,7 @@ void jpos_find(const struct jpos *p, const char *path, bool at_key, int *line, i
 
 /* Appends FILE:LINE:COL: message to d. */
 void diag_add(struct fl_diags *d, const char *file, int line, int col, const char *fmt, ...)
-	__attribute__((format(printf, 5, 6)));
+    __attribute__((format(printf, 5, 6)));
 
 /* ---- sense names (sense_names.c) ---- */
 
@@ -99,7 +99,7 @@ struct sc_match {
 	struct sc_count count;
 	bool has_window;
 	uint64_t win_from_ms, win_to_ms; /* win_to_ms UINT64_MAX = open */
-	char *initiator; /* fnmatch glob, or NULL */
+	char *initiator;		 /* fnmatch glob, or NULL */
 };
 
 enum sc_verb {
@@ -274,7 +274,7 @@ struct pctx {
 
 /* Reports a problem at path (its key when at_key). */
 void perr(struct pctx *c, const char *path, bool at_key, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
+    __attribute__((format(printf, 4, 5)));
 /* Compact JSON of v, at most ~60 characters, for quoting in messages (static buffer per call). */
 const char *pquote(const json_t *v, char *buf, size_t size);
 /* Reports every key of obj not in allowed (NULL-terminated); returns their count. */
@@ -291,8 +291,7 @@ int pstate(struct pctx *c, const char *path, json_t *v);
 /* Parses "states": a list of names -> mask. */
 uint64_t pstates(struct pctx *c, const char *path, json_t *v);
 /* Parses a sense "KEY/ASC_NAME", "KEY/0xAA/0xQQ" or {key, asc, ascq}. */
-bool psense(struct pctx *c, const char *path, json_t *v, uint8_t *key, uint8_t *asc,
-	    uint8_t *ascq);
+bool psense(struct pctx *c, const char *path, json_t *v, uint8_t *key, uint8_t *asc, uint8_t *ascq);
 /* Parses "AA/QQ" (hex) or an ASC/ASCQ name. */
 bool pascq(struct pctx *c, const char *path, json_t *v, uint8_t *asc, uint8_t *ascq);
 /* Parses an ALUA state name ("active_optimized", ...). */
@@ -337,7 +336,7 @@ void lba_tree_query(const struct lba_tree *t, uint64_t lo, uint64_t hi,
 struct timer_node;
 typedef void (*timer_fn)(struct timer_node *t);
 struct timer_node {
-	uint64_t due_ns; /* CLOCK_MONOTONIC */
+	uint64_t due_ns;   /* CLOCK_MONOTONIC */
 	size_t heap_index; /* SIZE_MAX when not queued */
 	timer_fn fn;
 };

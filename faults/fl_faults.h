@@ -77,7 +77,7 @@ const char *fl_scenario_check_json(const struct fl_scenario *sc);
 
 /* Options for an engine; zero-initialised means defaults. */
 struct fl_engine_opts {
-	unsigned frontend;	/* the one front end running it (enum fl_frontend) */
+	unsigned frontend; /* the one front end running it (enum fl_frontend) */
 	bool seed_set;
 	uint64_t seed;		/* overrides the scenario's seed when seed_set */
 	const char *trace_path; /* JSON lines; NULL = no trace file */
@@ -133,7 +133,7 @@ enum fl_tmf_resp {
 	FL_TMF_RESP_LUN_NOT_EXIST = 2,
 	FL_TMF_RESP_NOT_SUPPORTED = 5,
 	FL_TMF_RESP_REJECTED = 255,
-	FL_TMF_RESP_NONE = 256,	       /* never answer: send nothing */
+	FL_TMF_RESP_NONE = 256,		   /* never answer: send nothing */
 	FL_TMF_RESP_DROP_CONNECTION = 257, /* close the connection instead */
 };
 struct fl_tmf;
@@ -142,8 +142,8 @@ struct fl_tmf {
 	enum fl_tmf_fn fn;
 	uint16_t lun_id;
 	uint64_t nexus_id;
-	uint64_t ref_tag;  /* ABORT TASK: the task's tag */
-	bool task_exists;  /* ABORT TASK: the front end knows the task */
+	uint64_t ref_tag; /* ABORT TASK: the task's tag */
+	bool task_exists; /* ABORT TASK: the front end knows the task */
 	fl_tmf_done_fn done;
 	void *priv;
 };
@@ -159,8 +159,8 @@ void fl_engine_tmf(struct fl_engine *e, struct fl_tmf *tmf);
 enum fl_conn_event {
 	FL_CONN_LOGIN = 1,
 	FL_CONN_LOGOUT,
-	FL_CONN_CLOSED, /* closed by either side without logout */
-	FL_CONN_DEVICE_OPEN,  /* TCMU device opened */
+	FL_CONN_CLOSED,	     /* closed by either side without logout */
+	FL_CONN_DEVICE_OPEN, /* TCMU device opened */
 	FL_CONN_DEVICE_CLOSE,
 };
 void fl_engine_conn_event(struct fl_engine *e, enum fl_conn_event ev, uint64_t nexus_id,
@@ -212,10 +212,10 @@ void fl_engine_pdu(struct fl_engine *e, const struct fl_pdu_info *pdu,
 
 /* Standing transport conditions of a session, re-read on notification. */
 struct fl_xport_state {
-	bool ignore_nop_out;   /* stop answering NOP-Out pings */
-	bool stall_max_cmd_sn; /* keep MaxCmdSN = ExpCmdSN - 1 (window closed) */
-	bool request_logout;   /* send Async Message, AsyncEvent 1 (logout request) */
-	uint16_t logout_wait_s; /* Parameter3 of that Async Message */
+	bool ignore_nop_out;	     /* stop answering NOP-Out pings */
+	bool stall_max_cmd_sn;	     /* keep MaxCmdSN = ExpCmdSN - 1 (window closed) */
+	bool request_logout;	     /* send Async Message, AsyncEvent 1 (logout request) */
+	uint16_t logout_wait_s;	     /* Parameter3 of that Async Message */
 	uint32_t nop_in_interval_ms; /* target-initiated pings; 0 = none */
 };
 void fl_engine_xport_state(struct fl_engine *e, uint64_t nexus_id, struct fl_xport_state *out);

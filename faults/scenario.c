@@ -72,7 +72,8 @@ int pkeys(struct pctx *c, const char *path, json_t *obj, const char *what,
 	json_t *v;
 	int bad = 0;
 
-	json_object_foreach(obj, key, v) {
+	json_object_foreach(obj, key, v)
+	{
 		size_t i;
 		char sub[512], list[512] = "";
 
@@ -102,8 +103,7 @@ bool pnum(struct pctx *c, const char *path, json_t *v, uint64_t max, uint64_t *o
 
 	if (json_is_integer(v) && json_integer_value(v) >= 0) {
 		n = (uint64_t)json_integer_value(v);
-	} else if (json_is_string(v) && json_string_value(v)[0] &&
-		   json_string_value(v)[0] != '-') {
+	} else if (json_is_string(v) && json_string_value(v)[0] && json_string_value(v)[0] != '-') {
 		const char *s = json_string_value(v);
 		char *end;
 
@@ -115,8 +115,8 @@ bool pnum(struct pctx *c, const char *path, json_t *v, uint64_t max, uint64_t *o
 			return false;
 		}
 	} else {
-		perr(c, path, false, "\"%s\": expected a non-negative integer, got %s",
-		     pname(path), pquote(v, q, sizeof(q)));
+		perr(c, path, false, "\"%s\": expected a non-negative integer, got %s", pname(path),
+		     pquote(v, q, sizeof(q)));
 		return false;
 	}
 	if (n > max) {
@@ -148,8 +148,8 @@ bool pdouble(struct pctx *c, const char *path, json_t *v, double lo, double hi, 
 	char q[80];
 
 	if (!json_is_number(v) || json_number_value(v) < lo || json_number_value(v) > hi) {
-		perr(c, path, false, "\"%s\": expected a number from %g to %g, got %s",
-		     pname(path), lo, hi, pquote(v, q, sizeof(q)));
+		perr(c, path, false, "\"%s\": expected a number from %g to %g, got %s", pname(path),
+		     lo, hi, pquote(v, q, sizeof(q)));
 		return false;
 	}
 	*out = json_number_value(v);
@@ -163,17 +163,17 @@ bool psize(struct pctx *c, const char *path, json_t *v, uint64_t *out, bool *in_
 		const char *unit;
 		uint64_t mul;
 	} units[] = {
-		{"", 1},
-		{"B", 1},
-		{"KiB", 1ull << 10},
-		{"MiB", 1ull << 20},
-		{"GiB", 1ull << 30},
-		{"TiB", 1ull << 40},
-		{"KB", 1000},
-		{"MB", 1000000},
-		{"GB", 1000000000},
-		{"TB", 1000000000000ull},
-		{"blocks", 0},
+	    {"", 1},
+	    {"B", 1},
+	    {"KiB", 1ull << 10},
+	    {"MiB", 1ull << 20},
+	    {"GiB", 1ull << 30},
+	    {"TiB", 1ull << 40},
+	    {"KB", 1000},
+	    {"MB", 1000000},
+	    {"GB", 1000000000},
+	    {"TB", 1000000000000ull},
+	    {"blocks", 0},
 	};
 	char q[80];
 
@@ -245,7 +245,8 @@ uint64_t pstates(struct pctx *c, const char *path, json_t *v)
 		     pquote(v, q, sizeof(q)));
 		return 0;
 	}
-	json_array_foreach(v, i, e) {
+	json_array_foreach(v, i, e)
+	{
 		char sub[512];
 		int s;
 
@@ -279,9 +280,8 @@ bool pascq(struct pctx *c, const char *path, json_t *v, uint8_t *asc, uint8_t *a
 	char q[80], buf[64], *slash;
 
 	if (!json_is_string(v)) {
-		perr(c, path, false,
-		     "\"%s\": expected \"AA/QQ\" (hex) or an ASC/ASCQ name, got %s", pname(path),
-		     pquote(v, q, sizeof(q)));
+		perr(c, path, false, "\"%s\": expected \"AA/QQ\" (hex) or an ASC/ASCQ name, got %s",
+		     pname(path), pquote(v, q, sizeof(q)));
 		return false;
 	}
 	if (!sense_asc_by_name(json_string_value(v), asc, ascq))
@@ -301,8 +301,7 @@ bool pascq(struct pctx *c, const char *path, json_t *v, uint8_t *asc, uint8_t *a
 }
 
 /* Parses a sense "KEY/ASC_NAME", "KEY/0xAA/0xQQ" or {key, asc, ascq}. */
-bool psense(struct pctx *c, const char *path, json_t *v, uint8_t *key, uint8_t *asc,
-	    uint8_t *ascq)
+bool psense(struct pctx *c, const char *path, json_t *v, uint8_t *key, uint8_t *asc, uint8_t *ascq)
 {
 	char q[80], buf[128], *rest, *p2;
 
@@ -349,15 +348,16 @@ bool psense(struct pctx *c, const char *path, json_t *v, uint8_t *key, uint8_t *
 	snprintf(buf, sizeof(buf), "%s", json_string_value(v));
 	rest = strchr(buf, '/');
 	if (!rest) {
-		perr(c, path, false,
-		     "sense %s: expected \"KEY/ASC_NAME\" or \"KEY/0xAA/0xQQ\"",
+		perr(c, path, false, "sense %s: expected \"KEY/ASC_NAME\" or \"KEY/0xAA/0xQQ\"",
 		     pquote(v, q, sizeof(q)));
 		return false;
 	}
 	*rest++ = 0;
 	if (sense_key_by_name(buf, key)) {
-		perr(c, path, false, "unknown sense key \"%s\" in %s (see `faultlun lint "
-		     "--sense-names`)", buf, pquote(v, q, sizeof(q)));
+		perr(c, path, false,
+		     "unknown sense key \"%s\" in %s (see `faultlun lint "
+		     "--sense-names`)",
+		     buf, pquote(v, q, sizeof(q)));
 		return false;
 	}
 	p2 = strchr(rest, '/');
@@ -370,8 +370,10 @@ bool psense(struct pctx *c, const char *path, json_t *v, uint8_t *key, uint8_t *
 		return false;
 	}
 	if (sense_asc_by_name(rest, asc, ascq)) {
-		perr(c, path, false, "unknown sense name \"%s\" in %s (see `faultlun lint "
-		     "--sense-names`)", rest, pquote(v, q, sizeof(q)));
+		perr(c, path, false,
+		     "unknown sense name \"%s\" in %s (see `faultlun lint "
+		     "--sense-names`)",
+		     rest, pquote(v, q, sizeof(q)));
 		return false;
 	}
 	return true;
@@ -384,8 +386,10 @@ static bool pstr(struct pctx *c, const char *path, json_t *v, size_t max, char *
 
 	if (!json_is_string(v) || (max && strlen(json_string_value(v)) > max)) {
 		if (max)
-			perr(c, path, false, "\"%s\": expected a string of at most %zu characters, "
-			     "got %s", pname(path), max, pquote(v, q, sizeof(q)));
+			perr(c, path, false,
+			     "\"%s\": expected a string of at most %zu characters, "
+			     "got %s",
+			     pname(path), max, pquote(v, q, sizeof(q)));
 		else
 			perr(c, path, false, "\"%s\": expected a string, got %s", pname(path),
 			     pquote(v, q, sizeof(q)));
@@ -397,13 +401,13 @@ static bool pstr(struct pctx *c, const char *path, json_t *v, size_t max, char *
 }
 
 static const char *const alua_names[] = {
-	[FL_ALUA_ACTIVE_OPTIMIZED] = "active_optimized",
-	[FL_ALUA_ACTIVE_NON_OPTIMIZED] = "active_non_optimized",
-	[FL_ALUA_STANDBY] = "standby",
-	[FL_ALUA_UNAVAILABLE] = "unavailable",
-	[FL_ALUA_LBA_DEPENDENT] = "lba_dependent",
-	[FL_ALUA_OFFLINE] = "offline",
-	[FL_ALUA_TRANSITIONING] = "transitioning",
+    [FL_ALUA_ACTIVE_OPTIMIZED] = "active_optimized",
+    [FL_ALUA_ACTIVE_NON_OPTIMIZED] = "active_non_optimized",
+    [FL_ALUA_STANDBY] = "standby",
+    [FL_ALUA_UNAVAILABLE] = "unavailable",
+    [FL_ALUA_LBA_DEPENDENT] = "lba_dependent",
+    [FL_ALUA_OFFLINE] = "offline",
+    [FL_ALUA_TRANSITIONING] = "transitioning",
 };
 
 /* Parses an ALUA state name. */
@@ -479,7 +483,8 @@ static void parse_alua(struct pctx *c, const char *path, json_t *v, struct sc_lu
 	snprintf(sub, sizeof(sub), "%s/group", path);
 	if ((e = json_object_get(v, "group")) && pnum(c, sub, e, 0xffff, &n)) {
 		if (n == 0)
-			perr(c, sub, false, "\"group\": target port groups are numbered from 1, "
+			perr(c, sub, false,
+			     "\"group\": target port groups are numbered from 1, "
 			     "got 0");
 		l->cfg.tpg_id = (uint16_t)n;
 	}
@@ -526,10 +531,10 @@ static void parse_store(struct pctx *c, const char *path, json_t *v, struct sc_l
 /* Parses one entry of "luns". */
 static void parse_lun(struct pctx *c, const char *path, json_t *v, size_t idx, struct sc_lun *l)
 {
-	static const char *const keys[] = {"lun",	 "size",     "block_size", "vendor",
-					   "product",	 "revision", "serial",	   "naa",
-					   "write_cache", "d_sense", "removable",  "thin",
-					   "alua",	 "store",    "max_transfer_blocks", NULL};
+	static const char *const keys[] = {
+	    "lun",    "size",  "block_size",	      "vendor",	 "product",   "revision",
+	    "serial", "naa",   "write_cache",	      "d_sense", "removable", "thin",
+	    "alua",   "store", "max_transfer_blocks", NULL};
 	char sub[512], q[80];
 	json_t *e;
 	uint64_t n, size = 1ull << 30;
@@ -552,21 +557,23 @@ static void parse_lun(struct pctx *c, const char *path, json_t *v, size_t idx, s
 #define SUB(k) (snprintf(sub, sizeof(sub), "%s/%s", path, k), sub)
 	if ((e = json_object_get(v, "lun")) && pnum(c, SUB("lun"), e, FL_MAX_LUNS - 1, &n))
 		l->id = (uint16_t)n;
-	if ((e = json_object_get(v, "block_size")) &&
-	    pnum(c, SUB("block_size"), e, 65536, &n)) {
+	if ((e = json_object_get(v, "block_size")) && pnum(c, SUB("block_size"), e, 65536, &n)) {
 		if (n < 512 || (n & (n - 1)))
-			perr(c, sub, false, "\"block_size\": %s is not a power of two from 512 "
-			     "to 65536", pquote(e, q, sizeof(q)));
+			perr(c, sub, false,
+			     "\"block_size\": %s is not a power of two from 512 "
+			     "to 65536",
+			     pquote(e, q, sizeof(q)));
 		else
 			l->cfg.block_size = (uint32_t)n;
 	}
 	if ((e = json_object_get(v, "size")) && psize(c, SUB("size"), e, &size, &blk)) {
 		if (!blk && size % l->cfg.block_size)
-			perr(c, sub, false, "\"size\": %s is not a multiple of the block size "
-			     "(%u)", pquote(e, q, sizeof(q)), l->cfg.block_size);
+			perr(c, sub, false,
+			     "\"size\": %s is not a multiple of the block size "
+			     "(%u)",
+			     pquote(e, q, sizeof(q)), l->cfg.block_size);
 		if ((blk ? size : size / l->cfg.block_size) == 0)
-			perr(c, sub, false, "\"size\": %s holds no block",
-			     pquote(e, q, sizeof(q)));
+			perr(c, sub, false, "\"size\": %s holds no block", pquote(e, q, sizeof(q)));
 	}
 	l->cfg.num_blocks = blk ? size : size / l->cfg.block_size;
 	if ((e = json_object_get(v, "vendor")))
@@ -618,8 +625,7 @@ static void parse_luns(struct pctx *c, json_t *v)
 		json_decref(empty);
 		return;
 	}
-	if (!json_is_array(v) || json_array_size(v) == 0 ||
-	    json_array_size(v) > FL_MAX_LUNS) {
+	if (!json_is_array(v) || json_array_size(v) == 0 || json_array_size(v) > FL_MAX_LUNS) {
 		perr(c, "/luns", false, "\"luns\": expected a list of 1 to %d LUNs, got %s",
 		     FL_MAX_LUNS, pquote(v, q, sizeof(q)));
 		return;
@@ -628,7 +634,8 @@ static void parse_luns(struct pctx *c, json_t *v)
 	if (!sc->luns)
 		return;
 	sc->nluns = json_array_size(v);
-	json_array_foreach(v, i, e) {
+	json_array_foreach(v, i, e)
+	{
 		char sub[64];
 
 		snprintf(sub, sizeof(sub), "/luns/%zu", i);
@@ -658,8 +665,7 @@ static void parse_states(struct pctx *c, json_t *v)
 		}
 		return;
 	}
-	if (!json_is_array(v) || json_array_size(v) == 0 ||
-	    json_array_size(v) > SC_MAX_STATES) {
+	if (!json_is_array(v) || json_array_size(v) == 0 || json_array_size(v) > SC_MAX_STATES) {
 		perr(c, "/states", false,
 		     "\"states\": expected a list of 1 to %d state names, got %s", SC_MAX_STATES,
 		     pquote(v, q, sizeof(q)));
@@ -673,14 +679,17 @@ static void parse_states(struct pctx *c, json_t *v)
 	sc->states = calloc(json_array_size(v), sizeof(char *));
 	if (!sc->states)
 		return;
-	json_array_foreach(v, i, e) {
+	json_array_foreach(v, i, e)
+	{
 		char sub[64];
 
 		snprintf(sub, sizeof(sub), "/states/%zu", i);
 		if (!json_is_string(e) || !json_string_value(e)[0] ||
 		    !strcmp(json_string_value(e), "*")) {
-			perr(c, sub, false, "a state name must be a non-empty string other than "
-			     "\"*\", got %s", pquote(e, q, sizeof(q)));
+			perr(c, sub, false,
+			     "a state name must be a non-empty string other than "
+			     "\"*\", got %s",
+			     pquote(e, q, sizeof(q)));
 			sc->states[sc->nstates++] = xstrdup("?");
 			continue;
 		}
@@ -705,7 +714,8 @@ static void check_list_of_objects(struct pctx *c, const char *path, json_t *v, c
 		     pquote(v, q, sizeof(q)));
 		return;
 	}
-	json_array_foreach(v, i, e) {
+	json_array_foreach(v, i, e)
+	{
 		char sub[512];
 
 		snprintf(sub, sizeof(sub), "%s/%zu", path, i);
@@ -736,22 +746,24 @@ static void check_list_of_objects(struct pctx *c, const char *path, json_t *v, c
 static void parse_check(struct pctx *c, json_t *v)
 {
 	static const char *const keys[] = {"paths", "knobs", "workload", "expect", NULL};
-	static const char *const knobs[] = {
-		"timeout_s",	  "eh_timeout_s",     "abort_tmo_s",	    "lu_reset_tmo_s",
-		"tgt_reset_tmo_s", "recovery_tmo_s",  "noop_interval_s",   "noop_timeout_s",
-		"scsi_logging_level", "debug_libiscsi_eh", "cmd_time_out_s", "queue_depth",
-		"multipath",	  NULL};
+	static const char *const knobs[] = {"timeout_s",	  "eh_timeout_s",
+					    "abort_tmo_s",	  "lu_reset_tmo_s",
+					    "tgt_reset_tmo_s",	  "recovery_tmo_s",
+					    "noop_interval_s",	  "noop_timeout_s",
+					    "scsi_logging_level", "debug_libiscsi_eh",
+					    "cmd_time_out_s",	  "queue_depth",
+					    "multipath",	  NULL};
 	static const char *const step_keys[] = {
-		"op",	 "lba",	  "blocks",  "direct", "count", "size",	 "path", "fs",
-		"cdb",	 "data",  "ms",	     "args",   "pattern", "bs",	 "offset", "lun",
-		"command", "background", "repeat", "timeout_s", "dev", NULL};
-	static const char *const ops[] = {"read",	"write", "fsync",  "mkfs",   "mount",
-					  "umount",	"write_file", "read_file", "sg_raw",
-					  "sleep",	"ctl",	 "sync",   "discard", "tur",
-					  "inquiry",	"rescan", "shell",  NULL};
+	    "op",      "lba",	     "blocks", "direct",    "count",   "size", "path",	 "fs",
+	    "cdb",     "data",	     "ms",     "args",	    "pattern", "bs",   "offset", "lun",
+	    "command", "background", "repeat", "timeout_s", "dev",     NULL};
+	static const char *const ops[] = {"read",   "write",	  "fsync",     "mkfs",	 "mount",
+					  "umount", "write_file", "read_file", "sg_raw", "sleep",
+					  "ctl",    "sync",	  "discard",   "tur",	 "inquiry",
+					  "rescan", "shell",	  NULL};
 	static const char *const expect_keys[] = {
-		"step", "errno", "status", "sense", "kernel_log", "count", "eh", "device_state",
-		"max_stall_ms", "trace", "min", "max", "within_ms", "lun", NULL};
+	    "step",	    "errno", "status", "sense", "kernel_log", "count", "eh", "device_state",
+	    "max_stall_ms", "trace", "min",    "max",	"within_ms",  "lun",   NULL};
 	char q[80];
 	json_t *e;
 
@@ -768,14 +780,17 @@ static void parse_check(struct pctx *c, json_t *v)
 		if (!json_is_array(e))
 			perr(c, "/check/paths", false, "\"paths\": expected a list, got %s",
 			     pquote(e, q, sizeof(q)));
-		json_array_foreach(e, i, p) {
+		json_array_foreach(e, i, p)
+		{
 			char sub[64];
 
 			snprintf(sub, sizeof(sub), "/check/paths/%zu", i);
 			if (!json_is_string(p) || (strcmp(json_string_value(p), "iscsi") &&
 						   strcmp(json_string_value(p), "tcmu")))
-				perr(c, sub, false, "unknown path %s (expected \"iscsi\" or "
-				     "\"tcmu\")", pquote(p, q, sizeof(q)));
+				perr(c, sub, false,
+				     "unknown path %s (expected \"iscsi\" or "
+				     "\"tcmu\")",
+				     pquote(p, q, sizeof(q)));
 		}
 	}
 	if ((e = json_object_get(v, "knobs"))) {
@@ -787,7 +802,8 @@ static void parse_check(struct pctx *c, json_t *v)
 			     pquote(e, q, sizeof(q)));
 		else
 			pkeys(c, "/check/knobs", e, "knobs", knobs);
-		json_object_foreach(e, k, kv) {
+		json_object_foreach(e, k, kv)
+		{
 			char sub[512];
 
 			snprintf(sub, sizeof(sub), "/check/knobs/%s", k);
@@ -814,10 +830,12 @@ static void parse_frontends(struct pctx *c, json_t *v)
 	if (!json_is_array(v) || json_array_size(v) == 0) {
 		perr(c, "/frontends", false,
 		     "\"frontends\": expected a non-empty list of \"iscsi\", \"tcmu\", \"vm\", "
-		     "got %s", pquote(v, q, sizeof(q)));
+		     "got %s",
+		     pquote(v, q, sizeof(q)));
 		return;
 	}
-	json_array_foreach(v, i, e) {
+	json_array_foreach(v, i, e)
+	{
 		char sub[64];
 		const char *s = json_is_string(e) ? json_string_value(e) : "";
 
@@ -829,8 +847,10 @@ static void parse_frontends(struct pctx *c, json_t *v)
 		else if (!strcmp(s, "vm"))
 			c->sc->frontends |= FL_FE_VM;
 		else
-			perr(c, sub, false, "unknown front end %s (expected \"iscsi\", \"tcmu\" "
-			     "or \"vm\")", pquote(e, q, sizeof(q)));
+			perr(c, sub, false,
+			     "unknown front end %s (expected \"iscsi\", \"tcmu\" "
+			     "or \"vm\")",
+			     pquote(e, q, sizeof(q)));
 	}
 }
 
@@ -857,7 +877,8 @@ static void parse_emulates(struct pctx *c, json_t *v)
 			perr(c, "/emulates/references", false,
 			     "\"references\": expected a list of strings, got %s",
 			     pquote(r, q, sizeof(q)));
-		json_array_foreach(r, i, e) {
+		json_array_foreach(r, i, e)
+		{
 			char sub[64];
 
 			snprintf(sub, sizeof(sub), "/emulates/references/%zu", i);
@@ -871,10 +892,10 @@ static void parse_emulates(struct pctx *c, json_t *v)
 /* Parses the whole document into c->sc. */
 static void parse_root(struct pctx *c, json_t *root)
 {
-	static const char *const keys[] = {"faultlun", "name",	  "description", "emulates",
-					   "frontends", "seed",	  "target",	 "luns",
-					   "states",	"transitions", "rules",	 "tmf",
-					   "transport", "check",  NULL};
+	static const char *const keys[] = {"faultlun",	"name",	       "description", "emulates",
+					   "frontends", "seed",	       "target",      "luns",
+					   "states",	"transitions", "rules",	      "tmf",
+					   "transport", "check",       NULL};
 	struct fl_scenario *sc = c->sc;
 	char q[80];
 	json_t *e;
@@ -885,8 +906,10 @@ static void parse_root(struct pctx *c, json_t *root)
 	if (!e)
 		perr(c, "", false, "missing \"faultlun\": the format version (1)");
 	else if (!json_is_integer(e) || json_integer_value(e) != 1)
-		perr(c, "/faultlun", false, "unsupported format version %s (this faultlun reads "
-		     "version 1)", pquote(e, q, sizeof(q)));
+		perr(c, "/faultlun", false,
+		     "unsupported format version %s (this faultlun reads "
+		     "version 1)",
+		     pquote(e, q, sizeof(q)));
 	if ((e = json_object_get(root, "name")) && pstr(c, "/name", e, 0, &sc->name) &&
 	    !sc->name[0])
 		perr(c, "/name", false, "\"name\" is empty");
@@ -913,9 +936,10 @@ static void parse_root(struct pctx *c, json_t *root)
 			    pstr(c, "/target/iqn", json_object_get(e, "iqn"), 223, &sc->iqn) &&
 			    strncmp(sc->iqn, "iqn.", 4) && strncmp(sc->iqn, "eui.", 4) &&
 			    strncmp(sc->iqn, "naa.", 4))
-				perr(c, "/target/iqn", false, "\"iqn\": %s is not an iSCSI name "
-				     "(iqn., eui. or naa.)", pquote(json_object_get(e, "iqn"),
-								    q, sizeof(q)));
+				perr(c, "/target/iqn", false,
+				     "\"iqn\": %s is not an iSCSI name "
+				     "(iqn., eui. or naa.)",
+				     pquote(json_object_get(e, "iqn"), q, sizeof(q)));
 		}
 	}
 	parse_luns(c, json_object_get(root, "luns"));

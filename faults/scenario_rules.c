@@ -15,53 +15,59 @@
 #include <string.h>
 
 const char *const sc_class_names[FL_CLASS_NR] = {
-	[FL_CLASS_OTHER] = "other", [FL_CLASS_READ] = "read",	[FL_CLASS_WRITE] = "write",
-	[FL_CLASS_FLUSH] = "flush", [FL_CLASS_UNMAP] = "unmap", [FL_CLASS_TUR] = "tur",
-	[FL_CLASS_INQUIRY] = "inquiry",
+    [FL_CLASS_OTHER] = "other",	    [FL_CLASS_READ] = "read",	[FL_CLASS_WRITE] = "write",
+    [FL_CLASS_FLUSH] = "flush",	    [FL_CLASS_UNMAP] = "unmap", [FL_CLASS_TUR] = "tur",
+    [FL_CLASS_INQUIRY] = "inquiry",
 };
 
 const char *const sc_tmf_names[SC_TMF_NR] = {
-	[FL_TMF_ABORT_TASK] = "abort_task",
-	[FL_TMF_ABORT_TASK_SET] = "abort_task_set",
-	[FL_TMF_CLEAR_ACA] = "clear_aca",
-	[FL_TMF_CLEAR_TASK_SET] = "clear_task_set",
-	[FL_TMF_LUN_RESET] = "lun_reset",
-	[FL_TMF_TARGET_WARM_RESET] = "target_warm_reset",
-	[FL_TMF_TARGET_COLD_RESET] = "target_cold_reset",
+    [FL_TMF_ABORT_TASK] = "abort_task",
+    [FL_TMF_ABORT_TASK_SET] = "abort_task_set",
+    [FL_TMF_CLEAR_ACA] = "clear_aca",
+    [FL_TMF_CLEAR_TASK_SET] = "clear_task_set",
+    [FL_TMF_LUN_RESET] = "lun_reset",
+    [FL_TMF_TARGET_WARM_RESET] = "target_warm_reset",
+    [FL_TMF_TARGET_COLD_RESET] = "target_cold_reset",
 };
 
 const char *const sc_pdu_names[FL_PDU_REJECT + 1] = {
-	[FL_PDU_NOP_OUT] = "nop_out",
-	[FL_PDU_SCSI_CMD] = "scsi_command",
-	[FL_PDU_TMF_REQ] = "tmf_request",
-	[FL_PDU_LOGIN_REQ] = "login_request",
-	[FL_PDU_TEXT_REQ] = "text_request",
-	[FL_PDU_DATA_OUT] = "data_out",
-	[FL_PDU_LOGOUT_REQ] = "logout_request",
-	[FL_PDU_SNACK] = "snack",
-	[FL_PDU_NOP_IN] = "nop_in",
-	[FL_PDU_SCSI_RESP] = "scsi_response",
-	[FL_PDU_TMF_RESP] = "tmf_response",
-	[FL_PDU_LOGIN_RESP] = "login_response",
-	[FL_PDU_TEXT_RESP] = "text_response",
-	[FL_PDU_DATA_IN] = "data_in",
-	[FL_PDU_LOGOUT_RESP] = "logout_response",
-	[FL_PDU_R2T] = "r2t",
-	[FL_PDU_ASYNC] = "async_message",
-	[FL_PDU_REJECT] = "reject",
+    [FL_PDU_NOP_OUT] = "nop_out",
+    [FL_PDU_SCSI_CMD] = "scsi_command",
+    [FL_PDU_TMF_REQ] = "tmf_request",
+    [FL_PDU_LOGIN_REQ] = "login_request",
+    [FL_PDU_TEXT_REQ] = "text_request",
+    [FL_PDU_DATA_OUT] = "data_out",
+    [FL_PDU_LOGOUT_REQ] = "logout_request",
+    [FL_PDU_SNACK] = "snack",
+    [FL_PDU_NOP_IN] = "nop_in",
+    [FL_PDU_SCSI_RESP] = "scsi_response",
+    [FL_PDU_TMF_RESP] = "tmf_response",
+    [FL_PDU_LOGIN_RESP] = "login_response",
+    [FL_PDU_TEXT_RESP] = "text_response",
+    [FL_PDU_DATA_IN] = "data_in",
+    [FL_PDU_LOGOUT_RESP] = "logout_response",
+    [FL_PDU_R2T] = "r2t",
+    [FL_PDU_ASYNC] = "async_message",
+    [FL_PDU_REJECT] = "reject",
 };
 
 /* The scenario word for an action verb (also used in traces). */
 const char *sc_verb_name(enum sc_verb v)
 {
 	static const char *const names[] = {
-		[VERB_NONE] = "set_state",   [VERB_SENSE] = "sense",
-		[VERB_STATUS] = "status",    [VERB_DELAY] = "delay",
-		[VERB_HOLD] = "hold",	     [VERB_DROP] = "drop",
-		[VERB_DROP_RESPONSE] = "drop_response", [VERB_SHORT] = "short",
-		[VERB_CORRUPT] = "corrupt", [VERB_UA] = "ua",
-		[VERB_POWER_LOSS] = "power_loss", [VERB_RESIZE] = "resize",
-		[VERB_ALUA] = "alua",
+	    [VERB_NONE] = "set_state",
+	    [VERB_SENSE] = "sense",
+	    [VERB_STATUS] = "status",
+	    [VERB_DELAY] = "delay",
+	    [VERB_HOLD] = "hold",
+	    [VERB_DROP] = "drop",
+	    [VERB_DROP_RESPONSE] = "drop_response",
+	    [VERB_SHORT] = "short",
+	    [VERB_CORRUPT] = "corrupt",
+	    [VERB_UA] = "ua",
+	    [VERB_POWER_LOSS] = "power_loss",
+	    [VERB_RESIZE] = "resize",
+	    [VERB_ALUA] = "alua",
 	};
 	return (unsigned)v < sizeof(names) / sizeof(names[0]) ? names[v] : "?";
 }
@@ -86,12 +92,14 @@ static void parse_count(struct pctx *c, const char *path, json_t *m, struct sc_c
 			perr(c, sub, false, "\"every\" must be at least 1, got 0");
 		k->every = n;
 	}
-	if ((e = json_object_get(m, "after")) && pnum(c, SUBP(sub, path, "after"), e, UINT64_MAX, &n))
+	if ((e = json_object_get(m, "after")) &&
+	    pnum(c, SUBP(sub, path, "after"), e, UINT64_MAX, &n))
 		k->after = n;
 	if ((e = json_object_get(m, "times")) &&
 	    pnum(c, SUBP(sub, path, "times"), e, UINT64_MAX, &n)) {
 		if (!n)
-			perr(c, sub, false, "\"times\" must be at least 1, got 0 (disarm the rule "
+			perr(c, sub, false,
+			     "\"times\" must be at least 1, got 0 (disarm the rule "
 			     "instead)");
 		k->times = n;
 	}
@@ -117,7 +125,8 @@ static bool parse_opcodes(struct pctx *c, const char *path, json_t *v, uint8_t m
 		map[n / 8] |= (uint8_t)(1u << (n % 8));
 		return true;
 	}
-	json_array_foreach(v, i, e) {
+	json_array_foreach(v, i, e)
+	{
 		snprintf(sub, sizeof(sub), "%s/%zu", path, i);
 		if (pnum(c, sub, e, 0xff, &n))
 			map[n / 8] |= (uint8_t)(1u << (n % 8));
@@ -154,8 +163,10 @@ static unsigned parse_classes(struct pctx *c, const char *path, json_t *v)
 			if (!strcmp(sc_class_names[k], json_string_value(one)))
 				break;
 		if (!json_is_string(one) || k == FL_CLASS_NR) {
-			perr(c, sub, false, "unknown command class %s (expected read, write, flush, "
-			     "unmap, tur, inquiry, other or any)", pquote(one, q, sizeof(q)));
+			perr(c, sub, false,
+			     "unknown command class %s (expected read, write, flush, "
+			     "unmap, tur, inquiry, other or any)",
+			     pquote(one, q, sizeof(q)));
 			continue;
 		}
 		mask |= 1u << k;
@@ -173,21 +184,26 @@ static void parse_lba(struct pctx *c, const char *path, json_t *v, struct sc_mat
 	int forms = !!(f || l) + !!x + !!b;
 
 	if (!json_is_object(v)) {
-		perr(c, path, false, "\"lba\": expected {first, last}, {crosses_end: true} or "
-		     "{beyond: N}, got %s", pquote(v, q, sizeof(q)));
+		perr(c, path, false,
+		     "\"lba\": expected {first, last}, {crosses_end: true} or "
+		     "{beyond: N}, got %s",
+		     pquote(v, q, sizeof(q)));
 		return;
 	}
 	pkeys(c, path, v, "lba", keys);
 	if (forms != 1) {
-		perr(c, path, false, "\"lba\" needs exactly one of {first, last}, crosses_end, "
-		     "beyond; got %s", pquote(v, q, sizeof(q)));
+		perr(c, path, false,
+		     "\"lba\" needs exactly one of {first, last}, crosses_end, "
+		     "beyond; got %s",
+		     pquote(v, q, sizeof(q)));
 		return;
 	}
 	if (x) {
 		bool t = false;
 
 		if (pbool(c, SUBP(sub, path, "crosses_end"), x, &t) && !t)
-			perr(c, sub, false, "\"crosses_end\" can only be true (leave \"lba\" out "
+			perr(c, sub, false,
+			     "\"crosses_end\" can only be true (leave \"lba\" out "
 			     "to match any LBA)");
 		m->lba = LBA_CROSSES_END;
 		return;
@@ -212,9 +228,9 @@ static void parse_lba(struct pctx *c, const char *path, json_t *v, struct sc_mat
 /* Parses a rule's match object. */
 static void parse_match(struct pctx *c, const char *path, json_t *v, struct sc_match *m)
 {
-	static const char *const keys[] = {"lun",   "class", "opcode", "lba",	    "nth",
-					   "every", "after", "times",  "probability", "window_ms",
-					   "initiator", NULL};
+	static const char *const keys[] = {"lun",	  "class",     "opcode",    "lba",
+					   "nth",	  "every",     "after",	    "times",
+					   "probability", "window_ms", "initiator", NULL};
 	char sub[512], q[80];
 	json_t *e;
 
@@ -252,7 +268,8 @@ static void parse_match(struct pctx *c, const char *path, json_t *v, struct sc_m
 		parse_lba(c, SUBP(sub, path, "lba"), e, m);
 		if (m->class_mask &&
 		    !(m->class_mask & ~((1u << FL_CLASS_TUR) | (1u << FL_CLASS_INQUIRY))))
-			perr(c, sub, true, "an \"lba\" condition never matches TEST UNIT READY or "
+			perr(c, sub, true,
+			     "an \"lba\" condition never matches TEST UNIT READY or "
 			     "INQUIRY (they carry no LBA)");
 	}
 	parse_count(c, path, v, &m->count);
@@ -261,8 +278,10 @@ static void parse_match(struct pctx *c, const char *path, json_t *v, struct sc_m
 
 		SUBP(sub, path, "window_ms");
 		if (!json_is_array(e) || json_array_size(e) != 2) {
-			perr(c, sub, false, "\"window_ms\": expected [from, to] (to may be null), "
-			     "got %s", pquote(e, q, sizeof(q)));
+			perr(c, sub, false,
+			     "\"window_ms\": expected [from, to] (to may be null), "
+			     "got %s",
+			     pquote(e, q, sizeof(q)));
 		} else {
 			m->has_window = true;
 			m->win_to_ms = UINT64_MAX;
@@ -278,7 +297,8 @@ static void parse_match(struct pctx *c, const char *path, json_t *v, struct sc_m
 	if ((e = json_object_get(v, "initiator"))) {
 		if (!json_is_string(e))
 			perr(c, SUBP(sub, path, "initiator"), false,
-			     "\"initiator\": expected a glob string, got %s", pquote(e, q, sizeof(q)));
+			     "\"initiator\": expected a glob string, got %s",
+			     pquote(e, q, sizeof(q)));
 		else
 			m->initiator = xstrdup(json_string_value(e));
 	}
@@ -305,12 +325,10 @@ static void parse_delay(struct pctx *c, const char *path, json_t *v, struct sc_d
 	pkeys(c, path, v, "delay_ms", keys);
 	dist = json_object_get(v, "dist");
 	name = json_is_string(dist) ? json_string_value(dist) : "";
-#define NUMK(k, out)                                                                     \
-	(json_object_get(v, k) ? pdouble(c, SUBP(sub, path, k), json_object_get(v, k), 0,     \
-					 86400000.0, out)                                       \
-			       : (perr(c, path, false, "distribution \"%s\" needs \"%s\"", name, \
-				       k),                                                      \
-				  false))
+#define NUMK(k, out)                                                                               \
+	(json_object_get(v, k)                                                                     \
+	     ? pdouble(c, SUBP(sub, path, k), json_object_get(v, k), 0, 86400000.0, out)           \
+	     : (perr(c, path, false, "distribution \"%s\" needs \"%s\"", name, k), false))
 	if (!strcmp(name, "uniform")) {
 		d->dist = DIST_UNIFORM;
 		if (NUMK("min", &d->a) && NUMK("max", &d->b) && d->b < d->a)
@@ -335,7 +353,8 @@ static void parse_delay(struct pctx *c, const char *path, json_t *v, struct sc_d
 	} else {
 		perr(c, dist ? SUBP(sub, path, "dist") : path, false,
 		     "unknown delay distribution %s (expected \"uniform\", \"lognormal\" or "
-		     "\"exponential\")", pquote(dist, q, sizeof(q)));
+		     "\"exponential\")",
+		     pquote(dist, q, sizeof(q)));
 	}
 #undef NUMK
 }
@@ -343,16 +362,16 @@ static void parse_delay(struct pctx *c, const char *path, json_t *v, struct sc_d
 /* Parses a rule's action object. */
 static void parse_action(struct pctx *c, const char *path, json_t *v, struct sc_action *a)
 {
-	static const char *const keys[] = {"sense", "info",	     "format", "status",
-					   "delay_ms", "hold",	     "drop",   "drop_response",
-					   "short", "corrupt",	     "ua",     "power_loss",
-					   "resize", "alua",	     "set_state", NULL};
-	static const char *const verbs[] = {"sense",   "status", "hold",	"drop",
-					    "drop_response", "short", "corrupt", "ua",
-					    "power_loss", "resize", "alua", NULL};
+	static const char *const keys[] = {"sense",    "info",	  "format",    "status",
+					   "delay_ms", "hold",	  "drop",      "drop_response",
+					   "short",    "corrupt", "ua",	       "power_loss",
+					   "resize",   "alua",	  "set_state", NULL};
+	static const char *const verbs[] = {"sense",	     "status", "hold",	  "drop",
+					    "drop_response", "short",  "corrupt", "ua",
+					    "power_loss",    "resize", "alua",	  NULL};
 	static const enum sc_verb verb_of[] = {
-		VERB_SENSE, VERB_STATUS, VERB_HOLD,	 VERB_DROP,   VERB_DROP_RESPONSE,
-		VERB_SHORT, VERB_CORRUPT, VERB_UA, VERB_POWER_LOSS, VERB_RESIZE, VERB_ALUA};
+	    VERB_SENSE,	  VERB_STATUS, VERB_HOLD,	VERB_DROP,   VERB_DROP_RESPONSE, VERB_SHORT,
+	    VERB_CORRUPT, VERB_UA,     VERB_POWER_LOSS, VERB_RESIZE, VERB_ALUA};
 	char sub[512], q[80];
 	json_t *e;
 	int nverbs = 0;
@@ -386,7 +405,8 @@ static void parse_action(struct pctx *c, const char *path, json_t *v, struct sc_
 	if ((e = json_object_get(v, "set_state")))
 		a->set_state = pstate(c, SUBP(sub, path, "set_state"), e);
 	if (!nverbs && !a->has_delay && !json_object_get(v, "set_state")) {
-		perr(c, path, false, "the action has no verb (sense, status, delay_ms, hold, drop, "
+		perr(c, path, false,
+		     "the action has no verb (sense, status, delay_ms, hold, drop, "
 		     "drop_response, short, corrupt, ua, power_loss, resize, alua or set_state)");
 		return;
 	}
@@ -410,7 +430,8 @@ static void parse_action(struct pctx *c, const char *path, json_t *v, struct sc_
 		else if (!strcmp(f, "descriptor"))
 			a->format = FORMAT_DESCRIPTOR;
 		else
-			perr(c, sub, false, "\"format\": expected \"fixed\" or \"descriptor\", got %s",
+			perr(c, sub, false,
+			     "\"format\": expected \"fixed\" or \"descriptor\", got %s",
 			     pquote(e, q, sizeof(q)));
 		if (a->verb != VERB_SENSE)
 			perr(c, sub, true, "\"format\" only goes with \"sense\"");
@@ -445,14 +466,15 @@ static void parse_action(struct pctx *c, const char *path, json_t *v, struct sc_
 		if (!a->hold)
 			perr(c, SUBP(sub, path, "hold"), false,
 			     "unknown hold %s (expected \"forever\", \"until_abort\", "
-			     "\"until_reset\" or \"until_release\")", pquote(e, q, sizeof(q)));
+			     "\"until_reset\" or \"until_release\")",
+			     pquote(e, q, sizeof(q)));
 	}
 	static const char *const flags[] = {"drop", "drop_response", "power_loss"};
 	for (int k = 0; k < 3; k++) {
 		bool t = false;
 
-		if ((e = json_object_get(v, flags[k])) && pbool(c, SUBP(sub, path, flags[k]), e, &t) &&
-		    !t)
+		if ((e = json_object_get(v, flags[k])) &&
+		    pbool(c, SUBP(sub, path, flags[k]), e, &t) && !t)
 			perr(c, sub, false, "\"%s\" can only be true (leave it out instead)",
 			     flags[k]);
 	}
@@ -463,8 +485,10 @@ static void parse_action(struct pctx *c, const char *path, json_t *v, struct sc_
 
 		SUBP(sub, path, "short");
 		if (!json_is_object(e) || !!b + !!y != 1) {
-			perr(c, sub, false, "\"short\": expected {\"blocks\": N} or {\"bytes\": N}, "
-			     "got %s", pquote(e, q, sizeof(q)));
+			perr(c, sub, false,
+			     "\"short\": expected {\"blocks\": N} or {\"bytes\": N}, "
+			     "got %s",
+			     pquote(e, q, sizeof(q)));
 		} else {
 			pkeys(c, sub, e, "short", skeys);
 			a->short_in_blocks = b != NULL;
@@ -490,7 +514,8 @@ static void parse_action(struct pctx *c, const char *path, json_t *v, struct sc_
 			snprintf(s2, sizeof(s2), "%s/bytes", sub);
 			if (pnum(c, s2, json_object_get(e, "bytes"), 1u << 24, &n)) {
 				if (!n)
-					perr(c, s2, false, "\"bytes\": corrupting 0 bytes does nothing");
+					perr(c, s2, false,
+					     "\"bytes\": corrupting 0 bytes does nothing");
 				a->corrupt_bytes = (uint32_t)n;
 			}
 		}
@@ -520,7 +545,8 @@ void parse_rules(struct pctx *c, json_t *rules)
 	sc->rules = calloc(json_array_size(rules) + 1, sizeof(*sc->rules));
 	if (!sc->rules)
 		return;
-	json_array_foreach(rules, i, r) {
+	json_array_foreach(rules, i, r)
+	{
 		struct sc_rule *rule = &sc->rules[sc->nrules++];
 		char path[64], sub[512];
 		json_t *e;
@@ -574,13 +600,13 @@ static void parse_tmf_case(struct pctx *c, const char *path, json_t *v, int fn,
 		const char *name;
 		enum fl_tmf_resp resp;
 	} resps[] = {
-		{"complete", FL_TMF_RESP_COMPLETE},
-		{"never", FL_TMF_RESP_NONE},
-		{"rejected", FL_TMF_RESP_REJECTED},
-		{"not_supported", FL_TMF_RESP_NOT_SUPPORTED},
-		{"task_not_exist", FL_TMF_RESP_TASK_NOT_EXIST},
-		{"lun_not_exist", FL_TMF_RESP_LUN_NOT_EXIST},
-		{"drop_connection", FL_TMF_RESP_DROP_CONNECTION},
+	    {"complete", FL_TMF_RESP_COMPLETE},
+	    {"never", FL_TMF_RESP_NONE},
+	    {"rejected", FL_TMF_RESP_REJECTED},
+	    {"not_supported", FL_TMF_RESP_NOT_SUPPORTED},
+	    {"task_not_exist", FL_TMF_RESP_TASK_NOT_EXIST},
+	    {"lun_not_exist", FL_TMF_RESP_LUN_NOT_EXIST},
+	    {"drop_connection", FL_TMF_RESP_DROP_CONNECTION},
 	};
 	char sub[512], q[80];
 	json_t *e, *then;
@@ -593,8 +619,10 @@ static void parse_tmf_case(struct pctx *c, const char *path, json_t *v, int fn,
 	k->ua = reset;
 	k->ua_asc = 0x29;
 	if (!json_is_object(v)) {
-		perr(c, path, false, "\"%s\": expected an object {respond, delay_ms, states, then}, "
-		     "got %s", sc_tmf_names[fn], pquote(v, q, sizeof(q)));
+		perr(c, path, false,
+		     "\"%s\": expected an object {respond, delay_ms, states, then}, "
+		     "got %s",
+		     sc_tmf_names[fn], pquote(v, q, sizeof(q)));
 		return;
 	}
 	pkeys(c, path, v, sc_tmf_names[fn], keys);
@@ -627,7 +655,8 @@ static void parse_tmf_case(struct pctx *c, const char *path, json_t *v, int fn,
 		return;
 	}
 	if (k->respond != FL_TMF_RESP_COMPLETE)
-		perr(c, sub, true, "\"then\" applies only to a TMF that completes (\"respond\": "
+		perr(c, sub, true,
+		     "\"then\" applies only to a TMF that completes (\"respond\": "
 		     "\"complete\")");
 	pkeys(c, sub, then, "then", then_keys);
 	if ((e = json_object_get(then, "ua"))) {
@@ -661,7 +690,8 @@ static void parse_tmf_case(struct pctx *c, const char *path, json_t *v, int fn,
 			return;
 		}
 		k->disarm = calloc(json_array_size(e) + 1, sizeof(char *));
-		json_array_foreach(e, i, d) {
+		json_array_foreach(e, i, d)
+		{
 			if (!json_is_string(d)) {
 				char s3[600];
 
@@ -679,9 +709,9 @@ static void parse_tmf_case(struct pctx *c, const char *path, json_t *v, int fn,
 /* Parses "tmf". */
 void parse_tmf(struct pctx *c, json_t *tmf)
 {
-	static const char *const keys[] = {"abort_task",	"abort_task_set", "clear_aca",
-					   "clear_task_set", "lun_reset",	  "target_warm_reset",
-					   "target_cold_reset", NULL};
+	static const char *const keys[] = {
+	    "abort_task", "abort_task_set",    "clear_aca",	    "clear_task_set",
+	    "lun_reset",  "target_warm_reset", "target_cold_reset", NULL};
 	char q[80];
 
 	if (!json_is_object(tmf)) {
@@ -713,11 +743,10 @@ void parse_tmf(struct pctx *c, json_t *tmf)
 }
 
 /* Parses one transport rule. */
-static void parse_xrule(struct pctx *c, const char *path, json_t *r, size_t idx,
-			struct sc_xrule *x)
+static void parse_xrule(struct pctx *c, const char *path, json_t *r, size_t idx, struct sc_xrule *x)
 {
 	static const char *const keys[] = {"id", "states", "match", "action", NULL};
-	static const char *const mkeys[] = {"pdu",   "opcode", "class", "nth", "every",
+	static const char *const mkeys[] = {"pdu",   "opcode", "class",	      "nth", "every",
 					    "after", "times",  "probability", NULL};
 	char sub[512], q[80];
 	json_t *e, *m;
@@ -740,8 +769,10 @@ static void parse_xrule(struct pctx *c, const char *path, json_t *r, size_t idx,
 	m = json_object_get(r, "match");
 	SUBP(sub, path, "match");
 	if (!json_is_object(m) || !json_object_get(m, "pdu")) {
-		perr(c, m ? sub : path, false, "a transport rule needs \"match\" with \"pdu\", "
-		     "got %s", pquote(m, q, sizeof(q)));
+		perr(c, m ? sub : path, false,
+		     "a transport rule needs \"match\" with \"pdu\", "
+		     "got %s",
+		     pquote(m, q, sizeof(q)));
 	} else {
 		json_t *p = json_object_get(m, "pdu"), *one;
 		size_t n = json_is_array(p) ? json_array_size(p) : 1;
@@ -760,7 +791,8 @@ static void parse_xrule(struct pctx *c, const char *path, json_t *r, size_t idx,
 				if (!strcmp(sc_pdu_names[k], json_string_value(one)))
 					break;
 			if (!json_is_string(one) || k > FL_PDU_REJECT)
-				perr(c, s2, false, "unknown PDU kind %s (expected scsi_command, "
+				perr(c, s2, false,
+				     "unknown PDU kind %s (expected scsi_command, "
 				     "data_out, nop_out, tmf_request, logout_request, "
 				     "scsi_response, data_in, r2t, nop_in, tmf_response, ...)",
 				     pquote(one, q, sizeof(q)));
@@ -798,8 +830,10 @@ static void parse_xrule(struct pctx *c, const char *path, json_t *r, size_t idx,
 		if (pdouble(c, s2, json_object_get(e, "delay_ms"), 0, 3600000.0, &ms))
 			x->delay_us = (uint32_t)(ms * 1000.0);
 	} else {
-		perr(c, e ? sub : path, false, "transport action: expected \"drop\", \"close\" or "
-		     "{\"delay_ms\": N}, got %s", pquote(e, q, sizeof(q)));
+		perr(c, e ? sub : path, false,
+		     "transport action: expected \"drop\", \"close\" or "
+		     "{\"delay_ms\": N}, got %s",
+		     pquote(e, q, sizeof(q)));
 	}
 }
 
@@ -807,8 +841,9 @@ static void parse_xrule(struct pctx *c, const char *path, json_t *r, size_t idx,
 static void parse_session(struct pctx *c, const char *path, json_t *v, struct sc_session *s,
 			  bool top)
 {
-	static const char *const keys[] = {"ignore_nop_out", "stall_max_cmd_sn", "request_logout",
-					   "nop_in_interval_ms", "states", NULL};
+	static const char *const keys[] = {"ignore_nop_out", "stall_max_cmd_sn",
+					   "request_logout", "nop_in_interval_ms",
+					   "states",	     NULL};
 	static const char *const keys_nested[] = {"ignore_nop_out", "stall_max_cmd_sn",
 						  "request_logout", "nop_in_interval_ms", NULL};
 	char sub[512], q[80];
@@ -840,11 +875,14 @@ static void parse_session(struct pctx *c, const char *path, json_t *v, struct sc
 		if (json_is_boolean(e)) {
 			s->request_logout = json_is_true(e);
 		} else if (!json_is_object(e)) {
-			perr(c, sub, false, "\"request_logout\": expected {after_ms, wait_s} or "
-			     "true/false, got %s", pquote(e, q, sizeof(q)));
+			perr(c, sub, false,
+			     "\"request_logout\": expected {after_ms, wait_s} or "
+			     "true/false, got %s",
+			     pquote(e, q, sizeof(q)));
 		} else {
 			char s2[600];
-			json_t *a = json_object_get(e, "after_ms"), *w = json_object_get(e, "wait_s");
+			json_t *a = json_object_get(e, "after_ms"),
+			       *w = json_object_get(e, "wait_s");
 
 			s->request_logout = true;
 			pkeys(c, sub, e, "request_logout", lkeys);
@@ -866,7 +904,8 @@ static void parse_session(struct pctx *c, const char *path, json_t *v, struct sc
 			     pquote(e, q, sizeof(q)));
 			return;
 		}
-		json_object_foreach(e, name, sv) {
+		json_object_foreach(e, name, sv)
+		{
 			char s2[600];
 			json_t *nm = json_string(name);
 			int st;
@@ -902,7 +941,8 @@ void parse_transport(struct pctx *c, json_t *tr)
 			     pquote(e, q, sizeof(q)));
 		} else {
 			c->sc->xrules = calloc(json_array_size(e) + 1, sizeof(*c->sc->xrules));
-			json_array_foreach(e, i, r) {
+			json_array_foreach(e, i, r)
+			{
 				char path[64];
 
 				if (!c->sc->xrules)
@@ -920,8 +960,8 @@ void parse_transport(struct pctx *c, json_t *tr)
 void parse_transitions(struct pctx *c, json_t *tr)
 {
 	static const char *const keys[] = {"from", "to", "on", NULL};
-	static const char *const on_keys[] = {"commands", "after_ms", "tmf",   "reset",
-					      "write_beyond", "login", "logout", NULL};
+	static const char *const on_keys[] = {"commands",     "after_ms", "tmf",    "reset",
+					      "write_beyond", "login",	  "logout", NULL};
 	char q[80];
 	size_t i;
 	json_t *t;
@@ -934,7 +974,8 @@ void parse_transitions(struct pctx *c, json_t *tr)
 	c->sc->transitions = calloc(json_array_size(tr) + 1, sizeof(*c->sc->transitions));
 	if (!c->sc->transitions)
 		return;
-	json_array_foreach(tr, i, t) {
+	json_array_foreach(tr, i, t)
+	{
 		struct sc_transition *x = &c->sc->transitions[c->sc->ntransitions++];
 		char path[64], sub[512];
 		json_t *e, *on;
@@ -965,12 +1006,14 @@ void parse_transitions(struct pctx *c, json_t *tr)
 			     "\"on\": expected one event such as {\"commands\": N}, "
 			     "{\"after_ms\": T}, {\"tmf\": \"lun_reset\"}, {\"reset\": true}, "
 			     "{\"write_beyond\": LBA}, {\"login\": true}, {\"logout\": true}; "
-			     "got %s", pquote(on, q, sizeof(q)));
+			     "got %s",
+			     pquote(on, q, sizeof(q)));
 			continue;
 		}
 		if (pkeys(c, sub, on, "on", on_keys))
 			continue;
-		json_object_foreach(on, k, e) {
+		json_object_foreach(on, k, e)
+		{
 			char s2[600];
 
 			snprintf(s2, sizeof(s2), "%s/%s", sub, k);
@@ -981,7 +1024,8 @@ void parse_transitions(struct pctx *c, json_t *tr)
 								 : ON_WRITE_BEYOND;
 				if (pnum(c, s2, e, UINT64_MAX, &x->n) && x->n == 0 &&
 				    x->on == ON_COMMANDS)
-					perr(c, s2, false, "\"commands\" must be at least 1, got 0");
+					perr(c, s2, false,
+					     "\"commands\" must be at least 1, got 0");
 			} else if (!strcmp(k, "tmf")) {
 				int fn;
 
@@ -990,10 +1034,12 @@ void parse_transitions(struct pctx *c, json_t *tr)
 					if (!strcmp(sc_tmf_names[fn], json_string_value(e)))
 						break;
 				if (!json_is_string(e) || fn == SC_TMF_NR)
-					perr(c, s2, false, "unknown TMF %s (expected abort_task, "
-					     "abort_task_set, clear_aca, clear_task_set, lun_reset, "
-					     "target_warm_reset or target_cold_reset)",
-					     pquote(e, q, sizeof(q)));
+					perr(
+					    c, s2, false,
+					    "unknown TMF %s (expected abort_task, "
+					    "abort_task_set, clear_aca, clear_task_set, lun_reset, "
+					    "target_warm_reset or target_cold_reset)",
+					    pquote(e, q, sizeof(q)));
 				else
 					x->tmf_fn = fn;
 			} else {
@@ -1032,7 +1078,7 @@ static void check_ids(struct pctx *c)
 
 		for (size_t j = 0; j < i && a; j++) {
 			const char *b =
-				j < sc->nrules ? sc->rules[j].id : sc->xrules[j - sc->nrules].id;
+			    j < sc->nrules ? sc->rules[j].id : sc->xrules[j - sc->nrules].id;
 			char path[64];
 
 			if (!b || strcmp(a, b))
@@ -1040,7 +1086,8 @@ static void check_ids(struct pctx *c)
 			if (i < sc->nrules)
 				snprintf(path, sizeof(path), "/rules/%zu/id", i);
 			else
-				snprintf(path, sizeof(path), "/transport/rules/%zu/id", i - sc->nrules);
+				snprintf(path, sizeof(path), "/transport/rules/%zu/id",
+					 i - sc->nrules);
 			perr(c, path, false, "rule id \"%s\" is used twice", a);
 			break;
 		}
@@ -1059,8 +1106,10 @@ static void check_ids(struct pctx *c)
 				else
 					snprintf(path, sizeof(path), "/tmf/%s/then/disarm/%zu",
 						 sc_tmf_names[fn], d);
-				perr(c, path, false, "\"disarm\" names rule \"%s\", which does not "
-				     "exist", sc->tmf[fn].cases[k].disarm[d]);
+				perr(c, path, false,
+				     "\"disarm\" names rule \"%s\", which does not "
+				     "exist",
+				     sc->tmf[fn].cases[k].disarm[d]);
 			}
 }
 
@@ -1093,7 +1142,8 @@ static void check_lba_ranges(struct pctx *c)
 				blocks = grow / L->cfg.block_size;
 			for (size_t r = 0; r < sc->nrules; r++)
 				if (sc->rules[r].a.verb == VERB_RESIZE &&
-				    sc->rules[r].a.resize_in_blocks && sc->rules[r].a.resize > blocks)
+				    sc->rules[r].a.resize_in_blocks &&
+				    sc->rules[r].a.resize > blocks)
 					blocks = sc->rules[r].a.resize;
 			if (m->first < blocks)
 				reachable = true;
@@ -1104,13 +1154,17 @@ static void check_lba_ranges(struct pctx *c)
 			continue;
 		snprintf(path, sizeof(path), "/rules/%zu/match/lba", i);
 		if (m->last == UINT64_MAX && m->first != m->last)
-			perr(c, path, false, "LBA range from %" PRIu64 " lies beyond the end of LUN %u "
+			perr(c, path, false,
+			     "LBA range from %" PRIu64 " lies beyond the end of LUN %u "
 			     "(%" PRIu64 " blocks, last LBA %" PRIu64 "): the rule can never match",
 			     m->first, lun, end, end ? end - 1 : 0);
 		else
-			perr(c, path, false, "LBA range [%" PRIu64 ", %" PRIu64 "] lies beyond the end "
-			     "of LUN %u (%" PRIu64 " blocks, last LBA %" PRIu64 "): the rule can never "
-			     "match", m->first, m->last, lun, end, end ? end - 1 : 0);
+			perr(c, path, false,
+			     "LBA range [%" PRIu64 ", %" PRIu64 "] lies beyond the end "
+			     "of LUN %u (%" PRIu64 " blocks, last LBA %" PRIu64
+			     "): the rule can never "
+			     "match",
+			     m->first, m->last, lun, end, end ? end - 1 : 0);
 	}
 }
 
@@ -1158,9 +1212,10 @@ static void check_reachable(struct pctx *c)
 		if (seen & (1ull << s))
 			continue;
 		snprintf(path, sizeof(path), "/states/%zu", s);
-		perr(c, path, false, "state \"%s\" is unreachable from the initial state \"%s\" (no "
-		     "transition, \"set_state\" or tmf \"then\" leads to it)", sc->states[s],
-		     sc->states[0]);
+		perr(c, path, false,
+		     "state \"%s\" is unreachable from the initial state \"%s\" (no "
+		     "transition, \"set_state\" or tmf \"then\" leads to it)",
+		     sc->states[s], sc->states[0]);
 	}
 }
 
@@ -1175,22 +1230,26 @@ static void check_tcmu(struct pctx *c)
 			const struct sc_tmf_case *t = &sc->tmf[fn].cases[k];
 			char path[64];
 
-			if (t->respond == FL_TMF_RESP_COMPLETE && !t->delay_ms && t->then_state < 0 &&
-			    !t->ndisarm && !t->clear_faults)
+			if (t->respond == FL_TMF_RESP_COMPLETE && !t->delay_ms &&
+			    t->then_state < 0 && !t->ndisarm && !t->clear_faults)
 				continue;
 			if (json_is_array(json_object_get(tmf, sc_tmf_names[fn])))
 				snprintf(path, sizeof(path), "/tmf/%s/%zu", sc_tmf_names[fn], k);
 			else
 				snprintf(path, sizeof(path), "/tmf/%s", sc_tmf_names[fn]);
-			perr(c, path, true, "\"%s\" cannot be carried out under the tcmu front end: "
+			perr(c, path, true,
+			     "\"%s\" cannot be carried out under the tcmu front end: "
 			     "tcmu-runner passes no task management to a handler (use a \"hold\" "
-			     "rule, or leave \"tcmu\" out of \"frontends\")", sc_tmf_names[fn]);
+			     "rule, or leave \"tcmu\" out of \"frontends\")",
+			     sc_tmf_names[fn]);
 		}
 	if (sc->nxrules)
-		perr(c, "/transport/rules", true, "transport rules cannot be carried out under the "
+		perr(c, "/transport/rules", true,
+		     "transport rules cannot be carried out under the "
 		     "tcmu front end (iSCSI PDUs exist only in `faultlun serve`)");
 	if (sc->session.set)
-		perr(c, "/transport/session", true, "transport session conditions cannot be "
+		perr(c, "/transport/session", true,
+		     "transport session conditions cannot be "
 		     "carried out under the tcmu front end");
 	for (size_t i = 0; i < sc->ntransitions; i++) {
 		char path[64];
@@ -1198,7 +1257,8 @@ static void check_tcmu(struct pctx *c)
 		if (sc->transitions[i].on != ON_TMF && sc->transitions[i].on != ON_RESET)
 			continue;
 		snprintf(path, sizeof(path), "/transitions/%zu/on", i);
-		perr(c, path, false, "a transition on a %s never fires under the tcmu front end "
+		perr(c, path, false,
+		     "a transition on a %s never fires under the tcmu front end "
 		     "(tcmu-runner passes no task management to a handler)",
 		     sc->transitions[i].on == ON_TMF ? "TMF" : "reset");
 	}

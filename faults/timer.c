@@ -107,8 +107,9 @@ static void *timer_main(void *arg)
 			continue;
 		}
 		if (t->n) {
-			struct timespec ts = {.tv_sec = (time_t)(t->heap[0]->due_ns / 1000000000ull),
-					      .tv_nsec = (long)(t->heap[0]->due_ns % 1000000000ull)};
+			struct timespec ts = {
+			    .tv_sec = (time_t)(t->heap[0]->due_ns / 1000000000ull),
+			    .tv_nsec = (long)(t->heap[0]->due_ns % 1000000000ull)};
 
 			pthread_cond_timedwait(&t->cond, &t->lock, &ts);
 		} else {

@@ -42,8 +42,8 @@ static inline struct fl_engine *mk_engine(const char *text, uint64_t seed, const
 {
 	struct fl_diags d = {0};
 	struct fl_scenario *sc = NULL;
-	struct fl_engine_opts o = {.frontend = FL_FE_ISCSI, .seed_set = true, .seed = seed,
-				   .trace_path = trace};
+	struct fl_engine_opts o = {
+	    .frontend = FL_FE_ISCSI, .seed_set = true, .seed = seed, .trace_path = trace};
 	struct fl_engine *e = NULL;
 
 	if (fl_scenario_load_string("test.json", text, 0, &sc, &d)) {

@@ -63,7 +63,8 @@ static json_t *rpc(int fd, const char *line)
 {
 	size_t len = strlen(line);
 
-	if (send(fd, line, len, MSG_NOSIGNAL) != (ssize_t)len || send(fd, "\n", 1, MSG_NOSIGNAL) != 1)
+	if (send(fd, line, len, MSG_NOSIGNAL) != (ssize_t)len ||
+	    send(fd, "\n", 1, MSG_NOSIGNAL) != 1)
 		return NULL;
 	return read_json_line(fd);
 }
@@ -75,13 +76,14 @@ static bool ok(json_t *r)
 }
 
 static const char *const scenario =
-	"{\"faultlun\": 1, \"name\": \"ctl-test\", \"frontends\": [\"iscsi\"],"
-	" \"luns\": [{\"size\": \"1MiB\"}], \"states\": [\"calm\", \"storm\"],"
-	" \"transitions\": [{\"from\": \"storm\", \"to\": \"calm\", \"on\": {\"after_ms\": 3600000}},"
-	"  {\"from\": \"calm\", \"to\": \"storm\", \"on\": {\"after_ms\": 3600000}}],"
-	" \"rules\": [{\"id\": \"busy\", \"states\": [\"storm\"], \"match\": {\"class\": \"tur\"},"
-	"  \"action\": {\"status\": \"busy\"}},"
-	" {\"id\": \"stuck\", \"match\": {\"class\": \"read\"}, \"action\": {\"hold\": \"until_release\"}}]}";
+    "{\"faultlun\": 1, \"name\": \"ctl-test\", \"frontends\": [\"iscsi\"],"
+    " \"luns\": [{\"size\": \"1MiB\"}], \"states\": [\"calm\", \"storm\"],"
+    " \"transitions\": [{\"from\": \"storm\", \"to\": \"calm\", \"on\": {\"after_ms\": 3600000}},"
+    "  {\"from\": \"calm\", \"to\": \"storm\", \"on\": {\"after_ms\": 3600000}}],"
+    " \"rules\": [{\"id\": \"busy\", \"states\": [\"storm\"], \"match\": {\"class\": \"tur\"},"
+    "  \"action\": {\"status\": \"busy\"}},"
+    " {\"id\": \"stuck\", \"match\": {\"class\": \"read\"}, \"action\": {\"hold\": "
+    "\"until_release\"}}]}";
 
 /* The socket's mode, a ping, status, counters, state, arm / disarm. */
 static void test_ctl_basics(void)
@@ -140,15 +142,17 @@ static void test_ctl_basics(void)
 	/* counters, engine-wide and per rule */
 	r = rpc(fd, "{\"cmd\": \"counters\"}");
 	CU_ASSERT_TRUE(ok(r));
-	CU_ASSERT_EQUAL(json_integer_value(json_object_get(json_object_get(r, "counters"),
-							   "injected")), 2);
-	CU_ASSERT_EQUAL(json_integer_value(json_object_get(json_array_get(json_object_get(r, "rules"),
-									   0), "fired")), 2);
+	CU_ASSERT_EQUAL(
+	    json_integer_value(json_object_get(json_object_get(r, "counters"), "injected")), 2);
+	CU_ASSERT_EQUAL(json_integer_value(json_object_get(
+			    json_array_get(json_object_get(r, "rules"), 0), "fired")),
+			2);
 	json_decref(r);
 	/* malformed and unknown requests get an error, the connection stays */
 	r = rpc(fd, "this is not json");
 	CU_ASSERT_FALSE(ok(r));
-	CU_ASSERT_PTR_NOT_NULL(strstr(json_string_value(json_object_get(r, "error")), "bad request"));
+	CU_ASSERT_PTR_NOT_NULL(
+	    strstr(json_string_value(json_object_get(r, "error")), "bad request"));
 	json_decref(r);
 	r = rpc(fd, "{\"cmd\": \"reboot\"}");
 	CU_ASSERT_FALSE(ok(r));
@@ -226,9 +230,9 @@ static void test_ctl_load(void)
 	json_decref(req);
 	CU_ASSERT_FALSE(ok(r));
 	CU_ASSERT_EQUAL(json_array_size(json_object_get(r, "diagnostics")), 1);
-	CU_ASSERT_PTR_NOT_NULL(strstr(json_string_value(json_array_get(json_object_get(r,
-								"diagnostics"), 0)),
-				      "bad.json:2:"));
+	CU_ASSERT_PTR_NOT_NULL(
+	    strstr(json_string_value(json_array_get(json_object_get(r, "diagnostics"), 0)),
+		   "bad.json:2:"));
 	json_decref(r);
 	CU_ASSERT_STRING_EQUAL(fl_engine_state(e), "calm"); /* nothing changed */
 	req = json_pack("{s:s, s:s, s:s}", "cmd", "load", "name", "good.json", "text",
@@ -319,8 +323,11 @@ static void test_ctl_other_uid_refused(void)
 		if (fd < 0)
 			_exit(4);
 		r = read_json_line(fd);
-		_exit(r && !ok(r) && strstr(json_string_value(json_object_get(r, "error")),
-					    "permission denied") ? 0 : 5);
+		_exit(r && !ok(r) &&
+			      strstr(json_string_value(json_object_get(r, "error")),
+				     "permission denied")
+			  ? 0
+			  : 5);
 	}
 	CU_ASSERT_TRUE(pid > 0);
 	waitpid(pid, &status, 0);
@@ -331,15 +338,15 @@ static void test_ctl_other_uid_refused(void)
 }
 
 static CU_TestInfo ctl_tests[] = {
-	{"test_ctl_basics", test_ctl_basics},
-	{"test_ctl_release", test_ctl_release},
-	{"test_ctl_load", test_ctl_load},
-	{"test_ctl_trace_stream", test_ctl_trace_stream},
-	{"test_ctl_other_uid_refused", test_ctl_other_uid_refused},
-	CU_TEST_INFO_NULL,
+    {"test_ctl_basics", test_ctl_basics},
+    {"test_ctl_release", test_ctl_release},
+    {"test_ctl_load", test_ctl_load},
+    {"test_ctl_trace_stream", test_ctl_trace_stream},
+    {"test_ctl_other_uid_refused", test_ctl_other_uid_refused},
+    CU_TEST_INFO_NULL,
 };
 
 CU_SuiteInfo fl_suites[] = {
-	{"ctl", NULL, NULL, NULL, NULL, ctl_tests},
-	CU_SUITE_INFO_NULL,
+    {"ctl", NULL, NULL, NULL, NULL, ctl_tests},
+    CU_SUITE_INFO_NULL,
 };

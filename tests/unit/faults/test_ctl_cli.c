@@ -17,7 +17,8 @@ static int run_ctl(const char *args)
 	char cmd[1024];
 	int st;
 
-	snprintf(cmd, sizeof(cmd), "%s ctl %s %s >%s 2>&1", FAULTLUN_BIN, sock_path, args, out_path);
+	snprintf(cmd, sizeof(cmd), "%s ctl %s %s >%s 2>&1", FAULTLUN_BIN, sock_path, args,
+		 out_path);
 	st = system(cmd);
 	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 }
@@ -38,11 +39,12 @@ static bool out_has(const char *s)
 static void test_ctl_cli(void)
 {
 	struct fl_engine *e = mk_engine(
-		"{\"faultlun\": 1, \"name\": \"cli\", \"frontends\": [\"iscsi\"], \"states\": [\"a\", \"b\"],"
-		" \"transitions\": [{\"from\": \"a\", \"to\": \"b\", \"on\": {\"after_ms\": 3600000}}],"
-		" \"rules\": [{\"id\": \"r\", \"match\": {\"class\": \"read\"}, \"action\": {\"hold\":"
-		" \"until_release\"}}]}",
-		5, NULL);
+	    "{\"faultlun\": 1, \"name\": \"cli\", \"frontends\": [\"iscsi\"], \"states\": [\"a\", "
+	    "\"b\"],"
+	    " \"transitions\": [{\"from\": \"a\", \"to\": \"b\", \"on\": {\"after_ms\": 3600000}}],"
+	    " \"rules\": [{\"id\": \"r\", \"match\": {\"class\": \"read\"}, \"action\": {\"hold\":"
+	    " \"until_release\"}}]}",
+	    5, NULL);
 	struct fl_ctl *ctl = NULL;
 	struct tcmd *t = calloc(1, sizeof(*t));
 
@@ -82,11 +84,11 @@ static void test_ctl_cli(void)
 }
 
 static CU_TestInfo cli_tests[] = {
-	{"test_ctl_cli", test_ctl_cli},
-	CU_TEST_INFO_NULL,
+    {"test_ctl_cli", test_ctl_cli},
+    CU_TEST_INFO_NULL,
 };
 
 CU_SuiteInfo fl_suites[] = {
-	{"ctl_cli", NULL, NULL, NULL, NULL, cli_tests},
-	CU_SUITE_INFO_NULL,
+    {"ctl_cli", NULL, NULL, NULL, NULL, cli_tests},
+    CU_SUITE_INFO_NULL,
 };

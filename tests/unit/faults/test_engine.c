@@ -52,7 +52,8 @@ static void test_lba_tree_oracle(void)
 		for (size_t i = 0; i < n; i++) {
 			uint64_t lo = prng_next(&g) % space, len = prng_next(&g) % (space / 10 + 1);
 
-			iv[i] = (struct lba_ival){.lo = lo, .hi = i % 17 == 0 ? UINT64_MAX : lo + len,
+			iv[i] = (struct lba_ival){.lo = lo,
+						  .hi = i % 17 == 0 ? UINT64_MAX : lo + len,
 						  .rule = (uint32_t)i};
 		}
 		CU_ASSERT_EQUAL_FATAL(lba_tree_build(&t, iv, n), 0);
@@ -104,7 +105,7 @@ static void test_match_oracle(void)
 	prng_seed(&g, 7, 0);
 	for (int round = 0; round < 6; round++) {
 		size_t nr = round == 0 ? 1 : round * 120;
-		struct orule *or = calloc(nr, sizeof(*or));
+		struct orule * or = calloc(nr, sizeof(* or));
 		json_t *root = json_pack("{s:i, s:[s], s:[{s:i, s:s}, {s:i, s:s}]}", "faultlun", 1,
 					 "frontends", "iscsi", "luns", "lun", 0, "size",
 					 "10000blocks", "lun", 1, "size", "20000blocks");
@@ -113,7 +114,7 @@ static void test_match_oracle(void)
 		char *text;
 
 		for (size_t i = 0; i < nr; i++) {
-			struct orule *o = &or[i];
+			struct orule *o = & or [i];
 			json_t *m = json_object(), *a = json_object();
 			char sense[64];
 			uint64_t x = prng_next(&g);
@@ -129,7 +130,8 @@ static void test_match_oracle(void)
 				for (int c = 1; c <= 6; c++)
 					if ((x >> (10 + c)) & 1) {
 						o->cls_mask |= 1u << c;
-						json_array_append_new(cl, json_string(sc_class_names[c]));
+						json_array_append_new(
+						    cl, json_string(sc_class_names[c]));
 					}
 				if (json_array_size(cl))
 					json_object_set_new(m, "class", cl);
@@ -140,9 +142,10 @@ static void test_match_oracle(void)
 			if (o->lba == 1) {
 				o->first = (x >> 24) % 20000;
 				o->last = o->first + (x >> 40) % 300;
-				json_object_set_new(m, "lba", json_pack("{s:I, s:I}", "first",
-									(json_int_t)o->first, "last",
-									(json_int_t)o->last));
+				json_object_set_new(m, "lba",
+						    json_pack("{s:I, s:I}", "first",
+							      (json_int_t)o->first, "last",
+							      (json_int_t)o->last));
 				/* tur/inquiry + lba is refused by the loader; keep it valid */
 				o->cls_mask &= ~((1u << FL_CLASS_TUR) | (1u << FL_CLASS_INQUIRY));
 				if (json_object_get(m, "class")) {
@@ -150,8 +153,8 @@ static void test_match_oracle(void)
 
 					for (int c = 1; c <= 6; c++)
 						if (o->cls_mask & (1u << c))
-							json_array_append_new(cl,
-									      json_string(sc_class_names[c]));
+							json_array_append_new(
+							    cl, json_string(sc_class_names[c]));
 					if (!json_array_size(cl)) {
 						o->cls_mask = 1u << FL_CLASS_READ;
 						json_array_append_new(cl, json_string("read"));
@@ -162,9 +165,10 @@ static void test_match_oracle(void)
 					o->first = o->last = nblocks[o->lun] - 1;
 				if (o->lun < 0 && o->first >= 20000)
 					o->first = o->last = 19999;
-				json_object_set_new(m, "lba", json_pack("{s:I, s:I}", "first",
-									(json_int_t)o->first, "last",
-									(json_int_t)o->last));
+				json_object_set_new(m, "lba",
+						    json_pack("{s:I, s:I}", "first",
+							      (json_int_t)o->first, "last",
+							      (json_int_t)o->last));
 			} else if (o->lba == 2) {
 				o->cls_mask &= ~((1u << FL_CLASS_TUR) | (1u << FL_CLASS_INQUIRY));
 				json_object_set_new(m, "lba", json_pack("{s:b}", "crosses_end", 1));
@@ -175,10 +179,11 @@ static void test_match_oracle(void)
 			}
 			if (o->lun >= 0)
 				json_object_set_new(m, "lun", json_integer(o->lun));
-			snprintf(sense, sizeof(sense), "MEDIUM_ERROR/0x%02zx/0x%02zx", 0x80 + (i >> 8),
-				 i & 0xff);
+			snprintf(sense, sizeof(sense), "MEDIUM_ERROR/0x%02zx/0x%02zx",
+				 0x80 + (i >> 8), i & 0xff);
 			json_object_set_new(a, "sense", json_string(sense));
-			json_array_append_new(rules, json_pack("{s:o, s:o}", "match", m, "action", a));
+			json_array_append_new(rules,
+					      json_pack("{s:o, s:o}", "match", m, "action", a));
 		}
 		json_object_set_new(root, "rules", rules);
 		text = json_dumps(root, 0);
@@ -206,15 +211,17 @@ static void test_match_oracle(void)
 			tcmd_init(t, op, lba, n, (uint64_t)q, 1);
 			fl_cdb_decode(t->cmd.cdb, t->cmd.cdb_len, &ci);
 			for (size_t i = 0; i < nr && want < 0; i++) {
-				const struct orule *o = &or[i];
+				const struct orule *o = & or [i];
 				uint64_t hi = ci.lba + (ci.nblocks ? ci.nblocks - 1 : 0);
 
 				if (o->lun >= 0 && o->lun != lun)
 					continue;
-				if (o->opcode >= 0 ? o->opcode != op
-						   : o->cls_mask && !(o->cls_mask & (1u << class_of(op))))
+				if (o->opcode >= 0
+					? o->opcode != op
+					: o->cls_mask && !(o->cls_mask & (1u << class_of(op))))
 					continue;
-				if (o->lba == 1 && (!ci.has_lba || ci.lba > o->last || hi < o->first))
+				if (o->lba == 1 &&
+				    (!ci.has_lba || ci.lba > o->last || hi < o->first))
 					continue;
 				if (o->lba == 2 && (!ci.has_lba || hi < nblocks[lun]))
 					continue;
@@ -227,7 +234,8 @@ static void test_match_oracle(void)
 				CU_ASSERT_EQUAL(sense_asc(&t->cmd), 0x80 + (want >> 8));
 				CU_ASSERT_EQUAL(sense_ascq(&t->cmd), want & 0xff);
 			} else {
-				CU_ASSERT_TRUE(sense_key(&t->cmd) != 3 || sense_asc(&t->cmd) < 0x80);
+				CU_ASSERT_TRUE(sense_key(&t->cmd) != 3 ||
+					       sense_asc(&t->cmd) < 0x80);
 			}
 			free(t);
 		}
@@ -240,8 +248,17 @@ static void test_match_oracle(void)
 
 /* ---- every action at rate 0, 1, p, triggered and stateful ---- */
 
-enum kind { K_SENSE, K_STATUS, K_DELAY, K_HOLD, K_DROP, K_DROP_RESP, K_SHORT, K_CORRUPT,
-	    K_COUNTER };
+enum kind {
+	K_SENSE,
+	K_STATUS,
+	K_DELAY,
+	K_HOLD,
+	K_DROP,
+	K_DROP_RESP,
+	K_SHORT,
+	K_CORRUPT,
+	K_COUNTER
+};
 
 struct act_case {
 	const char *name;
@@ -250,21 +267,21 @@ struct act_case {
 };
 
 static const struct act_case act_cases[] = {
-	{"sense", "{\"sense\": \"MEDIUM_ERROR/UNRECOVERED_READ_ERROR\", \"info\": \"lba\"}", K_SENSE},
-	{"status", "{\"status\": \"busy\"}", K_STATUS},
-	{"delay", "{\"delay_ms\": 1}", K_DELAY},
-	{"delay_dist", "{\"delay_ms\": {\"dist\": \"uniform\", \"min\": 0.5, \"max\": 1.5}}", K_DELAY},
-	{"hold", "{\"hold\": \"until_release\"}", K_HOLD},
-	{"drop", "{\"drop\": true}", K_DROP},
-	{"drop_response", "{\"drop_response\": true}", K_DROP_RESP},
-	{"short", "{\"short\": {\"blocks\": 2}}", K_SHORT},
-	{"corrupt", "{\"corrupt\": {\"bytes\": 1}}", K_CORRUPT},
-	{"ua", "{\"ua\": \"2A/09\"}", K_COUNTER},
-	{"power_loss", "{\"power_loss\": true}", K_COUNTER},
-	{"resize", "{\"resize\": \"64MiB\"}", K_COUNTER},
-	{"alua", "{\"alua\": \"active_non_optimized\"}", K_COUNTER},
-	{"set_state", "{\"set_state\": \"b\"}", K_COUNTER},
-	{"sense_delayed", "{\"sense\": \"NOT_READY/BECOMING_READY\", \"delay_ms\": 1}", K_SENSE},
+    {"sense", "{\"sense\": \"MEDIUM_ERROR/UNRECOVERED_READ_ERROR\", \"info\": \"lba\"}", K_SENSE},
+    {"status", "{\"status\": \"busy\"}", K_STATUS},
+    {"delay", "{\"delay_ms\": 1}", K_DELAY},
+    {"delay_dist", "{\"delay_ms\": {\"dist\": \"uniform\", \"min\": 0.5, \"max\": 1.5}}", K_DELAY},
+    {"hold", "{\"hold\": \"until_release\"}", K_HOLD},
+    {"drop", "{\"drop\": true}", K_DROP},
+    {"drop_response", "{\"drop_response\": true}", K_DROP_RESP},
+    {"short", "{\"short\": {\"blocks\": 2}}", K_SHORT},
+    {"corrupt", "{\"corrupt\": {\"bytes\": 1}}", K_CORRUPT},
+    {"ua", "{\"ua\": \"2A/09\"}", K_COUNTER},
+    {"power_loss", "{\"power_loss\": true}", K_COUNTER},
+    {"resize", "{\"resize\": \"64MiB\"}", K_COUNTER},
+    {"alua", "{\"alua\": \"active_non_optimized\"}", K_COUNTER},
+    {"set_state", "{\"set_state\": \"b\"}", K_COUNTER},
+    {"sense_delayed", "{\"sense\": \"NOT_READY/BECOMING_READY\", \"delay_ms\": 1}", K_SENSE},
 };
 
 /* Whether the command shows the action's effect (for kinds with a visible one). */
@@ -306,14 +323,15 @@ static size_t run_case(const struct act_case *c, const char *match, const char *
 	struct fl_engine_counters before, after;
 	size_t count = 0;
 
-	snprintf(text, sizeof(text),
-		 "{\"faultlun\": 1, \"frontends\": [\"iscsi\"], \"luns\": [{\"size\": \"32MiB\"}],"
-		 " \"states\": [\"a\", \"b\"], %s \"rules\": [{\"id\": \"x\", %s \"match\": {\"class\": "
-		 "\"read\" %s}, \"action\": %s}]}",
-		 extra ? extra
-		       : "\"transitions\": [{\"from\": \"b\", \"to\": \"a\", \"on\": {\"commands\": 1}},"
-			 " {\"from\": \"a\", \"to\": \"b\", \"on\": {\"tmf\": \"clear_aca\"}}],",
-		 extra && strstr(extra, "storm") ? "\"states\": [\"b\"]," : "", match, c->action);
+	snprintf(
+	    text, sizeof(text),
+	    "{\"faultlun\": 1, \"frontends\": [\"iscsi\"], \"luns\": [{\"size\": \"32MiB\"}],"
+	    " \"states\": [\"a\", \"b\"], %s \"rules\": [{\"id\": \"x\", %s \"match\": {\"class\": "
+	    "\"read\" %s}, \"action\": %s}]}",
+	    extra ? extra
+		  : "\"transitions\": [{\"from\": \"b\", \"to\": \"a\", \"on\": {\"commands\": 1}},"
+		    " {\"from\": \"a\", \"to\": \"b\", \"on\": {\"tmf\": \"clear_aca\"}}],",
+	    extra && strstr(extra, "storm") ? "\"states\": [\"b\"]," : "", match, c->action);
 	e = mk_engine(text, seed, NULL);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(e);
 	clear_ua(e, 1);
@@ -333,8 +351,8 @@ static size_t run_case(const struct act_case *c, const char *match, const char *
 			twait(&t[i], 2000);
 		vis = affected(c->kind, &t[i], at_once);
 		if (vis != inj[i])
-			fprintf(stderr, "\n%s: command %zu injected=%d visible=%d status=%#x\n", c->name,
-				i, inj[i], vis, t[i].cmd.status);
+			fprintf(stderr, "\n%s: command %zu injected=%d visible=%d status=%#x\n",
+				c->name, i, inj[i], vis, t[i].cmd.status);
 		CU_ASSERT_EQUAL(vis, inj[i]);
 	}
 	if (c->kind == K_HOLD)
@@ -352,8 +370,10 @@ static void test_actions_rate_0_and_1(void)
 	static bool inj[300];
 
 	for (size_t k = 0; k < sizeof(act_cases) / sizeof(act_cases[0]); k++) {
-		CU_ASSERT_EQUAL(run_case(&act_cases[k], ", \"probability\": 0", NULL, 300, 1, inj), 0);
-		CU_ASSERT_EQUAL(run_case(&act_cases[k], ", \"probability\": 1", NULL, 300, 1, inj), 300);
+		CU_ASSERT_EQUAL(run_case(&act_cases[k], ", \"probability\": 0", NULL, 300, 1, inj),
+				0);
+		CU_ASSERT_EQUAL(run_case(&act_cases[k], ", \"probability\": 1", NULL, 300, 1, inj),
+				300);
 		CU_ASSERT_EQUAL(run_case(&act_cases[k], "", NULL, 50, 1, inj), 50);
 	}
 }
@@ -365,8 +385,8 @@ static void test_actions_probabilistic(void)
 	const double p = 0.25, n = 2000, sigma = sqrt(n * p * (1 - p));
 
 	for (size_t k = 0; k < sizeof(act_cases) / sizeof(act_cases[0]); k++) {
-		size_t got = run_case(&act_cases[k], ", \"probability\": 0.25", NULL, 2000,
-				      1000 + k, inj);
+		size_t got =
+		    run_case(&act_cases[k], ", \"probability\": 0.25", NULL, 2000, 1000 + k, inj);
 
 		if (fabs((double)got - n * p) > 5 * sigma)
 			fprintf(stderr, "\n%s: %zu of 2000 at p=0.25\n", act_cases[k].name, got);
@@ -384,8 +404,8 @@ static void test_actions_triggered(void)
 		CU_ASSERT_TRUE(inj[6]);
 		CU_ASSERT_EQUAL(run_case(&act_cases[k], ", \"every\": 10", NULL, 60, 1, inj), 6);
 		CU_ASSERT_TRUE(inj[9] && inj[19] && !inj[10]);
-		CU_ASSERT_EQUAL(run_case(&act_cases[k], ", \"after\": 5, \"times\": 3", NULL, 60, 1,
-					 inj), 3);
+		CU_ASSERT_EQUAL(
+		    run_case(&act_cases[k], ", \"after\": 5, \"times\": 3", NULL, 60, 1, inj), 3);
 		CU_ASSERT_TRUE(!inj[4] && inj[5] && inj[6] && inj[7] && !inj[8]);
 	}
 }
@@ -394,8 +414,8 @@ static void test_actions_triggered(void)
 static void test_actions_stateful(void)
 {
 	static bool inj[40];
-	static const char *const tr =
-		"\"transitions\": [{\"from\": \"calm\", \"to\": \"storm\", \"on\": {\"commands\": 10}}],";
+	static const char *const tr = "\"transitions\": [{\"from\": \"calm\", \"to\": \"storm\", "
+				      "\"on\": {\"commands\": 10}}],";
 	char extra[512];
 
 	for (size_t k = 0; k < sizeof(act_cases) / sizeof(act_cases[0]); k++) {
@@ -412,14 +432,16 @@ static void test_actions_stateful(void)
 			struct fl_engine *e;
 			size_t count = 0;
 
-			snprintf(text, sizeof(text),
-				 "{\"faultlun\": 1, \"frontends\": [\"iscsi\"], \"luns\": [{\"size\": "
-				 "\"32MiB\"}], \"states\": [\"calm\", \"storm\", \"b\"], %s \"rules\": "
-				 "[{\"id\": \"x\", \"states\": [\"storm\"], \"match\": {\"class\": "
-				 "\"read\", \"times\": 3}, \"action\": %s}, {\"id\": \"never\", "
-				 "\"states\": [\"calm\"], \"match\": {\"class\": \"tur\", \"nth\": 1000},"
-				 " \"action\": {\"set_state\": \"b\"}}]}",
-				 extra, c.action);
+			snprintf(
+			    text, sizeof(text),
+			    "{\"faultlun\": 1, \"frontends\": [\"iscsi\"], \"luns\": [{\"size\": "
+			    "\"32MiB\"}], \"states\": [\"calm\", \"storm\", \"b\"], %s \"rules\": "
+			    "[{\"id\": \"x\", \"states\": [\"storm\"], \"match\": {\"class\": "
+			    "\"read\", \"times\": 3}, \"action\": %s}, {\"id\": \"never\", "
+			    "\"states\": [\"calm\"], \"match\": {\"class\": \"tur\", \"nth\": "
+			    "1000},"
+			    " \"action\": {\"set_state\": \"b\"}}]}",
+			    extra, c.action);
 			int calm;
 
 			e = mk_engine(text, 3, NULL);
@@ -440,9 +462,10 @@ static void test_actions_stateful(void)
 			/* the reads after the tenth command of calm are injected, three times */
 			if (!(!inj[calm - 1] && inj[calm] && inj[calm + 1] && inj[calm + 2] &&
 			      !inj[calm + 3]))
-				fprintf(stderr, "\nstateful %s: calm=%d count=%zu\n", c.name, calm, count);
-			CU_ASSERT_TRUE(!inj[calm - 1] && inj[calm] && inj[calm + 1] && inj[calm + 2] &&
-				       !inj[calm + 3]);
+				fprintf(stderr, "\nstateful %s: calm=%d count=%zu\n", c.name, calm,
+					count);
+			CU_ASSERT_TRUE(!inj[calm - 1] && inj[calm] && inj[calm + 1] &&
+				       inj[calm + 2] && !inj[calm + 3]);
 			engine_release(e, true, 0, -1);
 			for (size_t i = 0; i < 40; i++)
 				twait(&t[i], 2000);
@@ -473,11 +496,12 @@ static void test_determinism_by_seed(void)
 static void test_until_written(void)
 {
 	struct fl_engine *e = mk_engine(
-		"{\"faultlun\": 1, \"frontends\": [\"iscsi\"], \"luns\": [{\"size\": \"1MiB\"}],"
-		" \"rules\": [{\"id\": \"bad\", \"match\": {\"class\": \"read\", \"lba\": {\"first\": 100,"
-		" \"last\": 103}}, \"action\": {\"sense\": \"MEDIUM_ERROR/UNRECOVERED_READ_ERROR\","
-		" \"info\": \"lba\"}, \"until\": \"written\"}]}",
-		1, NULL);
+	    "{\"faultlun\": 1, \"frontends\": [\"iscsi\"], \"luns\": [{\"size\": \"1MiB\"}],"
+	    " \"rules\": [{\"id\": \"bad\", \"match\": {\"class\": \"read\", \"lba\": {\"first\": "
+	    "100,"
+	    " \"last\": 103}}, \"action\": {\"sense\": \"MEDIUM_ERROR/UNRECOVERED_READ_ERROR\","
+	    " \"info\": \"lba\"}, \"until\": \"written\"}]}",
+	    1, NULL);
 	struct tcmd *t = calloc(1, sizeof(*t));
 
 	CU_ASSERT_PTR_NOT_NULL_FATAL(e);
@@ -511,14 +535,14 @@ static void test_until_written(void)
 static void test_state_machine(void)
 {
 	struct fl_engine *e = mk_engine(
-		"{\"faultlun\": 1, \"frontends\": [\"iscsi\"], \"luns\": [{\"size\": \"1MiB\"}],"
-		" \"states\": [\"s0\", \"s1\", \"s2\", \"s3\"],"
-		" \"transitions\": [{\"from\": \"s0\", \"to\": \"s1\", \"on\": {\"commands\": 3}},"
-		"  {\"from\": \"s1\", \"to\": \"s2\", \"on\": {\"after_ms\": 30}},"
-		"  {\"from\": \"s2\", \"to\": \"s3\", \"on\": {\"write_beyond\": 1000}}],"
-		" \"rules\": [{\"states\": [\"s3\"], \"match\": {\"class\": \"write\"},"
-		"  \"action\": {\"sense\": \"DATA_PROTECT/SPACE_ALLOCATION_FAILED_WRITE_PROTECT\"}}]}",
-		1, NULL);
+	    "{\"faultlun\": 1, \"frontends\": [\"iscsi\"], \"luns\": [{\"size\": \"1MiB\"}],"
+	    " \"states\": [\"s0\", \"s1\", \"s2\", \"s3\"],"
+	    " \"transitions\": [{\"from\": \"s0\", \"to\": \"s1\", \"on\": {\"commands\": 3}},"
+	    "  {\"from\": \"s1\", \"to\": \"s2\", \"on\": {\"after_ms\": 30}},"
+	    "  {\"from\": \"s2\", \"to\": \"s3\", \"on\": {\"write_beyond\": 1000}}],"
+	    " \"rules\": [{\"states\": [\"s3\"], \"match\": {\"class\": \"write\"},"
+	    "  \"action\": {\"sense\": \"DATA_PROTECT/SPACE_ALLOCATION_FAILED_WRITE_PROTECT\"}}]}",
+	    1, NULL);
 	struct tcmd *t = calloc(1, sizeof(*t));
 	uint64_t t0;
 
@@ -562,9 +586,9 @@ static void test_delay_accuracy(void)
 {
 	enum { N = 200 };
 	struct fl_engine *e = mk_engine(
-		"{\"faultlun\": 1, \"frontends\": [\"iscsi\"], \"luns\": [{\"size\": \"1MiB\"}],"
-		" \"rules\": [{\"match\": {\"class\": \"read\"}, \"action\": {\"delay_ms\": 2}}]}",
-		1, NULL);
+	    "{\"faultlun\": 1, \"frontends\": [\"iscsi\"], \"luns\": [{\"size\": \"1MiB\"}],"
+	    " \"rules\": [{\"match\": {\"class\": \"read\"}, \"action\": {\"delay_ms\": 2}}]}",
+	    1, NULL);
 	struct tcmd *t = calloc(N, sizeof(*t));
 	int64_t late[N];
 
@@ -596,9 +620,10 @@ static void test_many_holds(void)
 {
 	enum { N = 5000 };
 	struct fl_engine *e = mk_engine(
-		"{\"faultlun\": 1, \"frontends\": [\"iscsi\"], \"luns\": [{\"size\": \"1MiB\"}],"
-		" \"rules\": [{\"match\": {\"class\": \"read\"}, \"action\": {\"hold\": \"forever\"}}]}",
-		1, NULL);
+	    "{\"faultlun\": 1, \"frontends\": [\"iscsi\"], \"luns\": [{\"size\": \"1MiB\"}],"
+	    " \"rules\": [{\"match\": {\"class\": \"read\"}, \"action\": {\"hold\": "
+	    "\"forever\"}}]}",
+	    1, NULL);
 	struct fl_cmd *c = calloc(N, sizeof(*c));
 	struct fl_engine_counters k;
 	static atomic_int ndone;
@@ -644,10 +669,11 @@ static void test_trace(void)
 
 	CU_ASSERT_TRUE_FATAL(fd >= 0);
 	close(fd);
-	e = mk_engine("{\"faultlun\": 1, \"frontends\": [\"iscsi\"], \"luns\": [{\"size\": \"1MiB\"}],"
-		      " \"rules\": [{\"id\": \"every-2nd\", \"match\": {\"class\": \"read\", \"every\": 2},"
-		      " \"action\": {\"status\": \"task_set_full\"}}]}",
-		      987654321, path);
+	e = mk_engine(
+	    "{\"faultlun\": 1, \"frontends\": [\"iscsi\"], \"luns\": [{\"size\": \"1MiB\"}],"
+	    " \"rules\": [{\"id\": \"every-2nd\", \"match\": {\"class\": \"read\", \"every\": 2},"
+	    " \"action\": {\"status\": \"task_set_full\"}}]}",
+	    987654321, path);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(e);
 	clear_ua(e, 1);
 	for (int i = 0; i < 6; i++) {
@@ -664,14 +690,18 @@ static void test_trace(void)
 		CU_ASSERT_PTR_NOT_NULL_FATAL(o);
 		CU_ASSERT_TRUE(json_is_integer(json_object_get(o, "t_us")));
 		if (n == 0) {
-			CU_ASSERT_STRING_EQUAL(json_string_value(json_object_get(o, "event")), "start");
+			CU_ASSERT_STRING_EQUAL(json_string_value(json_object_get(o, "event")),
+					       "start");
 			CU_ASSERT_EQUAL(json_integer_value(json_object_get(o, "seed")), 987654321);
 		}
 		if (!strcmp(json_string_value(json_object_get(o, "event")), "inject")) {
 			injects++;
-			CU_ASSERT_STRING_EQUAL(json_string_value(json_object_get(o, "rule")), "every-2nd");
-			CU_ASSERT_STRING_EQUAL(json_string_value(json_object_get(o, "action")), "status");
-			CU_ASSERT_STRING_EQUAL(json_string_value(json_object_get(o, "opcode")), "0x28");
+			CU_ASSERT_STRING_EQUAL(json_string_value(json_object_get(o, "rule")),
+					       "every-2nd");
+			CU_ASSERT_STRING_EQUAL(json_string_value(json_object_get(o, "action")),
+					       "status");
+			CU_ASSERT_STRING_EQUAL(json_string_value(json_object_get(o, "opcode")),
+					       "0x28");
 			CU_ASSERT_EQUAL(json_integer_value(json_object_get(o, "lun")), 0);
 			CU_ASSERT_EQUAL(json_integer_value(json_object_get(o, "lba")),
 					40 + 2 * injects - 1);
@@ -691,11 +721,12 @@ static void test_trace(void)
 static void test_replace(void)
 {
 	struct fl_engine *e = mk_engine(
-		"{\"faultlun\": 1, \"frontends\": [\"iscsi\"], \"luns\": [{\"size\": \"1MiB\"}],"
-		" \"states\": [\"x\", \"y\"], \"transitions\": [{\"to\": \"y\", \"on\": {\"commands\": 2}}],"
-		" \"rules\": [{\"id\": \"h\", \"match\": {\"class\": \"read\", \"nth\": 1},"
-		" \"action\": {\"hold\": \"until_release\"}}]}",
-		1, NULL);
+	    "{\"faultlun\": 1, \"frontends\": [\"iscsi\"], \"luns\": [{\"size\": \"1MiB\"}],"
+	    " \"states\": [\"x\", \"y\"], \"transitions\": [{\"to\": \"y\", \"on\": {\"commands\": "
+	    "2}}],"
+	    " \"rules\": [{\"id\": \"h\", \"match\": {\"class\": \"read\", \"nth\": 1},"
+	    " \"action\": {\"hold\": \"until_release\"}}]}",
+	    1, NULL);
 	struct tcmd *held = calloc(1, sizeof(*held)), *t = calloc(1, sizeof(*t));
 	struct fl_diags d = {0};
 	struct fl_scenario *sc2 = NULL;
@@ -706,12 +737,13 @@ static void test_replace(void)
 	tsubmit(e, held, 0);
 	CU_ASSERT_FALSE(atomic_load(&held->done));
 	CU_ASSERT_STRING_EQUAL(fl_engine_state(e), "y");
-	CU_ASSERT_EQUAL(fl_scenario_load_string(
-				"b.json",
-				"{\"faultlun\": 1, \"states\": [\"p\"], \"rules\": [{\"id\": \"busy\","
-				" \"match\": {\"class\": \"read\"}, \"action\": {\"status\": \"busy\"}}]}",
-				0, &sc2, &d),
-			0);
+	CU_ASSERT_EQUAL(
+	    fl_scenario_load_string(
+		"b.json",
+		"{\"faultlun\": 1, \"states\": [\"p\"], \"rules\": [{\"id\": \"busy\","
+		" \"match\": {\"class\": \"read\"}, \"action\": {\"status\": \"busy\"}}]}",
+		0, &sc2, &d),
+	    0);
 	CU_ASSERT_EQUAL(fl_engine_replace(e, sc2), 0);
 	fl_scenario_free(sc2);
 	CU_ASSERT_STRING_EQUAL(fl_engine_state(e), "p");
@@ -732,10 +764,10 @@ static void test_replace(void)
 static void test_power_loss_action(void)
 {
 	struct fl_engine *e = mk_engine(
-		"{\"faultlun\": 1, \"frontends\": [\"iscsi\"], \"luns\": [{\"size\": \"1MiB\","
-		" \"write_cache\": true}], \"rules\": [{\"id\": \"pl\", \"match\": {\"opcode\":"
-		" \"0x25\"}, \"action\": {\"power_loss\": true}}]}",
-		1, NULL);
+	    "{\"faultlun\": 1, \"frontends\": [\"iscsi\"], \"luns\": [{\"size\": \"1MiB\","
+	    " \"write_cache\": true}], \"rules\": [{\"id\": \"pl\", \"match\": {\"opcode\":"
+	    " \"0x25\"}, \"action\": {\"power_loss\": true}}]}",
+	    1, NULL);
 	struct tcmd *t = calloc(1, sizeof(*t));
 
 	CU_ASSERT_PTR_NOT_NULL_FATAL(e);
@@ -764,18 +796,23 @@ static void test_power_loss_action(void)
 static void test_match_details(void)
 {
 	struct fl_engine *e = mk_engine(
-		"{\"faultlun\": 1, \"frontends\": [\"iscsi\"], \"luns\": [{\"size\": \"1MiB\"},"
-		" {\"lun\": 3, \"size\": \"1MiB\", \"d_sense\": true}], \"states\": [\"s\", \"t\"],"
-		" \"rules\": ["
-		"  {\"id\": \"late\", \"match\": {\"class\": \"tur\", \"window_ms\": [60, null]},"
-		"   \"action\": {\"status\": \"busy\"}},"
-		"  {\"id\": \"other-host\", \"match\": {\"class\": \"read\", \"initiator\": \"*:other\"},"
-		"   \"action\": {\"status\": \"reservation_conflict\"}},"
-		"  {\"id\": \"desc\", \"match\": {\"lun\": 0, \"class\": \"read\", \"lba\": {\"first\": 5}},"
-		"   \"action\": {\"sense\": \"MEDIUM_ERROR/11/00\", \"info\": \"lba\", \"format\": \"descriptor\"}},"
-		"  {\"id\": \"lun3\", \"match\": {\"lun\": 3, \"class\": \"read\", \"lba\": {\"first\": 5}},"
-		"   \"action\": {\"sense\": \"HARDWARE_ERROR/44/00\", \"format\": \"fixed\", \"set_state\": \"t\"}}]}",
-		1, NULL);
+	    "{\"faultlun\": 1, \"frontends\": [\"iscsi\"], \"luns\": [{\"size\": \"1MiB\"},"
+	    " {\"lun\": 3, \"size\": \"1MiB\", \"d_sense\": true}], \"states\": [\"s\", \"t\"],"
+	    " \"rules\": ["
+	    "  {\"id\": \"late\", \"match\": {\"class\": \"tur\", \"window_ms\": [60, null]},"
+	    "   \"action\": {\"status\": \"busy\"}},"
+	    "  {\"id\": \"other-host\", \"match\": {\"class\": \"read\", \"initiator\": "
+	    "\"*:other\"},"
+	    "   \"action\": {\"status\": \"reservation_conflict\"}},"
+	    "  {\"id\": \"desc\", \"match\": {\"lun\": 0, \"class\": \"read\", \"lba\": "
+	    "{\"first\": 5}},"
+	    "   \"action\": {\"sense\": \"MEDIUM_ERROR/11/00\", \"info\": \"lba\", \"format\": "
+	    "\"descriptor\"}},"
+	    "  {\"id\": \"lun3\", \"match\": {\"lun\": 3, \"class\": \"read\", \"lba\": "
+	    "{\"first\": 5}},"
+	    "   \"action\": {\"sense\": \"HARDWARE_ERROR/44/00\", \"format\": \"fixed\", "
+	    "\"set_state\": \"t\"}}]}",
+	    1, NULL);
 	struct tcmd *t = calloc(1, sizeof(*t));
 
 	CU_ASSERT_PTR_NOT_NULL_FATAL(e);
@@ -824,25 +861,25 @@ static void test_match_details(void)
 }
 
 static CU_TestInfo engine_tests[] = {
-	{"test_lba_tree_oracle", test_lba_tree_oracle},
-	{"test_match_oracle", test_match_oracle},
-	{"test_actions_rate_0_and_1", test_actions_rate_0_and_1},
-	{"test_actions_probabilistic", test_actions_probabilistic},
-	{"test_actions_triggered", test_actions_triggered},
-	{"test_actions_stateful", test_actions_stateful},
-	{"test_determinism_by_seed", test_determinism_by_seed},
-	{"test_until_written", test_until_written},
-	{"test_state_machine", test_state_machine},
-	{"test_delay_accuracy", test_delay_accuracy},
-	{"test_many_holds", test_many_holds},
-	{"test_trace", test_trace},
-	{"test_replace", test_replace},
-	{"test_power_loss_action", test_power_loss_action},
-	{"test_match_details", test_match_details},
-	CU_TEST_INFO_NULL,
+    {"test_lba_tree_oracle", test_lba_tree_oracle},
+    {"test_match_oracle", test_match_oracle},
+    {"test_actions_rate_0_and_1", test_actions_rate_0_and_1},
+    {"test_actions_probabilistic", test_actions_probabilistic},
+    {"test_actions_triggered", test_actions_triggered},
+    {"test_actions_stateful", test_actions_stateful},
+    {"test_determinism_by_seed", test_determinism_by_seed},
+    {"test_until_written", test_until_written},
+    {"test_state_machine", test_state_machine},
+    {"test_delay_accuracy", test_delay_accuracy},
+    {"test_many_holds", test_many_holds},
+    {"test_trace", test_trace},
+    {"test_replace", test_replace},
+    {"test_power_loss_action", test_power_loss_action},
+    {"test_match_details", test_match_details},
+    CU_TEST_INFO_NULL,
 };
 
 CU_SuiteInfo fl_suites[] = {
-	{"engine", NULL, NULL, NULL, NULL, engine_tests},
-	CU_SUITE_INFO_NULL,
+    {"engine", NULL, NULL, NULL, NULL, engine_tests},
+    CU_SUITE_INFO_NULL,
 };

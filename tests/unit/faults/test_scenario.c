@@ -25,198 +25,232 @@ struct bad_case {
 #define HDR "{\"faultlun\": 1, "
 
 static const struct bad_case bad_cases[] = {
-	{"syntax", "{\"faultlun\": 1,\n \"name\": }", "}", "unexpected token"},
-	{"not_object", "[1, 2]", "[", "must be a JSON object"},
-	{"duplicate_key", "{\"faultlun\": 1, \"name\": \"a\", \"name\": \"b\"}", "\"name\": \"b",
-	 "duplicate key \"name\" (also at 1:17)"},
-	{"no_version", "{\"name\": \"x\"}", "{", "missing \"faultlun\""},
-	{"bad_version", "{\"faultlun\": 2}", "2", "unsupported format version 2"},
-	{"unknown_top_key", HDR "\"rulez\": []}", "\"rulez\"", "unknown key \"rulez\" in the scenario"},
-	{"empty_name", HDR "\"name\": \"\"}", "\"\"", "\"name\" is empty"},
-	{"name_type", HDR "\"name\": 5}", "5}", "\"name\": expected a string, got 5"},
-	{"frontend", HDR "\"frontends\": [\"fc\"]}", "\"fc\"", "unknown front end \"fc\""},
-	{"seed", HDR "\"seed\": -1}", "-1", "\"seed\": expected a non-negative integer, got -1"},
-	{"iqn", HDR "\"target\": {\"iqn\": \"foo\"}}", "\"foo\"", "is not an iSCSI name"},
-	{"lun_key", HDR "\"luns\": [{\"sise\": 1}]}", "\"sise\"", "unknown key \"sise\" in lun"},
-	{"lun_size", HDR "\"luns\": [{\"size\": \"12XB\"}]}", "\"12XB\"", "invalid size \"12XB\""},
-	{"lun_size_multiple", HDR "\"luns\": [{\"size\": 1000}]}", "1000",
-	 "not a multiple of the block size (512)"},
-	{"lun_block_size", HDR "\"luns\": [{\"block_size\": 1000}]}", "1000",
-	 "not a power of two"},
-	{"lun_vendor_len", HDR "\"luns\": [{\"vendor\": \"TOOLONGVENDOR\"}]}", "\"TOOLONG",
-	 "at most 8 characters"},
-	{"lun_twice", HDR "\"luns\": [{\"lun\": 1}, {\"lun\": 1}]}", "1}]", "LUN 1 is defined twice"},
-	{"lun_range", HDR "\"luns\": [{\"lun\": 300}]}", "300", "out of range (at most 255)"},
-	{"lun_store", HDR "\"luns\": [{\"store\": {\"kind\": \"nvme\"}}]}", "\"nvme\"",
-	 "unknown store kind \"nvme\""},
-	{"lun_store_path", HDR "\"luns\": [{\"store\": {\"kind\": \"file\"}}]}", "{\"kind\"",
-	 "a file store needs \"path\""},
-	{"lun_alua", HDR "\"luns\": [{\"alua\": {\"state\": \"sleepy\"}}]}", "\"sleepy\"",
-	 "unknown ALUA state \"sleepy\""},
-	{"lun_alua_group", HDR "\"luns\": [{\"alua\": {\"group\": 0}}]}", "0}",
-	 "numbered from 1"},
-	{"lun_thin", HDR "\"luns\": [{\"thin\": {\"pool\": \"1MiB\", \"soft_threshold\": \"2MiB\"}}]}",
-	 "\"2MiB\"", "larger than the pool"},
-	{"lun_bool", HDR "\"luns\": [{\"write_cache\": \"yes\"}]}", "\"yes\"",
-	 "expected true or false, got \"yes\""},
-	{"states_dup", HDR "\"states\": [\"a\", \"a\"]}", "\"a\"]", "state \"a\" is listed twice"},
-	{"states_star", HDR "\"states\": [\"*\"]}", "\"*\"", "other than \"*\""},
-	{"unreachable", HDR "\"states\": [\"a\", \"b\"]}", "\"b\"",
-	 "state \"b\" is unreachable from the initial state \"a\""},
-	{"rules_type", HDR "\"rules\": {}}", "{}", "\"rules\": expected a list"},
-	{"rule_key", HDR "\"rules\": [{\"actoin\": {}}]}", "\"actoin\"", "unknown key \"actoin\" in rule"},
-	{"rule_no_action", HDR "\"rules\": [{\"id\": \"x\"}]}", "{\"id\"", "rule \"x\" has no \"action\""},
-	{"rule_id_twice", HDR "\"rules\": [{\"id\": \"x\", \"action\": {\"drop\": true}}, "
-			     "{\"id\": \"x\", \"action\": {\"drop\": true}}]}",
-	 "\"x\", \"action\": {\"drop\": true}}]", "rule id \"x\" is used twice"},
-	{"rule_state", HDR "\"rules\": [{\"states\": [\"nope\"], \"action\": {\"drop\": true}}]}",
-	 "\"nope\"", "unknown state \"nope\""},
-	{"match_key", HDR "\"rules\": [{\"match\": {\"klass\": \"read\"}, \"action\": {\"drop\": true}}]}",
-	 "\"klass\"", "unknown key \"klass\" in match"},
-	{"match_class", HDR "\"rules\": [{\"match\": {\"class\": \"reed\"}, \"action\": {\"drop\": true}}]}",
-	 "\"reed\"", "unknown command class \"reed\""},
-	{"match_class_opcode", HDR "\"rules\": [{\"match\": {\"class\": \"read\", \"opcode\": 40}, "
-				  "\"action\": {\"drop\": true}}]}",
-	 "\"opcode\"", "\"class\" and \"opcode\" exclude each other"},
-	{"match_opcode", HDR "\"rules\": [{\"match\": {\"opcode\": \"0x1FF\"}, \"action\": {\"drop\": true}}]}",
-	 "\"0x1FF\"", "out of range (at most 255)"},
-	{"match_lun", HDR "\"rules\": [{\"match\": {\"lun\": 3}, \"action\": {\"drop\": true}}]}", "3}",
-	 "LUN 3 is not defined in \"luns\""},
-	{"match_lba_last", HDR "\"rules\": [{\"match\": {\"lba\": {\"first\": 9, \"last\": 2}}, "
-			      "\"action\": {\"drop\": true}}]}",
-	 "2}", "\"last\" 2 is below \"first\""},
-	{"match_lba_forms", HDR "\"rules\": [{\"match\": {\"lba\": {\"first\": 9, \"beyond\": 2}}, "
-			       "\"action\": {\"drop\": true}}]}",
-	 "{\"first\": 9", "exactly one of"},
-	{"match_lba_beyond_lun", HDR "\"luns\": [{\"size\": \"1MiB\"}], \"rules\": [{\"match\": "
-				    "{\"lba\": {\"first\": 4096}}, \"action\": {\"drop\": true}}]}",
-	 "{\"first\": 4096}", "LBA range [4096, 4096] lies beyond the end of LUN 0 (2048 blocks"},
-	{"match_lba_tur", HDR "\"rules\": [{\"match\": {\"class\": \"tur\", \"lba\": {\"first\": 1}}, "
-			     "\"action\": {\"drop\": true}}]}",
-	 "\"lba\"", "never matches TEST UNIT READY"},
-	{"match_nth0", HDR "\"rules\": [{\"match\": {\"nth\": 0}, \"action\": {\"drop\": true}}]}", "0}",
-	 "\"nth\" counts from 1"},
-	{"match_nth_every", HDR "\"rules\": [{\"match\": {\"nth\": 2, \"every\": 3}, \"action\": "
-			       "{\"drop\": true}}]}",
-	 "\"every\"", "\"nth\" and \"every\" exclude each other"},
-	{"match_prob", HDR "\"rules\": [{\"match\": {\"probability\": 1.5}, \"action\": {\"drop\": true}}]}",
-	 "1.5", "expected a number from 0 to 1, got 1.5"},
-	{"match_window", HDR "\"rules\": [{\"match\": {\"window_ms\": [5]}, \"action\": {\"drop\": true}}]}",
-	 "[5]", "expected [from, to]"},
-	{"match_window_order", HDR "\"rules\": [{\"match\": {\"window_ms\": [5, 1]}, \"action\": "
-				  "{\"drop\": true}}]}",
-	 "1]", "window end 1 is before its start"},
-	{"action_none", HDR "\"rules\": [{\"action\": {}}]}", "{}", "the action has no verb"},
-	{"action_two_verbs", HDR "\"rules\": [{\"action\": {\"status\": \"busy\", \"drop\": true}}]}",
-	 "\"drop\"", "an action has one verb: \"drop\" cannot join \"status\""},
-	{"action_key", HDR "\"rules\": [{\"action\": {\"sens\": \"x\"}}]}", "\"sens\"",
-	 "unknown key \"sens\" in action"},
-	{"sense_key", HDR "\"rules\": [{\"action\": {\"sense\": \"MEDIUM_EROR/UNRECOVERED_READ_ERROR\"}}]}",
-	 "\"MEDIUM_EROR", "unknown sense key \"MEDIUM_EROR\""},
-	{"sense_asc", HDR "\"rules\": [{\"action\": {\"sense\": \"MEDIUM_ERROR/UNRECOVERED\"}}]}",
-	 "\"MEDIUM_ERROR/UNRECOVERED\"", "unknown sense name \"UNRECOVERED\""},
-	{"sense_noslash", HDR "\"rules\": [{\"action\": {\"sense\": \"MEDIUM_ERROR\"}}]}",
-	 "\"MEDIUM_ERROR\"", "expected \"KEY/ASC_NAME\""},
-	{"sense_hex", HDR "\"rules\": [{\"action\": {\"sense\": \"MEDIUM_ERROR/0x1G/00\"}}]}",
-	 "\"MEDIUM_ERROR/0x1G/00\"", "invalid ASC/ASCQ numbers"},
-	{"sense_obj", HDR "\"rules\": [{\"action\": {\"sense\": {\"key\": 3}}}]}", "{\"key\": 3}",
-	 "needs \"key\" and \"asc\""},
-	{"sense_obj_key", HDR "\"rules\": [{\"action\": {\"sense\": {\"key\": 16, \"asc\": 17}}}]}", "16",
-	 "out of range (at most 15)"},
-	{"info", HDR "\"rules\": [{\"action\": {\"status\": \"busy\", \"info\": \"lba\"}}]}", "\"info\"",
-	 "\"info\" only goes with \"sense\""},
-	{"info_value", HDR "\"rules\": [{\"action\": {\"sense\": \"MEDIUM_ERROR/11/00\", \"info\": 1}}]}",
-	 "1}", "\"info\": expected \"lba\", got 1"},
-	{"format", HDR "\"rules\": [{\"action\": {\"sense\": \"MEDIUM_ERROR/11/00\", \"format\": \"long\"}}]}",
-	 "\"long\"", "expected \"fixed\" or \"descriptor\""},
-	{"status", HDR "\"rules\": [{\"action\": {\"status\": \"bizzy\"}}]}", "\"bizzy\"",
-	 "unknown status \"bizzy\""},
-	{"hold", HDR "\"rules\": [{\"action\": {\"hold\": \"until_done\"}}]}", "\"until_done\"",
-	 "unknown hold \"until_done\""},
-	{"delay_hold", HDR "\"rules\": [{\"action\": {\"hold\": \"forever\", \"delay_ms\": 3}}]}",
-	 "\"delay_ms\"", "\"delay_ms\" cannot be combined with \"hold\""},
-	{"delay_dist", HDR "\"rules\": [{\"action\": {\"delay_ms\": {\"dist\": \"pareto\"}}}]}",
-	 "\"pareto\"", "unknown delay distribution \"pareto\""},
-	{"delay_dist_param", HDR "\"rules\": [{\"action\": {\"delay_ms\": {\"dist\": \"uniform\", \"min\": 1}}}]}",
-	 "{\"dist\"", "distribution \"uniform\" needs \"max\""},
-	{"delay_lognormal", HDR "\"rules\": [{\"action\": {\"delay_ms\": {\"dist\": \"lognormal\", "
-			       "\"median\": 10, \"p99\": 5}}}]}",
-	 "{\"dist\"", "lognormal needs 0 < median <= p99"},
-	{"drop_false", HDR "\"rules\": [{\"action\": {\"drop\": false}}]}", "false",
-	 "\"drop\" can only be true"},
-	{"short", HDR "\"rules\": [{\"action\": {\"short\": 3}}]}", "3}", "expected {\"blocks\": N}"},
-	{"corrupt", HDR "\"rules\": [{\"action\": {\"corrupt\": {\"bytes\": 0}}}]}", "0}",
-	 "corrupting 0 bytes does nothing"},
-	{"ua", HDR "\"rules\": [{\"action\": {\"ua\": \"29\"}}]}", "\"29\"",
-	 "unknown additional sense code \"29\""},
-	{"resize", HDR "\"rules\": [{\"action\": {\"resize\": \"big\"}}]}", "\"big\"",
-	 "invalid size \"big\""},
-	{"alua_action", HDR "\"rules\": [{\"action\": {\"alua\": \"up\"}}]}", "\"up\"",
-	 "unknown ALUA state \"up\""},
-	{"set_state", HDR "\"rules\": [{\"action\": {\"set_state\": \"gone\"}}]}", "\"gone\"",
-	 "unknown state \"gone\""},
-	{"until", HDR "\"rules\": [{\"action\": {\"drop\": true}, \"until\": \"read\"}]}", "\"read\"",
-	 "\"until\": expected \"written\""},
-	{"tmf_key", HDR "\"frontends\": [\"iscsi\"], \"tmf\": {\"lun_rest\": {}}}", "\"lun_rest\"",
-	 "unknown key \"lun_rest\" in tmf"},
-	{"tmf_respond", HDR "\"frontends\": [\"iscsi\"], \"tmf\": {\"lun_reset\": {\"respond\": \"later\"}}}",
-	 "\"later\"", "unknown TMF response \"later\""},
-	{"tmf_then_key", HDR "\"frontends\": [\"iscsi\"], \"tmf\": {\"lun_reset\": {\"then\": {\"uaa\": 1}}}}",
-	 "\"uaa\"", "unknown key \"uaa\" in then"},
-	{"tmf_then_never", HDR "\"frontends\": [\"iscsi\"], \"tmf\": {\"lun_reset\": {\"respond\": "
-			      "\"never\", \"then\": {}}}}",
-	 "\"then\"", "\"then\" applies only to a TMF that completes"},
-	{"tmf_disarm", HDR "\"frontends\": [\"iscsi\"], \"tmf\": {\"lun_reset\": {\"then\": "
-			  "{\"disarm\": [\"ghost\"]}}}}",
-	 "\"ghost\"", "\"disarm\" names rule \"ghost\", which does not exist"},
-	{"tmf_tcmu", HDR "\"frontends\": [\"tcmu\"], \"tmf\": {\"lun_reset\": {\"respond\": \"never\"}}}",
-	 "\"lun_reset\"", "cannot be carried out under the tcmu front end"},
-	{"transport_tcmu", HDR "\"frontends\": [\"tcmu\"], \"transport\": {\"rules\": [{\"match\": "
-			      "{\"pdu\": \"nop_out\"}, \"action\": \"drop\"}]}}",
-	 "\"rules\": [{", "transport rules cannot be carried out under the tcmu front end"},
-	{"session_tcmu", HDR "\"frontends\": [\"tcmu\"], \"transport\": {\"session\": "
-			    "{\"ignore_nop_out\": true}}}",
-	 "\"session\"", "session conditions cannot be carried out under the tcmu"},
-	{"frontend_option", HDR "\"frontends\": [\"iscsi\"]}", "[\"iscsi\"]",
-	 "the scenario does not name front end \"tcmu\"", FL_FE_TCMU},
-	{"xrule_pdu", HDR "\"frontends\": [\"iscsi\"], \"transport\": {\"rules\": [{\"match\": {\"pdu\": "
-			 "\"ping\"}, \"action\": \"drop\"}]}}",
-	 "\"ping\"", "unknown PDU kind \"ping\""},
-	{"xrule_action", HDR "\"frontends\": [\"iscsi\"], \"transport\": {\"rules\": [{\"match\": "
-			    "{\"pdu\": \"nop_out\"}, \"action\": \"explode\"}]}}",
-	 "\"explode\"", "transport action: expected \"drop\", \"close\""},
-	{"xrule_nomatch", HDR "\"frontends\": [\"iscsi\"], \"transport\": {\"rules\": [{\"action\": "
-			     "\"drop\"}]}}",
-	 "{\"action\": \"drop\"}", "needs \"match\" with \"pdu\""},
-	{"session_key", HDR "\"frontends\": [\"iscsi\"], \"transport\": {\"session\": {\"nop\": 1}}}",
-	 "\"nop\"", "unknown key \"nop\" in session"},
-	{"session_state", HDR "\"frontends\": [\"iscsi\"], \"transport\": {\"session\": {\"states\": "
-			     "{\"zz\": {}}}}}",
-	 "{}}}}", "unknown state \"zz\""},
-	{"transition_on", HDR "\"states\": [\"a\", \"b\"], \"transitions\": [{\"to\": \"b\", \"on\": "
-			     "{\"commands\": 1, \"after_ms\": 2}}]}",
-	 "{\"commands\"", "\"on\": expected one event"},
-	{"transition_on_key", HDR "\"states\": [\"a\", \"b\"], \"transitions\": [{\"to\": \"b\", "
-				 "\"on\": {\"reboot\": true}}]}",
-	 "\"reboot\"", "unknown key \"reboot\" in on"},
-	{"transition_to", HDR "\"states\": [\"a\", \"b\"], \"transitions\": [{\"from\": \"a\", "
-			     "\"on\": {\"commands\": 1}}]}",
-	 "{\"from\"", "a transition needs \"to\""},
-	{"transition_tmf", HDR "\"frontends\": [\"iscsi\"], \"states\": [\"a\", \"b\"], \"transitions\": "
-			      "[{\"to\": \"b\", \"on\": {\"tmf\": \"reboot\"}}]}",
-	 "\"reboot\"", "unknown TMF \"reboot\""},
-	{"transition_tcmu", HDR "\"frontends\": [\"tcmu\"], \"states\": [\"a\", \"b\"], "
-			       "\"transitions\": [{\"to\": \"b\", \"on\": {\"reset\": true}}]}",
-	 "{\"reset\"", "never fires under the tcmu front end"},
-	{"check_key", HDR "\"check\": {\"workloads\": []}}", "\"workloads\"",
-	 "unknown key \"workloads\" in check"},
-	{"check_path", HDR "\"check\": {\"paths\": [\"fc\"]}}", "\"fc\"", "unknown path \"fc\""},
-	{"check_op", HDR "\"check\": {\"workload\": [{\"op\": \"dance\"}]}}", "\"dance\"",
-	 "workload step needs \"op\""},
-	{"check_knob", HDR "\"check\": {\"knobs\": {\"timeout\": 5}}}", "\"timeout\"",
-	 "unknown key \"timeout\" in knobs"},
-	{"emulates_key", HDR "\"emulates\": {\"behavior\": \"x\"}}", "\"behavior\"",
-	 "unknown key \"behavior\" in emulates"},
+    {"syntax", "{\"faultlun\": 1,\n \"name\": }", "}", "unexpected token"},
+    {"not_object", "[1, 2]", "[", "must be a JSON object"},
+    {"duplicate_key", "{\"faultlun\": 1, \"name\": \"a\", \"name\": \"b\"}", "\"name\": \"b",
+     "duplicate key \"name\" (also at 1:17)"},
+    {"no_version", "{\"name\": \"x\"}", "{", "missing \"faultlun\""},
+    {"bad_version", "{\"faultlun\": 2}", "2", "unsupported format version 2"},
+    {"unknown_top_key", HDR "\"rulez\": []}", "\"rulez\"", "unknown key \"rulez\" in the scenario"},
+    {"empty_name", HDR "\"name\": \"\"}", "\"\"", "\"name\" is empty"},
+    {"name_type", HDR "\"name\": 5}", "5}", "\"name\": expected a string, got 5"},
+    {"frontend", HDR "\"frontends\": [\"fc\"]}", "\"fc\"", "unknown front end \"fc\""},
+    {"seed", HDR "\"seed\": -1}", "-1", "\"seed\": expected a non-negative integer, got -1"},
+    {"iqn", HDR "\"target\": {\"iqn\": \"foo\"}}", "\"foo\"", "is not an iSCSI name"},
+    {"lun_key", HDR "\"luns\": [{\"sise\": 1}]}", "\"sise\"", "unknown key \"sise\" in lun"},
+    {"lun_size", HDR "\"luns\": [{\"size\": \"12XB\"}]}", "\"12XB\"", "invalid size \"12XB\""},
+    {"lun_size_multiple", HDR "\"luns\": [{\"size\": 1000}]}", "1000",
+     "not a multiple of the block size (512)"},
+    {"lun_block_size", HDR "\"luns\": [{\"block_size\": 1000}]}", "1000", "not a power of two"},
+    {"lun_vendor_len", HDR "\"luns\": [{\"vendor\": \"TOOLONGVENDOR\"}]}", "\"TOOLONG",
+     "at most 8 characters"},
+    {"lun_twice", HDR "\"luns\": [{\"lun\": 1}, {\"lun\": 1}]}", "1}]", "LUN 1 is defined twice"},
+    {"lun_range", HDR "\"luns\": [{\"lun\": 300}]}", "300", "out of range (at most 255)"},
+    {"lun_store", HDR "\"luns\": [{\"store\": {\"kind\": \"nvme\"}}]}", "\"nvme\"",
+     "unknown store kind \"nvme\""},
+    {"lun_store_path", HDR "\"luns\": [{\"store\": {\"kind\": \"file\"}}]}", "{\"kind\"",
+     "a file store needs \"path\""},
+    {"lun_alua", HDR "\"luns\": [{\"alua\": {\"state\": \"sleepy\"}}]}", "\"sleepy\"",
+     "unknown ALUA state \"sleepy\""},
+    {"lun_alua_group", HDR "\"luns\": [{\"alua\": {\"group\": 0}}]}", "0}", "numbered from 1"},
+    {"lun_thin", HDR "\"luns\": [{\"thin\": {\"pool\": \"1MiB\", \"soft_threshold\": \"2MiB\"}}]}",
+     "\"2MiB\"", "larger than the pool"},
+    {"lun_bool", HDR "\"luns\": [{\"write_cache\": \"yes\"}]}", "\"yes\"",
+     "expected true or false, got \"yes\""},
+    {"states_dup", HDR "\"states\": [\"a\", \"a\"]}", "\"a\"]", "state \"a\" is listed twice"},
+    {"states_star", HDR "\"states\": [\"*\"]}", "\"*\"", "other than \"*\""},
+    {"unreachable", HDR "\"states\": [\"a\", \"b\"]}", "\"b\"",
+     "state \"b\" is unreachable from the initial state \"a\""},
+    {"rules_type", HDR "\"rules\": {}}", "{}", "\"rules\": expected a list"},
+    {"rule_key", HDR "\"rules\": [{\"actoin\": {}}]}", "\"actoin\"",
+     "unknown key \"actoin\" in rule"},
+    {"rule_no_action", HDR "\"rules\": [{\"id\": \"x\"}]}", "{\"id\"",
+     "rule \"x\" has no \"action\""},
+    {"rule_id_twice",
+     HDR "\"rules\": [{\"id\": \"x\", \"action\": {\"drop\": true}}, "
+	 "{\"id\": \"x\", \"action\": {\"drop\": true}}]}",
+     "\"x\", \"action\": {\"drop\": true}}]", "rule id \"x\" is used twice"},
+    {"rule_state", HDR "\"rules\": [{\"states\": [\"nope\"], \"action\": {\"drop\": true}}]}",
+     "\"nope\"", "unknown state \"nope\""},
+    {"match_key",
+     HDR "\"rules\": [{\"match\": {\"klass\": \"read\"}, \"action\": {\"drop\": true}}]}",
+     "\"klass\"", "unknown key \"klass\" in match"},
+    {"match_class",
+     HDR "\"rules\": [{\"match\": {\"class\": \"reed\"}, \"action\": {\"drop\": true}}]}",
+     "\"reed\"", "unknown command class \"reed\""},
+    {"match_class_opcode",
+     HDR "\"rules\": [{\"match\": {\"class\": \"read\", \"opcode\": 40}, "
+	 "\"action\": {\"drop\": true}}]}",
+     "\"opcode\"", "\"class\" and \"opcode\" exclude each other"},
+    {"match_opcode",
+     HDR "\"rules\": [{\"match\": {\"opcode\": \"0x1FF\"}, \"action\": {\"drop\": true}}]}",
+     "\"0x1FF\"", "out of range (at most 255)"},
+    {"match_lun", HDR "\"rules\": [{\"match\": {\"lun\": 3}, \"action\": {\"drop\": true}}]}", "3}",
+     "LUN 3 is not defined in \"luns\""},
+    {"match_lba_last",
+     HDR "\"rules\": [{\"match\": {\"lba\": {\"first\": 9, \"last\": 2}}, "
+	 "\"action\": {\"drop\": true}}]}",
+     "2}", "\"last\" 2 is below \"first\""},
+    {"match_lba_forms",
+     HDR "\"rules\": [{\"match\": {\"lba\": {\"first\": 9, \"beyond\": 2}}, "
+	 "\"action\": {\"drop\": true}}]}",
+     "{\"first\": 9", "exactly one of"},
+    {"match_lba_beyond_lun",
+     HDR "\"luns\": [{\"size\": \"1MiB\"}], \"rules\": [{\"match\": "
+	 "{\"lba\": {\"first\": 4096}}, \"action\": {\"drop\": true}}]}",
+     "{\"first\": 4096}", "LBA range [4096, 4096] lies beyond the end of LUN 0 (2048 blocks"},
+    {"match_lba_tur",
+     HDR "\"rules\": [{\"match\": {\"class\": \"tur\", \"lba\": {\"first\": 1}}, "
+	 "\"action\": {\"drop\": true}}]}",
+     "\"lba\"", "never matches TEST UNIT READY"},
+    {"match_nth0", HDR "\"rules\": [{\"match\": {\"nth\": 0}, \"action\": {\"drop\": true}}]}",
+     "0}", "\"nth\" counts from 1"},
+    {"match_nth_every",
+     HDR "\"rules\": [{\"match\": {\"nth\": 2, \"every\": 3}, \"action\": "
+	 "{\"drop\": true}}]}",
+     "\"every\"", "\"nth\" and \"every\" exclude each other"},
+    {"match_prob",
+     HDR "\"rules\": [{\"match\": {\"probability\": 1.5}, \"action\": {\"drop\": true}}]}", "1.5",
+     "expected a number from 0 to 1, got 1.5"},
+    {"match_window",
+     HDR "\"rules\": [{\"match\": {\"window_ms\": [5]}, \"action\": {\"drop\": true}}]}", "[5]",
+     "expected [from, to]"},
+    {"match_window_order",
+     HDR "\"rules\": [{\"match\": {\"window_ms\": [5, 1]}, \"action\": "
+	 "{\"drop\": true}}]}",
+     "1]", "window end 1 is before its start"},
+    {"action_none", HDR "\"rules\": [{\"action\": {}}]}", "{}", "the action has no verb"},
+    {"action_two_verbs", HDR "\"rules\": [{\"action\": {\"status\": \"busy\", \"drop\": true}}]}",
+     "\"drop\"", "an action has one verb: \"drop\" cannot join \"status\""},
+    {"action_key", HDR "\"rules\": [{\"action\": {\"sens\": \"x\"}}]}", "\"sens\"",
+     "unknown key \"sens\" in action"},
+    {"sense_key",
+     HDR "\"rules\": [{\"action\": {\"sense\": \"MEDIUM_EROR/UNRECOVERED_READ_ERROR\"}}]}",
+     "\"MEDIUM_EROR", "unknown sense key \"MEDIUM_EROR\""},
+    {"sense_asc", HDR "\"rules\": [{\"action\": {\"sense\": \"MEDIUM_ERROR/UNRECOVERED\"}}]}",
+     "\"MEDIUM_ERROR/UNRECOVERED\"", "unknown sense name \"UNRECOVERED\""},
+    {"sense_noslash", HDR "\"rules\": [{\"action\": {\"sense\": \"MEDIUM_ERROR\"}}]}",
+     "\"MEDIUM_ERROR\"", "expected \"KEY/ASC_NAME\""},
+    {"sense_hex", HDR "\"rules\": [{\"action\": {\"sense\": \"MEDIUM_ERROR/0x1G/00\"}}]}",
+     "\"MEDIUM_ERROR/0x1G/00\"", "invalid ASC/ASCQ numbers"},
+    {"sense_obj", HDR "\"rules\": [{\"action\": {\"sense\": {\"key\": 3}}}]}", "{\"key\": 3}",
+     "needs \"key\" and \"asc\""},
+    {"sense_obj_key", HDR "\"rules\": [{\"action\": {\"sense\": {\"key\": 16, \"asc\": 17}}}]}",
+     "16", "out of range (at most 15)"},
+    {"info", HDR "\"rules\": [{\"action\": {\"status\": \"busy\", \"info\": \"lba\"}}]}",
+     "\"info\"", "\"info\" only goes with \"sense\""},
+    {"info_value",
+     HDR "\"rules\": [{\"action\": {\"sense\": \"MEDIUM_ERROR/11/00\", \"info\": 1}}]}", "1}",
+     "\"info\": expected \"lba\", got 1"},
+    {"format",
+     HDR "\"rules\": [{\"action\": {\"sense\": \"MEDIUM_ERROR/11/00\", \"format\": \"long\"}}]}",
+     "\"long\"", "expected \"fixed\" or \"descriptor\""},
+    {"status", HDR "\"rules\": [{\"action\": {\"status\": \"bizzy\"}}]}", "\"bizzy\"",
+     "unknown status \"bizzy\""},
+    {"hold", HDR "\"rules\": [{\"action\": {\"hold\": \"until_done\"}}]}", "\"until_done\"",
+     "unknown hold \"until_done\""},
+    {"delay_hold", HDR "\"rules\": [{\"action\": {\"hold\": \"forever\", \"delay_ms\": 3}}]}",
+     "\"delay_ms\"", "\"delay_ms\" cannot be combined with \"hold\""},
+    {"delay_dist", HDR "\"rules\": [{\"action\": {\"delay_ms\": {\"dist\": \"pareto\"}}}]}",
+     "\"pareto\"", "unknown delay distribution \"pareto\""},
+    {"delay_dist_param",
+     HDR "\"rules\": [{\"action\": {\"delay_ms\": {\"dist\": \"uniform\", \"min\": 1}}}]}",
+     "{\"dist\"", "distribution \"uniform\" needs \"max\""},
+    {"delay_lognormal",
+     HDR "\"rules\": [{\"action\": {\"delay_ms\": {\"dist\": \"lognormal\", "
+	 "\"median\": 10, \"p99\": 5}}}]}",
+     "{\"dist\"", "lognormal needs 0 < median <= p99"},
+    {"drop_false", HDR "\"rules\": [{\"action\": {\"drop\": false}}]}", "false",
+     "\"drop\" can only be true"},
+    {"short", HDR "\"rules\": [{\"action\": {\"short\": 3}}]}", "3}", "expected {\"blocks\": N}"},
+    {"corrupt", HDR "\"rules\": [{\"action\": {\"corrupt\": {\"bytes\": 0}}}]}", "0}",
+     "corrupting 0 bytes does nothing"},
+    {"ua", HDR "\"rules\": [{\"action\": {\"ua\": \"29\"}}]}", "\"29\"",
+     "unknown additional sense code \"29\""},
+    {"resize", HDR "\"rules\": [{\"action\": {\"resize\": \"big\"}}]}", "\"big\"",
+     "invalid size \"big\""},
+    {"alua_action", HDR "\"rules\": [{\"action\": {\"alua\": \"up\"}}]}", "\"up\"",
+     "unknown ALUA state \"up\""},
+    {"set_state", HDR "\"rules\": [{\"action\": {\"set_state\": \"gone\"}}]}", "\"gone\"",
+     "unknown state \"gone\""},
+    {"until", HDR "\"rules\": [{\"action\": {\"drop\": true}, \"until\": \"read\"}]}", "\"read\"",
+     "\"until\": expected \"written\""},
+    {"tmf_key", HDR "\"frontends\": [\"iscsi\"], \"tmf\": {\"lun_rest\": {}}}", "\"lun_rest\"",
+     "unknown key \"lun_rest\" in tmf"},
+    {"tmf_respond",
+     HDR "\"frontends\": [\"iscsi\"], \"tmf\": {\"lun_reset\": {\"respond\": \"later\"}}}",
+     "\"later\"", "unknown TMF response \"later\""},
+    {"tmf_then_key",
+     HDR "\"frontends\": [\"iscsi\"], \"tmf\": {\"lun_reset\": {\"then\": {\"uaa\": 1}}}}",
+     "\"uaa\"", "unknown key \"uaa\" in then"},
+    {"tmf_then_never",
+     HDR "\"frontends\": [\"iscsi\"], \"tmf\": {\"lun_reset\": {\"respond\": "
+	 "\"never\", \"then\": {}}}}",
+     "\"then\"", "\"then\" applies only to a TMF that completes"},
+    {"tmf_disarm",
+     HDR "\"frontends\": [\"iscsi\"], \"tmf\": {\"lun_reset\": {\"then\": "
+	 "{\"disarm\": [\"ghost\"]}}}}",
+     "\"ghost\"", "\"disarm\" names rule \"ghost\", which does not exist"},
+    {"tmf_tcmu",
+     HDR "\"frontends\": [\"tcmu\"], \"tmf\": {\"lun_reset\": {\"respond\": \"never\"}}}",
+     "\"lun_reset\"", "cannot be carried out under the tcmu front end"},
+    {"transport_tcmu",
+     HDR "\"frontends\": [\"tcmu\"], \"transport\": {\"rules\": [{\"match\": "
+	 "{\"pdu\": \"nop_out\"}, \"action\": \"drop\"}]}}",
+     "\"rules\": [{", "transport rules cannot be carried out under the tcmu front end"},
+    {"session_tcmu",
+     HDR "\"frontends\": [\"tcmu\"], \"transport\": {\"session\": "
+	 "{\"ignore_nop_out\": true}}}",
+     "\"session\"", "session conditions cannot be carried out under the tcmu"},
+    {"frontend_option", HDR "\"frontends\": [\"iscsi\"]}", "[\"iscsi\"]",
+     "the scenario does not name front end \"tcmu\"", FL_FE_TCMU},
+    {"xrule_pdu",
+     HDR "\"frontends\": [\"iscsi\"], \"transport\": {\"rules\": [{\"match\": {\"pdu\": "
+	 "\"ping\"}, \"action\": \"drop\"}]}}",
+     "\"ping\"", "unknown PDU kind \"ping\""},
+    {"xrule_action",
+     HDR "\"frontends\": [\"iscsi\"], \"transport\": {\"rules\": [{\"match\": "
+	 "{\"pdu\": \"nop_out\"}, \"action\": \"explode\"}]}}",
+     "\"explode\"", "transport action: expected \"drop\", \"close\""},
+    {"xrule_nomatch",
+     HDR "\"frontends\": [\"iscsi\"], \"transport\": {\"rules\": [{\"action\": "
+	 "\"drop\"}]}}",
+     "{\"action\": \"drop\"}", "needs \"match\" with \"pdu\""},
+    {"session_key", HDR "\"frontends\": [\"iscsi\"], \"transport\": {\"session\": {\"nop\": 1}}}",
+     "\"nop\"", "unknown key \"nop\" in session"},
+    {"session_state",
+     HDR "\"frontends\": [\"iscsi\"], \"transport\": {\"session\": {\"states\": "
+	 "{\"zz\": {}}}}}",
+     "{}}}}", "unknown state \"zz\""},
+    {"transition_on",
+     HDR "\"states\": [\"a\", \"b\"], \"transitions\": [{\"to\": \"b\", \"on\": "
+	 "{\"commands\": 1, \"after_ms\": 2}}]}",
+     "{\"commands\"", "\"on\": expected one event"},
+    {"transition_on_key",
+     HDR "\"states\": [\"a\", \"b\"], \"transitions\": [{\"to\": \"b\", "
+	 "\"on\": {\"reboot\": true}}]}",
+     "\"reboot\"", "unknown key \"reboot\" in on"},
+    {"transition_to",
+     HDR "\"states\": [\"a\", \"b\"], \"transitions\": [{\"from\": \"a\", "
+	 "\"on\": {\"commands\": 1}}]}",
+     "{\"from\"", "a transition needs \"to\""},
+    {"transition_tmf",
+     HDR "\"frontends\": [\"iscsi\"], \"states\": [\"a\", \"b\"], \"transitions\": "
+	 "[{\"to\": \"b\", \"on\": {\"tmf\": \"reboot\"}}]}",
+     "\"reboot\"", "unknown TMF \"reboot\""},
+    {"transition_tcmu",
+     HDR "\"frontends\": [\"tcmu\"], \"states\": [\"a\", \"b\"], "
+	 "\"transitions\": [{\"to\": \"b\", \"on\": {\"reset\": true}}]}",
+     "{\"reset\"", "never fires under the tcmu front end"},
+    {"check_key", HDR "\"check\": {\"workloads\": []}}", "\"workloads\"",
+     "unknown key \"workloads\" in check"},
+    {"check_path", HDR "\"check\": {\"paths\": [\"fc\"]}}", "\"fc\"", "unknown path \"fc\""},
+    {"check_op", HDR "\"check\": {\"workload\": [{\"op\": \"dance\"}]}}", "\"dance\"",
+     "workload step needs \"op\""},
+    {"check_knob", HDR "\"check\": {\"knobs\": {\"timeout\": 5}}}", "\"timeout\"",
+     "unknown key \"timeout\" in knobs"},
+    {"emulates_key", HDR "\"emulates\": {\"behavior\": \"x\"}}", "\"behavior\"",
+     "unknown key \"behavior\" in emulates"},
 };
 
 /* Line and column (1-based, characters) of the first occurrence of anchor. */
@@ -250,12 +284,12 @@ static void test_every_error_message(void)
 		r = fl_scenario_load_string("t.json", bc->text, bc->frontends, &sc, &d);
 		locate(bc->text, bc->anchor, &line, &col);
 		for (size_t k = 0; k < d.n; k++)
-			if (strstr(d.v[k].msg, bc->msg) && d.v[k].line == line && d.v[k].col == col &&
-			    !strcmp(d.v[k].file, "t.json"))
+			if (strstr(d.v[k].msg, bc->msg) && d.v[k].line == line &&
+			    d.v[k].col == col && !strcmp(d.v[k].file, "t.json"))
 				found = true;
 		if (r != -EINVAL || sc != NULL || !found) {
-			fprintf(stderr, "\ncase %s: r=%d, want %d:%d: ...%s...; got:\n", bc->name, r,
-				line, col, bc->msg);
+			fprintf(stderr, "\ncase %s: r=%d, want %d:%d: ...%s...; got:\n", bc->name,
+				r, line, col, bc->msg);
 			fl_diags_print(&d, stderr);
 		}
 		CU_ASSERT_EQUAL(r, -EINVAL);
@@ -268,14 +302,15 @@ static void test_every_error_message(void)
 /* A file with several problems reports them all, in position order. */
 static void test_all_errors_reported(void)
 {
-	const char *text = "{\n"
-			   "  \"faultlun\": 1,\n"
-			   "  \"luns\": [{\"vendr\": \"X\"}],\n"
-			   "  \"rules\": [\n"
-			   "    {\"match\": {\"class\": \"wrte\"}, \"action\": {\"sense\": \"X/Y\"}},\n"
-			   "    {\"action\": {\"hold\": \"soon\"}}\n"
-			   "  ]\n"
-			   "}\n";
+	const char *text =
+	    "{\n"
+	    "  \"faultlun\": 1,\n"
+	    "  \"luns\": [{\"vendr\": \"X\"}],\n"
+	    "  \"rules\": [\n"
+	    "    {\"match\": {\"class\": \"wrte\"}, \"action\": {\"sense\": \"X/Y\"}},\n"
+	    "    {\"action\": {\"hold\": \"soon\"}}\n"
+	    "  ]\n"
+	    "}\n";
 	struct fl_diags d = {0};
 	struct fl_scenario *sc = NULL;
 
@@ -297,22 +332,28 @@ static void test_all_errors_reported(void)
 static void test_good_scenario_values(void)
 {
 	const char *text =
-		"{\"faultlun\": 1, \"name\": \"good\", \"description\": \"d\", \"seed\": \"0x10\","
-		" \"frontends\": [\"iscsi\"], \"target\": {\"iqn\": \"iqn.2026-12.org.x:y\"},"
-		" \"luns\": [{\"lun\": 2, \"size\": \"8MiB\", \"block_size\": 4096, \"vendor\": \"ACME\","
-		"  \"write_cache\": false, \"thin\": {\"pool\": \"4MiB\", \"soft_threshold\": \"1MiB\"},"
-		"  \"alua\": {\"group\": 3, \"state\": \"standby\"}}],"
-		" \"states\": [\"ok\", \"bad\"],"
-		" \"transitions\": [{\"from\": \"ok\", \"to\": \"bad\", \"on\": {\"commands\": 5}}],"
-		" \"rules\": [{\"id\": \"r\", \"states\": [\"bad\"], \"match\": {\"lun\": 2, \"class\":"
-		"   [\"read\"], \"lba\": {\"first\": 10, \"last\": 20}, \"every\": 2, \"probability\": 0.5},"
-		"   \"action\": {\"sense\": \"MEDIUM_ERROR/UNRECOVERED_READ_ERROR\", \"info\": \"lba\"},"
-		"   \"until\": \"written\"},"
-		"   {\"action\": {\"sense\": {\"key\": \"DATA_PROTECT\", \"asc\": \"0x27\", \"ascq\": 7}}},"
-		"   {\"action\": {\"delay_ms\": {\"dist\": \"lognormal\", \"median\": 2, \"p99\": 50}}}],"
-		" \"tmf\": {\"lun_reset\": [{\"states\": [\"bad\"], \"respond\": \"never\"},"
-		"   {\"then\": {\"ua\": null, \"state\": \"ok\", \"disarm\": [\"r\"]}}]},"
-		" \"check\": {\"paths\": [\"iscsi\"], \"workload\": [{\"op\": \"read\", \"lba\": 0}]}}";
+	    "{\"faultlun\": 1, \"name\": \"good\", \"description\": \"d\", \"seed\": \"0x10\","
+	    " \"frontends\": [\"iscsi\"], \"target\": {\"iqn\": \"iqn.2026-12.org.x:y\"},"
+	    " \"luns\": [{\"lun\": 2, \"size\": \"8MiB\", \"block_size\": 4096, \"vendor\": "
+	    "\"ACME\","
+	    "  \"write_cache\": false, \"thin\": {\"pool\": \"4MiB\", \"soft_threshold\": "
+	    "\"1MiB\"},"
+	    "  \"alua\": {\"group\": 3, \"state\": \"standby\"}}],"
+	    " \"states\": [\"ok\", \"bad\"],"
+	    " \"transitions\": [{\"from\": \"ok\", \"to\": \"bad\", \"on\": {\"commands\": 5}}],"
+	    " \"rules\": [{\"id\": \"r\", \"states\": [\"bad\"], \"match\": {\"lun\": 2, \"class\":"
+	    "   [\"read\"], \"lba\": {\"first\": 10, \"last\": 20}, \"every\": 2, \"probability\": "
+	    "0.5},"
+	    "   \"action\": {\"sense\": \"MEDIUM_ERROR/UNRECOVERED_READ_ERROR\", \"info\": "
+	    "\"lba\"},"
+	    "   \"until\": \"written\"},"
+	    "   {\"action\": {\"sense\": {\"key\": \"DATA_PROTECT\", \"asc\": \"0x27\", \"ascq\": "
+	    "7}}},"
+	    "   {\"action\": {\"delay_ms\": {\"dist\": \"lognormal\", \"median\": 2, \"p99\": "
+	    "50}}}],"
+	    " \"tmf\": {\"lun_reset\": [{\"states\": [\"bad\"], \"respond\": \"never\"},"
+	    "   {\"then\": {\"ua\": null, \"state\": \"ok\", \"disarm\": [\"r\"]}}]},"
+	    " \"check\": {\"paths\": [\"iscsi\"], \"workload\": [{\"op\": \"read\", \"lba\": 0}]}}";
 	struct fl_diags d = {0};
 	struct fl_scenario *sc = NULL;
 	struct fl_lun_config cfg;
@@ -383,7 +424,8 @@ static void test_defaults(void)
 	struct fl_lun_config cfg;
 	uint16_t id;
 
-	CU_ASSERT_EQUAL_FATAL(fl_scenario_load_string("m.json", "{\"faultlun\": 1}", 0, &sc, &d), 0);
+	CU_ASSERT_EQUAL_FATAL(fl_scenario_load_string("m.json", "{\"faultlun\": 1}", 0, &sc, &d),
+			      0);
 	CU_ASSERT_EQUAL(fl_scenario_lun_count(sc), 1);
 	fl_scenario_lun(sc, 0, &id, &cfg);
 	CU_ASSERT_EQUAL(id, 0);
@@ -431,20 +473,21 @@ static void test_sense_names(void)
 	/* every name is unique */
 	for (size_t i = 0; i < sense_asc_count; i++)
 		for (size_t j = 0; j < i; j++)
-			CU_ASSERT_NOT_EQUAL(strcmp(sense_asc_names[i].name, sense_asc_names[j].name), 0);
+			CU_ASSERT_NOT_EQUAL(
+			    strcmp(sense_asc_names[i].name, sense_asc_names[j].name), 0);
 }
 
 static CU_TestInfo scenario_tests[] = {
-	{"test_every_error_message", test_every_error_message},
-	{"test_all_errors_reported", test_all_errors_reported},
-	{"test_good_scenario_values", test_good_scenario_values},
-	{"test_defaults", test_defaults},
-	{"test_files", test_files},
-	{"test_sense_names", test_sense_names},
-	CU_TEST_INFO_NULL,
+    {"test_every_error_message", test_every_error_message},
+    {"test_all_errors_reported", test_all_errors_reported},
+    {"test_good_scenario_values", test_good_scenario_values},
+    {"test_defaults", test_defaults},
+    {"test_files", test_files},
+    {"test_sense_names", test_sense_names},
+    CU_TEST_INFO_NULL,
 };
 
 CU_SuiteInfo fl_suites[] = {
-	{"scenario", NULL, NULL, NULL, NULL, scenario_tests},
-	CU_SUITE_INFO_NULL,
+    {"scenario", NULL, NULL, NULL, NULL, scenario_tests},
+    CU_SUITE_INFO_NULL,
 };

@@ -31,8 +31,12 @@ static struct ttmf *do_tmf(struct fl_engine *e, enum fl_tmf_fn fn, uint16_t lun,
 {
 	struct ttmf *t = calloc(1, sizeof(*t));
 
-	t->tmf = (struct fl_tmf){.fn = fn, .lun_id = lun, .nexus_id = nexus, .ref_tag = ref_tag,
-				 .task_exists = exists, .done = ttmf_done};
+	t->tmf = (struct fl_tmf){.fn = fn,
+				 .lun_id = lun,
+				 .nexus_id = nexus,
+				 .ref_tag = ref_tag,
+				 .task_exists = exists,
+				 .done = ttmf_done};
 	fl_engine_tmf(e, &t->tmf);
 	return t;
 }
@@ -46,16 +50,16 @@ static bool tmf_wait(struct ttmf *t, int ms)
 }
 
 static const char *const holds_scenario =
-	"{\"faultlun\": 1, \"frontends\": [\"iscsi\"], \"luns\": [{\"size\": \"1MiB\"}, {\"lun\": 1,"
-	" \"size\": \"1MiB\"}], \"rules\": ["
-	" {\"id\": \"ha\", \"match\": {\"class\": \"read\", \"lba\": {\"first\": 0, \"last\": 9}},"
-	"  \"action\": {\"hold\": \"until_abort\"}},"
-	" {\"id\": \"hr\", \"match\": {\"class\": \"read\", \"lba\": {\"first\": 10, \"last\": 19}},"
-	"  \"action\": {\"hold\": \"until_reset\"}},"
-	" {\"id\": \"hf\", \"match\": {\"class\": \"read\", \"lba\": {\"first\": 20, \"last\": 29}},"
-	"  \"action\": {\"hold\": \"forever\"}},"
-	" {\"id\": \"dl\", \"match\": {\"class\": \"read\", \"lba\": {\"first\": 30, \"last\": 39}},"
-	"  \"action\": {\"delay_ms\": 60000}}]}";
+    "{\"faultlun\": 1, \"frontends\": [\"iscsi\"], \"luns\": [{\"size\": \"1MiB\"}, {\"lun\": 1,"
+    " \"size\": \"1MiB\"}], \"rules\": ["
+    " {\"id\": \"ha\", \"match\": {\"class\": \"read\", \"lba\": {\"first\": 0, \"last\": 9}},"
+    "  \"action\": {\"hold\": \"until_abort\"}},"
+    " {\"id\": \"hr\", \"match\": {\"class\": \"read\", \"lba\": {\"first\": 10, \"last\": 19}},"
+    "  \"action\": {\"hold\": \"until_reset\"}},"
+    " {\"id\": \"hf\", \"match\": {\"class\": \"read\", \"lba\": {\"first\": 20, \"last\": 29}},"
+    "  \"action\": {\"hold\": \"forever\"}},"
+    " {\"id\": \"dl\", \"match\": {\"class\": \"read\", \"lba\": {\"first\": 30, \"last\": 39}},"
+    "  \"action\": {\"delay_ms\": 60000}}]}";
 
 /* ABORT TASK releases the named held task (as aborted, no response), nothing else. */
 static void test_abort_task(void)
@@ -148,17 +152,20 @@ static void test_lun_reset_completes(void)
 static void test_lun_reset_behaviours(void)
 {
 	struct fl_engine *e = mk_engine(
-		"{\"faultlun\": 1, \"frontends\": [\"iscsi\"], \"luns\": [{\"size\": \"1MiB\"}],"
-		" \"states\": [\"hung\", \"slow\", \"grumpy\", \"healed\"],"
-		" \"transitions\": [{\"from\": \"hung\", \"to\": \"slow\", \"on\": {\"tmf\": \"lun_reset\"}}],"
-		" \"rules\": [{\"id\": \"h\", \"states\": [\"hung\", \"slow\"], \"match\": {\"class\": \"read\"},"
-		"  \"action\": {\"hold\": \"until_reset\"}}],"
-		" \"tmf\": {\"lun_reset\": [{\"states\": [\"hung\"], \"respond\": \"never\"},"
-		"  {\"states\": [\"slow\"], \"delay_ms\": 40, \"then\": {\"state\": \"grumpy\", \"disarm\": [\"h\"]}},"
-		"  {\"states\": [\"grumpy\"], \"respond\": \"rejected\"}],"
-		"  \"abort_task\": {\"respond\": \"not_supported\"},"
-		"  \"target_warm_reset\": {\"then\": {\"ua\": null, \"state\": \"healed\"}}}}",
-		1, NULL);
+	    "{\"faultlun\": 1, \"frontends\": [\"iscsi\"], \"luns\": [{\"size\": \"1MiB\"}],"
+	    " \"states\": [\"hung\", \"slow\", \"grumpy\", \"healed\"],"
+	    " \"transitions\": [{\"from\": \"hung\", \"to\": \"slow\", \"on\": {\"tmf\": "
+	    "\"lun_reset\"}}],"
+	    " \"rules\": [{\"id\": \"h\", \"states\": [\"hung\", \"slow\"], \"match\": {\"class\": "
+	    "\"read\"},"
+	    "  \"action\": {\"hold\": \"until_reset\"}}],"
+	    " \"tmf\": {\"lun_reset\": [{\"states\": [\"hung\"], \"respond\": \"never\"},"
+	    "  {\"states\": [\"slow\"], \"delay_ms\": 40, \"then\": {\"state\": \"grumpy\", "
+	    "\"disarm\": [\"h\"]}},"
+	    "  {\"states\": [\"grumpy\"], \"respond\": \"rejected\"}],"
+	    "  \"abort_task\": {\"respond\": \"not_supported\"},"
+	    "  \"target_warm_reset\": {\"then\": {\"ua\": null, \"state\": \"healed\"}}}}",
+	    1, NULL);
 	struct tcmd *c = calloc(1, sizeof(*c)), *c2 = calloc(1, sizeof(*c2));
 	struct ttmf *t;
 	uint64_t t0;
@@ -209,10 +216,10 @@ static void test_lun_reset_behaviours(void)
 /* The delay of a TMF answer is honoured (and a pending one is answered NONE at destroy). */
 static void test_tmf_delay(void)
 {
-	struct fl_engine *e = mk_engine(
-		"{\"faultlun\": 1, \"frontends\": [\"iscsi\"], \"tmf\": {\"lun_reset\": {\"delay_ms\": 30},"
-		" \"clear_task_set\": {\"delay_ms\": 60000}}}",
-		1, NULL);
+	struct fl_engine *e = mk_engine("{\"faultlun\": 1, \"frontends\": [\"iscsi\"], \"tmf\": "
+					"{\"lun_reset\": {\"delay_ms\": 30},"
+					" \"clear_task_set\": {\"delay_ms\": 60000}}}",
+					1, NULL);
 	struct ttmf *t, *t2;
 	uint64_t t0 = mono_ns();
 
@@ -234,11 +241,12 @@ static void test_tmf_delay(void)
 static void test_conn_events(void)
 {
 	struct fl_engine *e = mk_engine(
-		"{\"faultlun\": 1, \"frontends\": [\"iscsi\"], \"states\": [\"out\", \"in\"],"
-		" \"transitions\": [{\"from\": \"out\", \"to\": \"in\", \"on\": {\"login\": true}},"
-		"  {\"from\": \"in\", \"to\": \"out\", \"on\": {\"logout\": true}}],"
-		" \"rules\": [{\"match\": {\"class\": \"read\"}, \"action\": {\"hold\": \"forever\"}}]}",
-		1, NULL);
+	    "{\"faultlun\": 1, \"frontends\": [\"iscsi\"], \"states\": [\"out\", \"in\"],"
+	    " \"transitions\": [{\"from\": \"out\", \"to\": \"in\", \"on\": {\"login\": true}},"
+	    "  {\"from\": \"in\", \"to\": \"out\", \"on\": {\"logout\": true}}],"
+	    " \"rules\": [{\"match\": {\"class\": \"read\"}, \"action\": {\"hold\": "
+	    "\"forever\"}}]}",
+	    1, NULL);
 	struct tcmd *a = calloc(1, sizeof(*a)), *b = calloc(1, sizeof(*b));
 
 	CU_ASSERT_PTR_NOT_NULL_FATAL(e);
@@ -261,17 +269,20 @@ static void test_conn_events(void)
 static void test_transport_verdicts(void)
 {
 	struct fl_engine *e = mk_engine(
-		"{\"faultlun\": 1, \"frontends\": [\"iscsi\"], \"states\": [\"ok\", \"dying\"],"
-		" \"transitions\": [{\"to\": \"dying\", \"on\": {\"commands\": 1}}],"
-		" \"transport\": {\"rules\": ["
-		"  {\"id\": \"nop\", \"match\": {\"pdu\": \"nop_out\", \"every\": 2}, \"action\": \"drop\"},"
-		"  {\"id\": \"slow\", \"match\": {\"pdu\": \"scsi_response\", \"class\": \"read\"},"
-		"   \"action\": {\"delay_ms\": 1.5}},"
-		"  {\"id\": \"bye\", \"states\": [\"dying\"], \"match\": {\"pdu\": \"scsi_command\"},"
-		"   \"action\": \"close\"}],"
-		"  \"session\": {\"nop_in_interval_ms\": 1000, \"states\": {\"dying\": {\"ignore_nop_out\": true,"
-		"   \"stall_max_cmd_sn\": true, \"request_logout\": {\"after_ms\": 0, \"wait_s\": 3}}}}}}",
-		1, NULL);
+	    "{\"faultlun\": 1, \"frontends\": [\"iscsi\"], \"states\": [\"ok\", \"dying\"],"
+	    " \"transitions\": [{\"to\": \"dying\", \"on\": {\"commands\": 1}}],"
+	    " \"transport\": {\"rules\": ["
+	    "  {\"id\": \"nop\", \"match\": {\"pdu\": \"nop_out\", \"every\": 2}, \"action\": "
+	    "\"drop\"},"
+	    "  {\"id\": \"slow\", \"match\": {\"pdu\": \"scsi_response\", \"class\": \"read\"},"
+	    "   \"action\": {\"delay_ms\": 1.5}},"
+	    "  {\"id\": \"bye\", \"states\": [\"dying\"], \"match\": {\"pdu\": \"scsi_command\"},"
+	    "   \"action\": \"close\"}],"
+	    "  \"session\": {\"nop_in_interval_ms\": 1000, \"states\": {\"dying\": "
+	    "{\"ignore_nop_out\": true,"
+	    "   \"stall_max_cmd_sn\": true, \"request_logout\": {\"after_ms\": 0, \"wait_s\": "
+	    "3}}}}}}",
+	    1, NULL);
 	struct fl_pdu_info pdu = {.kind = FL_PDU_NOP_OUT, .nexus_id = 1};
 	struct fl_xport_verdict v;
 	struct fl_xport_state xs;
@@ -325,9 +336,9 @@ static void on_notify(void *ctx)
 static void test_xport_notify(void)
 {
 	struct fl_engine *e = mk_engine(
-		"{\"faultlun\": 1, \"frontends\": [\"iscsi\"], \"states\": [\"a\", \"b\"],"
-		" \"transitions\": [{\"from\": \"a\", \"to\": \"b\", \"on\": {\"after_ms\": 20}}]}",
-		1, NULL);
+	    "{\"faultlun\": 1, \"frontends\": [\"iscsi\"], \"states\": [\"a\", \"b\"],"
+	    " \"transitions\": [{\"from\": \"a\", \"to\": \"b\", \"on\": {\"after_ms\": 20}}]}",
+	    1, NULL);
 
 	CU_ASSERT_PTR_NOT_NULL_FATAL(e);
 	atomic_store(&notified, 0);
@@ -342,11 +353,12 @@ static void test_xport_notify(void)
 /* clear_faults disarms every rule; a TMF for a LUN that does not exist says so. */
 static void test_clear_faults(void)
 {
-	struct fl_engine *e = mk_engine(
-		"{\"faultlun\": 1, \"frontends\": [\"iscsi\"], \"rules\": [{\"match\": {\"class\": \"tur\"},"
-		" \"action\": {\"status\": \"busy\"}}], \"tmf\": {\"lun_reset\": {\"then\": {\"ua\": null,"
-		" \"clear_faults\": true}}}}",
-		1, NULL);
+	struct fl_engine *e = mk_engine("{\"faultlun\": 1, \"frontends\": [\"iscsi\"], \"rules\": "
+					"[{\"match\": {\"class\": \"tur\"},"
+					" \"action\": {\"status\": \"busy\"}}], \"tmf\": "
+					"{\"lun_reset\": {\"then\": {\"ua\": null,"
+					" \"clear_faults\": true}}}}",
+					1, NULL);
 	struct tcmd *c = calloc(1, sizeof(*c));
 	struct ttmf *t;
 
@@ -369,18 +381,18 @@ static void test_clear_faults(void)
 }
 
 static CU_TestInfo tmf_tests[] = {
-	{"test_abort_task", test_abort_task},
-	{"test_lun_reset_completes", test_lun_reset_completes},
-	{"test_lun_reset_behaviours", test_lun_reset_behaviours},
-	{"test_tmf_delay", test_tmf_delay},
-	{"test_conn_events", test_conn_events},
-	{"test_transport_verdicts", test_transport_verdicts},
-	{"test_xport_notify", test_xport_notify},
-	{"test_clear_faults", test_clear_faults},
-	CU_TEST_INFO_NULL,
+    {"test_abort_task", test_abort_task},
+    {"test_lun_reset_completes", test_lun_reset_completes},
+    {"test_lun_reset_behaviours", test_lun_reset_behaviours},
+    {"test_tmf_delay", test_tmf_delay},
+    {"test_conn_events", test_conn_events},
+    {"test_transport_verdicts", test_transport_verdicts},
+    {"test_xport_notify", test_xport_notify},
+    {"test_clear_faults", test_clear_faults},
+    CU_TEST_INFO_NULL,
 };
 
 CU_SuiteInfo fl_suites[] = {
-	{"tmf", NULL, NULL, NULL, NULL, tmf_tests},
-	CU_SUITE_INFO_NULL,
+    {"tmf", NULL, NULL, NULL, NULL, tmf_tests},
+    CU_SUITE_INFO_NULL,
 };
