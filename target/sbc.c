@@ -65,8 +65,8 @@ static enum sense_reason xfer_limit(struct exec_ctx *x, uint64_t nblk)
 }
 
 /*
- * Checks that the data-out buffer carries `bytes`. Less is refused with
- * 24/00 on the transfer length (as LIO does for write underflow); more is
+ * Checks that the data-out buffer carries `bytes` (data to compare with:
+ * VERIFY). Less is refused with 24/00 on the transfer length; more is
  * accepted and the excess ignored (negative residual).
  */
 static enum sense_reason need_data_out(struct exec_ctx *x, uint64_t bytes)
@@ -77,6 +77,23 @@ static enum sense_reason need_data_out(struct exec_ctx *x, uint64_t bytes)
 		return exec_invalid_field(x, SENSE_INVALID_FIELD_IN_CDB, len_field(x), -1);
 	cmd->residual = (int64_t)bytes - (int64_t)cmd->data_out_len;
 	return SENSE_OK;
+}
+
+/*
+ * Whole blocks of the n a WRITE asks for that the data-out buffer carries.
+ * When the transport delivered less (iSCSI EDTL below the SCSI transfer
+ * length) only what arrived is written and the residual says how much is
+ * missing, as libiscsi's residual tests expect of a target; more is ignored
+ * (negative residual).
+ */
+static uint64_t covered_blocks(struct exec_ctx *x, uint64_t n)
+{
+	struct fl_cmd *cmd = x->cmd;
+	uint64_t have = cmd->data_out ? cmd->data_out_len : 0;
+
+	cmd->residual = (int64_t)(n << x->lun->block_shift) - (int64_t)have;
+	have >>= x->lun->block_shift;
+	return have < n ? have : n;
 }
 
 /* Raises UA 38/07 once when mapped blocks reach the soft threshold. */
@@ -215,11 +232,10 @@ enum sense_reason sbc_write(struct exec_ctx *x)
 	r = no_protect(x);
 	if (r == SENSE_OK)
 		r = xfer_limit(x, x->nblk);
-	if (r == SENSE_OK)
-		r = need_data_out(x, x->nblk << x->lun->block_shift);
 	if (r != SENSE_OK)
 		return r;
-	return sbc_write_blocks(x, x->lba, x->nblk, x->cmd->data_out, fua_bit(x));
+	return sbc_write_blocks(x, x->lba, covered_blocks(x, x->nblk), x->cmd->data_out,
+				fua_bit(x));
 }
 
 /* WRITE AND VERIFY (10, 16): the medium verification cannot fail here. */
@@ -230,12 +246,10 @@ enum sense_reason sbc_write_verify(struct exec_ctx *x)
 	r = no_protect(x);
 	if (r == SENSE_OK)
 		r = xfer_limit(x, x->nblk);
-	if (r == SENSE_OK)
-		r = need_data_out(x, x->nblk << x->lun->block_shift);
 	if (r != SENSE_OK)
 		return r;
 	/* SBC-3 r36 5.36: written data must be on the medium to be verified */
-	return sbc_write_blocks(x, x->lba, x->nblk, x->cmd->data_out, true);
+	return sbc_write_blocks(x, x->lba, covered_blocks(x, x->nblk), x->cmd->data_out, true);
 }
 
 /* Offset of the first byte where a and b differ, or -1. */

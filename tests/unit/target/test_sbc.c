@@ -76,9 +76,6 @@ static void run_table(const struct th_case *cases, size_t n)
 	X(test_write6_good, 6, 1024, 0, 0, 0, 0, 0, 0x0a, 0, BE16(5), 2, 0)                        \
 	X(test_write10_fua_dpo, 10, 512, 0, 0, 0, 0, 0, 0x2a, 0x18, BE32(3), 0, BE16(1), 0)        \
 	X(test_write10_wrprotect, 10, 512, 0, CC, IR, 0x24, 0, 0x2a, 0x40, BE32(0), 0, BE16(1), 0) \
-	X(test_write10_short_data_out, 10, 512, 0, CC, IR, 0x24, 0, 0x2a, 0, BE32(0), 0, BE16(2),  \
-	  0)                                                                                       \
-	X(test_write10_no_data_out, 10, 0, 0, CC, IR, 0x24, 0, 0x2a, 0, BE32(0), 0, BE16(1), 0)    \
 	X(test_write10_zero_blocks, 10, 0, 0, 0, 0, 0, 0, 0x2a, 0, BE32(0), 0, BE16(0), 0)         \
 	X(test_write10_extra_data_out, 10, 4096, 0, 0, 0, 0, 0, 0x2a, 0, BE32(0), 0, BE16(1), 0)   \
 	X(test_write_verify10_good, 10, 512, 0, 0, 0, 0, 0, 0x2e, 0, BE32(7), 0, BE16(1), 0)       \
@@ -255,7 +252,7 @@ static void test_invalid_field_pointer(void)
 		CU_ASSERT_EQUAL(s.descriptor, d_sense);
 		CU_ASSERT(s.asc == 0x24 && s.sks_valid && s.sks_cd && s.sks_field == 1 &&
 			  s.sks_bit == 7);
-		th_cdb16(cdb, 0x8a, 0, 0, 2);
+		th_cdb16(cdb, 0x8f, 0x02, 0, 2); /* VERIFY(16) BYTCHK=1, one block of data */
 		res = run(lun, cdb, 16, w, 512, NULL, 0);
 		th_parse_sense(res.sense, res.sense_len, &s);
 		CU_ASSERT(s.asc == 0x24 && s.sks_valid && s.sks_field == 10 && s.sks_bit == -1);
@@ -266,6 +263,43 @@ static void test_invalid_field_pointer(void)
 		CU_ASSERT(s.asc == 0x24 && s.sks_field == 9 && s.sks_bit == 2);
 		fl_lun_destroy(lun);
 	}
+}
+
+/* Data-out shorter or longer than the transfer length: whole blocks that came are written. */
+static void test_write_data_out_mismatch(void)
+{
+	struct fl_lun *lun = th_lun(NULL);
+	uint8_t a[2 * 512], b[2 * 512], r[2 * 512], cdb[10];
+	struct fl_cmd res;
+
+	th_clear_ua(lun, 1);
+	memset(a, 'a', sizeof(a));
+	memset(b, 'b', sizeof(b));
+	CU_ASSERT_EQUAL(th_write(lun, 1, 0, 2, a), FL_STATUS_GOOD);
+	th_cdb10(cdb, 0x2a, 0, 0, 2);
+	res = run(lun, cdb, 10, b, 512, NULL, 0);
+	TH_EXPECT_GOOD(&res, "WRITE(10) of 2 blocks with 1 block of data");
+	CU_ASSERT_EQUAL(res.residual, 512);
+	CU_ASSERT_EQUAL(th_read(lun, 1, 0, 2, r), FL_STATUS_GOOD);
+	CU_ASSERT(r[0] == 'b' && r[511] == 'b' && r[512] == 'a' && r[1023] == 'a');
+	res = run(lun, cdb, 10, NULL, 0, NULL, 0);
+	TH_EXPECT_GOOD(&res, "WRITE(10) of 2 blocks without data");
+	CU_ASSERT_EQUAL(res.residual, 1024);
+	res = run(lun, cdb, 10, b, 200, NULL, 0);
+	TH_EXPECT_GOOD(&res, "WRITE(10) of 2 blocks with 200 bytes");
+	CU_ASSERT_EQUAL(res.residual, 1024 - 200);
+	CU_ASSERT_EQUAL(th_read(lun, 1, 0, 2, r), FL_STATUS_GOOD);
+	CU_ASSERT(r[0] == 'b' && r[512] == 'a'); /* a partial block is not written */
+	memset(b, 'c', sizeof(b));
+	th_cdb10(cdb, 0x2e, 0, 1, 1); /* WRITE AND VERIFY(10), 1 block, 2 blocks of data */
+	res = run(lun, cdb, 10, b, 1024, NULL, 0);
+	TH_EXPECT_GOOD(&res, "WRITE AND VERIFY(10) with extra data");
+	CU_ASSERT_EQUAL(res.residual, -512);
+	CU_ASSERT_EQUAL(th_read(lun, 1, 0, 2, r), FL_STATUS_GOOD);
+	CU_ASSERT(r[0] == 'b' && r[512] == 'c');
+	CU_ASSERT_EQUAL(th_read(lun, 1, 2, 1, r), FL_STATUS_GOOD);
+	CU_ASSERT_EQUAL(r[0], 0); /* the extra block went nowhere */
+	fl_lun_destroy(lun);
 }
 
 /* FUA makes the data durable at once; a cached write stays dirty until sync. */
@@ -680,6 +714,7 @@ static CU_TestInfo sbc_tests[] = {
 	WRITE_CASES(CASE_INFO){"test_write_read_all_sizes", test_write_read_all_sizes},
     {"test_read10_short_buffer_residual", test_read10_short_buffer_residual},
     {"test_invalid_field_pointer", test_invalid_field_pointer},
+    {"test_write_data_out_mismatch", test_write_data_out_mismatch},
     {"test_write10_fua_is_durable", test_write10_fua_is_durable},
     {"test_write10_wce_off_is_durable", test_write10_wce_off_is_durable},
     {"test_verify_bytchk_compare", test_verify_bytchk_compare},
