@@ -496,7 +496,9 @@ int fl_lun_create(const struct fl_lun_config *cfg, struct fl_lun **out)
 	*out = lun;
 	return 0;
 fail:
-	fprintf(stderr, "faultlun: cannot create LUN: %s\n", strerror(-rc));
+	/* the store logged its own errors; what is left is out of memory */
+	if (rc == -ENOMEM)
+		fprintf(stderr, "faultlun: cannot create LUN: out of memory\n");
 	fl_lun_destroy(lun);
 	return rc;
 }
