@@ -117,6 +117,7 @@ static double batch(struct fl_engine *e, unsigned long cmds)
 	return (double)cmds / (now_s() - t0);
 }
 
+/* Runs the configurations interleaved and prints the table. */
 int main(int argc, char **argv)
 {
 	enum { NCONF = 4 };

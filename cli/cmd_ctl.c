@@ -148,6 +148,7 @@ static json_t *build_request(int argc, char **argv)
 	return NULL;
 }
 
+/* `faultlun ctl`: sends one request, prints the answer (or the trace stream). */
 int cmd_ctl(int argc, char **argv)
 {
 	json_t *req, *resp;

@@ -47,6 +47,7 @@ static int parse_frontends(const char *list, unsigned *mask)
 	return 0;
 }
 
+/* `faultlun lint`: checks each file, prints every problem. */
 int cmd_lint(int argc, char **argv)
 {
 	unsigned frontends = 0;

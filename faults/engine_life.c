@@ -204,6 +204,7 @@ void fl_engine_destroy(struct fl_engine *e)
 	free(e);
 }
 
+/* The target holding the engine's LUNs. */
 struct fl_target *fl_engine_target(struct fl_engine *e)
 {
 	return e->tgt;
@@ -292,6 +293,7 @@ size_t engine_release(struct fl_engine *e, bool all, uint64_t tag, int lun)
 	return n;
 }
 
+/* A consistent snapshot of the counters. */
 void fl_engine_get_counters(struct fl_engine *e, struct fl_engine_counters *c)
 {
 	pthread_mutex_lock(&e->lock);
@@ -299,6 +301,7 @@ void fl_engine_get_counters(struct fl_engine *e, struct fl_engine_counters *c)
 	pthread_mutex_unlock(&e->lock);
 }
 
+/* The current state's name (owned by the engine). */
 const char *fl_engine_state(struct fl_engine *e)
 {
 	const char *s;
@@ -309,11 +312,13 @@ const char *fl_engine_state(struct fl_engine *e)
 	return s;
 }
 
+/* The seed in use (the scenario's, the override, or a fresh one). */
 uint64_t fl_engine_seed(struct fl_engine *e)
 {
 	return e->seed;
 }
 
+/* Sets the function called when transport conditions may have changed. */
 void fl_engine_set_xport_notify(struct fl_engine *e, void (*fn)(void *ctx), void *ctx)
 {
 	pthread_mutex_lock(&e->lock);

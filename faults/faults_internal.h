@@ -6,9 +6,14 @@
  *   diag.c         fl_diags, and the position index of a JSON text (jpos_*)
  *   sense_names.c  SPC-4 sense key and ASC/ASCQ names (SPC-4 r37 4.5.6, Annex D)
  *   scenario.c     top level, LUNs, states, check: JSON -> struct fl_scenario
- *   scenario_rules.c  rules, actions, tmf, transport, transitions
+ *   scenario_values.c  value parsers and diagnostics at a JSON path
+ *   scenario_rules.c   rules and actions
+ *   scenario_tmf.c     tmf, transport, transitions
+ *   scenario_check.c   checks of meaning over the whole document
  *   lba_index.c    per-class interval index of rules (stabbing query)
- *   engine.c       engine life cycle, fl_engine_submit, actions, state machine
+ *   engine_program.c   a scenario compiled for an engine (rule index)
+ *   engine.c       fl_engine_submit, matching, actions, state machine, PRNG
+ *   engine_life.c  engine life cycle, replace, release, counters
  *   engine_tmf.c   task management, connection events, transport verdicts
  *   timer.c        the timer thread (CLOCK_MONOTONIC heap + condition variable)
  *   trace.c        JSON-lines trace and its subscribers
@@ -272,6 +277,9 @@ struct pctx {
 	json_t *root;
 };
 
+/* Builds BASE/KEY into the char array buf and yields buf. */
+#define SUBP(buf, base, key) (snprintf(buf, sizeof(buf), "%s/%s", base, key), buf)
+
 /* Reports a problem at path (its key when at_key). */
 void perr(struct pctx *c, const char *path, bool at_key, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
@@ -298,6 +306,14 @@ bool pascq(struct pctx *c, const char *path, json_t *v, uint8_t *asc, uint8_t *a
 bool palua(struct pctx *c, const char *path, json_t *v, enum fl_alua_state *out);
 char *xstrdup(const char *s);
 
+/* Copies a string value (at most max characters when max) into *out. */
+bool pstr(struct pctx *c, const char *path, json_t *v, size_t max, char **out);
+/* Parses nth / every / after / times / probability of a match object. */
+void parse_count(struct pctx *c, const char *path, json_t *m, struct sc_count *k);
+/* Parses an opcode or a list of opcodes into a 256-bit map. */
+bool parse_opcodes(struct pctx *c, const char *path, json_t *v, uint8_t map[32]);
+/* Parses a command class or a list of classes into a mask. */
+unsigned parse_classes(struct pctx *c, const char *path, json_t *v);
 void parse_rules(struct pctx *c, json_t *rules);
 void parse_tmf(struct pctx *c, json_t *tmf);
 void parse_transport(struct pctx *c, json_t *tr);

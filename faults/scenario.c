@@ -3,9 +3,10 @@
  * scenario.c - loading a scenario (docs/scenario-format.md, version 1):
  * JSON text -> validated, immutable struct fl_scenario.
  *
- * This file holds the value parsers shared by the whole loader, the top
- * level, the LUN personalities, the state list and the "check" section;
- * scenario_rules.c holds rules, task management, transport and transitions.
+ * This file holds the top level, the LUN personalities, the state list and
+ * the "check" section; scenario_values.c the value parsers, scenario_rules.c
+ * the rules, scenario_tmf.c task management, transport and transitions, and
+ * scenario_check.c the checks that need the whole document.
  * Every problem is reported (FILE:LINE:COL: message, quoting the bad value)
  * and loading goes on, so one run lists all of them; a scenario with any
  * problem is freed whole and never returned.
@@ -21,412 +22,6 @@
 #include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
-
-/* Reports a problem at path (its key when at_key). */
-void perr(struct pctx *c, const char *path, bool at_key, const char *fmt, ...)
-{
-	va_list ap;
-	char *msg = NULL;
-	int line, col;
-
-	va_start(ap, fmt);
-	if (vasprintf(&msg, fmt, ap) < 0)
-		msg = NULL;
-	va_end(ap);
-	jpos_find(&c->pos, path, at_key, &line, &col);
-	diag_add(c->d, c->file, line, col, "%s", msg ? msg : "out of memory");
-	free(msg);
-	c->nerr++;
-}
-
-/* Compact JSON of v, cut at ~60 characters, for quoting in messages. */
-const char *pquote(const json_t *v, char *buf, size_t size)
-{
-	char *s = v ? json_dumps(v, JSON_ENCODE_ANY | JSON_COMPACT) : NULL;
-
-	if (!s) {
-		snprintf(buf, size, "?");
-		return buf;
-	}
-	if (strlen(s) > 60)
-		snprintf(buf, size, "%.57s...", s);
-	else
-		snprintf(buf, size, "%s", s);
-	free(s);
-	return buf;
-}
-
-/* The last component of a path, for naming a key in a message. */
-static const char *pname(const char *path)
-{
-	const char *s = strrchr(path, '/');
-
-	return s ? s + 1 : path;
-}
-
-/* Reports every key of obj not in allowed (NULL-terminated); returns their count. */
-int pkeys(struct pctx *c, const char *path, json_t *obj, const char *what,
-	  const char *const *allowed)
-{
-	const char *key;
-	json_t *v;
-	int bad = 0;
-
-	json_object_foreach(obj, key, v)
-	{
-		size_t i;
-		char sub[512], list[512] = "";
-
-		for (i = 0; allowed[i]; i++)
-			if (!strcmp(allowed[i], key))
-				break;
-		if (allowed[i])
-			continue;
-		for (i = 0; allowed[i]; i++) {
-			if (i)
-				strncat(list, ", ", sizeof(list) - strlen(list) - 1);
-			strncat(list, allowed[i], sizeof(list) - strlen(list) - 1);
-		}
-		snprintf(sub, sizeof(sub), "%s/%s", path, key);
-		perr(c, sub, true, "unknown key \"%s\" in %s (expected one of: %s)", key, what,
-		     list);
-		bad++;
-	}
-	return bad;
-}
-
-/* Parses a non-negative integer: JSON integer or "0x.." / decimal string. */
-bool pnum(struct pctx *c, const char *path, json_t *v, uint64_t max, uint64_t *out)
-{
-	char q[80];
-	uint64_t n;
-
-	if (json_is_integer(v) && json_integer_value(v) >= 0) {
-		n = (uint64_t)json_integer_value(v);
-	} else if (json_is_string(v) && json_string_value(v)[0] && json_string_value(v)[0] != '-') {
-		const char *s = json_string_value(v);
-		char *end;
-
-		errno = 0;
-		n = strtoull(s, &end, 0);
-		if (errno || *end || end == s) {
-			perr(c, path, false, "\"%s\": expected a non-negative integer, got %s",
-			     pname(path), pquote(v, q, sizeof(q)));
-			return false;
-		}
-	} else {
-		perr(c, path, false, "\"%s\": expected a non-negative integer, got %s", pname(path),
-		     pquote(v, q, sizeof(q)));
-		return false;
-	}
-	if (n > max) {
-		perr(c, path, false, "\"%s\": %s is out of range (at most %" PRIu64 ")",
-		     pname(path), pquote(v, q, sizeof(q)), max);
-		return false;
-	}
-	*out = n;
-	return true;
-}
-
-/* Parses true / false. */
-bool pbool(struct pctx *c, const char *path, json_t *v, bool *out)
-{
-	char q[80];
-
-	if (!json_is_boolean(v)) {
-		perr(c, path, false, "\"%s\": expected true or false, got %s", pname(path),
-		     pquote(v, q, sizeof(q)));
-		return false;
-	}
-	*out = json_is_true(v);
-	return true;
-}
-
-/* Parses a number in [lo, hi]. */
-bool pdouble(struct pctx *c, const char *path, json_t *v, double lo, double hi, double *out)
-{
-	char q[80];
-
-	if (!json_is_number(v) || json_number_value(v) < lo || json_number_value(v) > hi) {
-		perr(c, path, false, "\"%s\": expected a number from %g to %g, got %s", pname(path),
-		     lo, hi, pquote(v, q, sizeof(q)));
-		return false;
-	}
-	*out = json_number_value(v);
-	return true;
-}
-
-/* Parses a size: bytes, or a string with B/KiB/MiB/GiB/TiB/KB/MB/GB/TB/blocks. */
-bool psize(struct pctx *c, const char *path, json_t *v, uint64_t *out, bool *in_blocks)
-{
-	static const struct {
-		const char *unit;
-		uint64_t mul;
-	} units[] = {
-	    {"", 1},
-	    {"B", 1},
-	    {"KiB", 1ull << 10},
-	    {"MiB", 1ull << 20},
-	    {"GiB", 1ull << 30},
-	    {"TiB", 1ull << 40},
-	    {"KB", 1000},
-	    {"MB", 1000000},
-	    {"GB", 1000000000},
-	    {"TB", 1000000000000ull},
-	    {"blocks", 0},
-	};
-	char q[80];
-
-	*in_blocks = false;
-	if (json_is_integer(v) && json_integer_value(v) >= 0) {
-		*out = (uint64_t)json_integer_value(v);
-		return true;
-	}
-	if (json_is_string(v)) {
-		const char *s = json_string_value(v);
-		char *end;
-		uint64_t n;
-
-		errno = 0;
-		n = strtoull(s, &end, 10);
-		if (!errno && end != s && s[0] != '-') {
-			while (*end == ' ')
-				end++;
-			for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
-				if (strcmp(end, units[i].unit))
-					continue;
-				if (!units[i].mul) {
-					*in_blocks = true;
-					*out = n;
-					return true;
-				}
-				if (n > UINT64_MAX / units[i].mul)
-					break;
-				*out = n * units[i].mul;
-				return true;
-			}
-		}
-	}
-	perr(c, path, false,
-	     "\"%s\": invalid size %s (expected bytes, or a string such as \"64MiB\", "
-	     "\"1GiB\", \"4096\" or \"8blocks\")",
-	     pname(path), pquote(v, q, sizeof(q)));
-	return false;
-}
-
-/* Parses a state name (reports unknown names); returns the index or -1. */
-int pstate(struct pctx *c, const char *path, json_t *v)
-{
-	char q[80];
-
-	if (json_is_string(v)) {
-		for (size_t i = 0; i < c->sc->nstates; i++)
-			if (!strcmp(c->sc->states[i], json_string_value(v)))
-				return (int)i;
-		perr(c, path, false, "unknown state %s (not in \"states\")",
-		     pquote(v, q, sizeof(q)));
-		return -1;
-	}
-	perr(c, path, false, "\"%s\": expected a state name, got %s", pname(path),
-	     pquote(v, q, sizeof(q)));
-	return -1;
-}
-
-/* Parses "states": a list of state names -> mask (0 when absent or bad). */
-uint64_t pstates(struct pctx *c, const char *path, json_t *v)
-{
-	uint64_t mask = 0;
-	size_t i;
-	json_t *e;
-	char q[80];
-
-	if (!json_is_array(v) || json_array_size(v) == 0) {
-		perr(c, path, false, "\"states\": expected a non-empty list of state names, got %s",
-		     pquote(v, q, sizeof(q)));
-		return 0;
-	}
-	json_array_foreach(v, i, e)
-	{
-		char sub[512];
-		int s;
-
-		snprintf(sub, sizeof(sub), "%s/%zu", path, i);
-		s = pstate(c, sub, e);
-		if (s >= 0)
-			mask |= 1ull << s;
-	}
-	return mask;
-}
-
-/* Parses a hex byte ("0A" or "0x0A"), or a decimal/0x integer. */
-static bool hexbyte(const char *s, uint8_t *out)
-{
-	char *end;
-	unsigned long n;
-
-	if (!*s)
-		return false;
-	errno = 0;
-	n = strtoul(s, &end, 16);
-	if (errno || *end || n > 0xff)
-		return false;
-	*out = (uint8_t)n;
-	return true;
-}
-
-/* Parses "AA/QQ" (hex) or an ASC/ASCQ name. */
-bool pascq(struct pctx *c, const char *path, json_t *v, uint8_t *asc, uint8_t *ascq)
-{
-	char q[80], buf[64], *slash;
-
-	if (!json_is_string(v)) {
-		perr(c, path, false, "\"%s\": expected \"AA/QQ\" (hex) or an ASC/ASCQ name, got %s",
-		     pname(path), pquote(v, q, sizeof(q)));
-		return false;
-	}
-	if (!sense_asc_by_name(json_string_value(v), asc, ascq))
-		return true;
-	snprintf(buf, sizeof(buf), "%s", json_string_value(v));
-	slash = strchr(buf, '/');
-	if (slash) {
-		*slash = 0;
-		if (hexbyte(buf, asc) && hexbyte(slash + 1, ascq))
-			return true;
-	}
-	perr(c, path, false,
-	     "unknown additional sense code %s (expected \"AA/QQ\" in hex or a name from "
-	     "`faultlun lint --sense-names`)",
-	     pquote(v, q, sizeof(q)));
-	return false;
-}
-
-/* Parses a sense "KEY/ASC_NAME", "KEY/0xAA/0xQQ" or {key, asc, ascq}. */
-bool psense(struct pctx *c, const char *path, json_t *v, uint8_t *key, uint8_t *asc, uint8_t *ascq)
-{
-	char q[80], buf[128], *rest, *p2;
-
-	if (json_is_object(v)) {
-		static const char *const keys[] = {"key", "asc", "ascq", NULL};
-		json_t *k = json_object_get(v, "key"), *a = json_object_get(v, "asc"),
-		       *aq = json_object_get(v, "ascq");
-		uint64_t n;
-		bool ok = !pkeys(c, path, v, "sense", keys);
-		char sub[512];
-
-		if (!k || !a) {
-			perr(c, path, false, "sense object needs \"key\" and \"asc\", got %s",
-			     pquote(v, q, sizeof(q)));
-			return false;
-		}
-		snprintf(sub, sizeof(sub), "%s/key", path);
-		if (json_is_string(k) && !sense_key_by_name(json_string_value(k), key))
-			;
-		else if (pnum(c, sub, k, 0xf, &n))
-			*key = (uint8_t)n;
-		else
-			ok = false;
-		snprintf(sub, sizeof(sub), "%s/asc", path);
-		if (pnum(c, sub, a, 0xff, &n))
-			*asc = (uint8_t)n;
-		else
-			ok = false;
-		*ascq = 0;
-		snprintf(sub, sizeof(sub), "%s/ascq", path);
-		if (aq && pnum(c, sub, aq, 0xff, &n))
-			*ascq = (uint8_t)n;
-		else if (aq)
-			ok = false;
-		return ok;
-	}
-	if (!json_is_string(v)) {
-		perr(c, path, false,
-		     "\"%s\": expected \"KEY/ASC_NAME\", \"KEY/0xAA/0xQQ\" or {key, asc, ascq}, "
-		     "got %s",
-		     pname(path), pquote(v, q, sizeof(q)));
-		return false;
-	}
-	snprintf(buf, sizeof(buf), "%s", json_string_value(v));
-	rest = strchr(buf, '/');
-	if (!rest) {
-		perr(c, path, false, "sense %s: expected \"KEY/ASC_NAME\" or \"KEY/0xAA/0xQQ\"",
-		     pquote(v, q, sizeof(q)));
-		return false;
-	}
-	*rest++ = 0;
-	if (sense_key_by_name(buf, key)) {
-		perr(c, path, false,
-		     "unknown sense key \"%s\" in %s (see `faultlun lint "
-		     "--sense-names`)",
-		     buf, pquote(v, q, sizeof(q)));
-		return false;
-	}
-	p2 = strchr(rest, '/');
-	if (p2) {
-		*p2++ = 0;
-		if (hexbyte(rest, asc) && hexbyte(p2, ascq))
-			return true;
-		perr(c, path, false, "invalid ASC/ASCQ numbers in sense %s (expected hex bytes)",
-		     pquote(v, q, sizeof(q)));
-		return false;
-	}
-	if (sense_asc_by_name(rest, asc, ascq)) {
-		perr(c, path, false,
-		     "unknown sense name \"%s\" in %s (see `faultlun lint "
-		     "--sense-names`)",
-		     rest, pquote(v, q, sizeof(q)));
-		return false;
-	}
-	return true;
-}
-
-/* Copies a string value of at most max characters into *out. */
-static bool pstr(struct pctx *c, const char *path, json_t *v, size_t max, char **out)
-{
-	char q[80];
-
-	if (!json_is_string(v) || (max && strlen(json_string_value(v)) > max)) {
-		if (max)
-			perr(c, path, false,
-			     "\"%s\": expected a string of at most %zu characters, "
-			     "got %s",
-			     pname(path), max, pquote(v, q, sizeof(q)));
-		else
-			perr(c, path, false, "\"%s\": expected a string, got %s", pname(path),
-			     pquote(v, q, sizeof(q)));
-		return false;
-	}
-	free(*out);
-	*out = xstrdup(json_string_value(v));
-	return true;
-}
-
-static const char *const alua_names[] = {
-    [FL_ALUA_ACTIVE_OPTIMIZED] = "active_optimized",
-    [FL_ALUA_ACTIVE_NON_OPTIMIZED] = "active_non_optimized",
-    [FL_ALUA_STANDBY] = "standby",
-    [FL_ALUA_UNAVAILABLE] = "unavailable",
-    [FL_ALUA_LBA_DEPENDENT] = "lba_dependent",
-    [FL_ALUA_OFFLINE] = "offline",
-    [FL_ALUA_TRANSITIONING] = "transitioning",
-};
-
-/* Parses an ALUA state name. */
-bool palua(struct pctx *c, const char *path, json_t *v, enum fl_alua_state *out)
-{
-	char q[80];
-
-	if (json_is_string(v))
-		for (size_t i = 0; i < sizeof(alua_names) / sizeof(alua_names[0]); i++)
-			if (alua_names[i] && !strcmp(alua_names[i], json_string_value(v))) {
-				*out = (enum fl_alua_state)i;
-				return true;
-			}
-	perr(c, path, false,
-	     "unknown ALUA state %s (expected active_optimized, active_non_optimized, "
-	     "standby, unavailable, lba_dependent, offline or transitioning)",
-	     pquote(v, q, sizeof(q)));
-	return false;
-}
 
 /* Parses lun.thin. */
 static void parse_thin(struct pctx *c, const char *path, json_t *v, struct sc_lun *l)
@@ -1131,26 +726,31 @@ void fl_scenario_free(struct fl_scenario *sc)
 	free(sc);
 }
 
+/* The scenario's name, or its file name. */
 const char *fl_scenario_name(const struct fl_scenario *sc)
 {
 	return sc->name ? sc->name : sc->file;
 }
 
+/* The description, or NULL. */
 const char *fl_scenario_description(const struct fl_scenario *sc)
 {
 	return sc->description;
 }
 
+/* The front ends the scenario names (enum fl_frontend mask). */
 unsigned fl_scenario_frontends(const struct fl_scenario *sc)
 {
 	return sc->frontends;
 }
 
+/* The target name, or NULL for the front end's default. */
 const char *fl_scenario_target_iqn(const struct fl_scenario *sc)
 {
 	return sc->iqn;
 }
 
+/* How many LUNs the scenario defines. */
 unsigned fl_scenario_lun_count(const struct fl_scenario *sc)
 {
 	return (unsigned)sc->nluns;
@@ -1175,6 +775,7 @@ int fl_scenario_lun(const struct fl_scenario *sc, unsigned i, uint16_t *lun_id,
 	return 0;
 }
 
+/* The "check" section as compact JSON, or NULL. */
 const char *fl_scenario_check_json(const struct fl_scenario *sc)
 {
 	return sc->check_json;
