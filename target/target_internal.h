@@ -121,7 +121,7 @@ typedef enum sense_reason (*exec_fn)(struct exec_ctx *x);
  */
 #define SBC_DEFAULT_MAX_XFER_BYTES (32u << 20) /* 65536 blocks of 512 bytes */
 #define SBC_MAX_CAW_BLOCKS 255u		       /* MAXIMUM COMPARE AND WRITE LENGTH */
-#define SBC_MAX_UNMAP_LBA_COUNT 0x400000u      /* MAXIMUM UNMAP LBA COUNT */
+#define SBC_MAX_UNMAP_LBA_COUNT 0x100000u      /* MAXIMUM UNMAP LBA COUNT */
 #define SBC_MAX_UNMAP_DESCRIPTORS 256u	       /* MAXIMUM UNMAP BLOCK DESCRIPTOR COUNT */
 #define SBC_MAX_WS_BLOCKS 0x400000u	       /* MAXIMUM WRITE SAME LENGTH */
 #define SBC_WSNZ 1			       /* WRITE SAME with 0 blocks is refused */
