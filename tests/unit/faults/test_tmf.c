@@ -380,6 +380,94 @@ static void test_clear_faults(void)
 	free(c);
 }
 
+/* Submitters on several threads, TMFs and releases from another: each command completes once. */
+enum { STRESS_THREADS = 4, STRESS_CMDS = 1500 };
+struct stress {
+	struct fl_engine *e;
+	int id;
+	struct tcmd *cmds;
+};
+
+/* One submitting thread: reads and writes over LBAs the rules cover. */
+static void *stress_submit(void *arg)
+{
+	struct stress *st = arg;
+	struct prng g;
+
+	prng_seed(&g, 99, (uint64_t)st->id);
+	for (int i = 0; i < STRESS_CMDS; i++) {
+		uint64_t x = prng_next(&g);
+
+		tcmd_init(&st->cmds[i], x & 1 ? 0x28 : 0x2a, (x >> 8) % 64, 1,
+			  (uint64_t)st->id * 100000 + (uint64_t)i, (uint64_t)st->id + 1);
+		tsubmit(st->e, &st->cmds[i], 0);
+	}
+	return NULL;
+}
+
+static void test_concurrency(void)
+{
+	struct fl_engine *e = mk_engine(
+	    "{\"faultlun\": 1, \"frontends\": [\"iscsi\"], \"luns\": [{\"size\": \"1MiB\"}],"
+	    " \"rules\": ["
+	    "  {\"match\": {\"lba\": {\"first\": 0, \"last\": 15}, \"probability\": 0.3},"
+	    "   \"action\": {\"delay_ms\": {\"dist\": \"uniform\", \"min\": 0, \"max\": 2}}},"
+	    "  {\"match\": {\"lba\": {\"first\": 16, \"last\": 31}, \"probability\": 0.3},"
+	    "   \"action\": {\"hold\": \"until_abort\"}},"
+	    "  {\"match\": {\"lba\": {\"first\": 32, \"last\": 47}, \"probability\": 0.3},"
+	    "   \"action\": {\"hold\": \"until_release\"}},"
+	    "  {\"match\": {\"class\": \"read\", \"probability\": 0.1}, \"action\": {\"corrupt\": "
+	    "{\"bytes\": 1}}},"
+	    "  {\"match\": {\"class\": \"write\", \"lba\": {\"first\": 48}}, \"action\": "
+	    "{\"sense\":"
+	    "   \"MEDIUM_ERROR/WRITE_ERROR\", \"info\": \"lba\", \"delay_ms\": 0.2}, \"until\": "
+	    "\"written\"}]}",
+	    1, NULL);
+	struct stress st[STRESS_THREADS];
+	pthread_t th[STRESS_THREADS];
+	bool running = true;
+	int rounds = 0;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(e);
+	for (int i = 0; i < STRESS_THREADS; i++) {
+		st[i] = (struct stress){
+		    .e = e, .id = i, .cmds = calloc(STRESS_CMDS, sizeof(struct tcmd))};
+		pthread_create(&th[i], NULL, stress_submit, &st[i]);
+	}
+	while (running) {
+		struct ttmf *t;
+
+		t = do_tmf(e, rounds % 3 ? FL_TMF_ABORT_TASK_SET : FL_TMF_LUN_RESET, 0,
+			   (uint64_t)(rounds % STRESS_THREADS) + 1, 0, false);
+		tmf_wait(t, 1000);
+		free(t);
+		engine_release(e, true, 0, -1);
+		usleep(500);
+		running = ++rounds < 400;
+	}
+	for (int i = 0; i < STRESS_THREADS; i++)
+		pthread_join(th[i], NULL);
+	{
+		struct ttmf *t = do_tmf(e, FL_TMF_TARGET_WARM_RESET, 0, 1, 0, false);
+
+		tmf_wait(t, 1000);
+		free(t);
+	}
+	engine_release(e, true, 0, -1);
+	for (int i = 0; i < STRESS_THREADS; i++)
+		for (int k = 0; k < STRESS_CMDS; k++)
+			twait(&st[i].cmds[k], 2000);
+	fl_engine_destroy(e);
+	for (int i = 0; i < STRESS_THREADS; i++) {
+		int once = 0;
+
+		for (int k = 0; k < STRESS_CMDS; k++)
+			once += atomic_load(&st[i].cmds[k].done) == 1;
+		CU_ASSERT_EQUAL(once, STRESS_CMDS);
+		free(st[i].cmds);
+	}
+}
+
 static CU_TestInfo tmf_tests[] = {
     {"test_abort_task", test_abort_task},
     {"test_lun_reset_completes", test_lun_reset_completes},
@@ -389,6 +477,7 @@ static CU_TestInfo tmf_tests[] = {
     {"test_transport_verdicts", test_transport_verdicts},
     {"test_xport_notify", test_xport_notify},
     {"test_clear_faults", test_clear_faults},
+    {"test_concurrency", test_concurrency},
     CU_TEST_INFO_NULL,
 };
 
