@@ -9,9 +9,12 @@
  * (SAM-5 r21 5.14: a new nexus first sees 29/00), a pending unit attention is
  * reported unless the opcode is exempt (SPC-4 r37 5.14 / 4.5.5), the opcode
  * table decides the rest, the LBA range is checked here and only here
- * (SBC-3 r36 4.5), media commands are refused while stopped (04/02) or in a
- * non-active ALUA state (SPC-4 r37 5.15.2.4), and the handler's sense reason
- * becomes status + sense in sense.c.
+ * (SBC-3 r36 4.5), media commands are refused without a medium (3A/00),
+ * while stopped (04/02) or in a non-active ALUA state (SPC-4 r37 5.15.2.4;
+ * TRANSITIONING refuses all but the OPF_ALUA_ANY commands), and the
+ * handler's sense reason becomes status + sense in sense.c. The order of
+ * checks: CDB length, UA, opcode / service action, CDB length for the
+ * opcode, control byte, ALUA / medium / stopped, reservations, LBA range.
  */
 #include "target_internal.h"
 
