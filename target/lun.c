@@ -341,6 +341,11 @@ void fl_lun_submit(struct fl_lun *lun, struct fl_cmd *cmd)
 	cmd->sense_len = 0;
 	cmd->data_in_len = 0;
 	cmd->residual = 0;
+	/* a length without a buffer is no buffer: no handler may trust it */
+	if (!cmd->data_in)
+		cmd->data_in_cap = 0;
+	if (!cmd->data_out)
+		cmd->data_out_len = 0;
 	if (!lun->wq) {
 		lun_execute(lun, cmd);
 		cmd->done(cmd);

@@ -186,6 +186,8 @@ void fl_target_submit(struct fl_target *tgt, uint16_t lun_id, struct fl_cmd *cmd
 	cmd->sense_len = 0;
 	cmd->data_in_len = 0;
 	cmd->residual = 0;
+	if (!cmd->data_in)
+		cmd->data_in_cap = 0;
 	memset(&x, 0, sizeof(x));
 	x.cmd = cmd;
 	x.tgt = tgt;

@@ -507,7 +507,8 @@ static void random_cdbs(struct fl_lun *lun, unsigned count, uint32_t seed)
 		uint8_t cdb[FL_CDB_MAX + 8];
 		struct fl_cmd res;
 		size_t len;
-		uint32_t out_len, in_cap;
+		uint32_t out_len, in_cap, nexus;
+		bool no_out, no_in;
 
 		len = RND() % (FL_CDB_MAX + 9); /* some longer than any CDB */
 		for (size_t k = 0; k < sizeof(cdb); k++)
@@ -536,8 +537,12 @@ static void random_cdbs(struct fl_lun *lun, unsigned count, uint32_t seed)
 		}
 		out_len = (RND() & 1) ? RND() % 8192 : 0;
 		in_cap = RND() % 8192;
-		if (th_run(lun, RND() % 6, cdb, len, out_len ? out : NULL, out_len, in, in_cap,
-			   &res))
+		/* now and then a length without a buffer, which must not be trusted */
+		no_out = RND() % 16 == 0;
+		no_in = RND() % 16 == 0;
+		nexus = RND() % 6;
+		if (th_run(lun, nexus, cdb, len, (out_len && !no_out) ? out : NULL, out_len,
+			   no_in ? NULL : in, in_cap, &res))
 			break;
 		TH_CHECK(res.status == FL_STATUS_GOOD || res.status == FL_STATUS_CHECK_CONDITION ||
 			     res.status == FL_STATUS_CONDITION_MET ||
