@@ -119,9 +119,9 @@ static json_t *do_status(struct fl_engine *e)
 		json_array_append_new(luns, json_pack("{s:i, s:I, s:i}", "lun", e->luns[i].id,
 						      "blocks", (json_int_t)e->luns[i].num_blocks,
 						      "block_size", (int)e->luns[i].block_size));
-	r = json_pack("{s:b, s:s, s:s, s:I, s:o, s:I}", "ok", 1, "scenario",
+	r = json_pack("{s:b, s:s, s:s, s:o, s:o, s:I}", "ok", 1, "scenario",
 		      fl_scenario_name(e->prog->sc), "state", e->prog->sc->states[e->state], "seed",
-		      (json_int_t)e->seed, "luns", luns, "pending", (json_int_t)e->npending);
+		      json_u64(e->seed), "luns", luns, "pending", (json_int_t)e->npending);
 	pthread_mutex_unlock(&e->lock);
 	return r;
 }

@@ -180,6 +180,8 @@ void trace_init(struct trace *t, int fd, bool own);
 void trace_close(struct trace *t);
 /* Writes one JSON object (a line) to the trace file and subscribers. */
 void trace_emit(struct trace *t, json_t *obj);
+/* An unsigned 64-bit value as JSON: a number, or a decimal string above 2^63-1. */
+json_t *json_u64(uint64_t v);
 /* A trace object with t_us and event filled in. */
 json_t *trace_event(struct trace *t, const char *event);
 /* Adds the command's fields (lun, initiator, nexus, tag, opcode, lba, blocks). */

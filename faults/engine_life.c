@@ -21,7 +21,7 @@ static uint64_t fresh_seed(void)
 
 	if (getrandom(&s, sizeof(s), GRND_NONBLOCK) != sizeof(s))
 		s = mono_ns() ^ ((uint64_t)getpid() << 32);
-	return s;
+	return s & ((1ull << 53) - 1); /* exact in any JSON reader */
 }
 
 /* Creates the LUNs of sc into e (with the options' overrides). */
@@ -81,7 +81,7 @@ static void trace_start(struct fl_engine *e, const char *event)
 	static const char *const fe[] = {"any", "iscsi", "tcmu", "any", "vm"};
 	json_t *o = trace_event(&e->trace, event);
 
-	json_object_set_new(o, "seed", json_integer((json_int_t)e->seed));
+	json_object_set_new(o, "seed", json_u64(e->seed));
 	json_object_set_new(o, "scenario", json_string(fl_scenario_name(e->prog->sc)));
 	json_object_set_new(o, "state", json_string(e->prog->sc->states[e->state]));
 	json_object_set_new(o, "frontend", json_string(e->frontend < 5 ? fe[e->frontend] : "any"));

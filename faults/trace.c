@@ -85,6 +85,17 @@ void trace_emit(struct trace *t, json_t *obj)
 	free(line);
 }
 
+/* An unsigned 64-bit value as JSON: a number, or a decimal string above 2^63-1. */
+json_t *json_u64(uint64_t v)
+{
+	char buf[24];
+
+	if (v <= INT64_MAX)
+		return json_integer((json_int_t)v);
+	snprintf(buf, sizeof(buf), "%" PRIu64, v);
+	return json_string(buf);
+}
+
 /* A trace object with t_us and event filled in. */
 json_t *trace_event(struct trace *t, const char *event)
 {
