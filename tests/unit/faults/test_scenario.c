@@ -370,6 +370,8 @@ static const struct bad_case bad_cases[] = {
      HDR
      "\"states\": [\"a\", \"b\"], \"transitions\": [{\"to\": \"b\", \"on\": {\"login\": false}}]}",
      "false", "\"login\" can only be true"},
+    {"number_string", HDR "\"seed\": \"12ab\"}", "\"12ab\"",
+     "\"seed\": expected a non-negative integer, got \"12ab\""},
     {"emulates_key", HDR "\"emulates\": {\"behavior\": \"x\"}}", "\"behavior\"",
      "unknown key \"behavior\" in emulates"},
 };
