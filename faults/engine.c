@@ -89,7 +89,7 @@ static double prng_normal(struct prng *p)
 }
 
 /* Draws a delay in nanoseconds. */
-static uint64_t delay_draw(const struct sc_delay *d, struct prng *p)
+uint64_t delay_draw(const struct sc_delay *d, struct prng *p)
 {
 	double ms = 0;
 

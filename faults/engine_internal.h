@@ -154,6 +154,8 @@ struct fl_engine {
 };
 
 /* engine.c */
+/* Draws a delay (nanoseconds) from a scenario delay distribution. */
+uint64_t delay_draw(const struct sc_delay *d, struct prng *p);
 struct program *program_build(struct fl_engine *e, struct fl_scenario *sc);
 void program_free(struct program *p);
 /* Moves the state machine to state s (e->lock held); why goes to the trace. */

@@ -575,6 +575,13 @@ static void test_state_machine(void)
 }
 
 /* Delays complete on time: median lateness well under a millisecond. */
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
 static int cmp_i64(const void *a, const void *b)
 {
 	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
@@ -811,7 +818,7 @@ static void test_match_details(void)
 	    "  {\"id\": \"lun3\", \"match\": {\"lun\": 3, \"class\": \"read\", \"lba\": "
 	    "{\"first\": 5}},"
 	    "   \"action\": {\"sense\": \"HARDWARE_ERROR/44/00\", \"format\": \"fixed\", "
-	    "\"set_state\": \"t\"}}]}",
+	    "\"info\": \"lba\", \"set_state\": \"t\"}}]}",
 	    1, NULL);
 	struct tcmd *t = calloc(1, sizeof(*t));
 
@@ -849,6 +856,7 @@ static void test_match_details(void)
 		CU_ASSERT_EQUAL(u->cmd.sense[0] & 0x7f, 0x70);
 		CU_ASSERT_EQUAL(sense_key(&u->cmd), 4);
 		CU_ASSERT_EQUAL(sense_asc(&u->cmd), 0x44);
+		CU_ASSERT_EQUAL(sense_info(&u->cmd), 5);
 		CU_ASSERT_STRING_EQUAL(fl_engine_state(e), "t");
 		free(u);
 	}
@@ -857,6 +865,78 @@ static void test_match_details(void)
 	tsubmit(e, (tcmd_init(t, 0x00, 0, 0, 7, 1), t), 0);
 	CU_ASSERT_EQUAL(t->cmd.status, FL_STATUS_BUSY);
 	fl_engine_destroy(e);
+	free(t);
+}
+
+/* Delay distributions: empirical median / p99 / mean near what the scenario asked. */
+static void test_delay_distributions(void)
+{
+	enum { N = 20001 };
+	static double v[N];
+	struct prng g;
+	struct sc_delay logn = {
+	    .dist = DIST_LOGNORMAL, .a = log(2.0), .b = (log(50.0) - log(2.0)) / 2.3263478740};
+	struct sc_delay expo = {.dist = DIST_EXPONENTIAL, .a = 3.0};
+	struct sc_delay uni = {.dist = DIST_UNIFORM, .a = 1.0, .b = 3.0};
+	double sum = 0;
+
+	prng_seed(&g, 5, 0);
+	for (int i = 0; i < N; i++)
+		v[i] = (double)delay_draw(&logn, &g) / 1e6;
+	qsort(v, N, sizeof(v[0]), cmp_double);
+	CU_ASSERT_DOUBLE_EQUAL(v[N / 2], 2.0, 0.2);
+	CU_ASSERT_DOUBLE_EQUAL(v[N * 99 / 100], 50.0, 10.0);
+	for (int i = 0; i < N; i++)
+		sum += (double)delay_draw(&expo, &g) / 1e6;
+	CU_ASSERT_DOUBLE_EQUAL(sum / N, 3.0, 0.15);
+	for (int i = 0; i < N; i++) {
+		double x = (double)delay_draw(&uni, &g) / 1e6;
+
+		CU_ASSERT_TRUE(x >= 1.0 && x <= 3.0);
+	}
+}
+
+/* Store and size overrides; a LUN the scenario lacks answers through the target. */
+static void test_engine_options(void)
+{
+	struct fl_diags d = {0};
+	struct fl_scenario *sc = NULL;
+	char base[] = "/tmp/faultlun-store-XXXXXX", p0[64], p1[64];
+	int fd = mkstemp(base);
+	struct fl_engine_opts o = {.store_override = true,
+				   .store = FL_STORE_FILE,
+				   .store_path = base,
+				   .size_override = 2 << 20};
+	struct fl_engine *e = NULL;
+	struct fl_lun_info info;
+	struct tcmd *t = calloc(1, sizeof(*t));
+
+	CU_ASSERT_TRUE_FATAL(fd >= 0);
+	close(fd);
+	CU_ASSERT_EQUAL_FATAL(
+	    fl_scenario_load_string("o.json",
+				    "{\"faultlun\": 1, \"luns\": [{\"size\": \"1MiB\"},"
+				    " {\"lun\": 1, \"size\": \"1MiB\"}]}",
+				    0, &sc, &d),
+	    0);
+	CU_ASSERT_EQUAL_FATAL(fl_engine_create(sc, &o, &e), 0);
+	fl_scenario_free(sc);
+	snprintf(p0, sizeof(p0), "%s.0", base);
+	snprintf(p1, sizeof(p1), "%s.1", base);
+	CU_ASSERT_EQUAL(access(p0, F_OK), 0);
+	CU_ASSERT_EQUAL(access(p1, F_OK), 0);
+	fl_lun_get_info(fl_target_lun(fl_engine_target(e), 1), &info);
+	CU_ASSERT_EQUAL(info.num_blocks, 4096);
+	CU_ASSERT_TRUE(fl_engine_seed(e) < (1ull << 53)); /* a fresh seed */
+	tcmd_init(t, 0x00, 0, 0, 1, 1);
+	tsubmit(e, t, 9);
+	CU_ASSERT_TRUE(twait(t, 2000));
+	CU_ASSERT_EQUAL(sense_key(&t->cmd), 5);
+	CU_ASSERT_EQUAL(sense_asc(&t->cmd), 0x25);
+	fl_engine_destroy(e);
+	unlink(base);
+	unlink(p0);
+	unlink(p1);
 	free(t);
 }
 
@@ -876,6 +956,8 @@ static CU_TestInfo engine_tests[] = {
     {"test_replace", test_replace},
     {"test_power_loss_action", test_power_loss_action},
     {"test_match_details", test_match_details},
+    {"test_delay_distributions", test_delay_distributions},
+    {"test_engine_options", test_engine_options},
     CU_TEST_INFO_NULL,
 };
 
