@@ -468,6 +468,31 @@ static void test_concurrency(void)
 	}
 }
 
+/* A logout request falls due after after_ms: the notifier runs and the state says so. */
+static void test_logout_request_timer(void)
+{
+	struct fl_engine *e =
+	    mk_engine("{\"faultlun\": 1, \"frontends\": [\"iscsi\"], \"transport\":"
+		      " {\"session\": {\"request_logout\": {\"after_ms\": 30, \"wait_s\": 4}}}}",
+		      1, NULL);
+	struct fl_xport_state xs;
+	uint64_t t0 = mono_ns();
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(e);
+	atomic_store(&notified, 0);
+	fl_engine_set_xport_notify(e, on_notify, NULL);
+	fl_engine_xport_state(e, 1, &xs);
+	CU_ASSERT_FALSE(xs.request_logout);
+	for (int i = 0; i < 20000 && !atomic_load(&notified); i++)
+		usleep(100);
+	CU_ASSERT_TRUE(atomic_load(&notified) >= 1);
+	CU_ASSERT_TRUE(mono_ns() - t0 >= 30000000ull);
+	fl_engine_xport_state(e, 1, &xs);
+	CU_ASSERT_TRUE(xs.request_logout);
+	CU_ASSERT_EQUAL(xs.logout_wait_s, 4);
+	fl_engine_destroy(e);
+}
+
 static CU_TestInfo tmf_tests[] = {
     {"test_abort_task", test_abort_task},
     {"test_lun_reset_completes", test_lun_reset_completes},
@@ -478,6 +503,7 @@ static CU_TestInfo tmf_tests[] = {
     {"test_xport_notify", test_xport_notify},
     {"test_clear_faults", test_clear_faults},
     {"test_concurrency", test_concurrency},
+    {"test_logout_request_timer", test_logout_request_timer},
     CU_TEST_INFO_NULL,
 };
 
