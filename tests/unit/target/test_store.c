@@ -10,7 +10,9 @@
 #include "target_internal.h"
 #include "tharness.h"
 
+#include <fcntl.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -178,6 +180,52 @@ static void test_file_store_persists_across_reopen(void)
 	CU_ASSERT(memcmp(w, r, 512) == 0);
 	CU_ASSERT_EQUAL(th_read(lun, 1, 0, 1, r), FL_STATUS_GOOD);
 	CU_ASSERT_EQUAL(r[0] | r[511], 0);
+	fl_lun_destroy(lun);
+}
+
+/* True when the temporary directory's file system punches holes. */
+static bool can_punch_holes(void)
+{
+	const char *path = th_tmpfile();
+	int fd = open(path, O_RDWR | O_CREAT, 0600);
+	bool ok;
+
+	if (fd < 0)
+		return false;
+	ok = ftruncate(fd, 8192) == 0 &&
+	     fallocate(fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, 0, 4096) == 0;
+	close(fd);
+	return ok;
+}
+
+/* UNMAP on a thin file-backed LUN gives the space back to the file system. */
+static void test_file_store_unmap_punches_holes(void)
+{
+	const char *path = th_tmpfile();
+	struct fl_lun *lun = file_lun(path, true, 4096);
+	uint8_t *w = malloc(256 * 4096), cdb[16], param[24] = {0, 22, 0, 16};
+	struct stat before, after;
+	struct fl_cmd res;
+
+	th_clear_ua(lun, 1);
+	th_pattern(w, 256 * 4096, 5);
+	th_cdb16(cdb, 0x8a, 0x08, 0, 256); /* 1 MiB, FUA */
+	th_run(lun, 1, cdb, 16, w, 256 * 4096, NULL, 0, &res);
+	TH_EXPECT_GOOD(&res, "WRITE(16) of 1 MiB");
+	CU_ASSERT_EQUAL(stat(path, &before), 0);
+	param[8 + 10] = 1; /* UNMAP LBA 0, 256 blocks */
+	th_cdb10(cdb, 0x42, 0, 0, 24);
+	th_run(lun, 1, cdb, 10, param, 24, NULL, 0, &res);
+	TH_EXPECT_GOOD(&res, "UNMAP 1 MiB");
+	CU_ASSERT_EQUAL(stat(path, &after), 0);
+	if (can_punch_holes())
+		TH_CHECK(after.st_blocks + 1024 <= before.st_blocks, "file blocks %lld -> %lld",
+			 (long long)before.st_blocks, (long long)after.st_blocks);
+	else
+		fprintf(stderr, "note: no hole punching in $TMPDIR; zeroes written instead\n");
+	CU_ASSERT_EQUAL(th_read(lun, 1, 0, 1, w), FL_STATUS_GOOD);
+	CU_ASSERT_EQUAL(w[0] | w[4095], 0);
+	free(w);
 	fl_lun_destroy(lun);
 }
 
@@ -352,6 +400,7 @@ static CU_TestInfo store_tests[] = {
     {"test_store_model", test_store_model},
     {"test_file_store_persists_across_reopen", test_file_store_persists_across_reopen},
     {"test_file_store_thin_map_after_reopen", test_file_store_thin_map_after_reopen},
+    {"test_file_store_unmap_punches_holes", test_file_store_unmap_punches_holes},
     {"test_file_store_async_completion_from_worker", test_file_store_async_completion_from_worker},
     {"test_mem_store_completes_inline", test_mem_store_completes_inline},
     {"test_file_store_power_loss", test_file_store_power_loss},
