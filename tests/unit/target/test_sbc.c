@@ -108,6 +108,9 @@ static void run_table(const struct th_case *cases, size_t n)
 	X(test_write_same16_unmap_not_thin, 16, 512, 0, CC, IR, 0x24, 0, 0x93, 0x08, BE64(0),      \
 	  BE32(8), 0, 0)                                                                           \
 	X(test_write_same10_good, 10, 512, 0, 0, 0, 0, 0, 0x41, 0, BE32(0), 0, BE16(8), 0)         \
+	X(test_write_same16_ndob, 16, 0, 0, 0, 0, 0, 0, 0x93, 0x01, BE64(0), BE32(8), 0, 0)        \
+	X(test_write_same10_no_data_out, 10, 0, 0, CC, IR, 0x24, 0, 0x41, 0, BE32(0), 0, BE16(8),  \
+	  0)                                                                                       \
 	X(test_caw_short_data_out, 16, 512, 0, CC, IR, 0x24, 0, 0x89, 0, BE64(0), 0, 0, 0, 1, 0,   \
 	  0)                                                                                       \
 	X(test_unsupported_opcode, 16, 0, 0, CC, IR, 0x20, 0, 0xc0)                                \
