@@ -285,6 +285,11 @@ void perr(struct pctx *c, const char *path, bool at_key, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 /* Compact JSON of v, at most ~60 characters, for quoting in messages (static buffer per call). */
 const char *pquote(const json_t *v, char *buf, size_t size);
+/*
+ * The candidate closest to word (edit distance), if close enough to be a typo,
+ * else NULL. cands: n entries (or up to a NULL) `stride` bytes apart.
+ */
+const char *closest_word(const char *word, const char *const *cands, size_t n, size_t stride);
 /* Reports every key of obj not in allowed (NULL-terminated); returns their count. */
 int pkeys(struct pctx *c, const char *path, json_t *obj, const char *what,
 	  const char *const *allowed);

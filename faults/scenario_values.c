@@ -7,6 +7,7 @@
  */
 #include "faults_internal.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdarg.h>
@@ -55,6 +56,53 @@ static const char *pname(const char *path)
 	return s ? s + 1 : path;
 }
 
+/* Levenshtein distance of two short words (case-insensitive), capped at 99. */
+static size_t edit_distance(const char *a, const char *b)
+{
+	size_t la = strlen(a), lb = strlen(b), row[64], prev, tmp;
+
+	if (la > 62 || lb > 62)
+		return 99;
+	for (size_t j = 0; j <= lb; j++)
+		row[j] = j;
+	for (size_t i = 1; i <= la; i++) {
+		prev = row[0];
+		row[0] = i;
+		for (size_t j = 1; j <= lb; j++) {
+			size_t cost =
+			    tolower((unsigned char)a[i - 1]) != tolower((unsigned char)b[j - 1]);
+
+			tmp = row[j];
+			row[j] = row[j] + 1 < row[j - 1] + 1 ? row[j] + 1 : row[j - 1] + 1;
+			if (prev + cost < row[j])
+				row[j] = prev + cost;
+			prev = tmp;
+		}
+	}
+	return row[lb];
+}
+
+/* The candidate closest to word, if close enough to be a likely typo; else NULL. */
+const char *closest_word(const char *word, const char *const *cands, size_t n, size_t stride)
+{
+	const char *best = NULL;
+	size_t bestd = 99, limit = strlen(word) < 6 ? 2 : 3;
+
+	for (size_t i = 0; i < n; i++) {
+		const char *cand = *(const char *const *)((const char *)cands + i * stride);
+		size_t d;
+
+		if (!cand)
+			break;
+		d = edit_distance(word, cand);
+		if (d < bestd) {
+			bestd = d;
+			best = cand;
+		}
+	}
+	return bestd <= limit ? best : NULL;
+}
+
 /* Reports every key of obj not in allowed (NULL-terminated); returns their count. */
 int pkeys(struct pctx *c, const char *path, json_t *obj, const char *what,
 	  const char *const *allowed)
@@ -67,6 +115,7 @@ int pkeys(struct pctx *c, const char *path, json_t *obj, const char *what,
 	{
 		size_t i;
 		char sub[512], list[512] = "";
+		const char *near;
 
 		for (i = 0; allowed[i]; i++)
 			if (!strcmp(allowed[i], key))
@@ -79,8 +128,13 @@ int pkeys(struct pctx *c, const char *path, json_t *obj, const char *what,
 			strncat(list, allowed[i], sizeof(list) - strlen(list) - 1);
 		}
 		snprintf(sub, sizeof(sub), "%s/%s", path, key);
-		perr(c, sub, true, "unknown key \"%s\" in %s (expected one of: %s)", key, what,
-		     list);
+		near = closest_word(key, allowed, SIZE_MAX, sizeof(allowed[0]));
+		if (near)
+			perr(c, sub, true, "unknown key \"%s\" in %s (did you mean \"%s\"?)", key,
+			     what, near);
+		else
+			perr(c, sub, true, "unknown key \"%s\" in %s (expected one of: %s)", key,
+			     what, list);
 		bad++;
 	}
 	return bad;
@@ -345,6 +399,15 @@ bool psense(struct pctx *c, const char *path, json_t *v, uint8_t *key, uint8_t *
 	}
 	*rest++ = 0;
 	if (sense_key_by_name(buf, key)) {
+		const char *near = closest_word(buf, &sense_key_names[0].name, sense_key_count,
+						sizeof(sense_key_names[0]));
+
+		if (near) {
+			perr(c, path, false,
+			     "unknown sense key \"%s\" in %s (did you mean \"%s\"?)", buf,
+			     pquote(v, q, sizeof(q)), near);
+			return false;
+		}
 		perr(c, path, false,
 		     "unknown sense key \"%s\" in %s (see `faultlun lint "
 		     "--sense-names`)",
@@ -361,6 +424,15 @@ bool psense(struct pctx *c, const char *path, json_t *v, uint8_t *key, uint8_t *
 		return false;
 	}
 	if (sense_asc_by_name(rest, asc, ascq)) {
+		const char *near = closest_word(rest, &sense_asc_names[0].name, sense_asc_count,
+						sizeof(sense_asc_names[0]));
+
+		if (near) {
+			perr(c, path, false,
+			     "unknown sense name \"%s\" in %s (did you mean \"%s\"?)", rest,
+			     pquote(v, q, sizeof(q)), near);
+			return false;
+		}
 		perr(c, path, false,
 		     "unknown sense name \"%s\" in %s (see `faultlun lint "
 		     "--sense-names`)",

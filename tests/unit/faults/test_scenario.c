@@ -372,6 +372,16 @@ static const struct bad_case bad_cases[] = {
      "false", "\"login\" can only be true"},
     {"number_string", HDR "\"seed\": \"12ab\"}", "\"12ab\"",
      "\"seed\": expected a non-negative integer, got \"12ab\""},
+    {"suggest_key", HDR "\"rules\": [{\"actoin\": {}}]}", "\"actoin\"",
+     "unknown key \"actoin\" in rule (did you mean \"action\"?)"},
+    {"suggest_sense",
+     HDR "\"rules\": [{\"action\": {\"sense\": \"MEDUIM_ERROR/UNRECOVERED_READ_EROR\"}}]}",
+     "\"MEDUIM",
+     "unknown sense key \"MEDUIM_ERROR\" in \"MEDUIM_ERROR/UNRECOVERED_READ_EROR\" (did you mean "
+     "\"MEDIUM_ERROR\"?)"},
+    {"suggest_asc",
+     HDR "\"rules\": [{\"action\": {\"sense\": \"MEDIUM_ERROR/UNRECOVERED_READ_EROR\"}}]}",
+     "\"MEDIUM", "(did you mean \"UNRECOVERED_READ_ERROR\"?)"},
     {"emulates_key", HDR "\"emulates\": {\"behavior\": \"x\"}}", "\"behavior\"",
      "unknown key \"behavior\" in emulates"},
 };
