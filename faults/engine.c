@@ -885,6 +885,13 @@ void fl_engine_submit(struct fl_engine *e, uint16_t lun_id, struct fl_cmd *cmd)
 	notify = e->state != old_state && e->xport_notify;
 	/* once linked, p belongs to whoever unlinks it: do not touch it after unlock */
 	stage = p ? p->stage : 0;
+	if ((stage == PEND_HELD || stage == PEND_DELAYED) && e->closing) {
+		/* the engine is going away: nothing would ever end this hold or delay */
+		pend_unlink(e, p);
+		pthread_mutex_unlock(&e->lock);
+		pend_complete_aborted(p);
+		return;
+	}
 	if (stage == PEND_DELAYED)
 		timers_add(e->timers, &p->tn, mono_ns() + delay_ns);
 	pthread_mutex_unlock(&e->lock);
