@@ -398,7 +398,9 @@ bool psense(struct pctx *c, const char *path, json_t *v, uint8_t *key, uint8_t *
 		return false;
 	}
 	*rest++ = 0;
-	if (sense_key_by_name(buf, key)) {
+	if (hexbyte(buf, key) && *key <= 0xf && (isdigit((unsigned char)buf[0]))) {
+		/* a numeric key: "3/11/00", "0x3/0x11/0x00" */
+	} else if (sense_key_by_name(buf, key)) {
 		const char *near = closest_word(buf, &sense_key_names[0].name, sense_key_count,
 						sizeof(sense_key_names[0]));
 

@@ -483,7 +483,8 @@ static void test_good_scenario_values(void)
 	    "   {\"action\": {\"sense\": {\"key\": \"DATA_PROTECT\", \"asc\": \"0x27\", \"ascq\": "
 	    "7}}},"
 	    "   {\"action\": {\"delay_ms\": {\"dist\": \"lognormal\", \"median\": 2, \"p99\": "
-	    "50}}}],"
+	    "50}}},"
+	    "   {\"action\": {\"sense\": \"0x4/0x44/0x71\"}}],"
 	    " \"tmf\": {\"lun_reset\": [{\"states\": [\"bad\"], \"respond\": \"never\"},"
 	    "   {\"then\": {\"ua\": null, \"state\": \"ok\", \"disarm\": [\"r\"]}}]},"
 	    " \"check\": {\"paths\": [\"iscsi\"], \"workload\": [{\"op\": \"read\", \"lba\": 0}]}}";
@@ -519,7 +520,7 @@ static void test_good_scenario_values(void)
 	CU_ASSERT_EQUAL(sc->ntransitions, 1);
 	CU_ASSERT_EQUAL(sc->transitions[0].on, ON_COMMANDS);
 	CU_ASSERT_EQUAL(sc->transitions[0].n, 5);
-	CU_ASSERT_EQUAL_FATAL(sc->nrules, 3);
+	CU_ASSERT_EQUAL_FATAL(sc->nrules, 4);
 	CU_ASSERT_STRING_EQUAL(sc->rules[0].id, "r");
 	CU_ASSERT_EQUAL(sc->rules[0].states, 2);
 	CU_ASSERT_EQUAL(sc->rules[0].m.class_mask, 1u << FL_CLASS_READ);
@@ -538,6 +539,9 @@ static void test_good_scenario_values(void)
 	CU_ASSERT_EQUAL(sc->rules[1].a.asc, 0x27);
 	CU_ASSERT_EQUAL(sc->rules[1].a.ascq, 7);
 	CU_ASSERT_EQUAL(sc->rules[2].a.verb, VERB_DELAY);
+	CU_ASSERT_EQUAL(sc->rules[3].a.key, 4);
+	CU_ASSERT_EQUAL(sc->rules[3].a.asc, 0x44);
+	CU_ASSERT_EQUAL(sc->rules[3].a.ascq, 0x71);
 	CU_ASSERT_EQUAL(sc->rules[2].a.delay.dist, DIST_LOGNORMAL);
 	CU_ASSERT_EQUAL(sc->tmf[FL_TMF_LUN_RESET].n, 2);
 	CU_ASSERT_EQUAL(sc->tmf[FL_TMF_LUN_RESET].cases[0].respond, FL_TMF_RESP_NONE);
