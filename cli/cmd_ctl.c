@@ -32,6 +32,8 @@ static void ctl_usage(FILE *out)
 		"  arm ID | disarm ID      arm or disarm a rule\n"
 		"  release --all | TAG [LUN]  end holds; the commands then execute\n"
 		"  load FILE               replace the scenario (rules, tmf, transport, states)\n"
+		"  act LUN ACTION          a LUN-wide effect now: ua, power_loss, resize or alua,\n"
+		"                          e.g. act 0 '{\"power_loss\": true}'\n"
 		"  trace                   stream the trace (JSON lines) until interrupted\n"
 		"  raw JSON                send one request as given\n");
 }
@@ -136,6 +138,20 @@ static json_t *build_request(int argc, char **argv)
 		r = json_pack("{s:s, s:s, s:s}", "cmd", "load", "name", argv[1], "text", text);
 		free(text);
 		return r;
+	}
+	if (!strcmp(cmd, "act") && argc == 3) {
+		json_error_t err;
+		json_t *a = json_loads(argv[2], 0, &err);
+		char *end;
+		unsigned long lun = strtoul(argv[1], &end, 0);
+
+		if (!a || *end) {
+			fprintf(stderr, "faultlun ctl: act LUN ACTION-JSON\n");
+			json_decref(a);
+			return NULL;
+		}
+		return json_pack("{s:s, s:I, s:o}", "cmd", "act", "lun", (json_int_t)lun, "action",
+				 a);
 	}
 	if (!strcmp(cmd, "raw") && argc == 2) {
 		json_error_t err;

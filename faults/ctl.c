@@ -258,6 +258,55 @@ static json_t *do_release(struct fl_engine *e, json_t *req)
 	return json_pack("{s:b, s:I}", "ok", 1, "released", (json_int_t)n);
 }
 
+/* "act": a LUN-wide effect now (ua, power_loss, resize, alua), as a rule would. */
+static json_t *do_act(struct fl_engine *e, json_t *req)
+{
+	json_t *lun = json_object_get(req, "lun"), *action = json_object_get(req, "action");
+	json_t *doc, *o;
+	struct fl_diags d = {0};
+	struct fl_scenario *sc = NULL;
+	struct eng_lun *L;
+	char *text;
+	int r;
+
+	if (!json_is_integer(lun) || json_integer_value(lun) < 0 ||
+	    json_integer_value(lun) >= FL_MAX_LUNS || !json_is_object(action))
+		return ctl_error("act needs \"lun\": N and \"action\": {...}");
+	L = e->by_id[json_integer_value(lun)];
+	if (!L)
+		return ctl_error("no such LUN");
+	/* the action is checked by the scenario loader, as part of a one-rule scenario */
+	doc = json_pack("{s:i, s:[{s:s, s:O}]}", "faultlun", 1, "rules", "id", "control", "action",
+			action);
+	text = doc ? json_dumps(doc, JSON_COMPACT) : NULL;
+	json_decref(doc);
+	r = text ? fl_scenario_load_string("<act>", text, 0, &sc, &d) : -ENOMEM;
+	free(text);
+	if (r) {
+		json_t *out = ctl_error("bad action");
+		json_t *diags = json_array();
+
+		for (size_t i = 0; i < d.n; i++)
+			json_array_append_new(diags, json_string(d.v[i].msg));
+		json_object_set_new(out, "diagnostics", diags);
+		fl_diags_free(&d);
+		return out;
+	}
+	if (sc->rules[0].a.verb != VERB_UA && sc->rules[0].a.verb != VERB_POWER_LOSS &&
+	    sc->rules[0].a.verb != VERB_RESIZE && sc->rules[0].a.verb != VERB_ALUA) {
+		fl_scenario_free(sc);
+		return ctl_error("act carries out ua, power_loss, resize or alua");
+	}
+	o = trace_event(&e->trace, "act");
+	json_object_set_new(o, "lun", json_integer(L->id));
+	json_object_set_new(o, "action", json_string(sc_verb_name(sc->rules[0].a.verb)));
+	trace_emit(&e->trace, o);
+	engine_lun_effect(e, L, &sc->rules[0].a, "control");
+	o = json_pack("{s:b, s:s}", "ok", 1, "action", sc_verb_name(sc->rules[0].a.verb));
+	fl_scenario_free(sc);
+	return o;
+}
+
 /* Answers one request line; returns false when the connection turns into a trace stream. */
 static bool ctl_request(struct fl_ctl *ctl, struct ctl_client *c, const char *line)
 {
@@ -294,11 +343,13 @@ static bool ctl_request(struct fl_ctl *ctl, struct ctl_client *c, const char *li
 		resp = do_arm(ctl->e, req, false);
 	else if (!strcmp(cmd, "release"))
 		resp = do_release(ctl->e, req);
+	else if (!strcmp(cmd, "act"))
+		resp = do_act(ctl->e, req);
 	else if (!strcmp(cmd, "trace"))
 		resp = json_pack("{s:b, s:b}", "ok", 1, "streaming", 1);
 	else
 		resp = ctl_error("unknown command (ping, status, counters, held, load, state, arm, "
-				 "disarm, release, trace)");
+				 "disarm, release, act, trace)");
 	if ((id = json_object_get(req, "id")))
 		json_object_set(resp, "id", id);
 	ctl_send(c->fd, resp);

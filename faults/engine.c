@@ -631,6 +631,46 @@ static void lost_lba(uint64_t lba, void *ctx)
 	l->open = true;
 }
 
+/* Carries out a LUN-wide effect (ua, power_loss, resize, alua); no lock held. */
+void engine_lun_effect(struct fl_engine *e, struct eng_lun *L, const struct sc_action *a,
+		       const char *why)
+{
+	switch (a->verb) {
+	case VERB_UA:
+		fl_lun_queue_ua(L->lun, FL_ALL_NEXUS, a->ua_asc, a->ua_ascq);
+		break;
+	case VERB_POWER_LOSS: {
+		struct lost_ctx l = {.ranges = json_array()};
+		uint64_t n = fl_lun_power_loss(L->lun, lost_lba, &l);
+		json_t *o;
+
+		lost_lba(UINT64_MAX - 1, &l); /* flushes the last range */
+		o = trace_event(&e->trace, "power_loss");
+		json_object_set_new(o, "lun", json_integer(L->id));
+		json_object_set_new(o, "rule", json_string(why));
+		json_object_set_new(o, "lost_blocks", json_integer((json_int_t)n));
+		json_object_set_new(o, "lost", l.ranges);
+		trace_emit(&e->trace, o);
+		break;
+	}
+	case VERB_RESIZE: {
+		uint64_t blocks = a->resize_in_blocks ? a->resize : a->resize / L->block_size;
+
+		if (blocks && fl_lun_resize(L->lun, blocks) == 0) {
+			pthread_mutex_lock(&e->lock);
+			L->num_blocks = blocks;
+			pthread_mutex_unlock(&e->lock);
+		}
+		break;
+	}
+	case VERB_ALUA:
+		fl_lun_set_alua_state(L->lun, a->alua);
+		break;
+	default:
+		break;
+	}
+}
+
 /* Carries out the rule's verb (no lock held); p is consumed. */
 static void run_action(struct pend *p)
 {
@@ -662,34 +702,10 @@ static void run_action(struct pend *p)
 		pend_finish(p);
 		return;
 	case VERB_UA:
-		fl_lun_queue_ua(L->lun, FL_ALL_NEXUS, a->ua_asc, a->ua_ascq);
-		break;
-	case VERB_POWER_LOSS: {
-		struct lost_ctx l = {.ranges = json_array()};
-		uint64_t n = fl_lun_power_loss(L->lun, lost_lba, &l);
-		json_t *o;
-
-		lost_lba(UINT64_MAX - 1, &l); /* flushes the last range */
-		o = trace_event(&e->trace, "power_loss");
-		json_object_set_new(o, "lun", json_integer(L->id));
-		json_object_set_new(o, "rule", json_string(p->rule->id));
-		json_object_set_new(o, "lost_blocks", json_integer((json_int_t)n));
-		json_object_set_new(o, "lost", l.ranges);
-		trace_emit(&e->trace, o);
-		break;
-	}
-	case VERB_RESIZE: {
-		uint64_t blocks = a->resize_in_blocks ? a->resize : a->resize / L->block_size;
-
-		if (blocks && fl_lun_resize(L->lun, blocks) == 0) {
-			pthread_mutex_lock(&e->lock);
-			L->num_blocks = blocks;
-			pthread_mutex_unlock(&e->lock);
-		}
-		break;
-	}
+	case VERB_POWER_LOSS:
+	case VERB_RESIZE:
 	case VERB_ALUA:
-		fl_lun_set_alua_state(L->lun, a->alua);
+		engine_lun_effect(e, L, a, p->rule->id);
 		break;
 	default:
 		break;

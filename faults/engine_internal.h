@@ -172,6 +172,9 @@ void engine_notify(struct fl_engine *e);
 void engine_arm_state_timers(struct fl_engine *e);
 /* Runs the transitions of event `on` (e->lock held); returns true if the state moved. */
 bool engine_event(struct fl_engine *e, enum sc_on on, int tmf_fn, uint64_t value);
+/* Carries out a LUN-wide effect (ua, power_loss, resize, alua); no lock held. */
+void engine_lun_effect(struct fl_engine *e, struct eng_lun *L, const struct sc_action *a,
+		       const char *why);
 /* Releases held commands (e->lock NOT held); returns the count. */
 size_t engine_release(struct fl_engine *e, bool all, uint64_t tag, int lun);
 /* Arms or disarms a rule by id (SCSI or transport); -ENOENT. e->lock held. */

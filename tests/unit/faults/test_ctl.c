@@ -337,10 +337,57 @@ static void test_ctl_other_uid_refused(void)
 	fl_engine_destroy(e);
 }
 
+/* act: a power loss, a resize and a UA on demand; other verbs and bad actions refused. */
+static void test_ctl_act(void)
+{
+	struct fl_engine *e = mk_engine(scenario, 1, NULL);
+	struct fl_ctl *ctl = NULL;
+	struct tcmd *t = calloc(1, sizeof(*t));
+	struct fl_lun_info info;
+	json_t *r;
+	int fd;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(e);
+	mk_path();
+	CU_ASSERT_EQUAL_FATAL(fl_ctl_start(e, sock_path, &ctl), 0);
+	fd = ctl_connect();
+	CU_ASSERT_TRUE_FATAL(fd >= 0);
+	clear_ua(e, 1);
+	tcmd_init(t, 0x2a, 8, 1, 1, 1);
+	memset(t->buf, 0x5a, 512);
+	tsubmit(e, t, 0);
+	CU_ASSERT_EQUAL(t->cmd.status, FL_STATUS_GOOD);
+	r = rpc(fd, "{\"cmd\": \"act\", \"lun\": 0, \"action\": {\"power_loss\": true}}");
+	CU_ASSERT_TRUE(ok(r));
+	json_decref(r);
+	tsubmit(e, (tcmd_init(t, 0x00, 0, 0, 2, 1), t), 0);
+	CU_ASSERT_EQUAL(sense_key(&t->cmd), 6);
+	r = rpc(fd, "{\"cmd\": \"act\", \"lun\": 0, \"action\": {\"resize\": \"2MiB\"}}");
+	CU_ASSERT_TRUE(ok(r));
+	json_decref(r);
+	fl_lun_get_info(fl_target_lun(fl_engine_target(e), 0), &info);
+	CU_ASSERT_EQUAL(info.num_blocks, 4096);
+	r = rpc(fd, "{\"cmd\": \"act\", \"lun\": 0, \"action\": {\"status\": \"busy\"}}");
+	CU_ASSERT_FALSE(ok(r));
+	json_decref(r);
+	r = rpc(fd, "{\"cmd\": \"act\", \"lun\": 0, \"action\": {\"ua\": \"NOPE\"}}");
+	CU_ASSERT_FALSE(ok(r));
+	CU_ASSERT_EQUAL(json_array_size(json_object_get(r, "diagnostics")), 1);
+	json_decref(r);
+	r = rpc(fd, "{\"cmd\": \"act\", \"lun\": 9, \"action\": {\"ua\": \"29/00\"}}");
+	CU_ASSERT_FALSE(ok(r));
+	json_decref(r);
+	close(fd);
+	fl_ctl_stop(ctl);
+	fl_engine_destroy(e);
+	free(t);
+}
+
 static CU_TestInfo ctl_tests[] = {
     {"test_ctl_basics", test_ctl_basics},
     {"test_ctl_release", test_ctl_release},
     {"test_ctl_load", test_ctl_load},
+    {"test_ctl_act", test_ctl_act},
     {"test_ctl_trace_stream", test_ctl_trace_stream},
     {"test_ctl_other_uid_refused", test_ctl_other_uid_refused},
     CU_TEST_INFO_NULL,

@@ -74,6 +74,9 @@ static void test_ctl_cli(void)
 	CU_ASSERT_STRING_EQUAL(fl_engine_state(e), "healthy");
 	CU_ASSERT_EQUAL(run_ctl("raw '{\"cmd\":\"ping\",\"id\":\"x\"}'"), 0);
 	CU_ASSERT_TRUE(out_has("\"id\":\"x\""));
+	CU_ASSERT_EQUAL(run_ctl("act 0 '{\"ua\": \"2A/09\"}'"), 0);
+	CU_ASSERT_EQUAL(run_ctl("act 0 '{\"drop\": true}'"), 1);
+	CU_ASSERT_EQUAL(run_ctl("act 0 notjson"), 2);
 	CU_ASSERT_EQUAL(run_ctl("frobnicate"), 2);
 	CU_ASSERT_EQUAL(run_ctl("release"), 2);
 	fl_ctl_stop(ctl);
