@@ -268,6 +268,19 @@ int cmd_serve(int argc, char **argv)
 		return 2;
 	}
 
+	/*
+	 * Signals are taken with sigwaitinfo by this thread only: block them
+	 * before any thread exists (the engine's timer thread, the loop), or a
+	 * SIGCHLD delivered to another thread is lost.
+	 */
+	sigset_t set;
+	sigemptyset(&set);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGCHLD);
+	pthread_sigmask(SIG_BLOCK, &set, NULL);
+	signal(SIGPIPE, SIG_IGN);
+
 	struct fl_target *tgt = NULL;
 	struct fl_engine *engine = NULL;
 	struct fl_scenario *sc = NULL;
@@ -368,15 +381,6 @@ int cmd_serve(int argc, char **argv)
 		 cfg.store == FL_STORE_FILE ? "file" : "memory");
 #endif
 	nluns = fl_target_lun_ids(tgt, luns, FL_MAX_LUNS);
-
-	/* Signals go to this thread only (sigwait); the loop thread never sees them. */
-	sigset_t set;
-	sigemptyset(&set);
-	sigaddset(&set, SIGINT);
-	sigaddset(&set, SIGTERM);
-	sigaddset(&set, SIGCHLD);
-	pthread_sigmask(SIG_BLOCK, &set, NULL);
-	signal(SIGPIPE, SIG_IGN);
 
 	if (fl_iscsi_create(&o, engine, engine ? NULL : tgt, &t))
 		goto out;

@@ -209,7 +209,8 @@ int login_handle(struct conn *c, const uint8_t *bhs, const uint8_t *data, uint32
 		c->exp_cmd_sn = get_be32(bhs + BHS_CMDSN);
 		c->max_cmd_sn = c->exp_cmd_sn + ISCSI_CMD_WINDOW - 1;
 		c->stat_sn = get_be32(bhs + BHS_EXPSTATSN);
-		l->stage = csg;
+		/* Every login starts in the security stage, even one that skips it. */
+		l->stage = ISCSI_STAGE_SECURITY;
 		l->itt = get_be32(bhs + BHS_ITT);
 		params_default(&l->p);
 		/* RFC 7143 11.12.4: we speak version 0x00 only. */
