@@ -260,6 +260,7 @@ void timer_cancel(struct portal *p, struct timer *t);
 void conn_close(struct conn *c, const char *why);
 void conn_update_events(struct conn *c);
 void portal_kick(struct portal *p);
+void portal_drain(struct portal *p);
 uint64_t portal_nexus_id(struct portal *p, const char *port_name);
 
 /* pdu.c */

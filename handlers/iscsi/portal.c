@@ -291,7 +291,7 @@ static void portal_accept(struct portal *p)
 }
 
 /* Drains the cross-thread completion queue. */
-static void portal_drain(struct portal *p)
+void portal_drain(struct portal *p)
 {
 	uint64_t v;
 	ssize_t r = read(p->efd, &v, sizeof(v));

@@ -94,6 +94,13 @@ int tmf_request(struct conn *c, const uint8_t *bhs)
 			conn_send(c, pdu, FL_PDU_TMF_RESP, NULL, 0, 0);
 		return 0;
 	}
+	/*
+	 * Completions already queued happened before this TMF: deliver them
+	 * first, so a task that has finished is not reported as aborted.
+	 */
+	portal_drain(c->portal);
+	if (c->dead)
+		return -1;
 	struct tmf_req *r = calloc(1, sizeof(*r));
 	if (!r) {
 		conn_close(c, "out of memory");
