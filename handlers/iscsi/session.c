@@ -106,8 +106,10 @@ void session_xport_refresh(struct conn *c)
 	bool was_stalled = c->xs.stall_max_cmd_sn;
 	uint32_t old_nop = c->xs.nop_in_interval_ms;
 	c->xs = xs;
-	if (xs.stall_max_cmd_sn && !was_stalled)
+	if (xs.stall_max_cmd_sn && !was_stalled) {
 		iscsi_log(c->portal, LOG_INFO, c, "fault: MaxCmdSN stalled");
+		nop_send_unsolicited(c, false); /* tells the initiator the window closed */
+	}
 	if (was_stalled && !xs.stall_max_cmd_sn)
 		nop_send_unsolicited(c, false); /* carries the reopened window */
 	if (xs.request_logout && !c->logout_req_sent) {

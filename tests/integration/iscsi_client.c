@@ -595,6 +595,95 @@ static void check_silent(const char *arg)
 	bye(ctx);
 }
 
+/* "hold-abort": a held read is released by ABORT TASK (complete) and never answered. */
+static void check_hold_abort(void)
+{
+	int lun;
+	struct iscsi_context *ctx = login("iqn.2026-12.org.faultlun:test-hold-abort", &lun);
+	CHECK(ctx, "login");
+	if (!ctx)
+		return;
+	struct op op = {0};
+	struct scsi_task *t = scsi_cdb_read10(8, 4096, 512, 0, 0, 0, 0, 0);
+	CHECK(!iscsi_scsi_command_async(ctx, lun, t, task_cb, NULL, &op), "submit");
+	CHECK(!wait_one(ctx, &op, 1000), "the held read is not answered");
+	struct op ab = {.tmf_resp = 0xdead};
+	CHECK(!iscsi_task_mgmt_async(ctx, lun, ISCSI_TM_ABORT_TASK, t->itt, t->cmdsn, op_cb, &ab),
+	      "abort submit");
+	/* libiscsi cancels the task locally when the abort completes. */
+	CHECK(wait_one(ctx, &ab, 5000) && ab.status == SCSI_STATUS_GOOD, "ABORT TASK answered");
+	CHECK(ab.tmf_resp == ISCSI_TMR_FUNC_COMPLETE, "ABORT TASK response %u", ab.tmf_resp);
+	CHECK(!op.done || op.status == SCSI_STATUS_CANCELLED,
+	      "the aborted read got no SCSI response (status %d)", op.status);
+	/* The session is still usable: a TEST UNIT READY is answered. */
+	struct scsi_task *tur = run_cdb(ctx, lun, scsi_cdb_testunitready(), NULL, 5000);
+	CHECK(tur != NULL, "TUR after the abort");
+	if (tur)
+		scsi_free_scsi_task(tur);
+	bye(ctx);
+}
+
+/* "closed-on-write": the target closes the connection during Data-Out. */
+static void check_closed_on_write(void)
+{
+	int lun;
+	struct iscsi_context *ctx = login("iqn.2026-12.org.faultlun:test-closed", &lun);
+	CHECK(ctx, "login");
+	if (!ctx)
+		return;
+	iscsi_set_noautoreconnect(ctx, 1);
+	size_t len = 512 * 1024;
+	unsigned char *buf = calloc(1, len);
+	struct iscsi_data d = {.size = len, .data = buf};
+	struct op op = {0};
+	struct scsi_task *t = scsi_cdb_write10(0, (uint32_t)len, 512, 0, 0, 0, 0, 0);
+	CHECK(!iscsi_scsi_command_async(ctx, lun, t, task_cb, &d, &op), "submit");
+	bool done = wait_one(ctx, &op, 5000);
+	CHECK(done && op.status != SCSI_STATUS_GOOD, "the write fails (status %d)", op.status);
+	CHECK(!iscsi_is_logged_in(ctx) || op.status != SCSI_STATUS_GOOD, "session lost");
+	free(buf);
+	iscsi_destroy_context(ctx);
+}
+
+/* "slow-read MS": a read takes at least MS ms (delayed Data-In). */
+static void check_slow_read(const char *arg)
+{
+	int lun, ms = arg ? atoi(arg) : 400;
+	struct iscsi_context *ctx = login("iqn.2026-12.org.faultlun:test-slow", &lun);
+	CHECK(ctx, "login");
+	if (!ctx)
+		return;
+	/* The first command reports the power-on unit attention (no data). */
+	struct scsi_task *t = run_cdb(ctx, lun, scsi_cdb_testunitready(), NULL, 5000);
+	if (t)
+		scsi_free_scsi_task(t);
+	int64_t t0 = now_ms();
+	t = run_cdb(ctx, lun, scsi_cdb_read10(0, 4096, 512, 0, 0, 0, 0, 0), NULL, ms + 5000);
+	int64_t took = now_ms() - t0;
+	CHECK(t && t->status == SCSI_STATUS_GOOD && t->datain.size == 4096, "read answered");
+	CHECK(took >= ms, "read took %lld ms, expected at least %d", (long long)took, ms);
+	if (t)
+		scsi_free_scsi_task(t);
+	bye(ctx);
+}
+
+/* "stall MS": after MS ms the window closes; a command then gets no answer. */
+static void check_stall(const char *arg)
+{
+	int lun, ms = arg ? atoi(arg) : 1500;
+	struct iscsi_context *ctx = login("iqn.2026-12.org.faultlun:test-stall", &lun);
+	CHECK(ctx, "login");
+	if (!ctx)
+		return;
+	struct op idle = {0};
+	wait_one(ctx, &idle, ms); /* keep servicing: the window update arrives */
+	struct op op = {0};
+	struct scsi_task *t = scsi_cdb_testunitready();
+	CHECK(!iscsi_scsi_command_async(ctx, lun, t, task_cb, NULL, &op), "submit");
+	CHECK(!wait_one(ctx, &op, 1500), "no answer while MaxCmdSN is stalled");
+	iscsi_destroy_context(ctx);
+}
+
 /* "tmf-late FN MS": a TMF is answered no earlier than MS ms (or never when MS < 0). */
 static void check_tmf_answer(const char *arg)
 {
@@ -657,7 +746,8 @@ int main(int argc, char **argv)
 		{"nop", check_nop},		  {"tmf", check_tmf},
 		{"bad-target", check_bad_target}, {"many", check_many},
 		{"reconnect", check_reconnect},	  {"hostile", check_hostile},
-		{"discovery", check_discovery},
+		{"discovery", check_discovery},	  {"hold-abort", check_hold_abort},
+		{"closed-on-write", check_closed_on_write},
 	};
 	bool found = false;
 	for (size_t i = 0; i < sizeof(plain) / sizeof(plain[0]); i++)
@@ -673,6 +763,12 @@ int main(int argc, char **argv)
 		found = true;
 	} else if (!strcmp(check, "tmf-answer")) {
 		check_tmf_answer(arg);
+		found = true;
+	} else if (!strcmp(check, "stall")) {
+		check_stall(arg);
+		found = true;
+	} else if (!strcmp(check, "slow-read")) {
+		check_slow_read(arg);
 		found = true;
 	} else if (!strcmp(check, "nop-ignored")) {
 		check_nop_ignored(arg);
