@@ -474,6 +474,8 @@ static void *watchdog_main(void *arg)
 			    (int64_t)d->cmd_time_out_s * 1000 + WATCHDOG_GRACE_MS)
 				continue;
 			req_claim(r, REQ_BY_WATCHDOG);
+			tcmu_abi_warn(d->dev, "command tag %" PRIu64 " given up after cmd_time_out %d s\n",
+				      r->fc.tag, d->cmd_time_out_s);
 			if (r->async) {
 				r->next = expired; /* singly linked; off the pending list now */
 				expired = r;
@@ -501,8 +503,6 @@ static void *watchdog_main(void *arg)
 			tc = r->tcmur_cmd;
 			r->tcmur_cmd = NULL;
 			pthread_mutex_unlock(&d->lock);
-			tcmu_abi_warn(d->dev, "command tag %" PRIu64 " abandoned after %d s\n",
-				      r->fc.tag, d->cmd_time_out_s);
 			tcmur_cmd_complete(d->dev, tc, TCMU_STS_TIMEOUT);
 			req_put(r);
 			pthread_mutex_lock(&d->lock);

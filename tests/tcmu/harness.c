@@ -24,7 +24,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -804,6 +806,68 @@ static void test_hold(void)
 	hcmd_free(pf);
 }
 
+/* Sends one request line to a control socket and reads one answer line (2 s at most). */
+static int ctl_request(const char *path, const char *req, char *resp, size_t cap)
+{
+	struct sockaddr_un sa = {.sun_family = AF_UNIX};
+	struct timeval tv = {.tv_sec = 2};
+	size_t len = 0;
+	int fd = socket(AF_UNIX, SOCK_STREAM, 0);
+
+	resp[0] = '\0';
+	if (fd < 0)
+		return -1;
+	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", path);
+	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) ||
+	    write(fd, req, strlen(req)) != (ssize_t)strlen(req) || write(fd, "\n", 1) != 1) {
+		close(fd);
+		return -1;
+	}
+	while (len + 1 < cap) {
+		ssize_t n = read(fd, resp + len, cap - 1 - len);
+
+		if (n <= 0)
+			break;
+		len += (size_t)n;
+		resp[len] = '\0';
+		if (strchr(resp, '\n'))
+			break;
+	}
+	close(fd);
+	return len ? 0 : -1;
+}
+
+/*
+ * `release` on the device's control socket executes held commands: a held
+ * WRITE then completes GOOD at once, and the one the watchdog gave up on in
+ * test_hold is released too (its late completion must be swallowed).
+ */
+static void test_ctl_release(void)
+{
+	uint8_t cdb[10];
+	char path[400], resp[512];
+	struct hcmd *held;
+
+	if (!dev_main)
+		return;
+	cdb10(cdb, 0x2a, 300, 1);
+	held = hcmd_new(cdb, 10, 512);
+	memset(held->data, 0xa5, 512);
+	hcmd_start(dev_main, held);
+	CHECK(!hcmd_wait(held, 200), "held WRITE answered before release (status %d)",
+	      held->status);
+	snprintf(path, sizeof(path), "%s/ctl.sock", tmpdir);
+	CHECK(ctl_request(path, "{\"cmd\": \"release\", \"all\": true}", resp, sizeof(resp)) == 0,
+	      "no answer on %s", path);
+	CHECK(strstr(resp, "\"ok\":true") && strstr(resp, "\"released\":2"),
+	      "release answered '%s', want ok and released 2", resp);
+	CHECK(hcmd_wait(held, 2000) && held->status == TCMU_STS_OK,
+	      "released WRITE: completed %d status %d", held->completed, held->status);
+	if (held->completed)
+		hcmd_free(held);
+}
+
 /* close tears the device down, including commands the engine still holds; the trace has the faults. */
 static void test_close(void)
 {
@@ -847,6 +911,7 @@ static const struct {
 	{"status_mapping", test_status_mapping},
 	{"delay_does_not_block", test_delay_does_not_block},
 	{"hold", test_hold},
+	{"ctl_release", test_ctl_release},
 	{"close", test_close},
 };
 
