@@ -1,0 +1,262 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# agent.sh - the VM lab's guest agent: PID 1 of the guest after the initramfs
+# switched into the overlay root (the host's root, read-only, under tmpfs).
+#
+# Reads the job the host wrote into the results share (/fl-results/job.env),
+# loads the kernel modules, builds one of the paths to the LUNs under test:
+#   iscsi  `faultlun serve` on 127.0.0.1 + iscsid / iscsi_tcp logged in to it
+#   tcmu   LIO target_core_user + tcmu-runner with handler_faultlun.so, one
+#          user backstore per scenario LUN, exported through tcm_loop
+#   lio    LIO's own ramdisk backstore behind tcm_loop (plumbing check only)
+# sets the scenario's kernel knobs, starts the observers (/dev/kmsg, uevents,
+# sysfs, healthy-LUN probe), runs the workload (fl-vm-agent) and powers off.
+# Every phase is written to the kernel log as "faultlun-agent: ..." so that it
+# lands on the timeline with the kernel's own clock. The file "done" in the
+# results share, written last, tells the host the run finished.
+export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
+R=/fl-results
+exec >"$R/agent.log" 2>&1
+
+mount -t proc proc /proc
+mount -t sysfs sysfs /sys
+mount -t devtmpfs devtmpfs /dev
+mkdir -p /dev/pts /dev/shm
+mount -t devpts devpts /dev/pts
+mount -t tmpfs tmpfs /dev/shm
+mount -t tmpfs tmpfs /run
+mkdir -p /var/run /var/lock /var/log /var/lib/iscsi /etc/target /etc/iscsi
+mount -t tmpfs tmpfs /var/lib/iscsi
+mount -t tmpfs tmpfs /var/log
+
+. "$R/job.env"
+
+# Writes a marker to the kernel log (and the agent log).
+mark() {
+	echo "faultlun-agent: $*" >/dev/kmsg
+	echo "[$(cut -d' ' -f1 /proc/uptime)] $*"
+}
+
+# Ends the run: result marker, flush, power off at once.
+finish() {
+	mark "finish: $1"
+	[ -n "${kmsg_pid:-}" ] && kill "$kmsg_pid" 2>/dev/null
+	[ -n "${uevent_pid:-}" ] && kill "$uevent_pid" 2>/dev/null
+	echo "$1" >"$R/done"
+	sync
+	echo o >/proc/sysrq-trigger
+	sleep 30
+}
+
+# Stops with a setup failure.
+fail() {
+	mark "setup failed: $*"
+	finish "setup-failed: $*"
+}
+
+# Writes a value to a file, logging failures (a knob the kernel refuses).
+put() {
+	if ! printf '%s' "$2" >"$1" 2>/dev/null; then
+		mark "could not write '$2' to $1"
+		return 1
+	fi
+}
+
+cat /dev/kmsg >"$R/kmsg.txt" &
+kmsg_pid=$!
+mark "agent up, path $FL_PATH"
+mkdir -p /lib/modules
+mount --bind "$FL_GUEST/lib/modules" /lib/modules || fail "cannot bind the module tree"
+ip link set lo up || fail "cannot bring up lo"
+echo "faultlun-vm" >/proc/sys/kernel/hostname
+
+"$FL_UEVENT" >"$R/uevents.jsonl" 2>>"$R/agent.log" &
+uevent_pid=$!
+
+mark "loading modules"
+for m in sd_mod sg configfs target_core_mod; do
+	modprobe "$m" || fail "modprobe $m"
+done
+mountpoint -q /sys/kernel/config || mount -t configfs none /sys/kernel/config
+[ -n "${FL_KNOB_scsi_logging_level:-}" ] && put /proc/sys/dev/scsi/logging_level "$FL_KNOB_scsi_logging_level"
+CFS=/sys/kernel/config/target
+WWN_LOOP=naa.5001405f1a000001
+WWN_INIT=naa.5001405f1a000002
+
+# Exports backstore directories ($@) as LUNs 0.. of one tcm_loop SCSI host.
+export_tcm_loop() {
+	modprobe tcm_loop || fail "modprobe tcm_loop"
+	tpg=$CFS/loopback/$WWN_LOOP/tpgt_1
+	mkdir -p "$tpg" || fail "tcm_loop tpg"
+	# The I_T nexus first: LUNs added before it are scanned and not found.
+	put "$tpg/nexus" "$WWN_INIT" || fail "tcm_loop nexus"
+	for pair in "$@"; do
+		lun=${pair%%=*}
+		mkdir -p "$tpg/lun/lun_$lun" || fail "tcm_loop lun $lun"
+		ln -s "${pair#*=}" "$tpg/lun/lun_$lun/" || fail "tcm_loop link lun $lun"
+	done
+}
+
+# Path "lio": LIO ramdisk backstores behind tcm_loop (no project code).
+setup_lio() {
+	modprobe target_core_mod
+	pairs=""
+	for l in $FL_LUNS; do
+		lun=${l%%:*}
+		size=$(echo "$l" | cut -d: -f2)
+		bs=$(echo "$l" | cut -d: -f3)
+		d=$CFS/core/rd_mcp_0/lun$lun
+		mkdir -p "$d" || fail "rd_mcp backstore"
+		put "$d/control" "rd_pages=$((size / 4096))" || fail "rd_mcp control"
+		put "$d/attrib/block_size" "$bs"
+		put "$d/enable" 1 || fail "rd_mcp enable"
+		pairs="$pairs $lun=$d"
+	done
+	# shellcheck disable=SC2086
+	export_tcm_loop $pairs
+}
+
+# Path "tcmu": tcmu-runner + handler_faultlun.so, one user backstore per LUN.
+setup_tcmu() {
+	modprobe target_core_user || fail "modprobe target_core_user"
+	mkdir -p /etc/tcmu
+	printf 'log_level = 3\nlog_dir_path = "/var/log"\n' >/etc/tcmu/tcmu.conf
+	tcmu-runner --handler-path "$FL_HANDLER_DIR" >"$R/tcmu-runner.out" 2>&1 &
+	tcmu_pid=$!
+	i=0
+	while ! grep -q "Handler faultlun is registered" /var/log/tcmu-runner.log 2>/dev/null; do
+		i=$((i + 1))
+		[ $i -gt 100 ] && fail "tcmu-runner did not register handler faultlun"
+		kill -0 "$tcmu_pid" 2>/dev/null || fail "tcmu-runner exited"
+		sleep 0.1
+	done
+	mark "tcmu-runner ready (pid $tcmu_pid)"
+	pairs=""
+	for l in $FL_LUNS; do
+		lun=${l%%:*}
+		size=$(echo "$l" | cut -d: -f2)
+		d=$CFS/core/user_0/fl$lun
+		mkdir -p "$d" || fail "user backstore"
+		cfg="faultlun/scenario=$FL_SCENARIO;lun=$lun;trace=$R/trace-lun$lun.jsonl"
+		put "$d/control" "dev_size=$size,dev_config=$cfg" || fail "user backstore control"
+		[ -n "${FL_KNOB_cmd_time_out_s:-}" ] && put "$d/attrib/cmd_time_out" "$FL_KNOB_cmd_time_out_s"
+		put "$d/enable" 1 || fail "user backstore enable (see tcmu-runner.log)"
+		pairs="$pairs $lun=$d"
+	done
+	# shellcheck disable=SC2086
+	export_tcm_loop $pairs
+}
+
+# Path "iscsi": faultlun serve in the guest, the kernel initiator logged in.
+setup_iscsi() {
+	modprobe iscsi_tcp || fail "modprobe iscsi_tcp"
+	"$FL_FAULTLUN" serve $FL_SERVE_ARGS >"$R/serve.out" 2>&1 &
+	serve_pid=$!
+	i=0
+	while ! grep -q ':3260 ' /proc/net/tcp 2>/dev/null && ! grep -q ':0CBC ' /proc/net/tcp; do
+		i=$((i + 1))
+		[ $i -gt 100 ] && fail "faultlun serve did not listen on 127.0.0.1:3260"
+		kill -0 "$serve_pid" 2>/dev/null || fail "faultlun serve exited (see serve.out)"
+		sleep 0.1
+	done
+	mark "faultlun serve listening (pid $serve_pid)"
+	echo "InitiatorName=iqn.2026-12.org.faultlun:vm-initiator" >/etc/iscsi/initiatorname.iscsi
+	iscsid || fail "iscsid"
+	sleep 0.3
+	iscsiadm -m discovery -t sendtargets -p 127.0.0.1:3260 >"$R/discovery.out" 2>&1 ||
+		fail "iscsiadm discovery"
+	iqn=$(awk '{print $2; exit}' "$R/discovery.out")
+	mark "discovered $iqn"
+	upd() { iscsiadm -m node -T "$iqn" -p 127.0.0.1:3260 -o update -n "$1" -v "$2" >/dev/null; }
+	[ -n "${FL_KNOB_abort_tmo_s:-}" ] && upd node.session.err_timeo.abort_timeout "$FL_KNOB_abort_tmo_s"
+	[ -n "${FL_KNOB_lu_reset_tmo_s:-}" ] && upd node.session.err_timeo.lu_reset_timeout "$FL_KNOB_lu_reset_tmo_s"
+	[ -n "${FL_KNOB_tgt_reset_tmo_s:-}" ] && upd node.session.err_timeo.tgt_reset_timeout "$FL_KNOB_tgt_reset_tmo_s"
+	[ -n "${FL_KNOB_recovery_tmo_s:-}" ] && upd node.session.timeo.replacement_timeout "$FL_KNOB_recovery_tmo_s"
+	[ -n "${FL_KNOB_noop_interval_s:-}" ] && upd "node.conn[0].timeo.noop_out_interval" "$FL_KNOB_noop_interval_s"
+	[ -n "${FL_KNOB_noop_timeout_s:-}" ] && upd "node.conn[0].timeo.noop_out_timeout" "$FL_KNOB_noop_timeout_s"
+	[ -n "${FL_KNOB_debug_libiscsi_eh:-}" ] && put /sys/module/libiscsi/parameters/debug_libiscsi_eh "$FL_KNOB_debug_libiscsi_eh"
+	iscsiadm -m node -T "$iqn" -p 127.0.0.1:3260 --login >"$R/login.out" 2>&1 || fail "iscsiadm login"
+	mark "logged in"
+}
+
+case "$FL_PATH" in
+lio) setup_lio ;;
+tcmu) setup_tcmu ;;
+iscsi) setup_iscsi ;;
+*) fail "unknown path $FL_PATH" ;;
+esac
+
+# Waits for the disk of each scenario LUN; prints LUN=/dev/sdX lines.
+find_disks() {
+	for l in $FL_LUNS; do
+		lun=${l%%:*}
+		i=0
+		dev=""
+		while [ -z "$dev" ]; do
+			for b in /sys/class/scsi_disk/*:*:*:"$lun"/device/block/*; do
+				[ -e "$b" ] && dev=${b##*/}
+			done
+			[ -n "$dev" ] && break
+			i=$((i + 1))
+			[ $i -gt 200 ] && fail "no disk for LUN $lun"
+			sleep 0.1
+		done
+		echo "$lun=/dev/$dev"
+	done
+}
+find_disks >/tmp/disks || exit 1
+grep -q . /tmp/disks || fail "no disks"
+cat /tmp/disks >"$R/disks.txt"
+mark "disks: $(tr '\n' ' ' </tmp/disks)"
+
+devargs=""
+watch=""
+test_dev=""
+healthy_dev=""
+while IFS== read -r lun dev; do
+	name=${dev#/dev/}
+	sd=/sys/block/$name/device
+	[ -n "${FL_KNOB_timeout_s:-}" ] && put "$sd/timeout" "$FL_KNOB_timeout_s"
+	[ -n "${FL_KNOB_eh_timeout_s:-}" ] && put "$sd/eh_timeout" "$FL_KNOB_eh_timeout_s"
+	devargs="$devargs --dev $lun=$dev"
+	for f in state iorequest_cnt iodone_cnt ioerr_cnt iotmo_cnt; do
+		watch="$watch --watch lun$lun.$f=$sd/$f"
+	done
+	[ "$lun" = "$FL_TEST_LUN" ] && test_dev=$dev
+	[ "$lun" = "${FL_HEALTHY_LUN:-none}" ] && healthy_dev=$dev
+done </tmp/disks
+for s in /sys/class/iscsi_session/session*; do
+	[ -e "$s/state" ] && watch="$watch --watch ${s##*/}.state=$s/state"
+done
+for c in /sys/class/iscsi_connection/connection*; do
+	[ -e "$c/state" ] && watch="$watch --watch ${c##*/}.state=$c/state"
+done
+[ -n "$test_dev" ] || fail "no disk for the LUN under test ($FL_TEST_LUN)"
+# The LUN under test comes first: steps without "lun" use it.
+devargs="--dev $FL_TEST_LUN=$test_dev $devargs"
+{
+	echo "{"
+	echo "\"test_dev\": \"$test_dev\", \"healthy_dev\": \"$healthy_dev\","
+	printf '"knobs": {'
+	sep=""
+	for f in timeout eh_timeout queue_depth; do
+		printf '%s"%s": "%s"' "$sep" "$f" "$(cat /sys/block/${test_dev#/dev/}/device/$f 2>/dev/null)"
+		sep=", "
+	done
+	for s in /sys/class/iscsi_session/session*; do
+		for f in recovery_tmo abort_tmo lu_reset_tmo tgt_reset_tmo; do
+			[ -e "$s/$f" ] && printf '%s"%s": "%s"' "$sep" "$f" "$(cat "$s/$f")"
+		done
+	done
+	printf '%s"scsi_logging_level": "%s"' "$sep" "$(cat /proc/sys/dev/scsi/logging_level)"
+	echo "}, \"kernel\": \"$(uname -r)\"}"
+} >"$R/guest.json"
+
+mark "workload start"
+# shellcheck disable=SC2086
+"$FL_AGENT" --check "$FL_CHECK" --out "$R" $devargs ${healthy_dev:+--healthy "$healthy_dev"} \
+	$watch ${FL_CTL:+--ctl "$FL_CTL"} --faultlun "$FL_FAULTLUN" 2>>"$R/agent.log"
+rc=$?
+mark "workload end (rc $rc)"
+[ -f /var/log/tcmu-runner.log ] && cp /var/log/tcmu-runner.log "$R/tcmu-runner.log"
+finish "ok $rc"

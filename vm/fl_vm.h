@@ -1,0 +1,45 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * fl_vm.h - public contract of faultlun's VM lab (docs/vm-lab.md).
+ *
+ * fl_vm_run() runs one scenario on one path inside a QEMU guest booted from
+ * Debian's stock kernel: it assembles (or reuses) the guest in a cache,
+ * writes the job into a results folder shared with the guest, boots, waits a
+ * bounded time, then merges what the guest observed (kernel log, uevents,
+ * sysfs, faultlun trace, workload steps, healthy-LUN stall) into one timeline,
+ * checks the scenario's check.expect entries against it and writes
+ * result.json. fl_vm_report_text() / fl_vm_report_html() render a result.
+ *
+ * Return values of fl_vm_run: FL_VM_PASS, FL_VM_FAIL (an expectation did not
+ * hold), FL_VM_ERROR (setup or guest failure, message printed), FL_VM_SKIP
+ * (qemu or the kernel package cannot be had).
+ */
+#ifndef FL_VM_H
+#define FL_VM_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+enum { FL_VM_PASS = 0, FL_VM_FAIL = 1, FL_VM_ERROR = 2, FL_VM_SKIP = 77 };
+
+struct fl_vm_opts {
+	const char *path;      /* "iscsi", "tcmu" or "lio" (plumbing only) */
+	const char *cache_dir; /* NULL: $XDG_CACHE_HOME/faultlun or ~/.cache/faultlun */
+	const char *accel;     /* "auto" (KVM if it boots, else TCG), "kvm", "tcg" */
+	int guest_timeout_s;   /* 0: the scenario's check.vm_timeout_s or 300 */
+	int memory_mb;	       /* 0: 2048 */
+	bool quiet;	       /* no timeline on stdout */
+};
+
+/* Runs scenario on opts->path; results go to run_dir (created). */
+int fl_vm_run(const char *scenario, const struct fl_vm_opts *opts, const char *run_dir);
+
+/* Prints a result (result.json) as verdicts + timeline; returns its verdict. */
+int fl_vm_report_text(const char *result_json, FILE *out, bool timeline);
+/* Writes the HTML report of a result; returns 0 or -errno. */
+int fl_vm_report_html(const char *result_json, const char *html_path);
+
+/* The cache directory the lab uses (static storage). */
+const char *fl_vm_cache_dir(const char *override);
+
+#endif

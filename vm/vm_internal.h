@@ -1,0 +1,26 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * vm_internal.h - declarations shared by the VM lab's host-side files
+ * (vm_run.c, vm_check.c, vm_report.c).
+ */
+#ifndef FL_VM_INTERNAL_H
+#define FL_VM_INTERNAL_H
+
+#include <jansson.h>
+#include <stdbool.h>
+
+/* What vm_run.c knows about a finished (or killed) guest. */
+struct vm_run_info {
+	const char *scenario, *path, *accel, *guest, *run_dir, *results;
+	bool timed_out;
+	int qemu_status, timeout_s;
+	double wall_guest_build_s, wall_qemu_s, wall_total_s, t_start;
+};
+
+double vm_now(void);
+int vm_mkdirs(const char *path);
+
+/* Reads the guest's outputs, checks sc's expectations, writes result.json. */
+int vm_check_run(json_t *sc, const struct vm_run_info *info);
+
+#endif

@@ -1,0 +1,527 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * vm_run.c - the host side of one VM-lab run: guest assembly (vm/mkguest.sh
+ * into the cache), the job written to the results share (job.env, the
+ * scenario, its check section), the QEMU command (KVM when it boots, else
+ * TCG; no network device; host root read-only over 9p; a writable 9p results
+ * share), a bounded wait (a stuck guest is killed with a clear message), then
+ * vm_check.c turns what the guest wrote into result.json.
+ */
+#include "fl_vm.h"
+#include "vm_internal.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <jansson.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+/* Seconds on CLOCK_MONOTONIC. */
+double vm_now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* The cache directory: override, $XDG_CACHE_HOME/faultlun, ~/.cache/faultlun. */
+const char *fl_vm_cache_dir(const char *override)
+{
+	static char dir[PATH_MAX];
+	const char *x = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
+	if (override && *override)
+		snprintf(dir, sizeof(dir), "%s", override);
+	else if (getenv("FAULTLUN_CACHE") && *getenv("FAULTLUN_CACHE"))
+		snprintf(dir, sizeof(dir), "%s", getenv("FAULTLUN_CACHE"));
+	else if (x && *x)
+		snprintf(dir, sizeof(dir), "%s/faultlun", x);
+	else
+		snprintf(dir, sizeof(dir), "%s/.cache/faultlun", home && *home ? home : "/tmp");
+	return dir;
+}
+
+/* mkdir -p. */
+int vm_mkdirs(const char *path)
+{
+	char p[PATH_MAX];
+	snprintf(p, sizeof(p), "%s", path);
+	for (char *s = p + 1; *s; s++) {
+		if (*s != '/')
+			continue;
+		*s = 0;
+		if (mkdir(p, 0755) < 0 && errno != EEXIST)
+			return -errno;
+		*s = '/';
+	}
+	if (mkdir(p, 0755) < 0 && errno != EEXIST)
+		return -errno;
+	return 0;
+}
+
+/* Directory of vm/ sources (scripts), overridable with FAULTLUN_VM_DIR. */
+static const char *vm_src_dir(void)
+{
+	const char *e = getenv("FAULTLUN_VM_DIR");
+	return e && *e ? e : FL_VM_SOURCE_DIR;
+}
+
+/* Runs argv with stdout to a pipe; returns exit status, last stdout line in last. */
+static int run_capture(char *const argv[], char *last, size_t lastlen)
+{
+	int pfd[2];
+	if (pipe(pfd) < 0)
+		return -errno;
+	pid_t pid = fork();
+	if (pid < 0)
+		return -errno;
+	if (pid == 0) {
+		dup2(pfd[1], 1);
+		close(pfd[0]);
+		close(pfd[1]);
+		execvp(argv[0], argv);
+		_exit(127);
+	}
+	close(pfd[1]);
+	char buf[8192];
+	size_t got = 0;
+	ssize_t n;
+	while ((n = read(pfd[0], buf + got, sizeof(buf) - 1 - got)) > 0) {
+		got += (size_t)n;
+		if (got == sizeof(buf) - 1)
+			got = 0; /* keep only the tail */
+	}
+	close(pfd[0]);
+	buf[got] = 0;
+	while (got && buf[got - 1] == '\n')
+		buf[--got] = 0;
+	char *nl = strrchr(buf, '\n');
+	snprintf(last, lastlen, "%s", nl ? nl + 1 : buf);
+	int st;
+	if (waitpid(pid, &st, 0) < 0)
+		return -errno;
+	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
+/* Assembles or reuses the guest; guest gets its directory. */
+static int prepare_guest(const char *cache, char *guest, size_t len)
+{
+	char script[PATH_MAX];
+	snprintf(script, sizeof(script), "%s/mkguest.sh", vm_src_dir());
+	char *argv[] = {(char *)"sh", script, (char *)cache, NULL};
+	int rc = run_capture(argv, guest, len);
+	if (rc == 77)
+		return FL_VM_SKIP;
+	if (rc != 0 || !*guest) {
+		fprintf(stderr, "faultlun vm: assembling the guest failed (%s exited %d)\n", script,
+			rc);
+		return FL_VM_ERROR;
+	}
+	return 0;
+}
+
+/* Starts QEMU with argv; waits up to timeout_s; returns 0, or -ETIMEDOUT. */
+static int run_qemu(char **argv, const char *log_path, int timeout_s, int *status)
+{
+	pid_t pid = fork();
+	if (pid < 0)
+		return -errno;
+	if (pid == 0) {
+		int fd = open(log_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+		if (fd >= 0) {
+			dup2(fd, 1);
+			dup2(fd, 2);
+		}
+		int nul = open("/dev/null", O_RDONLY);
+		if (nul >= 0)
+			dup2(nul, 0);
+		execvp(argv[0], argv);
+		_exit(127);
+	}
+	double deadline = vm_now() + timeout_s;
+	for (;;) {
+		int st;
+		pid_t r = waitpid(pid, &st, WNOHANG);
+		if (r == pid) {
+			*status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+			return 0;
+		}
+		if (vm_now() > deadline) {
+			kill(pid, SIGTERM);
+			for (int i = 0; i < 20 && waitpid(pid, &st, WNOHANG) == 0; i++)
+				usleep(100000);
+			kill(pid, SIGKILL);
+			waitpid(pid, &st, 0);
+			return -ETIMEDOUT;
+		}
+		usleep(50000);
+	}
+}
+
+/* Is qemu-system-x86_64 on PATH? */
+static bool have_qemu(void)
+{
+	const char *path = getenv("PATH");
+	char buf[PATH_MAX];
+	if (!path)
+		path = "/usr/bin:/bin";
+	char *dup = strdup(path), *save = NULL;
+	bool found = false;
+	for (char *d = strtok_r(dup, ":", &save); d && !found; d = strtok_r(NULL, ":", &save)) {
+		snprintf(buf, sizeof(buf), "%s/qemu-system-x86_64", d);
+		found = access(buf, X_OK) == 0;
+	}
+	free(dup);
+	return found;
+}
+
+/* Fills the common QEMU argv; returns the count. */
+static int qemu_argv(char **a, const char *accel, const char *guest, const char *results,
+		     const char *console, const char *append, int mem_mb)
+{
+	static char kernel[PATH_MAX], initrd[PATH_MAX], share[PATH_MAX], res[PATH_MAX],
+		serial[PATH_MAX], mem[32];
+	int n = 0;
+	snprintf(kernel, sizeof(kernel), "%s/vmlinuz", guest);
+	snprintf(initrd, sizeof(initrd), "%s/initrd.img", guest);
+	snprintf(share, sizeof(share),
+		 "local,path=/,mount_tag=hostroot,readonly=on,security_model=none,multidevs=remap");
+	snprintf(res, sizeof(res), "local,path=%s,mount_tag=results,security_model=none",
+		 results);
+	snprintf(serial, sizeof(serial), "file:%s", console);
+	snprintf(mem, sizeof(mem), "%d", mem_mb);
+	a[n++] = (char *)"qemu-system-x86_64";
+	if (!strcmp(accel, "kvm")) {
+		a[n++] = (char *)"-accel";
+		a[n++] = (char *)"kvm";
+		a[n++] = (char *)"-cpu";
+		a[n++] = (char *)"host";
+	} else {
+		a[n++] = (char *)"-accel";
+		a[n++] = (char *)"tcg,thread=multi";
+		a[n++] = (char *)"-cpu";
+		a[n++] = (char *)"max";
+	}
+	a[n++] = (char *)"-smp";
+	a[n++] = (char *)"2";
+	a[n++] = (char *)"-m";
+	a[n++] = mem;
+	a[n++] = (char *)"-machine";
+	a[n++] = (char *)"q35";
+	if (access("/usr/share/qemu/qboot.rom", R_OK) == 0) {
+		a[n++] = (char *)"-bios";
+		a[n++] = (char *)"/usr/share/qemu/qboot.rom";
+	}
+	a[n++] = (char *)"-nodefaults";
+	a[n++] = (char *)"-no-user-config";
+	a[n++] = (char *)"-display";
+	a[n++] = (char *)"none";
+	a[n++] = (char *)"-serial";
+	a[n++] = serial;
+	a[n++] = (char *)"-no-reboot";
+	a[n++] = (char *)"-nic";
+	a[n++] = (char *)"none";
+	a[n++] = (char *)"-kernel";
+	a[n++] = kernel;
+	a[n++] = (char *)"-initrd";
+	a[n++] = initrd;
+	a[n++] = (char *)"-append";
+	a[n++] = (char *)append;
+	a[n++] = (char *)"-virtfs";
+	a[n++] = share;
+	if (results) {
+		a[n++] = (char *)"-virtfs";
+		a[n++] = res;
+	}
+	a[n] = NULL;
+	return n;
+}
+
+/* Does the file contain the string? */
+static bool file_has(const char *path, const char *needle)
+{
+	FILE *f = fopen(path, "r");
+	char line[1024];
+	bool found = false;
+	if (!f)
+		return false;
+	while (!found && fgets(line, sizeof(line), f))
+		found = strstr(line, needle) != NULL;
+	fclose(f);
+	return found;
+}
+
+/*
+ * Picks the accelerator: "auto" boots a probe guest under KVM once (result
+ * cached in the cache directory as kvm-ok / kvm-broken) and falls back to TCG.
+ */
+static const char *pick_accel(const char *want, const char *cache, const char *guest)
+{
+	char ok[PATH_MAX], broken[PATH_MAX], console[PATH_MAX];
+	if (want && !strcmp(want, "tcg"))
+		return "tcg";
+	if (want && !strcmp(want, "kvm"))
+		return "kvm";
+	if (access("/dev/kvm", R_OK | W_OK) != 0)
+		return "tcg";
+	snprintf(ok, sizeof(ok), "%s/kvm-ok", cache);
+	snprintf(broken, sizeof(broken), "%s/kvm-broken", cache);
+	if (access(ok, F_OK) == 0)
+		return "kvm";
+	if (access(broken, F_OK) == 0)
+		return "tcg";
+	snprintf(console, sizeof(console), "%s/kvm-probe.console", cache);
+	char *argv[64];
+	qemu_argv(argv, "kvm", guest, NULL, console, "console=ttyS0 panic=-1 fl.probe=1", 512);
+	char log[PATH_MAX];
+	snprintf(log, sizeof(log), "%s/kvm-probe.log", cache);
+	int st = 0;
+	int rc = run_qemu(argv, log, 20, &st);
+	bool good = rc == 0 && file_has(console, "faultlun-init: probe ok");
+	fprintf(stderr, "faultlun vm: KVM %s (probe cached in %s)\n",
+		good ? "works" : "does not boot a guest here; using TCG", good ? ok : broken);
+	FILE *f = fopen(good ? ok : broken, "w");
+	if (f)
+		fclose(f);
+	return good ? "kvm" : "tcg";
+}
+
+/* Writes a shell-safe assignment NAME='value' to f. */
+static void env_put(FILE *f, const char *name, const char *value)
+{
+	fprintf(f, "%s='", name);
+	for (const char *s = value; *s; s++) {
+		if (*s == '\'')
+			fputs("'\\''", f);
+		else
+			fputc(*s, f);
+	}
+	fputs("'\n", f);
+}
+
+/* Size in bytes of a scenario size value ("64MiB", 4096, "8blocks"). */
+static unsigned long long parse_size(json_t *v, unsigned bs, unsigned long long def)
+{
+	if (json_is_integer(v))
+		return (unsigned long long)json_integer_value(v);
+	if (!json_is_string(v))
+		return def;
+	char *end;
+	unsigned long long n = strtoull(json_string_value(v), &end, 0);
+	static const struct {
+		const char *u;
+		unsigned long long m;
+	} units[] = {{"", 1},	      {"B", 1},		 {"KiB", 1ULL << 10}, {"MiB", 1ULL << 20},
+		     {"GiB", 1ULL << 30}, {"TiB", 1ULL << 40}, {"K", 1ULL << 10},   {"M", 1ULL << 20},
+		     {"G", 1ULL << 30},	  {"KB", 1000},	 {"MB", 1000000},     {"GB", 1000000000}};
+	if (!strcmp(end, "blocks"))
+		return n * bs;
+	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++)
+		if (!strcmp(end, units[i].u))
+			return n * units[i].m;
+	return def;
+}
+
+/* Writes job.env, scenario.json and check.json into the results share. */
+static int write_job(json_t *sc, const char *scenario, const char *path, const char *guest,
+		     const char *results)
+{
+	char p[PATH_MAX], self[PATH_MAX];
+	json_t *check = json_object_get(sc, "check");
+	json_t *luns = json_object_get(sc, "luns");
+	snprintf(p, sizeof(p), "%s/scenario.json", results);
+	if (json_dump_file(sc, p, JSON_INDENT(2) | JSON_PRESERVE_ORDER) < 0)
+		return -EIO;
+	snprintf(p, sizeof(p), "%s/check.json", results);
+	if (json_dump_file(check ? check : json_object(), p, JSON_COMPACT) < 0)
+		return -EIO;
+	snprintf(p, sizeof(p), "%s/job.env", results);
+	FILE *f = fopen(p, "w");
+	if (!f)
+		return -errno;
+	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	self[n > 0 ? n : 0] = 0;
+	const char *fl = getenv("FAULTLUN_BIN") ? getenv("FAULTLUN_BIN") : self;
+	env_put(f, "FL_GUEST", guest);
+	env_put(f, "FL_PATH", path);
+	env_put(f, "FL_FAULTLUN", fl);
+	env_put(f, "FL_AGENT", FL_VM_BINARY_DIR "/fl-vm-agent");
+	env_put(f, "FL_UEVENT", FL_VM_BINARY_DIR "/fl-vm-uevent");
+	env_put(f, "FL_HANDLER_DIR",
+		getenv("FAULTLUN_HANDLER_DIR") ? getenv("FAULTLUN_HANDLER_DIR") : FL_TCMU_DIR);
+	env_put(f, "FL_SCENARIO", "/fl-results/scenario.json");
+	env_put(f, "FL_CHECK", "/fl-results/check.json");
+	char serve[PATH_MAX];
+	snprintf(serve, sizeof(serve),
+		 "/fl-results/scenario.json --listen 127.0.0.1:3260 --trace "
+		 "/fl-results/trace.jsonl --ctl /run/faultlun.sock");
+	env_put(f, "FL_SERVE_ARGS", serve);
+	if (!strcmp(path, "iscsi"))
+		env_put(f, "FL_CTL", "/run/faultlun.sock");
+	char lunlist[1024] = "";
+	size_t i;
+	json_t *l;
+	int first_lun = -1, last_lun = -1;
+	json_array_foreach(luns, i, l)
+	{
+		json_t *id = json_object_get(l, "lun");
+		int lun = json_is_integer(id) ? (int)json_integer_value(id) : (int)i;
+		unsigned bs = json_is_integer(json_object_get(l, "block_size"))
+				      ? (unsigned)json_integer_value(json_object_get(l, "block_size"))
+				      : 512;
+		unsigned long long size = parse_size(json_object_get(l, "size"), bs, 1ULL << 30);
+		char one[96];
+		snprintf(one, sizeof(one), "%s%d:%llu:%u", *lunlist ? " " : "", lun, size, bs);
+		strncat(lunlist, one, sizeof(lunlist) - strlen(lunlist) - 1);
+		if (first_lun < 0)
+			first_lun = lun;
+		last_lun = lun;
+	}
+	if (first_lun < 0) {
+		snprintf(lunlist, sizeof(lunlist), "0:1073741824:512");
+		first_lun = last_lun = 0;
+	}
+	env_put(f, "FL_LUNS", lunlist);
+	json_t *tl = json_object_get(check, "test_lun"), *hl = json_object_get(check, "healthy_lun");
+	int test_lun = json_is_integer(tl) ? (int)json_integer_value(tl) : first_lun;
+	char num[32];
+	snprintf(num, sizeof(num), "%d", test_lun);
+	env_put(f, "FL_TEST_LUN", num);
+	if (json_is_integer(hl))
+		snprintf(num, sizeof(num), "%d", (int)json_integer_value(hl));
+	else if (last_lun != test_lun)
+		snprintf(num, sizeof(num), "%d", last_lun);
+	else
+		num[0] = 0;
+	env_put(f, "FL_HEALTHY_LUN", num);
+	const char *key;
+	json_t *v;
+	json_object_foreach(json_object_get(check, "knobs"), key, v)
+	{
+		char name[128], val[64];
+		snprintf(name, sizeof(name), "FL_KNOB_%s", key);
+		for (char *s = name; *s; s++)
+			if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') ||
+			      (*s >= '0' && *s <= '9')))
+				*s = '_';
+		if (json_is_integer(v))
+			snprintf(val, sizeof(val), "%lld", (long long)json_integer_value(v));
+		else if (json_is_real(v))
+			snprintf(val, sizeof(val), "%g", json_real_value(v));
+		else if (json_is_boolean(v))
+			snprintf(val, sizeof(val), "%d", json_is_true(v) ? 1 : 0);
+		else if (json_is_string(v))
+			snprintf(val, sizeof(val), "%s", json_string_value(v));
+		else
+			continue;
+		env_put(f, name, val);
+	}
+	(void)scenario;
+	fclose(f);
+	return 0;
+}
+
+/* Runs one scenario on one path; see fl_vm.h. */
+int fl_vm_run(const char *scenario, const struct fl_vm_opts *opts, const char *run_dir)
+{
+	double t_start = vm_now();
+	json_error_t err;
+	json_t *sc = json_load_file(scenario, 0, &err);
+	if (!sc) {
+		fprintf(stderr, "%s:%d:%d: %s\n", scenario, err.line, err.column, err.text);
+		return FL_VM_ERROR;
+	}
+	int rc = FL_VM_ERROR;
+	char results[PATH_MAX], guest[PATH_MAX], console[PATH_MAX], qlog[PATH_MAX];
+	const char *cache = fl_vm_cache_dir(opts->cache_dir);
+	snprintf(results, sizeof(results), "%s/guest", run_dir);
+	if (vm_mkdirs(results) < 0 || vm_mkdirs(cache) < 0) {
+		fprintf(stderr, "faultlun vm: cannot create %s or %s: %s\n", results, cache,
+			strerror(errno));
+		goto out;
+	}
+	/* Old outputs must not be mistaken for this run's. */
+	static const char *const old[] = {"done",	   "kmsg.txt",	 "steps.jsonl", "stall.jsonl",
+					  "sysfs.jsonl", "uevents.jsonl", "trace.jsonl", "agent.log",
+					  "guest.json",  "disks.txt",	 "trace-lun0.jsonl",
+					  "trace-lun1.jsonl"};
+	for (size_t i = 0; i < sizeof(old) / sizeof(old[0]); i++) {
+		char p[PATH_MAX + 32];
+		snprintf(p, sizeof(p), "%s/%s", results, old[i]);
+		unlink(p);
+	}
+	if (!have_qemu()) {
+		fprintf(stderr, "faultlun vm: qemu-system-x86_64 not found (Debian package "
+				"qemu-system-x86)\n");
+		rc = FL_VM_SKIP;
+		goto out;
+	}
+	fprintf(stderr, "faultlun vm: cache %s\n", cache);
+	int g = prepare_guest(cache, guest, sizeof(guest));
+	if (g) {
+		if (g == FL_VM_SKIP)
+			fprintf(stderr, "faultlun vm: the guest kernel cannot be had: skipped\n");
+		rc = g;
+		goto out;
+	}
+	double t_guest = vm_now();
+	const char *accel = pick_accel(opts->accel, cache, guest);
+	if (write_job(sc, scenario, opts->path, guest, results) < 0) {
+		fprintf(stderr, "faultlun vm: cannot write the job into %s\n", results);
+		goto out;
+	}
+	json_t *check = json_object_get(sc, "check");
+	int timeout = opts->guest_timeout_s;
+	if (!timeout && json_is_integer(json_object_get(check, "vm_timeout_s")))
+		timeout = (int)json_integer_value(json_object_get(check, "vm_timeout_s"));
+	if (!timeout)
+		timeout = 300;
+	char append[PATH_MAX + 128];
+	snprintf(append, sizeof(append),
+		 "console=ttyS0 panic=-1 loglevel=4 printk.devkmsg=on log_buf_len=4M "
+		 "fl.agent=%s/agent.sh",
+		 vm_src_dir());
+	snprintf(console, sizeof(console), "%s/console.log", run_dir);
+	snprintf(qlog, sizeof(qlog), "%s/qemu.log", run_dir);
+	char *argv[64];
+	qemu_argv(argv, accel, guest, results, console, append,
+		  opts->memory_mb ? opts->memory_mb : 2048);
+	fprintf(stderr, "faultlun vm: %s on path %s: booting %s (%s, %d MiB, limit %d s)\n",
+		json_string_value(json_object_get(sc, "name")) ?: scenario, opts->path,
+		strrchr(guest, '/') + 1, accel, opts->memory_mb ? opts->memory_mb : 2048, timeout);
+	double t_boot = vm_now();
+	int st = 0;
+	int q = run_qemu(argv, qlog, timeout, &st);
+	double t_end = vm_now();
+	struct vm_run_info info = {
+		.scenario = scenario,
+		.path = opts->path,
+		.accel = accel,
+		.guest = guest,
+		.run_dir = run_dir,
+		.results = results,
+		.timed_out = q == -ETIMEDOUT,
+		.qemu_status = st,
+		.timeout_s = timeout,
+		.wall_guest_build_s = t_guest - t_start,
+		.wall_qemu_s = t_end - t_boot,
+		.wall_total_s = 0,
+		.t_start = t_start,
+	};
+	if (q == -ETIMEDOUT)
+		fprintf(stderr,
+			"faultlun vm: the guest did not finish within %d s and was killed "
+			"(stuck kernel or agent); console: %s, agent log: %s/agent.log\n",
+			timeout, console, results);
+	else if (q < 0)
+		fprintf(stderr, "faultlun vm: cannot run qemu: %s\n", strerror(-q));
+	rc = vm_check_run(sc, &info);
+out:
+	json_decref(sc);
+	return rc;
+}
