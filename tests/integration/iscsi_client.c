@@ -593,6 +593,7 @@ static void check_silent(const char *arg)
 		fprintf(stderr, "ABORT TASK response %u\n", ab.tmf_resp);
 	}
 	bye(ctx);
+	scsi_free_scsi_task(t); /* ours whether or not it completed */
 }
 
 /* "hold-abort": a held read is released by ABORT TASK (complete) and never answered. */
@@ -621,6 +622,7 @@ static void check_hold_abort(void)
 	if (tur)
 		scsi_free_scsi_task(tur);
 	bye(ctx);
+	scsi_free_scsi_task(t);
 }
 
 /* "closed-on-write": the target closes the connection during Data-Out. */
@@ -643,6 +645,7 @@ static void check_closed_on_write(void)
 	CHECK(!iscsi_is_logged_in(ctx) || op.status != SCSI_STATUS_GOOD, "session lost");
 	free(buf);
 	iscsi_destroy_context(ctx);
+	scsi_free_scsi_task(t);
 }
 
 /* "slow-read MS": a read takes at least MS ms (delayed Data-In). */
@@ -682,6 +685,7 @@ static void check_stall(const char *arg)
 	CHECK(!iscsi_scsi_command_async(ctx, lun, t, task_cb, NULL, &op), "submit");
 	CHECK(!wait_one(ctx, &op, 1500), "no answer while MaxCmdSN is stalled");
 	iscsi_destroy_context(ctx);
+	scsi_free_scsi_task(t);
 }
 
 /* "tmf-late FN MS": a TMF is answered no earlier than MS ms (or never when MS < 0). */

@@ -90,7 +90,8 @@ static void send_pdu(struct link *l, uint8_t *bhs, const void *data, uint32_t dl
 		memcpy(buf + n, &c, 4); /* little-endian host: LSB first on the wire */
 		n += 4;
 	}
-	memcpy(buf + n, data, dlen);
+	if (dlen)
+		memcpy(buf + n, data, dlen);
 	n += dlen;
 	while (n % 4)
 		buf[n++] = 0;
