@@ -424,7 +424,22 @@ int cmd_serve(int argc, char **argv)
 	}
 	fl_iscsi_stop(t);
 	pthread_join(th, NULL);
+	/* Connections first, then the engine (its held commands complete into
+	 * the portal's queue), then the portal. */
+	fl_iscsi_disconnect(t);
 out:
+#ifdef FL_ISCSI_HAVE_ENGINE
+#ifdef FL_ISCSI_HAVE_CTL
+	if (ctl_h) {
+		fl_ctl_stop(ctl_h);
+		ctl_h = NULL;
+	}
+#endif
+	if (engine) {
+		fl_engine_destroy(engine);
+		engine = NULL;
+	}
+#endif
 	fl_iscsi_destroy(t);
 #ifdef FL_ISCSI_HAVE_ENGINE
 #ifdef FL_ISCSI_HAVE_CTL

@@ -181,7 +181,7 @@ void be_xport_state(struct portal *p, struct conn *c, struct fl_xport_state *out
 void be_conn_event(struct portal *p, struct conn *c, enum fl_conn_event ev)
 {
 #ifdef FL_ISCSI_HAVE_ENGINE
-	if (p->engine)
+	if (p->engine && !p->engine_gone)
 		fl_engine_conn_event(p->engine, ev, c->nexus_id, c->initiator_port);
 #else
 	(void)p;

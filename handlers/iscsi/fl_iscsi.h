@@ -65,7 +65,15 @@ int fl_iscsi_run(struct fl_iscsi *t);
 /* Asks the loop to return; async-signal-safe. */
 void fl_iscsi_stop(struct fl_iscsi *t);
 
-/* Closes every connection and frees the target (not the engine). */
+/*
+ * Closes every connection (the engine hears of each) and stops calling the
+ * engine. Call it after the loop has returned and before fl_engine_destroy:
+ * the engine then completes its held commands into the portal's queue, which
+ * fl_iscsi_destroy drains.
+ */
+void fl_iscsi_disconnect(struct fl_iscsi *t);
+
+/* Closes every connection, frees orphaned tasks and the target (not the engine). */
 void fl_iscsi_destroy(struct fl_iscsi *t);
 
 #ifdef __cplusplus

@@ -224,6 +224,7 @@ struct portal {
 	struct fl_iscsi_opts opts; /* strings owned */
 	struct fl_engine *engine;
 	struct fl_target *target;
+	bool engine_gone; /* after fl_iscsi_disconnect: no more calls into it */
 	int epfd, efd, lfd;
 	char addr[64];
 	uint16_t port;

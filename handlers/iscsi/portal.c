@@ -529,14 +529,24 @@ void fl_iscsi_stop(struct fl_iscsi *t)
 	portal_kick(&t->p);
 }
 
+void fl_iscsi_disconnect(struct fl_iscsi *t)
+{
+	struct portal *p = &t->p;
+
+	for (struct conn *c = p->conns; c; c = c->next) {
+		c->quiet_close = true;
+		conn_close(c, "target shutting down");
+	}
+	portal_reap(p);
+	p->engine_gone = true;
+}
+
 void fl_iscsi_destroy(struct fl_iscsi *t)
 {
 	if (!t)
 		return;
 	struct portal *p = &t->p;
-	for (struct conn *c = p->conns; c; c = c->next)
-		conn_close(c, NULL);
-	portal_reap(p);
+	fl_iscsi_disconnect(t);
 	/* Completions still queued belong to orphaned tasks: release them. */
 	if (p->efd >= 0) {
 		pthread_mutex_lock(&p->lock);
