@@ -1,72 +1,315 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * spc.c - SPC-4 commands of the logical unit (placeholder).
+ * spc.c - SPC-4 commands of the logical unit that describe it rather than
+ * change its medium: TEST UNIT READY (SPC-4 r37 6.47), INQUIRY standard data
+ * (6.6.2; the VPD pages are in vpd.c), REQUEST SENSE (6.29), REPORT LUNS
+ * (6.33, formatted by target.c), REPORT SUPPORTED OPERATION CODES (6.35,
+ * generated from the opcode table of cdb.c), REPORT TARGET PORT GROUPS
+ * (6.36) and PREVENT ALLOW MEDIUM REMOVAL (6.13). MODE SENSE / SELECT live in
+ * mode.c, reservations in pr.c.
  *
- * TEST UNIT READY succeeds (lun.c has already refused it when stopped or in
- * a non-active ALUA state) and REPORT LUNS is the target's list; the other
- * SPC-4 commands are not implemented yet and answer INVALID COMMAND
- * OPERATION CODE.
+ * Every handler runs with the LUN locked and returns a sense reason; only
+ * REQUEST SENSE produces sense bytes, because they are its parameter data.
  */
-#include "target_internal.h"
+#include "spc_internal.h"
 
-/* TEST UNIT READY (SPC-4 r37 6.47). */
+#include <stdlib.h>
+#include <string.h>
+
+/* Length of the standard INQUIRY data we return (with version descriptors). */
+#define INQ_STD_LEN 74
+
+/* TEST UNIT READY (SPC-4 r37 6.47): lun.c has already refused it when stopped. */
 enum sense_reason spc_test_unit_ready(struct exec_ctx *x)
 {
 	(void)x;
 	return SENSE_OK;
 }
 
-/* INQUIRY: not implemented yet. */
+/* Standard INQUIRY data (SPC-4 r37 6.6.2, Table 142). */
+static enum sense_reason inquiry_standard(struct exec_ctx *x, uint32_t alloc)
+{
+	const struct fl_lun_config *cfg = &x->lun->cfg;
+	uint8_t buf[INQ_STD_LEN];
+
+	memset(buf, 0, sizeof(buf));
+	buf[0] = 0x00; /* peripheral qualifier 0, direct-access block device */
+	buf[1] = cfg->removable ? 0x80 : 0x00; /* RMB */
+	buf[2] = 0x06;			       /* VERSION: SPC-4 */
+	/* HISUP (hierarchical LUNs) and RESPONSE DATA FORMAT 2 */
+	buf[3] = 0x10 | 0x02;
+	buf[4] = INQ_STD_LEN - 5; /* ADDITIONAL LENGTH */
+	/* SPC-4 r37 6.6.2: TPGS 01b implicit, 10b explicit, 11b both */
+	buf[5] = (uint8_t)((cfg->alua_implicit ? 0x10 : 0) | (cfg->alua_explicit ? 0x20 : 0));
+	buf[6] = 0x00;
+	buf[7] = 0x02; /* CMDQUE: full task management model */
+	spc_put_ascii(buf + 8, cfg->vendor, 8);
+	spc_put_ascii(buf + 16, cfg->product, 16);
+	spc_put_ascii(buf + 32, cfg->revision, 4);
+	/* VERSION DESCRIPTORS (SPC-4 r37 Table 144): SAM-5, SPC-4, SBC-3 */
+	spc_put16(buf + 58, 0x00a0);
+	spc_put16(buf + 60, 0x0460);
+	spc_put16(buf + 62, 0x04c0);
+	exec_data_in(x, buf, sizeof(buf), alloc);
+	return SENSE_OK;
+}
+
+/*
+ * INQUIRY (SPC-4 r37 6.6). CMDDT (byte 1 bit 1) is obsolete and refused;
+ * "If the EVPD bit is set to zero and the PAGE CODE field is not set to
+ * zero, then the device server shall terminate the command with CHECK
+ * CONDITION status ... INVALID FIELD IN CDB."
+ */
 enum sense_reason spc_inquiry(struct exec_ctx *x)
 {
-	(void)x;
-	return SENSE_INVALID_OPCODE;
+	const uint8_t *cdb = x->cmd->cdb;
+	uint32_t alloc = spc_get16(cdb + 3);
+
+	if (cdb[1] & 0xfe)
+		return exec_invalid_field(x, SENSE_INVALID_FIELD_IN_CDB, 1,
+					  spc_top_bit(cdb[1] & 0xfe));
+	if (cdb[1] & 0x01)
+		return vpd_inquiry(x, cdb[2], alloc);
+	if (cdb[2])
+		return exec_invalid_field(x, SENSE_INVALID_FIELD_IN_CDB, 2, 7);
+	return inquiry_standard(x, alloc);
 }
 
-/* MODE SENSE (6, 10): not implemented yet. */
-enum sense_reason spc_mode_sense(struct exec_ctx *x)
+/* NOT READY condition of a LUN that REQUEST SENSE reports, or false. */
+static bool not_ready_condition(const struct fl_lun *lun, uint8_t *asc, uint8_t *ascq)
 {
-	(void)x;
-	return SENSE_INVALID_OPCODE;
+	*asc = 0x04;
+	switch (lun->alua_state) {
+	case FL_ALUA_STANDBY:
+		*ascq = 0x0b;
+		return true;
+	case FL_ALUA_UNAVAILABLE:
+		*ascq = 0x0c;
+		return true;
+	case FL_ALUA_TRANSITIONING:
+		*ascq = 0x0a;
+		return true;
+	case FL_ALUA_OFFLINE:
+		*ascq = 0x12;
+		return true;
+	default:
+		break;
+	}
+	if (lun->medium_ejected) {
+		*asc = 0x3a; /* MEDIUM NOT PRESENT */
+		*ascq = 0x00;
+		return true;
+	}
+	if (lun->stopped) {
+		*ascq = 0x02;
+		return true;
+	}
+	return false;
 }
 
-/* MODE SELECT (6, 10): not implemented yet. */
-enum sense_reason spc_mode_select(struct exec_ctx *x)
-{
-	(void)x;
-	return SENSE_INVALID_OPCODE;
-}
-
-/* REQUEST SENSE: not implemented yet. */
+/*
+ * REQUEST SENSE (SPC-4 r37 6.29). Autosense is the only way errors are
+ * reported, so nothing is kept for later; what remains is: "If a unit
+ * attention condition exists ... the device server shall return the sense
+ * data for that unit attention condition" and clear it (SAM-5 r21 5.14);
+ * else the NOT READY condition of a stopped or inaccessible LUN; else NO
+ * SENSE / NO ADDITIONAL SENSE INFORMATION. DESC selects descriptor format.
+ */
 enum sense_reason spc_request_sense(struct exec_ctx *x)
 {
-	(void)x;
-	return SENSE_INVALID_OPCODE;
+	const uint8_t *cdb = x->cmd->cdb;
+	bool desc = cdb[1] & 0x01;
+	uint8_t buf[FL_SENSE_MAX], len, asc, ascq;
+	struct ua_entry ua;
+
+	if (cdb[1] & 0xfe)
+		return exec_invalid_field(x, SENSE_INVALID_FIELD_IN_CDB, 1,
+					  spc_top_bit(cdb[1] & 0xfe));
+	if (ua_pop(x->ns, &ua))
+		len = sense_encode(buf, desc, FL_KEY_UNIT_ATTENTION, ua.asc, ua.ascq, false, 0,
+				   NULL);
+	else if (not_ready_condition(x->lun, &asc, &ascq))
+		len = sense_encode(buf, desc, FL_KEY_NOT_READY, asc, ascq, false, 0, NULL);
+	else
+		len = sense_encode(buf, desc, FL_KEY_NO_SENSE, 0, 0, false, 0, NULL);
+	exec_data_in(x, buf, len, cdb[4]);
+	return SENSE_OK;
 }
 
-/* REPORT LUNS (SPC-4 r37 6.33): the target's list. */
+/* REPORT LUNS (SPC-4 r37 6.33): the list of the target the LUN belongs to. */
 enum sense_reason spc_report_luns(struct exec_ctx *x)
 {
 	return target_report_luns(x);
 }
 
-/* REPORT SUPPORTED OPERATION CODES: not implemented yet. */
+/* Command timeouts descriptor (SPC-4 r37 6.35.4); returns its length. */
+static uint32_t rsoc_timeouts(uint8_t *p, const struct fl_opcode_desc *d)
+{
+	spc_put16(p, 0x000a); /* DESCRIPTOR LENGTH */
+	p[2] = 0;
+	p[3] = 0; /* COMMAND SPECIFIC */
+	/* NOMINAL: not specified; RECOMMENDED: media commands may wait on the store */
+	spc_put32(p + 4, 0);
+	spc_put32(p + 8, d->flags & OPF_MEDIA ? 60 : 30);
+	return 12;
+}
+
+/* The all_commands parameter data (SPC-4 r37 6.35.2, Table 245). */
+static enum sense_reason rsoc_all(struct exec_ctx *x, bool rctd, uint32_t alloc)
+{
+	const struct fl_opcode_desc *d;
+	size_t rows = 0, len = 4;
+	uint8_t *buf, *p;
+
+	while (cdb_table_row(rows))
+		rows++;
+	buf = calloc(1, 4 + rows * 20);
+	if (!buf)
+		return SENSE_BUSY;
+	for (size_t i = 0; (d = cdb_table_row(i)) != NULL; i++) {
+		p = buf + len;
+		p[0] = d->opcode;
+		spc_put16(p + 2, d->has_sa ? d->service_action : 0);
+		p[5] = (uint8_t)((rctd ? 0x02 : 0) | (d->has_sa ? 0x01 : 0)); /* CTDP, SERVACTV */
+		spc_put16(p + 6, d->cdb_len);
+		len += 8;
+		if (rctd)
+			len += rsoc_timeouts(buf + len, d);
+	}
+	spc_put32(buf, (uint32_t)(len - 4)); /* COMMAND DATA LENGTH */
+	exec_data_in(x, buf, (uint32_t)len, alloc);
+	free(buf);
+	return SENSE_OK;
+}
+
+/* The one_command parameter data (SPC-4 r37 6.35.3, Table 247). */
+static enum sense_reason rsoc_one(struct exec_ctx *x, const struct fl_opcode_desc *d, bool rctd,
+				  uint32_t alloc)
+{
+	uint8_t buf[4 + FL_CDB_MAX + 12];
+	uint32_t len = 4;
+
+	memset(buf, 0, sizeof(buf));
+	if (!d) {
+		buf[1] = 0x01; /* SUPPORT 001b: not supported */
+		exec_data_in(x, buf, 4, alloc);
+		return SENSE_OK;
+	}
+	buf[1] = (uint8_t)((rctd ? 0x80 : 0) | 0x03); /* CTDP, SUPPORT 011b: per standard */
+	spc_put16(buf + 2, d->cdb_len);
+	memcpy(buf + 4, d->usage, d->cdb_len);
+	len += d->cdb_len;
+	if (rctd)
+		len += rsoc_timeouts(buf + len, d);
+	exec_data_in(x, buf, len, alloc);
+	return SENSE_OK;
+}
+
+/* The table row for (opcode, service action), or NULL. */
+static const struct fl_opcode_desc *rsoc_find(uint8_t opcode, uint16_t sa, bool match_sa)
+{
+	const struct fl_opcode_desc *d;
+
+	for (size_t i = 0; (d = cdb_table_row(i)) != NULL; i++)
+		if (d->opcode == opcode && (!match_sa || (d->has_sa && d->service_action == sa)))
+			return d;
+	return NULL;
+}
+
+/*
+ * REPORT SUPPORTED OPERATION CODES (SPC-4 r37 6.35), generated from the
+ * opcode table that drives dispatch. REPORTING OPTIONS (Table 244):
+ * 000b all commands; 001b one opcode, "if the REQUESTED OPERATION CODE field
+ * specifies an operation code that has service actions ... INVALID FIELD IN
+ * CDB"; 010b opcode + service action, an opcode without service actions is
+ * likewise invalid; 011b opcode, plus the service action when it has them.
+ */
 enum sense_reason spc_report_supported_opcodes(struct exec_ctx *x)
 {
-	(void)x;
-	return SENSE_INVALID_OPCODE;
+	const uint8_t *cdb = x->cmd->cdb;
+	bool rctd = cdb[2] & 0x80;
+	uint8_t opts = cdb[2] & 0x07, op = cdb[3];
+	uint16_t sa = (uint16_t)spc_get16(cdb + 4);
+	uint32_t alloc = spc_get32(cdb + 6);
+	bool known = rsoc_find(op, 0, false) != NULL;
+
+	if (cdb[2] & 0x78)
+		return exec_invalid_field(x, SENSE_INVALID_FIELD_IN_CDB, 2,
+					  spc_top_bit(cdb[2] & 0x78));
+	switch (opts) {
+	case 0:
+		return rsoc_all(x, rctd, alloc);
+	case 1:
+		if (known && cdb_opcode_has_sa(op))
+			return exec_invalid_field(x, SENSE_INVALID_FIELD_IN_CDB, 3, 7);
+		return rsoc_one(x, rsoc_find(op, 0, false), rctd, alloc);
+	case 2:
+		if (known && !cdb_opcode_has_sa(op))
+			return exec_invalid_field(x, SENSE_INVALID_FIELD_IN_CDB, 3, 7);
+		return rsoc_one(x, rsoc_find(op, sa, true), rctd, alloc);
+	case 3:
+		return rsoc_one(x, rsoc_find(op, sa, cdb_opcode_has_sa(op)), rctd, alloc);
+	default:
+		return exec_invalid_field(x, SENSE_INVALID_FIELD_IN_CDB, 2, 2);
+	}
 }
 
-/* REPORT TARGET PORT GROUPS: not implemented yet. */
+/*
+ * REPORT TARGET PORT GROUPS (SPC-4 r37 6.36): one target port group per
+ * LUN configuration (cfg.tpg_id), in the LUN's current asymmetric access
+ * state, with the one relative target port the command came through.
+ * PARAMETER DATA FORMAT 000b: length-only header; 001b: extended header.
+ */
 enum sense_reason spc_report_target_port_groups(struct exec_ctx *x)
 {
-	(void)x;
-	return SENSE_INVALID_OPCODE;
+	const uint8_t *cdb = x->cmd->cdb;
+	uint8_t format = cdb[1] >> 5;
+	uint32_t alloc = spc_get32(cdb + 6);
+	uint8_t buf[8 + 8 + 4];
+	uint8_t *d;
+	uint32_t len;
+
+	if (format > 1)
+		return exec_invalid_field(x, SENSE_INVALID_FIELD_IN_CDB, 1, 7);
+	memset(buf, 0, sizeof(buf));
+	d = buf + (format ? 8 : 4);
+	if (format) {
+		buf[4] = 0x10; /* FORMAT TYPE 001b */
+		buf[5] = 0;    /* IMPLICIT TRANSITION TIME: not specified */
+	}
+	/* Table 253: PREF 0, ASYMMETRIC ACCESS STATE */
+	d[0] = (uint8_t)(x->lun->alua_state & 0x0f);
+	/* T_SUP, O_SUP, U_SUP, S_SUP, AN_SUP, AO_SUP (no LBA dependent) */
+	d[1] = 0x80 | 0x40 | 0x08 | 0x04 | 0x02 | 0x01;
+	spc_put16(d + 2, x->lun->cfg.tpg_id);
+	d[5] = 0; /* STATUS CODE: no status available */
+	d[7] = 1; /* TARGET PORT COUNT */
+	spc_put16(d + 8 + 2, spc_rel_port(x));
+	len = (uint32_t)(d + 12 - buf);
+	spc_put32(buf, len - 4); /* RETURN DATA LENGTH */
+	exec_data_in(x, buf, len, alloc);
+	return SENSE_OK;
 }
 
-/* PREVENT ALLOW MEDIUM REMOVAL: not implemented yet. */
+/*
+ * PREVENT ALLOW MEDIUM REMOVAL (SPC-4 r37 6.13, SBC-3 r36 5.6): PREVENT
+ * 00b allows, 01b prevents removal (START STOP UNIT with LOEJ then gets
+ * 53/02); 10b and 11b are obsolete and refused. "The prevention of medium
+ * removal shall begin when any application client issues a PREVENT ALLOW
+ * MEDIUM REMOVAL command with a PREVENT field set to 01b" and ends when
+ * every I_T nexus that prevented it allowed it again (or went away).
+ */
 enum sense_reason spc_prevent_allow(struct exec_ctx *x)
 {
-	(void)x;
-	return SENSE_INVALID_OPCODE;
+	const uint8_t *cdb = x->cmd->cdb;
+	struct fl_lun *lun = x->lun;
+
+	if (cdb[4] & 0xfe)
+		return exec_invalid_field(x, SENSE_INVALID_FIELD_IN_CDB, 4,
+					  spc_top_bit(cdb[4] & 0xfe));
+	x->ns->prevent_removal = cdb[4] & 0x01;
+	lun->removal_prevented = false;
+	for (const struct nexus_state *ns = lun->nexuses; ns; ns = ns->next)
+		lun->removal_prevented |= ns->prevent_removal;
+	return SENSE_OK;
 }
