@@ -510,6 +510,90 @@ static void check_discovery(void)
 	close(l.fd);
 }
 
+/* Target pings (NOP-In with a TTT) and an Async Message asking for logout. */
+static void check_async(void)
+{
+	struct link l;
+	uint8_t rb[48], rd[8192];
+	uint32_t rl;
+	int pings = 0, asyncs = 0;
+	if (!full_login(&l, false))
+		return;
+	for (int i = 0; i < 40 && !(pings >= 2 && asyncs); i++) {
+		if (!recv_pdu(&l, rb, rd, &rl, 3000))
+			break;
+		uint8_t op = rb[0] & 0x3f;
+		if (op == 0x20 && rd32(rb + 16) == 0xffffffff && rd32(rb + 20) != 0xffffffff) {
+			pings++;
+			uint8_t no[48] = {0x40, 0x80};
+			be32(no + 16, 0xffffffff);
+			memcpy(no + 20, rb + 20, 4); /* echo the TTT */
+			be32(no + 24, l.cmdsn);
+			be32(no + 28, l.expstatsn);
+			send_pdu(&l, no, NULL, 0, false);
+		} else if (op == 0x32) {
+			asyncs++;
+			CHECK(rb[36] == 1, "AsyncEvent %u, expected 1 (logout request)", rb[36]);
+			CHECK((rb[42] << 8 | rb[43]) == 7, "Parameter3 %u, expected 7",
+			      rb[42] << 8 | rb[43]);
+		}
+	}
+	CHECK(pings >= 2, "target pings seen: %d", pings);
+	CHECK(asyncs == 1, "logout requests seen: %d", asyncs);
+	uint8_t lo[48] = {0x46, 0x80};
+	be32(lo + 16, ++l.itt);
+	be32(lo + 24, l.cmdsn);
+	send_pdu(&l, lo, NULL, 0, false);
+	bool got = false;
+	while (recv_pdu(&l, rb, rd, &rl, 2000))
+		if ((rb[0] & 0x3f) == 0x26) {
+			got = rb[2] == 0;
+			break;
+		}
+	CHECK(got, "logout answered");
+	close(l.fd);
+}
+
+/* ABORT TASK of a write still waiting for its Data-Out (RFC 7143 11.5.1). */
+static void check_abort_pending(void)
+{
+	struct link l;
+	uint8_t rb[48], rd[8192], buf[4096] = {0}, cdb[16] = {0};
+	uint32_t rl;
+	if (!full_login(&l, false))
+		return;
+	scsi(&l, cdb, 0, false, NULL, 0, NULL, NULL, 0); /* eat the power-on UA */
+	/* WRITE(10) of 8 blocks, F set: no unsolicited data, so the target sends an R2T. */
+	uint8_t bhs[48] = {0x01, 0xa0};
+	uint8_t w10[16] = {0x2a, 0, 0, 0, 0, 32, 0, 0, 8};
+	uint32_t witt = ++l.itt, wsn = l.cmdsn++;
+	be32(bhs + 16, witt);
+	be32(bhs + 20, 4096);
+	be32(bhs + 24, wsn);
+	memcpy(bhs + 32, w10, 16);
+	send_pdu(&l, bhs, NULL, 0, false);
+	CHECK(recv_pdu(&l, rb, rd, &rl, 2000) && (rb[0] & 0x3f) == 0x31 && rd32(rb + 16) == witt &&
+		      rd32(rb + 44) == 4096 && rd32(rb + 40) == 0,
+	      "R2T for the whole write");
+	uint32_t ttt = rd32(rb + 20);
+	uint8_t tmf[48] = {0x42, 0x81}; /* immediate ABORT TASK */
+	be32(tmf + 16, ++l.itt);
+	be32(tmf + 20, witt);
+	be32(tmf + 24, l.cmdsn);
+	be32(tmf + 32, wsn);
+	send_pdu(&l, tmf, NULL, 0, false);
+	CHECK(recv_pdu(&l, rb, rd, &rl, 2000) && (rb[0] & 0x3f) == 0x22 && rb[2] == 0,
+	      "ABORT TASK complete (got opcode 0x%02x response %u)", rb[0] & 0x3f, rb[2]);
+	/* Data-Out for the aborted task is discarded, not answered. */
+	uint8_t d[48] = {0x05, 0x80};
+	be32(d + 16, witt);
+	be32(d + 20, ttt);
+	send_pdu(&l, d, buf, 4096, false);
+	int st = scsi(&l, cdb, 0, false, NULL, 0, NULL, NULL, 0);
+	CHECK(st == 0, "the next command is answered GOOD, nothing for the aborted write (%d)", st);
+	close(l.fd);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc < 2 || !getenv("FAULTLUN_PORT") || !getenv("FAULTLUN_ADDR") ||
@@ -528,6 +612,10 @@ int main(int argc, char **argv)
 		check_dataout();
 	else if (!strcmp(c, "discovery"))
 		check_discovery();
+	else if (!strcmp(c, "abort-pending"))
+		check_abort_pending();
+	else if (!strcmp(c, "async"))
+		check_async();
 	else {
 		fprintf(stderr, "unknown check %s\n", c);
 		return 2;
