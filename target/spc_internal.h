@@ -71,10 +71,10 @@ static inline int8_t spc_top_bit(uint8_t v)
 	return b;
 }
 
-/* Relative target port identifier of the command's nexus (1 when unset). */
+/* Relative target port the command came through (1 when unset). */
 static inline uint16_t spc_rel_port(const struct exec_ctx *x)
 {
-	uint16_t id = x->ns ? x->ns->rel_port_id : x->cmd->nexus.rel_port_id;
+	uint16_t id = x->cmd->nexus.rel_port_id;
 
 	return id ? id : 1;
 }
