@@ -602,6 +602,9 @@ void fl_lun_nexus_gone(struct fl_lun *lun, uint64_t nexus_id)
 			break;
 		}
 	}
+	/* SPC-2 reservations do not outlive the I_T nexus that made them */
+	if (lun->pr.legacy_reserved && lun->pr.legacy_holder == nexus_id)
+		lun->pr.legacy_reserved = false;
 	/* SPC-4 r37 6.13: an I_T nexus loss ends that nexus's prevention */
 	lun->removal_prevented = false;
 	for (struct nexus_state *ns = lun->nexuses; ns; ns = ns->next)

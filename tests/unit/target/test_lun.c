@@ -171,6 +171,13 @@ static void test_nexus_gone(void)
 	expect_tur(lun, 4, 0x29, 0x00, "back as a new nexus");
 	expect_tur(lun, 4, 0, 0, "the old queue is gone");
 	fl_lun_nexus_gone(lun, 12345); /* unknown: harmless */
+	/* an SPC-2 reservation goes with the nexus that held it */
+	lun->pr.legacy_reserved = true;
+	lun->pr.legacy_holder = 5;
+	fl_lun_nexus_gone(lun, 6);
+	CU_ASSERT_TRUE(lun->pr.legacy_reserved);
+	fl_lun_nexus_gone(lun, 5);
+	CU_ASSERT_FALSE(lun->pr.legacy_reserved);
 	fl_lun_destroy(lun);
 }
 
