@@ -128,6 +128,8 @@ struct fl_cmd {
 	 * Residual in bytes against the length the CDB asked for (SAM-5 5.3):
 	 * > 0 underflow (less transferred), < 0 overflow. Front ends with their
 	 * own expected length (iSCSI EDTL) compute theirs from data_in_len.
+	 * A WRITE whose data-out is shorter than its transfer length writes the
+	 * whole blocks that arrived, completes GOOD and reports the rest here.
 	 */
 	int64_t residual;
 	/*
