@@ -1,7 +1,9 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
-# run-suite.sh FAULTLUN SUITE KNOWN-FAILURES: runs one libiscsi iscsi-test-cu
-# suite with --dataloss against `faultlun serve` on an ephemeral port.
+# run-suite.sh FAULTLUN SUITE KNOWN-FAILURES [SCENARIO]: runs one libiscsi
+# iscsi-test-cu suite with --dataloss against `faultlun serve` on an
+# ephemeral port (one 256 MiB LUN, or SCENARIO's LUN for suites that need a
+# removable or thin-provisioned disk).
 # Each test is classified from iscsi-test-cu's output as passed, skipped (a
 # "[SKIPPED]" inside the test: not a pass, listed with its reason) or failed.
 # Exit 0 when nothing failed except known failures listed (with a reason) in
@@ -11,6 +13,7 @@ set -u
 fl=$1
 suite=$2
 known=$3
+scenario=${4:-}
 command -v iscsi-test-cu >/dev/null 2>&1 || { echo "iscsi-test-cu not installed: skipped"; exit 77; }
 command -v python3 >/dev/null 2>&1 || { echo "python3 not installed: skipped"; exit 77; }
 out=$(mktemp)
@@ -20,7 +23,7 @@ urls='"$FAULTLUN_URL"'
 case $suite in
 *MultipathIO*) urls='"$FAULTLUN_URL" "$FAULTLUN_URL"' ;; # two I_T nexuses to one LU
 esac
-"$fl" serve -q --listen 127.0.0.1:0 --size 256MiB \
+"$fl" serve -q --listen 127.0.0.1:0 --size 256MiB $scenario \
 	--run "iscsi-test-cu --dataloss -v -t $suite $urls" >"$out" 2>&1
 rc=$?
 
@@ -37,7 +40,7 @@ for line in open(known_path):
 family_suite = suite.split(".", 1)[1] if "." in suite else suite
 sname = family_suite.split(".")[0]
 res = {"passed": [], "skipped": [], "failed": []}
-for m in re.finditer(r"Test: (\S+) \.\.\.(.*?)(passed|FAILED)", text, re.S):
+for m in re.finditer(r"Test: (\S+) \.\.\.(.*?)(?<!\[)(passed|FAILED)(?!\])", text, re.S):
     name, span, verdict = sname + "." + m.group(1), m.group(2), m.group(3)
     if verdict == "FAILED":
         res["failed"].append(name)
