@@ -49,6 +49,7 @@ static void serve_usage(FILE *out)
 		"  --chap-secret S\n"
 		"  --mutual-user USER   mutual CHAP; secret from --mutual-secret or $FAULTLUN_MUTUAL_SECRET\n"
 		"  --mutual-secret S\n"
+		"  --login-timeout S    close connections not logged in after S seconds (30)\n"
 		"  --run CMD            captive: serve while `sh -c CMD` runs, exit with its status\n"
 		"  -v, --verbose        more log lines (twice: every PDU)\n"
 		"  -q, --quiet          no banner\n");
@@ -165,6 +166,7 @@ int cmd_serve(int argc, char **argv)
 		{"mutual-user", required_argument, NULL, 3},
 		{"mutual-secret", required_argument, NULL, 4},
 		{"run", required_argument, NULL, 'r'},
+		{"login-timeout", required_argument, NULL, 5},
 		{"verbose", no_argument, NULL, 'v'},
 		{"quiet", no_argument, NULL, 'q'},
 		{"help", no_argument, NULL, 'h'},
@@ -233,6 +235,9 @@ int cmd_serve(int argc, char **argv)
 			break;
 		case 'r':
 			run = optarg;
+			break;
+		case 5:
+			o.login_timeout_s = (unsigned)strtoul(optarg, NULL, 0);
 			break;
 		case 'v':
 			o.verbose++;

@@ -46,6 +46,7 @@
 #define ISCSI_TX_HIGH_WATER (32u * 1024 * 1024) /* stop reading above this */
 #define ISCSI_MAX_R2T 8			    /* MaxOutstandingR2T we accept */
 #define ISCSI_MAX_CONNS 1024
+#define ISCSI_LOGIN_TIMEOUT_S 30 /* a login must finish within this */
 
 /* Logging levels (opts.verbose): 0 errors and bad PDUs, 1 connections, 2 PDUs. */
 enum { LOG_ERR = 0, LOG_INFO = 1, LOG_DEBUG = 2 };
@@ -213,6 +214,7 @@ struct conn {
 	bool stalled;
 	uint32_t nop_ttt;
 	struct timer *nop_timer;
+	struct timer *login_timer;
 	/* text request continuation */
 	uint8_t *text;
 	size_t text_len;

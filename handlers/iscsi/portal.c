@@ -239,6 +239,16 @@ static void portal_reap(struct portal *p)
 	}
 }
 
+/* Timer: a connection still in the login phase after ISCSI_LOGIN_TIMEOUT_S. */
+static void login_timeout(struct portal *p, struct conn *c, void *arg)
+{
+	(void)p;
+	(void)arg;
+	c->login_timer = NULL; /* the loop frees the fired timer */
+	if (c->state == CONN_LOGIN)
+		conn_close(c, "login not completed in time");
+}
+
 /* Accepts every pending connection. */
 static void portal_accept(struct portal *p)
 {
@@ -286,6 +296,10 @@ static void portal_accept(struct portal *p)
 		struct epoll_event e = {.events = EPOLLIN, .data.ptr = c};
 		c->ep_events = EPOLLIN;
 		epoll_ctl(p->epfd, EPOLL_CTL_ADD, fd, &e);
+		unsigned tmo = p->opts.login_timeout_s ? p->opts.login_timeout_s
+						       : ISCSI_LOGIN_TIMEOUT_S;
+		c->login_timer = timer_add(p, c, (uint64_t)tmo * 1000000000u,
+					   login_timeout, NULL, NULL);
 		iscsi_log(p, LOG_INFO, c, "connected");
 	}
 }

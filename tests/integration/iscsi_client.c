@@ -536,6 +536,10 @@ static void check_hostile(void)
 	CHECK(poll(&pfd, 1, 5000) == 1 && read(bad, buf, sizeof(buf)) <= 0,
 	      "target closes the malformed connection");
 	close(bad);
+	/* The silent peer is closed once the login timeout (2 s here) passes. */
+	struct pollfd hp = {.fd = hung, .events = POLLIN};
+	CHECK(poll(&hp, 1, 6000) == 1 && read(hung, buf, sizeof(buf)) <= 0,
+	      "target closes a connection that never logs in");
 	close(hung);
 	if (ctx)
 		bye(ctx);
