@@ -26,6 +26,15 @@ echo "$banner" | grep -q "listening on 127.0.0.1:" || fail "no listening line: $
 echo "$banner" | grep -q "iscsiadm -m discovery" || fail "no iscsiadm hint"
 echo "$banner" | grep -q "iscsi://127.0.0.1:" || fail "no libiscsi URL"
 
+# --trace writes JSON lines (a login among them); --ctl opens a 0600 socket.
+tmpd=$(mktemp -d)
+"$fl" serve -q --listen 127.0.0.1:0 --trace "$tmpd/trace.jsonl" --ctl "$tmpd/ctl.sock" \
+	--run "ls -l \"$tmpd/ctl.sock\" > \"$tmpd/ls\"" ||
+	fail "trace/ctl run failed"
+grep -q '^srw-------' "$tmpd/ls" || fail "control socket is not a 0600 socket: $(cat "$tmpd/ls")"
+grep -q '"event":"start"' "$tmpd/trace.jsonl" || fail "no start event in the trace"
+rm -rf "$tmpd"
+
 # A port in use is an error, not a hang.
 "$fl" serve -q --listen 127.0.0.1:0 --run "\"$fl\" serve -q --listen 127.0.0.1:\$FAULTLUN_PORT --run true" &&
 	fail "second serve on a busy port succeeded"
