@@ -52,7 +52,7 @@ static void serve_usage(FILE *out)
 		"  --login-timeout S    close connections not logged in after S seconds (30)\n"
 		"  --run CMD            captive: serve while `sh -c CMD` runs, exit with its status\n"
 		"  -v, --verbose        more log lines (twice: every PDU)\n"
-		"  -q, --quiet          no banner\n");
+		"  -q, --quiet          no banner (only the port, when port 0 was asked)\n");
 }
 
 /* Parses "64MiB", "1G", "4096" into bytes; 0 on error. */
@@ -389,8 +389,14 @@ int cmd_serve(int argc, char **argv)
 
 	if (fl_iscsi_create(&o, engine, engine ? NULL : tgt, &t))
 		goto out;
-	if (!quiet)
+	if (!quiet) {
 		banner(t, luns, nluns, what);
+	} else if (o.listen && strlen(o.listen) > 2 &&
+		   !strcmp(o.listen + strlen(o.listen) - 2, ":0")) {
+		/* An ephemeral port is useless unless someone learns it. */
+		fprintf(stderr, "faultlun serve: listening on %s:%u\n", fl_iscsi_address(t),
+			fl_iscsi_port(t));
+	}
 	pthread_t th;
 	if (pthread_create(&th, NULL, loop_main, t)) {
 		fprintf(stderr, "faultlun serve: cannot start the event loop\n");
