@@ -724,6 +724,27 @@ static void check_tmf_answer(const char *arg)
 	iscsi_destroy_context(ctx);
 }
 
+/* "tmf-drop": the target answers a LUN RESET by dropping the connection. */
+static void check_tmf_drop(void)
+{
+	int lun;
+	struct iscsi_context *ctx = login("iqn.2026-12.org.faultlun:test-tmf-drop", &lun);
+	CHECK(ctx, "login");
+	if (!ctx)
+		return;
+	iscsi_set_noautoreconnect(ctx, 1);
+	struct op op = {.tmf_resp = 0xdead};
+	CHECK(!iscsi_task_mgmt_async(ctx, lun, ISCSI_TM_LUN_RESET, 0xffffffff, 0, op_cb, &op),
+	      "submit");
+	wait_one(ctx, &op, 3000);
+	CHECK(op.tmf_resp == 0xdead, "no TMF response (got %u)", op.tmf_resp);
+	/* The socket is gone: servicing reports the loss (or logs us out). */
+	struct pollfd pfd = {.fd = iscsi_get_fd(ctx), .events = POLLIN};
+	int r = poll(&pfd, 1, 100);
+	CHECK(r == 1 || !iscsi_is_logged_in(ctx), "connection dropped");
+	iscsi_destroy_context(ctx);
+}
+
 /* "nop-ignored MS": pings go unanswered. */
 static void check_nop_ignored(const char *arg)
 {
@@ -755,7 +776,7 @@ int main(int argc, char **argv)
 		{"bad-target", check_bad_target}, {"many", check_many},
 		{"reconnect", check_reconnect},	  {"hostile", check_hostile},
 		{"discovery", check_discovery},	  {"hold-abort", check_hold_abort},
-		{"closed-on-write", check_closed_on_write},
+		{"closed-on-write", check_closed_on_write}, {"tmf-drop", check_tmf_drop},
 	};
 	bool found = false;
 	for (size_t i = 0; i < sizeof(plain) / sizeof(plain[0]); i++)
