@@ -16,6 +16,7 @@
 #include <errno.h>
 #include <netinet/in.h>
 #include <poll.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -594,6 +595,70 @@ static void check_abort_pending(void)
 	close(l.fd);
 }
 
+/* xorshift64: a seeded stream for the robustness check. */
+static uint64_t rnd_state = 0x9e3779b97f4a7c15ull;
+static uint64_t rnd(void)
+{
+	rnd_state ^= rnd_state << 13;
+	rnd_state ^= rnd_state >> 7;
+	rnd_state ^= rnd_state << 17;
+	return rnd_state;
+}
+
+/* Drains whatever the target sent, without blocking. */
+static void drain(struct link *l)
+{
+	uint8_t buf[65536];
+	struct pollfd pfd = {.fd = l->fd, .events = POLLIN};
+	while (poll(&pfd, 1, 0) == 1 && read(l->fd, buf, sizeof(buf)) > 0)
+		;
+}
+
+/*
+ * Robustness: many connections send random PDUs (random opcodes, flags,
+ * lengths, fields; before and after login); the target must keep serving a
+ * well-behaved session afterwards.
+ */
+static void check_garbage(void)
+{
+	static const uint8_t ops[] = {0x00, 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x10, 0x1c, 0x3f};
+	uint8_t data[4096];
+	for (int conn = 0; conn < 60; conn++) {
+		struct link l;
+		bool logged = conn % 2 ? full_login(&l, conn % 4 == 1) : link_open(&l);
+		if (!logged) {
+			if (l.fd >= 0)
+				close(l.fd);
+			continue;
+		}
+		for (int k = 0; k < 40; k++) {
+			uint8_t bhs[48];
+			for (int i = 0; i < 48; i++)
+				bhs[i] = (uint8_t)rnd();
+			bhs[0] = ops[rnd() % sizeof(ops)] | (rnd() & 1 ? 0x40 : 0);
+			bhs[4] = rnd() % 4 ? 0 : (uint8_t)(rnd() % 3);
+			if (rnd() % 2)
+				be32(bhs + 24, l.cmdsn++);
+			uint32_t dlen = (uint32_t)(rnd() % 3 ? rnd() % 1024 : rnd() % sizeof(data));
+			for (uint32_t i = 0; i < dlen; i++)
+				data[i] = (uint8_t)rnd();
+			if (bhs[4]) { /* AHS bytes ride in front of the data in this crude sender */
+				dlen = dlen < bhs[4] * 4u ? bhs[4] * 4u : dlen;
+			}
+			send_pdu(&l, bhs, data, dlen, rnd() % 16 == 0);
+			drain(&l);
+		}
+		close(l.fd);
+	}
+	/* A healthy session still works. */
+	struct link l;
+	uint8_t cdb[16] = {0};
+	CHECK(full_login(&l, false), "login after the garbage");
+	int st = scsi(&l, cdb, 0, false, NULL, 0, NULL, NULL, 0);
+	CHECK(st == 0 || st == 2, "TUR answered after the garbage (%d)", st);
+	close(l.fd);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc < 2 || !getenv("FAULTLUN_PORT") || !getenv("FAULTLUN_ADDR") ||
@@ -602,6 +667,7 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	const char *c = argv[1];
+	signal(SIGPIPE, SIG_IGN); /* the target closes connections we still write to */
 	if (!strcmp(c, "login-status"))
 		check_login_status();
 	else if (!strcmp(c, "digests"))
@@ -614,6 +680,8 @@ int main(int argc, char **argv)
 		check_discovery();
 	else if (!strcmp(c, "abort-pending"))
 		check_abort_pending();
+	else if (!strcmp(c, "garbage"))
+		check_garbage();
 	else if (!strcmp(c, "async"))
 		check_async();
 	else {
