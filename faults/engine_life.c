@@ -82,6 +82,8 @@ static void trace_start(struct fl_engine *e, const char *event)
 	json_t *o = trace_event(&e->trace, event);
 
 	json_object_set_new(o, "seed", json_u64(e->seed));
+	/* The trace's time origin on CLOCK_MONOTONIC, to merge it with other clocks. */
+	json_object_set_new(o, "t0_mono_us", json_u64(e->trace.t0_ns / 1000));
 	json_object_set_new(o, "scenario", json_string(fl_scenario_name(e->prog->sc)));
 	json_object_set_new(o, "state", json_string(e->prog->sc->states[e->state]));
 	json_object_set_new(o, "frontend", json_string(e->frontend < 5 ? fe[e->frontend] : "any"));
