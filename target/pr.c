@@ -12,7 +12,9 @@
  * id of struct fl_nexus); types Write Exclusive (1h), Exclusive Access
  * (3h), their Registrants Only (5h, 6h) and All Registrants (7h, 8h)
  * variants; PERSISTENT RESERVE IN READ KEYS, READ RESERVATION, REPORT
- * CAPABILITIES; PERSISTENT RESERVE OUT REGISTER, REGISTER AND IGNORE
+ * CAPABILITIES, READ FULL STATUS (with the initiator port name of struct
+ * fl_nexus as an iSCSI TransportID, or a SAS one for a "naa." + 16 hex
+ * digits name as tcm_loop uses); PERSISTENT RESERVE OUT REGISTER, REGISTER AND IGNORE
  * EXISTING KEY, RESERVE, RELEASE, CLEAR, PREEMPT. Not supported (and said so
  * in REPORT CAPABILITIES): SPEC_I_PT, ALL_TG_PT, APTPL (registrations do not
  * survive a power loss), compatible reservation handling (CRH=0: while any
@@ -26,6 +28,7 @@
  */
 #include "spc_internal.h"
 
+#include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -40,6 +43,9 @@
 #define PRI_READ_KEYS 0x00
 #define PRI_READ_RESERVATION 0x01
 #define PRI_REPORT_CAPABILITIES 0x02
+#define PRI_READ_FULL_STATUS 0x03
+/* Longest initiator port name put in a TransportID (SPC-4 r37 7.6.4.6: 223 + NUL) */
+#define PR_NAME_MAX 224
 /* Persistent reservation types (SPC-4 r37 Table 169). */
 #define PR_WE 0x1
 #define PR_EA 0x3
@@ -271,6 +277,88 @@ static uint32_t pri_report_capabilities(uint8_t *buf)
 	return 8;
 }
 
+/* True when `name` is "naa." and 16 hex digits (a SAS address). */
+static bool name_is_sas(const char *name)
+{
+	if (strncmp(name, "naa.", 4) != 0 || strlen(name) != 20)
+		return false;
+	for (int i = 4; i < 20; i++)
+		if (!isxdigit((unsigned char)name[i]))
+			return false;
+	return true;
+}
+
+/*
+ * TransportID of an initiator port (SPC-4 r37 7.6.4): SAS (7.6.4.8, 24
+ * bytes) for a SAS address, else iSCSI (7.6.4.6): FORMAT CODE 01b when the
+ * name carries ",i,0x<ISID>", 00b otherwise, the name NUL-terminated and
+ * padded to a multiple of four. Returns its length.
+ */
+static uint32_t transport_id(const char *name, uint8_t *p)
+{
+	size_t n;
+
+	if (!name)
+		name = "";
+	if (name_is_sas(name)) {
+		memset(p, 0, 24);
+		p[0] = 0x06; /* FORMAT CODE 00b, PROTOCOL IDENTIFIER 6h: SAS */
+		for (int i = 0; i < 8; i++) {
+			char hex[3] = {name[4 + 2 * i], name[5 + 2 * i], 0};
+
+			p[4 + i] = (uint8_t)strtoul(hex, NULL, 16);
+		}
+		return 24;
+	}
+	n = strnlen(name, PR_NAME_MAX - 1);
+	memset(p, 0, 4 + ((n + 1 + 3) & ~(size_t)3));
+	p[0] = (uint8_t)((strstr(name, ",i,0x") ? 0x40 : 0x00) | 0x05);
+	spc_put16(p + 2, (uint32_t)((n + 1 + 3) & ~(size_t)3));
+	memcpy(p + 4, name, n);
+	return 4 + (uint32_t)((n + 1 + 3) & ~(size_t)3);
+}
+
+/*
+ * READ FULL STATUS parameter data (SPC-4 r37 6.15.5, Tables 169-170): one
+ * full status descriptor per registration, R_HOLDER set for the holders,
+ * the relative target port the registering nexus came through.
+ */
+static enum sense_reason pri_read_full_status(struct exec_ctx *x, uint32_t alloc)
+{
+	const struct fl_lun *lun = x->lun;
+	const struct pr_state *pr = &lun->pr;
+	uint32_t len = 8;
+	uint8_t *buf;
+
+	buf = calloc(1, 8 + (size_t)pr->nreg * (24 + 4 + PR_NAME_MAX));
+	if (!buf)
+		return SENSE_BUSY;
+	for (unsigned i = 0; i < pr->nreg; i++) {
+		const struct pr_registrant *r = &pr->reg[i];
+		uint8_t *d = buf + len;
+		uint16_t port = 0;
+		uint32_t tlen;
+
+		for (const struct nexus_state *ns = lun->nexuses; ns; ns = ns->next)
+			if (ns->id == r->nexus_id)
+				port = ns->rel_port_id;
+		spc_put64(d, r->key);
+		if (pr_is_holder(pr, r->nexus_id)) {
+			d[12] = 0x01;		    /* R_HOLDER */
+			d[13] = pr->type & 0x0f; /* SCOPE 0h: logical unit */
+		}
+		spc_put16(d + 18, port);
+		tlen = transport_id(r->initiator, d + 24);
+		spc_put32(d + 20, tlen);
+		len += 24 + tlen;
+	}
+	spc_put32(buf, pr->generation);
+	spc_put32(buf + 4, len - 8);
+	exec_data_in(x, buf, len, alloc);
+	free(buf);
+	return SENSE_OK;
+}
+
 /*
  * PERSISTENT RESERVE IN (SPC-4 r37 6.15). SPC-2 r20 5.5.1: "If a logical
  * unit has been reserved by any RESERVE command and is still reserved by
@@ -297,6 +385,8 @@ enum sense_reason pr_in(struct exec_ctx *x)
 	case PRI_READ_RESERVATION:
 		len = pri_read_reservation(pr, buf);
 		break;
+	case PRI_READ_FULL_STATUS:
+		return pri_read_full_status(x, alloc);
 	default:
 		len = pri_report_capabilities(buf);
 		break;
