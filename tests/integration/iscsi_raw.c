@@ -247,6 +247,21 @@ static void check_login_status(void)
 	const char *badtype[] = {"InitiatorName=iqn.2026-12.test:raw", tn, "SessionType=Bogus",
 				 NULL};
 	expect_login_status(badtype, 0x0209, 0, 0, "unknown SessionType");
+	/* Straight from the security stage to full feature phase (RFC 7143 6.3). */
+	struct link l;
+	uint8_t rb[48], rd[8192];
+	uint32_t rl;
+	const char *direct[] = {"InitiatorName=iqn.2026-12.test:raw-direct", tn,
+				"AuthMethod=None", NULL};
+	CHECK(link_open(&l), "connect");
+	int st = login_pdu(&l, 0, 3, true, direct, rb, rd, &rl, 0, 0);
+	CHECK(st == 0 && (rb[1] & 0x83) == 0x83 && (rb[14] | rb[15]),
+	      "security -> full feature in one step (status 0x%04x flags 0x%02x)", st, rb[1]);
+	close(l.fd);
+	/* Two logins with a key repeated in one request fail with 02/00. */
+	const char *dup[] = {"InitiatorName=iqn.2026-12.test:raw-dup", tn, "MaxBurstLength=4096",
+			     "MaxBurstLength=8192", NULL};
+	expect_login_status(dup, 0x0200, 0, 0, "a key sent twice");
 }
 
 /* Logs in with every operational key; checks each answer. Leaves l in FFP. */
