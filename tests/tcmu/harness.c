@@ -817,7 +817,11 @@ static int ctl_request(const char *path, const char *req, char *resp, size_t cap
 	resp[0] = '\0';
 	if (fd < 0)
 		return -1;
-	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", path);
+	if (strlen(path) >= sizeof(sa.sun_path)) {
+		close(fd);
+		return -1;
+	}
+	memcpy(sa.sun_path, path, strlen(path) + 1);
 	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
 	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) ||
 	    write(fd, req, strlen(req)) != (ssize_t)strlen(req) || write(fd, "\n", 1) != 1) {
