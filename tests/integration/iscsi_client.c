@@ -745,6 +745,28 @@ static void check_tmf_drop(void)
 	iscsi_destroy_context(ctx);
 }
 
+/* "short-read": an 8-block read delivers 2 blocks with an underflow residual of 6. */
+static void check_short_read(void)
+{
+	int lun;
+	struct iscsi_context *ctx = login("iqn.2026-12.org.faultlun:test-short", &lun);
+	CHECK(ctx, "login");
+	if (!ctx)
+		return;
+	struct scsi_task *t = run_cdb(ctx, lun, scsi_cdb_testunitready(), NULL, 5000);
+	if (t)
+		scsi_free_scsi_task(t);
+	t = run_cdb(ctx, lun, scsi_cdb_read10(0, 4096, 512, 0, 0, 0, 0, 0), NULL, 5000);
+	CHECK(t && t->status == SCSI_STATUS_GOOD, "short read status %d", t ? t->status : -1);
+	if (t) {
+		CHECK(t->datain.size == 1024, "delivered %d bytes, expected 1024", t->datain.size);
+		CHECK(t->residual_status == SCSI_RESIDUAL_UNDERFLOW && t->residual == 3072,
+		      "residual %d/%zu, expected underflow 3072", t->residual_status, t->residual);
+		scsi_free_scsi_task(t);
+	}
+	bye(ctx);
+}
+
 /* "nop-ignored MS": pings go unanswered. */
 static void check_nop_ignored(const char *arg)
 {
@@ -777,6 +799,7 @@ int main(int argc, char **argv)
 		{"reconnect", check_reconnect},	  {"hostile", check_hostile},
 		{"discovery", check_discovery},	  {"hold-abort", check_hold_abort},
 		{"closed-on-write", check_closed_on_write}, {"tmf-drop", check_tmf_drop},
+		{"short-read", check_short_read},
 	};
 	bool found = false;
 	for (size_t i = 0; i < sizeof(plain) / sizeof(plain[0]); i++)
