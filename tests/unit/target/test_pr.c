@@ -27,6 +27,12 @@
 #define PREEMPT 0x04
 #define REG_IGNORE 0x06
 
+/* Completion of a directly submitted command (memory store: inline). */
+static void direct_done(struct fl_cmd *cmd)
+{
+	(void)cmd;
+}
+
 /* PERSISTENT RESERVE OUT from a nexus; flags is byte 20 of the parameter list. */
 static struct fl_cmd pro(struct fl_lun *lun, uint64_t nexus, uint8_t sa, uint8_t type,
 			 uint64_t key, uint64_t sark, uint8_t flags)
@@ -192,7 +198,7 @@ static void test_pr_register_errors(void)
 	     PLIST(9, 0, 0), 24, .status = GOOD},
 	    {"test_pr_in_reserved_bits", {0x5e, 0x20, 0, 0, 0, 0, 0, 1, 0, 0}, 10, .in_cap = 256,
 	     .status = CC, .key = IR, .asc = 0x24, SKS_CDB(1, 5)},
-	    {"test_pr_in_read_full_status_unsupported", {0x5e, 0x03, 0, 0, 0, 0, 0, 1, 0, 0}, 10,
+	    {"test_pr_in_sa_4_unsupported", {0x5e, 0x04, 0, 0, 0, 0, 0, 1, 0, 0}, 10,
 	     .in_cap = 256, .status = CC, .key = IR, .asc = 0x24, SKS_CDB(1, 4)},
 	};
 #undef PLIST
@@ -350,6 +356,73 @@ static void test_pr_read_reservation(void)
 	res = pri(lun, 2, 1, buf);
 	CU_ASSERT_EQUAL(th_be64(buf + 8), 0);
 	CU_ASSERT_EQUAL(buf[21], WE_AR);
+	fl_lun_destroy(lun);
+}
+
+/* Sends PR OUT REGISTER from a nexus with its own initiator port name. */
+static void register_named(struct fl_lun *lun, uint64_t nexus, const char *name, uint16_t port,
+			   uint64_t sark)
+{
+	uint8_t cdb[10] = {0x5f, REGISTER, 0, 0, 0, 0, 0, 0, 24, 0}, p[24];
+	struct fl_cmd cmd;
+
+	memset(p, 0, sizeof(p));
+	for (int i = 0; i < 8; i++)
+		p[8 + i] = (uint8_t)(sark >> (56 - 8 * i));
+	memset(&cmd, 0, sizeof(cmd));
+	memcpy(cmd.cdb, cdb, 10);
+	cmd.cdb_len = 10;
+	cmd.nexus.id = nexus;
+	cmd.nexus.initiator = name;
+	cmd.nexus.rel_port_id = port;
+	cmd.data_out = p;
+	cmd.data_out_len = 24;
+	cmd.done = direct_done;
+	for (int tries = 0; tries < 2; tries++) { /* the first may report 29/00 */
+		fl_lun_submit(lun, &cmd);
+		if (cmd.status == GOOD)
+			break;
+	}
+	TH_EXPECT_GOOD(&cmd, "REGISTER with a name");
+}
+
+/* READ FULL STATUS: key, R_HOLDER, type, port and TransportID per registrant. */
+static void test_pr_read_full_status(void)
+{
+	static const char iscsi[] = "iqn.2026-01.org.example:host1,i,0x23d000000001";
+	static const char sas[] = "naa.5001405aabbccdd0";
+	struct fl_lun *lun = th_lun(NULL);
+	uint8_t buf[256];
+	const uint8_t *d;
+	struct fl_cmd res;
+	uint32_t tlen;
+
+	register_named(lun, 11, iscsi, 2, 0xa);
+	register_named(lun, 12, sas, 3, 0xb);
+	res = pro(lun, 11, RESERVE, WE_RO, 0xa, 0, 0);
+	TH_EXPECT_GOOD(&res, "RESERVE");
+	res = pri(lun, 11, 3, buf);
+	TH_EXPECT_GOOD(&res, "READ FULL STATUS");
+	CU_ASSERT_EQUAL(th_be32(buf), 2);
+	d = buf + 8;
+	CU_ASSERT_EQUAL(th_be64(d), 0xa);
+	CU_ASSERT_EQUAL(d[12], 0x01); /* R_HOLDER */
+	CU_ASSERT_EQUAL(d[13], WE_RO);
+	CU_ASSERT_EQUAL(d[18] << 8 | d[19], 2);
+	tlen = th_be32(d + 20);
+	CU_ASSERT_EQUAL(tlen % 4, 0);
+	CU_ASSERT_EQUAL(d[24], 0x45); /* FORMAT CODE 01b, iSCSI */
+	CU_ASSERT_EQUAL(d[26] << 8 | d[27], tlen - 4);
+	CU_ASSERT_STRING_EQUAL((const char *)d + 28, iscsi);
+	d += 24 + tlen;
+	CU_ASSERT_EQUAL(th_be64(d), 0xb);
+	CU_ASSERT_EQUAL(d[12], 0x00);
+	CU_ASSERT_EQUAL(d[18] << 8 | d[19], 3);
+	CU_ASSERT_EQUAL(th_be32(d + 20), 24);
+	CU_ASSERT_EQUAL(d[24], 0x06); /* SAS */
+	CU_ASSERT_EQUAL(th_be64(d + 28), 0x5001405aabbccdd0ull);
+	CU_ASSERT_EQUAL(th_be32(buf + 4), (uint32_t)(d + 24 + 24 - buf - 8));
+	CU_ASSERT_EQUAL(res.data_in_len, th_be32(buf + 4) + 8);
 	fl_lun_destroy(lun);
 }
 
@@ -678,6 +751,7 @@ static CU_TestInfo pr_tests[] = {
     {"test_pr_register_limit", test_pr_register_limit},
     {"test_pr_conflict_table", test_pr_conflict_table},
     {"test_pr_read_reservation", test_pr_read_reservation},
+    {"test_pr_read_full_status", test_pr_read_full_status},
     {"test_pr_report_capabilities", test_pr_report_capabilities},
     {"test_pr_reserve_release_two_nexuses", test_pr_reserve_release_two_nexuses},
     {"test_pr_release_ro_raises_ua", test_pr_release_ro_raises_ua},
