@@ -31,7 +31,7 @@
  * Statuses map onto libtcmu 1.5.4's TCMU_STS codes: GOOD -> OK, CHECK
  * CONDITION -> PASSTHROUGH_ERR with the engine's sense (first 96 bytes), BUSY
  * -> BUSY, TASK SET FULL -> NO_RESOURCE. RESERVATION CONFLICT has no code in
- * 1.5.4 and is reported as BUSY (lint warns). Data-in is copied into the
+ * 1.5.4 and is reported as BUSY (with a warning in the runner's log). Data-in is copied into the
  * ring's iovec; a short transfer zero-fills the rest, since 1.5.4 cannot
  * report a residual.
  */

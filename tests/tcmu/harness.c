@@ -359,7 +359,12 @@ static const char scenario_bad[] =
 	"               \"action\": { \"explode\": true } } ]\n"
 	"}\n";
 
-static char good_path[300], bad_path[300];
+static const char scenario_tmf[] =
+	"{ \"faultlun\": 1, \"name\": \"hung-reset\", \"frontends\": [\"tcmu\"],\n"
+	"  \"luns\": [ { \"lun\": 0, \"size\": \"8MiB\" } ],\n"
+	"  \"tmf\": { \"lun_reset\": { \"respond\": \"never\" } } }\n";
+
+static char good_path[300], bad_path[300], tmf_path[300];
 
 /* Writes a file into the temporary directory. */
 static void write_file(char *path, size_t cap, const char *name, const char *text)
@@ -457,7 +462,7 @@ static void test_register(void)
 static void test_check_config(void)
 {
 	struct {
-		const char *fmt; /* %s = good scenario path, %b = bad one */
+		const char *fmt; /* %s = good scenario path, %b = bad one, %t = TMF one */
 		bool ok;
 		const char *reason;
 	} cases[] = {
@@ -477,6 +482,7 @@ static void test_check_config(void)
 		{"faultlun/scenario=%s;store=file:/nonexistent-dir/x.img", false, "does not exist"},
 		{"faultlun/scenario=/nonexistent/x.json", false, "cannot read scenario"},
 		{"faultlun/scenario=%b", false, "%b:"},
+		{"faultlun/scenario=%t", false, "cannot be carried out under the tcmu front end"},
 		{"faultlun/store=memory", false, "missing scenario"},
 		{"rbd/pool/image", false, "must start with"},
 		{"faultlun/", false, "empty"},
@@ -490,8 +496,9 @@ static void test_check_config(void)
 		char *reason;
 
 		for (; *f; f++) {
-			if (f[0] == '%' && (f[1] == 's' || f[1] == 'b')) {
-				o += sprintf(o, "%s", f[1] == 's' ? good_path : bad_path);
+			if (f[0] == '%' && (f[1] == 's' || f[1] == 'b' || f[1] == 't')) {
+				o += sprintf(o, "%s",
+					     f[1] == 's' ? good_path : f[1] == 'b' ? bad_path : tmf_path);
 				f++;
 			} else {
 				*o++ = *f;
@@ -962,6 +969,7 @@ int main(int argc, char **argv)
 	}
 	write_file(good_path, sizeof(good_path), "good.json", scenario_good);
 	write_file(bad_path, sizeof(bad_path), "bad.json", scenario_bad);
+	write_file(tmf_path, sizeof(tmf_path), "tmf.json", scenario_tmf);
 
 	for (size_t i = 0; i < sizeof(tests) / sizeof(tests[0]); i++) {
 		bool want = argi >= argc;
