@@ -426,7 +426,7 @@ static enum sense_reason pro_register(struct exec_ctx *x, bool ignore, uint64_t 
 			struct pr_registrant *r;
 
 			if (pr->nreg == PR_MAX_REGISTRANTS)
-				return SENSE_INSUFFICIENT_RESOURCES;
+				return SENSE_INSUFFICIENT_REG_RESOURCES;
 			r = &pr->reg[pr->nreg];
 			r->initiator = NULL;
 			if (x->ns->initiator) {

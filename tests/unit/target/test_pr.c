@@ -231,7 +231,7 @@ static void test_pr_register_limit(void)
 	}
 	th_clear_ua(lun, 1000);
 	res = pro(lun, 1000, REGISTER, 0, 0, 1000, 0);
-	TH_EXPECT(&res, CC, IR, 0x55, 0x03, "REGISTER past the limit");
+	TH_EXPECT(&res, CC, IR, 0x55, 0x04, "REGISTER past the limit");
 	fl_lun_destroy(lun);
 }
 
