@@ -364,7 +364,13 @@ static const char scenario_tmf[] =
 	"  \"luns\": [ { \"lun\": 0, \"size\": \"8MiB\" } ],\n"
 	"  \"tmf\": { \"lun_reset\": { \"respond\": \"never\" } } }\n";
 
-static char good_path[300], bad_path[300], tmf_path[300];
+static const char scenario_resize[] =
+	"{ \"faultlun\": 1, \"name\": \"grow\", \"frontends\": [\"tcmu\"],\n"
+	"  \"luns\": [ { \"lun\": 0, \"size\": \"8MiB\" } ],\n"
+	"  \"rules\": [ { \"id\": \"grow\", \"match\": { \"opcode\": \"0x00\", \"nth\": 2 },\n"
+	"                \"action\": { \"resize\": \"16MiB\" } } ] }\n";
+
+static char good_path[300], bad_path[300], tmf_path[300], resize_path[300];
 
 /* Writes a file into the temporary directory. */
 static void write_file(char *path, size_t cap, const char *name, const char *text)
@@ -813,6 +819,49 @@ static void test_hold(void)
 	hcmd_free(pf);
 }
 
+/*
+ * A scenario's resize reaches the initiator as UA 2A/09 and the runner's
+ * capacity (its range check) and the kernel's dev_size follow it.
+ */
+static void test_resize(void)
+{
+	uint8_t tur[6] = {0}, cdb[10], data[512];
+	char cfg[1200];
+	struct tcmu_device *dev;
+	struct hcmd *h;
+	int rc, key, asc, ascq;
+
+	snprintf(cfg, sizeof(cfg), "faultlun/scenario=%s;ctl=none;trace=none", resize_path);
+	dev = dev_new(cfg, 8u << 20, 0);
+	rc = handler->open(dev, false);
+	CHECK(rc == 0, "open rc %d", rc);
+	if (rc) {
+		free(dev);
+		return;
+	}
+	rc = run(dev, tur, 6, NULL, 0); /* power-on UA */
+	rc = run(dev, tur, 6, NULL, 0); /* the 2nd TUR resizes, then reports the UA */
+	sense_kcq(last_sense, &key, &asc, &ascq);
+	CHECK(rc == TCMU_STS_PASSTHROUGH_ERR && key == 6 && asc == 0x2a && ascq == 0x09,
+	      "TUR after resize: status %d sense %x/%02x/%02x, want UA 6/2A/09", rc, key, asc,
+	      ascq);
+	CHECK(dev->num_lbas == (16u << 20) / 512, "runner capacity %llu blocks after resize",
+	      (unsigned long long)dev->num_lbas);
+	for (int i = 0; i < 20 && dev->dev_size_written != 16u << 20; i++)
+		usleep(50000);
+	CHECK(dev->dev_size_written == 16u << 20, "kernel dev_size written %llu",
+	      (unsigned long long)dev->dev_size_written);
+	cdb10(cdb, 0x28, 20000, 1);
+	h = hcmd_new(cdb, 10, sizeof(data));
+	hcmd_start(dev, h);
+	CHECK(h->async, "READ in the grown range not on the asynchronous path");
+	CHECK(hcmd_wait(h, 5000) && h->status == TCMU_STS_OK, "READ at LBA 20000: status %d",
+	      h->status);
+	hcmd_free(h);
+	handler->close(dev);
+	free(dev);
+}
+
 /* Sends one request line to a control socket and reads one answer line (2 s at most). */
 static int ctl_request(const char *path, const char *req, char *resp, size_t cap)
 {
@@ -924,6 +973,7 @@ static const struct {
 	{"delay_does_not_block", test_delay_does_not_block},
 	{"hold", test_hold},
 	{"ctl_release", test_ctl_release},
+	{"resize", test_resize},
 	{"close", test_close},
 };
 
@@ -970,6 +1020,7 @@ int main(int argc, char **argv)
 	write_file(good_path, sizeof(good_path), "good.json", scenario_good);
 	write_file(bad_path, sizeof(bad_path), "bad.json", scenario_bad);
 	write_file(tmf_path, sizeof(tmf_path), "tmf.json", scenario_tmf);
+	write_file(resize_path, sizeof(resize_path), "resize.json", scenario_resize);
 
 	for (size_t i = 0; i < sizeof(tests) / sizeof(tests[0]); i++) {
 		bool want = argi >= argc;
