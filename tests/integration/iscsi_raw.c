@@ -63,6 +63,7 @@ struct link {
 	int fd;
 	bool hd, dd;
 	uint32_t cmdsn, expstatsn, itt;
+	uint16_t isid_q; /* ISID qualifier: distinct per link, so no reinstatement */
 };
 
 /* Opens a TCP connection to the target. */
@@ -72,8 +73,10 @@ static bool link_open(struct link *l)
 	memset(l, 0, sizeof(*l));
 	sa.sin_port = htons((uint16_t)atoi(getenv("FAULTLUN_PORT")));
 	inet_pton(AF_INET, getenv("FAULTLUN_ADDR"), &sa.sin_addr);
+	static uint16_t next_q = 1;
 	l->fd = socket(AF_INET, SOCK_STREAM, 0);
 	l->itt = 0x100;
+	l->isid_q = next_q++;
 	return l->fd >= 0 && !connect(l->fd, (struct sockaddr *)&sa, sizeof(sa));
 }
 
@@ -204,7 +207,8 @@ static int login_pdu(struct link *l, int csg, int nsg, bool transit, const char 
 	uint8_t bhs[48] = {0x43}, data[8192];
 	bhs[1] = (uint8_t)((transit ? 0x80 : 0) | csg << 2 | (transit ? nsg : 0));
 	bhs[3] = vmin;
-	bhs[8] = 0x80, bhs[13] = 0x42; /* ISID: random format */
+	bhs[8] = 0x80; /* ISID: random format, qualifier per link */
+	bhs[12] = l->isid_q >> 8, bhs[13] = l->isid_q & 0xff;
 	bhs[14] = tsih >> 8, bhs[15] = tsih & 0xff;
 	be32(bhs + 16, l->itt);
 	be32(bhs + 24, l->cmdsn);
@@ -674,6 +678,40 @@ static void check_garbage(void)
 	close(l.fd);
 }
 
+/* A peer that never reads its responses does not stall another session. */
+static void check_slow_reader(void)
+{
+	struct link lazy, ok;
+	uint8_t cdb[16] = {0};
+	if (!full_login(&lazy, false))
+		return;
+	int rcv = 4096;
+	setsockopt(lazy.fd, SOL_SOCKET, SO_RCVBUF, &rcv, sizeof(rcv));
+	for (int i = 0; i < 100; i++) {
+		uint8_t bhs[48] = {0x01, 0xc0};
+		uint8_t r10[16] = {0x28, 0, 0, 0, 0, 0, 0, 0x02, 0x00}; /* 512 blocks */
+		be32(bhs + 16, ++lazy.itt);
+		be32(bhs + 20, 512 * 512);
+		be32(bhs + 24, lazy.cmdsn++);
+		memcpy(bhs + 32, r10, 16);
+		send_pdu(&lazy, bhs, NULL, 0, false);
+	}
+	/* 25 MiB of Data-In is now stuck behind the lazy reader's socket. */
+	bool logged = full_login(&ok, false);
+	CHECK(logged, "a second session logs in while the first does not read");
+	if (logged) {
+		int st = scsi(&ok, cdb, 0, false, NULL, 0, NULL, NULL, 0);
+		CHECK(st == 0 || st == 2, "the second session is answered (%d)", st);
+		uint8_t in[4096];
+		uint32_t n = 0;
+		uint8_t r8[16] = {0x28, 0, 0, 0, 0, 0, 0, 0, 8};
+		st = scsi(&ok, r8, 4096, false, NULL, 0, in, &n, 0);
+		CHECK(st == 0 && n == 4096, "the second session reads (%d, %u bytes)", st, n);
+		close(ok.fd);
+	}
+	close(lazy.fd);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc < 2 || !getenv("FAULTLUN_PORT") || !getenv("FAULTLUN_ADDR") ||
@@ -695,6 +733,8 @@ int main(int argc, char **argv)
 		check_discovery();
 	else if (!strcmp(c, "abort-pending"))
 		check_abort_pending();
+	else if (!strcmp(c, "slow-reader"))
+		check_slow_reader();
 	else if (!strcmp(c, "garbage"))
 		check_garbage();
 	else if (!strcmp(c, "async"))
