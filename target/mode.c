@@ -133,9 +133,9 @@ static int iec_check(const uint8_t *p, int8_t *bit)
 
 /* The pages, in the order page 3Fh returns them (ascending page code). */
 static const struct mode_page mode_pages[] = {
-	{0x08, 0x12, caching_build, caching_changeable, caching_parse, NULL},
-	{0x0a, 0x0a, control_build, control_changeable, control_parse, NULL},
-	{0x1c, 0x0a, iec_build, iec_changeable, iec_parse, iec_check},
+    {0x08, 0x12, caching_build, caching_changeable, caching_parse, NULL},
+    {0x0a, 0x0a, control_build, control_changeable, control_parse, NULL},
+    {0x1c, 0x0a, iec_build, iec_changeable, iec_parse, iec_check},
 };
 
 #define NPAGES (sizeof(mode_pages) / sizeof(mode_pages[0]))
@@ -209,7 +209,7 @@ static uint32_t mode_block_descriptor(const struct fl_lun *lun, bool longlba, ui
 	} else {
 		/* "If the number of logical blocks ... exceeds FFFFFFFFh ... FFFFFFFFh" */
 		spc_put32(p, lun->num_blocks > 0xffffffffull ? 0xffffffffu
-							    : (uint32_t)lun->num_blocks);
+							     : (uint32_t)lun->num_blocks);
 		p[5] = (uint8_t)(lun->block_size >> 16);
 		p[6] = (uint8_t)(lun->block_size >> 8);
 		p[7] = (uint8_t)lun->block_size;
@@ -276,14 +276,14 @@ enum sense_reason spc_mode_sense(struct exec_ctx *x)
 }
 
 /* Checks a block descriptor of MODE SELECT: it may not change the geometry. */
-static enum sense_reason select_block_descriptor(struct exec_ctx *x, const uint8_t *p,
-						 uint32_t off, bool longlba)
+static enum sense_reason select_block_descriptor(struct exec_ctx *x, const uint8_t *p, uint32_t off,
+						 bool longlba)
 {
 	const struct fl_lun *lun = x->lun;
 	uint64_t nblocks = longlba ? spc_get64(p) : spc_get32(p);
 	uint32_t bs = longlba ? spc_get32(p + 12) : (uint32_t)p[5] << 16 | spc_get16(p + 6);
-	uint64_t shown = longlba || lun->num_blocks <= 0xffffffffull ? lun->num_blocks
-								    : 0xffffffffull;
+	uint64_t shown =
+	    longlba || lun->num_blocks <= 0xffffffffull ? lun->num_blocks : 0xffffffffull;
 
 	/* SBC-3 r36 6.4.2: NUMBER OF LOGICAL BLOCKS 0 means "no change" */
 	if (nblocks != 0 && nblocks != shown)

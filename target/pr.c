@@ -344,7 +344,7 @@ static enum sense_reason pri_read_full_status(struct exec_ctx *x, uint32_t alloc
 				port = ns->rel_port_id;
 		spc_put64(d, r->key);
 		if (pr_is_holder(pr, r->nexus_id)) {
-			d[12] = 0x01;		    /* R_HOLDER */
+			d[12] = 0x01;		 /* R_HOLDER */
 			d[13] = pr->type & 0x0f; /* SCOPE 0h: logical unit */
 		}
 		spc_put16(d + 18, port);
@@ -413,8 +413,7 @@ static enum sense_reason pro_check_scope_type(struct exec_ctx *x)
  * RESERVATION KEY is a conflict for REGISTER); a registered one whose key
  * matches (or is ignored) changes it to SARK, or unregisters with SARK 0.
  */
-static enum sense_reason pro_register(struct exec_ctx *x, bool ignore, uint64_t key,
-				      uint64_t sark)
+static enum sense_reason pro_register(struct exec_ctx *x, bool ignore, uint64_t key, uint64_t sark)
 {
 	struct pr_state *pr = &x->lun->pr;
 	int i = reg_find(pr, x->ns->id);

@@ -126,8 +126,8 @@ enum sense_reason spc_request_sense(struct exec_ctx *x)
 		return exec_invalid_field(x, SENSE_INVALID_FIELD_IN_CDB, 1,
 					  spc_top_bit(cdb[1] & 0xfe));
 	if (ua_pop(x->ns, &ua))
-		len = sense_encode(buf, desc, FL_KEY_UNIT_ATTENTION, ua.asc, ua.ascq, false, 0,
-				   NULL);
+		len =
+		    sense_encode(buf, desc, FL_KEY_UNIT_ATTENTION, ua.asc, ua.ascq, false, 0, NULL);
 	else if (not_ready_condition(x->lun, &asc, &ascq))
 		len = sense_encode(buf, desc, FL_KEY_NOT_READY, asc, ascq, false, 0, NULL);
 	else

@@ -111,11 +111,11 @@ static uint32_t vpd_block_limits(const struct fl_lun *lun, uint8_t *buf)
 
 	spc_put16(buf + 2, 0x3c);
 	buf[4] = SBC_WSNZ ? 0x01 : 0x00; /* WSNZ */
-	buf[5] = SBC_MAX_CAW_BLOCKS;	  /* MAXIMUM COMPARE AND WRITE LENGTH */
-	spc_put16(buf + 6, 1);		  /* OPTIMAL TRANSFER LENGTH GRANULARITY */
-	spc_put32(buf + 8, max_xfer);	  /* MAXIMUM TRANSFER LENGTH */
-	spc_put32(buf + 12, max_xfer);	  /* OPTIMAL TRANSFER LENGTH */
-	spc_put32(buf + 16, 0);		  /* MAXIMUM PREFETCH LENGTH: not reported */
+	buf[5] = SBC_MAX_CAW_BLOCKS;	 /* MAXIMUM COMPARE AND WRITE LENGTH */
+	spc_put16(buf + 6, 1);		 /* OPTIMAL TRANSFER LENGTH GRANULARITY */
+	spc_put32(buf + 8, max_xfer);	 /* MAXIMUM TRANSFER LENGTH */
+	spc_put32(buf + 12, max_xfer);	 /* OPTIMAL TRANSFER LENGTH */
+	spc_put32(buf + 16, 0);		 /* MAXIMUM PREFETCH LENGTH: not reported */
 	if (lun->cfg.thin) {
 		/* "a MAXIMUM UNMAP LBA COUNT of 0 ... UNMAP is not supported" */
 		spc_put32(buf + 20, SBC_MAX_UNMAP_LBA_COUNT);

@@ -28,10 +28,10 @@ struct sc_case {
 	uint32_t out_len;
 	uint32_t in_cap;
 	uint8_t status, key, asc, ascq;
-	bool sks;     /* check the field pointer */
-	bool sks_cd;  /* 1: CDB, 0: parameter data */
+	bool sks;    /* check the field pointer */
+	bool sks_cd; /* 1: CDB, 0: parameter data */
 	uint16_t field;
-	int bit;      /* -1: no bit pointer */
+	int bit; /* -1: no bit pointer */
 };
 
 /* Runs one command from a nexus and returns the completed command. */
@@ -53,11 +53,11 @@ static inline void sc_check_sks(const struct fl_cmd *res, const struct sc_case *
 	struct th_sense s;
 
 	th_parse_sense(res->sense, res->sense_len, &s);
-	th_check_at(s.sks_valid && s.sks_cd == c->sks_cd && s.sks_field == c->field &&
-			    s.sks_bit == c->bit,
-		    file, line, "%s: field pointer valid=%d C/D=%d byte %u bit %d, want C/D=%d byte %u bit %d",
-		    c->what, s.sks_valid, s.sks_cd, s.sks_field, s.sks_bit, c->sks_cd, c->field,
-		    c->bit);
+	th_check_at(
+	    s.sks_valid && s.sks_cd == c->sks_cd && s.sks_field == c->field && s.sks_bit == c->bit,
+	    file, line,
+	    "%s: field pointer valid=%d C/D=%d byte %u bit %d, want C/D=%d byte %u bit %d", c->what,
+	    s.sks_valid, s.sks_cd, s.sks_field, s.sks_bit, c->sks_cd, c->field, c->bit);
 }
 
 /* Runs every row from one nexus, checking status, sense and field pointer. */
@@ -69,9 +69,9 @@ static inline void sc_run_cases_at(struct fl_lun *lun, uint64_t nexus, const str
 	for (size_t i = 0; i < n; i++) {
 		const struct sc_case *c = &cases[i];
 		uint32_t cap = c->in_cap < sizeof(in) ? c->in_cap : sizeof(in);
-		struct fl_cmd res = sc_run1(lun, nexus, c->cdb, c->cdb_len,
-					    c->out_len ? c->out : NULL, c->out_len,
-					    cap ? in : NULL, cap);
+		struct fl_cmd res =
+		    sc_run1(lun, nexus, c->cdb, c->cdb_len, c->out_len ? c->out : NULL, c->out_len,
+			    cap ? in : NULL, cap);
 
 		th_expect_at(&res, c->status, c->key, c->asc, c->ascq, c->what, file, line);
 		if (c->sks && res.status == CC)

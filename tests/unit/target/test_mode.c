@@ -124,12 +124,14 @@ static void test_mode_sense10_block_descriptors(void)
 /* Page control: changeable masks, defaults from the configuration, saved. */
 static void test_mode_sense_page_control(void)
 {
+	/* clang-format off */
 	static const struct {
 		uint8_t page, byte, mask;
 	} masks[] = {
 	    {0x08, 2, 0x05}, {0x08, 3, 0x00}, {0x0a, 2, 0x04}, {0x0a, 3, 0x00}, {0x0a, 4, 0x00},
 	    {0x1c, 2, 0x8d}, {0x1c, 3, 0x0f}, {0x1c, 4, 0xff}, {0x1c, 11, 0xff},
 	};
+	/* clang-format on */
 	struct fl_lun_config cfg;
 	struct fl_lun *lun;
 	uint8_t buf[255];
@@ -148,7 +150,7 @@ static void test_mode_sense_page_control(void)
 			 masks[i].page, masks[i].byte, p[masks[i].byte]);
 	}
 	n = sense6(lun, 1, 2, 0x3f, true, buf);
-	CU_ASSERT_EQUAL(find_page6(buf, n, 0x08)[2] & 0x04, 0);	/* WCE default off */
+	CU_ASSERT_EQUAL(find_page6(buf, n, 0x08)[2] & 0x04, 0);	   /* WCE default off */
 	CU_ASSERT_EQUAL(find_page6(buf, n, 0x0a)[2] & 0x04, 0x04); /* D_SENSE default on */
 	n = sense6(lun, 1, 3, 0x3f, true, buf);
 	CU_ASSERT_EQUAL(find_page6(buf, n, 0x08)[2] & 0x04, 0);
@@ -158,6 +160,7 @@ static void test_mode_sense_page_control(void)
 /* MODE SENSE errors: unknown page, subpage, reserved bits. */
 static void test_mode_sense_errors(void)
 {
+	/* clang-format off */
 	static const struct sc_case cases[] = {
 	    {"test_mode_sense6_unknown_page", {0x1a, 0, 0x19, 0, 255, 0}, 6, .in_cap = 255,
 	     .status = CC, .key = IR, .asc = 0x24, SKS_CDB(2, 5)},
@@ -176,6 +179,7 @@ static void test_mode_sense_errors(void)
 	    {"test_mode_sense6_alloc_0", {0x1a, 0, 0x3f, 0, 0, 0}, 6, .in_cap = 255,
 	     .status = GOOD},
 	};
+	/* clang-format on */
 	struct fl_lun *lun = ready_lun(NULL);
 
 	SC_RUN_CASES(lun, 1, cases);
@@ -307,6 +311,7 @@ static void test_mode_select_errors(void)
 #define CONTROL(b2, b3, b4) 0x0a, 0x0a, b2, b3, b4, 0, 0, 0, 0xff, 0xff, 0, 0
 #define IEC(b2, b3) 0x1c, 0x0a, b2, b3, 0, 0, 0, 0, 0, 0, 0, 0
 #define SEL6(n) {0x15, 0x10, 0, 0, n, 0}, 6
+	/* clang-format off */
 	static const struct sc_case cases[] = {
 	    {"test_mode_select_len0_ok", {0x15, 0x10, 0, 0, 0, 0}, 6, .status = GOOD},
 	    {"test_mode_select_pf0", {0x15, 0x00, 0, 0, 4, 0}, 6, {0, 0, 0, 0}, 4, .status = CC,
@@ -381,6 +386,7 @@ static void test_mode_select_errors(void)
 	    {"test_mode_select10_caching_page", {0x55, 0x10, 0, 0, 0, 0, 0, 0, 28, 0}, 10,
 	     {0, 0, 0, 0, 0, 0, 0, 0, CACHING}, 28, .status = GOOD},
 	};
+	/* clang-format on */
 	uint8_t buf[255];
 	struct fl_lun *lun = ready_lun(NULL);
 	uint32_t n;

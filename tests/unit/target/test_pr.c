@@ -34,8 +34,8 @@ static void direct_done(struct fl_cmd *cmd)
 }
 
 /* PERSISTENT RESERVE OUT from a nexus; flags is byte 20 of the parameter list. */
-static struct fl_cmd pro(struct fl_lun *lun, uint64_t nexus, uint8_t sa, uint8_t type,
-			 uint64_t key, uint64_t sark, uint8_t flags)
+static struct fl_cmd pro(struct fl_lun *lun, uint64_t nexus, uint8_t sa, uint8_t type, uint64_t key,
+			 uint64_t sark, uint8_t flags)
 {
 	uint8_t cdb[10] = {0x5f, sa, type, 0, 0, 0, 0, 0, 24, 0}, p[24];
 
@@ -136,7 +136,10 @@ static void test_pr_register_read_keys(void)
 static void test_pr_register_errors(void)
 {
 #define PLIST(key, sark, b20)                                                                      \
-	{0, 0, 0, 0, 0, 0, 0, key, 0, 0, 0, 0, 0, 0, 0, sark, 0, 0, 0, 0, b20, 0, 0, 0}
+	{                                                                                          \
+		0, 0, 0, 0, 0, 0, 0, key, 0, 0, 0, 0, 0, 0, 0, sark, 0, 0, 0, 0, b20, 0, 0, 0      \
+	}
+	/* clang-format off */
 	static const struct sc_case cases[] = {
 	    {"test_pr_register_unregistered_with_key", {0x5f, 0, 0, 0, 0, 0, 0, 0, 24, 0}, 10,
 	     PLIST(5, 6, 0), 24, .status = RC},
@@ -201,6 +204,7 @@ static void test_pr_register_errors(void)
 	    {"test_pr_in_sa_4_unsupported", {0x5e, 0x04, 0, 0, 0, 0, 0, 1, 0, 0}, 10,
 	     .in_cap = 256, .status = CC, .key = IR, .asc = 0x24, SKS_CDB(1, 4)},
 	};
+	/* clang-format on */
 #undef PLIST
 	struct fl_lun *lun = three_nexus_lun();
 	uint8_t buf[256];
@@ -239,6 +243,7 @@ static void test_pr_register_limit(void)
 enum cls { CLS_READ, CLS_WRITE, CLS_ALLOWED };
 
 /* The commands tried from every nexus, with their class. */
+/* clang-format off */
 static const struct {
 	const char *name;
 	uint8_t cdb[12];
@@ -265,12 +270,14 @@ static const struct {
     {"RTPG", {0xa3, 0x0a, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0}, 12, 0, CLS_ALLOWED},
     {"PR IN READ KEYS", {0x5e, 0, 0, 0, 0, 0, 0, 1, 0, 0}, 10, 0, CLS_ALLOWED},
 };
+/* clang-format on */
 
 /*
  * SPC-4 r37 5.12.1 Table 60 / SBC-3 r36 4.17, by type: what a read and a
  * write get from the holder, a registered non-holder and a non-registrant.
  * Commands of the ALLOWED class are GOOD for everyone under every type.
  */
+/* clang-format off */
 static const struct {
 	uint8_t type;
 	uint8_t holder_r, holder_w, reg_r, reg_w, other_r, other_w;
@@ -279,6 +286,7 @@ static const struct {
     {WE_RO, GOOD, GOOD, GOOD, GOOD, GOOD, RC}, {EA_RO, GOOD, GOOD, GOOD, GOOD, RC, RC},
     {WE_AR, GOOD, GOOD, GOOD, GOOD, GOOD, RC}, {EA_AR, GOOD, GOOD, GOOD, GOOD, RC, RC},
 };
+/* clang-format on */
 
 /* Every type: holder (1), registrant (2), other (3) against every probe. */
 static void test_pr_conflict_table(void)
@@ -301,14 +309,16 @@ static void test_pr_conflict_table(void)
 				if (probes[i].cls == CLS_ALLOWED)
 					want = GOOD;
 				else if (who == 1)
-					want = probes[i].cls == CLS_READ ? conflict_table[t].holder_r
-									 : conflict_table[t].holder_w;
+					want = probes[i].cls == CLS_READ
+						   ? conflict_table[t].holder_r
+						   : conflict_table[t].holder_w;
 				else if (who == 2)
 					want = probes[i].cls == CLS_READ ? conflict_table[t].reg_r
 									 : conflict_table[t].reg_w;
 				else
-					want = probes[i].cls == CLS_READ ? conflict_table[t].other_r
-									 : conflict_table[t].other_w;
+					want = probes[i].cls == CLS_READ
+						   ? conflict_table[t].other_r
+						   : conflict_table[t].other_w;
 				res = sc_run1(lun, who, probes[i].cdb, probes[i].len,
 					      probes[i].out_len ? out : NULL, probes[i].out_len, in,
 					      sizeof(in));
@@ -666,12 +676,14 @@ static void test_pr_survives_lun_reset(void)
 /* SPC-2 RESERVE / RELEASE (6, 10) between two nexuses. */
 static void test_reserve_release_spc2(void)
 {
+	/* clang-format off */
 	static const struct {
 		uint8_t reserve[10], release[10], len;
 	} forms[] = {
 	    {{0x16}, {0x17}, 6},
 	    {{0x56}, {0x57}, 10},
 	};
+	/* clang-format on */
 	uint8_t rd[10] = {0x28, 0, 0, 0, 0, 0, 0, 0, 1, 0}, inq[6] = {0x12, 0, 0, 0, 36, 0};
 	uint8_t buf[512];
 
@@ -728,6 +740,7 @@ static void test_reserve_release_spc2(void)
 /* RESERVE(10) third-party / long id and RESERVE(6) extents are refused. */
 static void test_reserve_errors(void)
 {
+	/* clang-format off */
 	static const struct sc_case cases[] = {
 	    {"test_reserve10_3rdpty", {0x56, 0x10}, 10, .status = CC, .key = IR, .asc = 0x24,
 	     SKS_CDB(1, 4)},
@@ -738,6 +751,7 @@ static void test_reserve_errors(void)
 	    {"test_release10_3rdpty", {0x57, 0x10}, 10, .status = CC, .key = IR, .asc = 0x24,
 	     SKS_CDB(1, 4)},
 	};
+	/* clang-format on */
 	struct fl_lun *lun = three_nexus_lun();
 
 	SC_RUN_CASES(lun, 1, cases);

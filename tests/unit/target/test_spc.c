@@ -14,8 +14,7 @@
 #include <string.h>
 
 /* Runs a command from nexus 1 with a data-in buffer of `cap` bytes. */
-static struct fl_cmd in1(struct fl_lun *lun, const uint8_t *cdb, size_t len, void *in,
-			 uint32_t cap)
+static struct fl_cmd in1(struct fl_lun *lun, const uint8_t *cdb, size_t len, void *in, uint32_t cap)
 {
 	return sc_run1(lun, 1, cdb, len, NULL, 0, in, cap);
 }
@@ -27,8 +26,8 @@ static void direct_done(struct fl_cmd *cmd)
 }
 
 /* Submits a CDB from a nexus on relative target port `port`. */
-static struct fl_cmd via_port(struct fl_lun *lun, uint64_t nexus, uint16_t port,
-			      const uint8_t *cdb, size_t len, uint8_t *in, uint32_t cap)
+static struct fl_cmd via_port(struct fl_lun *lun, uint64_t nexus, uint16_t port, const uint8_t *cdb,
+			      size_t len, uint8_t *in, uint32_t cap)
 {
 	struct fl_cmd cmd;
 	int calls = 0;
@@ -71,6 +70,7 @@ static struct fl_lun *ready_lun(const struct fl_lun_config *cfg)
 /* TEST UNIT READY is GOOD on a ready LUN and refused when stopped. */
 static void test_tur(void)
 {
+	/* clang-format off */
 	static const struct sc_case cases[] = {
 	    {"TUR ready", {0x00}, 6, .status = GOOD},
 	    {"TUR control byte NACA", {0x00, 0, 0, 0, 0, 0x04}, 6, .status = CC, .key = IR,
@@ -81,6 +81,7 @@ static void test_tur(void)
 	    {"START", {0x1b, 0, 0, 0, 0x01, 0}, 6, .status = GOOD},
 	    {"TUR started", {0x00}, 6, .status = GOOD},
 	};
+	/* clang-format on */
 	struct fl_lun *lun = ready_lun(NULL);
 
 	SC_RUN_CASES(lun, 1, cases);
@@ -128,6 +129,7 @@ static void test_inquiry_standard(void)
 /* TPGS follows the ALUA configuration: none, implicit, explicit, both. */
 static void test_inquiry_tpgs(void)
 {
+	/* clang-format off */
 	static const struct {
 		bool implicit, explicit_;
 		uint8_t tpgs;
@@ -202,6 +204,7 @@ static void test_inquiry_errors(void)
 	     .status = CC, .key = IR, .asc = 0x24, SKS_CDB(1, 5)},
 	    {"test_inquiry_good", {0x12, 0, 0, 0, 255, 0}, 6, .in_cap = 255, .status = GOOD},
 	};
+	/* clang-format on */
 	struct fl_lun *lun = ready_lun(NULL);
 
 	SC_RUN_CASES(lun, 1, cases);
@@ -267,12 +270,14 @@ static const uint8_t *find_designator(const uint8_t *buf, uint32_t n, uint8_t ty
 /* VPD 83h NAA designator: configured (NAA 5, nibble added) or derived (NAA 3). */
 static void test_inquiry_vpd83_naa(void)
 {
+	/* clang-format off */
 	static const struct {
 		uint64_t naa, want;
 	} rows[] = {
 	    {0x6001405123456789ull, 0x6001405123456789ull},
 	    {0x0001405123456789ull, 0x5001405123456789ull},
 	};
+	/* clang-format on */
 	struct fl_lun_config cfg;
 	struct fl_target *tgt;
 	uint8_t buf[255];
@@ -399,6 +404,7 @@ static void test_inquiry_vpdb1_non_rotating(void)
 /* VPD B2h: LBPU, LBPWS, LBPWS10, LBPRZ and type thin only on a thin LUN. */
 static void test_inquiry_vpdb2_provisioning(void)
 {
+	/* clang-format off */
 	static const struct {
 		bool thin, lbprz;
 		uint8_t bits, type;
@@ -428,6 +434,7 @@ static void test_request_sense(void)
 	    {"test_request_sense_reserved_bit", {0x03, 0x02, 0, 0, 252, 0}, 6, .in_cap = 252,
 	     .status = CC, .key = IR, .asc = 0x24, SKS_CDB(1, 1)},
 	};
+	/* clang-format on */
 	uint8_t rs[6] = {0x03, 0, 0, 0, 252, 0}, stop[6] = {0x1b, 0, 0, 0, 0, 0}, buf[252];
 	struct fl_lun *lun = ready_lun(NULL);
 	struct th_sense s;
@@ -469,12 +476,14 @@ static void test_request_sense(void)
 /* REPORT LUNS of a LUN outside any target lists LUN 0 alone. */
 static void test_report_luns_lone_lun(void)
 {
+	/* clang-format off */
 	static const struct sc_case cases[] = {
 	    {"test_report_luns_alloc_too_small", {0xa0, 0, 0, 0, 0, 0, 0, 0, 0, 8, 0, 0}, 12,
 	     .in_cap = 64, .status = CC, .key = IR, .asc = 0x24, SKS_CDB(6, -1)},
 	    {"test_report_luns_bad_select", {0xa0, 0, 0x03, 0, 0, 0, 0, 0, 0, 64, 0, 0}, 12,
 	     .in_cap = 64, .status = CC, .key = IR, .asc = 0x24, SKS_CDB(2, -1)},
 	};
+	/* clang-format on */
 	uint8_t cdb[12] = {0xa0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0}, buf[256];
 	struct fl_lun *lun = ready_lun(NULL);
 	struct fl_cmd res;
@@ -513,8 +522,8 @@ static void test_rsoc_all_commands(void)
 		for (size_t i = 0; (d = cdb_table_row(i)) != NULL; i++) {
 			const uint8_t *p = buf + 4 + i * step;
 
-			TH_CHECK(p[0] == d->opcode && (p[2] << 8 | p[3]) ==
-							      (d->has_sa ? d->service_action : 0),
+			TH_CHECK(p[0] == d->opcode &&
+				     (p[2] << 8 | p[3]) == (d->has_sa ? d->service_action : 0),
 				 "descriptor %zu is %02xh/%u, want %s", i, p[0], p[2] << 8 | p[3],
 				 d->name);
 			CU_ASSERT_EQUAL(p[5] & 1, d->has_sa);
@@ -539,6 +548,7 @@ static void test_rsoc_all_commands(void)
 /* RSOC one command: usage data from the table; the reporting option rules. */
 static void test_rsoc_one_command(void)
 {
+	/* clang-format off */
 	static const struct sc_case cases[] = {
 	    {"test_rsoc_opt1_opcode_with_sa", {0xa3, 0x0c, 0x01, 0x9e, 0, 0, 0, 0, 1, 0, 0, 0},
 	     12, .in_cap = 256, .status = CC, .key = IR, .asc = 0x24, SKS_CDB(3, 7)},
@@ -549,6 +559,8 @@ static void test_rsoc_one_command(void)
 	    {"test_rsoc_reserved_bit", {0xa3, 0x0c, 0x40, 0x28, 0, 0, 0, 0, 1, 0, 0, 0}, 12,
 	     .in_cap = 256, .status = CC, .key = IR, .asc = 0x24, SKS_CDB(2, 6)},
 	};
+	/* clang-format on */
+	/* clang-format off */
 	static const struct {
 		uint8_t opts, op;
 		uint16_t sa;
@@ -558,12 +570,23 @@ static void test_rsoc_one_command(void)
 	    {2, 0x5f, 0x06, 3}, {3, 0x28, 0, 3},    {3, 0x9e, 0x12, 3}, {3, 0x9e, 0x13, 1},
 	    {1, 0x12, 0, 3},	{2, 0xa3, 0x0c, 3},
 	};
+	/* clang-format on */
 	struct fl_lun *lun = ready_lun(NULL);
 	uint8_t buf[256];
 
 	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
-		uint8_t cdb[12] = {0xa3, 0x0c, rows[i].opts, rows[i].op, (uint8_t)(rows[i].sa >> 8),
-				   (uint8_t)rows[i].sa, 0, 0, 1, 0, 0, 0};
+		uint8_t cdb[12] = {0xa3,
+				   0x0c,
+				   rows[i].opts,
+				   rows[i].op,
+				   (uint8_t)(rows[i].sa >> 8),
+				   (uint8_t)rows[i].sa,
+				   0,
+				   0,
+				   1,
+				   0,
+				   0,
+				   0};
 		uint8_t raw[16] = {rows[i].op, (uint8_t)rows[i].sa};
 		const struct fl_opcode_desc *d = cdb_lookup(raw, 16);
 		struct fl_cmd res;
@@ -572,8 +595,9 @@ static void test_rsoc_one_command(void)
 			cdb[2] = (uint8_t)(rows[i].opts | (rctd ? 0x80 : 0));
 			res = in1(lun, cdb, 12, buf, sizeof(buf));
 			TH_EXPECT_GOOD(&res, "RSOC one command");
-			TH_CHECK((buf[1] & 7) == rows[i].support, "%02xh/%02xh: SUPPORT %u, want %u",
-				 rows[i].op, rows[i].sa, buf[1] & 7, rows[i].support);
+			TH_CHECK((buf[1] & 7) == rows[i].support,
+				 "%02xh/%02xh: SUPPORT %u, want %u", rows[i].op, rows[i].sa,
+				 buf[1] & 7, rows[i].support);
 			if (rows[i].support != 3)
 				continue;
 			CU_ASSERT_PTR_NOT_NULL_FATAL(d);
@@ -591,10 +615,12 @@ static void test_rsoc_one_command(void)
 /* RTPG: one group with the LUN's state and TPG id, one port; formats. */
 static void test_rtpg(void)
 {
+	/* clang-format off */
 	static const struct sc_case cases[] = {
 	    {"test_rtpg_bad_format", {0xa3, 0x4a, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0}, 12,
 	     .in_cap = 256, .status = CC, .key = IR, .asc = 0x24, SKS_CDB(1, 7)},
 	};
+	/* clang-format on */
 	uint8_t cdb[12] = {0xa3, 0x0a, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0}, buf[256];
 	struct fl_lun_config cfg;
 	struct fl_lun *lun;
@@ -642,12 +668,14 @@ static void test_rtpg(void)
 /* PREVENT ALLOW: prevention per nexus, obsolete values refused. */
 static void test_prevent_allow(void)
 {
+	/* clang-format off */
 	static const struct sc_case cases[] = {
 	    {"test_prevent_allow_obsolete_10b", {0x1e, 0, 0, 0, 0x02, 0}, 6, .status = CC,
 	     .key = IR, .asc = 0x24, SKS_CDB(4, 1)},
 	    {"test_prevent_allow_obsolete_11b", {0x1e, 0, 0, 0, 0x03, 0}, 6, .status = CC,
 	     .key = IR, .asc = 0x24, SKS_CDB(4, 1)},
 	};
+	/* clang-format on */
 	uint8_t prevent[6] = {0x1e, 0, 0, 0, 1, 0}, allow[6] = {0x1e, 0, 0, 0, 0, 0};
 	struct fl_lun_config cfg;
 	struct fl_lun *lun;

@@ -19,7 +19,8 @@
 static const uint8_t tur[6] = {0};
 
 /* The first n rows of a case table. */
-#define SC_RUN_CASES_N(lun, nexus, cases, n) sc_run_cases_at(lun, nexus, cases, n, __FILE__, __LINE__)
+#define SC_RUN_CASES_N(lun, nexus, cases, n)                                                       \
+	sc_run_cases_at(lun, nexus, cases, n, __FILE__, __LINE__)
 
 /* Runs TUR from a nexus and expects the UA asc/ascq (asc 0: GOOD). */
 static void expect_tur_at(struct fl_lun *lun, uint64_t nexus, uint8_t asc, uint8_t ascq,
@@ -50,12 +51,14 @@ static struct th_sense request_sense(struct fl_lun *lun, uint64_t nexus, bool de
 /* A new nexus hears 29/00 first, once, whatever command it sends. */
 static void test_ua_new_nexus_power_on(void)
 {
+	/* clang-format off */
 	static const struct sc_case cases[] = {
 	    {"MODE SENSE(6) first", {0x1a, 0, 0x3f, 0, 255, 0}, 6, .in_cap = 255, .status = CC,
 	     .key = UA, .asc = 0x29, .ascq = 0x00},
 	    {"MODE SENSE(6) second", {0x1a, 0, 0x3f, 0, 255, 0}, 6, .in_cap = 255,
 	     .status = GOOD},
 	};
+	/* clang-format on */
 	struct fl_lun *lun = th_lun(NULL);
 
 	SC_RUN_CASES(lun, 4, cases);
@@ -67,6 +70,7 @@ static void test_ua_new_nexus_power_on(void)
 /* Several pending UAs come out in precedence order, then in arrival order. */
 static void test_ua_precedence_order(void)
 {
+	/* clang-format off */
 	static const struct {
 		uint8_t asc, ascq;
 	} queued[] = {{0x2a, 0x09}, {0x3f, 0x0e}, {0x2a, 0x01}, {0x29, 0x00}, {0x29, 0x01}};
@@ -137,6 +141,7 @@ static void test_ua_inquiry_report_luns_keep_it(void)
 	    {"READ CAPACITY(10) reports it", {0x25}, 10, .in_cap = 8, .status = CC, .key = UA,
 	     .asc = 0x2a, .ascq = 0x09},
 	};
+	/* clang-format on */
 	struct fl_lun *lun = th_lun(NULL);
 
 	th_clear_ua(lun, 1);
