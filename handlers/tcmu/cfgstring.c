@@ -72,8 +72,8 @@ int cfgstr_parse_size(const char *s, uint64_t *out)
 		const char *suffix;
 		unsigned shift;
 	} units[] = {
-		{"", 0},	{"K", 10},   {"KiB", 10}, {"M", 20},	{"MiB", 20},
-		{"G", 30},	{"GiB", 30}, {"T", 40},	  {"TiB", 40},
+	    {"", 0},   {"K", 10},   {"KiB", 10}, {"M", 20},   {"MiB", 20},
+	    {"G", 30}, {"GiB", 30}, {"T", 40},	 {"TiB", 40},
 	};
 	const char *p = s;
 	uint64_t v;
@@ -113,17 +113,17 @@ static int take_path(const char *key, const char *val, char *dst, char **reason)
 static int apply_option(const char *key, const char *val, struct cfgstr *out, char **reason,
 			unsigned *seen)
 {
-	static const char *const keys[] = {"scenario", "store", "lun", "seed",
-					   "trace",    "ctl",   "tcmur_cmd_time_out"};
+	static const char *const keys[] = {
+	    "scenario", "store", "lun", "seed", "trace", "ctl", "tcmur_cmd_time_out"};
 	unsigned idx = 0;
 	uint64_t v;
 
 	while (idx < sizeof(keys) / sizeof(keys[0]) && strcmp(keys[idx], key))
 		idx++;
 	if (idx == sizeof(keys) / sizeof(keys[0]))
-		return cfg_fail(reason,
-				"unknown option '%s' (known: scenario, store, lun, seed, trace, ctl)",
-				key);
+		return cfg_fail(
+		    reason, "unknown option '%s' (known: scenario, store, lun, seed, trace, ctl)",
+		    key);
 	if (*seen & (1u << idx))
 		return cfg_fail(reason, "option '%s' given twice", key);
 	*seen |= 1u << idx;
@@ -152,8 +152,7 @@ static int apply_option(const char *key, const char *val, struct cfgstr *out, ch
 			out->store = FL_STORE_FILE;
 			return take_path("store=file", val + 5, out->store_path, reason);
 		}
-		return cfg_fail(reason, "store: '%s' is not memory, memory:SIZE or file:PATH",
-				val);
+		return cfg_fail(reason, "store: '%s' is not memory, memory:SIZE or file:PATH", val);
 	case 2:
 		if (parse_u64(val, &v) || v > 255)
 			return cfg_fail(reason, "lun: '%s' is not a LUN number 0..255", val);

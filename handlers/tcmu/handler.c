@@ -224,13 +224,14 @@ static int req_result(struct req *r)
 	case FL_STATUS_CONDITION_MET:
 		return TCMU_STS_OK;
 	case FL_STATUS_CHECK_CONDITION: {
-		size_t n = fc->sense_len < TCMU_SENSE_BUFFERSIZE ? fc->sense_len
-								  : TCMU_SENSE_BUFFERSIZE;
+		size_t n =
+		    fc->sense_len < TCMU_SENSE_BUFFERSIZE ? fc->sense_len : TCMU_SENSE_BUFFERSIZE;
 
 		memset(lib->sense_buf, 0, sizeof(lib->sense_buf));
 		memcpy(lib->sense_buf, fc->sense, n);
 		if (n > 7 && 8u + lib->sense_buf[7] > n)
-			lib->sense_buf[7] = (uint8_t)(n - 8); /* trim ADDITIONAL LENGTH to what fits */
+			lib->sense_buf[7] =
+			    (uint8_t)(n - 8); /* trim ADDITIONAL LENGTH to what fits */
 		return TCMU_STS_PASSTHROUGH_ERR;
 	}
 	case FL_STATUS_TASK_SET_FULL:
@@ -474,7 +475,8 @@ static void *watchdog_main(void *arg)
 			    (int64_t)d->cmd_time_out_s * 1000 + WATCHDOG_GRACE_MS)
 				continue;
 			req_claim(r, REQ_BY_WATCHDOG);
-			tcmu_abi_warn(d->dev, "command tag %" PRIu64 " given up after cmd_time_out %d s\n",
+			tcmu_abi_warn(d->dev,
+				      "command tag %" PRIu64 " given up after cmd_time_out %d s\n",
 				      r->fc.tag, d->cmd_time_out_s);
 			if (r->async) {
 				r->next = expired; /* singly linked; off the pending list now */
@@ -836,19 +838,19 @@ static int fl_tcmu_reconfig(struct tcmu_device *dev, struct tcmulib_cfg_info *cf
 }
 
 static struct tcmur_handler faultlun_handler = {
-	.name = "faultlun: SCSI target emulator with fault injection",
-	.subtype = CFGSTR_SUBTYPE,
-	.cfg_desc = "scenario=/abs/path.json[;store=memory|memory:SIZE|file:/abs/path]"
-		    "[;lun=N][;seed=N][;trace=/abs/path|none][;ctl=/abs/path|none]",
-	.check_config = fl_tcmu_check_config,
-	.reconfig = fl_tcmu_reconfig,
-	.open = fl_tcmu_open,
-	.close = fl_tcmu_close,
-	.nr_threads = 0,
-	.handle_cmd = fl_tcmu_handle_cmd,
-	.read = fl_tcmu_read,
-	.write = fl_tcmu_write,
-	.flush = fl_tcmu_flush,
+    .name = "faultlun: SCSI target emulator with fault injection",
+    .subtype = CFGSTR_SUBTYPE,
+    .cfg_desc = "scenario=/abs/path.json[;store=memory|memory:SIZE|file:/abs/path]"
+		"[;lun=N][;seed=N][;trace=/abs/path|none][;ctl=/abs/path|none]",
+    .check_config = fl_tcmu_check_config,
+    .reconfig = fl_tcmu_reconfig,
+    .open = fl_tcmu_open,
+    .close = fl_tcmu_close,
+    .nr_threads = 0,
+    .handle_cmd = fl_tcmu_handle_cmd,
+    .read = fl_tcmu_read,
+    .write = fl_tcmu_write,
+    .flush = fl_tcmu_flush,
 };
 
 /* Entry point called by tcmu-runner after dlopen; the only exported symbol. */

@@ -13,8 +13,8 @@
  *   cmdproc thread          tcmulib_get_next_command(dev, 0x60)
  *                                                      -> sizeof(struct tcmur_cmd) == 96
  *                           call *0x48(..)             -> handle_cmd @ 72
- *                           call *0x80(..) .. *0xa0(..) -> report_event @ 128 .. get_lock_state @ 160
- *   libtcmu tcmulib_get_next_command allocates 0x88 + hm size, stores hm_private @ 0x80
+ *                           call *0x80(..) .. *0xa0(..) -> report_event @ 128 .. get_lock_state @
+ * 160 libtcmu tcmulib_get_next_command allocates 0x88 + hm size, stores hm_private @ 0x80
  *                                                      -> sizeof(struct tcmulib_cmd) == 136
  *   libtcmu tcmulib_command_complete reads cmd_id @ 0 (movzwl), copies sense from 0x20
  *                                                      -> sense_buf @ 32, 96 bytes
@@ -121,8 +121,8 @@ struct tcmur_handler {
 		     size_t iov_cnt, size_t len, off_t off);
 	int (*flush)(struct tcmu_device *dev, struct tcmur_cmd *cmd);
 	int (*unmap)(struct tcmu_device *dev, struct tcmur_cmd *cmd, uint64_t off, uint64_t len);
-	int (*writesame)(struct tcmu_device *dev, struct tcmur_cmd *cmd, uint64_t off,
-			 uint64_t len, struct iovec *iovec, size_t iov_cnt);
+	int (*writesame)(struct tcmu_device *dev, struct tcmur_cmd *cmd, uint64_t off, uint64_t len,
+			 struct iovec *iovec, size_t iov_cnt);
 	int (*caw)(struct tcmu_device *dev, struct tcmur_cmd *cmd, uint64_t off, uint64_t len,
 		   struct iovec *iovec, size_t iov_cnt);
 	int (*report_event)(struct tcmu_device *dev);
@@ -150,14 +150,14 @@ void tcmu_dev_set_num_lbas(struct tcmu_device *dev, uint64_t num_lbas);
 uint32_t tcmu_dev_get_block_size(struct tcmu_device *dev);
 int tcmu_cfgfs_dev_get_attr_int(struct tcmu_device *dev, const char *name);
 int tcmu_cfgfs_dev_set_ctrl_u64(struct tcmu_device *dev, const char *key, uint64_t val);
-void tcmu_err_message(struct tcmu_device *dev, const char *funcname, int linenr,
-		      const char *fmt, ...) __attribute__((format(printf, 4, 5)));
-void tcmu_warn_message(struct tcmu_device *dev, const char *funcname, int linenr,
-		       const char *fmt, ...) __attribute__((format(printf, 4, 5)));
-void tcmu_info_message(struct tcmu_device *dev, const char *funcname, int linenr,
-		       const char *fmt, ...) __attribute__((format(printf, 4, 5)));
-void tcmu_dbg_message(struct tcmu_device *dev, const char *funcname, int linenr,
-		      const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+void tcmu_err_message(struct tcmu_device *dev, const char *funcname, int linenr, const char *fmt,
+		      ...) __attribute__((format(printf, 4, 5)));
+void tcmu_warn_message(struct tcmu_device *dev, const char *funcname, int linenr, const char *fmt,
+		       ...) __attribute__((format(printf, 4, 5)));
+void tcmu_info_message(struct tcmu_device *dev, const char *funcname, int linenr, const char *fmt,
+		       ...) __attribute__((format(printf, 4, 5)));
+void tcmu_dbg_message(struct tcmu_device *dev, const char *funcname, int linenr, const char *fmt,
+		      ...) __attribute__((format(printf, 4, 5)));
 
 /* Logging through the runner's log file, with the device name prefixed. */
 #define tcmu_abi_err(dev, ...) tcmu_err_message(dev, __func__, __LINE__, __VA_ARGS__)
@@ -215,8 +215,7 @@ _Static_assert(offsetof(struct tcmur_handler, get_lock_state) == 160,
 	       "tcmur_handler.get_lock_state");
 _Static_assert(offsetof(struct tcmur_handler, _is_dbus_handler) == 168,
 	       "tcmur_handler._is_dbus_handler");
-_Static_assert(offsetof(struct tcmur_handler, update_logdir) == 176,
-	       "tcmur_handler.update_logdir");
+_Static_assert(offsetof(struct tcmur_handler, update_logdir) == 176, "tcmur_handler.update_logdir");
 _Static_assert(offsetof(struct tcmur_handler, init) == 184, "tcmur_handler.init");
 _Static_assert(offsetof(struct tcmur_handler, destroy) == 192, "tcmur_handler.destroy");
 #else

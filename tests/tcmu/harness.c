@@ -127,7 +127,7 @@ static void log_line(const char *lvl, const char *fn, int line, const char *fmt,
 }
 
 #define LOG_STANDIN(name, lvl)                                                                     \
-	void name(struct tcmu_device *dev, const char *fn, int line, const char *fmt, ...)        \
+	void name(struct tcmu_device *dev, const char *fn, int line, const char *fmt, ...)         \
 	{                                                                                          \
 		va_list ap;                                                                        \
 		(void)dev;                                                                         \
@@ -241,7 +241,8 @@ static void hcmd_start(struct tcmu_device *dev, struct hcmd *h)
 		switch (h->cdb[0]) {
 		case 0x28:
 		case 0x2a:
-			lba = (uint64_t)h->cdb[2] << 24 | h->cdb[3] << 16 | h->cdb[4] << 8 | h->cdb[5];
+			lba = (uint64_t)h->cdb[2] << 24 | h->cdb[3] << 16 | h->cdb[4] << 8 |
+			      h->cdb[5];
 			break;
 		default:
 			break;
@@ -323,52 +324,53 @@ static int run(struct tcmu_device *dev, const uint8_t *cdb, size_t cdb_len, uint
 /* ---- fixtures ---- */
 
 static const char scenario_good[] =
-	"{\n"
-	"  \"faultlun\": 1,\n"
-	"  \"name\": \"tcmu-harness\",\n"
-	"  \"frontends\": [\"tcmu\"],\n"
-	"  \"seed\": 7,\n"
-	"  \"luns\": [ { \"lun\": 0, \"size\": \"8MiB\", \"block_size\": 512,\n"
-	"              \"vendor\": \"FLHARN\", \"product\": \"TCMU-HARNESS\",\n"
-	"              \"serial\": \"H0001\", \"store\": { \"kind\": \"memory\" } } ],\n"
-	"  \"rules\": [\n"
-	"    { \"id\": \"bad-sectors\", \"match\": { \"class\": [\"read\"],\n"
-	"        \"lba\": { \"first\": 100, \"last\": 107 } },\n"
-	"      \"action\": { \"sense\": \"MEDIUM_ERROR/UNRECOVERED_READ_ERROR\", \"info\": \"lba\" } },\n"
-	"    { \"id\": \"slow-read\", \"match\": { \"class\": [\"read\"],\n"
-	"        \"lba\": { \"first\": 200, \"last\": 200 } },\n"
-	"      \"action\": { \"delay_ms\": 1000 } },\n"
-	"    { \"id\": \"hung-write\", \"match\": { \"class\": [\"write\"],\n"
-	"        \"lba\": { \"first\": 300, \"last\": 300 } },\n"
-	"      \"action\": { \"hold\": \"until_release\" } },\n"
-	"    { \"id\": \"busy-flush\", \"match\": { \"class\": [\"flush\"], \"times\": 1 },\n"
-	"      \"action\": { \"status\": \"busy\" } },\n"
-	"    { \"id\": \"full-verify\", \"match\": { \"opcode\": \"0x2f\" },\n"
-	"      \"action\": { \"status\": \"task_set_full\" } },\n"
-	"    { \"id\": \"hung-prefetch\", \"match\": { \"opcode\": \"0x34\" },\n"
-	"      \"action\": { \"hold\": \"until_release\" } }\n"
-	"  ]\n"
-	"}\n";
+    "{\n"
+    "  \"faultlun\": 1,\n"
+    "  \"name\": \"tcmu-harness\",\n"
+    "  \"frontends\": [\"tcmu\"],\n"
+    "  \"seed\": 7,\n"
+    "  \"luns\": [ { \"lun\": 0, \"size\": \"8MiB\", \"block_size\": 512,\n"
+    "              \"vendor\": \"FLHARN\", \"product\": \"TCMU-HARNESS\",\n"
+    "              \"serial\": \"H0001\", \"store\": { \"kind\": \"memory\" } } ],\n"
+    "  \"rules\": [\n"
+    "    { \"id\": \"bad-sectors\", \"match\": { \"class\": [\"read\"],\n"
+    "        \"lba\": { \"first\": 100, \"last\": 107 } },\n"
+    "      \"action\": { \"sense\": \"MEDIUM_ERROR/UNRECOVERED_READ_ERROR\", \"info\": \"lba\" } "
+    "},\n"
+    "    { \"id\": \"slow-read\", \"match\": { \"class\": [\"read\"],\n"
+    "        \"lba\": { \"first\": 200, \"last\": 200 } },\n"
+    "      \"action\": { \"delay_ms\": 1000 } },\n"
+    "    { \"id\": \"hung-write\", \"match\": { \"class\": [\"write\"],\n"
+    "        \"lba\": { \"first\": 300, \"last\": 300 } },\n"
+    "      \"action\": { \"hold\": \"until_release\" } },\n"
+    "    { \"id\": \"busy-flush\", \"match\": { \"class\": [\"flush\"], \"times\": 1 },\n"
+    "      \"action\": { \"status\": \"busy\" } },\n"
+    "    { \"id\": \"full-verify\", \"match\": { \"opcode\": \"0x2f\" },\n"
+    "      \"action\": { \"status\": \"task_set_full\" } },\n"
+    "    { \"id\": \"hung-prefetch\", \"match\": { \"opcode\": \"0x34\" },\n"
+    "      \"action\": { \"hold\": \"until_release\" } }\n"
+    "  ]\n"
+    "}\n";
 
 static const char scenario_bad[] =
-	"{\n"
-	"  \"faultlun\": 1,\n"
-	"  \"name\": \"broken\",\n"
-	"  \"luns\": [ { \"lun\": 0, \"size\": \"lots\" } ],\n"
-	"  \"rules\": [ { \"id\": \"x\", \"match\": { \"class\": [\"read\"] },\n"
-	"               \"action\": { \"explode\": true } } ]\n"
-	"}\n";
+    "{\n"
+    "  \"faultlun\": 1,\n"
+    "  \"name\": \"broken\",\n"
+    "  \"luns\": [ { \"lun\": 0, \"size\": \"lots\" } ],\n"
+    "  \"rules\": [ { \"id\": \"x\", \"match\": { \"class\": [\"read\"] },\n"
+    "               \"action\": { \"explode\": true } } ]\n"
+    "}\n";
 
 static const char scenario_tmf[] =
-	"{ \"faultlun\": 1, \"name\": \"hung-reset\", \"frontends\": [\"tcmu\"],\n"
-	"  \"luns\": [ { \"lun\": 0, \"size\": \"8MiB\" } ],\n"
-	"  \"tmf\": { \"lun_reset\": { \"respond\": \"never\" } } }\n";
+    "{ \"faultlun\": 1, \"name\": \"hung-reset\", \"frontends\": [\"tcmu\"],\n"
+    "  \"luns\": [ { \"lun\": 0, \"size\": \"8MiB\" } ],\n"
+    "  \"tmf\": { \"lun_reset\": { \"respond\": \"never\" } } }\n";
 
 static const char scenario_resize[] =
-	"{ \"faultlun\": 1, \"name\": \"grow\", \"frontends\": [\"tcmu\"],\n"
-	"  \"luns\": [ { \"lun\": 0, \"size\": \"8MiB\" } ],\n"
-	"  \"rules\": [ { \"id\": \"grow\", \"match\": { \"opcode\": \"0x00\", \"nth\": 2 },\n"
-	"                \"action\": { \"resize\": \"16MiB\" } } ] }\n";
+    "{ \"faultlun\": 1, \"name\": \"grow\", \"frontends\": [\"tcmu\"],\n"
+    "  \"luns\": [ { \"lun\": 0, \"size\": \"8MiB\" } ],\n"
+    "  \"rules\": [ { \"id\": \"grow\", \"match\": { \"opcode\": \"0x00\", \"nth\": 2 },\n"
+    "                \"action\": { \"resize\": \"16MiB\" } } ] }\n";
 
 static char good_path[300], bad_path[300], tmf_path[300], resize_path[300];
 
@@ -472,26 +474,26 @@ static void test_check_config(void)
 		bool ok;
 		const char *reason;
 	} cases[] = {
-		{"faultlun/scenario=%s", true, NULL},
-		{"faultlun/%s", true, NULL},
-		{"faultlun/scenario=%s;store=memory:16MiB;lun=0;seed=0x10;trace=none;ctl=none;"
-		 "tcmur_cmd_time_out=30",
-		 true, NULL},
-		{"faultlun/scenario=%s;store=file:/tmp/x.img", true, NULL},
-		{"faultlun/scenario=relative.json", false, "absolute"},
-		{"faultlun/scenario=%s;colour=red", false, "unknown option 'colour'"},
-		{"faultlun/scenario=%s;lun=0;lun=0", false, "twice"},
-		{"faultlun/scenario=%s;store=tape", false, "store"},
-		{"faultlun/scenario=%s;store=memory:12XB", false, "bad size"},
-		{"faultlun/scenario=%s;lun=3", false, "no LUN 3"},
-		{"faultlun/scenario=%s;lun=300", false, "0..255"},
-		{"faultlun/scenario=%s;store=file:/nonexistent-dir/x.img", false, "does not exist"},
-		{"faultlun/scenario=/nonexistent/x.json", false, "cannot read scenario"},
-		{"faultlun/scenario=%b", false, "%b:"},
-		{"faultlun/scenario=%t", false, "cannot be carried out under the tcmu front end"},
-		{"faultlun/store=memory", false, "missing scenario"},
-		{"rbd/pool/image", false, "must start with"},
-		{"faultlun/", false, "empty"},
+	    {"faultlun/scenario=%s", true, NULL},
+	    {"faultlun/%s", true, NULL},
+	    {"faultlun/scenario=%s;store=memory:16MiB;lun=0;seed=0x10;trace=none;ctl=none;"
+	     "tcmur_cmd_time_out=30",
+	     true, NULL},
+	    {"faultlun/scenario=%s;store=file:/tmp/x.img", true, NULL},
+	    {"faultlun/scenario=relative.json", false, "absolute"},
+	    {"faultlun/scenario=%s;colour=red", false, "unknown option 'colour'"},
+	    {"faultlun/scenario=%s;lun=0;lun=0", false, "twice"},
+	    {"faultlun/scenario=%s;store=tape", false, "store"},
+	    {"faultlun/scenario=%s;store=memory:12XB", false, "bad size"},
+	    {"faultlun/scenario=%s;lun=3", false, "no LUN 3"},
+	    {"faultlun/scenario=%s;lun=300", false, "0..255"},
+	    {"faultlun/scenario=%s;store=file:/nonexistent-dir/x.img", false, "does not exist"},
+	    {"faultlun/scenario=/nonexistent/x.json", false, "cannot read scenario"},
+	    {"faultlun/scenario=%b", false, "%b:"},
+	    {"faultlun/scenario=%t", false, "cannot be carried out under the tcmu front end"},
+	    {"faultlun/store=memory", false, "missing scenario"},
+	    {"rbd/pool/image", false, "must start with"},
+	    {"faultlun/", false, "empty"},
 	};
 	char cfg[1200], want[400];
 
@@ -504,7 +506,9 @@ static void test_check_config(void)
 		for (; *f; f++) {
 			if (f[0] == '%' && (f[1] == 's' || f[1] == 'b' || f[1] == 't')) {
 				o += sprintf(o, "%s",
-					     f[1] == 's' ? good_path : f[1] == 'b' ? bad_path : tmf_path);
+					     f[1] == 's'   ? good_path
+					     : f[1] == 'b' ? bad_path
+							   : tmf_path);
 				f++;
 			} else {
 				*o++ = *f;
@@ -512,8 +516,8 @@ static void test_check_config(void)
 		}
 		*o = '\0';
 		reason = check(cfg, &ok);
-		CHECK(ok == cases[i].ok, "'%s' -> %s (reason: %s)", cfg, ok ? "accepted" : "refused",
-		      reason ? reason : "none");
+		CHECK(ok == cases[i].ok, "'%s' -> %s (reason: %s)", cfg,
+		      ok ? "accepted" : "refused", reason ? reason : "none");
 		if (!cases[i].ok) {
 			snprintf(want, sizeof(want), "%s", cases[i].reason);
 			if (!strcmp(want, "%b:"))
@@ -696,8 +700,7 @@ static void test_out_of_range(void)
 	h = hcmd_new(cdb, 10, sizeof(data));
 	hcmd_start(dev_main, h);
 	CHECK(!h->async, "a READ past the end was left to the runner's range check");
-	CHECK(hcmd_wait(h, 5000) && h->status == TCMU_STS_PASSTHROUGH_ERR, "status %d",
-	      h->status);
+	CHECK(hcmd_wait(h, 5000) && h->status == TCMU_STS_PASSTHROUGH_ERR, "status %d", h->status);
 	sense_kcq(h->lib.sense_buf, &key, &asc, &ascq);
 	CHECK(key == 5 && asc == 0x21, "sense %x/%02x/%02x, want 5/21/00", key, asc, ascq);
 	hcmd_free(h);
@@ -759,7 +762,8 @@ static void test_delay_does_not_block(void)
 	hcmd_free(slow);
 }
 
-/* Runs a held PRE-FETCH through handle_cmd on its own thread (it blocks, as the device thread would). */
+/* Runs a held PRE-FETCH through handle_cmd on its own thread (it blocks, as the device thread
+ * would). */
 static void *prefetch_thread(void *arg)
 {
 	struct hcmd *h = arg;
@@ -929,7 +933,8 @@ static void test_ctl_release(void)
 		hcmd_free(held);
 }
 
-/* close tears the device down, including commands the engine still holds; the trace has the faults. */
+/* close tears the device down, including commands the engine still holds; the trace has the faults.
+ */
 static void test_close(void)
 {
 	char path[400], *text = NULL;
@@ -962,19 +967,19 @@ static const struct {
 	const char *name;
 	void (*fn)(void);
 } tests[] = {
-	{"register", test_register},
-	{"check_config", test_check_config},
-	{"open_and_identity", test_open_and_identity},
-	{"open_geometry", test_open_geometry},
-	{"write_read", test_write_read},
-	{"sense", test_sense},
-	{"out_of_range", test_out_of_range},
-	{"status_mapping", test_status_mapping},
-	{"delay_does_not_block", test_delay_does_not_block},
-	{"hold", test_hold},
-	{"ctl_release", test_ctl_release},
-	{"resize", test_resize},
-	{"close", test_close},
+    {"register", test_register},
+    {"check_config", test_check_config},
+    {"open_and_identity", test_open_and_identity},
+    {"open_geometry", test_open_geometry},
+    {"write_read", test_write_read},
+    {"sense", test_sense},
+    {"out_of_range", test_out_of_range},
+    {"status_mapping", test_status_mapping},
+    {"delay_does_not_block", test_delay_does_not_block},
+    {"hold", test_hold},
+    {"ctl_release", test_ctl_release},
+    {"resize", test_resize},
+    {"close", test_close},
 };
 
 /* Removes the temporary directory and what the tests left in it. */
