@@ -866,6 +866,46 @@ static void test_resize(void)
 	free(dev);
 }
 
+/* store=file: the LUN lives in a sparse file; completions come from the store's workers. */
+static void test_file_store(void)
+{
+	uint8_t cdb[10], out[4096], in[4096];
+	char cfg[1200], img[400];
+	struct tcmu_device *dev;
+	struct stat st;
+	int rc;
+
+	snprintf(img, sizeof(img), "%s/lun.img", tmpdir);
+	snprintf(cfg, sizeof(cfg), "faultlun/scenario=%s;store=file:%s;ctl=none;trace=none",
+		 good_path, img);
+	dev = dev_new(cfg, 8u << 20, 0);
+	rc = handler->open(dev, false);
+	CHECK(rc == 0, "open rc %d", rc);
+	if (rc) {
+		free(dev);
+		return;
+	}
+	CHECK(stat(img, &st) == 0 && st.st_size == 8 << 20, "store file %s missing or not 8 MiB",
+	      img);
+	memset(cdb, 0, sizeof(cdb));
+	run(dev, cdb, 6, NULL, 0); /* power-on UA */
+	for (size_t i = 0; i < sizeof(out); i++)
+		out[i] = (uint8_t)(i ^ 0x3c);
+	cdb10(cdb, 0x2a, 4000, 8);
+	rc = run(dev, cdb, 10, out, sizeof(out));
+	CHECK(rc == TCMU_STS_OK, "WRITE status %d", rc);
+	cdb10(cdb, 0x28, 4000, 8);
+	memset(in, 0, sizeof(in));
+	rc = run(dev, cdb, 10, in, sizeof(in));
+	CHECK(rc == TCMU_STS_OK && !memcmp(in, out, sizeof(in)), "READ status %d or data differs",
+	      rc);
+	cdb10(cdb, 0x28, 100, 8); /* the scenario's rules apply to the file store too */
+	rc = run(dev, cdb, 10, in, sizeof(in));
+	CHECK(rc == TCMU_STS_PASSTHROUGH_ERR, "READ of a bad sector: status %d", rc);
+	handler->close(dev);
+	free(dev);
+}
+
 /* Sends one request line to a control socket and reads one answer line (2 s at most). */
 static int ctl_request(const char *path, const char *req, char *resp, size_t cap)
 {
@@ -979,6 +1019,7 @@ static const struct {
     {"hold", test_hold},
     {"ctl_release", test_ctl_release},
     {"resize", test_resize},
+    {"file_store", test_file_store},
     {"close", test_close},
 };
 
