@@ -30,29 +30,34 @@ extern char **environ;
 /* Prints the usage text. */
 static void serve_usage(FILE *out)
 {
-	fprintf(out,
-		"usage: faultlun serve [SCENARIO.json] [options]\n"
-		"\n"
-		"Serves LUNs over iSCSI (RFC 7143) with the scenario's faults. Without a\n"
-		"scenario: one 1 GiB memory LUN, no faults.\n"
-		"\n"
-		"  --listen ADDR:PORT   portal (default " FL_ISCSI_DEFAULT_LISTEN "; port 0 = any free)\n"
-		"  --iqn IQN            target name (default: the scenario's, else " FL_ISCSI_DEFAULT_IQN ")\n"
-		"  --lun N              LUN number of the default LUN (no scenario; default 0)\n"
-		"  --size SIZE          size of every LUN (e.g. 64MiB, 1G; default 1 GiB)\n"
-		"  --block-size N       logical block size of the default LUN (512)\n"
-		"  --store memory|file:PATH  backing store of every LUN\n"
-		"  --seed N             seed of the scenario's randomness\n"
-		"  --trace FILE         JSON-lines trace of faults and events\n"
-		"  --ctl SOCKET         control socket for `faultlun ctl`\n"
-		"  --chap-user USER     require CHAP; secret from --chap-secret or $FAULTLUN_CHAP_SECRET\n"
-		"  --chap-secret S\n"
-		"  --mutual-user USER   mutual CHAP; secret from --mutual-secret or $FAULTLUN_MUTUAL_SECRET\n"
-		"  --mutual-secret S\n"
-		"  --login-timeout S    close connections not logged in after S seconds (30)\n"
-		"  --run CMD            captive: serve while `sh -c CMD` runs, exit with its status\n"
-		"  -v, --verbose        more log lines (twice: every PDU)\n"
-		"  -q, --quiet          no banner (only the port, when port 0 was asked)\n");
+	fprintf(
+	    out,
+	    "usage: faultlun serve [SCENARIO.json] [options]\n"
+	    "\n"
+	    "Serves LUNs over iSCSI (RFC 7143) with the scenario's faults. Without a\n"
+	    "scenario: one 1 GiB memory LUN, no faults.\n"
+	    "\n"
+	    "  --listen ADDR:PORT   portal (default " FL_ISCSI_DEFAULT_LISTEN
+	    "; port 0 = any free)\n"
+	    "  --iqn IQN            target name (default: the scenario's, "
+	    "else " FL_ISCSI_DEFAULT_IQN ")\n"
+	    "  --lun N              LUN number of the default LUN (no scenario; default 0)\n"
+	    "  --size SIZE          size of every LUN (e.g. 64MiB, 1G; default 1 GiB)\n"
+	    "  --block-size N       logical block size of the default LUN (512)\n"
+	    "  --store memory|file:PATH  backing store of every LUN\n"
+	    "  --seed N             seed of the scenario's randomness\n"
+	    "  --trace FILE         JSON-lines trace of faults and events\n"
+	    "  --ctl SOCKET         control socket for `faultlun ctl`\n"
+	    "  --chap-user USER     require CHAP; secret from --chap-secret or "
+	    "$FAULTLUN_CHAP_SECRET\n"
+	    "  --chap-secret S\n"
+	    "  --mutual-user USER   mutual CHAP; secret from --mutual-secret or "
+	    "$FAULTLUN_MUTUAL_SECRET\n"
+	    "  --mutual-secret S\n"
+	    "  --login-timeout S    close connections not logged in after S seconds (30)\n"
+	    "  --run CMD            captive: serve while `sh -c CMD` runs, exit with its status\n"
+	    "  -v, --verbose        more log lines (twice: every PDU)\n"
+	    "  -q, --quiet          no banner (only the port, when port 0 was asked)\n");
 }
 
 /* Parses "64MiB", "1G", "4096" into bytes; 0 on error. */
@@ -149,28 +154,29 @@ static int run_child(const char *cmd, struct fl_iscsi *t, uint16_t lun, pid_t *p
 	return err ? -err : 0;
 }
 
+/* `faultlun serve`: options, scenario and engine, portal, signals, captive child. */
 int cmd_serve(int argc, char **argv)
 {
 	static const struct option longopts[] = {
-		{"listen", required_argument, NULL, 'l'},
-		{"iqn", required_argument, NULL, 'i'},
-		{"lun", required_argument, NULL, 'L'},
-		{"size", required_argument, NULL, 's'},
-		{"block-size", required_argument, NULL, 'b'},
-		{"store", required_argument, NULL, 'S'},
-		{"seed", required_argument, NULL, 'e'},
-		{"trace", required_argument, NULL, 't'},
-		{"ctl", required_argument, NULL, 'c'},
-		{"chap-user", required_argument, NULL, 1},
-		{"chap-secret", required_argument, NULL, 2},
-		{"mutual-user", required_argument, NULL, 3},
-		{"mutual-secret", required_argument, NULL, 4},
-		{"run", required_argument, NULL, 'r'},
-		{"login-timeout", required_argument, NULL, 5},
-		{"verbose", no_argument, NULL, 'v'},
-		{"quiet", no_argument, NULL, 'q'},
-		{"help", no_argument, NULL, 'h'},
-		{NULL, 0, NULL, 0},
+	    {"listen", required_argument, NULL, 'l'},
+	    {"iqn", required_argument, NULL, 'i'},
+	    {"lun", required_argument, NULL, 'L'},
+	    {"size", required_argument, NULL, 's'},
+	    {"block-size", required_argument, NULL, 'b'},
+	    {"store", required_argument, NULL, 'S'},
+	    {"seed", required_argument, NULL, 'e'},
+	    {"trace", required_argument, NULL, 't'},
+	    {"ctl", required_argument, NULL, 'c'},
+	    {"chap-user", required_argument, NULL, 1},
+	    {"chap-secret", required_argument, NULL, 2},
+	    {"mutual-user", required_argument, NULL, 3},
+	    {"mutual-secret", required_argument, NULL, 4},
+	    {"run", required_argument, NULL, 'r'},
+	    {"login-timeout", required_argument, NULL, 5},
+	    {"verbose", no_argument, NULL, 'v'},
+	    {"quiet", no_argument, NULL, 'q'},
+	    {"help", no_argument, NULL, 'h'},
+	    {NULL, 0, NULL, 0},
 	};
 	struct fl_iscsi_opts o = {0};
 	const char *run = NULL, *store = NULL, *trace = NULL, *ctl = NULL, *seed = NULL;
@@ -407,7 +413,8 @@ int cmd_serve(int argc, char **argv)
 	if (run) {
 		int err = run_child(run, t, nluns ? luns[0] : 0, &child);
 		if (err) {
-			fprintf(stderr, "faultlun serve: cannot run '%s': %s\n", run, strerror(-err));
+			fprintf(stderr, "faultlun serve: cannot run '%s': %s\n", run,
+				strerror(-err));
 			ret = 2;
 		}
 	}

@@ -77,16 +77,16 @@ static void md5_block(struct md5 *m, const uint8_t *b)
 static void md5_init_k(void)
 {
 	static const uint32_t k[64] = {
-		0xd76aa478, 0xe8c7b756, 0x242070db, 0xc1bdceee, 0xf57c0faf, 0x4787c62a, 0xa8304613,
-		0xfd469501, 0x698098d8, 0x8b44f7af, 0xffff5bb1, 0x895cd7be, 0x6b901122, 0xfd987193,
-		0xa679438e, 0x49b40821, 0xf61e2562, 0xc040b340, 0x265e5a51, 0xe9b6c7aa, 0xd62f105d,
-		0x02441453, 0xd8a1e681, 0xe7d3fbc8, 0x21e1cde6, 0xc33707d6, 0xf4d50d87, 0x455a14ed,
-		0xa9e3e905, 0xfcefa3f8, 0x676f02d9, 0x8d2a4c8a, 0xfffa3942, 0x8771f681, 0x6d9d6122,
-		0xfde5380c, 0xa4beea44, 0x4bdecfa9, 0xf6bb4b60, 0xbebfbc70, 0x289b7ec6, 0xeaa127fa,
-		0xd4ef3085, 0x04881d05, 0xd9d4d039, 0xe6db99e5, 0x1fa27cf8, 0xc4ac5665, 0xf4292244,
-		0x432aff97, 0xab9423a7, 0xfc93a039, 0x655b59c3, 0x8f0ccc92, 0xffeff47d, 0x85845dd1,
-		0x6fa87e4f, 0xfe2ce6e0, 0xa3014314, 0x4e0811a1, 0xf7537e82, 0xbd3af235, 0x2ad7d2bb,
-		0xeb86d391};
+	    0xd76aa478, 0xe8c7b756, 0x242070db, 0xc1bdceee, 0xf57c0faf, 0x4787c62a, 0xa8304613,
+	    0xfd469501, 0x698098d8, 0x8b44f7af, 0xffff5bb1, 0x895cd7be, 0x6b901122, 0xfd987193,
+	    0xa679438e, 0x49b40821, 0xf61e2562, 0xc040b340, 0x265e5a51, 0xe9b6c7aa, 0xd62f105d,
+	    0x02441453, 0xd8a1e681, 0xe7d3fbc8, 0x21e1cde6, 0xc33707d6, 0xf4d50d87, 0x455a14ed,
+	    0xa9e3e905, 0xfcefa3f8, 0x676f02d9, 0x8d2a4c8a, 0xfffa3942, 0x8771f681, 0x6d9d6122,
+	    0xfde5380c, 0xa4beea44, 0x4bdecfa9, 0xf6bb4b60, 0xbebfbc70, 0x289b7ec6, 0xeaa127fa,
+	    0xd4ef3085, 0x04881d05, 0xd9d4d039, 0xe6db99e5, 0x1fa27cf8, 0xc4ac5665, 0xf4292244,
+	    0x432aff97, 0xab9423a7, 0xfc93a039, 0x655b59c3, 0x8f0ccc92, 0xffeff47d, 0x85845dd1,
+	    0x6fa87e4f, 0xfe2ce6e0, 0xa3014314, 0x4e0811a1, 0xf7537e82, 0xbd3af235, 0x2ad7d2bb,
+	    0xeb86d391};
 	memcpy(md5_k, k, sizeof(k));
 }
 
@@ -212,7 +212,7 @@ int chap_step(struct conn *c, const struct kvlist *req, struct kvlist *resp, boo
 		uint8_t id;
 		if (getrandom(&id, 1, 0) != 1 ||
 		    getrandom(l->chap_challenge, sizeof(l->chap_challenge), 0) !=
-			    (ssize_t)sizeof(l->chap_challenge))
+			(ssize_t)sizeof(l->chap_challenge))
 			return ISCSI_LOGIN_TARGET_ERROR;
 		l->chap_id = id;
 		char idbuf[8];
@@ -233,8 +233,8 @@ int chap_step(struct conn *c, const struct kvlist *req, struct kvlist *resp, boo
 	}
 	uint8_t got[64], want[16];
 	size_t glen;
-	chap_response(l->chap_id, p->opts.chap_secret ? p->opts.chap_secret : "",
-		      l->chap_challenge, sizeof(l->chap_challenge), want);
+	chap_response(l->chap_id, p->opts.chap_secret ? p->opts.chap_secret : "", l->chap_challenge,
+		      sizeof(l->chap_challenge), want);
 	if (!p->opts.chap_user || strcmp(name, p->opts.chap_user) ||
 	    chap_hex_decode(r, got, sizeof(got), &glen) || glen != 16 || memcmp(got, want, 16)) {
 		iscsi_log(p, LOG_ERR, c, "CHAP: authentication failed for user '%s'", name);
@@ -247,7 +247,8 @@ int chap_step(struct conn *c, const struct kvlist *req, struct kvlist *resp, boo
 		size_t clen;
 		char *end;
 		unsigned long id = mi ? strtoul(mi, &end, 0) : 256;
-		if (!mi || !mc || *end || id > 255 || chap_hex_decode(mc, chal, sizeof(chal), &clen)) {
+		if (!mi || !mc || *end || id > 255 ||
+		    chap_hex_decode(mc, chal, sizeof(chal), &clen)) {
 			iscsi_log(p, LOG_ERR, c, "CHAP: malformed mutual challenge");
 			return ISCSI_LOGIN_AUTH_FAILED;
 		}
@@ -268,7 +269,6 @@ int chap_step(struct conn *c, const struct kvlist *req, struct kvlist *resp, boo
 	}
 	l->chap_step = 3;
 	*done = true;
-	iscsi_log(p, LOG_INFO, c, "CHAP: user '%s' authenticated%s", name,
-		  mi ? " (mutual)" : "");
+	iscsi_log(p, LOG_INFO, c, "CHAP: user '%s' authenticated%s", name, mi ? " (mutual)" : "");
 	return 0;
 }

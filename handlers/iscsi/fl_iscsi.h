@@ -41,8 +41,8 @@ struct fl_iscsi_opts {
 	const char *chap_user, *chap_secret;
 	const char *mutual_user, *mutual_secret;
 	unsigned login_timeout_s; /* close a connection not logged in by then; 0 = 30 */
-	int verbose;	     /* 0 errors, 1 connections, 2 every PDU */
-	FILE *log;	     /* NULL = stderr */
+	int verbose;		  /* 0 errors, 1 connections, 2 every PDU */
+	FILE *log;		  /* NULL = stderr */
 };
 
 struct fl_iscsi;

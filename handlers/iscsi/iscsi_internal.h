@@ -37,14 +37,14 @@
 #include <stdint.h>
 
 /* Limits that bound memory per connection. */
-#define ISCSI_OUR_MAX_RECV_DSL (256 * 1024) /* what we declare and accept */
-#define ISCSI_LOGIN_MAX_DSL 8192	    /* RFC 7143 13.12 default, during login */
-#define ISCSI_LOGIN_TEXT_MAX (64 * 1024)    /* accumulated login/text key bytes */
-#define ISCSI_CMD_WINDOW 128		    /* commands in flight per session */
-#define ISCSI_MAX_EDTL (64u * 1024 * 1024)  /* largest data transfer per command */
+#define ISCSI_OUR_MAX_RECV_DSL (256 * 1024)	/* what we declare and accept */
+#define ISCSI_LOGIN_MAX_DSL 8192		/* RFC 7143 13.12 default, during login */
+#define ISCSI_LOGIN_TEXT_MAX (64 * 1024)	/* accumulated login/text key bytes */
+#define ISCSI_CMD_WINDOW 128			/* commands in flight per session */
+#define ISCSI_MAX_EDTL (64u * 1024 * 1024)	/* largest data transfer per command */
 #define ISCSI_CONN_BUF_MAX (256u * 1024 * 1024) /* task buffers per connection */
 #define ISCSI_TX_HIGH_WATER (32u * 1024 * 1024) /* stop reading above this */
-#define ISCSI_MAX_R2T 8			    /* MaxOutstandingR2T we accept */
+#define ISCSI_MAX_R2T 8				/* MaxOutstandingR2T we accept */
 #define ISCSI_MAX_CONNS 1024
 #define ISCSI_LOGIN_TIMEOUT_S 30 /* a login must finish within this */
 
@@ -75,7 +75,7 @@ struct txpdu {
 	uint8_t trailer[3 + ISCSI_DIGEST_LEN]; /* pad + data digest */
 	const uint8_t *data;
 	uint32_t dlen;
-	uint8_t *owned; /* freed with the PDU */
+	uint8_t *owned;	   /* freed with the PDU */
 	struct task *task; /* a reference keeping data alive */
 	size_t total, sent;
 	uint32_t trailer_len;
@@ -106,11 +106,11 @@ struct task {
 	uint8_t *buf;
 	uint32_t buf_len;
 	/* Data-Out bookkeeping */
-	uint32_t received;	  /* bytes received, in order */
-	uint32_t unsol_end;	  /* end offset of the unsolicited burst */
+	uint32_t received;  /* bytes received, in order */
+	uint32_t unsol_end; /* end offset of the unsolicited burst */
 	uint32_t unsol_datasn;
 	bool unsol_open;
-	uint32_t r2t_next;	  /* next offset to solicit */
+	uint32_t r2t_next; /* next offset to solicit */
 	uint32_t r2tsn;
 	unsigned r2t_active;
 	struct r2t_seq r2t[ISCSI_MAX_R2T];
@@ -122,7 +122,7 @@ struct task {
 struct tmf_req {
 	struct tmf_req *done_next;
 	struct tmf_req *conn_next; /* the connection's TMFs at the engine */
-	struct conn *conn; /* NULL once orphaned */
+	struct conn *conn;	   /* NULL once orphaned */
 	struct portal *portal;
 	uint32_t itt;
 	uint8_t lun_raw[8];
@@ -143,16 +143,16 @@ struct timer {
 
 /* Login-phase state of a connection. */
 struct login_state {
-	int stage;		/* current stage: CSG expected */
+	int stage; /* current stage: CSG expected */
 	bool first_seen;
 	bool auth_done;
 	bool chap_used;
-	int chap_step;		/* 0 none, 1 method agreed, 2 challenge sent */
+	int chap_step; /* 0 none, 1 method agreed, 2 challenge sent */
 	uint8_t chap_id;
 	uint8_t chap_challenge[16];
 	bool sent_tpgt, sent_mrdsl, sent_alias;
 	uint32_t itt;
-	uint8_t *text;		/* accumulated key text (C bit) */
+	uint8_t *text; /* accumulated key text (C bit) */
 	size_t text_len;
 	/* negotiation working copy */
 	struct iscsi_params p;
@@ -247,14 +247,14 @@ struct portal {
 	struct nexus_ent {
 		char *port_name;
 		uint64_t id;
-	} *nexus;
+	} * nexus;
 	size_t nnexus, nexus_cap;
 	uint64_t next_nexus;
 };
 
 /* portal.c */
 void iscsi_log(struct portal *p, int level, struct conn *c, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
+    __attribute__((format(printf, 4, 5)));
 uint64_t iscsi_now_ns(void);
 struct timer *timer_add(struct portal *p, struct conn *c, uint64_t delay_ns,
 			void (*fn)(struct portal *, struct conn *, void *), void *arg,

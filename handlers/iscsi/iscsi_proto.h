@@ -146,16 +146,16 @@
 #define BHS_DSL 5 /* 3 bytes */
 #define BHS_LUN 8 /* 8 bytes */
 #define BHS_ITT 16
-#define BHS_TTT 20 /* also EDTL (command), RTT (TMF), CID (login/logout) */
+#define BHS_TTT 20   /* also EDTL (command), RTT (TMF), CID (login/logout) */
 #define BHS_CMDSN 24 /* initiator PDUs; StatSN in target PDUs */
 #define BHS_STATSN 24
 #define BHS_EXPSTATSN 28 /* initiator PDUs; ExpCmdSN in target PDUs */
 #define BHS_EXPCMDSN 28
 #define BHS_MAXCMDSN 32
-#define BHS_DATASN 36 /* Data-In/Out DataSN, R2T R2TSN, response ExpDataSN */
-#define BHS_OFFSET 40 /* Data buffer offset */
+#define BHS_DATASN 36	/* Data-In/Out DataSN, R2T R2TSN, response ExpDataSN */
+#define BHS_OFFSET 40	/* Data buffer offset */
 #define BHS_RESIDUAL 44 /* SCSI response / Data-In residual count; R2T DDTL */
-#define BHS_CDB 32     /* SCSI Command: 16-byte CDB */
+#define BHS_CDB 32	/* SCSI Command: 16-byte CDB */
 
 /* AHS types (RFC 7143 11.2.1.5). */
 #define ISCSI_AHS_EXTENDED_CDB 1

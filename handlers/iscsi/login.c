@@ -125,8 +125,7 @@ static int login_first(struct conn *c, const uint8_t *req, const struct kvlist *
 			return login_fail(c, req, ISCSI_LOGIN_SESSION_NOT_EXIST,
 					  "TSIH names no session"),
 			       -1;
-		return login_fail(c, req, ISCSI_LOGIN_TOO_MANY_CONNECTIONS,
-				  "MaxConnections is 1"),
+		return login_fail(c, req, ISCSI_LOGIN_TOO_MANY_CONNECTIONS, "MaxConnections is 1"),
 		       -1;
 	}
 	return 0;
@@ -156,8 +155,9 @@ static int login_security(struct conn *c, const uint8_t *req, const struct kvlis
 		} else {
 			kv_add(resp, "AuthMethod", "Reject");
 			return login_fail(c, req, ISCSI_LOGIN_AUTH_FAILED,
-					  chap_required ? "CHAP required, initiator does not offer it"
-							: "no acceptable AuthMethod offered"),
+					  chap_required
+					      ? "CHAP required, initiator does not offer it"
+					      : "no acceptable AuthMethod offered"),
 			       -1;
 		}
 	}
@@ -227,7 +227,8 @@ int login_handle(struct conn *c, const uint8_t *bhs, const uint8_t *data, uint32
 	/* Collect continued text (C bit) before acting on it. */
 	if (dlen) {
 		if (l->text_len + dlen > ISCSI_LOGIN_TEXT_MAX)
-			return login_fail(c, bhs, ISCSI_LOGIN_INITIATOR_ERROR, "login text too long");
+			return login_fail(c, bhs, ISCSI_LOGIN_INITIATOR_ERROR,
+					  "login text too long");
 		uint8_t *b = realloc(l->text, l->text_len + dlen);
 		if (!b)
 			return login_fail(c, bhs, ISCSI_LOGIN_OUT_OF_RESOURCES, "out of memory");

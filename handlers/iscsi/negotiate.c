@@ -186,10 +186,9 @@ static const char *pick_digest(const char *list, bool *crc)
 /* Keys that a discovery session answers with Irrelevant (RFC 7143 13.x "Irrelevant when"). */
 static bool irrelevant_in_discovery(const char *key)
 {
-	static const char *const keys[] = {"MaxConnections", "InitialR2T", "ImmediateData",
-					   "MaxBurstLength", "FirstBurstLength",
-					   "MaxOutstandingR2T", "DataPDUInOrder",
-					   "DataSequenceInOrder"};
+	static const char *const keys[] = {
+	    "MaxConnections",	"InitialR2T",	     "ImmediateData",  "MaxBurstLength",
+	    "FirstBurstLength", "MaxOutstandingR2T", "DataPDUInOrder", "DataSequenceInOrder"};
 	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
 		if (!strcmp(key, keys[i]))
 			return true;

@@ -263,8 +263,8 @@ int conn_on_readable(struct conn *c)
 				conn_close(c, why);
 				return -1;
 			}
-			c->rx_need = c->rx_ahs + (c->rx_hdigest ? ISCSI_DIGEST_LEN : 0) + c->rx_dsl +
-				     pad4(c->rx_dsl) +
+			c->rx_need = c->rx_ahs + (c->rx_hdigest ? ISCSI_DIGEST_LEN : 0) +
+				     c->rx_dsl + pad4(c->rx_dsl) +
 				     (c->rx_ddigest && c->rx_dsl ? ISCSI_DIGEST_LEN : 0);
 			if (c->rx_need > c->rx_cap) {
 				uint8_t *b = realloc(c->rx_buf, c->rx_need);

@@ -296,10 +296,10 @@ static void portal_accept(struct portal *p)
 		struct epoll_event e = {.events = EPOLLIN, .data.ptr = c};
 		c->ep_events = EPOLLIN;
 		epoll_ctl(p->epfd, EPOLL_CTL_ADD, fd, &e);
-		unsigned tmo = p->opts.login_timeout_s ? p->opts.login_timeout_s
-						       : ISCSI_LOGIN_TIMEOUT_S;
-		c->login_timer = timer_add(p, c, (uint64_t)tmo * 1000000000u,
-					   login_timeout, NULL, NULL);
+		unsigned tmo =
+		    p->opts.login_timeout_s ? p->opts.login_timeout_s : ISCSI_LOGIN_TIMEOUT_S;
+		c->login_timer =
+		    timer_add(p, c, (uint64_t)tmo * 1000000000u, login_timeout, NULL, NULL);
 		iscsi_log(p, LOG_INFO, c, "connected");
 	}
 }
@@ -368,7 +368,8 @@ static int split_listen(const char *s, char *host, size_t hl, char *port, size_t
 static int portal_listen(struct portal *p, const char *listen_s)
 {
 	char host[256], port[32];
-	struct addrinfo hints = {.ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM,
+	struct addrinfo hints = {.ai_family = AF_UNSPEC,
+				 .ai_socktype = SOCK_STREAM,
 				 .ai_flags = AI_PASSIVE | AI_NUMERICSERV};
 	struct addrinfo *ai = NULL;
 	int err;
@@ -379,8 +380,7 @@ static int portal_listen(struct portal *p, const char *listen_s)
 	}
 	err = getaddrinfo(host[0] ? host : NULL, port, &hints, &ai);
 	if (err) {
-		iscsi_log(p, LOG_ERR, NULL, "listen address '%s': %s", listen_s,
-			  gai_strerror(err));
+		iscsi_log(p, LOG_ERR, NULL, "listen address '%s': %s", listen_s, gai_strerror(err));
 		return -EINVAL;
 	}
 	int fd = socket(ai->ai_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
@@ -425,6 +425,7 @@ static const char *dup_opt(const char *s, bool *ok)
 	return d;
 }
 
+/* Copies the options, binds the portal, sets up epoll and the eventfd. */
 int fl_iscsi_create(const struct fl_iscsi_opts *opts, struct fl_engine *engine,
 		    struct fl_target *target, struct fl_iscsi **out)
 {
@@ -480,21 +481,25 @@ fail:
 	return err;
 }
 
+/* The bound port. */
 uint16_t fl_iscsi_port(const struct fl_iscsi *t)
 {
 	return t->p.port;
 }
 
+/* The bound address (IPv6 in brackets). */
 const char *fl_iscsi_address(const struct fl_iscsi *t)
 {
 	return t->p.addr;
 }
 
+/* The target name served. */
 const char *fl_iscsi_iqn(const struct fl_iscsi *t)
 {
 	return t->p.opts.iqn;
 }
 
+/* The event loop: timers, socket events, the completion queue, reaping. */
 int fl_iscsi_run(struct fl_iscsi *t)
 {
 	struct portal *p = &t->p;
@@ -537,12 +542,14 @@ int fl_iscsi_run(struct fl_iscsi *t)
 	return 0;
 }
 
+/* Asks the loop to return (any thread, signal-safe). */
 void fl_iscsi_stop(struct fl_iscsi *t)
 {
 	t->p.stop = 1;
 	portal_kick(&t->p);
 }
 
+/* Closes every connection and stops calling the engine. */
 void fl_iscsi_disconnect(struct fl_iscsi *t)
 {
 	struct portal *p = &t->p;
@@ -555,6 +562,7 @@ void fl_iscsi_disconnect(struct fl_iscsi *t)
 	p->engine_gone = true;
 }
 
+/* Frees the portal after draining completions of orphaned tasks. */
 void fl_iscsi_destroy(struct fl_iscsi *t)
 {
 	if (!t)

@@ -90,8 +90,8 @@ static void task_residual(const struct task *t, uint8_t *flags, uint32_t *count)
 	*count = 0;
 	if (t->write)
 		spdtl = t->cmd.residual <= 0 && (uint64_t)-t->cmd.residual <= t->edtl
-				? (uint64_t)((int64_t)t->edtl + t->cmd.residual)
-				: t->edtl;
+			    ? (uint64_t)((int64_t)t->edtl + t->cmd.residual)
+			    : t->edtl;
 	else
 		spdtl = t->cmd.data_in_len;
 	if (spdtl > t->edtl) {
@@ -438,19 +438,24 @@ int scsi_data_out(struct conn *c, const uint8_t *bhs, const uint8_t *data, uint3
 	if (ttt == ISCSI_RSVD_TAG) {
 		/* Unsolicited data (first burst). */
 		if (!t->unsol_open) {
-			snprintf(why, sizeof(why), "protocol error: unsolicited Data-Out not expected "
-				 "(ITT 0x%08x)", itt);
+			snprintf(why, sizeof(why),
+				 "protocol error: unsolicited Data-Out not expected "
+				 "(ITT 0x%08x)",
+				 itt);
 			goto bad;
 		}
 		if (datasn != t->unsol_datasn) {
-			snprintf(why, sizeof(why), "protocol error: DataSN %u, expected %u (ITT 0x%08x)",
-				 datasn, t->unsol_datasn, itt);
+			snprintf(why, sizeof(why),
+				 "protocol error: DataSN %u, expected %u (ITT 0x%08x)", datasn,
+				 t->unsol_datasn, itt);
 			goto bad;
 		}
 		if (off != t->received || off + dlen > t->unsol_end) {
-			snprintf(why, sizeof(why),
-				 "protocol error: Buffer Offset %u+%u outside unsolicited range (ITT "
-				 "0x%08x)", off, dlen, itt);
+			snprintf(
+			    why, sizeof(why),
+			    "protocol error: Buffer Offset %u+%u outside unsolicited range (ITT "
+			    "0x%08x)",
+			    off, dlen, itt);
 			goto bad;
 		}
 		memcpy(t->buf + off, data, dlen);
@@ -458,9 +463,10 @@ int scsi_data_out(struct conn *c, const uint8_t *bhs, const uint8_t *data, uint3
 		t->unsol_datasn++;
 		if (final) {
 			if (t->received != t->unsol_end) {
-				snprintf(why, sizeof(why),
-					 "protocol error: unsolicited burst ended at %u, expected %u",
-					 t->received, t->unsol_end);
+				snprintf(
+				    why, sizeof(why),
+				    "protocol error: unsolicited burst ended at %u, expected %u",
+				    t->received, t->unsol_end);
 				goto bad;
 			}
 			t->unsol_open = false;
@@ -475,7 +481,8 @@ int scsi_data_out(struct conn *c, const uint8_t *bhs, const uint8_t *data, uint3
 			break;
 		}
 	if (!s) {
-		snprintf(why, sizeof(why), "protocol error: unknown Target Transfer Tag 0x%08x", ttt);
+		snprintf(why, sizeof(why), "protocol error: unknown Target Transfer Tag 0x%08x",
+			 ttt);
 		goto bad;
 	}
 	if (datasn != s->next_datasn) {
@@ -495,8 +502,9 @@ int scsi_data_out(struct conn *c, const uint8_t *bhs, const uint8_t *data, uint3
 	t->received += dlen;
 	if (final || s->got == s->len) {
 		if (s->got != s->len) {
-			snprintf(why, sizeof(why), "protocol error: R2T sequence ended short (%u of %u)",
-				 s->got, s->len);
+			snprintf(why, sizeof(why),
+				 "protocol error: R2T sequence ended short (%u of %u)", s->got,
+				 s->len);
 			goto bad;
 		}
 		s->active = false;

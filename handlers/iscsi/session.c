@@ -195,8 +195,9 @@ struct delayed_rx {
 	uint8_t buf[]; /* ahs then data */
 };
 
-static int session_handle(struct conn *c, const uint8_t *bhs, const uint8_t *ahs,
-			  uint32_t ahs_len, const uint8_t *data, uint32_t dlen);
+/* Runs a PDU that passed sequencing and the transport rules (defined below). */
+static int session_handle(struct conn *c, const uint8_t *bhs, const uint8_t *ahs, uint32_t ahs_len,
+			  const uint8_t *data, uint32_t dlen);
 
 /* Timer: processes a PDU held back by a delay fault. */
 static void delayed_rx_fire(struct portal *p, struct conn *c, void *arg)
@@ -333,8 +334,8 @@ out:
 }
 
 /* Runs a PDU that passed sequencing and the transport rules. */
-static int session_handle(struct conn *c, const uint8_t *bhs, const uint8_t *ahs,
-			  uint32_t ahs_len, const uint8_t *data, uint32_t dlen)
+static int session_handle(struct conn *c, const uint8_t *bhs, const uint8_t *ahs, uint32_t ahs_len,
+			  const uint8_t *data, uint32_t dlen)
 {
 	switch (bhs[0] & ISCSI_OPCODE_MASK) {
 	case ISCSI_OP_SCSI_CMD:
@@ -414,8 +415,8 @@ int session_dispatch(struct conn *c, const uint8_t *bhs, const uint8_t *ahs, uin
 		uint32_t max = conn_max_cmd_sn(c);
 		if (sn != c->exp_cmd_sn || sn_cmp(sn, max) > 0) {
 			iscsi_log(c->portal, LOG_INFO, c,
-				  "CmdSN %u outside the window [%u, %u]: ignored", sn, c->exp_cmd_sn,
-				  max);
+				  "CmdSN %u outside the window [%u, %u]: ignored", sn,
+				  c->exp_cmd_sn, max);
 			return 0;
 		}
 		c->exp_cmd_sn++;

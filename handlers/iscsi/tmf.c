@@ -72,9 +72,9 @@ static struct txpdu *tmf_response(struct conn *c, uint32_t itt, uint8_t code)
 /* Name of a function, for logs. */
 static const char *tmf_name(enum fl_tmf_fn fn)
 {
-	static const char *const names[] = {"?",		"ABORT TASK",	    "ABORT TASK SET",
-					    "CLEAR ACA",	"CLEAR TASK SET",   "LUN RESET",
-					    "TARGET WARM RESET", "TARGET COLD RESET"};
+	static const char *const names[] = {
+	    "?",	 "ABORT TASK",	      "ABORT TASK SET",	  "CLEAR ACA", "CLEAR TASK SET",
+	    "LUN RESET", "TARGET WARM RESET", "TARGET COLD RESET"};
 	return fn >= 1 && fn <= 7 ? names[fn] : "?";
 }
 
@@ -86,10 +86,10 @@ int tmf_request(struct conn *c, const uint8_t *bhs)
 
 	if (fn == ISCSI_TMF_TASK_REASSIGN || fn < ISCSI_TMF_ABORT_TASK ||
 	    fn > ISCSI_TMF_TARGET_COLD_RESET) {
-		struct txpdu *pdu = tmf_response(c, itt,
-						 fn == ISCSI_TMF_TASK_REASSIGN
-							 ? ISCSI_TMF_RSP_NO_REASSIGN
-							 : ISCSI_TMF_RSP_REJECTED);
+		struct txpdu *pdu =
+		    tmf_response(c, itt,
+				 fn == ISCSI_TMF_TASK_REASSIGN ? ISCSI_TMF_RSP_NO_REASSIGN
+							       : ISCSI_TMF_RSP_REJECTED);
 		if (pdu)
 			conn_send(c, pdu, FL_PDU_TMF_RESP, NULL, 0, 0);
 		return 0;

@@ -34,14 +34,14 @@ static const char *url_s;
 static int failures;
 
 /* Records a failed assertion. */
-#define CHECK(cond, ...)                                                                   \
-	do {                                                                               \
-		if (!(cond)) {                                                             \
-			fprintf(stderr, "FAIL %s:%d: %s: ", __FILE__, __LINE__, #cond);    \
-			fprintf(stderr, __VA_ARGS__);                                      \
-			fprintf(stderr, "\n");                                             \
-			failures++;                                                        \
-		}                                                                          \
+#define CHECK(cond, ...)                                                                           \
+	do {                                                                                       \
+		if (!(cond)) {                                                                     \
+			fprintf(stderr, "FAIL %s:%d: %s: ", __FILE__, __LINE__, #cond);            \
+			fprintf(stderr, __VA_ARGS__);                                              \
+			fprintf(stderr, "\n");                                                     \
+			failures++;                                                                \
+		}                                                                                  \
 	} while (0)
 
 /* Monotonic milliseconds. */
@@ -209,7 +209,7 @@ static void check_inquiry(void)
 		CHECK((t->datain.data[0] & 0x1f) == 0, "peripheral device type %d",
 		      t->datain.data[0] & 0x1f);
 		CHECK(t->residual_status == SCSI_RESIDUAL_UNDERFLOW &&
-			      t->residual == (size_t)(255 - t->datain.size),
+			  t->residual == (size_t)(255 - t->datain.size),
 		      "residual %d/%zu for %d bytes", t->residual_status, t->residual,
 		      t->datain.size);
 	}
@@ -218,13 +218,13 @@ static void check_inquiry(void)
 	/* A LUN that does not exist: INQUIRY answers peripheral qualifier 3. */
 	t = run_cdb(ctx, 200, scsi_cdb_inquiry(0, 0, 96), NULL, 5000);
 	CHECK(t && t->status == SCSI_STATUS_GOOD && t->datain.size > 0 &&
-		      (t->datain.data[0] >> 5) == 3,
+		  (t->datain.data[0] >> 5) == 3,
 	      "INQUIRY of an absent LUN");
 	if (t)
 		scsi_free_scsi_task(t);
 	t = run_cdb(ctx, 200, scsi_cdb_testunitready(), NULL, 5000);
 	CHECK(t && t->status == SCSI_STATUS_CHECK_CONDITION &&
-		      t->sense.key == SCSI_SENSE_ILLEGAL_REQUEST && t->sense.ascq == 0x2500,
+		  t->sense.key == SCSI_SENSE_ILLEGAL_REQUEST && t->sense.ascq == 0x2500,
 	      "TUR of an absent LUN: status %d key %d ascq 0x%x", t ? t->status : -1,
 	      t ? (int)t->sense.key : -1, t ? (unsigned)t->sense.ascq : 0);
 	if (t)
@@ -251,7 +251,8 @@ static void check_readwrite(void)
 			return;
 		iscsi_set_immediate_data(ctx, combo & 1 ? ISCSI_IMMEDIATE_DATA_YES
 							: ISCSI_IMMEDIATE_DATA_NO);
-		iscsi_set_initial_r2t(ctx, combo & 2 ? ISCSI_INITIAL_R2T_YES : ISCSI_INITIAL_R2T_NO);
+		iscsi_set_initial_r2t(ctx,
+				      combo & 2 ? ISCSI_INITIAL_R2T_YES : ISCSI_INITIAL_R2T_NO);
 		if (combo == 3)
 			iscsi_set_header_digest(ctx, ISCSI_HEADER_DIGEST_CRC32C);
 		int lun = u->lun;
@@ -271,7 +272,7 @@ static void check_readwrite(void)
 		struct iscsi_data d = {.size = len, .data = w};
 		uint64_t lba = 4096 + (uint64_t)combo * 4096;
 		struct scsi_task *t = run_cdb(
-			ctx, lun, scsi_cdb_write16(lba, (uint32_t)len, 512, 0, 0, 0, 0, 0), &d, 10000);
+		    ctx, lun, scsi_cdb_write16(lba, (uint32_t)len, 512, 0, 0, 0, 0, 0), &d, 10000);
 		CHECK(t && t->status == SCSI_STATUS_GOOD, "WRITE16 combo %d status %d", combo,
 		      t ? t->status : -1);
 		if (t)
@@ -290,7 +291,7 @@ static void check_readwrite(void)
 		t = run_cdb(ctx, lun, scsi_cdb_read16(UINT64_C(1) << 40, 512, 512, 0, 0, 0, 0, 0),
 			    NULL, 5000);
 		CHECK(t && t->status == SCSI_STATUS_CHECK_CONDITION &&
-			      t->sense.key == SCSI_SENSE_ILLEGAL_REQUEST && t->sense.ascq == 0x2100,
+			  t->sense.key == SCSI_SENSE_ILLEGAL_REQUEST && t->sense.ascq == 0x2100,
 		      "READ16 beyond the end");
 		if (t)
 			scsi_free_scsi_task(t);
@@ -347,14 +348,14 @@ static void check_tmf(void)
 		   "ABORT TASK of an unknown tag");
 	tmf_expect(a, lun, ISCSI_TM_ABORT_TASK_SET, 0xffffffff, ISCSI_TMR_FUNC_COMPLETE,
 		   "ABORT TASK SET");
-	tmf_expect(a, lun, ISCSI_TM_TASK_REASSIGN, 0x1, ISCSI_TMR_TASK_ALLEGIANCE_REASS_NOT_SUPPORTED,
-		   "TASK REASSIGN at ERL 0");
+	tmf_expect(a, lun, ISCSI_TM_TASK_REASSIGN, 0x1,
+		   ISCSI_TMR_TASK_ALLEGIANCE_REASS_NOT_SUPPORTED, "TASK REASSIGN at ERL 0");
 	tmf_expect(a, 77, ISCSI_TM_LUN_RESET, 0xffffffff, ISCSI_TMR_LUN_DOES_NOT_EXIST,
 		   "LUN RESET of an absent LUN");
 	tmf_expect(a, lun, ISCSI_TM_LUN_RESET, 0xffffffff, ISCSI_TMR_FUNC_COMPLETE, "LUN RESET");
 	struct scsi_task *t = run_cdb(b, lun, scsi_cdb_testunitready(), NULL, 5000);
 	CHECK(t && t->status == SCSI_STATUS_CHECK_CONDITION &&
-		      t->sense.key == SCSI_SENSE_UNIT_ATTENTION && (t->sense.ascq >> 8) == 0x29,
+		  t->sense.key == SCSI_SENSE_UNIT_ATTENTION && (t->sense.ascq >> 8) == 0x29,
 	      "other session sees UA 29/xx after LUN RESET (status %d key %d ascq 0x%x)",
 	      t ? t->status : -1, t ? (int)t->sense.key : -1, t ? (unsigned)t->sense.ascq : 0);
 	if (t)
@@ -382,7 +383,7 @@ static void check_bad_target(void)
 	CHECK(r || (done && op.status != SCSI_STATUS_GOOD), "login to a wrong name must fail");
 	const char *err = iscsi_get_error(ctx);
 	CHECK(strstr(err, "not found") || strstr(err, "Not Found") || strstr(err, "0203") ||
-		      strstr(err, "515"),
+		  strstr(err, "515"),
 	      "error names target-not-found: %s", err);
 	iscsi_destroy_url(u);
 	iscsi_destroy_context(ctx);
@@ -417,7 +418,7 @@ static void check_chap(const char *arg)
 		CHECK(ok, "CHAP login (%s): %s", arg ? arg : "one-way", iscsi_get_error(ctx));
 		if (ok) {
 			struct scsi_task *t =
-				run_cdb(ctx, u->lun, scsi_cdb_readcapacity10(0, 0), NULL, 5000);
+			    run_cdb(ctx, u->lun, scsi_cdb_readcapacity10(0, 0), NULL, 5000);
 			CHECK(t && (t->status == SCSI_STATUS_GOOD ||
 				    t->status == SCSI_STATUS_CHECK_CONDITION),
 			      "I/O after CHAP");
@@ -452,15 +453,16 @@ static void check_many(void)
 	for (int i = 0; i < n; i++) {
 		memset(&op[i], 0, sizeof(op[i]));
 		ops[i] = &op[i];
-		struct scsi_task *t = scsi_cdb_read10((uint32_t)i * 64, 64 * 512, 512, 0, 0, 0, 0, 0);
+		struct scsi_task *t =
+		    scsi_cdb_read10((uint32_t)i * 64, 64 * 512, 512, 0, 0, 0, 0, 0);
 		CHECK(!iscsi_scsi_command_async(ctx[i], lun, t, task_cb, NULL, &op[i]), "submit %d",
 		      i);
 	}
 	CHECK(wait_all(ctx, n, ops, n, 20000), "all sessions answered");
 	for (int i = 0; i < n; i++) {
 		CHECK(op[i].done && op[i].task &&
-			      (op[i].task->status == SCSI_STATUS_GOOD ||
-			       op[i].task->status == SCSI_STATUS_CHECK_CONDITION),
+			  (op[i].task->status == SCSI_STATUS_GOOD ||
+			   op[i].task->status == SCSI_STATUS_CHECK_CONDITION),
 		      "session %d status", i);
 		if (op[i].done && op[i].task)
 			scsi_free_scsi_task(op[i].task);
@@ -524,8 +526,8 @@ static void check_hostile(void)
 	struct iscsi_context *ctx = login("iqn.2026-12.org.faultlun:test-hostile", &lun);
 	CHECK(ctx, "a healthy login while a peer hangs");
 	if (ctx) {
-		struct scsi_task *t = run_cdb(ctx, lun, scsi_cdb_read10(0, 4096, 512, 0, 0, 0, 0, 0),
-					      NULL, 5000);
+		struct scsi_task *t =
+		    run_cdb(ctx, lun, scsi_cdb_read10(0, 4096, 512, 0, 0, 0, 0, 0), NULL, 5000);
 		CHECK(t && t->status != SCSI_STATUS_CANCELLED, "healthy I/O");
 		if (t)
 			scsi_free_scsi_task(t);
@@ -561,8 +563,7 @@ static void check_discovery(void)
 	CHECK(r == 0, "discovery login: %s", iscsi_get_error(ctx));
 	if (r == 0) {
 		struct iscsi_discovery_address *da = iscsi_discovery_sync(ctx);
-		CHECK(da && !strcmp(da->target_name, u->target), "SendTargets names %s",
-		      u->target);
+		CHECK(da && !strcmp(da->target_name, u->target), "SendTargets names %s", u->target);
 		if (da)
 			iscsi_free_discovery_data(ctx, da);
 		iscsi_logout_sync(ctx);
@@ -707,8 +708,8 @@ static void check_tmf_answer(const char *arg)
 		return;
 	enum iscsi_task_mgmt_funcs fn = !strcmp(fn_s, "abort_task_set") ? ISCSI_TM_ABORT_TASK_SET
 					: !strcmp(fn_s, "target_warm_reset")
-						? ISCSI_TM_TARGET_WARM_RESET
-						: ISCSI_TM_LUN_RESET;
+					    ? ISCSI_TM_TARGET_WARM_RESET
+					    : ISCSI_TM_LUN_RESET;
 	struct op op = {.tmf_resp = 0xdead};
 	int64_t t0 = now_ms();
 	CHECK(!iscsi_task_mgmt_async(ctx, lun, fn, 0xffffffff, 0, op_cb, &op), "submit");
@@ -717,8 +718,8 @@ static void check_tmf_answer(const char *arg)
 	} else {
 		CHECK(wait_one(ctx, &op, ms + 5000), "%s answered", fn_s);
 		int64_t took = now_ms() - t0;
-		CHECK(took >= ms, "%s answered after %lld ms, not before %d", fn_s,
-		      (long long)took, ms);
+		CHECK(took >= ms, "%s answered after %lld ms, not before %d", fn_s, (long long)took,
+		      ms);
 		CHECK(op.tmf_resp == want, "%s response %u, expected %u", fn_s, op.tmf_resp, want);
 	}
 	iscsi_destroy_context(ctx);
@@ -781,6 +782,7 @@ static void check_nop_ignored(const char *arg)
 	iscsi_destroy_context(ctx);
 }
 
+/* Runs the CHECK named on the command line. */
 int main(int argc, char **argv)
 {
 	if (argc < 3) {
@@ -793,13 +795,19 @@ int main(int argc, char **argv)
 		const char *name;
 		void (*fn)(void);
 	} plain[] = {
-		{"inquiry", check_inquiry},	  {"readwrite", check_readwrite},
-		{"nop", check_nop},		  {"tmf", check_tmf},
-		{"bad-target", check_bad_target}, {"many", check_many},
-		{"reconnect", check_reconnect},	  {"hostile", check_hostile},
-		{"discovery", check_discovery},	  {"hold-abort", check_hold_abort},
-		{"closed-on-write", check_closed_on_write}, {"tmf-drop", check_tmf_drop},
-		{"short-read", check_short_read},
+	    {"inquiry", check_inquiry},
+	    {"readwrite", check_readwrite},
+	    {"nop", check_nop},
+	    {"tmf", check_tmf},
+	    {"bad-target", check_bad_target},
+	    {"many", check_many},
+	    {"reconnect", check_reconnect},
+	    {"hostile", check_hostile},
+	    {"discovery", check_discovery},
+	    {"hold-abort", check_hold_abort},
+	    {"closed-on-write", check_closed_on_write},
+	    {"tmf-drop", check_tmf_drop},
+	    {"short-read", check_short_read},
 	};
 	bool found = false;
 	for (size_t i = 0; i < sizeof(plain) / sizeof(plain[0]); i++)

@@ -26,14 +26,14 @@
 #include <unistd.h>
 
 static int failures;
-#define CHECK(cond, ...)                                                                   \
-	do {                                                                               \
-		if (!(cond)) {                                                             \
-			fprintf(stderr, "FAIL line %d: %s: ", __LINE__, #cond);            \
-			fprintf(stderr, __VA_ARGS__);                                      \
-			fprintf(stderr, "\n");                                             \
-			failures++;                                                        \
-		}                                                                          \
+#define CHECK(cond, ...)                                                                           \
+	do {                                                                                       \
+		if (!(cond)) {                                                                     \
+			fprintf(stderr, "FAIL line %d: %s: ", __LINE__, #cond);                    \
+			fprintf(stderr, __VA_ARGS__);                                              \
+			fprintf(stderr, "\n");                                                     \
+			failures++;                                                                \
+		}                                                                                  \
 	} while (0)
 
 /* CRC32C, bitwise (the target's own table code is not reused on purpose). */
@@ -48,11 +48,13 @@ static uint32_t crc32c(const uint8_t *p, size_t n)
 	return ~c;
 }
 
+/* Stores a big-endian 32-bit field. */
 static void be32(uint8_t *p, uint32_t v)
 {
 	p[0] = v >> 24, p[1] = v >> 16, p[2] = v >> 8, p[3] = v;
 }
 
+/* Reads a big-endian 32-bit field. */
 static uint32_t rd32(const uint8_t *p)
 {
 	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
@@ -81,8 +83,7 @@ static bool link_open(struct link *l)
 }
 
 /* Sends a PDU with digests as negotiated; corrupt_hd flips the header digest. */
-static void send_pdu(struct link *l, uint8_t *bhs, const void *data, uint32_t dlen,
-		     bool corrupt_hd)
+static void send_pdu(struct link *l, uint8_t *bhs, const void *data, uint32_t dlen, bool corrupt_hd)
 {
 	uint8_t buf[65536 + 128];
 	size_t n = 0;
@@ -169,8 +170,7 @@ static bool closed_by_peer(struct link *l, int ms)
 }
 
 /* Finds key=value in a text segment; returns the value or NULL. */
-static const char *text_get(const uint8_t *data, uint32_t n, const char *key, char *out,
-			    size_t cap)
+static const char *text_get(const uint8_t *data, uint32_t n, const char *key, char *out, size_t cap)
 {
 	size_t kl = strlen(key);
 	for (uint32_t i = 0; i < n;) {
@@ -255,8 +255,8 @@ static void check_login_status(void)
 	struct link l;
 	uint8_t rb[48], rd[8192];
 	uint32_t rl;
-	const char *direct[] = {"InitiatorName=iqn.2026-12.test:raw-direct", tn,
-				"AuthMethod=None", NULL};
+	const char *direct[] = {"InitiatorName=iqn.2026-12.test:raw-direct", tn, "AuthMethod=None",
+				NULL};
 	CHECK(link_open(&l), "connect");
 	int st = login_pdu(&l, 0, 3, true, direct, rb, rd, &rl, 0, 0);
 	CHECK(st == 0 && (rb[1] & 0x83) == 0x83 && (rb[14] | rb[15]),
@@ -310,13 +310,19 @@ static bool full_login(struct link *l, bool digests)
 	static const struct {
 		const char *key, *want;
 	} answers[] = {
-		{"MaxConnections", "1"},     {"InitialR2T", "No"},
-		{"ImmediateData", "Yes"},    {"MaxBurstLength", "300000"},
-		{"DefaultTime2Wait", "2"},   {"DefaultTime2Retain", "0"},
-		{"MaxOutstandingR2T", "4"},  {"DataPDUInOrder", "Yes"},
-		{"DataSequenceInOrder", "Yes"}, {"ErrorRecoveryLevel", "0"},
-		{"IFMarker", "No"},	     {"X-org.example.Private", "NotUnderstood"},
-		{"MadeUpKey", "NotUnderstood"},
+	    {"MaxConnections", "1"},
+	    {"InitialR2T", "No"},
+	    {"ImmediateData", "Yes"},
+	    {"MaxBurstLength", "300000"},
+	    {"DefaultTime2Wait", "2"},
+	    {"DefaultTime2Retain", "0"},
+	    {"MaxOutstandingR2T", "4"},
+	    {"DataPDUInOrder", "Yes"},
+	    {"DataSequenceInOrder", "Yes"},
+	    {"ErrorRecoveryLevel", "0"},
+	    {"IFMarker", "No"},
+	    {"X-org.example.Private", "NotUnderstood"},
+	    {"MadeUpKey", "NotUnderstood"},
 	};
 	for (size_t i = 0; i < sizeof(answers) / sizeof(answers[0]); i++)
 		CHECK(text_get(rd, rl, answers[i].key, v, sizeof(v)) && !strcmp(v, answers[i].want),
@@ -324,13 +330,13 @@ static bool full_login(struct link *l, bool digests)
 		      text_get(rd, rl, answers[i].key, v, sizeof(v)) ? v : "(none)",
 		      answers[i].want);
 	CHECK(text_get(rd, rl, "HeaderDigest", v, sizeof(v)) &&
-		      !strcmp(v, digests ? "CRC32C" : "None"),
+		  !strcmp(v, digests ? "CRC32C" : "None"),
 	      "HeaderDigest");
 	CHECK(text_get(rd, rl, "DataDigest", v, sizeof(v)) &&
-		      !strcmp(v, digests ? "CRC32C" : "None"),
+		  !strcmp(v, digests ? "CRC32C" : "None"),
 	      "DataDigest");
 	CHECK(text_get(rd, rl, "FirstBurstLength", v, sizeof(v)) && atoi(v) <= 300000 &&
-		      atoi(v) >= 512,
+		  atoi(v) >= 512,
 	      "FirstBurstLength min() and not above MaxBurstLength");
 	CHECK(text_get(rd, rl, "MaxRecvDataSegmentLength", v, sizeof(v)) && atoi(v) >= 512,
 	      "target declares MaxRecvDataSegmentLength");
@@ -428,8 +434,8 @@ static void check_sequencing(void)
 	be32(bhs + 20, 0xffffffff);
 	be32(bhs + 24, l.cmdsn);
 	send_pdu(&l, bhs, "ping", 4, false);
-	CHECK(recv_pdu(&l, rb, rd, &rl, 2000) && (rb[0] & 0x3f) == 0x20 && rd32(rb + 16) == 0x4242 &&
-		      rl == 4 && !memcmp(rd, "ping", 4),
+	CHECK(recv_pdu(&l, rb, rd, &rl, 2000) && (rb[0] & 0x3f) == 0x20 &&
+		  rd32(rb + 16) == 0x4242 && rl == 4 && !memcmp(rd, "ping", 4),
 	      "NOP-In echoes the ping");
 	CHECK(rd32(rb + 28) == l.cmdsn, "ExpCmdSN %u after an immediate ping, expected %u",
 	      rd32(rb + 28), l.cmdsn);
@@ -439,7 +445,7 @@ static void check_sequencing(void)
 	be32(snack + 16, 0xffffffff);
 	send_pdu(&l, snack, NULL, 0, false);
 	CHECK(recv_pdu(&l, rb, rd, &rl, 2000) && (rb[0] & 0x3f) == 0x3f && rb[2] == 0x04 &&
-		      rl == 48 && rd[0] == 0x10,
+		  rl == 48 && rd[0] == 0x10,
 	      "SNACK rejected (protocol error) with its header");
 	uint8_t unk[48] = {0x1c, 0x80};
 	send_pdu(&l, unk, NULL, 0, false);
@@ -490,7 +496,8 @@ static void check_dataout(void)
 	be32(d + 36, 0);
 	send_pdu(&l, d, buf, 512, false);
 	/* GOOD, or the power-on unit attention of a new nexus. */
-	CHECK(recv_pdu(&l, rb, rd, &rl, 2000) && (rb[0] & 0x3f) == 0x21 && (rb[3] == 0 || rb[3] == 2),
+	CHECK(recv_pdu(&l, rb, rd, &rl, 2000) && (rb[0] & 0x3f) == 0x21 &&
+		  (rb[3] == 0 || rb[3] == 2),
 	      "unsolicited write is answered");
 	close(l.fd);
 }
@@ -503,8 +510,12 @@ static void check_discovery(void)
 	uint32_t rl;
 	char v[256];
 	CHECK(link_open(&l), "connect");
-	const char *kv[] = {"InitiatorName=iqn.2026-12.test:raw-disc", "SessionType=Discovery",
-			    "InitialR2T=Yes", "MaxBurstLength=4096", "HeaderDigest=None", NULL};
+	const char *kv[] = {"InitiatorName=iqn.2026-12.test:raw-disc",
+			    "SessionType=Discovery",
+			    "InitialR2T=Yes",
+			    "MaxBurstLength=4096",
+			    "HeaderDigest=None",
+			    NULL};
 	int st = login_pdu(&l, 1, 3, true, kv, rb, rd, &rl, 0, 0);
 	CHECK(st == 0, "discovery login 0x%04x", st);
 	CHECK(text_get(rd, rl, "InitialR2T", v, sizeof(v)) && !strcmp(v, "Irrelevant"),
@@ -593,7 +604,7 @@ static void check_abort_pending(void)
 	memcpy(bhs + 32, w10, 16);
 	send_pdu(&l, bhs, NULL, 0, false);
 	CHECK(recv_pdu(&l, rb, rd, &rl, 2000) && (rb[0] & 0x3f) == 0x31 && rd32(rb + 16) == witt &&
-		      rd32(rb + 44) == 4096 && rd32(rb + 40) == 0,
+		  rd32(rb + 44) == 4096 && rd32(rb + 40) == 0,
 	      "R2T for the whole write");
 	uint32_t ttt = rd32(rb + 20);
 	uint8_t tmf[48] = {0x42, 0x81}; /* immediate ABORT TASK */
@@ -616,6 +627,7 @@ static void check_abort_pending(void)
 
 /* xorshift64: a seeded stream for the robustness check. */
 static uint64_t rnd_state = 0x9e3779b97f4a7c15ull;
+/* Next value of the stream. */
 static uint64_t rnd(void)
 {
 	rnd_state ^= rnd_state << 13;
@@ -712,6 +724,7 @@ static void check_slow_reader(void)
 	close(lazy.fd);
 }
 
+/* Runs the CHECK named on the command line. */
 int main(int argc, char **argv)
 {
 	if (argc < 2 || !getenv("FAULTLUN_PORT") || !getenv("FAULTLUN_ADDR") ||
