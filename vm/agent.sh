@@ -25,7 +25,7 @@ mkdir -p /dev/pts /dev/shm
 mount -t devpts devpts /dev/pts
 mount -t tmpfs tmpfs /dev/shm
 mount -t tmpfs tmpfs /run
-mkdir -p /var/run /var/lock /var/log /var/lib/iscsi /etc/target /etc/iscsi
+mkdir -p /var/run /var/lock /var/log /var/lib/iscsi /etc/target /etc/iscsi /run/lock/iscsi
 mount -t tmpfs tmpfs /var/lib/iscsi
 mount -t tmpfs tmpfs /var/log
 
@@ -48,9 +48,18 @@ finish() {
 	sleep 30
 }
 
-# Stops with a setup failure.
+# Stops with a setup failure, leaving what may explain it in diag.txt.
 fail() {
 	mark "setup failed: $*"
+	{
+		echo "== scsi devices"; ls -l /sys/class/scsi_device/ /sys/class/scsi_disk/ 2>&1
+		echo "== iscsi sessions"; cat /sys/class/iscsi_session/*/state 2>&1
+		echo "== processes"; ps -eo pid,stat,wchan:30,args 2>&1
+		for p in /proc/[0-9]*; do
+			grep -q D "$p/stat" 2>/dev/null || continue
+			echo "== stack of $(cat "$p/comm")"; cat "$p/stack" 2>&1
+		done
+	} >"$R/diag.txt" 2>&1
 	finish "setup-failed: $*"
 }
 
@@ -140,6 +149,7 @@ setup_tcmu() {
 		cfg="faultlun/scenario=$FL_SCENARIO;lun=$lun;trace=$R/trace-lun$lun.jsonl"
 		put "$d/control" "dev_size=$size,dev_config=$cfg" || fail "user backstore control"
 		[ -n "${FL_KNOB_cmd_time_out_s:-}" ] && put "$d/attrib/cmd_time_out" "$FL_KNOB_cmd_time_out_s"
+		mark "engine start lun $lun"
 		put "$d/enable" 1 || fail "user backstore enable (see tcmu-runner.log)"
 		pairs="$pairs $lun=$d"
 	done
@@ -150,6 +160,7 @@ setup_tcmu() {
 # Path "iscsi": faultlun serve in the guest, the kernel initiator logged in.
 setup_iscsi() {
 	modprobe iscsi_tcp || fail "modprobe iscsi_tcp"
+	mark "engine start"
 	"$FL_FAULTLUN" serve $FL_SERVE_ARGS >"$R/serve.out" 2>&1 &
 	serve_pid=$!
 	i=0
@@ -177,6 +188,8 @@ setup_iscsi() {
 	[ -n "${FL_KNOB_debug_libiscsi_eh:-}" ] && put /sys/module/libiscsi/parameters/debug_libiscsi_eh "$FL_KNOB_debug_libiscsi_eh"
 	iscsiadm -m node -T "$iqn" -p 127.0.0.1:3260 --login >"$R/login.out" 2>&1 || fail "iscsiadm login"
 	mark "logged in"
+	# iscsid scans the new host itself; scan again in case it has not yet.
+	iscsiadm -m session --rescan >>"$R/login.out" 2>&1
 }
 
 case "$FL_PATH" in
@@ -198,7 +211,7 @@ find_disks() {
 			done
 			[ -n "$dev" ] && break
 			i=$((i + 1))
-			[ $i -gt 200 ] && fail "no disk for LUN $lun"
+			[ $i -gt 150 ] && fail "no disk for LUN $lun"
 			sleep 0.1
 		done
 		echo "$lun=/dev/$dev"

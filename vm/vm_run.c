@@ -387,17 +387,30 @@ static int write_job(json_t *sc, const char *scenario, const char *path, const c
 		first_lun = last_lun = 0;
 	}
 	env_put(f, "FL_LUNS", lunlist);
-	json_t *tl = json_object_get(check, "test_lun"), *hl = json_object_get(check, "healthy_lun");
-	int test_lun = json_is_integer(tl) ? (int)json_integer_value(tl) : first_lun;
+	/* The LUN under test: step 0's "lun", else the first. The healthy LUN: the
+	 * last LUN no step names (none with a single LUN). */
+	json_t *wl = json_object_get(check, "workload"), *st;
+	json_t *l0 = json_object_get(json_array_get(wl, 0), "lun");
+	int test_lun = json_is_integer(l0) ? (int)json_integer_value(l0) : first_lun;
 	char num[32];
 	snprintf(num, sizeof(num), "%d", test_lun);
 	env_put(f, "FL_TEST_LUN", num);
-	if (json_is_integer(hl))
-		snprintf(num, sizeof(num), "%d", (int)json_integer_value(hl));
-	else if (last_lun != test_lun)
-		snprintf(num, sizeof(num), "%d", last_lun);
-	else
-		num[0] = 0;
+	num[0] = 0;
+	json_array_foreach(luns, i, l)
+	{
+		json_t *id = json_object_get(l, "lun");
+		int lun = json_is_integer(id) ? (int)json_integer_value(id) : (int)i;
+		bool used = lun == test_lun;
+		size_t k;
+		json_array_foreach(wl, k, st)
+		{
+			json_t *sl = json_object_get(st, "lun");
+			used |= json_is_integer(sl) && json_integer_value(sl) == lun;
+		}
+		if (!used)
+			snprintf(num, sizeof(num), "%d", lun);
+	}
+	(void)last_lun;
 	env_put(f, "FL_HEALTHY_LUN", num);
 	const char *key;
 	json_t *v;
@@ -477,10 +490,9 @@ int fl_vm_run(const char *scenario, const struct fl_vm_opts *opts, const char *r
 	}
 	json_t *check = json_object_get(sc, "check");
 	int timeout = opts->guest_timeout_s;
-	if (!timeout && json_is_integer(json_object_get(check, "vm_timeout_s")))
-		timeout = (int)json_integer_value(json_object_get(check, "vm_timeout_s"));
 	if (!timeout)
 		timeout = 300;
+	(void)check;
 	char append[PATH_MAX + 128];
 	snprintf(append, sizeof(append),
 		 "console=ttyS0 panic=-1 loglevel=4 printk.devkmsg=on log_buf_len=4M "

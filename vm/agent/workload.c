@@ -303,7 +303,8 @@ static int do_sg_raw(json_t *step, json_t *res)
 	int cdb_len = parse_cdb(step_str(step, "cdb", ""), cdb);
 	if (cdb_len < 6)
 		return EINVAL;
-	long long in = step_int(step, "in", 0), out = step_int(step, "out", 0);
+	/* "size": bytes of data-in; "data": bytes of data-out (pattern-filled). */
+	long long in = step_int(step, "size", 0), out = step_int(step, "data", 0);
 	size_t len = (size_t)(in ? in : out);
 	void *buf = calloc(1, len ? len : 1);
 	memset(buf, (int)step_int(step, "pattern", 0xa5), out ? len : 0);
@@ -591,6 +592,16 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	signal(SIGPIPE, SIG_IGN);
+	/* Clock sync: the kernel log stamps this record with its own clock. */
+	int kfd = open("/dev/kmsg", O_WRONLY);
+	if (kfd >= 0) {
+		char m[96];
+		int n = snprintf(m, sizeof(m), "faultlun-agent: clock mono_us=%lld\n",
+				 (long long)(now_s() * 1e6));
+		if (write(kfd, m, (size_t)n) < 0)
+			perror("fl-vm-agent: /dev/kmsg");
+		close(kfd);
+	}
 	pthread_t probe, sampler;
 	bool have_probe = healthy_dev && *healthy_dev;
 	if (have_probe)
@@ -603,8 +614,8 @@ int main(int argc, char **argv)
 	size_t i;
 	json_array_foreach(steps, i, step) run_step_bounded(out, i, step);
 	fclose(out);
-	usleep((useconds_t)json_integer_value(json_object_get(check, "settle_ms")) * 1000 +
-	       500000);
+	/* Let the observers see what the last step set off. */
+	usleep(1000000);
 	stop_observers = 1;
 	pthread_join(sampler, NULL);
 	if (have_probe) {
