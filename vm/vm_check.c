@@ -688,7 +688,9 @@ int vm_check_run(json_t *sc, const struct vm_run_info *info)
 			snprintf(buf, sizeof(buf), "healthy LUN read stalled %.0f ms%s", ms,
 				 json_is_true(json_object_get(o, "unfinished")) ? " (never finished)"
 									: "");
-			add_event(tl, json_real_value(json_object_get(o, "t1")), "healthy", buf);
+			add_event(tl, json_real_value(json_object_get(o, "t0")), "healthy", buf);
+			json_object_set_new(json_array_get(tl, json_array_size(tl) - 1), "dur",
+					    json_real(ms / 1000));
 		}
 	}
 	tl = sort_timeline(tl);

@@ -239,8 +239,10 @@ int fl_vm_report_html(const char *result_json, const char *html_path)
 		if (l == 0 || t < tmin)
 			continue;
 		int x = left + (int)((t - tmin) * scale);
-		fprintf(f, "<rect x=\"%d\" y=\"%d\" width=\"3\" height=\"16\" fill=\"%s\"><title>%+.3f ",
-			x, 34 + l * laneh, colors[l], t);
+		/* Events with a duration (healthy-LUN stalls) are bars, the rest marks. */
+		int w = (int)(json_number_value(json_object_get(o, "dur")) * scale);
+		fprintf(f, "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"16\" fill=\"%s\"><title>%+.3f ",
+			x, 34 + l * laneh, w > 3 ? w : 3, colors[l], t);
 		html_esc(f, text);
 		fprintf(f, "</title></rect>\n");
 	}
