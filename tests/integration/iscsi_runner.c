@@ -37,6 +37,9 @@
 static struct iscsi_context *ctx;
 static struct iscsi_url *url;
 static uint32_t block_size = 512;
+static struct scsi_task *stale[64]; /* timed-out tasks, freed at the end */
+static struct op *stale_op[64];
+static size_t nstale;
 
 /* Monotonic milliseconds. */
 static int64_t now_ms(void)
@@ -108,13 +111,23 @@ static bool connect_target(void)
 /* Sends a TMF and waits for its answer; returns the response or -1. */
 static int tmf(enum iscsi_task_mgmt_funcs fn, int lun, struct scsi_task *t, int ms)
 {
-	struct op op = {.tmf_resp = 0xdead};
+	/* On the heap: an unanswered TMF may still be answered later. */
+	struct op *op = calloc(1, sizeof(*op));
+	int resp = -1;
+
+	op->tmf_resp = 0xdead;
 	if (iscsi_task_mgmt_async(ctx, lun, fn, t ? t->itt : 0xffffffff, t ? t->cmdsn : 0, op_cb,
-				  &op))
+				  op)) {
+		free(op);
 		return -1;
-	if (!wait_op(&op, ms) || op.status != SCSI_STATUS_GOOD)
-		return -1;
-	return (int)op.tmf_resp;
+	}
+	if (wait_op(op, ms) && op->status == SCSI_STATUS_GOOD)
+		resp = (int)op->tmf_resp;
+	if (op->done)
+		free(op);
+	else if (nstale < sizeof(stale) / sizeof(stale[0]))
+		stale_op[nstale++] = op; /* its task slot stays NULL */
+	return resp;
 }
 
 /* Runs one CDB with the runner's error handling; fills r. */
@@ -125,13 +138,15 @@ static void run_task(struct scsi_task *(*make)(void *), void *arg, int lun, stru
 	r->run = true;
 	for (int attempt = 0; attempt < 2; attempt++) {
 		struct scsi_task *t = make(arg);
-		struct op op = {0};
-		if (!t || iscsi_scsi_command_async(ctx, lun, t, op_cb, out, &op)) {
+		/* On the heap: libiscsi may call back late for a timed-out task. */
+		struct op *opp = calloc(1, sizeof(*opp));
+		if (!t || iscsi_scsi_command_async(ctx, lun, t, op_cb, out, opp)) {
+			free(opp);
 			r->done = false;
 			break;
 		}
-		if (wait_op(&op, timeout_ms) && op.status != SCSI_STATUS_CANCELLED &&
-		    op.status != SCSI_STATUS_ERROR) {
+		if (wait_op(opp, timeout_ms) && opp->status != SCSI_STATUS_CANCELLED &&
+		    opp->status != SCSI_STATUS_ERROR) {
 			r->done = true;
 			r->status = t->status;
 			if (t->status == SCSI_STATUS_CHECK_CONDITION) {
@@ -140,6 +155,7 @@ static void run_task(struct scsi_task *(*make)(void *), void *arg, int lun, stru
 				r->ascq = (uint8_t)(t->sense.ascq & 0xff);
 			}
 			scsi_free_scsi_task(t);
+			free(opp);
 			break;
 		}
 		/* Error handling: abort, LUN reset twice, then a new session. */
@@ -155,7 +171,11 @@ static void run_task(struct scsi_task *(*make)(void *), void *arg, int lun, stru
 			recovered = iscsi_reconnect_sync(ctx) == 0;
 		}
 		(void)a;
-		/* The task may still be queued inside libiscsi: leak it rather than free it. */
+		/* libiscsi may still hold the task: free it after the context. */
+		if (nstale < sizeof(stale) / sizeof(stale[0])) {
+			stale_op[nstale] = opp;
+			stale[nstale++] = t;
+		}
 		if (!recovered)
 			break;
 	}
@@ -494,6 +514,11 @@ int main(int argc, char **argv)
 	iscsi_logout_sync(ctx);
 	iscsi_destroy_url(url);
 	iscsi_destroy_context(ctx);
+	for (size_t i = 0; i < nstale; i++) {
+		if (stale[i])
+			scsi_free_scsi_task(stale[i]);
+		free(stale_op[i]);
+	}
 	json_decref(check);
 	fl_scenario_free(sc);
 	free(res);
