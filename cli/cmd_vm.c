@@ -9,6 +9,7 @@
  * or guest error; 77: qemu or the kernel package cannot be had).
  */
 #include "cli.h"
+#include "fl_faults.h"
 #include "fl_vm.h"
 
 #include <jansson.h>
@@ -132,6 +133,25 @@ int cmd_vm(int argc, char **argv)
 			stem[strcspn(stem, ".")] = 0;
 			snprintf(dir, sizeof(dir), "%s/%s-%s", base, stem, paths[p]);
 			o.path = paths[p];
+			/* A broken scenario is reported before a guest boots for it. */
+			if (strcmp(paths[p], "lio")) {
+				struct fl_scenario *sc = NULL;
+				struct fl_diags diags = {0};
+				unsigned fe = !strcmp(paths[p], "tcmu") ? FL_FE_TCMU : FL_FE_ISCSI;
+				int lr = fl_scenario_load_file(files[f], fe, &sc, &diags);
+				if (lr < 0) {
+					fl_diags_print(&diags, stderr);
+					fl_diags_free(&diags);
+					fprintf(stderr, "faultlun vm: %s: not a valid scenario for path %s\n",
+						files[f], paths[p]);
+					if (worst < 2)
+						worst = 2;
+					runs++;
+					continue;
+				}
+				fl_diags_free(&diags);
+				fl_scenario_free(sc);
+			}
 			int rc = fl_vm_run(files[f], &o, dir);
 			runs++;
 			if (rc == FL_VM_SKIP) {
