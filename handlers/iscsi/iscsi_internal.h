@@ -189,6 +189,11 @@ struct conn {
 	/* transmit */
 	struct txpdu *tx_head, *tx_tail;
 	size_t tx_bytes;
+	/* outbound PDUs held back by a delay fault, in order */
+	struct txpdu *held_head, *held_tail;
+	uint64_t tx_hold_until;
+	struct timer *tx_hold_timer;
+	bool rx_paused; /* an inbound PDU is delayed: read nothing more until it ran */
 	bool tx_hdigest, tx_ddigest;
 	/* login */
 	struct login_state *login;
@@ -313,6 +318,7 @@ void session_xport_refresh(struct conn *c);
 int session_text(struct conn *c, const uint8_t *bhs, const uint8_t *data, uint32_t dlen);
 struct conn *session_find_tsih(struct portal *p, uint16_t tsih);
 void session_reinstate(struct conn *c);
+void conn_free_held(struct conn *c);
 void conn_send(struct conn *c, struct txpdu *t, enum fl_pdu_kind kind, const struct task *task,
 	       uint32_t data_sn, uint32_t offset);
 uint16_t session_alloc_tsih(struct portal *p);

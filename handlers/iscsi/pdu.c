@@ -225,7 +225,7 @@ int conn_on_readable(struct conn *c)
 {
 	int budget = 64;
 
-	while (!c->dead && budget > 0 && c->state != CONN_CLOSING) {
+	while (!c->dead && budget > 0 && c->state != CONN_CLOSING && !c->rx_paused) {
 		ssize_t n;
 		if (!c->rx_in_body) {
 			n = read(c->fd, c->bhs + c->rx_have, ISCSI_BHS_LEN - c->rx_have);

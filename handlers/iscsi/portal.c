@@ -160,7 +160,7 @@ void conn_update_events(struct conn *c)
 {
 	uint32_t ev = 0;
 
-	if (c->state != CONN_CLOSING && c->tx_bytes < ISCSI_TX_HIGH_WATER)
+	if (c->state != CONN_CLOSING && !c->rx_paused && c->tx_bytes < ISCSI_TX_HIGH_WATER)
 		ev |= EPOLLIN;
 	if (c->tx_head)
 		ev |= EPOLLOUT;
@@ -211,6 +211,7 @@ static void conn_destroy(struct conn *c)
 		c->tx_head = t->next;
 		txpdu_free(t);
 	}
+	conn_free_held(c);
 	epoll_ctl(p->epfd, EPOLL_CTL_DEL, c->fd, NULL);
 	close(c->fd);
 	if (c->prev)

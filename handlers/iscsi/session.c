@@ -134,22 +134,43 @@ static void pdu_info(struct conn *c, enum fl_pdu_kind kind, const struct task *t
 	}
 }
 
-/* A delayed outbound PDU. */
-struct delayed_tx {
-	struct txpdu *pdu;
-};
-
-/* Timer: sends a PDU held back by a delay fault. */
-static void delayed_tx_fire(struct portal *p, struct conn *c, void *arg)
+/* Timer: the hold on outbound PDUs ends; they go out in their order. */
+static void tx_hold_fire(struct portal *p, struct conn *c, void *arg)
 {
 	(void)p;
-	conn_queue(c, arg);
+	(void)arg;
+	c->tx_hold_timer = NULL; /* the loop frees the fired timer */
+	c->tx_hold_until = 0;
+	while (c->held_head && !c->dead) {
+		struct txpdu *t = c->held_head;
+		c->held_head = t->next;
+		if (!c->held_head)
+			c->held_tail = NULL;
+		t->next = NULL;
+		conn_queue(c, t);
+	}
 }
 
-/* Frees a delayed PDU that will never go out. */
-static void delayed_tx_free(void *arg)
+/* Appends a PDU to the held-back list (kept in order, like a slow wire). */
+static void tx_hold(struct conn *c, struct txpdu *t)
 {
-	txpdu_free(arg);
+	t->next = NULL;
+	if (c->held_tail)
+		c->held_tail->next = t;
+	else
+		c->held_head = t;
+	c->held_tail = t;
+}
+
+/* Frees PDUs still held back when a connection goes away. */
+void conn_free_held(struct conn *c)
+{
+	while (c->held_head) {
+		struct txpdu *t = c->held_head;
+		c->held_head = t->next;
+		txpdu_free(t);
+	}
+	c->held_tail = NULL;
 }
 
 /*
@@ -174,17 +195,31 @@ void conn_send(struct conn *c, struct txpdu *t, enum fl_pdu_kind kind, const str
 			  v.rule ? " " : "", v.rule ? v.rule : "", t->hdr[0]);
 		txpdu_free(t);
 		return;
-	case FL_XPORT_DELAY:
-		if (!timer_add(c->portal, c, (uint64_t)v.delay_us * 1000, delayed_tx_fire, t,
-			       delayed_tx_free))
-			txpdu_free(t);
+	case FL_XPORT_DELAY: {
+		/*
+		 * A delay holds this PDU and every later one (TCP keeps order):
+		 * the hold ends delay_us from now, or later if already longer.
+		 */
+		uint64_t until = iscsi_now_ns() + (uint64_t)v.delay_us * 1000;
+		tx_hold(c, t);
+		if (until > c->tx_hold_until) {
+			if (c->tx_hold_timer)
+				timer_cancel(c->portal, c->tx_hold_timer);
+			c->tx_hold_until = until;
+			c->tx_hold_timer = timer_add(c->portal, c, until - iscsi_now_ns(),
+						     tx_hold_fire, NULL, NULL);
+		}
 		return;
+	}
 	case FL_XPORT_CLOSE:
 		txpdu_free(t);
 		conn_close(c, "fault: connection closed by the scenario");
 		return;
 	default:
-		conn_queue(c, t);
+		if (c->held_head)
+			tx_hold(c, t); /* behind a delayed PDU */
+		else
+			conn_queue(c, t);
 	}
 }
 
@@ -199,13 +234,16 @@ struct delayed_rx {
 static int session_handle(struct conn *c, const uint8_t *bhs, const uint8_t *ahs, uint32_t ahs_len,
 			  const uint8_t *data, uint32_t dlen);
 
-/* Timer: processes a PDU held back by a delay fault. */
+/* Timer: processes a PDU held back by a delay fault, then reads on. */
 static void delayed_rx_fire(struct portal *p, struct conn *c, void *arg)
 {
 	struct delayed_rx *d = arg;
 	(void)p;
+	c->rx_paused = false;
 	session_handle(c, d->bhs, d->buf, d->ahs_len, d->buf + d->ahs_len, d->dlen);
 	free(d);
+	if (!c->dead)
+		conn_update_events(c);
 }
 
 /* Sends a Logout Response (RFC 7143 11.15). */
@@ -459,8 +497,14 @@ int session_dispatch(struct conn *c, const uint8_t *bhs, const uint8_t *ahs, uin
 		memcpy(d->buf + ahs_len, data, dlen);
 		d->ahs_len = ahs_len;
 		d->dlen = dlen;
-		if (!timer_add(c->portal, c, (uint64_t)v.delay_us * 1000, delayed_rx_fire, d, free))
+		/* Later PDUs wait behind this one: stop reading until it is processed. */
+		if (!timer_add(c->portal, c, (uint64_t)v.delay_us * 1000, delayed_rx_fire, d,
+			       free)) {
 			free(d);
+			return 0;
+		}
+		c->rx_paused = true;
+		conn_update_events(c);
 		return 0;
 	}
 	default:
