@@ -70,8 +70,11 @@ void session_reinstate(struct conn *c)
 		if (x == c || x->dead || !x->logged_in || x->discovery)
 			continue;
 		if (!strcasecmp(x->initiator_name, c->initiator_name) &&
-		    !memcmp(x->isid, c->isid, 6))
+		    !memcmp(x->isid, c->isid, 6)) {
 			conn_close(x, "session reinstated by a new login with the same ISID");
+			/* The old nexus ends now, before the new login is announced. */
+			session_end(x, false);
+		}
 	}
 }
 
