@@ -5,7 +5,8 @@
 set -u
 fl=$1
 tool=$2
-command -v "$tool" >/dev/null 2>&1 || { echo "$tool not installed: skipped"; exit 77; }
+command -v "${tool%-*}" >/dev/null 2>&1 || command -v "$tool" >/dev/null 2>&1 ||
+	{ echo "$tool not installed: skipped"; exit 77; }
 out=$(mktemp)
 trap 'rm -f "$out"' EXIT
 fail() { echo "FAIL: $*" >&2; cat "$out" >&2; exit 1; }
@@ -26,6 +27,27 @@ iscsi-ls)
 	serve 'iscsi-ls -s "iscsi://$FAULTLUN_ADDR:$FAULTLUN_PORT"' || fail "iscsi-ls failed"
 	grep -q "Target:iqn" "$out" || fail "no target listed"
 	grep -q "Lun:0" "$out" || fail "LUN 0 not listed"
+	;;
+iscsi-ls-luns)
+	# Several LUNs from a scenario, each with its own size and block size.
+	"$fl" serve -q --listen 127.0.0.1:0 "$3" \
+		--run 'iscsi-ls -s "iscsi://$FAULTLUN_ADDR:$FAULTLUN_PORT" &&
+		       iscsi-readcapacity16 "iscsi://$FAULTLUN_ADDR:$FAULTLUN_PORT/$FAULTLUN_IQN/3"' \
+		>"$out" 2>&1 || fail "iscsi-ls / readcapacity16 on LUN 3 failed"
+	grep -q "Lun:0" "$out" || fail "LUN 0 not listed"
+	grep -q "Lun:3" "$out" || fail "LUN 3 not listed"
+	grep -q "LOGICAL BLOCK LENGTH IN BYTES:4096" "$out" || fail "LUN 3 is not 4096-byte blocks"
+	grep -q "Total size:33554432" "$out" || fail "LUN 3 is not 32 MiB"
+	;;
+iscsi-inq-ipv6)
+	# An IPv6 portal, when the host has ::1.
+	if ! "$fl" serve -q --listen '[::1]:0' --run true >/dev/null 2>&1; then
+		echo "no IPv6 loopback: skipped"
+		exit 77
+	fi
+	"$fl" serve -q --listen '[::1]:0' --run 'iscsi-inq "$FAULTLUN_URL"' >"$out" 2>&1 ||
+		fail "iscsi-inq over IPv6 failed"
+	grep -q "DIRECT_ACCESS" "$out" || fail "no direct-access device over IPv6"
 	;;
 iscsi-perf)
 	# A few seconds of reads with 32 outstanding requests; then SIGINT ends it.
