@@ -182,6 +182,7 @@ int cmd_serve(int argc, char **argv)
 	const char *run = NULL, *store = NULL, *trace = NULL, *ctl = NULL, *seed = NULL;
 	uint64_t size = 0;
 	unsigned lun_id = 0, block_size = 0;
+	bool lun_set = false;
 	bool quiet = false;
 	int opt, ret = 2;
 
@@ -196,6 +197,7 @@ int cmd_serve(int argc, char **argv)
 			break;
 		case 'L':
 			lun_id = (unsigned)strtoul(optarg, NULL, 0);
+			lun_set = true;
 			if (lun_id >= FL_MAX_LUNS) {
 				fprintf(stderr, "faultlun serve: --lun must be 0..255\n");
 				return 2;
@@ -317,6 +319,9 @@ int cmd_serve(int argc, char **argv)
 	eo.size_override = size;
 	if (scenario_path) {
 		struct fl_diags d = {0};
+		if (lun_set || block_size)
+			fprintf(stderr, "faultlun serve: --lun and --block-size apply to the default "
+					"LUN only; the scenario's LUNs are served\n");
 		int err = fl_scenario_load_file(scenario_path, FL_FE_ISCSI, &sc, &d);
 		if (err) {
 			fl_diags_print(&d, stderr);
