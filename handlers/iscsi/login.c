@@ -292,6 +292,20 @@ int login_handle(struct conn *c, const uint8_t *bhs, const uint8_t *data, uint32
 			goto out;
 		}
 	}
+	/* RFC 7143 13.14: FirstBurstLength must not exceed MaxBurstLength. */
+	if (l->p.first_burst > l->p.max_burst) {
+		l->p.first_burst = l->p.max_burst;
+		for (size_t i = 0; i < resp.n; i++)
+			if (!strcmp(resp.v[i].key, "FirstBurstLength")) {
+				char v[16];
+				snprintf(v, sizeof(v), "%u", l->p.first_burst);
+				char *d = strdup(v);
+				if (d) {
+					free(resp.v[i].value);
+					resp.v[i].value = d;
+				}
+			}
+	}
 	if (csg == ISCSI_STAGE_SECURITY && login_security(c, bhs, &kv, &resp))
 		goto out;
 	/* RFC 7143 13.9: the tag goes in the first response of a session. */

@@ -268,6 +268,10 @@ static void check_login_status(void)
 	expect_login_status(dup, 0x0200, 0, 0, "a key sent twice");
 }
 
+/* MaxBurstLength / MaxOutstandingR2T the next full_login offers (and expects back). */
+static const char *g_burst = "300000", *g_burst_kv = "MaxBurstLength=300000";
+static const char *g_r2t = "4", *g_r2t_kv = "MaxOutstandingR2T=4";
+
 /* Logs in with every operational key; checks each answer. Leaves l in FFP. */
 static bool full_login(struct link *l, bool digests)
 {
@@ -293,11 +297,11 @@ static bool full_login(struct link *l, bool digests)
 			    "InitialR2T=No",
 			    "ImmediateData=Yes",
 			    "MaxRecvDataSegmentLength=4096",
-			    "MaxBurstLength=300000",
+			    g_burst_kv,
 			    "FirstBurstLength=400000",
 			    "DefaultTime2Wait=0",
 			    "DefaultTime2Retain=10",
-			    "MaxOutstandingR2T=4",
+			    g_r2t_kv,
 			    "DataPDUInOrder=No",
 			    "DataSequenceInOrder=No",
 			    "ErrorRecoveryLevel=2",
@@ -307,16 +311,16 @@ static bool full_login(struct link *l, bool digests)
 			    NULL};
 	st = login_pdu(l, 1, 3, true, op, rb, rd, &rl, 0, 0);
 	CHECK(st == 0, "operational stage status 0x%04x", st);
-	static const struct {
+	const struct {
 		const char *key, *want;
 	} answers[] = {
 	    {"MaxConnections", "1"},
 	    {"InitialR2T", "No"},
 	    {"ImmediateData", "Yes"},
-	    {"MaxBurstLength", "300000"},
+	    {"MaxBurstLength", g_burst},
 	    {"DefaultTime2Wait", "2"},
 	    {"DefaultTime2Retain", "0"},
-	    {"MaxOutstandingR2T", "4"},
+	    {"MaxOutstandingR2T", g_r2t},
 	    {"DataPDUInOrder", "Yes"},
 	    {"DataSequenceInOrder", "Yes"},
 	    {"ErrorRecoveryLevel", "0"},
@@ -335,7 +339,7 @@ static bool full_login(struct link *l, bool digests)
 	CHECK(text_get(rd, rl, "DataDigest", v, sizeof(v)) &&
 		  !strcmp(v, digests ? "CRC32C" : "None"),
 	      "DataDigest");
-	CHECK(text_get(rd, rl, "FirstBurstLength", v, sizeof(v)) && atoi(v) <= 300000 &&
+	CHECK(text_get(rd, rl, "FirstBurstLength", v, sizeof(v)) && atoi(v) <= atoi(g_burst) &&
 		  atoi(v) >= 512,
 	      "FirstBurstLength min() and not above MaxBurstLength");
 	CHECK(text_get(rd, rl, "MaxRecvDataSegmentLength", v, sizeof(v)) && atoi(v) >= 512,
@@ -725,6 +729,75 @@ static void check_slow_reader(void)
 }
 
 /* Runs the CHECK named on the command line. */
+/* R2Ts never exceed MaxBurstLength, nor MaxOutstandingR2T at a time (RFC 7143 11.8). */
+static void check_r2t(void)
+{
+	struct link l;
+	uint8_t rb[48], rd[8192], cdb[16] = {0}, buf[8192] = {0};
+	uint32_t rl;
+	g_burst = "8192", g_burst_kv = "MaxBurstLength=8192";
+	g_r2t = "2", g_r2t_kv = "MaxOutstandingR2T=2";
+	if (!full_login(&l, false))
+		return;
+	scsi(&l, cdb, 0, false, NULL, 0, NULL, NULL, 0); /* the power-on UA */
+	/* WRITE(10) of 64 KiB, no unsolicited data (F set). */
+	uint8_t bhs[48] = {0x01, 0xa0};
+	uint8_t w10[16] = {0x2a, 0, 0, 0, 0x10, 0, 0, 0, 128};
+	uint32_t itt = ++l.itt;
+	be32(bhs + 16, itt);
+	be32(bhs + 20, 65536);
+	be32(bhs + 24, l.cmdsn++);
+	memcpy(bhs + 32, w10, 16);
+	send_pdu(&l, bhs, NULL, 0, false);
+	uint32_t got = 0, next_r2tsn = 0;
+	int outstanding = 0, max_out = 0, status = -1;
+	struct {
+		uint32_t ttt, off, len;
+	} pend[16];
+	int npend = 0;
+	while (status < 0) {
+		/* Read until nothing more arrives for a moment, then answer one R2T. */
+		while (recv_pdu(&l, rb, rd, &rl, npend ? 100 : 2000)) {
+			uint8_t op = rb[0] & 0x3f;
+			if (op == 0x31) {
+				CHECK(rd32(rb + 36) == next_r2tsn, "R2TSN %u, expected %u",
+				      rd32(rb + 36), next_r2tsn);
+				next_r2tsn++;
+				CHECK(rd32(rb + 44) <= 8192,
+				      "R2T asks %u bytes, MaxBurstLength 8192", rd32(rb + 44));
+				if (npend < 16) {
+					pend[npend].ttt = rd32(rb + 20);
+					pend[npend].off = rd32(rb + 40);
+					pend[npend].len = rd32(rb + 44);
+					npend++;
+				}
+				outstanding++;
+				if (outstanding > max_out)
+					max_out = outstanding;
+			} else if (op == 0x21) {
+				status = rb[3];
+				break;
+			}
+		}
+		if (status >= 0 || !npend)
+			break;
+		/* Answer the oldest R2T with one Data-Out sequence. */
+		uint8_t d[48] = {0x05, 0x80};
+		be32(d + 16, itt);
+		be32(d + 20, pend[0].ttt);
+		be32(d + 40, pend[0].off);
+		send_pdu(&l, d, buf, pend[0].len, false);
+		got += pend[0].len;
+		memmove(pend, pend + 1, (size_t)--npend * sizeof(pend[0]));
+		outstanding--;
+	}
+	CHECK(status == 0, "the write completes GOOD (%d)", status);
+	CHECK(got == 65536, "all 64 KiB solicited (%u)", got);
+	CHECK(max_out == 2, "at most MaxOutstandingR2T (2) R2Ts at a time, saw %d", max_out);
+	CHECK(next_r2tsn == 8, "8 R2Ts of 8 KiB, saw %u", next_r2tsn);
+	close(l.fd);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc < 2 || !getenv("FAULTLUN_PORT") || !getenv("FAULTLUN_ADDR") ||
@@ -746,6 +819,8 @@ int main(int argc, char **argv)
 		check_discovery();
 	else if (!strcmp(c, "abort-pending"))
 		check_abort_pending();
+	else if (!strcmp(c, "r2t"))
+		check_r2t();
 	else if (!strcmp(c, "slow-reader"))
 		check_slow_reader();
 	else if (!strcmp(c, "garbage"))
