@@ -798,6 +798,46 @@ static void check_r2t(void)
 	close(l.fd);
 }
 
+/* Data-In: at most MaxRecvDataSegmentLength each, F at every MaxBurstLength, S last. */
+static void check_datain(void)
+{
+	struct link l;
+	uint8_t rb[48], rd[8192], cdb[16] = {0};
+	uint32_t rl;
+	g_burst = "8192", g_burst_kv = "MaxBurstLength=8192";
+	if (!full_login(&l, false)) /* declares MaxRecvDataSegmentLength=4096 */
+		return;
+	scsi(&l, cdb, 0, false, NULL, 0, NULL, NULL, 0); /* the power-on UA */
+	uint8_t bhs[48] = {0x01, 0xc0};
+	uint8_t r10[16] = {0x28, 0, 0, 0, 0, 0, 0, 0, 64}; /* 32 KiB */
+	uint32_t itt = ++l.itt;
+	be32(bhs + 16, itt);
+	be32(bhs + 20, 32768);
+	be32(bhs + 24, l.cmdsn++);
+	memcpy(bhs + 32, r10, 16);
+	send_pdu(&l, bhs, NULL, 0, false);
+	uint32_t off = 0, sn = 0;
+	bool status = false;
+	while (!status && recv_pdu(&l, rb, rd, &rl, 2000)) {
+		if ((rb[0] & 0x3f) != 0x25)
+			break;
+		CHECK(rd32(rb + 16) == itt, "ITT");
+		CHECK(rd32(rb + 36) == sn, "DataSN %u, expected %u", rd32(rb + 36), sn);
+		CHECK(rd32(rb + 40) == off, "Buffer Offset %u, expected %u", rd32(rb + 40), off);
+		CHECK(rl <= 4096, "Data-In of %u bytes above MaxRecvDataSegmentLength 4096", rl);
+		off += rl;
+		sn++;
+		bool f = rb[1] & 0x80;
+		CHECK(f == (off % 8192 == 0), "F bit %d at offset %u (MaxBurstLength 8192)", f,
+		      off);
+		status = rb[1] & 0x01;
+		CHECK(!status || off == 32768, "status before the last Data-In");
+	}
+	CHECK(status && off == 32768 && rb[3] == 0, "32 KiB then GOOD in the last Data-In");
+	close(l.fd);
+}
+
+/* Runs the CHECK named on the command line. */
 int main(int argc, char **argv)
 {
 	if (argc < 2 || !getenv("FAULTLUN_PORT") || !getenv("FAULTLUN_ADDR") ||
@@ -819,6 +859,8 @@ int main(int argc, char **argv)
 		check_discovery();
 	else if (!strcmp(c, "abort-pending"))
 		check_abort_pending();
+	else if (!strcmp(c, "datain"))
+		check_datain();
 	else if (!strcmp(c, "r2t"))
 		check_r2t();
 	else if (!strcmp(c, "slow-reader"))
