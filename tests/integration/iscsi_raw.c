@@ -728,6 +728,72 @@ static void check_slow_reader(void)
 	close(lazy.fd);
 }
 
+/* Logout reasons, text continuation, an extended CDB, TARGET COLD RESET. */
+static void check_misc(void)
+{
+	struct link a, b;
+	uint8_t rb[48], rd[8192];
+	uint32_t rl;
+	char v[256];
+	if (!full_login(&a, false) || !full_login(&b, false))
+		return;
+	/* Logout "remove the connection for recovery": not supported at ERL 0. */
+	uint8_t lo[48] = {0x46, 0x82};
+	be32(lo + 16, ++a.itt);
+	be32(lo + 24, a.cmdsn);
+	send_pdu(&a, lo, NULL, 0, false);
+	CHECK(recv_pdu(&a, rb, rd, &rl, 2000) && (rb[0] & 0x3f) == 0x26 && rb[2] == 2,
+	      "logout reason 2 answered 'recovery not supported' (%u)", rb[2]);
+	/* Close connection with a CID we do not have. */
+	lo[1] = 0x81;
+	lo[20] = 0x77;
+	be32(lo + 16, ++a.itt);
+	send_pdu(&a, lo, NULL, 0, false);
+	CHECK(recv_pdu(&a, rb, rd, &rl, 2000) && (rb[0] & 0x3f) == 0x26 && rb[2] == 1,
+	      "logout of an unknown CID answered 'CID not found' (%u)", rb[2]);
+	/* A text request in two parts (C bit). */
+	uint8_t tx[48] = {0x44, 0x40};
+	be32(tx + 16, ++a.itt);
+	be32(tx + 20, 0xffffffff);
+	be32(tx + 24, a.cmdsn);
+	send_pdu(&a, tx, "SendTar", 7, false);
+	CHECK(recv_pdu(&a, rb, rd, &rl, 2000) && (rb[0] & 0x3f) == 0x24 && !(rb[1] & 0x80) &&
+		  rd32(rb + 20) != 0xffffffff,
+	      "continued text request answered with an empty response and a TTT");
+	tx[1] = 0x80;
+	memcpy(tx + 20, rb + 20, 4);
+	send_pdu(&a, tx, "gets=All", 9, false);
+	CHECK(recv_pdu(&a, rb, rd, &rl, 2000) && (rb[0] & 0x3f) == 0x24 && (rb[1] & 0x80) &&
+		  text_get(rd, rl, "TargetName", v, sizeof(v)),
+	      "the whole text request is answered");
+	/* A 32-byte CDB in an extended CDB AHS (RFC 7143 11.2.1.5): answered. */
+	uint8_t cmd[48 + 20] = {0x41, 0x80};
+	cmd[4] = 5; /* TotalAHSLength: 5 words */
+	be32(cmd + 16, ++a.itt);
+	be32(cmd + 24, a.cmdsn);
+	cmd[32] = 0x7f;				/* VARIABLE LENGTH CDB */
+	cmd[48] = 0, cmd[49] = 17, cmd[50] = 1; /* AHSLength 17, type 1 */
+	CHECK(write(a.fd, cmd, sizeof(cmd)) == (ssize_t)sizeof(cmd), "write");
+	CHECK(recv_pdu(&a, rb, rd, &rl, 2000) && (rb[0] & 0x3f) == 0x21 && rd32(rb + 16) == a.itt,
+	      "a command with an extended CDB gets a SCSI Response (status %u)", rb[3]);
+	close(a.fd);
+	/* TARGET COLD RESET on b: answered, then the target closes its connections. */
+	struct link c2;
+	bool have_c = full_login(&c2, false);
+	uint8_t tmf[48] = {0x42, 0x87};
+	be32(tmf + 16, ++b.itt);
+	be32(tmf + 20, 0xffffffff);
+	be32(tmf + 24, b.cmdsn);
+	send_pdu(&b, tmf, NULL, 0, false);
+	CHECK(recv_pdu(&b, rb, rd, &rl, 2000) && (rb[0] & 0x3f) == 0x22 && rb[2] == 0,
+	      "TARGET COLD RESET complete");
+	CHECK(closed_by_peer(&b, 3000), "the resetting connection is closed after the response");
+	CHECK(!have_c || closed_by_peer(&c2, 3000), "every other connection is closed too");
+	close(b.fd);
+	if (have_c)
+		close(c2.fd);
+}
+
 /* Runs the CHECK named on the command line. */
 /* R2Ts never exceed MaxBurstLength, nor MaxOutstandingR2T at a time (RFC 7143 11.8). */
 static void check_r2t(void)
@@ -859,6 +925,8 @@ int main(int argc, char **argv)
 		check_discovery();
 	else if (!strcmp(c, "abort-pending"))
 		check_abort_pending();
+	else if (!strcmp(c, "misc"))
+		check_misc();
 	else if (!strcmp(c, "datain"))
 		check_datain();
 	else if (!strcmp(c, "r2t"))
