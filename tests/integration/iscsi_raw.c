@@ -82,6 +82,9 @@ static bool link_open(struct link *l)
 	return l->fd >= 0 && !connect(l->fd, (struct sockaddr *)&sa, sizeof(sa));
 }
 
+/* When set, the next data digests sent are wrong. */
+static uint32_t g_corrupt_dd;
+
 /* Sends a PDU with digests as negotiated; corrupt_hd flips the header digest. */
 static void send_pdu(struct link *l, uint8_t *bhs, const void *data, uint32_t dlen, bool corrupt_hd)
 {
@@ -101,7 +104,7 @@ static void send_pdu(struct link *l, uint8_t *bhs, const void *data, uint32_t dl
 	while (n % 4)
 		buf[n++] = 0;
 	if (l->dd && dlen) {
-		uint32_t c = crc32c(buf + (l->hd ? 52 : 48), (dlen + 3) & ~3u);
+		uint32_t c = crc32c(buf + (l->hd ? 52 : 48), (dlen + 3) & ~3u) ^ g_corrupt_dd;
 		memcpy(buf + n, &c, 4);
 		n += 4;
 	}
@@ -415,6 +418,21 @@ static void check_digests(void)
 	be32(bhs + 24, l.cmdsn);
 	send_pdu(&l, bhs, NULL, 0, true);
 	CHECK(closed_by_peer(&l, 3000), "a header digest error closes the connection");
+	close(l.fd);
+	/* A data digest error: Reject (data digest error), then the connection closes. */
+	if (!full_login(&l, true))
+		return;
+	uint8_t ping[48] = {0x40, 0x80}, rb[48], rd[8192];
+	uint32_t rl;
+	be32(ping + 16, ++l.itt);
+	be32(ping + 20, 0xffffffff);
+	be32(ping + 24, l.cmdsn);
+	g_corrupt_dd = 1;
+	send_pdu(&l, ping, "abcd", 4, false);
+	g_corrupt_dd = 0;
+	CHECK(recv_pdu(&l, rb, rd, &rl, 2000) && (rb[0] & 0x3f) == 0x3f && rb[2] == 0x02,
+	      "Reject with reason data digest error");
+	CHECK(closed_by_peer(&l, 3000), "then the connection closes");
 	close(l.fd);
 }
 
