@@ -90,7 +90,20 @@ void nop_timer_arm(struct conn *c)
 					 nop_timer_fire, NULL, NULL);
 }
 
-/* Sends Async Message AsyncEvent 1: please log out (RFC 7143 11.9.1). */
+/* Timer: the initiator did not log out within Parameter3 seconds. */
+static void logout_deadline(struct portal *p, struct conn *c, void *arg)
+{
+	(void)p;
+	(void)arg;
+	if (!c->logged_out)
+		conn_close(c, "initiator did not log out as the Async Message asked");
+}
+
+/*
+ * Sends Async Message AsyncEvent 1: please log out (RFC 7143 11.9.1); the
+ * initiator must do so within Parameter3 seconds, after which the target
+ * drops the connection.
+ */
 void async_send_logout_request(struct conn *c, uint16_t wait_s)
 {
 	struct txpdu *pdu = txpdu_new(ISCSI_OP_ASYNC);
@@ -108,4 +121,7 @@ void async_send_logout_request(struct conn *c, uint16_t wait_s)
 	put_be16(pdu->hdr + 40, 0);
 	put_be16(pdu->hdr + 42, wait_s);
 	conn_send(c, pdu, FL_PDU_ASYNC, NULL, 0, 0);
+	if (wait_s)
+		timer_add(c->portal, c, (uint64_t)wait_s * 1000000000u, logout_deadline, NULL,
+			  NULL);
 }

@@ -23,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <time.h>
 #include <unistd.h>
 
 static int failures;
@@ -812,6 +813,24 @@ static void check_misc(void)
 		close(c2.fd);
 }
 
+/* An initiator that ignores the logout request loses its connection. */
+static void check_logout_ignored(void)
+{
+	struct link l;
+	uint8_t rb[48], rd[8192];
+	uint32_t rl;
+	bool seen = false;
+	if (!full_login(&l, false))
+		return;
+	while (!seen && recv_pdu(&l, rb, rd, &rl, 2000))
+		seen = (rb[0] & 0x3f) == 0x32 && rb[36] == 1;
+	CHECK(seen, "logout request received");
+	int64_t t0 = time(NULL);
+	CHECK(closed_by_peer(&l, 4000), "connection dropped after Parameter3 seconds");
+	CHECK(time(NULL) - t0 <= 3, "dropped in time");
+	close(l.fd);
+}
+
 /* Runs the CHECK named on the command line. */
 /* R2Ts never exceed MaxBurstLength, nor MaxOutstandingR2T at a time (RFC 7143 11.8). */
 static void check_r2t(void)
@@ -943,6 +962,8 @@ int main(int argc, char **argv)
 		check_discovery();
 	else if (!strcmp(c, "abort-pending"))
 		check_abort_pending();
+	else if (!strcmp(c, "logout-ignored"))
+		check_logout_ignored();
 	else if (!strcmp(c, "misc"))
 		check_misc();
 	else if (!strcmp(c, "datain"))
