@@ -79,8 +79,9 @@ void conn_drop_tasks(struct conn *c)
 /*
  * Residual flags and count against the EDTL (RFC 7143 11.4.5.1). SPDTL, the
  * length the SCSI command itself transferred, is data_in_len for reads (the
- * buffer holds the whole transfer), and for writes the core reports the data
- * it did not need as a negative residual against the data-out length.
+ * buffer holds the whole transfer); for writes it is the data-out length plus
+ * the core's residual (negative: data it did not need; positive: data the CDB
+ * wanted but the initiator did not send).
  */
 static void task_residual(const struct task *t, uint8_t *flags, uint32_t *count)
 {
@@ -88,11 +89,11 @@ static void task_residual(const struct task *t, uint8_t *flags, uint32_t *count)
 
 	*flags = 0;
 	*count = 0;
-	if (t->write)
-		spdtl = t->cmd.residual <= 0 && (uint64_t)-t->cmd.residual <= t->edtl
-			    ? (uint64_t)((int64_t)t->edtl + t->cmd.residual)
-			    : t->edtl;
-	else
+	if (t->write) {
+		/* The core reports what the CDB wanted beyond (or short of) the data. */
+		int64_t want = (int64_t)t->received + t->cmd.residual;
+		spdtl = want > 0 ? (uint64_t)want : 0;
+	} else
 		spdtl = t->cmd.data_in_len;
 	if (spdtl > t->edtl) {
 		*flags = ISCSI_RESP_OVERFLOW;
