@@ -21,7 +21,8 @@ int cmd_report(int argc, char **argv)
 		} else if (!strcmp(argv[i], "--no-timeline")) {
 			timeline = false;
 		} else if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
-			printf("usage: faultlun report RESULT.json [--html OUT.html] [--no-timeline]\n");
+			printf("usage: faultlun report RESULT.json [--html OUT.html] "
+			       "[--no-timeline]\n");
 			return 0;
 		} else if (argv[i][0] != '-' && !in) {
 			in = argv[i];

@@ -22,18 +22,19 @@
 /* Prints the usage. */
 static void usage(FILE *out)
 {
-	fprintf(out,
-		"usage: faultlun vm SCENARIO... [options]\n"
-		"  --path iscsi|tcmu|both|lio   path(s) to the LUN (default: the scenario's\n"
-		"                               check.paths; lio = LIO ramdisk, plumbing only)\n"
-		"  --out DIR       results (default: a new directory under /tmp, removed\n"
-		"                  after a pass unless --keep)\n"
-		"  --keep          keep the run directory\n"
-		"  --cache DIR     guest cache (default $XDG_CACHE_HOME/faultlun, ~/.cache/faultlun)\n"
-		"  --accel auto|kvm|tcg   accelerator (default auto: KVM if it boots, else TCG)\n"
-		"  --timeout S     guest time limit (default check.vm_timeout_s or 300)\n"
-		"  --memory MB     guest memory (default 2048)\n"
-		"  --quiet         no timeline\n");
+	fprintf(
+	    out,
+	    "usage: faultlun vm SCENARIO... [options]\n"
+	    "  --path iscsi|tcmu|both|lio   path(s) to the LUN (default: the scenario's\n"
+	    "                               check.paths; lio = LIO ramdisk, plumbing only)\n"
+	    "  --out DIR       results (default: a new directory under /tmp, removed\n"
+	    "                  after a pass unless --keep)\n"
+	    "  --keep          keep the run directory\n"
+	    "  --cache DIR     guest cache (default $XDG_CACHE_HOME/faultlun, ~/.cache/faultlun)\n"
+	    "  --accel auto|kvm|tcg   accelerator (default auto: KVM if it boots, else TCG)\n"
+	    "  --timeout S     guest time limit (default check.vm_timeout_s or 300)\n"
+	    "  --memory MB     guest memory (default 2048)\n"
+	    "  --quiet         no timeline\n");
 }
 
 /* Paths a scenario asks for ("iscsi" when it says nothing). */
@@ -45,7 +46,7 @@ static int scenario_paths(const char *file, char paths[2][8])
 	size_t i;
 	json_t *v;
 	json_array_foreach(p, i, v) if (n < 2 && json_is_string(v))
-		snprintf(paths[n++], 8, "%s", json_string_value(v));
+	    snprintf(paths[n++], 8, "%s", json_string_value(v));
 	json_decref(sc);
 	if (!n)
 		snprintf(paths[n++], 8, "iscsi");
@@ -142,8 +143,10 @@ int cmd_vm(int argc, char **argv)
 				if (lr < 0) {
 					fl_diags_print(&diags, stderr);
 					fl_diags_free(&diags);
-					fprintf(stderr, "faultlun vm: %s: not a valid scenario for path %s\n",
-						files[f], paths[p]);
+					fprintf(
+					    stderr,
+					    "faultlun vm: %s: not a valid scenario for path %s\n",
+					    files[f], paths[p]);
 					if (worst < 2)
 						worst = 2;
 					runs++;

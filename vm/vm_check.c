@@ -26,17 +26,17 @@
 static const struct {
 	const char *step, *regex;
 } eh_patterns[] = {
-	/* scsi_error.c with logging_level ERROR bits, libiscsi with debug_libiscsi_eh, LIO */
-	{"abort", "(iscsi_eh_abort aborting|aborting command|ABORT_TASK: Found)"},
-	{"lun_reset", "(Sending BDR|iscsi_eh_device_reset LU Reset|LUN_RESET: )"},
-	{"target_reset", "(Sending target reset|iscsi_eh_target_reset tgt Reset|TARGET_WARM_RESET)"},
-	{"bus_reset", "Sending BRST"},
-	{"host_reset", "(Sending HRST|host reset)"},
-	{"conn_error", "detected conn error"},
-	{"session_reset", "iscsi_eh_session_reset"},
-	{"session_recovery_timeout", "session recovery timed out"},
-	{"offline", "(Device offlined|Offlining disk|rejecting I/O to offline)"},
-	{"io_error", "I/O error, dev"},
+    /* scsi_error.c with logging_level ERROR bits, libiscsi with debug_libiscsi_eh, LIO */
+    {"abort", "(iscsi_eh_abort aborting|aborting command|ABORT_TASK: Found)"},
+    {"lun_reset", "(Sending BDR|iscsi_eh_device_reset LU Reset|LUN_RESET: )"},
+    {"target_reset", "(Sending target reset|iscsi_eh_target_reset tgt Reset|TARGET_WARM_RESET)"},
+    {"bus_reset", "Sending BRST"},
+    {"host_reset", "(Sending HRST|host reset)"},
+    {"conn_error", "detected conn error"},
+    {"session_reset", "iscsi_eh_session_reset"},
+    {"session_recovery_timeout", "session recovery timed out"},
+    {"offline", "(Device offlined|Offlining disk|rejecting I/O to offline)"},
+    {"io_error", "I/O error, dev"},
 };
 
 /* Reads a JSON-lines file into an array (missing file: empty array). */
@@ -144,7 +144,8 @@ static double clock_offset(json_t *kmsg)
 				       "faultlun-agent: clock mono_us=");
 		if (t)
 			return json_real_value(json_object_get(k, "t")) -
-			       strtoll(t + strlen("faultlun-agent: clock mono_us="), NULL, 10) / 1e6;
+			       strtoll(t + strlen("faultlun-agent: clock mono_us="), NULL, 10) /
+				   1e6;
 	}
 	return 0;
 }
@@ -168,36 +169,37 @@ static json_t *find_step(json_t *steps, json_int_t idx)
 {
 	size_t i;
 	json_t *s;
-	json_array_foreach(steps, i, s) if (json_integer_value(json_object_get(s, "step")) == idx) return s;
+	json_array_foreach(steps, i,
+			   s) if (json_integer_value(json_object_get(s, "step")) == idx) return s;
 	return NULL;
 }
 
 /* SPC-4 sense key names. */
 static const char *const sense_keys[16] = {
-	"NO_SENSE",	   "RECOVERED_ERROR", "NOT_READY",	   "MEDIUM_ERROR",
-	"HARDWARE_ERROR", "ILLEGAL_REQUEST", "UNIT_ATTENTION", "DATA_PROTECT",
-	"BLANK_CHECK",	   "VENDOR_SPECIFIC", "COPY_ABORTED",	   "ABORTED_COMMAND",
-	"RESERVED_C",	   "VOLUME_OVERFLOW", "MISCOMPARE",	   "COMPLETED"};
+    "NO_SENSE",	      "RECOVERED_ERROR", "NOT_READY",	   "MEDIUM_ERROR",
+    "HARDWARE_ERROR", "ILLEGAL_REQUEST", "UNIT_ATTENTION", "DATA_PROTECT",
+    "BLANK_CHECK",    "VENDOR_SPECIFIC", "COPY_ABORTED",   "ABORTED_COMMAND",
+    "RESERVED_C",     "VOLUME_OVERFLOW", "MISCOMPARE",	   "COMPLETED"};
 
 /* A few ASC/ASCQ names (SPC-4 Annex D) the lab's scenarios use. */
 static const struct {
 	const char *name;
 	unsigned asc, ascq;
 } asc_names[] = {
-	{"UNRECOVERED_READ_ERROR", 0x11, 0x00},
-	{"LBA_OUT_OF_RANGE", 0x21, 0x00},
-	{"SPACE_ALLOCATION_FAILED_WRITE_PROTECT", 0x27, 0x07},
-	{"WRITE_PROTECTED", 0x27, 0x00},
-	{"INVALID_FIELD_IN_CDB", 0x24, 0x00},
-	{"INVALID_COMMAND_OPERATION_CODE", 0x20, 0x00},
-	{"ASYMMETRIC_ACCESS_STATE_TRANSITION", 0x04, 0x0a},
-	{"BECOMING_READY", 0x04, 0x01},
-	{"POWER_ON_RESET", 0x29, 0x00},
-	{"CAPACITY_DATA_HAS_CHANGED", 0x2a, 0x09},
-	{"THIN_PROVISIONING_SOFT_THRESHOLD_REACHED", 0x38, 0x07},
-	{"LOGICAL_UNIT_COMMUNICATION_FAILURE", 0x08, 0x00},
-	{"WRITE_ERROR", 0x0c, 0x00},
-	{"NO_ADDITIONAL_SENSE", 0x00, 0x00},
+    {"UNRECOVERED_READ_ERROR", 0x11, 0x00},
+    {"LBA_OUT_OF_RANGE", 0x21, 0x00},
+    {"SPACE_ALLOCATION_FAILED_WRITE_PROTECT", 0x27, 0x07},
+    {"WRITE_PROTECTED", 0x27, 0x00},
+    {"INVALID_FIELD_IN_CDB", 0x24, 0x00},
+    {"INVALID_COMMAND_OPERATION_CODE", 0x20, 0x00},
+    {"ASYMMETRIC_ACCESS_STATE_TRANSITION", 0x04, 0x0a},
+    {"BECOMING_READY", 0x04, 0x01},
+    {"POWER_ON_RESET", 0x29, 0x00},
+    {"CAPACITY_DATA_HAS_CHANGED", 0x2a, 0x09},
+    {"THIN_PROVISIONING_SOFT_THRESHOLD_REACHED", 0x38, 0x07},
+    {"LOGICAL_UNIT_COMMUNICATION_FAILURE", 0x08, 0x00},
+    {"WRITE_ERROR", 0x0c, 0x00},
+    {"NO_ADDITIONAL_SENSE", 0x00, 0x00},
 };
 
 /* Parses "KEY/ASC_NAME", "KEY/0xAA/0xQQ", "7/27/07"; returns 0 or -1. */
@@ -239,13 +241,20 @@ static int parse_sense(const char *s, unsigned *key, unsigned *asc, unsigned *as
 static const char *status_name(int st)
 {
 	switch (st) {
-	case 0x00: return "GOOD";
-	case 0x02: return "CHECK_CONDITION";
-	case 0x08: return "BUSY";
-	case 0x18: return "RESERVATION_CONFLICT";
-	case 0x28: return "TASK_SET_FULL";
-	case 0x40: return "TASK_ABORTED";
-	default: return "OTHER";
+	case 0x00:
+		return "GOOD";
+	case 0x02:
+		return "CHECK_CONDITION";
+	case 0x08:
+		return "BUSY";
+	case 0x18:
+		return "RESERVATION_CONFLICT";
+	case 0x28:
+		return "TASK_SET_FULL";
+	case 0x40:
+		return "TASK_ABORTED";
+	default:
+		return "OTHER";
 	}
 }
 
@@ -264,8 +273,8 @@ static bool subsequence(json_t *want, json_t *observed)
 	json_t *w;
 	json_array_foreach(want, i, w)
 	{
-		while (j < n && strcmp(json_string_value(json_array_get(observed, j)),
-				       json_string_value(w)))
+		while (j < n &&
+		       strcmp(json_string_value(json_array_get(observed, j)), json_string_value(w)))
 			j++;
 		if (j == n)
 			return false;
@@ -324,28 +333,30 @@ static void check_one(json_t *e, json_t *ctx, json_t *verdicts)
 				size_t i;
 				json_t *w;
 				json_array_foreach(want_errno, i, w) ok |=
-					got && json_is_string(w) && !strcmp(got, json_string_value(w));
+				    got && json_is_string(w) && !strcmp(got, json_string_value(w));
 				char alts[256];
 				join(want_errno, alts, sizeof(alts));
-				snprintf(what, sizeof(what), "step %lld errno one of %s", (long long)idx,
-					 alts);
+				snprintf(what, sizeof(what), "step %lld errno one of %s",
+					 (long long)idx, alts);
 			}
 			snprintf(obs, sizeof(obs), "%s%s", got ? got : "step did not run",
 				 s ? "" : "");
 			if (s)
-				snprintf(obs + strlen(obs), sizeof(obs) - strlen(obs), " after %.0f ms",
+				snprintf(obs + strlen(obs), sizeof(obs) - strlen(obs),
+					 " after %.0f ms",
 					 json_number_value(json_object_get(s, "elapsed_ms")));
 			verdict(verdicts, e, ok, what, obs);
 		}
 		json_t *within = json_object_get(e, "within_ms");
 		if (within) {
 			double ms = s ? json_number_value(json_object_get(s, "elapsed_ms")) : -1;
-			snprintf(what, sizeof(what), "step %lld ends within %.0f ms", (long long)idx,
-				 json_number_value(within));
+			snprintf(what, sizeof(what), "step %lld ends within %.0f ms",
+				 (long long)idx, json_number_value(within));
 			snprintf(obs, sizeof(obs), s ? "%.0f ms" : "step did not run", ms);
 			verdict(verdicts, e, s && ms <= json_number_value(within), what, obs);
 		}
-		json_t *want_status = json_object_get(e, "status"), *want_sense = json_object_get(e, "sense");
+		json_t *want_status = json_object_get(e, "status"),
+		       *want_sense = json_object_get(e, "sense");
 		if (want_status || want_sense) {
 			bool ok = s && json_object_get(s, "status");
 			snprintf(what, sizeof(what), "step %lld status %s sense %s", (long long)idx,
@@ -353,33 +364,40 @@ static void check_one(json_t *e, json_t *ctx, json_t *verdicts)
 				 want_sense ? json_string_value(want_sense) : "*");
 			if (!ok) {
 				snprintf(obs, sizeof(obs), "no SG_IO status (step %s)",
-					 s ? json_string_value(json_object_get(s, "errno")) : "did not run");
+					 s ? json_string_value(json_object_get(s, "errno"))
+					   : "did not run");
 			} else {
 				int st = (int)json_integer_value(json_object_get(s, "status"));
 				json_t *k = json_object_get(s, "sense_key");
 				unsigned key = (unsigned)json_integer_value(k);
-				unsigned asc = (unsigned)json_integer_value(json_object_get(s, "asc"));
-				unsigned ascq = (unsigned)json_integer_value(json_object_get(s, "ascq"));
-				if (want_status && strcmp(status_name(st), json_string_value(want_status)))
+				unsigned asc =
+				    (unsigned)json_integer_value(json_object_get(s, "asc"));
+				unsigned ascq =
+				    (unsigned)json_integer_value(json_object_get(s, "ascq"));
+				if (want_status &&
+				    strcmp(status_name(st), json_string_value(want_status)))
 					ok = false;
 				if (want_sense) {
 					unsigned wk, wa, wq;
-					if (parse_sense(json_string_value(want_sense), &wk, &wa, &wq) < 0)
+					if (parse_sense(json_string_value(want_sense), &wk, &wa,
+							&wq) < 0)
 						ok = false;
 					else if (!k || wk != key || wa != asc || wq != ascq)
 						ok = false;
 				}
 				if (k)
-					snprintf(obs, sizeof(obs),
-						 "status %s (0x%02x) sense %s/0x%02x/0x%02x, host 0x%x",
-						 status_name(st), st, sense_keys[key & 15], asc, ascq,
-						 (unsigned)json_integer_value(
-							 json_object_get(s, "host_status")));
+					snprintf(
+					    obs, sizeof(obs),
+					    "status %s (0x%02x) sense %s/0x%02x/0x%02x, host 0x%x",
+					    status_name(st), st, sense_keys[key & 15], asc, ascq,
+					    (unsigned)json_integer_value(
+						json_object_get(s, "host_status")));
 				else
-					snprintf(obs, sizeof(obs), "status %s (0x%02x), no sense, host 0x%x",
+					snprintf(obs, sizeof(obs),
+						 "status %s (0x%02x), no sense, host 0x%x",
 						 status_name(st), st,
 						 (unsigned)json_integer_value(
-							 json_object_get(s, "host_status")));
+						     json_object_get(s, "host_status")));
 			}
 			verdict(verdicts, e, ok, what, obs);
 		}
@@ -416,17 +434,23 @@ static void check_one(json_t *e, json_t *ctx, json_t *verdicts)
 			ok = ok && count <= (size_t)json_integer_value(mx);
 		if (c || mn || mx)
 			snprintf(what, sizeof(what), "kernel log /%s/ %s%lld", re_s,
-				 c ? "count " : mn ? "at least " : "at most ",
-				 (long long)json_integer_value(c ? c : mn ? mn : mx));
+				 c    ? "count "
+				 : mn ? "at least "
+				      : "at most ",
+				 (long long)json_integer_value(c    ? c
+							       : mn ? mn
+								    : mx));
 		else
 			snprintf(what, sizeof(what), "kernel log /%s/", re_s);
-		snprintf(obs, sizeof(obs), "%zu matching line%s%s%s%s", count, count == 1 ? "" : "s",
-			 first ? ", first: \"" : "", first ? first : "", first ? "\"" : "");
+		snprintf(obs, sizeof(obs), "%zu matching line%s%s%s%s", count,
+			 count == 1 ? "" : "s", first ? ", first: \"" : "", first ? first : "",
+			 first ? "\"" : "");
 		verdict(verdicts, e, ok, what, obs);
 		return;
 	}
 	if (json_object_get(e, "eh")) {
-		json_t *want = json_object_get(e, "eh"), *seen = json_object_get(ctx, "eh_sequence");
+		json_t *want = json_object_get(e, "eh"),
+		       *seen = json_object_get(ctx, "eh_sequence");
 		char w[400], s[1024];
 		join(want, w, sizeof(w));
 		join(seen, s, sizeof(s));
@@ -441,8 +465,10 @@ static void check_one(json_t *e, json_t *ctx, json_t *verdicts)
 		json_t *lun = json_object_get(e, "lun");
 		if (json_is_integer(lun)) {
 			char name[64];
-			snprintf(name, sizeof(name), "lun%lld.state", (long long)json_integer_value(lun));
-			got = json_string_value(json_object_get(json_object_get(ctx, "sysfs"), name));
+			snprintf(name, sizeof(name), "lun%lld.state",
+				 (long long)json_integer_value(lun));
+			got =
+			    json_string_value(json_object_get(json_object_get(ctx, "sysfs"), name));
 		}
 		snprintf(what, sizeof(what), "device state %s at the end", want ? want : "?");
 		snprintf(obs, sizeof(obs), "%s", got ? got : "(unknown)");
@@ -456,12 +482,13 @@ static void check_one(json_t *e, json_t *ctx, json_t *verdicts)
 		json_t *mn = json_object_get(e, "min");
 		double lo = mn ? json_number_value(mn) : 0;
 		if (mn)
-			snprintf(what, sizeof(what), "healthy LUN stalls between %.0f and %.0f ms", lo,
-				 want);
+			snprintf(what, sizeof(what), "healthy LUN stalls between %.0f and %.0f ms",
+				 lo, want);
 		else
 			snprintf(what, sizeof(what), "healthy LUN stalls at most %.0f ms", want);
 		if (!got)
-			snprintf(obs, sizeof(obs), "no healthy-LUN probe (needs a LUN no step uses)");
+			snprintf(obs, sizeof(obs),
+				 "no healthy-LUN probe (needs a LUN no step uses)");
 		else
 			snprintf(obs, sizeof(obs), "longest healthy-LUN read %.0f ms",
 				 json_number_value(got));
@@ -474,15 +501,18 @@ static void check_one(json_t *e, json_t *ctx, json_t *verdicts)
 		json_t *want = json_object_get(e, "trace");
 		size_t i, count = 0;
 		json_t *o;
-		json_array_foreach(json_object_get(ctx, "trace"), i, o) count += trace_matches(o, want);
+		json_array_foreach(json_object_get(ctx, "trace"), i, o) count +=
+		    trace_matches(o, want);
 		json_t *mn = json_object_get(want, "min"), *mx = json_object_get(want, "max");
-		long long lo = mn ? json_integer_value(mn) : 1, hi = mx ? json_integer_value(mx) : -1;
+		long long lo = mn ? json_integer_value(mn) : 1,
+			  hi = mx ? json_integer_value(mx) : -1;
 		char *ws = json_dumps(want, JSON_COMPACT);
 		snprintf(what, sizeof(what), "trace %s", ws ? ws : "?");
 		free(ws);
-		snprintf(obs, sizeof(obs), "%zu matching trace event%s", count, count == 1 ? "" : "s");
-		verdict(verdicts, e, (long long)count >= lo && (hi < 0 || (long long)count <= hi), what,
-			obs);
+		snprintf(obs, sizeof(obs), "%zu matching trace event%s", count,
+			 count == 1 ? "" : "s");
+		verdict(verdicts, e, (long long)count >= lo && (hi < 0 || (long long)count <= hi),
+			what, obs);
 		return;
 	}
 	verdict(verdicts, e, false, "unknown expectation", "the VM lab does not know this entry");
@@ -493,8 +523,8 @@ static void step_text(json_t *s, char *buf, size_t len)
 {
 	json_t *p = json_object_get(s, "params");
 	const char *op = json_string_value(json_object_get(s, "op"));
-	int n = snprintf(buf, len, "step %lld %s", (long long)json_integer_value(json_object_get(s, "step")),
-			 op ? op : "?");
+	int n = snprintf(buf, len, "step %lld %s",
+			 (long long)json_integer_value(json_object_get(s, "step")), op ? op : "?");
 	const char *k;
 	json_t *v;
 	json_object_foreach(p, k, v)
@@ -518,7 +548,8 @@ static json_t *load_traces(const char *dir, json_t *kmsg, json_t *tl, double off
 			snprintf(marker, sizeof(marker), "faultlun-agent: engine start");
 		} else {
 			snprintf(name, sizeof(name), "trace-lun%d.jsonl", lun);
-			snprintf(marker, sizeof(marker), "faultlun-agent: engine start lun %d", lun);
+			snprintf(marker, sizeof(marker), "faultlun-agent: engine start lun %d",
+				 lun);
 		}
 		json_t *arr = load_jsonl(dir, name);
 		if (!json_array_size(arr)) {
@@ -542,9 +573,9 @@ static json_t *load_traces(const char *dir, json_t *kmsg, json_t *tl, double off
 			char text[512];
 			int n = snprintf(text, sizeof(text), "%s",
 					 json_string_value(json_object_get(o, "event")) ?: "?");
-			static const char *const keys[] = {"tmf", "rule", "action", "op", "lba",
-							   "blocks", "state", "from", "to", "resp",
-							   "why", "lun"};
+			static const char *const keys[] = {"tmf", "rule",   "action", "op",
+							   "lba", "blocks", "state",  "from",
+							   "to",  "resp",   "why",    "lun"};
 			for (size_t k = 0; k < sizeof(keys) / sizeof(keys[0]); k++) {
 				json_t *v = json_object_get(o, keys[k]);
 				if (!v || n < 0 || (size_t)n >= sizeof(text))
@@ -568,12 +599,12 @@ static json_t *guest_phases(json_t *kmsg)
 	static const struct {
 		const char *name, *marker;
 	} marks[] = {
-		{"agent_up", "faultlun-agent: agent up"},
-		{"modules_loaded", "faultlun-agent: loading modules"},
-		{"disks_ready", "faultlun-agent: disks:"},
-		{"workload_start", "faultlun-agent: workload start"},
-		{"workload_end", "faultlun-agent: workload end"},
-		{"finish", "faultlun-agent: finish"},
+	    {"agent_up", "faultlun-agent: agent up"},
+	    {"modules_loaded", "faultlun-agent: loading modules"},
+	    {"disks_ready", "faultlun-agent: disks:"},
+	    {"workload_start", "faultlun-agent: workload start"},
+	    {"workload_end", "faultlun-agent: workload end"},
+	    {"finish", "faultlun-agent: finish"},
 	};
 	json_t *o = json_object();
 	for (size_t i = 0; i < sizeof(marks) / sizeof(marks[0]); i++) {
@@ -644,8 +675,8 @@ int vm_check_run(json_t *sc, const struct vm_run_info *info)
 		json_t *v;
 		json_object_foreach(json_object_get(o, "env"), k, v)
 		{
-			if (strncmp(k, "SDEV_", 5) && strcmp(k, "DEVNAME") && strcmp(k, "DISK_RO") &&
-			    strcmp(k, "RESIZE") && strncmp(k, "ISCSI", 5))
+			if (strncmp(k, "SDEV_", 5) && strcmp(k, "DEVNAME") &&
+			    strcmp(k, "DISK_RO") && strcmp(k, "RESIZE") && strncmp(k, "ISCSI", 5))
 				continue;
 			if (n >= 0 && (size_t)n < sizeof(buf))
 				n += snprintf(buf + n, sizeof(buf) - (size_t)n, " %s=%s", k,
@@ -686,8 +717,9 @@ int vm_check_run(json_t *sc, const struct vm_run_info *info)
 			max_stall = ms;
 		if (ms >= 1000) {
 			snprintf(buf, sizeof(buf), "healthy LUN read stalled %.0f ms%s", ms,
-				 json_is_true(json_object_get(o, "unfinished")) ? " (never finished)"
-									: "");
+				 json_is_true(json_object_get(o, "unfinished"))
+				     ? " (never finished)"
+				     : "");
 			add_event(tl, json_real_value(json_object_get(o, "t0")), "healthy", buf);
 			json_object_set_new(json_array_get(tl, json_array_size(tl) - 1), "dur",
 					    json_real(ms / 1000));
@@ -705,8 +737,8 @@ int vm_check_run(json_t *sc, const struct vm_run_info *info)
 	if (test_lun < 0) {
 		json_t *first = json_array_get(json_object_get(sc, "luns"), 0);
 		test_lun = json_is_integer(json_object_get(first, "lun"))
-				   ? json_integer_value(json_object_get(first, "lun"))
-				   : 0;
+			       ? json_integer_value(json_object_get(first, "lun"))
+			       : 0;
 	}
 	snprintf(buf, sizeof(buf), "lun%lld.state", (long long)test_lun);
 	json_t *ctx = json_pack("{s:O,s:O,s:O,s:O}", "steps", steps, "kmsg", kmsg, "eh_sequence",
@@ -740,7 +772,8 @@ int vm_check_run(json_t *sc, const struct vm_run_info *info)
 	{
 		n_expect++;
 		check_one(o, ctx, verdicts);
-		if (!json_is_true(json_object_get(json_array_get(verdicts, json_array_size(verdicts) - 1), "ok")))
+		if (!json_is_true(json_object_get(
+			json_array_get(verdicts, json_array_size(verdicts) - 1), "ok")))
 			fails++;
 	}
 	const char *v = error ? "ERROR" : fails ? "FAIL" : n_expect ? "PASS" : "PASS";
@@ -750,13 +783,13 @@ int vm_check_run(json_t *sc, const struct vm_run_info *info)
 	json_t *wall = json_pack("{s:f,s:f,s:f}", "total_s", total, "guest_assembly_s",
 				 info->wall_guest_build_s, "qemu_s", info->wall_qemu_s);
 	json_object_set_new(wall, "guest_phases", guest_phases(kmsg));
-	json_t *result = json_pack(
-		"{s:i,s:s,s:s,s:s,s:s,s:s,s:s,s:O,s:O,s:O,s:O,s:O,s:O,s:o}", "faultlun_vm_result", 1,
-		"scenario", info->scenario, "name",
-		json_string_value(json_object_get(sc, "name")) ?: info->scenario, "path", info->path,
-		"accel", info->accel, "guest", info->guest, "verdict", v, "expectations", verdicts,
-		"steps", steps, "eh", eh, "eh_sequence", eh_seq, "timeline", tl, "final_sysfs",
-		last_values, "wall", wall);
+	json_t *result =
+	    json_pack("{s:i,s:s,s:s,s:s,s:s,s:s,s:s,s:O,s:O,s:O,s:O,s:O,s:O,s:o}",
+		      "faultlun_vm_result", 1, "scenario", info->scenario, "name",
+		      json_string_value(json_object_get(sc, "name")) ?: info->scenario, "path",
+		      info->path, "accel", info->accel, "guest", info->guest, "verdict", v,
+		      "expectations", verdicts, "steps", steps, "eh", eh, "eh_sequence", eh_seq,
+		      "timeline", tl, "final_sysfs", last_values, "wall", wall);
 	if (error)
 		json_object_set_new(result, "error", json_string(error));
 	if (guest)

@@ -65,23 +65,24 @@ int fl_vm_report_text(const char *result_json, FILE *out, bool timeline)
 		}
 		fprintf(out, "\n");
 	}
-	fprintf(out, "%s on path %s (kernel %s, %s)\n",
-		json_string_value(json_object_get(r, "name")),
-		json_string_value(json_object_get(r, "path")),
-		json_string_value(json_object_get(json_object_get(r, "guest_info"), "kernel")) ?: "?",
-		json_string_value(json_object_get(r, "accel")));
+	fprintf(
+	    out, "%s on path %s (kernel %s, %s)\n", json_string_value(json_object_get(r, "name")),
+	    json_string_value(json_object_get(r, "path")),
+	    json_string_value(json_object_get(json_object_get(r, "guest_info"), "kernel")) ?: "?",
+	    json_string_value(json_object_get(r, "accel")));
 	json_t *eh = json_object_get(r, "eh_sequence");
 	if (json_array_size(eh)) {
 		fprintf(out, "  error handler: ");
-		json_array_foreach(eh, i, o) fprintf(out, "%s%s", i ? " -> " : "", json_string_value(o));
+		json_array_foreach(eh, i, o)
+		    fprintf(out, "%s%s", i ? " -> " : "", json_string_value(o));
 		fprintf(out, "\n");
 	}
 	json_array_foreach(json_object_get(r, "steps"), i, o)
-		fprintf(out, "  step %lld %-10s %-9s %8.0f ms\n",
-			(long long)json_integer_value(json_object_get(o, "step")),
-			json_string_value(json_object_get(o, "op")),
-			json_string_value(json_object_get(o, "errno")),
-			json_number_value(json_object_get(o, "elapsed_ms")));
+	    fprintf(out, "  step %lld %-10s %-9s %8.0f ms\n",
+		    (long long)json_integer_value(json_object_get(o, "step")),
+		    json_string_value(json_object_get(o, "op")),
+		    json_string_value(json_object_get(o, "errno")),
+		    json_number_value(json_object_get(o, "elapsed_ms")));
 	json_array_foreach(json_object_get(r, "expectations"), i, o)
 	{
 		bool ok = json_is_true(json_object_get(o, "ok"));
@@ -99,18 +100,24 @@ int fl_vm_report_text(const char *result_json, FILE *out, bool timeline)
 	double up = json_number_value(json_object_get(ph, "agent_up"));
 	double ws = json_number_value(json_object_get(ph, "workload_start"));
 	double we = json_number_value(json_object_get(ph, "workload_end"));
+	double fin = json_number_value(json_object_get(ph, "finish"));
+	double qemu = json_number_value(json_object_get(w, "qemu_s"));
 	fprintf(out,
-		"  wall %.1f s: guest assembly %.1f s, qemu %.1f s (kernel+initramfs to agent %.1f "
-		"s, setup %.1f s, workload %.1f s)\n",
+		"  wall %.1f s: guest assembly %.1f s, qemu %.1f s (outside the kernel's clock: "
+		"firmware, decompression, power-off %.1f s; kernel+initramfs to agent %.1f s, "
+		"setup %.1f s, workload %.1f s)\n",
 		json_number_value(json_object_get(w, "total_s")),
-		json_number_value(json_object_get(w, "guest_assembly_s")),
-		json_number_value(json_object_get(w, "qemu_s")), up, ws - up, we - ws);
+		json_number_value(json_object_get(w, "guest_assembly_s")), qemu,
+		fin > 0 ? qemu - fin : 0.0, up, ws > 0 ? ws - up : 0.0, we > 0 ? we - ws : 0.0);
 	if (json_object_get(r, "error"))
 		fprintf(out, "  ERROR: %s (run directory %s)\n",
 			json_string_value(json_object_get(r, "error")),
 			json_string_value(json_object_get(r, "run_dir")));
 	fprintf(out, "verdict: %s\n", v ? v : "?");
-	int rc = !v ? FL_VM_ERROR : !strcmp(v, "PASS") ? FL_VM_PASS : !strcmp(v, "FAIL") ? FL_VM_FAIL : FL_VM_ERROR;
+	int rc = !v		      ? FL_VM_ERROR
+		 : !strcmp(v, "PASS") ? FL_VM_PASS
+		 : !strcmp(v, "FAIL") ? FL_VM_FAIL
+				      : FL_VM_ERROR;
 	json_decref(r);
 	return rc;
 }
@@ -120,11 +127,20 @@ static void html_esc(FILE *f, const char *s)
 {
 	for (; s && *s; s++) {
 		switch (*s) {
-		case '<': fputs("&lt;", f); break;
-		case '>': fputs("&gt;", f); break;
-		case '&': fputs("&amp;", f); break;
-		case '"': fputs("&quot;", f); break;
-		default: fputc(*s, f);
+		case '<':
+			fputs("&lt;", f);
+			break;
+		case '>':
+			fputs("&gt;", f);
+			break;
+		case '&':
+			fputs("&amp;", f);
+			break;
+		case '"':
+			fputs("&quot;", f);
+			break;
+		default:
+			fputc(*s, f);
 		}
 	}
 }
@@ -136,10 +152,10 @@ static int lane_of(const char *src, const char *text)
 		return 0;
 	if (!strcmp(src, "kernel"))
 		return strstr(text, "ABORT") || strstr(text, "abort") || strstr(text, "reset") ||
-				       strstr(text, "RESET") || strstr(text, "conn error") ||
-				       strstr(text, "offline") || strstr(text, "recovery")
-			       ? 1
-			       : 2;
+			       strstr(text, "RESET") || strstr(text, "conn error") ||
+			       strstr(text, "offline") || strstr(text, "recovery")
+			   ? 1
+			   : 2;
 	if (!strcmp(src, "target"))
 		return 3;
 	if (!strcmp(src, "uevent"))
@@ -154,9 +170,9 @@ static int lane_of(const char *src, const char *text)
 /* See fl_vm.h. */
 int fl_vm_report_html(const char *result_json, const char *html_path)
 {
-	static const char *const lanes[] = {"workload", "kernel EH", "kernel log", "target trace",
+	static const char *const lanes[] = {"workload", "kernel EH", "kernel log",  "target trace",
 					    "uevents",	"sysfs",     "healthy LUN", "agent"};
-	static const char *const colors[] = {"#3b7dd8", "#d8453b", "#888", "#8a3bd8",
+	static const char *const colors[] = {"#3b7dd8", "#d8453b", "#888",    "#8a3bd8",
 					     "#2a9d5c", "#d89a3b", "#c0392b", "#555"};
 	json_t *r = load_result(result_json);
 	if (!r)
@@ -194,39 +210,50 @@ int fl_vm_report_html(const char *result_json, const char *html_path)
 	html_esc(f, json_string_value(json_object_get(json_object_get(r, "guest_info"), "kernel")));
 	fprintf(f, ", accelerator ");
 	html_esc(f, json_string_value(json_object_get(r, "accel")));
-	fprintf(f, "; wall %.1f s</p>\n", json_number_value(json_object_get(json_object_get(r, "wall"), "total_s")));
+	fprintf(f, "; wall %.1f s</p>\n",
+		json_number_value(json_object_get(json_object_get(r, "wall"), "total_s")));
 	if (json_object_get(r, "error")) {
 		fprintf(f, "<p class=\"ERROR\">");
 		html_esc(f, json_string_value(json_object_get(r, "error")));
 		fprintf(f, "</p>\n");
 	}
 	int H = 30 + 8 * laneh;
-	fprintf(f, "<svg width=\"%d\" height=\"%d\" xmlns=\"http://www.w3.org/2000/svg\" "
-		   "font-size=\"11\">\n", W, H + 20);
+	fprintf(f,
+		"<svg width=\"%d\" height=\"%d\" xmlns=\"http://www.w3.org/2000/svg\" "
+		"font-size=\"11\">\n",
+		W, H + 20);
 	for (int l = 0; l < 8; l++) {
-		fprintf(f, "<text x=\"4\" y=\"%d\">%s</text><line x1=\"%d\" x2=\"%d\" y1=\"%d\" "
-			   "y2=\"%d\" stroke=\"#eee\"/>\n",
+		fprintf(f,
+			"<text x=\"4\" y=\"%d\">%s</text><line x1=\"%d\" x2=\"%d\" y1=\"%d\" "
+			"y2=\"%d\" stroke=\"#eee\"/>\n",
 			30 + l * laneh + 14, lanes[l], left, W - 10, 30 + l * laneh + 20,
 			30 + l * laneh + 20);
 	}
 	for (double t = 0; t <= tmax; t += tmax > 120 ? 20 : tmax > 30 ? 5 : 1) {
 		int x = left + (int)((t - tmin) * scale);
-		fprintf(f, "<line x1=\"%d\" x2=\"%d\" y1=\"20\" y2=\"%d\" stroke=\"#ddd\"/>"
-			   "<text x=\"%d\" y=\"14\">%.0fs</text>\n", x, x, H, x - 6, t);
+		fprintf(f,
+			"<line x1=\"%d\" x2=\"%d\" y1=\"20\" y2=\"%d\" stroke=\"#ddd\"/>"
+			"<text x=\"%d\" y=\"14\">%.0fs</text>\n",
+			x, x, H, x - 6, t);
 	}
 	json_array_foreach(json_object_get(r, "steps"), i, o)
 	{
 		double a = json_number_value(json_object_get(o, "t0")) - t0;
 		double b = json_number_value(json_object_get(o, "t1")) - t0;
 		int x = left + (int)((a - tmin) * scale), w = (int)((b - a) * scale);
-		fprintf(f, "<rect x=\"%d\" y=\"34\" width=\"%d\" height=\"16\" fill=\"%s\" "
-			   "opacity=\"0.6\"><title>step %lld %s: ", x, w < 2 ? 2 : w,
-			strcmp(json_string_value(json_object_get(o, "errno")) ?: "", "OK") ? "#d8453b"
-											  : "#3b7dd8",
+		fprintf(f,
+			"<rect x=\"%d\" y=\"34\" width=\"%d\" height=\"16\" fill=\"%s\" "
+			"opacity=\"0.6\"><title>step %lld %s: ",
+			x, w < 2 ? 2 : w,
+			strcmp(json_string_value(json_object_get(o, "errno")) ?: "", "OK")
+			    ? "#d8453b"
+			    : "#3b7dd8",
 			(long long)json_integer_value(json_object_get(o, "step")),
 			json_string_value(json_object_get(o, "op")));
 		html_esc(f, json_string_value(json_object_get(o, "errno")));
-		fprintf(f, " after %.0f ms</title></rect><text x=\"%d\" y=\"46\" fill=\"#fff\">%lld</text>\n",
+		fprintf(f,
+			" after %.0f ms</title></rect><text x=\"%d\" y=\"46\" "
+			"fill=\"#fff\">%lld</text>\n",
 			json_number_value(json_object_get(o, "elapsed_ms")), x + 2,
 			(long long)json_integer_value(json_object_get(o, "step")));
 	}
@@ -241,8 +268,10 @@ int fl_vm_report_html(const char *result_json, const char *html_path)
 		int x = left + (int)((t - tmin) * scale);
 		/* Events with a duration (healthy-LUN stalls) are bars, the rest marks. */
 		int w = (int)(json_number_value(json_object_get(o, "dur")) * scale);
-		fprintf(f, "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"16\" fill=\"%s\"><title>%+.3f ",
-			x, 34 + l * laneh, w > 3 ? w : 3, colors[l], t);
+		fprintf(
+		    f,
+		    "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"16\" fill=\"%s\"><title>%+.3f ",
+		    x, 34 + l * laneh, w > 3 ? w : 3, colors[l], t);
 		html_esc(f, text);
 		fprintf(f, "</title></rect>\n");
 	}
@@ -251,7 +280,8 @@ int fl_vm_report_html(const char *result_json, const char *html_path)
 	json_array_foreach(json_object_get(r, "expectations"), i, o)
 	{
 		bool ok = json_is_true(json_object_get(o, "ok"));
-		fprintf(f, "<tr><td class=\"%s\">%s</td><td>", ok ? "PASS" : "FAIL", ok ? "PASS" : "FAIL");
+		fprintf(f, "<tr><td class=\"%s\">%s</td><td>", ok ? "PASS" : "FAIL",
+			ok ? "PASS" : "FAIL");
 		html_esc(f, json_string_value(json_object_get(o, "what")));
 		fprintf(f, "</td><td>");
 		html_esc(f, json_string_value(json_object_get(o, "observed")));

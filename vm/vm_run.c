@@ -185,14 +185,13 @@ static int qemu_argv(char **a, const char *accel, const char *guest, const char 
 		     const char *console, const char *append, int mem_mb)
 {
 	static char kernel[PATH_MAX], initrd[PATH_MAX], share[PATH_MAX], res[PATH_MAX],
-		serial[PATH_MAX], mem[32];
+	    serial[PATH_MAX], mem[32];
 	int n = 0;
 	snprintf(kernel, sizeof(kernel), "%s/vmlinuz", guest);
 	snprintf(initrd, sizeof(initrd), "%s/initrd.img", guest);
 	snprintf(share, sizeof(share),
 		 "local,path=/,mount_tag=hostroot,readonly=on,security_model=none,multidevs=remap");
-	snprintf(res, sizeof(res), "local,path=%s,mount_tag=results,security_model=none",
-		 results);
+	snprintf(res, sizeof(res), "local,path=%s,mount_tag=results,security_model=none", results);
 	snprintf(serial, sizeof(serial), "file:%s", console);
 	snprintf(mem, sizeof(mem), "%d", mem_mb);
 	a[n++] = (char *)"qemu-system-x86_64";
@@ -316,9 +315,18 @@ static unsigned long long parse_size(json_t *v, unsigned bs, unsigned long long 
 	static const struct {
 		const char *u;
 		unsigned long long m;
-	} units[] = {{"", 1},	      {"B", 1},		 {"KiB", 1ULL << 10}, {"MiB", 1ULL << 20},
-		     {"GiB", 1ULL << 30}, {"TiB", 1ULL << 40}, {"K", 1ULL << 10},   {"M", 1ULL << 20},
-		     {"G", 1ULL << 30},	  {"KB", 1000},	 {"MB", 1000000},     {"GB", 1000000000}};
+	} units[] = {{"", 1},
+		     {"B", 1},
+		     {"KiB", 1ULL << 10},
+		     {"MiB", 1ULL << 20},
+		     {"GiB", 1ULL << 30},
+		     {"TiB", 1ULL << 40},
+		     {"K", 1ULL << 10},
+		     {"M", 1ULL << 20},
+		     {"G", 1ULL << 30},
+		     {"KB", 1000},
+		     {"MB", 1000000},
+		     {"GB", 1000000000}};
 	if (!strcmp(end, "blocks"))
 		return n * bs;
 	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++)
@@ -372,8 +380,8 @@ static int write_job(json_t *sc, const char *scenario, const char *path, const c
 		json_t *id = json_object_get(l, "lun");
 		int lun = json_is_integer(id) ? (int)json_integer_value(id) : (int)i;
 		unsigned bs = json_is_integer(json_object_get(l, "block_size"))
-				      ? (unsigned)json_integer_value(json_object_get(l, "block_size"))
-				      : 512;
+				  ? (unsigned)json_integer_value(json_object_get(l, "block_size"))
+				  : 512;
 		unsigned long long size = parse_size(json_object_get(l, "size"), bs, 1ULL << 30);
 		char one[96];
 		snprintf(one, sizeof(one), "%s%d:%llu:%u", *lunlist ? " " : "", lun, size, bs);
@@ -459,10 +467,10 @@ int fl_vm_run(const char *scenario, const struct fl_vm_opts *opts, const char *r
 		goto out;
 	}
 	/* Old outputs must not be mistaken for this run's. */
-	static const char *const old[] = {"done",	   "kmsg.txt",	 "steps.jsonl", "stall.jsonl",
-					  "sysfs.jsonl", "uevents.jsonl", "trace.jsonl", "agent.log",
-					  "guest.json",  "disks.txt",	 "trace-lun0.jsonl",
-					  "trace-lun1.jsonl"};
+	static const char *const old[] = {"done",	 "kmsg.txt",	     "steps.jsonl",
+					  "stall.jsonl", "sysfs.jsonl",	     "uevents.jsonl",
+					  "trace.jsonl", "agent.log",	     "guest.json",
+					  "disks.txt",	 "trace-lun0.jsonl", "trace-lun1.jsonl"};
 	for (size_t i = 0; i < sizeof(old) / sizeof(old[0]); i++) {
 		char p[PATH_MAX + 32];
 		snprintf(p, sizeof(p), "%s/%s", results, old[i]);
@@ -511,19 +519,19 @@ int fl_vm_run(const char *scenario, const struct fl_vm_opts *opts, const char *r
 	int q = run_qemu(argv, qlog, timeout, &st);
 	double t_end = vm_now();
 	struct vm_run_info info = {
-		.scenario = scenario,
-		.path = opts->path,
-		.accel = accel,
-		.guest = guest,
-		.run_dir = run_dir,
-		.results = results,
-		.timed_out = q == -ETIMEDOUT,
-		.qemu_status = st,
-		.timeout_s = timeout,
-		.wall_guest_build_s = t_guest - t_start,
-		.wall_qemu_s = t_end - t_boot,
-		.wall_total_s = 0,
-		.t_start = t_start,
+	    .scenario = scenario,
+	    .path = opts->path,
+	    .accel = accel,
+	    .guest = guest,
+	    .run_dir = run_dir,
+	    .results = results,
+	    .timed_out = q == -ETIMEDOUT,
+	    .qemu_status = st,
+	    .timeout_s = timeout,
+	    .wall_guest_build_s = t_guest - t_start,
+	    .wall_qemu_s = t_end - t_boot,
+	    .wall_total_s = 0,
+	    .t_start = t_start,
 	};
 	if (q == -ETIMEDOUT)
 		fprintf(stderr,

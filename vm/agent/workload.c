@@ -88,15 +88,33 @@ static const char *errno_name(int e)
 		int e;
 		const char *n;
 	} t[] = {
-		{0, "OK"},	       {EIO, "EIO"},		 {ENOSPC, "ENOSPC"},
-		{EREMOTEIO, "EREMOTEIO"}, {ENODATA, "ENODATA"}, {EILSEQ, "EILSEQ"},
-		{ENOLINK, "ENOLINK"},   {ENODEV, "ENODEV"},	 {ENXIO, "ENXIO"},
-		{EBADE, "EBADE"},	       {ETIMEDOUT, "ETIMEDOUT"}, {EROFS, "EROFS"},
-		{EINVAL, "EINVAL"},     {EAGAIN, "EAGAIN"},	 {EOPNOTSUPP, "EOPNOTSUPP"},
-		{ENOENT, "ENOENT"},     {EPERM, "EPERM"},	 {EACCES, "EACCES"},
-		{EBUSY, "EBUSY"},	       {EUCLEAN, "EUCLEAN"},	 {ENOMEM, "ENOMEM"},
-		{EFBIG, "EFBIG"},	       {EDQUOT, "EDQUOT"},	 {ESTALE, "ESTALE"},
-		{ENOTBLK, "ENOTBLK"},   {EINTR, "EINTR"},	 {EBADMSG, "EBADMSG"},
+	    {0, "OK"},
+	    {EIO, "EIO"},
+	    {ENOSPC, "ENOSPC"},
+	    {EREMOTEIO, "EREMOTEIO"},
+	    {ENODATA, "ENODATA"},
+	    {EILSEQ, "EILSEQ"},
+	    {ENOLINK, "ENOLINK"},
+	    {ENODEV, "ENODEV"},
+	    {ENXIO, "ENXIO"},
+	    {EBADE, "EBADE"},
+	    {ETIMEDOUT, "ETIMEDOUT"},
+	    {EROFS, "EROFS"},
+	    {EINVAL, "EINVAL"},
+	    {EAGAIN, "EAGAIN"},
+	    {EOPNOTSUPP, "EOPNOTSUPP"},
+	    {ENOENT, "ENOENT"},
+	    {EPERM, "EPERM"},
+	    {EACCES, "EACCES"},
+	    {EBUSY, "EBUSY"},
+	    {EUCLEAN, "EUCLEAN"},
+	    {ENOMEM, "ENOMEM"},
+	    {EFBIG, "EFBIG"},
+	    {EDQUOT, "EDQUOT"},
+	    {ESTALE, "ESTALE"},
+	    {ENOTBLK, "ENOTBLK"},
+	    {EINTR, "EINTR"},
+	    {EBADMSG, "EBADMSG"},
 	};
 	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++)
 		if (t[i].e == e)
@@ -170,8 +188,8 @@ static int do_rw(json_t *step, bool is_write, json_t *res)
 		return ENOMEM;
 	}
 	memset(buf, (int)step_int(step, "pattern", 0xa5), len);
-	ssize_t n = is_write ? pwrite(fd, buf, len, (off_t)lba * bs)
-			     : pread(fd, buf, len, (off_t)lba * bs);
+	ssize_t n =
+	    is_write ? pwrite(fd, buf, len, (off_t)lba * bs) : pread(fd, buf, len, (off_t)lba * bs);
 	int e = n < 0 ? errno : 0;
 	json_object_set_new(res, "bytes", json_integer(n < 0 ? 0 : n));
 	if (!e && (size_t)n != len)
@@ -255,8 +273,8 @@ static int do_write_file(json_t *step, json_t *res)
 	long long done = 0;
 	int e = 0;
 	while (done < size) {
-		size_t n = size - done > (long long)sizeof(chunk) ? sizeof(chunk)
-								  : (size_t)(size - done);
+		size_t n =
+		    size - done > (long long)sizeof(chunk) ? sizeof(chunk) : (size_t)(size - done);
 		ssize_t w = write(fd, chunk, n);
 		if (w < 0) {
 			e = errno;
@@ -314,15 +332,17 @@ static int do_sg_raw(json_t *step, json_t *res)
 		return errno;
 	}
 	struct sg_io_hdr io = {
-		.interface_id = 'S',
-		.dxfer_direction = in ? SG_DXFER_FROM_DEV : out ? SG_DXFER_TO_DEV : SG_DXFER_NONE,
-		.cmd_len = (unsigned char)cdb_len,
-		.mx_sb_len = sizeof(sense),
-		.dxfer_len = (unsigned)len,
-		.dxferp = buf,
-		.cmdp = cdb,
-		.sbp = sense,
-		.timeout = (unsigned)step_int(step, "timeout_s", 60) * 1000,
+	    .interface_id = 'S',
+	    .dxfer_direction = in    ? SG_DXFER_FROM_DEV
+			       : out ? SG_DXFER_TO_DEV
+				     : SG_DXFER_NONE,
+	    .cmd_len = (unsigned char)cdb_len,
+	    .mx_sb_len = sizeof(sense),
+	    .dxfer_len = (unsigned)len,
+	    .dxferp = buf,
+	    .cmdp = cdb,
+	    .sbp = sense,
+	    .timeout = (unsigned)step_int(step, "timeout_s", 60) * 1000,
 	};
 	int e = ioctl(fd, SG_IO, &io) < 0 ? errno : 0;
 	close(fd);
@@ -367,7 +387,7 @@ static int do_ctl(json_t *step, json_t *res)
 	size_t i;
 	json_t *a;
 	json_array_foreach(args, i, a) if (json_is_string(a) && n < 38) argv[n++] =
-		(char *)json_string_value(a);
+	    (char *)json_string_value(a);
 	argv[n] = NULL;
 	return run_prog(argv, res) ? EIO : 0;
 }
@@ -464,17 +484,16 @@ static void run_step_bounded(FILE *out, size_t i, json_t *step)
 	if (timed_out)
 		json_object_set_new(res, "errno", json_string("TIMEOUT"));
 	else if (json_is_integer(json_object_get(res, "errno_num")))
-		json_object_set_new(
-			res, "errno",
-			json_string(errno_name((int)json_integer_value(json_object_get(res, "errno_num")))));
+		json_object_set_new(res, "errno",
+				    json_string(errno_name((int)json_integer_value(
+					json_object_get(res, "errno_num")))));
 	else
 		json_object_set_new(res, "errno", json_string("CRASHED"));
 	json_object_set_new(res, "params", json_deep_copy(step));
 	char *s = json_dumps(res, JSON_COMPACT);
 	fprintf(out, "%s\n", s);
-	fprintf(stderr, "fl-vm-agent: step %zu %s -> %s in %.0f ms\n", i,
-		step_str(step, "op", ""), json_string_value(json_object_get(res, "errno")),
-		(t1 - t0) * 1000);
+	fprintf(stderr, "fl-vm-agent: step %zu %s -> %s in %.0f ms\n", i, step_str(step, "op", ""),
+		json_string_value(json_object_get(res, "errno")), (t1 - t0) * 1000);
 	free(s);
 	json_decref(res);
 }
