@@ -147,6 +147,7 @@ setup_tcmu() {
 		d=$CFS/core/user_0/fl$lun
 		mkdir -p "$d" || fail "user backstore"
 		cfg="faultlun/scenario=$FL_SCENARIO;lun=$lun;trace=$R/trace-lun$lun.jsonl"
+		cfg="$cfg;ctl=/run/faultlun-lun$lun.sock"
 		put "$d/control" "dev_size=$size,dev_config=$cfg" || fail "user backstore control"
 		[ -n "${FL_KNOB_cmd_time_out_s:-}" ] && put "$d/attrib/cmd_time_out" "$FL_KNOB_cmd_time_out_s"
 		mark "engine start lun $lun"
@@ -194,7 +195,10 @@ setup_iscsi() {
 
 case "$FL_PATH" in
 lio) setup_lio ;;
-tcmu) setup_tcmu ;;
+tcmu)
+	setup_tcmu
+	FL_CTL=/run/faultlun-lun$FL_TEST_LUN.sock
+	;;
 iscsi) setup_iscsi ;;
 *) fail "unknown path $FL_PATH" ;;
 esac

@@ -378,12 +378,13 @@ static int do_ctl(json_t *step, json_t *res)
 	json_t *args = json_object_get(step, "args");
 	char *argv[40];
 	int n = 0;
+	if (!ctl_socket) {
+		json_object_set_new(res, "error", json_string("no control socket on this path"));
+		return EINVAL;
+	}
 	argv[n++] = (char *)faultlun_bin;
 	argv[n++] = (char *)"ctl";
-	if (ctl_socket) {
-		argv[n++] = (char *)"--socket";
-		argv[n++] = (char *)ctl_socket;
-	}
+	argv[n++] = (char *)ctl_socket;
 	size_t i;
 	json_t *a;
 	json_array_foreach(args, i, a) if (json_is_string(a) && n < 38) argv[n++] =
@@ -392,8 +393,76 @@ static int do_ctl(json_t *step, json_t *res)
 	return run_prog(argv, res) ? EIO : 0;
 }
 
-/* Runs one step in this (child) process; returns its errno. */
-static int run_step(json_t *step, json_t *res)
+/* tur / inquiry steps: SG_IO with a fixed CDB (SPC-4 6.37, 6.6). */
+static int do_fixed_cdb(json_t *step, json_t *res, const char *cdb, long long in)
+{
+	json_t *s = json_deep_copy(step);
+	json_object_set_new(s, "cdb", json_string(cdb));
+	json_object_set_new(s, "size", json_integer(in));
+	json_object_del(s, "data");
+	int e = do_sg_raw(s, res);
+	json_decref(s);
+	return e;
+}
+
+/* discard step: BLKDISCARD of lba..lba+blocks-1 (UNMAP / WRITE SAME). */
+static int do_discard(json_t *step)
+{
+	int fd = open(step_dev(step), O_RDWR);
+	if (fd < 0)
+		return errno;
+	uint64_t bs = block_size(fd);
+	uint64_t range[2] = {(uint64_t)step_int(step, "lba", 0) * bs,
+			     (uint64_t)step_int(step, "blocks", 1) * bs};
+	int e = ioctl(fd, BLKDISCARD, range) < 0 ? errno : 0;
+	close(fd);
+	return e;
+}
+
+/* read_file step: reads a whole file on the mounted fs. */
+static int do_read_file(json_t *step, json_t *res)
+{
+	char p[4096];
+	snprintf(p, sizeof(p), "%s/%s", MNT_DIR, step_str(step, "path", "file"));
+	int fd = open(p, O_RDONLY);
+	if (fd < 0)
+		return errno;
+	static char chunk[65536];
+	long long total = 0;
+	ssize_t n;
+	while ((n = read(fd, chunk, sizeof(chunk))) > 0)
+		total += n;
+	int e = n < 0 ? errno : 0;
+	close(fd);
+	json_object_set_new(res, "bytes", json_integer(total));
+	return e;
+}
+
+/* rescan step: asks sd to re-read the device's capacity and settings. */
+static int do_rescan(json_t *step)
+{
+	const char *dev = step_dev(step), *name = strrchr(dev, '/');
+	char p[256];
+	snprintf(p, sizeof(p), "/sys/block/%s/device/rescan", name ? name + 1 : dev);
+	int fd = open(p, O_WRONLY);
+	if (fd < 0)
+		return errno;
+	int e = write(fd, "1", 1) < 0 ? errno : 0;
+	close(fd);
+	return e;
+}
+
+/* shell step: `sh -c COMMAND` (DEV in the environment); non-zero exit is EIO. */
+static int do_shell(json_t *step, json_t *res)
+{
+	setenv("DEV", step_dev(step), 1);
+	char *argv[] = {(char *)"sh", (char *)"-c", (char *)step_str(step, "command", "true"),
+			NULL};
+	return run_prog(argv, res) ? EIO : 0;
+}
+
+/* Runs one step once in this (child) process; returns its errno. */
+static int run_step_once(json_t *step, json_t *res)
 {
 	const char *op = step_str(step, "op", "");
 	if (!strcmp(op, "read"))
@@ -402,6 +471,10 @@ static int run_step(json_t *step, json_t *res)
 		return do_rw(step, true, res);
 	if (!strcmp(op, "fsync"))
 		return do_fsync(step);
+	if (!strcmp(op, "sync")) {
+		sync();
+		return 0;
+	}
 	if (!strcmp(op, "mkfs"))
 		return do_mkfs(step, res);
 	if (!strcmp(op, "mount"))
@@ -410,8 +483,20 @@ static int run_step(json_t *step, json_t *res)
 		return umount(MNT_DIR) < 0 ? errno : 0;
 	if (!strcmp(op, "write_file"))
 		return do_write_file(step, res);
+	if (!strcmp(op, "read_file"))
+		return do_read_file(step, res);
 	if (!strcmp(op, "sg_raw"))
 		return do_sg_raw(step, res);
+	if (!strcmp(op, "tur"))
+		return do_fixed_cdb(step, res, "00 00 00 00 00 00", 0);
+	if (!strcmp(op, "inquiry"))
+		return do_fixed_cdb(step, res, "12 00 00 00 60 00", 96);
+	if (!strcmp(op, "discard"))
+		return do_discard(step);
+	if (!strcmp(op, "rescan"))
+		return do_rescan(step);
+	if (!strcmp(op, "shell"))
+		return do_shell(step, res);
 	if (!strcmp(op, "ctl"))
 		return do_ctl(step, res);
 	if (!strcmp(op, "sleep")) {
@@ -420,6 +505,18 @@ static int run_step(json_t *step, json_t *res)
 	}
 	json_object_set_new(res, "error", json_string("unknown op"));
 	return EINVAL;
+}
+
+/* Runs a step "repeat" times (default once), stopping at the first error. */
+static int run_step(json_t *step, json_t *res)
+{
+	long long n = step_int(step, "repeat", 1), i;
+	int e = 0;
+	for (i = 0; i < n && !e; i++)
+		e = run_step_once(step, res);
+	if (n > 1)
+		json_object_set_new(res, "repeats_done", json_integer(e ? i - 1 : i));
+	return e;
 }
 
 /*
