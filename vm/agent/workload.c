@@ -519,40 +519,65 @@ static int run_step(json_t *step, json_t *res)
 	return e;
 }
 
-/*
- * Runs step i in a child with a deadline; the child reports over a pipe.
- * A child past its deadline is left behind (it is stuck in the kernel) and
- * the step's errno is "TIMEOUT".
- */
-static void run_step_bounded(FILE *out, size_t i, json_t *step)
+/* A step running in its child process. */
+struct running_step {
+	pid_t pid;
+	int fd; /* read end of the child's report pipe */
+	double t0;
+	int timeout_ms;
+	size_t i;
+	json_t *step;
+};
+
+/* Starts step i in a child that reports its result (and its end time) over a pipe. */
+static int start_step(size_t i, json_t *step, struct running_step *rs)
 {
 	int pfd[2];
 	if (pipe(pfd) < 0)
-		return;
-	double t0 = now_s();
-	int timeout_ms = (int)step_int(step, "timeout_s", 180) * 1000;
-	pid_t pid = fork();
-	if (pid == 0) {
+		return -errno;
+	rs->t0 = now_s();
+	rs->timeout_ms = (int)step_int(step, "timeout_s", 180) * 1000;
+	rs->i = i;
+	rs->step = step;
+	rs->pid = fork();
+	if (rs->pid < 0) {
+		close(pfd[0]);
+		close(pfd[1]);
+		return -errno;
+	}
+	if (rs->pid == 0) {
 		close(pfd[0]);
 		json_t *res = json_object();
 		int e = run_step(step, res);
 		json_object_set_new(res, "errno_num", json_integer(e));
+		json_object_set_new(res, "t1", json_real(now_s()));
 		char *s = json_dumps(res, JSON_COMPACT);
 		if (s && write(pfd[1], s, strlen(s)) < 0)
 			_exit(3);
 		_exit(0);
 	}
 	close(pfd[1]);
+	rs->fd = pfd[0];
+	return 0;
+}
+
+/*
+ * Collects a started step by its deadline and writes its record. A child
+ * past its deadline is left behind (it is stuck in the kernel) and the
+ * step's errno is "TIMEOUT".
+ */
+static void finish_step(FILE *out, struct running_step *rs)
+{
 	char buf[8192];
 	size_t got = 0;
 	bool timed_out = false;
 	for (;;) {
-		int left = timeout_ms - (int)((now_s() - t0) * 1000);
+		int left = rs->timeout_ms - (int)((now_s() - rs->t0) * 1000);
 		if (left <= 0) {
 			timed_out = true;
 			break;
 		}
-		struct pollfd p = {.fd = pfd[0], .events = POLLIN};
+		struct pollfd p = {.fd = rs->fd, .events = POLLIN};
 		int r = poll(&p, 1, left);
 		if (r < 0 && errno == EINTR)
 			continue;
@@ -560,24 +585,27 @@ static void run_step_bounded(FILE *out, size_t i, json_t *step)
 			timed_out = r == 0;
 			break;
 		}
-		ssize_t n = read(pfd[0], buf + got, sizeof(buf) - 1 - got);
+		ssize_t n = read(rs->fd, buf + got, sizeof(buf) - 1 - got);
 		if (n <= 0)
 			break;
 		got += (size_t)n;
 	}
 	double t1 = now_s();
-	close(pfd[0]);
+	close(rs->fd);
 	buf[got] = 0;
 	json_t *res = got ? json_loads(buf, 0, NULL) : NULL;
 	if (!res)
 		res = json_object();
 	if (!timed_out)
-		waitpid(pid, NULL, 0);
-	json_object_set_new(res, "step", json_integer((json_int_t)i));
-	json_object_set_new(res, "op", json_string(step_str(step, "op", "")));
-	json_object_set_new(res, "t0", json_real(t0));
+		waitpid(rs->pid, NULL, 0);
+	/* The child's own end time counts (a background step is collected late). */
+	if (json_is_real(json_object_get(res, "t1")))
+		t1 = json_real_value(json_object_get(res, "t1"));
+	json_object_set_new(res, "step", json_integer((json_int_t)rs->i));
+	json_object_set_new(res, "op", json_string(step_str(rs->step, "op", "")));
+	json_object_set_new(res, "t0", json_real(rs->t0));
 	json_object_set_new(res, "t1", json_real(t1));
-	json_object_set_new(res, "elapsed_ms", json_real((t1 - t0) * 1000));
+	json_object_set_new(res, "elapsed_ms", json_real((t1 - rs->t0) * 1000));
 	if (timed_out)
 		json_object_set_new(res, "errno", json_string("TIMEOUT"));
 	else if (json_is_integer(json_object_get(res, "errno_num")))
@@ -586,11 +614,12 @@ static void run_step_bounded(FILE *out, size_t i, json_t *step)
 					json_object_get(res, "errno_num")))));
 	else
 		json_object_set_new(res, "errno", json_string("CRASHED"));
-	json_object_set_new(res, "params", json_deep_copy(step));
+	json_object_set_new(res, "params", json_deep_copy(rs->step));
 	char *s = json_dumps(res, JSON_COMPACT);
 	fprintf(out, "%s\n", s);
-	fprintf(stderr, "fl-vm-agent: step %zu %s -> %s in %.0f ms\n", i, step_str(step, "op", ""),
-		json_string_value(json_object_get(res, "errno")), (t1 - t0) * 1000);
+	fprintf(stderr, "fl-vm-agent: step %zu %s -> %s in %.0f ms\n", rs->i,
+		step_str(rs->step, "op", ""), json_string_value(json_object_get(res, "errno")),
+		(t1 - rs->t0) * 1000);
 	free(s);
 	json_decref(res);
 }
@@ -728,7 +757,24 @@ int main(int argc, char **argv)
 	FILE *out = open_out("steps.jsonl");
 	json_t *steps = json_object_get(check, "workload"), *step;
 	size_t i;
-	json_array_foreach(steps, i, step) run_step_bounded(out, i, step);
+	/* "background": true steps run on while the next ones start; they are
+	 * collected (each by its own deadline) after the last foreground step. */
+	struct running_step bg[64];
+	size_t nbg = 0;
+	json_array_foreach(steps, i, step)
+	{
+		struct running_step rs;
+		if (start_step(i, step, &rs) < 0) {
+			fprintf(stderr, "fl-vm-agent: cannot start step %zu\n", i);
+			continue;
+		}
+		if (step_bool(step, "background", false) && nbg < 64)
+			bg[nbg++] = rs;
+		else
+			finish_step(out, &rs);
+	}
+	for (size_t b = 0; b < nbg; b++)
+		finish_step(out, &bg[b]);
 	fclose(out);
 	/* Let the observers see what the last step set off. */
 	usleep(1000000);
