@@ -101,7 +101,10 @@ static int run_capture(char *const argv[], char *last, size_t lastlen)
 	while (got && buf[got - 1] == '\n')
 		buf[--got] = 0;
 	char *nl = strrchr(buf, '\n');
-	snprintf(last, lastlen, "%s", nl ? nl + 1 : buf);
+	const char *tail = nl ? nl + 1 : buf;
+	size_t len = strnlen(tail, lastlen - 1);
+	memcpy(last, tail, len);
+	last[len] = 0;
 	int st;
 	if (waitpid(pid, &st, 0) < 0)
 		return -errno;
@@ -339,7 +342,7 @@ static unsigned long long parse_size(json_t *v, unsigned bs, unsigned long long 
 static int write_job(json_t *sc, const char *scenario, const char *path, const char *guest,
 		     const char *results)
 {
-	char p[PATH_MAX], self[PATH_MAX];
+	char p[PATH_MAX + 32], self[PATH_MAX];
 	json_t *check = json_object_get(sc, "check");
 	json_t *luns = json_object_get(sc, "luns");
 	snprintf(p, sizeof(p), "%s/scenario.json", results);
