@@ -56,7 +56,7 @@ static int scenario_paths(const char *file, char paths[2][8])
 int cmd_vm(int argc, char **argv)
 {
 	struct fl_vm_opts o = {.accel = "auto"};
-	const char *path = NULL, *out = NULL;
+	const char *path = NULL, *out = NULL, *recheck = NULL;
 	bool keep = false;
 	const char *files[64];
 	int nfiles = 0;
@@ -75,6 +75,8 @@ int cmd_vm(int argc, char **argv)
 			return 2;
 		} else if (!strcmp(a, "--path")) {
 			path = argv[++i];
+		} else if (!strcmp(a, "--recheck")) {
+			recheck = argv[++i];
 		} else if (!strcmp(a, "--out")) {
 			out = argv[++i];
 		} else if (!strcmp(a, "--cache")) {
@@ -101,6 +103,18 @@ int cmd_vm(int argc, char **argv)
 	    strcmp(path, "lio")) {
 		fprintf(stderr, "faultlun vm: --path must be iscsi, tcmu, both or lio\n");
 		return 2;
+	}
+	if (recheck) {
+		char res[PATH_MAX + 16];
+		if (nfiles != 1) {
+			fprintf(stderr, "faultlun vm: --recheck takes one scenario\n");
+			return 2;
+		}
+		int rc = fl_vm_recheck(files[0], path ? path : "iscsi", recheck);
+		snprintf(res, sizeof(res), "%s/result.json", recheck);
+		if (access(res, R_OK) == 0)
+			fl_vm_report_text(res, stdout, !o.quiet);
+		return rc;
 	}
 	char base[PATH_MAX];
 	if (out) {

@@ -34,6 +34,13 @@ struct fl_vm_opts {
 /* Runs scenario on opts->path; results go to run_dir (created). */
 int fl_vm_run(const char *scenario, const struct fl_vm_opts *opts, const char *run_dir);
 
+/*
+ * Checks a finished run again without booting: the observations already in
+ * run_dir/guest against scenario's (possibly edited) expectations; rewrites
+ * run_dir/result.json. Returns as fl_vm_run.
+ */
+int fl_vm_recheck(const char *scenario, const char *path, const char *run_dir);
+
 /* Prints a result (result.json) as verdicts + timeline; returns its verdict. */
 int fl_vm_report_text(const char *result_json, FILE *out, bool timeline);
 /* Writes the HTML report of a result; returns 0 or -errno. */

@@ -548,3 +548,33 @@ out:
 	json_decref(sc);
 	return rc;
 }
+
+/* See fl_vm.h. */
+int fl_vm_recheck(const char *scenario, const char *path, const char *run_dir)
+{
+	json_error_t err;
+	json_t *sc = json_load_file(scenario, 0, &err);
+	if (!sc) {
+		fprintf(stderr, "%s:%d:%d: %s\n", scenario, err.line, err.column, err.text);
+		return FL_VM_ERROR;
+	}
+	char results[PATH_MAX + 16];
+	snprintf(results, sizeof(results), "%s/guest", run_dir);
+	if (access(results, R_OK) != 0) {
+		fprintf(stderr, "faultlun vm: %s: no guest observations to check\n", results);
+		json_decref(sc);
+		return FL_VM_ERROR;
+	}
+	struct vm_run_info info = {
+	    .scenario = scenario,
+	    .path = path,
+	    .accel = "recorded",
+	    .guest = "recorded",
+	    .run_dir = run_dir,
+	    .results = results,
+	    .t_start = vm_now(),
+	};
+	int rc = vm_check_run(sc, &info);
+	json_decref(sc);
+	return rc;
+}

@@ -1,0 +1,45 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# test-vm-recheck.sh - the VM lab's checker on observations recorded from a
+# real run (Linux 6.1, end-of-disk on the TCMU path), without booting: the
+# scenario's own expectations pass; the same scenario expecting EIO where the
+# kernel gave ENOSPC, and a kernel-log line that never appeared, fail with a
+# diff; a result with no observations is an error.
+#   test-vm-recheck.sh FAULTLUN SCENARIO RECORDED_DIR OUTDIR
+set -u
+faultlun=$1 src=$2 rec=$3 out=$4
+fail() {
+	echo "FAIL: $*"
+	exit 1
+}
+rm -rf "$out"
+mkdir -p "$out/good" "$out/bad" "$out/empty"
+cp -r "$rec" "$out/good/guest"
+cp -r "$rec" "$out/bad/guest"
+
+"$faultlun" vm "$src" --path tcmu --recheck "$out/good" >"$out/good.log" 2>&1
+rc=$?
+[ "$rc" -eq 0 ] || { cat "$out/good.log"; fail "recorded run: exit $rc, expected 0"; }
+grep -q "^verdict: PASS" "$out/good.log" || fail "no PASS verdict"
+grep -q "PASS  step 1 errno ENOSPC" "$out/good.log" || fail "step 1 not checked"
+grep -q "step 9 fsync .*EIO" "$out/good.log" || fail "step 9 missing"
+# The timeline merges the kernel log, the steps and the target trace in order.
+awk '/workload step 1 write lun=0/{s=NR} /target   inject rule="pool-full".*122876/{t=NR}
+     /workload step 1 write -> ENOSPC/{e=NR} END{exit !(s && t && e && s < t && t < e)}' \
+	"$out/good.log" || fail "step 1, its trace event and its end are not in order"
+
+sed -e '0,/"errno": "ENOSPC"/s//"errno": "EIO"/' \
+	-e 's/"kernel_log": "Buffer I\/O error[^"]*"/"kernel_log": "no such line anywhere"/' \
+	"$src" >"$out/wrong.json"
+"$faultlun" vm "$out/wrong.json" --path tcmu --recheck "$out/bad" >"$out/bad.log" 2>&1
+rc=$?
+[ "$rc" -eq 1 ] || { cat "$out/bad.log"; fail "contradicted expectations: exit $rc, expected 1"; }
+grep -q "FAIL  step 1 errno EIO" "$out/bad.log" || fail "no FAIL for step 1"
+grep -q "observed: ENOSPC" "$out/bad.log" || fail "no observed ENOSPC"
+grep -q "FAIL  kernel log /no such line anywhere/" "$out/bad.log" || fail "no FAIL for kernel_log"
+grep -q "^verdict: FAIL" "$out/bad.log" || fail "no FAIL verdict"
+
+"$faultlun" vm "$src" --path tcmu --recheck "$out/empty" >"$out/empty.log" 2>&1
+rc=$?
+[ "$rc" -eq 2 ] || fail "no observations: exit $rc, expected 2"
+echo "recorded run: PASS; contradicted: FAIL with diff; empty: error"
