@@ -122,10 +122,14 @@ static void tmf_carry_out(struct fl_engine *e, struct fl_tmf *t, const struct sc
 		resp = FL_TMF_RESP_LUN_NOT_EXIST;
 	if (reset && resp == FL_TMF_RESP_COMPLETE) {
 		e->counters.resets++;
-		/* "ua": null leaves the LUN untouched (a reset that does nothing visible) */
+		/*
+		 * SAM-5 5.14: the reset's UA goes to every I_T nexus, the requester's
+		 * too (the Linux midlayer expects one after its own reset, as LIO gives).
+		 * "ua": null leaves the LUN untouched (a reset that does nothing visible).
+		 */
 		for (size_t i = 0; i < e->nluns && k->ua; i++)
 			if (t->fn != FL_TMF_LUN_RESET || e->luns[i].id == t->lun_id)
-				fl_lun_reset(e->luns[i].lun, t->nexus_id, k->ua_asc, k->ua_ascq);
+				fl_lun_reset(e->luns[i].lun, FL_ALL_NEXUS, k->ua_asc, k->ua_ascq);
 		o = trace_event(&e->trace, "reset");
 		json_object_set_new(o, "tmf", json_string(sc_tmf_names[t->fn]));
 		if (t->fn == FL_TMF_LUN_RESET)

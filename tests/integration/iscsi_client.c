@@ -361,7 +361,13 @@ static void check_tmf(void)
 	if (t)
 		scsi_free_scsi_task(t);
 	t = run_cdb(a, lun, scsi_cdb_testunitready(), NULL, 5000);
-	CHECK(t && t->status == SCSI_STATUS_GOOD, "the resetting session sees no UA");
+	CHECK(t && t->status == SCSI_STATUS_CHECK_CONDITION &&
+		  t->sense.key == SCSI_SENSE_UNIT_ATTENTION && (t->sense.ascq >> 8) == 0x29,
+	      "the resetting session sees UA 29/xx too (SAM-5 5.14)");
+	if (t)
+		scsi_free_scsi_task(t);
+	t = run_cdb(a, lun, scsi_cdb_testunitready(), NULL, 5000);
+	CHECK(t && t->status == SCSI_STATUS_GOOD, "the UA is reported once");
 	if (t)
 		scsi_free_scsi_task(t);
 	bye(a);

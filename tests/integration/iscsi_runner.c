@@ -135,6 +135,8 @@ static void run_task(struct scsi_task *(*make)(void *), void *arg, int lun, stru
 		     int timeout_ms, struct result *r)
 {
 	int64_t t0 = now_ms();
+	int ua_retries = 0;
+
 	r->run = true;
 	for (int attempt = 0; attempt < 2; attempt++) {
 		struct scsi_task *t = make(arg);
@@ -156,6 +158,15 @@ static void run_task(struct scsi_task *(*make)(void *), void *arg, int lun, stru
 			}
 			scsi_free_scsi_task(t);
 			free(opp);
+			/*
+			 * As sd does, a UNIT ATTENTION is retried (SD_MAX_RETRIES = 5):
+			 * after a reset the initiator expects one and resubmits.
+			 */
+			if (r->status == SCSI_STATUS_CHECK_CONDITION &&
+			    r->key == SCSI_SENSE_UNIT_ATTENTION && ua_retries++ < 5) {
+				attempt--;
+				continue;
+			}
 			break;
 		}
 		/* Error handling: abort, LUN reset twice, then a new session. */

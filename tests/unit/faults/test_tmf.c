@@ -125,11 +125,14 @@ static void test_lun_reset_completes(void)
 	CU_ASSERT_TRUE(atomic_load(&c[1]->done) && c[1]->cmd.aborted);
 	CU_ASSERT_FALSE(atomic_load(&c[2]->done));
 	CU_ASSERT_FALSE(atomic_load(&c[3]->done));
-	/* the other nexus sees the reset's UA 29/00; the resetting one does not */
+	/* every nexus sees the reset's UA 29/00, the resetting one too, once */
 	tsubmit(e, (tcmd_init(t2, 0x00, 0, 0, 5, 2), t2), 0);
 	CU_ASSERT_EQUAL(sense_key(&t2->cmd), 6);
 	CU_ASSERT_EQUAL(sense_asc(&t2->cmd), 0x29);
 	tsubmit(e, (tcmd_init(t2, 0x00, 0, 0, 6, 1), t2), 0);
+	CU_ASSERT_EQUAL(sense_key(&t2->cmd), 6);
+	CU_ASSERT_EQUAL(sense_asc(&t2->cmd), 0x29);
+	tsubmit(e, (tcmd_init(t2, 0x00, 0, 0, 7, 1), t2), 0);
 	CU_ASSERT_EQUAL(t2->cmd.status, FL_STATUS_GOOD);
 	fl_engine_get_counters(e, &k);
 	CU_ASSERT_EQUAL(k.tmfs, 1);
@@ -200,7 +203,8 @@ static void test_lun_reset_behaviours(void)
 	CU_ASSERT_TRUE(tmf_wait(t, 100));
 	CU_ASSERT_EQUAL(t->resp, FL_TMF_RESP_NOT_SUPPORTED);
 	free(t);
-	/* a target reset without UA */
+	/* a target reset without UA (the earlier resets' UA consumed first) */
+	clear_ua(e, 1);
 	t = do_tmf(e, FL_TMF_TARGET_WARM_RESET, 0, 1, 0, false);
 	CU_ASSERT_TRUE(tmf_wait(t, 100));
 	CU_ASSERT_EQUAL(t->resp, FL_TMF_RESP_COMPLETE);
