@@ -192,7 +192,10 @@ int fl_vm_report_html(const char *result_json, const char *html_path)
 		if (t > tmax)
 			tmax = t;
 	}
-	double tmin = -2;
+	/* A little context before the first step, in proportion to the run. */
+	double tmin = -(0.2 + 0.05 * tmax);
+	if (tmin < -2)
+		tmin = -2;
 	const int W = 1100, left = 110, laneh = 28;
 	double scale = (W - left - 20) / (tmax - tmin);
 	const char *v = json_string_value(json_object_get(r, "verdict"));
