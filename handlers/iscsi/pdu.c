@@ -203,7 +203,9 @@ static int pdu_dispatch(struct conn *c)
 {
 	uint32_t dlen = c->rx_dsl;
 	const uint8_t *ahs = c->rx_buf;
-	const uint8_t *data = c->rx_buf + c->rx_ahs + (c->rx_hdigest ? ISCSI_DIGEST_LEN : 0);
+	/* rx_buf is NULL for a PDU with no AHS and no data: no offset from it then. */
+	const uint8_t *data =
+		c->rx_buf ? c->rx_buf + c->rx_ahs + (c->rx_hdigest ? ISCSI_DIGEST_LEN : 0) : NULL;
 	uint8_t op = c->bhs[0] & ISCSI_OPCODE_MASK;
 
 	iscsi_log(c->portal, LOG_DEBUG, c, "rx opcode 0x%02x itt 0x%08x dsl %u", op,
