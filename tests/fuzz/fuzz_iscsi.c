@@ -112,8 +112,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	a.sin_family = AF_INET;
 	a.sin_port = htons(port);
 	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	if (connect(fd, (struct sockaddr *)&a, sizeof(a)) != 0)
+	/* RST on close: no TIME_WAIT, so thousands of inputs do not use up ports. */
+	struct linger lg = {.l_onoff = 1, .l_linger = 0};
+	setsockopt(fd, SOL_SOCKET, SO_LINGER, &lg, sizeof(lg));
+	if (connect(fd, (struct sockaddr *)&a, sizeof(a)) != 0) {
+		perror("connect to the target");
 		abort();
+	}
 	if (data[0] & 1)
 		send_all(fd, lbuf, login_pdu(lbuf));
 	send_all(fd, data + 1, size - 1);

@@ -37,11 +37,12 @@ exe=$(find "$bld" -name "fuzz_$t" -type f -perm -u+x | head -1)
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=0
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 
+# libFuzzer's own failure code is 77, ctest's skip: failures exit 1 instead.
 # Every crash ever found: each file runs once and must pass.
 reg=$here/regressions/$t
 if [ -d "$reg" ] && [ -n "$(ls -A "$reg")" ]; then
 	echo "replaying $(ls "$reg" | wc -l) regression inputs"
-	"$exe" -runs=1 "$reg"/*
+	"$exe" -error_exitcode=1 -timeout_exitcode=1 "$reg"/*
 fi
 
 # Fuzz from a scratch copy of the seeds; crashes land in $bld/crash-$t-*.
@@ -50,5 +51,5 @@ mkdir -p "$work"
 dict=""
 [ -f "$here/$t.dict" ] && dict="-dict=$here/$t.dict"
 # shellcheck disable=SC2086
-"$exe" -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 -max_len=8192 \
+"$exe" -max_total_time="$secs" -timeout=10 -error_exitcode=1 -timeout_exitcode=1 -rss_limit_mb=2048 -max_len=8192 \
 	-artifact_prefix="$bld/crash-$t-" -print_final_stats=1 $dict "$work" "$here/corpus/$t"
