@@ -18,6 +18,7 @@
 #include <netinet/in.h>
 #include <poll.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,6 +44,8 @@ static void setup(void)
 	struct fl_lun *lun;
 	pthread_t th;
 
+	/* As faultlun serve does: a peer's reset must not kill the process. */
+	signal(SIGPIPE, SIG_IGN);
 	fl_lun_config_default(&cfg);
 	cfg.num_blocks = 2048;
 	if (fl_target_create(&t) || fl_lun_create(&cfg, &lun) || fl_target_add_lun(t, 0, lun))
