@@ -8,8 +8,9 @@
  * observe (docs/scenario-format.md "check"): `status` and `sense` of a step
  * (SAM-5 5.3, SPC-4 4.5), `errno` "OK" (the step ended GOOD) and a few errno
  * names mapped from status and sense the way Linux sd does (ENOSPC from
- * DATA PROTECT 27/07, ENODATA from MEDIUM ERROR, ETIMEDOUT from a step that
- * never completed, EIO from any other failure), `within_ms` / `max_stall_ms`.
+ * DATA PROTECT 27/07, ENODATA from MEDIUM ERROR, EBADE from RESERVATION
+ * CONFLICT, ETIMEDOUT from a step that never completed, EIO from any other
+ * failure), `within_ms` / `max_stall_ms`.
  * Kernel-only expectations (eh, kernel_log, device_state, trace counts) are
  * listed as not applicable. A step that does not complete within its
  * timeout goes through an error handling of its own: ABORT TASK, LUN RESET,
@@ -384,6 +385,8 @@ static bool errno_matches(const char *e, const struct result *r)
 		return r->done && r->key == 0x7 && r->asc == 0x27 && r->ascq == 0x07;
 	if (!strcmp(e, "ENODATA"))
 		return r->done && r->key == 0x3;
+	if (!strcmp(e, "EBADE"))
+		return r->done && r->status == 0x18; /* RESERVATION CONFLICT */
 	if (!strcmp(e, "EREMOTEIO") || !strcmp(e, "EILSEQ"))
 		return r->done && r->status == 0x02;
 	return !good; /* EIO and the rest: the step failed */
