@@ -93,7 +93,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		uint8_t *dbuf = din_cap ? malloc(din_cap) : NULL;
 
 		cmd.nexus.id = (flags & 1) ? 2 : 1;
-		cmd.nexus.initiator = (flags & 1) ? "iqn.2026-12.org.fuzz:b,i,0x1" : "iqn.2026-12.org.fuzz:a,i,0x1";
+		cmd.nexus.initiator =
+		    (flags & 1) ? "iqn.2026-12.org.fuzz:b,i,0x1" : "iqn.2026-12.org.fuzz:a,i,0x1";
 		cmd.nexus.rel_port_id = (flags & 1) ? 2 : 1;
 		cmd.tag = (uint64_t)i;
 		cmd.data_out = dcopy;
