@@ -11,15 +11,15 @@ tier=vm
 scripts/deps.sh "$tier"
 jobs=$(nproc)
 
-echo "== Sanitize build (ASan + UBSan): unit, integration, conformance"
+echo "== Sanitize build (ASan + UBSan): unit, integration, conformance, tcmu, fuzz"
 cmake -S . -B build/sanitize -DCMAKE_BUILD_TYPE=Sanitize >/dev/null
 cmake --build build/sanitize -j "$jobs"
 (cd build/sanitize && ASAN_OPTIONS=detect_leaks=1 ctest --output-on-failure -j "$jobs" -LE 'vm|slow')
 
-echo "== Debug build: every tier"
+echo "== Debug build: every tier (fuzzing ran above, once)"
 cmake -S . -B build/debug -DCMAKE_BUILD_TYPE=Debug >/dev/null
 cmake --build build/debug -j "$jobs"
-label=""
-[ "$tier" = test ] && label="-LE vm"
+label="-LE fuzz"
+[ "$tier" = test ] && label="-LE vm|fuzz"
 # shellcheck disable=SC2086
 cd build/debug && ctest --output-on-failure -j "$jobs" $label
