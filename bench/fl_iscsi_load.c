@@ -11,7 +11,7 @@
  *   fl_iscsi_load [-w] [-s] [-q QD] [-b BYTES] [-t SECONDS] URL
  *     -w  write (default read)     -s  sequential (default random)
  *     -q  queue depth (default 32) -b  bytes per command (default 4096)
- *     -t  seconds (default 5)
+ *     -t  seconds (default 5)      -R  confine the LBAs to the first BYTES of the LUN
  */
 #include <iscsi/iscsi.h>
 #include <iscsi/scsi-lowlevel.h>
@@ -169,7 +169,8 @@ static int run_loop(struct load *ld, uint64_t end_ns)
 /* Prints usage and exits. */
 static void usage(void)
 {
-	fprintf(stderr, "usage: fl_iscsi_load [-w] [-s] [-q QD] [-b BYTES] [-t SECONDS] URL\n");
+	fprintf(stderr,
+		"usage: fl_iscsi_load [-w] [-s] [-q QD] [-b BYTES] [-t SECONDS] [-R BYTES] URL\n");
 	exit(2);
 }
 
@@ -179,8 +180,9 @@ int main(int argc, char **argv)
 	int qd = 32, opt;
 	uint32_t bytes = 4096;
 	double secs = 5;
+	uint64_t region = 0;
 
-	while ((opt = getopt(argc, argv, "wsq:b:t:")) != -1) {
+	while ((opt = getopt(argc, argv, "wsq:b:t:R:")) != -1) {
 		switch (opt) {
 		case 'w':
 			ld.write = 1;
@@ -193,6 +195,9 @@ int main(int argc, char **argv)
 			break;
 		case 'b':
 			bytes = (uint32_t)strtoul(optarg, NULL, 0);
+			break;
+		case 'R':
+			region = strtoull(optarg, NULL, 0);
 			break;
 		case 't':
 			secs = atof(optarg);
@@ -232,6 +237,12 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	ld.xfer_blocks = bytes / ld.block_size;
+	if (region && region / ld.block_size < ld.blocks)
+		ld.blocks = region / ld.block_size;
+	if (ld.blocks < ld.xfer_blocks) {
+		fprintf(stderr, "fl_iscsi_load: -R smaller than -b\n");
+		return 1;
+	}
 	ld.buf = calloc(1, bytes);
 	ld.lat = calloc(LAT_BUCKETS, sizeof(*ld.lat));
 	struct slot *slots = calloc((size_t)qd, sizeof(*slots));

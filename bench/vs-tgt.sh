@@ -13,6 +13,7 @@
 # divided by the I/Os done. Prints per-round numbers, then medians and faultlun/tgtd.
 #   bench/vs-tgt.sh [ROUNDS [SECONDS]]     (defaults 3 and 5)
 #   BUILD=build-bench (directory holding cli/faultlun and bench/fl_iscsi_load)
+#   WORKLOADS="rr4k_qd32 ..." runs only those workloads
 # Exits 77 when a tool is missing, 1 when a server or client fails.
 set -eu
 cd "$(dirname "$0")/.."
@@ -28,6 +29,7 @@ for t in tgtd tgtadm iscsi-perf; do
 	command -v $t >/dev/null 2>&1 || [ -x /usr/sbin/$t ] || { echo "vs-tgt: $t missing" >&2; exit 77; }
 done
 PATH=$PATH:/usr/sbin
+if [ "$(id -u)" != 0 ]; then echo "vs-tgt: tgtd needs root" >&2; exit 77; fi
 tmp=$(mktemp -d)
 flpid=""
 tgtpid=""
@@ -134,7 +136,7 @@ run() {
 	printf '  %-12s %-8s iops %8s  MB/s %7s  server CPU us/IO %6s\n' "$wl" "$srv" "$iops" "$mbps" "$cpu"
 }
 
-workloads="rr4k_qd1 rr4k_qd32 sr128k_qd32 rw4k_qd32 sw128k_qd32"
+workloads=${WORKLOADS:-rr4k_qd1 rr4k_qd32 sr128k_qd32 rw4k_qd32 sw128k_qd32}
 r=1
 while [ $r -le "$rounds" ]; do
 	echo "== round $r"
