@@ -26,6 +26,7 @@ trap 'exit 1' INT TERM
 machine() {
 	echo "cpu: $(awk -F': ' '/^model name/ { print $2; exit }' /proc/cpuinfo)"
 	echo "cores: $(nproc) online; kernel: $(uname -r); memory: $(awk '/^MemTotal/ { print $2 / 1024 " MiB"; exit }' /proc/meminfo)"
+	echo "load average at start: $(cut -d" " -f1-3 /proc/loadavg)"
 }
 
 # Starts `faultlun serve ARGS... --listen 127.0.0.1:0` in the background; sets flpid, flport.
@@ -33,10 +34,10 @@ fl_start() {
 	"$fl" serve "$@" --listen 127.0.0.1:0 >"$tmp/fl.out" 2>"$tmp/fl.err" &
 	flpid=$!
 	flport=""
-	n=0
-	while [ -z "$flport" ] && [ $n -lt 100 ]; do
+	_n=0
+	while [ -z "$flport" ] && [ $_n -lt 100 ]; do
 		sleep 0.1
-		n=$((n + 1))
+		_n=$((_n + 1))
 		flport=$(sed -n 's/.*listening on 127\.0\.0\.1:\([0-9]*\).*/\1/p' "$tmp/fl.out" "$tmp/fl.err" | head -1)
 		kill -0 "$flpid" 2>/dev/null || break
 	done

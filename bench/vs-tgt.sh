@@ -67,6 +67,7 @@ freeport() {
 echo "== machine"
 echo "cpu: $(awk -F': ' '/^model name/ { print $2; exit }' /proc/cpuinfo)"
 echo "cores: $(nproc) online; kernel: $(uname -r); tgtd: $(tgtd -V 2>&1 | head -1)"
+echo "load average at start: $(cut -d" " -f1-3 /proc/loadavg)"
 echo "rounds: $rounds, seconds per run: $secs; client and servers share the machine"
 
 # faultlun: port 0; the banner names the port it got.
