@@ -51,8 +51,8 @@ fl_start() {
 # Ends the server fl_start started.
 fl_stop() {
 	if [ -n "$flpid" ]; then
-		kill "$flpid" 2>/dev/null
-		wait "$flpid" 2>/dev/null
+		kill "$flpid" 2>/dev/null || true
+		wait "$flpid" 2>/dev/null || true
 		flpid=""
 	fi
 }

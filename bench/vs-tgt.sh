@@ -35,14 +35,18 @@ flpid=""
 tgtpid=""
 # Ends the servers this script started (by pid) and removes the scratch directory.
 cleanup() {
-	[ -n "$flpid" ] && kill "$flpid" 2>/dev/null && wait "$flpid" 2>/dev/null
+	if [ -n "$flpid" ]; then
+		kill "$flpid" 2>/dev/null || true
+		wait "$flpid" 2>/dev/null || true
+	fi
 	if [ -n "$tgtpid" ]; then
-		# tgtd stops on its own control request; SIGKILL if it has not after 5 s.
+		# tgtd stops on its own control requests; SIGKILL if it has not after 5 s.
+		tgtadm -C "$ctl" --lld iscsi --op delete --mode target --tid 1 --force >/dev/null 2>&1 || true
 		tgtadm -C "$ctl" --op delete --mode system >/dev/null 2>&1 || true
 		n=0
 		while kill -0 "$tgtpid" 2>/dev/null && [ $n -lt 50 ]; do sleep 0.1; n=$((n + 1)); done
-		kill -9 "$tgtpid" 2>/dev/null
-		wait "$tgtpid" 2>/dev/null
+		kill -9 "$tgtpid" 2>/dev/null || true
+		wait "$tgtpid" 2>/dev/null || true
 	fi
 	rm -rf "$tmp"
 }
