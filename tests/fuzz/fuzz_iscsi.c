@@ -15,9 +15,11 @@
 #include "fl_iscsi.h"
 
 #include <arpa/inet.h>
+#include <errno.h>
 #include <netinet/in.h>
 #include <poll.h>
 #include <pthread.h>
+#include <stdbool.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -86,11 +88,30 @@ static size_t login_pdu(uint8_t *buf)
 	return 48 + padded;
 }
 
+/*
+ * libFuzzer's timeout timer (SIGALRM each second) can interrupt connect(),
+ * which then completes in the background: wait for it.
+ */
+static bool connect_finish(int fd)
+{
+	if (errno != EINTR)
+		return false;
+	struct pollfd pf = {.fd = fd, .events = POLLOUT};
+	int err = 0;
+	socklen_t len = sizeof(err);
+	while (poll(&pf, 1, 5000) < 0)
+		if (errno != EINTR)
+			return false;
+	return getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &len) == 0 && err == 0;
+}
+
 /* Sends everything, giving up on error. */
 static void send_all(int fd, const uint8_t *p, size_t n)
 {
 	while (n > 0) {
 		ssize_t w = send(fd, p, n, MSG_NOSIGNAL);
+		if (w < 0 && errno == EINTR)
+			continue;
 		if (w <= 0)
 			return;
 		p += w;
@@ -118,7 +139,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	/* RST on close: no TIME_WAIT, so thousands of inputs do not use up ports. */
 	struct linger lg = {.l_onoff = 1, .l_linger = 0};
 	setsockopt(fd, SOL_SOCKET, SO_LINGER, &lg, sizeof(lg));
-	if (connect(fd, (struct sockaddr *)&a, sizeof(a)) != 0) {
+	if (connect(fd, (struct sockaddr *)&a, sizeof(a)) != 0 && !connect_finish(fd)) {
 		perror("connect to the target");
 		abort();
 	}
@@ -129,9 +150,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	/* Read until the target closes; a live target closes on our EOF. */
 	for (int rounds = 0; rounds < 200; rounds++) {
 		struct pollfd pf = {.fd = fd, .events = POLLIN};
-		if (poll(&pf, 1, 1000) <= 0)
+		int pr = poll(&pf, 1, 1000);
+		if (pr < 0 && errno == EINTR)
+			continue;
+		if (pr <= 0)
 			break;
 		ssize_t r = recv(fd, rbuf, sizeof(rbuf), 0);
+		if (r < 0 && errno == EINTR)
+			continue;
 		if (r <= 0)
 			break;
 	}
