@@ -63,10 +63,19 @@ hpid=$!
 # Wait until the server reports the commands held.
 n=0
 got=0
+still=0
 while [ $n -lt 600 ]; do
 	got=$("$fl" ctl "$tmp/ctl" counters 2>/dev/null | sed -n 's/.*"held":\([0-9]*\).*/\1/p')
 	got=${got:-0}
 	[ "$got" -ge "$held" ] && break
+	# Stop waiting once the count has not grown for 2 s (the session windows are full).
+	if [ "$got" = "${last:-}" ]; then
+		still=$((still + 1))
+		[ $still -lt 20 ] || break
+	else
+		still=0
+		last=$got
+	fi
 	kill -0 "$hpid" 2>/dev/null || break
 	sleep 0.1
 	n=$((n + 1))
@@ -75,7 +84,7 @@ echo "  held now (faultlun ctl counters): $got after $((n / 10)).$((n % 10)) s"
 r2=$(rss)
 echo "  RSS with the commands held: $r2 KiB"
 lun0 during
-awk -v a="$r1" -v b="$r2" -v h="$held" 'BEGIN {
+awk -v a="$r1" -v b="$r2" -v h="$got" 'BEGIN {
 	printf "  memory per held command: %.0f bytes ((RSS held - RSS sessions only) / %d)\n", (b - a) * 1024 / h, h }'
 kill "$hpid" 2>/dev/null || true
 wait "$hpid" 2>/dev/null || true
