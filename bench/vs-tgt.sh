@@ -57,12 +57,13 @@ trap 'exit 1' INT TERM
 hz=$(getconf CLK_TCK)
 # Server CPU ticks (utime+stime) of pid $1.
 ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
-# A port in 20000..59999 nobody listens on.
+# A port in 10000..29999 no socket uses.
 freeport() {
 	n=0
 	while [ $n -lt 100 ]; do
-		p=$((20000 + $(od -An -N2 -tu2 /dev/urandom) % 40000))
-		ss -Htln "sport = :$p" 2>/dev/null | grep -q . || { echo "$p"; return; }
+		# Below the ephemeral range, and no TCP socket of any state on it.
+		p=$((10000 + $(od -An -N2 -tu2 /dev/urandom) % 20000))
+		ss -Htan "sport = :$p" 2>/dev/null | grep -q . || { echo "$p"; return; }
 		n=$((n + 1))
 	done
 	return 1
@@ -106,6 +107,7 @@ done
 tgtadm -C "$ctl" --lld iscsi --op new --mode logicalunit --tid 1 --lun 1 -b "$img"
 tgtadm -C "$ctl" --lld iscsi --op bind --mode target --tid 1 -I ALL
 tgturl="iscsi://127.0.0.1:$tgtport/$iqn/1"
+ss -Htln "sport = :$tgtport" | grep -q . || { echo "vs-tgt: tgtd does not listen on $tgtport" >&2; cat "$tmp/tgt.log" >&2; exit 1; }
 
 # Runs workload $1 against server $2 (fl|tgt); appends "wl server iops mbps cpu_us_per_io".
 run() {
@@ -133,6 +135,7 @@ run() {
 	if [ -z "$iops" ] || [ "$iops" = 0 ]; then
 		echo "vs-tgt: $wl on $srv produced no result:" >&2
 		printf '%s\n' "$out" | tr '\r' '\n' | tail -5 >&2
+		[ "$srv" = tgt ] && tail -5 "$tmp/tgt.log" >&2
 		exit 1
 	fi
 	cpu=$(awk -v a="$t0" -v b="$t1" -v hz="$hz" -v i="$iops" -v s0="$s0" -v s1="$s1" \
