@@ -4,7 +4,8 @@
  * the PDU parser (BHS, AHS, data segment, padding, digests, section 11), the
  * login and negotiation state machine (sections 6 and 13) and full-feature
  * phase dispatch (SCSI Command, Data-Out, Task Management, NOP-Out, Text,
- * Logout) down to a memory LUN.
+ * Logout) through the fault engine (as faultlun serve runs it) down to two
+ * memory LUNs.
  *
  * The target runs its event loop on a thread, listening on 127.0.0.1 on an
  * ephemeral port. Each input is one TCP connection: when the first byte is
@@ -38,25 +39,44 @@ static void *loop_main(void *arg)
 	return NULL;
 }
 
-/* Builds the target once: one 1 MiB memory LUN, no fault engine. */
+/* What faultlun serve runs: a fault engine over two memory LUNs, with a few cheap faults. */
+static const char scenario[] =
+    "{\"faultlun\": 1, \"name\": \"fuzz\", \"frontends\": [\"iscsi\"], \"seed\": 1,"
+    " \"luns\": [{\"lun\": 0, \"size\": \"1MiB\"},"
+    "  {\"lun\": 1, \"size\": \"1MiB\", \"block_size\": 4096, \"thin\": {}}],"
+    " \"rules\": ["
+    "  {\"id\": \"bad-read\", \"match\": {\"class\": \"read\", \"every\": 5},"
+    "   \"action\": {\"sense\": \"MEDIUM_ERROR/UNRECOVERED_READ_ERROR\", \"info\": \"lba\"}},"
+    "  {\"id\": \"lost-ack\", \"match\": {\"class\": \"write\", \"every\": 7},"
+    "   \"action\": {\"drop_response\": true}}],"
+    " \"transport\": {\"rules\": ["
+    "  {\"id\": \"lost-data-in\", \"match\": {\"pdu\": \"data_in\", \"every\": 11},"
+    "   \"action\": \"drop\"}]}}";
+
+/* Builds the target once and starts its loop on a thread. */
 static void setup(void)
 {
-	struct fl_lun_config cfg;
-	struct fl_target *t;
-	struct fl_lun *lun;
+	struct fl_scenario *sc = NULL;
+	struct fl_diags d = {0};
+	struct fl_engine *engine = NULL;
 	pthread_t th;
 
 	/* As faultlun serve does: a peer's reset must not kill the process. */
 	signal(SIGPIPE, SIG_IGN);
-	fl_lun_config_default(&cfg);
-	cfg.num_blocks = 2048;
-	if (fl_target_create(&t) || fl_lun_create(&cfg, &lun) || fl_target_add_lun(t, 0, lun))
+	if (fl_scenario_load_string("fuzz", scenario, FL_FE_ISCSI, &sc, &d) != 0) {
+		fl_diags_print(&d, stderr);
 		abort();
+	}
+	struct fl_engine_opts eo = {0};
+	eo.frontend = FL_FE_ISCSI;
+	if (fl_engine_create(sc, &eo, &engine) != 0)
+		abort();
+	fl_scenario_free(sc);
 	struct fl_iscsi_opts o = {0};
 	o.listen = "127.0.0.1:0";
 	o.login_timeout_s = 2;
 	o.log = fopen("/dev/null", "w");
-	if (fl_iscsi_create(&o, NULL, t, &tgt) != 0)
+	if (fl_iscsi_create(&o, engine, NULL, &tgt) != 0)
 		abort();
 	port = fl_iscsi_port(tgt);
 	if (pthread_create(&th, NULL, loop_main, NULL) != 0)
