@@ -18,6 +18,8 @@
  *   dataout    WRITEs whose solicited Data-Out stops midway and the
  *              connection drops (the task must be freed)
  *   churn      CHURN sequential sessions closed without a logout
+ *   overcap    OVERCAP silent connections, more than the target's cap of
+ *              1024: no busy loop, and sessions work again once they go
  * Between phases and during them a client thread runs iscsi-readcapacity16
  * (libiscsi) in a loop: every run must succeed. VmHWM of the target must stay
  * under RSS_BOUND_MB and its VmRSS at the end within RSS_GROWTH_MB of the
@@ -36,6 +38,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
@@ -43,6 +46,7 @@
 #define FLOOD 400
 #define HALFOPEN 100
 #define CHURN 3000
+#define OVERCAP 1100 /* more than the target's 1024-connection cap */
 #define RSS_BOUND_MB 256
 #define RSS_GROWTH_MB 48
 
@@ -249,7 +253,7 @@ static int login(bool discovery, bool r2t)
 }
 
 /* The well-behaved client: iscsi-readcapacity16 in a loop until told to stop. */
-static volatile int client_stop;
+static volatile int client_stop, client_pause;
 static int client_ok, client_fail;
 static void *client_main(void *arg)
 {
@@ -257,6 +261,10 @@ static void *client_main(void *arg)
 	char cmd[1024];
 	snprintf(cmd, sizeof(cmd), "iscsi-readcapacity16 '%s' >/dev/null 2>&1", url);
 	while (!client_stop) {
+		if (client_pause) { /* the target is full on purpose: refusal is right */
+			usleep(20000);
+			continue;
+		}
 		if (system(cmd) == 0)
 			client_ok++;
 		else
@@ -475,6 +483,59 @@ static void phase_dataout(void)
 	}
 }
 
+/* CPU time (user + system clock ticks) the target has used. */
+static long server_ticks(void)
+{
+	char path[64], buf[1024];
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)server);
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return -1;
+	size_t n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = 0;
+	char *p = strrchr(buf, ')');
+	long ut = 0, st = 0;
+	if (!p ||
+	    sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %ld %ld", &ut, &st) != 2)
+		return -1;
+	return ut + st;
+}
+
+/*
+ * More silent connections than the target accepts: the ones over the cap are
+ * refused, the target does not spin, and once they go a session works again.
+ */
+static void phase_overcap(void)
+{
+	struct rlimit rl;
+	getrlimit(RLIMIT_NOFILE, &rl);
+	if (rl.rlim_max < OVERCAP + 64) {
+		fprintf(stderr, "overcap: fd limit %llu too low, phase skipped\n",
+			(unsigned long long)rl.rlim_max);
+		return;
+	}
+	rl.rlim_cur = OVERCAP + 64;
+	setrlimit(RLIMIT_NOFILE, &rl);
+	static int fds[OVERCAP];
+	int open = 0;
+	client_pause = 1;
+	usleep(300000); /* let a client run in progress finish */
+	for (int i = 0; i < OVERCAP; i++)
+		if ((fds[i] = dial()) >= 0)
+			open++;
+	long t0 = server_ticks();
+	usleep(1000000);
+	long t1 = server_ticks();
+	CHECK(t1 - t0 < 50, "target used %ld ticks in 1 s with %d peers at its cap", t1 - t0, open);
+	for (int i = 0; i < OVERCAP; i++)
+		if (fds[i] >= 0)
+			drop(fds[i]);
+	usleep(200000);
+	client_pause = 0;
+	CHECK(healthy(), "a healthy session once the peers over the cap are gone");
+}
+
 /* CHURN sessions one after another, each dropped without a logout. */
 static void phase_churn(void)
 {
@@ -522,7 +583,7 @@ int main(int argc, char **argv)
 	} phases[] = {{"random", phase_random},	      {"truncated", phase_truncated},
 		      {"oversized", phase_oversized}, {"opcodes", phase_opcodes},
 		      {"halfopen", phase_halfopen},   {"dataout", phase_dataout},
-		      {"churn", phase_churn}};
+		      {"churn", phase_churn},	      {"overcap", phase_overcap}};
 	for (size_t i = 0; i < sizeof(phases) / sizeof(phases[0]); i++) {
 		struct timespec t0, t1;
 		clock_gettime(CLOCK_MONOTONIC, &t0);
