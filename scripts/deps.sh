@@ -5,7 +5,7 @@
 set -eu
 want=${1:-test}
 build="build-essential cmake pkg-config libjansson-dev libcunit1-dev libiscsi-dev libnl-3-dev libnl-genl-3-dev"
-test="$build libiscsi-bin tcmu-runner python3 python3-jsonschema clang libclang-rt-14-dev"
+test="$build libiscsi-bin tcmu-runner python3 valgrind python3-jsonschema clang libclang-rt-14-dev"
 vm="$test qemu-system-x86 busybox-static cpio kmod open-iscsi sg3-utils e2fsprogs util-linux"
 bench="$test tgt linux-perf valgrind"
 fuzz="$build clang libclang-rt-14-dev"
