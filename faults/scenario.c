@@ -94,6 +94,26 @@ static void parse_alua(struct pctx *c, const char *path, json_t *v, struct sc_lu
 		pbool(c, sub, e, &l->cfg.alua_explicit);
 }
 
+/*
+ * True when a scenario's store path cannot reach outside the working directory:
+ * relative, non-empty, and without a ".." component. A scenario is data that may
+ * come from anyone; which file on the host backs a LUN is the operator's choice.
+ */
+static bool store_path_confined(const char *p)
+{
+	if (!p || !*p || *p == '/')
+		return false;
+	for (const char *s = p; *s;) {
+		size_t n = strcspn(s, "/");
+
+		if (n == 2 && s[0] == '.' && s[1] == '.')
+			return false;
+		s += n;
+		s += strspn(s, "/");
+	}
+	return true;
+}
+
 /* Parses lun.store. */
 static void parse_store(struct pctx *c, const char *path, json_t *v, struct sc_lun *l)
 {
@@ -115,8 +135,13 @@ static void parse_store(struct pctx *c, const char *path, json_t *v, struct sc_l
 		snprintf(sub, sizeof(sub), "%s/path", path);
 		if (!json_object_get(v, "path"))
 			perr(c, path, false, "a file store needs \"path\"");
-		else
-			pstr(c, sub, json_object_get(v, "path"), 0, &l->store_path);
+		else if (pstr(c, sub, json_object_get(v, "path"), 0, &l->store_path) &&
+			 !store_path_confined(l->store_path))
+			perr(c, sub, false,
+			     "file store path %s must be relative and stay below the directory "
+			     "faultlun runs in (no leading '/', no '..'); an operator names any "
+			     "other file with `serve --store file:PATH`",
+			     pquote(json_object_get(v, "path"), q, sizeof(q)));
 	} else {
 		perr(c, sub, false, "unknown store kind %s (expected \"memory\" or \"file\")",
 		     pquote(k, q, sizeof(q)));
