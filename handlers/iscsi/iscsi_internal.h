@@ -90,6 +90,9 @@ struct r2t_seq {
 	uint32_t ttt, offset, len, got, next_datasn, r2tsn;
 };
 
+/* Room for an initiator port name: an iSCSI name (RFC 7143 6.1: 223 bytes) + ",i,0x" + ISID. */
+#define ISCSI_INITIATOR_PORT_MAX 256
+
 /* One SCSI task of a session; outlives its connection while the engine has it. */
 struct task {
 	struct task *next, *prev; /* the connection's task list */
@@ -115,6 +118,11 @@ struct task {
 	unsigned r2t_active;
 	struct r2t_seq r2t[ISCSI_MAX_R2T];
 	uint32_t datain_pdus;
+	/*
+	 * The initiator port name, copied: the core reads it from a store worker
+	 * thread, possibly after the connection (which owns its own copy) is gone.
+	 */
+	char initiator[ISCSI_INITIATOR_PORT_MAX];
 	struct fl_cmd cmd;
 };
 

@@ -387,7 +387,9 @@ int scsi_cmd(struct conn *c, const uint8_t *bhs, const uint8_t *ahs, uint32_t ah
 	memcpy(t->cmd.cdb, cdb, cdb_len);
 	t->cmd.cdb_len = (uint8_t)cdb_len;
 	t->cmd.nexus.id = c->nexus_id;
-	t->cmd.nexus.initiator = c->initiator_port;
+	snprintf(t->initiator, sizeof(t->initiator), "%s",
+		 c->initiator_port ? c->initiator_port : "");
+	t->cmd.nexus.initiator = t->initiator;
 	t->cmd.nexus.rel_port_id = 1;
 	t->cmd.tag = itt;
 	t->cmd.data_in = rd ? t->buf : NULL;
