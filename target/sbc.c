@@ -224,8 +224,8 @@ static bool fua_bit(const struct exec_ctx *x)
 	return x->desc->cdb_len > 6 && (x->cmd->cdb[1] & 0x08);
 }
 
-/* WRITE (6, 10, 12, 16). */
-enum sense_reason sbc_write(struct exec_ctx *x)
+/* Common body of WRITE and WRITE AND VERIFY: checks, then writes the covered blocks. */
+static enum sense_reason write_common(struct exec_ctx *x, bool durable)
 {
 	enum sense_reason r;
 
@@ -234,22 +234,20 @@ enum sense_reason sbc_write(struct exec_ctx *x)
 		r = xfer_limit(x, x->nblk);
 	if (r != SENSE_OK)
 		return r;
-	return sbc_write_blocks(x, x->lba, covered_blocks(x, x->nblk), x->cmd->data_out,
-				fua_bit(x));
+	return sbc_write_blocks(x, x->lba, covered_blocks(x, x->nblk), x->cmd->data_out, durable);
+}
+
+/* WRITE (6, 10, 12, 16). */
+enum sense_reason sbc_write(struct exec_ctx *x)
+{
+	return write_common(x, fua_bit(x));
 }
 
 /* WRITE AND VERIFY (10, 16): the medium verification cannot fail here. */
 enum sense_reason sbc_write_verify(struct exec_ctx *x)
 {
-	enum sense_reason r;
-
-	r = no_protect(x);
-	if (r == SENSE_OK)
-		r = xfer_limit(x, x->nblk);
-	if (r != SENSE_OK)
-		return r;
 	/* SBC-3 r36 5.36: written data must be on the medium to be verified */
-	return sbc_write_blocks(x, x->lba, covered_blocks(x, x->nblk), x->cmd->data_out, true);
+	return write_common(x, true);
 }
 
 /* Offset of the first byte where a and b differ, or -1. */
