@@ -157,6 +157,24 @@ fail_trace:
 	return r;
 }
 
+/* A front end's loop takes the engine's timers over. */
+int fl_engine_timers_adopt(struct fl_engine *e, void (*kick)(void *arg), void *arg)
+{
+	return timers_adopt(e->timers, kick, arg);
+}
+
+/* Gives the timers back to the engine's own thread. */
+int fl_engine_timers_release(struct fl_engine *e)
+{
+	return timers_release(e->timers);
+}
+
+/* Fires the timers that are due; returns the next deadline. */
+uint64_t fl_engine_timers_run(struct fl_engine *e, unsigned *fired)
+{
+	return timers_run_due(e->timers, fired);
+}
+
 /* Completes every held or delayed command as aborted, stops timers, destroys the LUNs. */
 void fl_engine_destroy(struct fl_engine *e)
 {

@@ -370,6 +370,10 @@ void timers_add(struct timers *t, struct timer_node *n, uint64_t due_ns);
 bool timers_cancel(struct timers *t, struct timer_node *n);
 /* Removes and returns every queued node (used at shutdown). */
 size_t timers_drain(struct timers *t, struct timer_node ***out);
+/* A front end's loop takes the heap over / hands it back (see timer.c). */
+int timers_adopt(struct timers *t, void (*kick)(void *arg), void *arg);
+int timers_release(struct timers *t);
+uint64_t timers_run_due(struct timers *t, unsigned *fired);
 uint64_t mono_ns(void);
 
 /* ---- PRNG ---- */

@@ -11,7 +11,8 @@
  *
  * Threading: every function may be called from any thread. Completion
  * callbacks (cmd->done, tmf->done) run either inline in the calling thread or
- * on the engine's timer thread; front ends must accept both.
+ * on the engine's timer thread (or the loop driving the timers, see
+ * fl_engine_timers_adopt); front ends must accept both.
  */
 #ifndef FL_FAULTS_H
 #define FL_FAULTS_H
@@ -101,6 +102,20 @@ int fl_engine_create(const struct fl_scenario *sc, const struct fl_engine_opts *
 /* Completes every held command as aborted, stops timers, destroys the LUNs. */
 void fl_engine_destroy(struct fl_engine *e);
 struct fl_target *fl_engine_target(struct fl_engine *e);
+
+/*
+ * Loop-driven timers. Delays, hold limits and state timers run on a thread of
+ * the engine's own, unless a front end with an event loop takes them over:
+ * between fl_engine_timers_adopt() and fl_engine_timers_release() that loop
+ * calls fl_engine_timers_run(), which fires what is due on the calling thread
+ * (completions included), sets *fired to how many, and returns the next
+ * deadline in CLOCK_MONOTONIC ns (UINT64_MAX: none). kick(arg) is called, from
+ * any thread, when a deadline earlier than every queued one is added, so the
+ * loop can shorten its wait. One loop at a time: -EBUSY otherwise.
+ */
+int fl_engine_timers_adopt(struct fl_engine *e, void (*kick)(void *arg), void *arg);
+int fl_engine_timers_release(struct fl_engine *e);
+uint64_t fl_engine_timers_run(struct fl_engine *e, unsigned *fired);
 
 /*
  * Replaces the rules, task-management and transport behaviour and state

@@ -6,6 +6,12 @@
  * A node costs nothing beyond itself (no allocation per timer), so thousands
  * of delayed commands are cheap. Callbacks run on the timer thread without
  * the heap lock held and may add or cancel timers.
+ *
+ * A front end with an event loop of its own may take the heap over
+ * (timers_adopt): the thread ends, the loop fires due nodes itself
+ * (timers_run_due) and is told through its kick callback when a node becomes
+ * the earliest; timers_release hands the heap back to a new thread. A delayed
+ * command then costs one wake-up of the thread that answers it instead of two.
  */
 #include "faults_internal.h"
 
@@ -21,6 +27,9 @@ struct timers {
 	struct timer_node **heap;
 	size_t n, cap;
 	bool stop;
+	bool running;		 /* the timer thread exists */
+	void (*kick)(void *arg); /* set while a loop drives the heap */
+	void *kick_arg;
 };
 
 /* CLOCK_MONOTONIC in nanoseconds. */
@@ -141,18 +150,29 @@ int timers_start(struct timers **out)
 		free(t);
 		return -r;
 	}
+	t->running = true;
 	*out = t;
 	return 0;
 }
 
-/* Stops and joins the thread; queued nodes stay queued (see timers_drain). */
-void timers_stop(struct timers *t)
+/* Ends the timer thread, if any; queued nodes stay queued. */
+static void thread_end(struct timers *t)
 {
+	if (!t->running)
+		return;
 	pthread_mutex_lock(&t->lock);
 	t->stop = true;
 	pthread_cond_signal(&t->cond);
 	pthread_mutex_unlock(&t->lock);
 	pthread_join(t->thread, NULL);
+	t->stop = false;
+	t->running = false;
+}
+
+/* Stops and joins the thread; queued nodes stay queued (see timers_drain). */
+void timers_stop(struct timers *t)
+{
+	thread_end(t);
 	pthread_cond_destroy(&t->cond);
 	pthread_mutex_destroy(&t->lock);
 	free(t->heap);
@@ -181,9 +201,79 @@ void timers_add(struct timers *t, struct timer_node *n, uint64_t due_ns)
 	n->heap_index = t->n;
 	t->heap[t->n++] = n;
 	sift_up(t, n->heap_index);
-	if (t->heap[0] == n)
-		pthread_cond_signal(&t->cond);
+	void (*kick)(void *) = NULL;
+	void *kick_arg = t->kick_arg;
+	if (t->heap[0] == n) {
+		if (t->kick)
+			kick = t->kick;
+		else
+			pthread_cond_signal(&t->cond);
+	}
 	pthread_mutex_unlock(&t->lock);
+	if (kick)
+		kick(kick_arg);
+}
+
+/* Ends the thread; from now on the caller's loop fires nodes (timers_run_due). */
+int timers_adopt(struct timers *t, void (*kick)(void *arg), void *arg)
+{
+	if (!kick)
+		return -EINVAL;
+	pthread_mutex_lock(&t->lock);
+	bool taken = t->kick != NULL;
+	pthread_mutex_unlock(&t->lock);
+	if (taken)
+		return -EBUSY;
+	thread_end(t);
+	pthread_mutex_lock(&t->lock);
+	t->kick = kick;
+	t->kick_arg = arg;
+	pthread_mutex_unlock(&t->lock);
+	return 0;
+}
+
+/* Hands the heap back to a new timer thread. */
+int timers_release(struct timers *t)
+{
+	int r;
+
+	pthread_mutex_lock(&t->lock);
+	t->kick = NULL;
+	t->kick_arg = NULL;
+	pthread_mutex_unlock(&t->lock);
+	if (t->running)
+		return 0;
+	r = pthread_create(&t->thread, NULL, timer_main, t);
+	if (r)
+		return -r;
+	t->running = true;
+	return 0;
+}
+
+/*
+ * Fires, on the calling thread, every node due by now; sets *fired to their
+ * number and returns the next deadline (UINT64_MAX when the heap is empty).
+ */
+uint64_t timers_run_due(struct timers *t, unsigned *fired)
+{
+	uint64_t next;
+	unsigned k = 0;
+
+	pthread_mutex_lock(&t->lock);
+	for (uint64_t now = mono_ns(); t->n && t->heap[0]->due_ns <= now; now = mono_ns()) {
+		struct timer_node *n = t->heap[0];
+
+		heap_remove(t, 0);
+		pthread_mutex_unlock(&t->lock);
+		n->fn(n);
+		k++;
+		pthread_mutex_lock(&t->lock);
+	}
+	next = t->n ? t->heap[0]->due_ns : UINT64_MAX;
+	pthread_mutex_unlock(&t->lock);
+	if (fired)
+		*fired = k;
+	return next;
 }
 
 /* Returns true when n was queued and is now removed (it will not fire). */

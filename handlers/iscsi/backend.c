@@ -92,6 +92,47 @@ void be_init(struct portal *p)
 #endif
 }
 
+/* The engine's kick: a timer earlier than the loop knows of was added. */
+static void timer_kick(void *arg)
+{
+	portal_kick(arg);
+}
+
+/* The loop takes the engine's timers over; false when it cannot (no engine). */
+bool be_timers_adopt(struct portal *p)
+{
+#ifdef FL_ISCSI_HAVE_ENGINE
+	if (p->engine && !p->engine_gone)
+		return fl_engine_timers_adopt(p->engine, timer_kick, p) == 0;
+#endif
+	(void)timer_kick;
+	(void)p;
+	return false;
+}
+
+/* Fires the engine's due timers; returns the next deadline (UINT64_MAX: none). */
+uint64_t be_timers_run(struct portal *p, unsigned *fired)
+{
+#ifdef FL_ISCSI_HAVE_ENGINE
+	return fl_engine_timers_run(p->engine, fired);
+#else
+	(void)p;
+	*fired = 0;
+	return UINT64_MAX;
+#endif
+}
+
+/* Hands the engine's timers back to its own thread. */
+int be_timers_release(struct portal *p)
+{
+#ifdef FL_ISCSI_HAVE_ENGINE
+	return fl_engine_timers_release(p->engine);
+#else
+	(void)p;
+	return 0;
+#endif
+}
+
 /* Submits a task's command; completion comes back through cmd_done. */
 void be_submit(struct portal *p, struct task *t)
 {

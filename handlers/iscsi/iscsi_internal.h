@@ -255,6 +255,7 @@ struct portal {
 	struct tmf_req *tmf_head, *tmf_tail;
 	bool xport_dirty;
 	bool kicked;
+	bool no_pwait2; /* epoll_pwait2 unavailable: millisecond waits */
 	volatile int stop;
 	/* I_T nexus ids stable per initiator port name */
 	struct nexus_ent {
@@ -361,6 +362,10 @@ void be_conn_event(struct portal *p, struct conn *c, enum fl_conn_event ev);
 bool be_lun_exists(struct portal *p, uint16_t lun_id);
 uint32_t be_block_size(struct portal *p, uint16_t lun_id);
 void be_init(struct portal *p);
+/* The loop drives the engine's timers while it runs (fl_engine_timers_adopt). */
+bool be_timers_adopt(struct portal *p);
+uint64_t be_timers_run(struct portal *p, unsigned *fired);
+int be_timers_release(struct portal *p);
 
 /* crc32c.c */
 void iscsi_crc32c_init(void);

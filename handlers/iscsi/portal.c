@@ -24,6 +24,7 @@
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
@@ -99,8 +100,8 @@ void timer_cancel(struct portal *p, struct timer *t)
 	}
 }
 
-/* Runs due timers; returns the epoll timeout in ms until the next one. */
-static int timers_run(struct portal *p)
+/* Runs due loop timers; returns the next deadline (ns), at most 1 s ahead. */
+static uint64_t timers_run(struct portal *p)
 {
 	uint64_t now = iscsi_now_ns();
 
@@ -115,10 +116,26 @@ static int timers_run(struct portal *p)
 		}
 		free(t);
 	}
-	if (!p->timers)
-		return 1000;
-	uint64_t ms = (p->timers->when_ns - now + 999999) / 1000000;
-	return ms > 1000 ? 1000 : (int)ms;
+	if (p->timers && p->timers->when_ns < now + 1000000000u)
+		return p->timers->when_ns;
+	return now + 1000000000u;
+}
+
+/* Waits for socket events until due_ns (CLOCK_MONOTONIC), to the nanosecond. */
+static int loop_wait(struct portal *p, struct epoll_event *evs, int max, uint64_t due_ns)
+{
+	uint64_t now = iscsi_now_ns(), d = due_ns > now ? due_ns - now : 0;
+	struct timespec ts = {.tv_sec = (time_t)(d / 1000000000u),
+			      .tv_nsec = (long)(d % 1000000000u)};
+	int n;
+
+	if (!p->no_pwait2) {
+		n = epoll_pwait2(p->epfd, evs, max, &ts, NULL);
+		if (n >= 0 || errno != ENOSYS)
+			return n;
+		p->no_pwait2 = true; /* kernel older than 5.11: millisecond waits */
+	}
+	return epoll_wait(p->epfd, evs, max, (int)((d + 999999) / 1000000));
 }
 
 /* Wakes the loop from any thread (or a signal handler). */
@@ -500,21 +517,39 @@ const char *fl_iscsi_iqn(const struct fl_iscsi *t)
 	return t->p.opts.iqn;
 }
 
-/* The event loop: timers, socket events, the completion queue, reaping. */
+/*
+ * The event loop: timers, socket events, the completion queue, reaping. While
+ * it runs it also drives the engine's timers, so a delayed command is answered
+ * by the wake-up that ends its delay, without a hand-off between threads.
+ */
 int fl_iscsi_run(struct fl_iscsi *t)
 {
 	struct portal *p = &t->p;
 	struct epoll_event evs[64];
+	bool engine_timers = be_timers_adopt(p);
+	int err = 0;
+
+	/* wake at the deadline, not up to 50 us after it (the default slack) */
+	prctl(PR_SET_TIMERSLACK, 1000UL, 0, 0, 0);
 
 	while (!p->stop) {
-		int timeout = timers_run(p);
+		uint64_t due = timers_run(p);
+		if (engine_timers) {
+			unsigned fired = 0;
+			uint64_t next = be_timers_run(p, &fired);
+			if (next < due)
+				due = next;
+			if (fired)
+				portal_drain(p);
+		}
 		portal_reap(p);
-		int n = epoll_wait(p->epfd, evs, 64, timeout);
+		int n = loop_wait(p, evs, 64, due);
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
+			err = -errno;
 			iscsi_log(p, LOG_ERR, NULL, "epoll_wait: %s", strerror(errno));
-			return -errno;
+			break;
 		}
 		for (int i = 0; i < n; i++) {
 			void *ptr = evs[i].data.ptr;
@@ -540,7 +575,9 @@ int fl_iscsi_run(struct fl_iscsi *t)
 		portal_drain(p);
 		portal_reap(p);
 	}
-	return 0;
+	if (engine_timers && be_timers_release(p))
+		iscsi_log(p, LOG_ERR, NULL, "cannot restart the engine's timer thread");
+	return err;
 }
 
 /* Asks the loop to return (any thread, signal-safe). */

@@ -9,6 +9,7 @@
  */
 #include "harness.h"
 
+#include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
 #include <math.h>
@@ -622,6 +623,61 @@ static void test_delay_accuracy(void)
 	free(t);
 }
 
+/* Counts kicks of an adopting loop. */
+static void count_kick(void *arg)
+{
+	atomic_fetch_add((atomic_int *)arg, 1);
+}
+
+/*
+ * A loop that adopts the timers fires delays itself, on its own thread: the
+ * engine's thread no longer does; the loop is kicked when an earlier deadline
+ * appears; one adopter at a time; after release the engine's thread is back.
+ */
+static void test_timers_adopted(void)
+{
+	struct fl_engine *e = mk_engine(
+	    "{\"faultlun\": 1, \"frontends\": [\"iscsi\"], \"luns\": [{\"size\": \"1MiB\"}],"
+	    " \"rules\": [{\"match\": {\"class\": \"read\"}, \"action\": {\"delay_ms\": 3}}]}",
+	    1, NULL);
+	struct tcmd *t = calloc(2, sizeof(*t));
+	atomic_int kicks = 0;
+	unsigned fired = 99;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(e);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(t);
+	clear_ua(e, 1);
+	CU_ASSERT_EQUAL(fl_engine_timers_adopt(e, count_kick, &kicks), 0);
+	CU_ASSERT_EQUAL(fl_engine_timers_adopt(e, count_kick, &kicks), -EBUSY);
+	CU_ASSERT_EQUAL(fl_engine_timers_run(e, &fired), UINT64_MAX);
+	CU_ASSERT_EQUAL(fired, 0);
+	tcmd_init(&t[0], 0x28, 0, 1, 1, 1);
+	tsubmit(e, &t[0], 0);
+	CU_ASSERT_EQUAL(atomic_load(&kicks), 1);
+	/* nobody else fires it: still pending well after its deadline */
+	usleep(20000);
+	CU_ASSERT_EQUAL(atomic_load(&t[0].done), 0);
+	uint64_t next = fl_engine_timers_run(e, &fired);
+	CU_ASSERT_EQUAL(fired, 1);
+	CU_ASSERT_EQUAL(next, UINT64_MAX);
+	CU_ASSERT_EQUAL(atomic_load(&t[0].done), 1);
+	CU_ASSERT_TRUE(pthread_equal(t[0].done_thread, pthread_self()));
+	CU_ASSERT_EQUAL(t[0].cmd.status, FL_STATUS_GOOD);
+	/* a deadline not yet due is reported, not fired */
+	tcmd_init(&t[1], 0x28, 0, 1, 2, 1);
+	tsubmit(e, &t[1], 0);
+	next = fl_engine_timers_run(e, &fired);
+	CU_ASSERT_EQUAL(fired, 0);
+	CU_ASSERT_TRUE(next > mono_ns() && next <= t[1].submit_ns + 3000000 + 1000000);
+	/* handed back: the engine's own thread fires it */
+	CU_ASSERT_EQUAL(fl_engine_timers_release(e), 0);
+	CU_ASSERT_TRUE(twait(&t[1], 1000));
+	CU_ASSERT_FALSE(pthread_equal(t[1].done_thread, pthread_self()));
+	CU_ASSERT_EQUAL(t[1].cmd.status, FL_STATUS_GOOD);
+	fl_engine_destroy(e);
+	free(t);
+}
+
 /* Counts completions of plain commands. */
 static void count_done(struct fl_cmd *cmd)
 {
@@ -957,6 +1013,7 @@ static CU_TestInfo engine_tests[] = {
     {"test_until_written", test_until_written},
     {"test_state_machine", test_state_machine},
     {"test_delay_accuracy", test_delay_accuracy},
+    {"test_timers_adopted", test_timers_adopted},
     {"test_many_holds", test_many_holds},
     {"test_trace", test_trace},
     {"test_replace", test_replace},
