@@ -13,6 +13,8 @@
  * every assertion holds, 1 with a message otherwise, 77 when a check needs
  * something this build does not have.
  */
+#include "iscsi_common.h"
+
 #include <iscsi/iscsi.h>
 #include <iscsi/scsi-lowlevel.h>
 
@@ -27,7 +29,6 @@
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
-#include <time.h>
 #include <unistd.h>
 
 static const char *url_s;
@@ -43,14 +44,6 @@ static int failures;
 			failures++;                                                                \
 		}                                                                                  \
 	} while (0)
-
-/* Monotonic milliseconds. */
-static int64_t now_ms(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 /* Completion state of one asynchronous call. */
 struct op {
@@ -91,7 +84,7 @@ static void task_cb(struct iscsi_context *iscsi, int status, void *command_data,
 /* Runs the event loops of n contexts until every op is done or ms passes. */
 static bool wait_all(struct iscsi_context **ctx, int n, struct op **ops, int nops, int ms)
 {
-	int64_t end = now_ms() + ms;
+	int64_t end = itest_now_ms() + ms;
 
 	for (;;) {
 		bool all = true;
@@ -100,7 +93,7 @@ static bool wait_all(struct iscsi_context **ctx, int n, struct op **ops, int nop
 				all = false;
 		if (all)
 			return true;
-		int64_t left = end - now_ms();
+		int64_t left = end - itest_now_ms();
 		if (left <= 0)
 			return false;
 		struct pollfd pfd[256];
@@ -121,50 +114,19 @@ static bool wait_all(struct iscsi_context **ctx, int n, struct op **ops, int nop
 /* Waits for one op on one context. */
 static bool wait_one(struct iscsi_context *ctx, struct op *op, int ms)
 {
-	return wait_all(&ctx, 1, &op, 1, ms);
+	return itest_wait(ctx, &op->done, ms);
 }
 
-/* Creates a context for the URL's target with an initiator name. */
+/* A context for the URL's target with an initiator name (see itest_context). */
 static struct iscsi_context *make_ctx(const char *iname, struct iscsi_url **url_out)
 {
-	struct iscsi_context *ctx = iscsi_create_context(iname);
-	if (!ctx)
-		return NULL;
-	struct iscsi_url *u = iscsi_parse_full_url(ctx, url_s);
-	if (!u) {
-		fprintf(stderr, "bad URL %s: %s\n", url_s, iscsi_get_error(ctx));
-		iscsi_destroy_context(ctx);
-		return NULL;
-	}
-	iscsi_set_targetname(ctx, u->target);
-	iscsi_set_session_type(ctx, ISCSI_SESSION_NORMAL);
-	iscsi_set_header_digest(ctx, ISCSI_HEADER_DIGEST_NONE_CRC32C);
-	if (u->user[0])
-		iscsi_set_initiator_username_pwd(ctx, u->user, u->passwd);
-	*url_out = u;
-	return ctx;
+	return itest_context(url_s, iname, url_out);
 }
 
-/* Connects and logs in asynchronously; returns the context or NULL. */
+/* Connects and logs in; returns the context or NULL. */
 static struct iscsi_context *login(const char *iname, int *lun)
 {
-	struct iscsi_url *u;
-	struct iscsi_context *ctx = make_ctx(iname, &u);
-	struct op op = {0};
-
-	if (!ctx)
-		return NULL;
-	if (lun)
-		*lun = u->lun;
-	if (iscsi_full_connect_async(ctx, u->portal, u->lun, op_cb, &op) ||
-	    !wait_one(ctx, &op, 10000) || op.status != SCSI_STATUS_GOOD) {
-		fprintf(stderr, "login of %s failed: %s\n", iname, iscsi_get_error(ctx));
-		iscsi_destroy_url(u);
-		iscsi_destroy_context(ctx);
-		return NULL;
-	}
-	iscsi_destroy_url(u);
-	return ctx;
+	return itest_login(url_s, iname, lun, 10000);
 }
 
 /* Sends a CDB and waits for its completion; returns the task (caller frees). */
@@ -245,7 +207,6 @@ static void check_readwrite(void)
 	for (int combo = 0; combo < 4; combo++) {
 		struct iscsi_url *u;
 		struct iscsi_context *ctx = make_ctx("iqn.2026-12.org.faultlun:test-rw", &u);
-		struct op op = {0};
 		CHECK(ctx, "context");
 		if (!ctx)
 			return;
@@ -256,8 +217,7 @@ static void check_readwrite(void)
 		if (combo == 3)
 			iscsi_set_header_digest(ctx, ISCSI_HEADER_DIGEST_CRC32C);
 		int lun = u->lun;
-		bool ok = !iscsi_full_connect_async(ctx, u->portal, lun, op_cb, &op) &&
-			  wait_one(ctx, &op, 10000) && op.status == SCSI_STATUS_GOOD;
+		bool ok = itest_connect(ctx, u, 10000);
 		iscsi_destroy_url(u);
 		CHECK(ok, "login combo %d: %s", combo, iscsi_get_error(ctx));
 		if (!ok) {
@@ -383,10 +343,7 @@ static void check_bad_target(void)
 	if (!ctx)
 		return;
 	iscsi_set_targetname(ctx, "iqn.2026-12.org.faultlun:no-such-target");
-	struct op op = {0};
-	int r = iscsi_full_connect_async(ctx, u->portal, u->lun, op_cb, &op);
-	bool done = !r && wait_one(ctx, &op, 10000);
-	CHECK(r || (done && op.status != SCSI_STATUS_GOOD), "login to a wrong name must fail");
+	CHECK(!itest_connect(ctx, u, 10000), "login to a wrong name must fail");
 	const char *err = iscsi_get_error(ctx);
 	CHECK(strstr(err, "not found") || strstr(err, "Not Found") || strstr(err, "0203") ||
 		  strstr(err, "515"),
@@ -404,7 +361,6 @@ static void check_chap(const char *arg)
 {
 	struct iscsi_url *u;
 	struct iscsi_context *ctx = make_ctx("iqn.2026-12.org.faultlun:test-chap", &u);
-	struct op op = {0};
 	CHECK(ctx, "context");
 	if (!ctx)
 		return;
@@ -413,8 +369,7 @@ static void check_chap(const char *arg)
 					      getenv("FL_MUTUAL_SECRET"));
 	if (arg && !strcmp(arg, "bad"))
 		iscsi_set_initiator_username_pwd(ctx, u->user, "definitely-wrong");
-	int r = iscsi_full_connect_async(ctx, u->portal, u->lun, op_cb, &op);
-	bool ok = !r && wait_one(ctx, &op, 10000) && op.status == SCSI_STATUS_GOOD;
+	bool ok = itest_connect(ctx, u, 10000);
 	if (arg && !strcmp(arg, "bad")) {
 		CHECK(!ok, "login with a wrong secret must fail");
 		const char *err = iscsi_get_error(ctx);
@@ -671,9 +626,9 @@ static void check_slow_read(const char *arg)
 	struct scsi_task *t = run_cdb(ctx, lun, scsi_cdb_testunitready(), NULL, 5000);
 	if (t)
 		scsi_free_scsi_task(t);
-	int64_t t0 = now_ms();
+	int64_t t0 = itest_now_ms();
 	t = run_cdb(ctx, lun, scsi_cdb_read10(0, 4096, 512, 0, 0, 0, 0, 0), NULL, ms + 5000);
-	int64_t took = now_ms() - t0;
+	int64_t took = itest_now_ms() - t0;
 	CHECK(t && t->status == SCSI_STATUS_GOOD && t->datain.size == 4096, "read answered");
 	CHECK(took >= ms, "read took %lld ms, expected at least %d", (long long)took, ms);
 	if (t)
@@ -717,13 +672,13 @@ static void check_tmf_answer(const char *arg)
 					    ? ISCSI_TM_TARGET_WARM_RESET
 					    : ISCSI_TM_LUN_RESET;
 	struct op op = {.tmf_resp = 0xdead};
-	int64_t t0 = now_ms();
+	int64_t t0 = itest_now_ms();
 	CHECK(!iscsi_task_mgmt_async(ctx, lun, fn, 0xffffffff, 0, op_cb, &op), "submit");
 	if (ms < 0) {
 		CHECK(!wait_one(ctx, &op, -ms), "%s never answered within %d ms", fn_s, -ms);
 	} else {
 		CHECK(wait_one(ctx, &op, ms + 5000), "%s answered", fn_s);
-		int64_t took = now_ms() - t0;
+		int64_t took = itest_now_ms() - t0;
 		CHECK(took >= ms, "%s answered after %lld ms, not before %d", fn_s, (long long)took,
 		      ms);
 		CHECK(op.tmf_resp == want, "%s response %u, expected %u", fn_s, op.tmf_resp, want);

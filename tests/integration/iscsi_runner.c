@@ -20,35 +20,25 @@
  */
 #include "faults_internal.h"
 #include "fl_faults.h"
+#include "iscsi_common.h"
 
 #include <iscsi/iscsi.h>
 #include <iscsi/scsi-lowlevel.h>
 #include <jansson.h>
 
-#include <errno.h>
-#include <poll.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <time.h>
 
 static struct iscsi_context *ctx;
-static struct iscsi_url *url;
+static int url_lun; /* the LUN of the URL: a step's default */
 static uint32_t block_size = 512;
 static struct scsi_task *stale[64]; /* timed-out tasks, freed at the end */
 static struct op *stale_op[64];
 static size_t nstale;
-
-/* Monotonic milliseconds. */
-static int64_t now_ms(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 /* One asynchronous call's completion. */
 struct op {
@@ -74,18 +64,7 @@ static void op_cb(struct iscsi_context *iscsi, int status, void *data, void *pri
 /* Services the context until op is done or ms pass; false on timeout. */
 static bool wait_op(struct op *op, int64_t ms)
 {
-	int64_t end = now_ms() + ms;
-	while (!op || !op->done) {
-		int64_t left = end - now_ms();
-		if (left <= 0)
-			return false;
-		struct pollfd pfd = {.fd = iscsi_get_fd(ctx),
-				     .events = (short)iscsi_which_events(ctx)};
-		if (poll(&pfd, 1, left > 100 ? 100 : (int)left) < 0 && errno != EINTR)
-			return false;
-		iscsi_service(ctx, pfd.revents);
-	}
-	return true;
+	return itest_wait(ctx, op ? &op->done : NULL, ms);
 }
 
 /* What one step produced. */
@@ -96,18 +75,6 @@ struct result {
 	int64_t ms;
 	char eh[128]; /* error handling performed, for the log */
 };
-
-/* Connects and logs in; false on failure. */
-static bool connect_target(void)
-{
-	struct op op = {0};
-	if (iscsi_full_connect_async(ctx, url->portal, url->lun, op_cb, &op) ||
-	    !wait_op(&op, 15000) || op.status != SCSI_STATUS_GOOD) {
-		fprintf(stderr, "login failed: %s\n", iscsi_get_error(ctx));
-		return false;
-	}
-	return true;
-}
 
 /* Sends a TMF and waits for its answer; returns the response or -1. */
 static int tmf(enum iscsi_task_mgmt_funcs fn, int lun, struct scsi_task *t, int ms)
@@ -135,7 +102,7 @@ static int tmf(enum iscsi_task_mgmt_funcs fn, int lun, struct scsi_task *t, int 
 static void run_task(struct scsi_task *(*make)(void *), void *arg, int lun, struct iscsi_data *out,
 		     int timeout_ms, struct result *r)
 {
-	int64_t t0 = now_ms();
+	int64_t t0 = itest_now_ms();
 	int ua_retries = 0;
 
 	r->run = true;
@@ -191,7 +158,7 @@ static void run_task(struct scsi_task *(*make)(void *), void *arg, int lun, stru
 		if (!recovered)
 			break;
 	}
-	r->ms = now_ms() - t0;
+	r->ms = itest_now_ms() - t0;
 }
 
 /* Task makers for the workload operations. */
@@ -259,7 +226,7 @@ static int64_t jint(json_t *o, const char *k, int64_t def)
 static bool run_step(json_t *step, int default_timeout_ms, struct result *r)
 {
 	const char *op = json_string_value(json_object_get(step, "op"));
-	int lun = (int)jint(step, "lun", url->lun);
+	int lun = (int)jint(step, "lun", url_lun);
 	int tmo = (int)(jint(step, "timeout_s", 0) * 1000);
 	struct rw_arg rw = {.lba = (uint64_t)jint(step, "lba", 0),
 			    .blocks = (uint32_t)jint(step, "blocks", 1)};
@@ -272,9 +239,9 @@ static bool run_step(json_t *step, int default_timeout_ms, struct result *r)
 	if (json_is_true(json_object_get(step, "background")))
 		return false;
 	if (!strcmp(op, "sleep")) {
-		int64_t t0 = now_ms();
+		int64_t t0 = itest_now_ms();
 		wait_op(NULL, jint(step, "ms", 0));
-		r->ms = now_ms() - t0;
+		r->ms = itest_now_ms() - t0;
 		r->run = r->done = true;
 		return true;
 	}
@@ -427,20 +394,14 @@ int main(int argc, char **argv)
 	}
 	int timeout_ms = (int)(jint(json_object_get(check, "knobs"), "timeout_s", 30) * 1000);
 
-	ctx = iscsi_create_context("iqn.2026-12.org.faultlun:runner");
-	url = ctx ? iscsi_parse_full_url(ctx, argv[1]) : NULL;
-	if (!url)
-		return 2;
-	iscsi_set_targetname(ctx, url->target);
-	iscsi_set_session_type(ctx, ISCSI_SESSION_NORMAL);
-	iscsi_set_header_digest(ctx, ISCSI_HEADER_DIGEST_NONE_CRC32C);
-	if (!connect_target())
+	ctx = itest_login(argv[1], "iqn.2026-12.org.faultlun:runner", &url_lun, 15000);
+	if (!ctx)
 		return 1;
 	/* Block size, and the power-on unit attention out of the way. */
 	for (int i = 0; i < 3; i++) {
 		struct op op = {0};
 		struct scsi_task *t = scsi_cdb_readcapacity10(0, 0);
-		if (iscsi_scsi_command_async(ctx, url->lun, t, op_cb, NULL, &op) ||
+		if (iscsi_scsi_command_async(ctx, url_lun, t, op_cb, NULL, &op) ||
 		    !wait_op(&op, 5000))
 			break;
 		if (t->status == SCSI_STATUS_GOOD && t->datain.size >= 8) {
@@ -526,7 +487,6 @@ int main(int argc, char **argv)
 		applicable += any;
 	}
 	iscsi_logout_sync(ctx);
-	iscsi_destroy_url(url);
 	iscsi_destroy_context(ctx);
 	for (size_t i = 0; i < nstale; i++) {
 		if (stale[i])
