@@ -1,14 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * sbc.c - SBC-3 media commands: READ / WRITE (6, 10, 12, 16), WRITE AND
- * VERIFY (10, 16), VERIFY (10, 16), COMPARE AND WRITE, SYNCHRONIZE CACHE
+ * VERIFY (10, 12, 16), VERIFY (10, 12, 16), COMPARE AND WRITE, SYNCHRONIZE CACHE
  * (10, 16), PRE-FETCH (10, 16), READ CAPACITY (10, 16), START STOP UNIT,
  * and the write path every medium-changing command goes through.
  *
  * lun.c has already checked the LBA range (x->lba, x->nblk), the ALUA /
  * stopped state and reservations. Clauses: SBC-3 r36 5.2 (COMPARE AND
  * WRITE), 5.9/5.10 (PRE-FETCH), 5.11-5.16 (READ), 5.19/5.20 (READ CAPACITY),
- * 5.22/5.23 (SYNCHRONIZE CACHE), 5.25 (START STOP UNIT), 5.27/5.28 (VERIFY),
+ * 5.22/5.23 (SYNCHRONIZE CACHE), 5.25 (START STOP UNIT), 5.27-5.29 (VERIFY),
  * 5.32-5.41 (WRITE, WRITE AND VERIFY). UNMAP, WRITE SAME and GET LBA STATUS
  * are in sbc_prov.c.
  */
@@ -243,7 +243,7 @@ enum sense_reason sbc_write(struct exec_ctx *x)
 	return write_common(x, fua_bit(x));
 }
 
-/* WRITE AND VERIFY (10, 16): the medium verification cannot fail here. */
+/* WRITE AND VERIFY (10, 12, 16): the medium verification cannot fail here. */
 enum sense_reason sbc_write_verify(struct exec_ctx *x)
 {
 	/* SBC-3 r36 5.36: written data must be on the medium to be verified */
@@ -290,7 +290,7 @@ static enum sense_reason compare_medium(struct exec_ctx *x, uint64_t lba, uint64
 	return SENSE_OK;
 }
 
-/* VERIFY (10, 16): BYTCHK 00b medium only, 01b compare, 11b one block vs all. */
+/* VERIFY (10, 12, 16): BYTCHK 00b medium only, 01b compare, 11b one block vs all. */
 enum sense_reason sbc_verify(struct exec_ctx *x)
 {
 	uint8_t bytchk = (x->cmd->cdb[1] >> 1) & 3;

@@ -72,6 +72,7 @@ static void test_table_has_required_opcodes(void)
 	    {0x5f, 1},	  {0x5f, 2}, {0x5f, 3},	   {0x5f, 4},	 {0x5f, 6}, {0x88, 0}, {0x89, 0},
 	    {0x8a, 0},	  {0x8e, 0}, {0x8f, 0},	   {0x90, 0},	 {0x91, 0}, {0x93, 0}, {0x9e, 0x10},
 	    {0x9e, 0x12}, {0xa0, 0}, {0xa3, 0x0a}, {0xa3, 0x0c}, {0xa8, 0}, {0xaa, 0},
+	    {0xae, 0},	  {0xaf, 0},
 	};
 	for (size_t i = 0; i < sizeof(need) / sizeof(need[0]); i++)
 		TH_CHECK(fl_opcode_name(need[i].op, need[i].sa) != NULL,
@@ -153,6 +154,15 @@ static void test_decode_classes(void)
 	th_cdb10(cdb, 0x2f, 0x02, 0, 1);
 	fl_cdb_decode(cdb, 10, &info);
 	CU_ASSERT(info.data_out);
+	th_cdb12(cdb, 0xaf, 0, 5, 9); /* VERIFY(12) too */
+	fl_cdb_decode(cdb, 12, &info);
+	CU_ASSERT(!info.data_out && info.has_lba && info.lba == 5 && info.nblocks == 9);
+	th_cdb12(cdb, 0xaf, 0x02, 5, 9);
+	fl_cdb_decode(cdb, 12, &info);
+	CU_ASSERT(info.data_out);
+	th_cdb12(cdb, 0xae, 0, 5, 9);
+	fl_cdb_decode(cdb, 12, &info);
+	CU_ASSERT(info.data_out && info.cls == FL_CLASS_WRITE && info.nblocks == 9);
 	th_cdb16(cdb, 0x9e, 0x10, 0, 32);
 	fl_cdb_decode(cdb, 16, &info);
 	CU_ASSERT(info.known && info.service_action == 0x10 && !info.has_lba);

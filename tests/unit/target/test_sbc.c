@@ -87,6 +87,16 @@ static void run_table(const struct th_case *cases, size_t n)
 	X(test_verify16_beyond_end, 16, 0, 0, CC, IR, 0x21, 0, 0x8f, 0, BE64(B - 1), BE32(2), 0,   \
 	  0)                                                                                       \
 	X(test_verify10_vrprotect, 10, 0, 0, CC, IR, 0x24, 0, 0x2f, 0x20, BE32(0), 0, BE16(1), 0)  \
+	X(test_write_verify12_good, 12, 1024, 0, 0, 0, 0, 0, 0xae, 0, BE32(7), BE32(2), 0, 0)       \
+	X(test_write_verify12_beyond_end, 12, 1024, 0, CC, IR, 0x21, 0, 0xae, 0, BE32(B - 1),      \
+	  BE32(2), 0, 0)                                                                           \
+	X(test_write_verify12_wrprotect, 12, 512, 0, CC, IR, 0x24, 0, 0xae, 0x20, BE32(0), BE32(1), \
+	  0, 0)                                                                                    \
+	X(test_verify12_bytchk0, 12, 0, 0, 0, 0, 0, 0, 0xaf, 0, BE32(0), BE32(8), 0, 0)            \
+	X(test_verify12_bytchk_reserved, 12, 512, 0, CC, IR, 0x24, 0, 0xaf, 0x04, BE32(0), BE32(1), \
+	  0, 0)                                                                                    \
+	X(test_verify12_beyond_end, 12, 0, 0, CC, IR, 0x21, 0, 0xaf, 0, BE32(B), BE32(1), 0, 0)    \
+	X(test_verify12_vrprotect, 12, 0, 0, CC, IR, 0x24, 0, 0xaf, 0x40, BE32(0), BE32(1), 0, 0)  \
 	X(test_sync_cache10_all, 10, 0, 0, 0, 0, 0, 0, 0x35, 0, BE32(0), 0, BE16(0), 0)            \
 	X(test_sync_cache10_beyond_end, 10, 0, 0, CC, IR, 0x21, 0, 0x35, 0, BE32(B), 0, BE16(0),   \
 	  0)                                                                                       \
@@ -334,6 +344,16 @@ static void test_write10_fua_is_durable(void)
 	res = run(lun, cdb, 16, w, 512, NULL, 0);
 	TH_EXPECT_GOOD(&res, "WRITE AND VERIFY(16)");
 	CU_ASSERT_EQUAL(dirty_count(lun), 0);
+	th_cdb12(cdb, 0xae, 0, 101, 2);
+	res = run(lun, cdb, 12, w, 1024, NULL, 0);
+	TH_EXPECT_GOOD(&res, "WRITE AND VERIFY(12)");
+	CU_ASSERT_EQUAL(dirty_count(lun), 0);
+	{
+		uint8_t r[1024];
+
+		CU_ASSERT_EQUAL(th_read(lun, 1, 101, 2, r), FL_STATUS_GOOD);
+		CU_ASSERT(memcmp(r, w, sizeof(r)) == 0);
+	}
 	fl_lun_destroy(lun);
 }
 
@@ -386,6 +406,23 @@ static void test_verify_bytchk_compare(void)
 	TH_EXPECT(&res, CC, FL_KEY_MISCOMPARE, 0x1d, 0, "VERIFY(10) BYTCHK=3 differs");
 	th_parse_sense(res.sense, res.sense_len, &s);
 	CU_ASSERT(s.info_valid && s.info == 2 * 512);
+	/* VERIFY(12) runs the same body: match, then a miscompare in block 2 */
+	th_cdb12(cdb, 0xaf, 0x06, 60, 3);
+	res = run(lun, cdb, 12, w, 512, NULL, 0);
+	TH_EXPECT_GOOD(&res, "VERIFY(12) BYTCHK=3 equal");
+	memcpy(v, w, 512);
+	memcpy(v + 512, w, 512);
+	memset(v + 1024, 0x5a, 512);
+	v[1024 + 9] = 0;
+	th_cdb12(cdb, 0xaf, 0x02, 60, 3);
+	res = run(lun, cdb, 12, v, sizeof(v), NULL, 0);
+	TH_EXPECT(&res, CC, FL_KEY_MISCOMPARE, 0x1d, 0, "VERIFY(12) BYTCHK=1 differs");
+	th_parse_sense(res.sense, res.sense_len, &s);
+	CU_ASSERT(s.info_valid && s.info == 1024 + 9);
+	/* too little data for BYTCHK=1: 24/00 pointing at the 12-byte CDB's length */
+	res = run(lun, cdb, 12, v, 512, NULL, 0);
+	th_parse_sense(res.sense, res.sense_len, &s);
+	CU_ASSERT(s.asc == 0x24 && s.sks_valid && s.sks_field == 6 && s.sks_bit == -1);
 	fl_lun_destroy(lun);
 }
 
