@@ -127,6 +127,9 @@ static const struct fl_opcode_desc table[] = {
 	{0x35, 0, false, 10, FL_CLASS_FLUSH, RW_MEDIA | OPF_ZERO_TO_END,
 	 "SYNCHRONIZE CACHE(10)", sbc_sync_cache, dec_10,
 	 {0x35, 0x02, 0xff, 0xff, 0xff, 0xff, 0x1f, 0xff, 0xff, C6}},
+	{0x37, 0, false, 10, FL_CLASS_OTHER, OPF_MEDIA | OPF_CONFLICT | OPF_PR_READ_OK |
+	 OPF_DATA_IN, "READ DEFECT DATA(10)", sbc_read_defect_data, NULL,
+	 {0x37, 0, 0x1f, 0, 0, 0, 0, 0xff, 0xff, C6}},
 	{0x41, 0, false, 10, FL_CLASS_WRITE, WR, "WRITE SAME(10)", sbc_write_same, dec_10,
 	 {0x41, 0xe8, 0xff, 0xff, 0xff, 0xff, 0x1f, 0xff, 0xff, C6}},
 	{0x42, 0, false, 10, FL_CLASS_UNMAP, RW_MEDIA | OPF_DATA_OUT, "UNMAP", sbc_unmap, NULL,
@@ -223,6 +226,9 @@ static const struct fl_opcode_desc table[] = {
 	{0xaf, 0, false, 12, FL_CLASS_READ, RW_MEDIA | OPF_PR_READ_OK | OPF_DATA_OUT,
 	 "VERIFY(12)", sbc_verify, dec_12,
 	 {0xaf, 0xf6, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x1f, C6}},
+	{0xb7, 0, false, 12, FL_CLASS_OTHER, OPF_MEDIA | OPF_CONFLICT | OPF_PR_READ_OK |
+	 OPF_DATA_IN, "READ DEFECT DATA(12)", sbc_read_defect_data, NULL,
+	 {0xb7, 0x1f, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0, C6}},
 };
 /* clang-format on */
 

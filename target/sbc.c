@@ -1,16 +1,17 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * sbc.c - SBC-3 media commands: READ / WRITE (6, 10, 12, 16), WRITE AND
- * VERIFY (10, 12, 16), VERIFY (10, 12, 16), COMPARE AND WRITE, SYNCHRONIZE CACHE
- * (10, 16), PRE-FETCH (10, 16), READ CAPACITY (10, 16), START STOP UNIT,
- * and the write path every medium-changing command goes through.
+ * VERIFY (10, 12, 16), VERIFY (10, 12, 16), COMPARE AND WRITE, SYNCHRONIZE
+ * CACHE (10, 16), PRE-FETCH (10, 16), READ CAPACITY (10, 16), READ DEFECT
+ * DATA (10, 12), START STOP UNIT, and the write path every medium-changing
+ * command goes through.
  *
  * lun.c has already checked the LBA range (x->lba, x->nblk), the ALUA /
  * stopped state and reservations. Clauses: SBC-3 r36 5.2 (COMPARE AND
- * WRITE), 5.9/5.10 (PRE-FETCH), 5.11-5.16 (READ), 5.19/5.20 (READ CAPACITY),
- * 5.22/5.23 (SYNCHRONIZE CACHE), 5.25 (START STOP UNIT), 5.27-5.29 (VERIFY),
- * 5.32-5.41 (WRITE, WRITE AND VERIFY). UNMAP, WRITE SAME and GET LBA STATUS
- * are in sbc_prov.c.
+ * WRITE), 5.9/5.10 (PRE-FETCH), 5.11-5.16 (READ), 5.17/5.18 (READ DEFECT
+ * DATA), 5.19/5.20 (READ CAPACITY), 5.22/5.23 (SYNCHRONIZE CACHE), 5.25
+ * (START STOP UNIT), 5.27-5.29 (VERIFY), 5.32-5.41 (WRITE, WRITE AND
+ * VERIFY). UNMAP, WRITE SAME and GET LBA STATUS are in sbc_prov.c.
  */
 #include "target_internal.h"
 
@@ -392,6 +393,34 @@ enum sense_reason sbc_read_capacity16(struct exec_ctx *x)
 			buf[14] |= 0x40;
 	}
 	exec_data_in(x, buf, sizeof(buf), alloc);
+	return SENSE_OK;
+}
+
+/*
+ * READ DEFECT DATA (10, 12): the emulated medium has no defects, so the
+ * answer is an empty list in the format asked for. SBC-3 r36 5.17 / 5.18:
+ * PLISTV / GLISTV say which lists the data holds (the ones requested), the
+ * DEFECT LIST FORMAT field echoes the request and DEFECT LIST LENGTH is 0.
+ * Formats 000b-101b are the address descriptor formats (Table 15); the
+ * vendor-specific 110b and reserved 111b are refused with 24/00.
+ */
+enum sense_reason sbc_read_defect_data(struct exec_ctx *x)
+{
+	const uint8_t *cdb = x->cmd->cdb;
+	bool twelve = x->desc->cdb_len == 12;
+	uint16_t flags_byte = twelve ? 1 : 2;
+	uint8_t flags = cdb[flags_byte], buf[8];
+	uint32_t alloc = twelve ? (uint32_t)cdb[6] << 24 | (uint32_t)cdb[7] << 16 |
+				      (uint32_t)cdb[8] << 8 | cdb[9]
+				: (uint32_t)cdb[7] << 8 | cdb[8];
+
+	if ((flags & 0x07) > 5)
+		return exec_invalid_field(x, SENSE_INVALID_FIELD_IN_CDB, flags_byte, 2);
+	memset(buf, 0, sizeof(buf));
+	/* byte 1: PLISTV (bit 4), GLISTV (bit 3), DEFECT LIST FORMAT (bits 2-0) */
+	buf[1] = flags & 0x1f;
+	/* (12): GENERATION CODE 0 (bytes 2-3), DEFECT LIST LENGTH 0 (bytes 4-7) */
+	exec_data_in(x, buf, twelve ? 8 : 4, alloc);
 	return SENSE_OK;
 }
 

@@ -358,5 +358,6 @@ enum sense_reason sbc_prefetch(struct exec_ctx *x);
 enum sense_reason sbc_read_capacity10(struct exec_ctx *x);
 enum sense_reason sbc_read_capacity16(struct exec_ctx *x);
 enum sense_reason sbc_start_stop(struct exec_ctx *x);
+enum sense_reason sbc_read_defect_data(struct exec_ctx *x);
 
 #endif

@@ -749,6 +749,76 @@ static void test_max_transfer_length(void)
 	fl_lun_destroy(lun);
 }
 
+/* READ DEFECT DATA (10, 12): an empty list in the requested format, allocation length honoured. */
+static void test_read_defect_data(void)
+{
+	static const struct {
+		const char *what;
+		uint8_t cdb[12];
+		uint8_t cdb_len;
+		uint32_t in_cap;
+		uint8_t status;
+		uint32_t len;	  /* data-in bytes */
+		uint8_t byte1;	  /* PLISTV, GLISTV, DEFECT LIST FORMAT */
+		int32_t residual; /* against the allocation length */
+	} cases[] = {
+	    {"test_read_defect_data10_plist_glist_short", {0x37, 0, 0x18, 0, 0, 0, 0, 0, 32, 0}, 10,
+	     64, 0, 4, 0x18, 28},
+	    {"test_read_defect_data10_glist_long_block", {0x37, 0, 0x0b, 0, 0, 0, 0, 0, 4, 0}, 10,
+	     64, 0, 4, 0x0b, 0},
+	    {"test_read_defect_data10_physical_sector", {0x37, 0, 0x15, 0, 0, 0, 0, 0, 255, 0}, 10,
+	     255, 0, 4, 0x15, 251},
+	    {"test_read_defect_data10_alloc_2", {0x37, 0, 0x10, 0, 0, 0, 0, 0, 2, 0}, 10, 64, 0, 2,
+	     0x10, 0},
+	    {"test_read_defect_data10_alloc_0", {0x37, 0, 0x10, 0, 0, 0, 0, 0, 0, 0}, 10, 64, 0, 0, 0,
+	     0},
+	    {"test_read_defect_data10_vendor_format", {0x37, 0, 0x06, 0, 0, 0, 0, 0, 32, 0}, 10, 64,
+	     CC, 0, 0, 0},
+	    {"test_read_defect_data10_reserved_format", {0x37, 0, 0x1f, 0, 0, 0, 0, 0, 32, 0}, 10,
+	     64, CC, 0, 0, 0},
+	    {"test_read_defect_data12_none", {0xb7, 0, 0, 0, 0, 0, 0, 0, 0, 32, 0, 0}, 12, 64, 0, 8,
+	     0, 24},
+	    {"test_read_defect_data12_both_bytes_from_index",
+	     {0xb7, 0x1c, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0}, 12, 512, 0, 8, 0x1c, 248},
+	    {"test_read_defect_data12_alloc_6", {0xb7, 0x09, 0, 0, 0, 0, 0, 0, 0, 6, 0, 0}, 12, 64, 0,
+	     6, 0x09, 0},
+	    {"test_read_defect_data12_index_past_empty_list",
+	     {0xb7, 0x08, 0, 0, 0, 9, 0, 0, 0, 8, 0, 0}, 12, 64, 0, 8, 0x08, 0},
+	    {"test_read_defect_data12_reserved_format", {0xb7, 0x07, 0, 0, 0, 0, 0, 0, 0, 8, 0, 0},
+	     12, 64, CC, 0, 0, 0},
+	};
+	struct fl_lun *lun = th_lun(NULL);
+	uint8_t buf[512];
+	struct th_sense s;
+	struct fl_cmd res;
+
+	th_clear_ua(lun, 1);
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		memset(buf, 0xee, sizeof(buf));
+		res = run(lun, cases[i].cdb, cases[i].cdb_len, NULL, 0, buf, cases[i].in_cap);
+		if (cases[i].status == CC) {
+			TH_EXPECT(&res, CC, IR, 0x24, 0, cases[i].what);
+			th_parse_sense(res.sense, res.sense_len, &s);
+			TH_CHECK(s.sks_valid && s.sks_field == (cases[i].cdb_len == 12 ? 1 : 2) &&
+				     s.sks_bit == 2,
+				 "%s: field pointer", cases[i].what);
+			continue;
+		}
+		TH_EXPECT_GOOD(&res, cases[i].what);
+		TH_CHECK(res.data_in_len == cases[i].len, "%s: %u bytes", cases[i].what,
+			 res.data_in_len);
+		TH_CHECK(res.residual == cases[i].residual, "%s: residual %lld", cases[i].what,
+			 (long long)res.residual);
+		if (cases[i].len > 1)
+			TH_CHECK(buf[0] == 0 && buf[1] == cases[i].byte1, "%s: header %02x %02x",
+				 cases[i].what, buf[0], buf[1]);
+		for (uint32_t b = 2; b < cases[i].len; b++)
+			TH_CHECK(buf[b] == 0, "%s: byte %u is %02x", cases[i].what, b, buf[b]);
+		TH_CHECK(buf[cases[i].len] == 0xee, "%s: wrote past its length", cases[i].what);
+	}
+	fl_lun_destroy(lun);
+}
+
 static CU_TestInfo sbc_tests[] = {
     READ_CASES(CASE_INFO)
 	WRITE_CASES(CASE_INFO){"test_write_read_all_sizes", test_write_read_all_sizes},
@@ -765,6 +835,7 @@ static CU_TestInfo sbc_tests[] = {
     {"test_start_stop_eject_load", test_start_stop_eject_load},
     {"test_alua_states_refuse_media", test_alua_states_refuse_media},
     {"test_max_transfer_length", test_max_transfer_length},
+    {"test_read_defect_data", test_read_defect_data},
     CU_TEST_INFO_NULL,
 };
 
