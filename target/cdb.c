@@ -80,7 +80,7 @@ static void dec_gls(const uint8_t *cdb, struct fl_cdb_info *i)
 #define C6 0x07 /* control byte usage: NACA, (obsolete) FLAG, LINK */
 #define RW_MEDIA (OPF_MEDIA | OPF_CONFLICT)
 #define RD (RW_MEDIA | OPF_PR_READ_OK | OPF_DATA_IN)
-#define WR (RW_MEDIA | OPF_DATA_OUT)
+#define WR (RW_MEDIA | OPF_DATA_OUT | OPF_MODIFIES)
 /* SPC-4 r37 5.14 / 5.15.2.4: no UA, any ALUA state, any reservation */
 #define EXEMPT (OPF_NO_UA | OPF_ALUA_ANY | OPF_PR_READ_OK)
 
@@ -132,7 +132,7 @@ static const struct fl_opcode_desc table[] = {
 	 {0x37, 0, 0x1f, 0, 0, 0, 0, 0xff, 0xff, C6}},
 	{0x41, 0, false, 10, FL_CLASS_WRITE, WR, "WRITE SAME(10)", sbc_write_same, dec_10,
 	 {0x41, 0xe8, 0xff, 0xff, 0xff, 0xff, 0x1f, 0xff, 0xff, C6}},
-	{0x42, 0, false, 10, FL_CLASS_UNMAP, RW_MEDIA | OPF_DATA_OUT, "UNMAP", sbc_unmap, NULL,
+	{0x42, 0, false, 10, FL_CLASS_UNMAP, WR, "UNMAP", sbc_unmap, NULL,
 	 {0x42, 0x00, 0, 0, 0, 0, 0x1f, 0xff, 0xff, C6}},
 	{0x55, 0, false, 10, FL_CLASS_OTHER, OPF_CONFLICT | OPF_DATA_OUT, "MODE SELECT(10)",
 	 spc_mode_select, NULL, {0x55, 0x11, 0, 0, 0, 0, 0, 0xff, 0xff, C6}},
@@ -176,7 +176,7 @@ static const struct fl_opcode_desc table[] = {
 	{0x88, 0, false, 16, FL_CLASS_READ, RD, "READ(16)", sbc_read, dec_16,
 	 {0x88, 0xfa, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
 	  0x1f, C6}},
-	{0x89, 0, false, 16, FL_CLASS_WRITE, RW_MEDIA | OPF_DATA_OUT, "COMPARE AND WRITE",
+	{0x89, 0, false, 16, FL_CLASS_WRITE, WR, "COMPARE AND WRITE",
 	 sbc_compare_and_write, dec_caw,
 	 {0x89, 0xfa, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0, 0, 0, 0xff, 0x1f, C6}},
 	{0x8a, 0, false, 16, FL_CLASS_WRITE, WR, "WRITE(16)", sbc_write, dec_16,

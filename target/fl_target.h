@@ -183,6 +183,11 @@ struct fl_lun_config {
 	enum fl_store_kind store;
 	const char *store_path; /* FL_STORE_FILE: created if missing, sized */
 	uint32_t max_xfer_blocks; /* VPD B0 maximum transfer length; 0 = default */
+	/*
+	 * Write protected (SBC-3 r36 6.4.1, WP): WP in the MODE SENSE header, every
+	 * command that changes the medium gets DATA PROTECT 27/00; reads work.
+	 */
+	bool read_only;
 };
 
 /* Fills *cfg with a sane 1 GiB, 512-byte-block, memory-backed default disk. */
@@ -256,6 +261,7 @@ struct fl_lun_info {
 	uint64_t mapped_blocks;
 	bool write_cache;
 	enum fl_alua_state alua_state;
+	bool read_only;
 };
 void fl_lun_get_info(struct fl_lun *lun, struct fl_lun_info *info);
 

@@ -270,6 +270,9 @@ static enum sense_reason lun_dispatch(struct exec_ctx *x)
 		if (r != SENSE_OK)
 			return r;
 	}
+	/* SBC-3 r36 6.4.1 (WP): a write-protected medium refuses every change to it */
+	if ((d->flags & OPF_MODIFIES) && lun->cfg.read_only)
+		return SENSE_WRITE_PROTECTED;
 	if (x->info.has_lba) {
 		r = range_check(x);
 		if (r != SENSE_OK)
@@ -659,5 +662,6 @@ void fl_lun_get_info(struct fl_lun *lun, struct fl_lun_info *info)
 	info->mapped_blocks = lun->thin ? thin_mapped_count(lun->thin) : lun->num_blocks;
 	info->write_cache = lun->mode.wce;
 	info->alua_state = lun->alua_state;
+	info->read_only = lun->cfg.read_only;
 	pthread_mutex_unlock(&lun->lock);
 }

@@ -266,7 +266,7 @@ enum sense_reason spc_mode_sense(struct exec_ctx *x)
 			len += mode_page_put(lun, &mode_pages[i], pc, buf + len);
 	}
 	/* SBC-3 r36 6.4.1: device-specific parameter, WP and DPOFUA */
-	buf[ten ? 3 : 2] = (uint8_t)((lun->mode.swp ? 0x80 : 0) | 0x10);
+	buf[ten ? 3 : 2] = (uint8_t)((lun->mode.swp || lun->cfg.read_only ? 0x80 : 0) | 0x10);
 	if (ten)
 		spc_put16(buf, len - 2);
 	else

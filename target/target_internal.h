@@ -114,6 +114,8 @@ typedef enum sense_reason (*exec_fn)(struct exec_ctx *x);
 #define OPF_DATA_OUT 0x80    /* takes data from the initiator */
 /* served in every ALUA state, even TRANSITIONING (SPC-4 r37 5.15.2.4.6) */
 #define OPF_ALUA_ANY 0x100
+/* changes the medium: refused with DATA PROTECT 27/00 on a write-protected LUN */
+#define OPF_MODIFIES 0x200
 
 /*
  * Block limits the SBC handlers enforce; spc.c reports the same values in

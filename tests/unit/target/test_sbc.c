@@ -819,6 +819,89 @@ static void test_read_defect_data(void)
 	fl_lun_destroy(lun);
 }
 
+/*
+ * A write-protected LUN: every command that changes the medium gets DATA
+ * PROTECT 27/00 and changes nothing; reads, VERIFY and SYNCHRONIZE CACHE
+ * work; MODE SENSE (6, 10) report WP. Thin, so WRITE SAME with UNMAP and
+ * UNMAP would otherwise succeed.
+ */
+static void test_write_protected(void)
+{
+	static const struct th_case cases[] = {
+	    {"test_wp_write6", {0x0a, 0, 0, 1, 1, 0}, 6, 512, 0, CC, FL_KEY_DATA_PROTECT, 0x27, 0},
+	    {"test_wp_write10", {0x2a, 0, 0, 0, 0, 1, 0, 0, 1, 0}, 10, 512, 0, CC,
+	     FL_KEY_DATA_PROTECT, 0x27, 0},
+	    {"test_wp_write12", {0xaa, 0, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0}, 12, 512, 0, CC,
+	     FL_KEY_DATA_PROTECT, 0x27, 0},
+	    {"test_wp_write16", {0x8a, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0}, 16, 512, 0, CC,
+	     FL_KEY_DATA_PROTECT, 0x27, 0},
+	    {"test_wp_write_verify10", {0x2e, 0, 0, 0, 0, 1, 0, 0, 1, 0}, 10, 512, 0, CC,
+	     FL_KEY_DATA_PROTECT, 0x27, 0},
+	    {"test_wp_write_verify12", {0xae, 0, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0}, 12, 512, 0, CC,
+	     FL_KEY_DATA_PROTECT, 0x27, 0},
+	    {"test_wp_write_verify16", {0x8e, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0}, 16, 512,
+	     0, CC, FL_KEY_DATA_PROTECT, 0x27, 0},
+	    {"test_wp_compare_and_write", {0x89, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0}, 16,
+	     1024, 0, CC, FL_KEY_DATA_PROTECT, 0x27, 0},
+	    {"test_wp_write_same10", {0x41, 0, 0, 0, 0, 1, 0, 0, 8, 0}, 10, 512, 0, CC,
+	     FL_KEY_DATA_PROTECT, 0x27, 0},
+	    {"test_wp_write_same16_unmap", {0x93, 0x08, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 8, 0, 0}, 16,
+	     512, 0, CC, FL_KEY_DATA_PROTECT, 0x27, 0},
+	    {"test_wp_unmap", {0x42, 0, 0, 0, 0, 0, 0, 0, 24, 0}, 10, 24, 0, CC, FL_KEY_DATA_PROTECT,
+	     0x27, 0},
+	    {"test_wp_write10_beyond_end_still_protected", {0x2a, 0, 0xff, 0xff, 0xff, 0xff, 0, 0, 1,
+	     0}, 10, 512, 0, CC, FL_KEY_DATA_PROTECT, 0x27, 0},
+	    {"test_wp_read10", {0x28, 0, 0, 0, 0, 1, 0, 0, 1, 0}, 10, 0, 512, 0, 0, 0, 0},
+	    {"test_wp_verify16", {0x8f, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0}, 16, 0, 0, 0, 0, 0,
+	     0},
+	    {"test_wp_sync_cache10", {0x35, 0, 0, 0, 0, 0, 0, 0, 0, 0}, 10, 0, 0, 0, 0, 0, 0},
+	    {"test_wp_read_capacity10", {0x25, 0, 0, 0, 0, 0, 0, 0, 0, 0}, 10, 0, 8, 0, 0, 0, 0},
+	    {"test_wp_tur", {0}, 6, 0, 0, 0, 0, 0, 0},
+	};
+	struct fl_lun_config cfg;
+	struct fl_lun_info info;
+	struct fl_lun *lun;
+	uint8_t cdb[16], buf[512];
+	struct fl_cmd res;
+
+	for (int ro = 0; ro < 2; ro++) {
+		th_config(&cfg);
+		cfg.thin = true;
+		cfg.read_only = ro;
+		lun = th_lun(&cfg);
+		th_clear_ua(lun, 1);
+		fl_lun_get_info(lun, &info);
+		CU_ASSERT_EQUAL(info.read_only, ro);
+		if (ro)
+			th_run_cases(lun, 1, cases, sizeof(cases) / sizeof(cases[0]));
+		/* MODE SENSE(6) and (10): WP in the device-specific parameter, DPOFUA always */
+		memset(cdb, 0, sizeof(cdb));
+		cdb[0] = 0x1a;
+		cdb[2] = 0x3f;
+		cdb[4] = 255;
+		res = run(lun, cdb, 6, NULL, 0, buf, 255);
+		TH_EXPECT_GOOD(&res, "MODE SENSE(6)");
+		TH_CHECK(buf[2] == (ro ? 0x90 : 0x10), "MODE SENSE(6) ro=%d: %02x", ro, buf[2]);
+		memset(cdb, 0, sizeof(cdb));
+		cdb[0] = 0x5a;
+		cdb[2] = 0x3f;
+		cdb[8] = 255;
+		res = run(lun, cdb, 10, NULL, 0, buf, 255);
+		TH_EXPECT_GOOD(&res, "MODE SENSE(10)");
+		TH_CHECK(buf[3] == (ro ? 0x90 : 0x10), "MODE SENSE(10) ro=%d: %02x", ro, buf[3]);
+		/* a refused write changed nothing; a writable LUN takes it */
+		memset(buf, 0x77, sizeof(buf));
+		CU_ASSERT_EQUAL(th_write(lun, 1, 1, 1, buf),
+				ro ? FL_STATUS_CHECK_CONDITION : FL_STATUS_GOOD);
+		memset(buf, 0, sizeof(buf));
+		CU_ASSERT_EQUAL(th_read(lun, 1, 1, 1, buf), FL_STATUS_GOOD);
+		CU_ASSERT_EQUAL(buf[0], ro ? 0 : 0x77);
+		fl_lun_get_info(lun, &info);
+		CU_ASSERT_EQUAL(info.mapped_blocks, ro ? 0 : 1);
+		fl_lun_destroy(lun);
+	}
+}
+
 static CU_TestInfo sbc_tests[] = {
     READ_CASES(CASE_INFO)
 	WRITE_CASES(CASE_INFO){"test_write_read_all_sizes", test_write_read_all_sizes},
@@ -836,6 +919,7 @@ static CU_TestInfo sbc_tests[] = {
     {"test_alua_states_refuse_media", test_alua_states_refuse_media},
     {"test_max_transfer_length", test_max_transfer_length},
     {"test_read_defect_data", test_read_defect_data},
+    {"test_write_protected", test_write_protected},
     CU_TEST_INFO_NULL,
 };
 
