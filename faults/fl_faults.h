@@ -255,6 +255,12 @@ int fl_ctl_start(struct fl_engine *e, const char *path, struct fl_ctl **out);
 /* Stops serving and removes the socket file; call before fl_engine_destroy. */
 void fl_ctl_stop(struct fl_ctl *ctl);
 
+/*
+ * Write-protects every LUN of a loaded scenario (`faultlun serve --read-only`),
+ * as `"read_only": true` on each would. Call before fl_engine_create.
+ */
+void fl_scenario_set_read_only(struct fl_scenario *sc);
+
 #ifdef __cplusplus
 }
 #endif
