@@ -45,6 +45,7 @@ static void serve_usage(FILE *out)
 	    "  --size SIZE          size of every LUN (e.g. 64MiB, 1G; default 1 GiB)\n"
 	    "  --block-size N       logical block size of the default LUN (512)\n"
 	    "  --store memory|file:PATH  backing store of every LUN\n"
+	    "  --read-only          write-protect every LUN (WP; writes get 27/00)\n"
 	    "  --seed N             seed of the scenario's randomness\n"
 	    "  --trace FILE         JSON-lines trace of faults and events\n"
 	    "  --ctl SOCKET         control socket for `faultlun ctl`\n"
@@ -173,6 +174,7 @@ int cmd_serve(int argc, char **argv)
 	    {"mutual-secret", required_argument, NULL, 4},
 	    {"run", required_argument, NULL, 'r'},
 	    {"login-timeout", required_argument, NULL, 5},
+	    {"read-only", no_argument, NULL, 6},
 	    {"verbose", no_argument, NULL, 'v'},
 	    {"quiet", no_argument, NULL, 'q'},
 	    {"help", no_argument, NULL, 'h'},
@@ -183,7 +185,7 @@ int cmd_serve(int argc, char **argv)
 	uint64_t size = 0;
 	unsigned lun_id = 0, block_size = 0;
 	bool lun_set = false;
-	bool quiet = false;
+	bool quiet = false, read_only = false;
 	int opt, ret = 2;
 
 	optind = 1;
@@ -246,6 +248,9 @@ int cmd_serve(int argc, char **argv)
 			break;
 		case 5:
 			o.login_timeout_s = (unsigned)strtoul(optarg, NULL, 0);
+			break;
+		case 6:
+			read_only = true;
 			break;
 		case 'v':
 			o.verbose++;
@@ -352,6 +357,8 @@ int cmd_serve(int argc, char **argv)
 		fl_diags_free(&d);
 		snprintf(what, sizeof(what), "no scenario: one memory LUN");
 	}
+	if (read_only)
+		fl_scenario_set_read_only(sc);
 	if (fl_engine_create(sc, &eo, &engine)) {
 		fprintf(stderr, "faultlun serve: cannot build the scenario's LUNs\n");
 		goto out;
@@ -387,6 +394,7 @@ int cmd_serve(int argc, char **argv)
 		cfg.store = FL_STORE_FILE;
 		cfg.store_path = store + 5;
 	}
+	cfg.read_only = read_only;
 	if (fl_target_create(&tgt) || fl_lun_create(&cfg, &lun))
 		goto out;
 	if (fl_target_add_lun(tgt, (uint16_t)lun_id, lun)) {

@@ -154,7 +154,7 @@ static void parse_lun(struct pctx *c, const char *path, json_t *v, size_t idx, s
 	static const char *const keys[] = {
 	    "lun",    "size",  "block_size",	      "vendor",	 "product",   "revision",
 	    "serial", "naa",   "write_cache",	      "d_sense", "removable", "thin",
-	    "alua",   "store", "max_transfer_blocks", NULL};
+	    "alua",   "store", "max_transfer_blocks", "read_only", NULL};
 	char sub[512], q[80];
 	json_t *e;
 	uint64_t n, size = 1ull << 30;
@@ -212,6 +212,8 @@ static void parse_lun(struct pctx *c, const char *path, json_t *v, size_t idx, s
 		pbool(c, SUB("d_sense"), e, &l->cfg.d_sense);
 	if ((e = json_object_get(v, "removable")))
 		pbool(c, SUB("removable"), e, &l->cfg.removable);
+	if ((e = json_object_get(v, "read_only")))
+		pbool(c, SUB("read_only"), e, &l->cfg.read_only);
 	if ((e = json_object_get(v, "max_transfer_blocks")) &&
 	    pnum(c, SUB("max_transfer_blocks"), e, UINT32_MAX, &n))
 		l->cfg.max_xfer_blocks = (uint32_t)n;
@@ -779,6 +781,13 @@ const char *fl_scenario_target_iqn(const struct fl_scenario *sc)
 unsigned fl_scenario_lun_count(const struct fl_scenario *sc)
 {
 	return (unsigned)sc->nluns;
+}
+
+/* Write-protects every LUN (serve --read-only); before fl_engine_create. */
+void fl_scenario_set_read_only(struct fl_scenario *sc)
+{
+	for (size_t i = 0; i < sc->nluns; i++)
+		sc->luns[i].cfg.read_only = true;
 }
 
 /* LUN number and core config of the i-th LUN (strings owned by sc). */

@@ -1,9 +1,10 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
-# run-suite.sh FAULTLUN SUITE KNOWN-FAILURES [SCENARIO]: runs one libiscsi
+# run-suite.sh FAULTLUN SUITE KNOWN-FAILURES [SERVE-ARG...]: runs one libiscsi
 # iscsi-test-cu suite with --dataloss against `faultlun serve` on an
-# ephemeral port (one 256 MiB LUN, or SCENARIO's LUN for suites that need a
-# removable or thin-provisioned disk).
+# ephemeral port (one 256 MiB LUN; the SERVE-ARGs, e.g. a scenario file for
+# suites that need a removable or thin-provisioned disk, or --read-only for
+# a write-protected one, are passed on to serve).
 # Each test is classified from iscsi-test-cu's output as passed, skipped (a
 # "[SKIPPED]" inside the test: not a pass, listed with its reason) or failed.
 # Exit 0 when nothing failed except known failures listed (with a reason) in
@@ -13,7 +14,7 @@ set -u
 fl=$1
 suite=$2
 known=$3
-scenario=${4:-}
+shift 3
 command -v iscsi-test-cu >/dev/null 2>&1 || { echo "iscsi-test-cu not installed: skipped"; exit 77; }
 command -v python3 >/dev/null 2>&1 || { echo "python3 not installed: skipped"; exit 77; }
 out=$(mktemp)
@@ -23,7 +24,7 @@ urls='"$FAULTLUN_URL"'
 case $suite in
 *MultipathIO*) urls='"$FAULTLUN_URL" "$FAULTLUN_URL"' ;; # two I_T nexuses to one LU
 esac
-"$fl" serve -q --listen 127.0.0.1:0 --size 256MiB $scenario \
+"$fl" serve -q --listen 127.0.0.1:0 --size 256MiB "$@" \
 	--run "iscsi-test-cu --dataloss -v -t $suite $urls" >"$out" 2>&1
 rc=$?
 

@@ -61,6 +61,8 @@ static const struct bad_case bad_cases[] = {
      "\"2MiB\"", "larger than the pool"},
     {"lun_bool", HDR "\"luns\": [{\"write_cache\": \"yes\"}]}", "\"yes\"",
      "expected true or false, got \"yes\""},
+    {"lun_read_only", HDR "\"luns\": [{\"lun\": 3,\n \"read_only\": 1}]}", "1}]",
+     "\"read_only\": expected true or false, got 1"},
     {"states_dup", HDR "\"states\": [\"a\", \"a\"]}", "\"a\"]", "state \"a\" is listed twice"},
     {"states_star", HDR "\"states\": [\"*\"]}", "\"*\"", "other than \"*\""},
     {"unreachable", HDR "\"states\": [\"a\", \"b\"]}", "\"b\"",
@@ -473,7 +475,7 @@ static void test_good_scenario_values(void)
 	    " \"frontends\": [\"iscsi\"], \"target\": {\"iqn\": \"iqn.2026-12.org.x:y\"},"
 	    " \"luns\": [{\"lun\": 2, \"size\": \"8MiB\", \"block_size\": 4096, \"vendor\": "
 	    "\"ACME\","
-	    "  \"write_cache\": false, \"thin\": {\"pool\": \"4MiB\", \"soft_threshold\": "
+	    "  \"write_cache\": false, \"read_only\": true, \"thin\": {\"pool\": \"4MiB\", \"soft_threshold\": "
 	    "\"1MiB\"},"
 	    "  \"alua\": {\"group\": 3, \"state\": \"standby\"}}],"
 	    " \"states\": [\"ok\", \"bad\"],"
@@ -514,6 +516,7 @@ static void test_good_scenario_values(void)
 	CU_ASSERT_STRING_EQUAL(cfg.vendor, "ACME");
 	CU_ASSERT_STRING_EQUAL(cfg.product, "VIRTUAL-DISK");
 	CU_ASSERT_FALSE(cfg.write_cache);
+	CU_ASSERT_TRUE(cfg.read_only);
 	CU_ASSERT_TRUE(cfg.thin);
 	CU_ASSERT_EQUAL(cfg.pool_blocks, 1024);
 	CU_ASSERT_EQUAL(cfg.soft_threshold, 256);
@@ -572,7 +575,11 @@ static void test_defaults(void)
 	CU_ASSERT_EQUAL(id, 0);
 	CU_ASSERT_EQUAL(cfg.num_blocks, (1u << 30) / 512);
 	CU_ASSERT_TRUE(cfg.write_cache);
+	CU_ASSERT_FALSE(cfg.read_only);
 	CU_ASSERT_EQUAL(cfg.store, FL_STORE_MEMORY);
+	fl_scenario_set_read_only(sc); /* serve --read-only */
+	fl_scenario_lun(sc, 0, &id, &cfg);
+	CU_ASSERT_TRUE(cfg.read_only);
 	CU_ASSERT_EQUAL(sc->nstates, 1);
 	CU_ASSERT_STRING_EQUAL(sc->states[0], "default");
 	CU_ASSERT_EQUAL(fl_scenario_frontends(sc), FL_FE_ISCSI | FL_FE_TCMU | FL_FE_VM);
