@@ -2,15 +2,20 @@
 /*
  * iscsi_runner.c - the libiscsi runner of a scenario's "check" section.
  *
- * Usage: iscsi_runner URL SCENARIO.json (under `faultlun serve SCENARIO
- * --run`). Runs the check's workload against the target with libiscsi's
- * asynchronous API and checks the expectations that an iSCSI initiator can
- * observe (docs/scenario-format.md "check"): `status` and `sense` of a step
- * (SAM-5 5.3, SPC-4 4.5), `errno` "OK" (the step ended GOOD) and a few errno
- * names mapped from status and sense the way Linux sd does (ENOSPC from
- * DATA PROTECT 27/07, ENODATA from MEDIUM ERROR, EBADE from RESERVATION
- * CONFLICT, ETIMEDOUT from a step that never completed, EIO from any other
- * failure), `within_ms` / `max_stall_ms`.
+ * Usage: iscsi_runner [--ctl SOCKET] [--faultlun PATH] URL SCENARIO.json
+ * (under `faultlun serve [--ctl SOCKET] SCENARIO --run`). Runs the check's
+ * workload against the target with libiscsi's asynchronous API: read, write,
+ * tur, inquiry, sync/fsync, discard, sleep, sg_raw (a CDB in hex with "size"
+ * bytes of data-in or "data" bytes of data-out filled with "pattern", as the
+ * VM lab's agent sends it) and ctl (`faultlun ctl SOCKET ARGS...` on the
+ * target's control socket, docs/control-protocol.md: exit status 0 is GOOD;
+ * a check with a ctl step needs --ctl). It checks the expectations that an
+ * iSCSI initiator can observe (docs/scenario-format.md "check"): `status`
+ * and `sense` of a step (SAM-5 5.3, SPC-4 4.5), `errno` "OK" (the step ended
+ * GOOD) and a few errno names mapped from status and sense the way Linux sd
+ * does (ENOSPC from DATA PROTECT 27/07, ENODATA from MEDIUM ERROR, EBADE from
+ * RESERVATION CONFLICT, ETIMEDOUT from a step that never completed, EIO from
+ * any other failure), `within_ms` / `max_stall_ms`.
  * Kernel-only expectations (eh, kernel_log, device_state, trace counts) are
  * listed as not applicable. A step that does not complete within its
  * timeout goes through an error handling of its own: ABORT TASK, LUN RESET,
@@ -26,12 +31,20 @@
 #include <iscsi/scsi-lowlevel.h>
 #include <jansson.h>
 
+#include <ctype.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <spawn.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+extern char **environ;
 
 static struct iscsi_context *ctx;
 static int url_lun; /* the LUN of the URL: a step's default */
@@ -73,8 +86,15 @@ struct result {
 	int status;
 	uint8_t key, asc, ascq;
 	int64_t ms;
-	char eh[128]; /* error handling performed, for the log */
+	char eh[128];	  /* error handling performed, for the log */
+	bool ctl;	  /* a ctl step: */
+	int exit_code;	  /* faultlun ctl's exit status (-1: killed at the timeout) */
+	char answer[256]; /* and the first line of its answer */
 };
+
+/* ctl steps: the target's control socket (--ctl) and the faultlun binary. */
+static const char *ctl_socket;
+static const char *faultlun_bin = "faultlun";
 
 /* Sends a TMF and waits for its answer; returns the response or -1. */
 static int tmf(enum iscsi_task_mgmt_funcs fn, int lun, struct scsi_task *t, int ms)
@@ -198,7 +218,7 @@ static struct scsi_task *make_discard(void *p)
 struct raw_arg {
 	uint8_t cdb[16];
 	int len;
-	uint32_t in;
+	uint32_t in, out; /* bytes of data-in ("size") or data-out ("data") */
 };
 static struct scsi_task *make_raw(void *p)
 {
@@ -208,9 +228,36 @@ static struct scsi_task *make_raw(void *p)
 		return NULL;
 	memcpy(t->cdb, a->cdb, (size_t)a->len);
 	t->cdb_size = a->len;
-	t->xfer_dir = a->in ? SCSI_XFER_READ : SCSI_XFER_NONE;
-	t->expxferlen = (int)a->in;
+	t->xfer_dir = a->in ? SCSI_XFER_READ : a->out ? SCSI_XFER_WRITE : SCSI_XFER_NONE;
+	t->expxferlen = (int)(a->in ? a->in : a->out);
 	return t;
+}
+
+/*
+ * A CDB in hex: bytes of one or two hex digits, separated by spaces or
+ * colons or not at all ("28 00 ...", "2800..."). Its length, or -1.
+ */
+static int parse_cdb(const char *hex, uint8_t *cdb, int max)
+{
+	int n = 0;
+	for (const char *p = hex; *p;) {
+		if (*p == ' ' || *p == ':') {
+			p++;
+			continue;
+		}
+		int digits = 0;
+		unsigned v = 0;
+		while (digits < 2 && isxdigit((unsigned char)*p)) {
+			int d = isdigit((unsigned char)*p) ? *p - '0' : (*p | 0x20) - 'a' + 10;
+			v = v * 16 + (unsigned)d;
+			digits++;
+			p++;
+		}
+		if (!digits || n == max)
+			return -1;
+		cdb[n++] = (uint8_t)v;
+	}
+	return n;
 }
 
 /* Integer member with a default. */
@@ -220,6 +267,113 @@ static int64_t jint(json_t *o, const char *k, int64_t def)
 	return json_is_integer(v) ? json_integer_value(v)
 	       : json_is_real(v)  ? (int64_t)json_real_value(v)
 				  : def;
+}
+
+/*
+ * sg_raw step: the CDB "cdb" as given, with "size" bytes of data-in, or else
+ * "data" bytes of data-out filled with "pattern" (default 0xa5), as the VM
+ * lab's agent sends it with SG_IO. False when the step cannot be sent.
+ */
+static bool run_sg_raw(json_t *step, int lun, int tmo, struct result *r)
+{
+	struct raw_arg a = {.in = (uint32_t)jint(step, "size", 0)};
+	const char *hex = json_string_value(json_object_get(step, "cdb"));
+	json_t *data = json_object_get(step, "data");
+
+	a.len = hex ? parse_cdb(hex, a.cdb, (int)sizeof(a.cdb)) : -1;
+	if (a.len < 6) {
+		fprintf(stderr, "sg_raw: cdb \"%s\" is not 6 to 16 bytes in hex\n", hex ? hex : "");
+		return false;
+	}
+	if (data && (!json_is_integer(data) || json_integer_value(data) < 0 ||
+		     json_integer_value(data) > (1 << 24))) {
+		fprintf(stderr, "sg_raw: data must be a byte count (0 to 16 MiB)\n");
+		return false;
+	}
+	a.out = a.in ? 0 : (uint32_t)jint(step, "data", 0);
+	unsigned char *buf = malloc(a.out ? a.out : 1);
+	memset(buf, (int)jint(step, "pattern", 0xa5), a.out);
+	struct iscsi_data d = {.size = a.out, .data = buf};
+	run_task(make_raw, &a, lun, a.out ? &d : NULL, tmo, r);
+	free(buf);
+	return true;
+}
+
+/*
+ * ctl step: `faultlun ctl SOCKET ARGS...` on the target's control socket, as
+ * the VM lab's agent runs it (docs/control-protocol.md); exit status 0 is
+ * success (status GOOD, errno OK), anything else a failure. The session is
+ * serviced while it runs; it is killed at the step's timeout. False when the
+ * step cannot be run.
+ */
+static bool run_ctl(json_t *step, int tmo, struct result *r)
+{
+	json_t *args = json_object_get(step, "args"), *v;
+	char *argv[40];
+	int n = 0, fds[2];
+	size_t i;
+
+	if (!ctl_socket || !json_is_array(args) || !json_array_size(args) ||
+	    json_array_size(args) > 32)
+		return false;
+	argv[n++] = (char *)faultlun_bin;
+	argv[n++] = (char *)"ctl";
+	argv[n++] = (char *)ctl_socket;
+	json_array_foreach(args, i, v)
+	{
+		if (!json_is_string(v))
+			return false;
+		argv[n++] = (char *)json_string_value(v);
+	}
+	argv[n] = NULL;
+	if (pipe2(fds, O_CLOEXEC))
+		return false;
+	posix_spawn_file_actions_t fa;
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_adddup2(&fa, fds[1], STDOUT_FILENO);
+	pid_t pid;
+	int err = posix_spawnp(&pid, faultlun_bin, &fa, NULL, argv, environ);
+	posix_spawn_file_actions_destroy(&fa);
+	close(fds[1]);
+	if (err) {
+		fprintf(stderr, "ctl: cannot run %s: %s\n", faultlun_bin, strerror(err));
+		close(fds[0]);
+		return false;
+	}
+	fcntl(fds[0], F_SETFL, O_NONBLOCK);
+	int64_t t0 = itest_now_ms();
+	size_t len = 0;
+	int st = 0;
+	r->run = r->ctl = true;
+	r->exit_code = -1;
+	for (;;) {
+		ssize_t got = read(fds[0], r->answer + len, sizeof(r->answer) - 1 - len);
+		if (got > 0)
+			len += (size_t)got;
+		pid_t w = waitpid(pid, &st, WNOHANG);
+		if (w == pid)
+			break;
+		if (itest_now_ms() - t0 > tmo) {
+			kill(pid, SIGKILL);
+			waitpid(pid, &st, 0);
+			st = -1;
+			break;
+		}
+		itest_wait(ctx, NULL, 20); /* the session lives on meanwhile */
+	}
+	for (ssize_t got; len < sizeof(r->answer) - 1 &&
+			  (got = read(fds[0], r->answer + len, sizeof(r->answer) - 1 - len)) > 0;)
+		len += (size_t)got;
+	close(fds[0]);
+	r->answer[len] = 0;
+	r->answer[strcspn(r->answer, "\n")] = 0;
+	r->ms = itest_now_ms() - t0;
+	r->done = st != -1;
+	if (r->done && WIFEXITED(st))
+		r->exit_code = WEXITSTATUS(st);
+	/* Not a SCSI status: only exit status 0 counts as GOOD. */
+	r->status = r->exit_code == 0 ? SCSI_STATUS_GOOD : 0x100;
+	return true;
 }
 
 /* Runs one workload step; false when the runner cannot perform it. */
@@ -270,18 +424,11 @@ static bool run_step(json_t *step, int default_timeout_ms, struct result *r)
 			run_task(make_discard, &rw, lun, &d, tmo, &one);
 			free(buf);
 		} else if (!strcmp(op, "sg_raw")) {
-			struct raw_arg a = {.in = (uint32_t)jint(step, "size", 0)};
-			const char *hex = json_string_value(json_object_get(step, "cdb"));
-			if (!hex)
+			if (!run_sg_raw(step, lun, tmo, &one))
 				return false;
-			for (const char *p = hex; *p && a.len < 16;) {
-				while (*p == ' ')
-					p++;
-				if (!*p)
-					break;
-				a.cdb[a.len++] = (uint8_t)strtoul(p, (char **)&p, 16);
-			}
-			run_task(make_raw, &a, lun, NULL, tmo, &one);
+		} else if (!strcmp(op, "ctl")) {
+			if (!run_ctl(step, tmo, &one))
+				return false;
 		} else {
 			return false; /* filesystem and kernel operations: the VM lab's */
 		}
@@ -362,8 +509,19 @@ static bool errno_matches(const char *e, const struct result *r)
 /* Runs a command name on the command line. */
 int main(int argc, char **argv)
 {
-	if (argc < 3) {
-		fprintf(stderr, "usage: iscsi_runner URL SCENARIO.json\n");
+	while (argc >= 3 && argv[1][0] == '-') {
+		if (!strcmp(argv[1], "--ctl"))
+			ctl_socket = argv[2];
+		else if (!strcmp(argv[1], "--faultlun"))
+			faultlun_bin = argv[2];
+		else
+			break;
+		argc -= 2;
+		argv += 2;
+	}
+	if (argc < 3 || argv[1][0] == '-') {
+		fprintf(stderr, "usage: iscsi_runner [--ctl SOCKET] [--faultlun PATH] URL "
+				"SCENARIO.json\n");
 		return 2;
 	}
 	struct fl_scenario *sc;
@@ -393,6 +551,18 @@ int main(int argc, char **argv)
 		}
 	}
 	int timeout_ms = (int)(jint(json_object_get(check, "knobs"), "timeout_s", 30) * 1000);
+	json_t *work = json_object_get(check, "workload");
+	size_t nsteps = json_array_size(work);
+	for (size_t i = 0; i < nsteps && !ctl_socket; i++) {
+		const char *op = json_string_value(json_object_get(json_array_get(work, i), "op"));
+		if (op && !strcmp(op, "ctl")) {
+			fprintf(stderr,
+				"%s: step %zu is a ctl step: give the target's control socket "
+				"(iscsi_runner --ctl SOCKET, faultlun serve --ctl SOCKET)\n",
+				argv[2], i);
+			return 2;
+		}
+	}
 
 	ctx = itest_login(argv[1], "iqn.2026-12.org.faultlun:runner", &url_lun, 15000);
 	if (!ctx)
@@ -414,8 +584,6 @@ int main(int argc, char **argv)
 		scsi_free_scsi_task(t);
 	}
 
-	json_t *work = json_object_get(check, "workload");
-	size_t nsteps = json_array_size(work);
 	struct result *res = calloc(nsteps ? nsteps : 1, sizeof(*res));
 	bool *runnable = calloc(nsteps ? nsteps : 1, sizeof(*runnable));
 	for (size_t i = 0; i < nsteps; i++) {
@@ -424,6 +592,10 @@ int main(int argc, char **argv)
 		if (!runnable[i])
 			printf("step %zu (%s): not run by the libiscsi runner\n", i,
 			       json_string_value(json_object_get(json_array_get(work, i), "op")));
+		else if (r->ctl)
+			printf("step %zu (ctl): %s exit %d in %lld ms: %s\n", i,
+			       r->done ? "completed" : "NOT completed", r->exit_code,
+			       (long long)r->ms, r->answer);
 		else
 			printf(
 			    "step %zu (%s): %s status 0x%02x sense %x/%02x/%02x in %lld ms%s%s\n",
