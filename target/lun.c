@@ -461,6 +461,7 @@ int fl_lun_create(const struct fl_lun_config *cfg, struct fl_lun **out)
 		return -ENOMEM;
 	pthread_mutex_init(&lun->lock, NULL);
 	pthread_cond_init(&lun->idle, NULL);
+	pthread_cond_init(&lun->reads_done, NULL);
 	lun->cfg = *cfg;
 	if (!dup_str(&lun->cfg.vendor, cfg->vendor) || !dup_str(&lun->cfg.product, cfg->product) ||
 	    !dup_str(&lun->cfg.revision, cfg->revision) ||
@@ -544,6 +545,7 @@ void fl_lun_destroy(struct fl_lun *lun)
 	free((char *)lun->cfg.serial);
 	free((char *)lun->cfg.store_path);
 	pthread_cond_destroy(&lun->idle);
+	pthread_cond_destroy(&lun->reads_done);
 	pthread_mutex_destroy(&lun->lock);
 	free(lun);
 }

@@ -3,8 +3,8 @@
  * sbc.c - SBC-3 media commands: READ / WRITE (6, 10, 12, 16), WRITE AND
  * VERIFY (10, 12, 16), VERIFY (10, 12, 16), COMPARE AND WRITE, SYNCHRONIZE
  * CACHE (10, 16), PRE-FETCH (10, 16), READ CAPACITY (10, 16), READ DEFECT
- * DATA (10, 12), START STOP UNIT, and the write path every medium-changing
- * command goes through.
+ * DATA (10, 12), START STOP UNIT, ORWRITE(16), WRITE ATOMIC(16), and the
+ * write path every medium-changing command goes through.
  *
  * lun.c has already checked the LBA range (x->lba, x->nblk), the ALUA /
  * stopped state and reservations. Clauses: SBC-3 r36 5.2 (COMPARE AND
@@ -29,7 +29,8 @@ static uint16_t len_field(const struct exec_ctx *x)
 	case 12:
 		return 6;
 	default:
-		return x->desc->opcode == 0x89 ? 13 : 10;
+		/* COMPARE AND WRITE: byte 13; WRITE ATOMIC(16): bytes 12-13 */
+		return x->desc->opcode == 0x89 ? 13 : x->desc->opcode == 0x9c ? 12 : 10;
 	}
 }
 
@@ -205,12 +206,17 @@ enum sense_reason sbc_read(struct exec_ctx *x)
 		 * order (SAM-5 r21 8.6), and the store outlives every in-flight
 		 * command.
 		 */
-		if (lun->store->async)
+		if (lun->store->async) {
+			lun->unlocked_reads++;
 			pthread_mutex_unlock(&lun->lock);
+		}
 		rc = lun->store->ops->read(lun->store, cmd->data_in, x->lba << lun->block_shift,
 					   got);
-		if (lun->store->async)
+		if (lun->store->async) {
 			pthread_mutex_lock(&lun->lock);
+			if (--lun->unlocked_reads == 0)
+				pthread_cond_broadcast(&lun->reads_done);
+		}
 		if (rc)
 			return SENSE_READ_ERROR;
 	}
@@ -249,6 +255,73 @@ enum sense_reason sbc_write_verify(struct exec_ctx *x)
 {
 	/* SBC-3 r36 5.36: written data must be on the medium to be verified */
 	return write_common(x, true);
+}
+
+/*
+ * ORWRITE(16) (SBC-3 r36 ORWRITE (16), opcode 8Bh): the medium gets the
+ * bitwise OR of what it holds and the Data-Out Buffer, under the LUN lock so
+ * that the read-modify-write is atomic against every other command. Short
+ * data-out is handled as for WRITE (whole blocks that arrived).
+ */
+enum sense_reason sbc_orwrite(struct exec_ctx *x)
+{
+	struct fl_lun *lun = x->lun;
+	const uint8_t *data = x->cmd->data_out;
+	enum sense_reason r;
+	uint64_t n, bytes;
+	uint8_t *buf;
+
+	r = no_protect(x);
+	if (r == SENSE_OK)
+		r = xfer_limit(x, x->nblk);
+	if (r != SENSE_OK)
+		return r;
+	n = covered_blocks(x, x->nblk);
+	if (n == 0)
+		return SENSE_OK;
+	bytes = n << lun->block_shift;
+	buf = malloc(bytes);
+	if (!buf)
+		return SENSE_BUSY;
+	if (lun->store->ops->read(lun->store, buf, x->lba << lun->block_shift, bytes)) {
+		free(buf);
+		return SENSE_READ_ERROR;
+	}
+	for (uint64_t i = 0; i < bytes; i++)
+		buf[i] |= data[i];
+	r = sbc_write_blocks(x, x->lba, n, buf, fua_bit(x));
+	free(buf);
+	return r;
+}
+
+/*
+ * WRITE ATOMIC(16) (SBC-4, opcode 9Ch): a WRITE whose blocks are
+ * all or none on the medium and never seen half written. The LUN lock keeps
+ * other commands out; READs of a blocking store that run without it are
+ * waited for first. ATOMIC BOUNDARY must be 0 (no boundaries supported).
+ */
+enum sense_reason sbc_write_atomic(struct exec_ctx *x)
+{
+	struct fl_lun *lun = x->lun;
+	const uint8_t *cdb = x->cmd->cdb;
+	enum sense_reason r;
+
+	r = no_protect(x);
+	if (r != SENSE_OK)
+		return r;
+	if (cdb[10] | cdb[11])
+		return exec_invalid_field(x, SENSE_INVALID_FIELD_IN_CDB, 10, -1);
+	r = xfer_limit(x, x->nblk);
+	if (r != SENSE_OK)
+		return r;
+	/* all or nothing: a short Data-Out Buffer writes nothing */
+	if (x->nblk && (!x->cmd->data_out ||
+			x->cmd->data_out_len < x->nblk << lun->block_shift))
+		return exec_invalid_field(x, SENSE_INVALID_FIELD_IN_CDB, 12, -1);
+	x->cmd->residual = (int64_t)(x->nblk << lun->block_shift) - (int64_t)x->cmd->data_out_len;
+	while (lun->unlocked_reads)
+		pthread_cond_wait(&lun->reads_done, &lun->lock);
+	return sbc_write_blocks(x, x->lba, x->nblk, x->cmd->data_out, fua_bit(x));
 }
 
 /* Offset of the first byte where a and b differ, or -1. */

@@ -12,7 +12,8 @@
  *              REPORT LUNS, REPORT SUPPORTED OPCODES, TUR, REPORT TPGS
  *   pr.c       RESERVE/RELEASE(6,10), PERSISTENT RESERVE IN/OUT
  *   sbc.c      SBC-3 media commands: READ/WRITE/VERIFY/CAW/SYNC CACHE/
- *              PRE-FETCH/READ CAPACITY/START STOP, and the shared write path
+ *              PRE-FETCH/READ CAPACITY/READ DEFECT DATA/START STOP, SBC-4
+ *              ORWRITE and WRITE ATOMIC, and the shared write path
  *   sbc_prov.c WRITE SAME, UNMAP, GET LBA STATUS
  *   thin.c     provisioning map (pool accounting is in the write path)
  *   store_mem.c, store_file.c  backing stores behind struct store_ops
@@ -127,6 +128,13 @@ typedef enum sense_reason (*exec_fn)(struct exec_ctx *x);
 #define SBC_MAX_UNMAP_LBA_COUNT 0x100000u      /* MAXIMUM UNMAP LBA COUNT */
 #define SBC_MAX_UNMAP_DESCRIPTORS 256u	       /* MAXIMUM UNMAP BLOCK DESCRIPTOR COUNT */
 #define SBC_MAX_WS_BLOCKS 0x400000u	       /* MAXIMUM WRITE SAME LENGTH */
+/*
+ * WRITE ATOMIC(16) (SBC-4): MAXIMUM ATOMIC TRANSFER LENGTH is the LUN's
+ * maximum transfer length (capped to the 16-bit TRANSFER LENGTH field);
+ * ATOMIC ALIGNMENT and ATOMIC TRANSFER LENGTH GRANULARITY are 0 (none);
+ * atomic boundaries are not supported (MAXIMUM ATOMIC BOUNDARY SIZE 0).
+ */
+#define SBC_MAX_ATOMIC_BLOCKS 0xffffu
 #define SBC_WSNZ 1			       /* WRITE SAME with 0 blocks is refused */
 #define SBC_CACHE_BYTES (64u << 20)	       /* PRE-FETCH fits when its range is smaller */
 /* Maximum transfer length of a LUN in blocks (lun.c). */
@@ -307,6 +315,12 @@ struct fl_lun {
 	unsigned inflight;
 	pthread_cond_t idle;
 	bool stopping;
+	/*
+	 * READs of a blocking store in progress without the LUN lock (sbc.c);
+	 * WRITE ATOMIC waits for them so that no read sees half of it.
+	 */
+	unsigned unlocked_reads;
+	pthread_cond_t reads_done;
 	/* the target holding this LUN (set by fl_target_add_lun), or NULL */
 	struct fl_target *target;
 	uint16_t lun_id;
@@ -361,5 +375,7 @@ enum sense_reason sbc_read_capacity10(struct exec_ctx *x);
 enum sense_reason sbc_read_capacity16(struct exec_ctx *x);
 enum sense_reason sbc_start_stop(struct exec_ctx *x);
 enum sense_reason sbc_read_defect_data(struct exec_ctx *x);
+enum sense_reason sbc_orwrite(struct exec_ctx *x);
+enum sense_reason sbc_write_atomic(struct exec_ctx *x);
 
 #endif

@@ -123,6 +123,9 @@ static uint32_t vpd_block_limits(const struct fl_lun *lun, uint8_t *buf)
 		spc_put32(buf + 28, 1); /* OPTIMAL UNMAP GRANULARITY */
 	}
 	spc_put64(buf + 36, SBC_MAX_WS_BLOCKS); /* MAXIMUM WRITE SAME LENGTH */
+	/* SBC-4: MAXIMUM ATOMIC TRANSFER LENGTH; ATOMIC ALIGNMENT, ATOMIC TRANSFER
+	 * LENGTH GRANULARITY and the atomic boundary fields (48-63) stay 0 */
+	spc_put32(buf + 44, max_xfer < SBC_MAX_ATOMIC_BLOCKS ? max_xfer : SBC_MAX_ATOMIC_BLOCKS);
 	return 64;
 }
 

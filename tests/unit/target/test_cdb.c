@@ -72,7 +72,7 @@ static void test_table_has_required_opcodes(void)
 	    {0x5f, 1},	  {0x5f, 2}, {0x5f, 3},	   {0x5f, 4},	 {0x5f, 6}, {0x88, 0}, {0x89, 0},
 	    {0x8a, 0},	  {0x8e, 0}, {0x8f, 0},	   {0x90, 0},	 {0x91, 0}, {0x93, 0}, {0x9e, 0x10},
 	    {0x9e, 0x12}, {0xa0, 0}, {0xa3, 0x0a}, {0xa3, 0x0c}, {0xa8, 0}, {0xaa, 0},
-	    {0xae, 0},	  {0xaf, 0}, {0x37, 0},	   {0xb7, 0},
+	    {0xae, 0},	  {0xaf, 0}, {0x37, 0},	   {0xb7, 0},	 {0x8b, 0}, {0x9c, 0},
 	};
 	for (size_t i = 0; i < sizeof(need) / sizeof(need[0]); i++)
 		TH_CHECK(fl_opcode_name(need[i].op, need[i].sa) != NULL,
@@ -163,6 +163,16 @@ static void test_decode_classes(void)
 	th_cdb12(cdb, 0xae, 0, 5, 9);
 	fl_cdb_decode(cdb, 12, &info);
 	CU_ASSERT(info.data_out && info.cls == FL_CLASS_WRITE && info.nblocks == 9);
+	th_cdb16(cdb, 0x9c, 0, 0x0102030405060708ull, 0); /* WRITE ATOMIC(16): 16-bit length */
+	cdb[10] = 0xaa;
+	cdb[12] = 0x12;
+	cdb[13] = 0x34;
+	fl_cdb_decode(cdb, 16, &info);
+	CU_ASSERT(info.cls == FL_CLASS_WRITE && info.lba == 0x0102030405060708ull &&
+		  info.nblocks == 0x1234);
+	th_cdb16(cdb, 0x8b, 0, 7, 3); /* ORWRITE(16) */
+	fl_cdb_decode(cdb, 16, &info);
+	CU_ASSERT(info.cls == FL_CLASS_WRITE && info.data_out && info.lba == 7 && info.nblocks == 3);
 	th_cdb16(cdb, 0x9e, 0x10, 0, 32);
 	fl_cdb_decode(cdb, 16, &info);
 	CU_ASSERT(info.known && info.service_action == 0x10 && !info.has_lba);

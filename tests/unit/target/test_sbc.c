@@ -9,6 +9,7 @@
 #include "target_internal.h"
 #include "tharness.h"
 
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -97,6 +98,28 @@ static void run_table(const struct th_case *cases, size_t n)
 	  0, 0)                                                                                    \
 	X(test_verify12_beyond_end, 12, 0, 0, CC, IR, 0x21, 0, 0xaf, 0, BE32(B), BE32(1), 0, 0)    \
 	X(test_verify12_vrprotect, 12, 0, 0, CC, IR, 0x24, 0, 0xaf, 0x40, BE32(0), BE32(1), 0, 0)  \
+	X(test_orwrite_good, 16, 1024, 0, 0, 0, 0, 0, 0x8b, 0, BE64(5), BE32(2), 0, 0)            \
+	X(test_orwrite_dpo_fua, 16, 512, 0, 0, 0, 0, 0, 0x8b, 0x18, BE64(5), BE32(1), 0, 0)       \
+	X(test_orwrite_zero_blocks, 16, 0, 0, 0, 0, 0, 0, 0x8b, 0, BE64(B), BE32(0), 0, 0)        \
+	X(test_orwrite_zero_blocks_past_end, 16, 0, 0, CC, IR, 0x21, 0, 0x8b, 0, BE64(B + 1),     \
+	  BE32(0), 0, 0)                                                                           \
+	X(test_orwrite_beyond_end, 16, 1024, 0, CC, IR, 0x21, 0, 0x8b, 0, BE64(B - 1), BE32(2), 0, \
+	  0)                                                                                       \
+	X(test_orwrite_orprotect, 16, 512, 0, CC, IR, 0x24, 0, 0x8b, 0x60, BE64(0), BE32(1), 0, 0) \
+	X(test_write_atomic16_good, 16, 2048, 0, 0, 0, 0, 0, 0x9c, 0x18, BE64(0), 0, 0, BE16(4),  \
+	  0, 0)                                                                                    \
+	X(test_write_atomic16_zero_blocks, 16, 0, 0, 0, 0, 0, 0, 0x9c, 0, BE64(B), 0, 0, BE16(0), \
+	  0, 0)                                                                                    \
+	X(test_write_atomic16_beyond_end, 16, 2048, 0, CC, IR, 0x21, 0, 0x9c, 0, BE64(B - 2), 0,   \
+	  0, BE16(4), 0, 0)                                                                        \
+	X(test_write_atomic16_lba_overflow, 16, 512, 0, CC, IR, 0x21, 0, 0x9c, 0,                  \
+	  BE64(UINT64_MAX), 0, 0, BE16(1), 0, 0)                                                   \
+	X(test_write_atomic16_wrprotect, 16, 512, 0, CC, IR, 0x24, 0, 0x9c, 0x20, BE64(0), 0, 0,   \
+	  BE16(1), 0, 0)                                                                           \
+	X(test_write_atomic16_boundary, 16, 512, 0, CC, IR, 0x24, 0, 0x9c, 0, BE64(0), BE16(1),    \
+	  BE16(1), 0, 0)                                                                           \
+	X(test_write_atomic16_short_data, 16, 1536, 0, CC, IR, 0x24, 0, 0x9c, 0, BE64(0), 0, 0,    \
+	  BE16(4), 0, 0)                                                                           \
 	X(test_sync_cache10_all, 10, 0, 0, 0, 0, 0, 0, 0x35, 0, BE32(0), 0, BE16(0), 0)            \
 	X(test_sync_cache10_beyond_end, 10, 0, 0, CC, IR, 0x21, 0, 0x35, 0, BE32(B), 0, BE16(0),   \
 	  0)                                                                                       \
@@ -847,6 +870,10 @@ static void test_write_protected(void)
 	     FL_KEY_DATA_PROTECT, 0x27, 0},
 	    {"test_wp_write_same16_unmap", {0x93, 0x08, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 8, 0, 0}, 16,
 	     512, 0, CC, FL_KEY_DATA_PROTECT, 0x27, 0},
+	    {"test_wp_orwrite", {0x8b, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0}, 16, 512, 0, CC,
+	     FL_KEY_DATA_PROTECT, 0x27, 0},
+	    {"test_wp_write_atomic16", {0x9c, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0}, 16, 512,
+	     0, CC, FL_KEY_DATA_PROTECT, 0x27, 0},
 	    {"test_wp_unmap", {0x42, 0, 0, 0, 0, 0, 0, 0, 24, 0}, 10, 24, 0, CC, FL_KEY_DATA_PROTECT,
 	     0x27, 0},
 	    {"test_wp_write10_beyond_end_still_protected", {0x2a, 0, 0xff, 0xff, 0xff, 0xff, 0, 0, 1,
@@ -902,6 +929,158 @@ static void test_write_protected(void)
 	}
 }
 
+/* ORWRITE: the medium becomes medium | data, whole blocks that arrived only, FUA durable. */
+static void test_orwrite_ors_into_medium(void)
+{
+	struct fl_lun *lun = th_lun(NULL);
+	uint8_t a[3 * 512], b[3 * 512], r[3 * 512], cdb[16];
+	struct fl_cmd res;
+
+	th_clear_ua(lun, 1);
+	th_pattern(a, sizeof(a), 31);
+	th_pattern(b, sizeof(b), 32);
+	CU_ASSERT_EQUAL(th_write(lun, 1, 90, 3, a), FL_STATUS_GOOD);
+	th_cdb16(cdb, 0x8b, 0, 90, 3);
+	res = run(lun, cdb, 16, b, 2 * 512 + 100, NULL, 0); /* 2 whole blocks and a piece */
+	TH_EXPECT_GOOD(&res, "ORWRITE of 3 blocks with 2.2 blocks of data");
+	CU_ASSERT_EQUAL(res.residual, 512 - 100);
+	CU_ASSERT_EQUAL(th_read(lun, 1, 90, 3, r), FL_STATUS_GOOD);
+	for (size_t i = 0; i < sizeof(r); i++)
+		if (r[i] != (i < 1024 ? (uint8_t)(a[i] | b[i]) : a[i])) {
+			TH_CHECK(false, "ORWRITE byte %zu: %02x", i, r[i]);
+			break;
+		}
+	/* a never-written block ORed with data is the data; FUA makes it durable */
+	CU_ASSERT_EQUAL(dirty_count(lun), 3);
+	th_cdb16(cdb, 0x8b, 0x08, 400, 1);
+	res = run(lun, cdb, 16, b, 512, NULL, 0);
+	TH_EXPECT_GOOD(&res, "ORWRITE FUA");
+	CU_ASSERT_EQUAL(dirty_count(lun), 3);
+	CU_ASSERT_EQUAL(th_read(lun, 1, 400, 1, r), FL_STATUS_GOOD);
+	CU_ASSERT(memcmp(r, b, 512) == 0);
+	/* ORing all-ones, then anything: stays all-ones */
+	memset(a, 0xff, 512);
+	th_cdb16(cdb, 0x8b, 0, 400, 1);
+	res = run(lun, cdb, 16, a, 512, NULL, 0);
+	res = run(lun, cdb, 16, b, 512, NULL, 0);
+	CU_ASSERT_EQUAL(th_read(lun, 1, 400, 1, r), FL_STATUS_GOOD);
+	CU_ASSERT(memcmp(r, a, 512) == 0);
+	fl_lun_destroy(lun);
+}
+
+/* Block limits VPD: MAXIMUM ATOMIC TRANSFER LENGTH set, no alignment / granularity / boundary. */
+static void test_write_atomic16_vpd(void)
+{
+	struct fl_lun_config cfg;
+	struct fl_lun *lun;
+	uint8_t cdb[6] = {0x12, 0x01, 0xb0, 0, 64, 0}, buf[64];
+	struct fl_cmd res;
+
+	th_config(&cfg);
+	cfg.max_xfer_blocks = 300;
+	lun = th_lun(&cfg);
+	th_clear_ua(lun, 1);
+	res = run(lun, cdb, 6, NULL, 0, buf, sizeof(buf));
+	TH_EXPECT_GOOD(&res, "INQUIRY VPD B0h");
+	CU_ASSERT_EQUAL(res.data_in_len, 64);
+	CU_ASSERT_EQUAL(th_be32(buf + 44), 300); /* MAXIMUM ATOMIC TRANSFER LENGTH */
+	CU_ASSERT(th_be32(buf + 44) <= th_be32(buf + 8));
+	for (int i = 48; i < 64; i++)
+		TH_CHECK(buf[i] == 0, "VPD B0h byte %d is %02x", i, buf[i]);
+	fl_lun_destroy(lun);
+	th_config(&cfg); /* the default maximum transfer is larger than the 16-bit field */
+	lun = th_lun(&cfg);
+	th_clear_ua(lun, 1);
+	res = run(lun, cdb, 6, NULL, 0, buf, sizeof(buf));
+	CU_ASSERT_EQUAL(th_be32(buf + 44), 0xffff);
+	fl_lun_destroy(lun);
+}
+
+/*
+ * WRITE ATOMIC(16) never shows a reader half of it: READs of the file store
+ * run without the LUN lock, so the write must wait for those in progress.
+ * ATOMIC_BLOCKS (1 MiB) is large enough that, without that wait, most runs
+ * see torn reads.
+ */
+#define ATOMIC_BLOCKS 2048u
+
+/* One reader thread of test_write_atomic16_not_torn. */
+struct atomic_reader {
+	struct fl_lun *lun;
+	uint64_t nexus;
+	volatile bool *stop;
+	unsigned reads, torn;
+};
+
+/* Reads the range over and over and counts reads that mix two writes. */
+static void *atomic_reader_thread(void *arg)
+{
+	struct atomic_reader *ar = arg;
+	uint8_t *r = malloc(ATOMIC_BLOCKS * 512);
+	uint8_t cdb[16];
+	struct fl_cmd res;
+
+	th_cdb16(cdb, 0x88, 0, 1000, ATOMIC_BLOCKS);
+	while (r && !*ar->stop) {
+		memset(&res, 0, sizeof(res));
+		th_run(ar->lun, ar->nexus, cdb, 16, NULL, 0, r, ATOMIC_BLOCKS * 512, &res);
+		if (res.status != FL_STATUS_GOOD)
+			continue; /* the first command of a nexus reports the power-on UA */
+		ar->reads++;
+		for (size_t i = 1; i < ATOMIC_BLOCKS * 512; i++)
+			if (r[i] != r[0]) {
+				ar->torn++;
+				break;
+			}
+	}
+	free(r);
+	return NULL;
+}
+
+/* Two readers against 2000 alternating atomic writes of ATOMIC_BLOCKS blocks. */
+static void test_write_atomic16_not_torn(void)
+{
+	struct fl_lun_config cfg;
+	struct fl_lun *lun;
+	struct atomic_reader ar[2];
+	pthread_t th[2];
+	volatile bool stop = false;
+	uint8_t *w = malloc(ATOMIC_BLOCKS * 512), cdb[16];
+	struct fl_cmd res;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(w);
+	th_config(&cfg);
+	cfg.store = FL_STORE_FILE;
+	cfg.store_path = th_tmpfile();
+	lun = th_lun(&cfg);
+	th_clear_ua(lun, 1);
+	th_cdb16(cdb, 0x9c, 0, 1000, 0);
+	cdb[12] = (uint8_t)(ATOMIC_BLOCKS >> 8); /* TRANSFER LENGTH, bytes 12-13 */
+	cdb[13] = (uint8_t)ATOMIC_BLOCKS;
+	for (int i = 0; i < 2; i++) {
+		ar[i] = (struct atomic_reader){.lun = lun, .nexus = 10 + i, .stop = &stop};
+		pthread_create(&th[i], NULL, atomic_reader_thread, &ar[i]);
+	}
+	for (int k = 0; k < 2000; k++) {
+		memset(w, k & 1 ? 0xa5 : 0x5a, ATOMIC_BLOCKS * 512);
+		res = run(lun, cdb, 16, w, ATOMIC_BLOCKS * 512, NULL, 0);
+		if (res.status != FL_STATUS_GOOD) {
+			TH_EXPECT_GOOD(&res, "WRITE ATOMIC(16) of 1 MiB");
+			break;
+		}
+	}
+	stop = true;
+	for (int i = 0; i < 2; i++)
+		pthread_join(th[i], NULL);
+	TH_CHECK(ar[0].reads + ar[1].reads > 0, "no read completed");
+	TH_CHECK(ar[0].torn + ar[1].torn == 0, "%u of %u reads saw half an atomic write",
+		 ar[0].torn + ar[1].torn, ar[0].reads + ar[1].reads);
+	CU_ASSERT_EQUAL(th_read(lun, 1, 1000, ATOMIC_BLOCKS, w), FL_STATUS_GOOD);
+	CU_ASSERT(w[0] == 0xa5 && w[ATOMIC_BLOCKS * 512 - 1] == 0xa5);
+	free(w);
+	fl_lun_destroy(lun);
+}
+
 static CU_TestInfo sbc_tests[] = {
     READ_CASES(CASE_INFO)
 	WRITE_CASES(CASE_INFO){"test_write_read_all_sizes", test_write_read_all_sizes},
@@ -920,6 +1099,9 @@ static CU_TestInfo sbc_tests[] = {
     {"test_max_transfer_length", test_max_transfer_length},
     {"test_read_defect_data", test_read_defect_data},
     {"test_write_protected", test_write_protected},
+    {"test_orwrite_ors_into_medium", test_orwrite_ors_into_medium},
+    {"test_write_atomic16_vpd", test_write_atomic16_vpd},
+    {"test_write_atomic16_not_torn", test_write_atomic16_not_torn},
     CU_TEST_INFO_NULL,
 };
 
