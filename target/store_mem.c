@@ -59,11 +59,22 @@ static bool all_zero(const uint8_t *p, size_t len)
 	return true;
 }
 
-/* Reads len bytes at off; holes read as zeroes. */
-static int mem_read(struct store *s, void *buf, uint64_t off, uint64_t len)
+/* What mem_walk does to each piece of a range. */
+enum mem_op {
+	MEM_READ,    /* copy out; holes read as zeroes */
+	MEM_WRITE,   /* copy in; zero data into a hole stays a hole */
+	MEM_DISCARD, /* zero; chunks covered entirely are freed */
+};
+
+/*
+ * The one chunk walk of the store: splits [off, off + len) at chunk
+ * boundaries and applies `op` to each piece. `out` is the read buffer,
+ * `in_p` the write data (each NULL when op does not use it).
+ */
+static int mem_walk(struct store *s, enum mem_op op, uint8_t *out, const uint8_t *in_p,
+		    uint64_t off, uint64_t len)
 {
 	struct mem_store *m = (struct mem_store *)s;
-	uint8_t *out = buf;
 
 	if (off > s->size || len > s->size - off)
 		return -EINVAL;
@@ -72,74 +83,61 @@ static int mem_read(struct store *s, void *buf, uint64_t off, uint64_t len)
 		size_t in = off & (MEM_CHUNK - 1);
 		size_t n = MEM_CHUNK - in < len ? MEM_CHUNK - in : (size_t)len;
 		uint8_t **slot = chunk_slot(m, c, false);
+		bool held = slot && *slot;
 
-		if (slot && *slot)
-			memcpy(out, *slot + in, n);
-		else
-			memset(out, 0, n);
-		out += n;
+		switch (op) {
+		case MEM_READ:
+			if (held)
+				memcpy(out, *slot + in, n);
+			else
+				memset(out, 0, n);
+			out += n;
+			break;
+		case MEM_WRITE:
+			if (!held && !all_zero(in_p, n)) {
+				slot = chunk_slot(m, c, true);
+				if (!slot)
+					return -ENOMEM;
+				*slot = calloc(1, MEM_CHUNK);
+				if (!*slot)
+					return -ENOMEM;
+				held = true;
+			}
+			if (held)
+				memcpy(*slot + in, in_p, n);
+			in_p += n;
+			break;
+		case MEM_DISCARD:
+			if (held && n == MEM_CHUNK) {
+				free(*slot);
+				*slot = NULL;
+			} else if (held) {
+				memset(*slot + in, 0, n);
+			}
+			break;
+		}
 		off += n;
 		len -= n;
 	}
 	return 0;
+}
+
+/* Reads len bytes at off; holes read as zeroes. */
+static int mem_read(struct store *s, void *buf, uint64_t off, uint64_t len)
+{
+	return mem_walk(s, MEM_READ, buf, NULL, off, len);
 }
 
 /* Writes len bytes at off; zero data into a hole stays a hole. */
 static int mem_write(struct store *s, const void *buf, uint64_t off, uint64_t len)
 {
-	struct mem_store *m = (struct mem_store *)s;
-	const uint8_t *in_p = buf;
-
-	if (off > s->size || len > s->size - off)
-		return -EINVAL;
-	while (len) {
-		uint64_t c = off >> MEM_CHUNK_SHIFT;
-		size_t in = off & (MEM_CHUNK - 1);
-		size_t n = MEM_CHUNK - in < len ? MEM_CHUNK - in : (size_t)len;
-		uint8_t **slot = chunk_slot(m, c, false);
-
-		if (!(slot && *slot) && !all_zero(in_p, n)) {
-			slot = chunk_slot(m, c, true);
-			if (!slot)
-				return -ENOMEM;
-			*slot = calloc(1, MEM_CHUNK);
-			if (!*slot)
-				return -ENOMEM;
-		}
-		if (slot && *slot)
-			memcpy(*slot + in, in_p, n);
-		in_p += n;
-		off += n;
-		len -= n;
-	}
-	return 0;
+	return mem_walk(s, MEM_WRITE, NULL, buf, off, len);
 }
 
 /* Zeroes a range, freeing chunks it covers entirely. */
 static int mem_discard(struct store *s, uint64_t off, uint64_t len)
 {
-	struct mem_store *m = (struct mem_store *)s;
-
-	if (off > s->size || len > s->size - off)
-		return -EINVAL;
-	while (len) {
-		uint64_t c = off >> MEM_CHUNK_SHIFT;
-		size_t in = off & (MEM_CHUNK - 1);
-		size_t n = MEM_CHUNK - in < len ? MEM_CHUNK - in : (size_t)len;
-		uint8_t **slot = chunk_slot(m, c, false);
-
-		if (slot && *slot) {
-			if (n == MEM_CHUNK) {
-				free(*slot);
-				*slot = NULL;
-			} else {
-				memset(*slot + in, 0, n);
-			}
-		}
-		off += n;
-		len -= n;
-	}
-	return 0;
+	return mem_walk(s, MEM_DISCARD, NULL, NULL, off, len);
 }
 
 /* Memory is as durable as it gets. */
