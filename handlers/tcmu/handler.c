@@ -56,6 +56,8 @@
 #define WATCHDOG_GRACE_MS 2000
 /* How often the watchdog looks. */
 #define WATCHDOG_TICK_MS 100
+/* The clock of command start times: milliseconds are enough, and it costs less per command. */
+#define WATCHDOG_CLOCK CLOCK_MONOTONIC_COARSE
 
 /* SBC-3 opcodes that take the runner's asynchronous path. */
 #define SBC_OP_READ_10 0x28
@@ -87,8 +89,17 @@ struct req {
 	int refs;
 	struct timespec start;
 	struct req *prev, *next; /* on d->pending while answer == REQ_PENDING */
-	uint8_t *buf;
+	uint8_t *buf;		 /* data of the command: points into data[], or NULL */
 	uint32_t buf_len;
+	uint8_t data[]; /* the bounce buffer, in the same allocation */
+};
+
+/* Which way a request's data moves; the callouts know it, handle_cmd decodes the CDB. */
+enum req_dir {
+	DIR_FROM_CDB = 0,
+	DIR_NONE,
+	DIR_IN,	 /* data-in: the engine fills buf, the answer copies it to the ring */
+	DIR_OUT, /* data-out: the ring's data is copied to buf before submitting */
 };
 
 /* Everything a device owns; set with tcmur_dev_set_private. */
@@ -109,8 +120,14 @@ struct dev_state {
 	uint64_t next_tag;
 
 	pthread_mutex_t lock;
-	pthread_cond_t cond; /* answers for waiting handle_cmd calls; watchdog stop */
-	struct req pending;  /* list head */
+	/*
+	 * Answers for waiting handle_cmd calls. The watchdog sleeps on its own
+	 * wd_cond: sharing one would make every synchronous completion wake the
+	 * watchdog thread, which then fights the command thread for the lock.
+	 */
+	pthread_cond_t cond;
+	pthread_cond_t wd_cond; /* watchdog stop */
+	struct req pending;	/* list head */
 	bool stop;
 	bool watchdog_started;
 	pthread_t watchdog;
@@ -184,16 +201,8 @@ static void iov_scatter(const struct iovec *iov, size_t cnt, const uint8_t *buf,
 /* Drops one reference; the last one frees the request. Called without d->lock. */
 static void req_put(struct req *r)
 {
-	struct dev_state *d = r->d;
-	bool last;
-
-	pthread_mutex_lock(&d->lock);
-	last = --r->refs == 0;
-	pthread_mutex_unlock(&d->lock);
-	if (last) {
-		free(r->buf);
+	if (__atomic_sub_fetch(&r->refs, 1, __ATOMIC_ACQ_REL) == 0)
 		free(r);
-	}
 }
 
 /* Unlinks r from the pending list and records who answered. Needs d->lock. */
@@ -251,11 +260,15 @@ static void sync_capacity(struct dev_state *d)
 	struct fl_lun_info info;
 
 	fl_lun_get_info(d->lun, &info);
+	/* the common case, unchanged, needs no lock; a change is checked again under it */
+	if (info.num_blocks == __atomic_load_n(&d->lun_blocks, __ATOMIC_RELAXED))
+		return;
 	pthread_mutex_lock(&d->lock);
 	if (info.num_blocks != d->lun_blocks) {
-		d->lun_blocks = info.num_blocks;
+		__atomic_store_n(&d->lun_blocks, info.num_blocks, __ATOMIC_RELAXED);
 		d->size_dirty = true;
 		tcmu_dev_set_num_lbas(d->dev, info.num_blocks);
+		pthread_cond_broadcast(&d->wd_cond); /* the watchdog writes dev_size */
 	}
 	pthread_mutex_unlock(&d->lock);
 }
@@ -291,25 +304,41 @@ static void req_engine_done(struct fl_cmd *fc)
 	req_put(r); /* the engine's reference */
 }
 
-/* Builds a request for a ring command; NULL when out of memory. */
-static struct req *req_new(struct dev_state *d, struct tcmur_cmd *tc, bool async)
+/*
+ * Builds a request for a ring command; NULL when out of memory. The data is
+ * always copied through the request's own buffer, never used in place: a
+ * command the engine holds or delays may run after the watchdog has answered
+ * it and the runner has reused the ring's data area.
+ */
+static struct req *req_new(struct dev_state *d, struct tcmur_cmd *tc, bool async, enum req_dir dir)
 {
 	struct tcmulib_cmd *lib = tc->lib_cmd;
-	struct fl_cdb_info info;
 	unsigned len = cdb_length(lib->cdb);
 	size_t xfer = iov_total(lib->iovec, lib->iov_cnt);
 	struct req *r;
 
-	r = calloc(1, sizeof(*r));
+	if (len == 0 || len > FL_CDB_MAX)
+		len = len == 0 ? 6 : FL_CDB_MAX; /* the core answers 20/00 for these */
+	if (dir == DIR_FROM_CDB) {
+		struct fl_cdb_info info;
+
+		if (fl_cdb_decode(lib->cdb, len, &info))
+			memset(&info, 0, sizeof(info));
+		dir = info.data_out ? DIR_OUT : info.data_in ? DIR_IN : DIR_NONE;
+	}
+	if (xfer > UINT32_MAX)
+		xfer = UINT32_MAX;
+	if (dir == DIR_NONE)
+		xfer = 0;
+	r = malloc(sizeof(*r) + xfer);
 	if (!r)
 		return NULL;
+	memset(r, 0, sizeof(*r));
 	r->d = d;
 	r->tcmur_cmd = tc;
 	r->async = async;
 	r->refs = 2;
 	r->prev = r->next = r;
-	if (len == 0 || len > FL_CDB_MAX)
-		len = len == 0 ? 6 : FL_CDB_MAX; /* the core answers 20/00 for these */
 	memcpy(r->fc.cdb, lib->cdb, len);
 	r->fc.cdb_len = (uint8_t)len;
 	r->fc.nexus.id = d->nexus_id;
@@ -317,18 +346,10 @@ static struct req *req_new(struct dev_state *d, struct tcmur_cmd *tc, bool async
 	r->fc.nexus.rel_port_id = 1;
 	r->fc.done = req_engine_done;
 	r->fc.priv = r;
-	if (xfer > UINT32_MAX)
-		xfer = UINT32_MAX;
-	if (fl_cdb_decode(r->fc.cdb, len, &info))
-		memset(&info, 0, sizeof(info));
-	if (xfer && (info.data_in || info.data_out)) {
-		r->buf = malloc(xfer);
-		if (!r->buf) {
-			free(r);
-			return NULL;
-		}
+	if (xfer) {
+		r->buf = r->data;
 		r->buf_len = (uint32_t)xfer;
-		if (info.data_out) {
+		if (dir == DIR_OUT) {
 			iov_gather(r->buf, xfer, lib->iovec, lib->iov_cnt);
 			r->fc.data_out = r->buf;
 			r->fc.data_out_len = r->buf_len;
@@ -337,7 +358,7 @@ static struct req *req_new(struct dev_state *d, struct tcmur_cmd *tc, bool async
 			r->fc.data_in_cap = r->buf_len;
 		}
 	}
-	clock_gettime(CLOCK_MONOTONIC, &r->start);
+	clock_gettime(WATCHDOG_CLOCK, &r->start);
 	pthread_mutex_lock(&d->lock);
 	r->fc.tag = ++d->next_tag;
 	r->next = &d->pending;
@@ -357,7 +378,7 @@ static void unlock_mutex(void *m)
 /* Submits a command through the engine and waits for its answer (handle_cmd path). */
 static int submit_and_wait(struct dev_state *d, struct tcmur_cmd *tc)
 {
-	struct req *r = req_new(d, tc, false);
+	struct req *r = req_new(d, tc, false, DIR_FROM_CDB);
 	int sts;
 
 	if (!r)
@@ -377,11 +398,15 @@ static int submit_and_wait(struct dev_state *d, struct tcmur_cmd *tc)
 	return sts;
 }
 
-/* Submits a command through the engine; the completion answers it (callout path). */
-static int submit_async(struct tcmu_device *dev, struct tcmur_cmd *tc)
+/*
+ * Submits a command through the engine; the completion answers it (callout
+ * path). The runner calls a callout only for the CDBs takes_async_path lets
+ * through, so the callout says which way the data goes.
+ */
+static int submit_async(struct tcmu_device *dev, struct tcmur_cmd *tc, enum req_dir dir)
 {
 	struct dev_state *d = tcmur_dev_get_private(dev);
-	struct req *r = req_new(d, tc, true);
+	struct req *r = req_new(d, tc, true, dir);
 
 	if (!r)
 		return TCMU_STS_NO_RESOURCE;
@@ -437,7 +462,7 @@ static int fl_tcmu_read(struct tcmu_device *dev, struct tcmur_cmd *tc, struct io
 			size_t iov_cnt, size_t len, off_t off)
 {
 	(void)iov, (void)iov_cnt, (void)len, (void)off;
-	return submit_async(dev, tc);
+	return submit_async(dev, tc, DIR_IN);
 }
 
 /* write callout: the original WRITE CDB (FUA included) goes through the engine. */
@@ -445,13 +470,13 @@ static int fl_tcmu_write(struct tcmu_device *dev, struct tcmur_cmd *tc, struct i
 			 size_t iov_cnt, size_t len, off_t off)
 {
 	(void)iov, (void)iov_cnt, (void)len, (void)off;
-	return submit_async(dev, tc);
+	return submit_async(dev, tc, DIR_OUT);
 }
 
 /* flush callout: the original SYNCHRONIZE CACHE CDB goes through the engine. */
 static int fl_tcmu_flush(struct tcmu_device *dev, struct tcmur_cmd *tc)
 {
-	return submit_async(dev, tc);
+	return submit_async(dev, tc, DIR_NONE);
 }
 
 /*
@@ -468,7 +493,7 @@ static void *watchdog_main(void *arg)
 		struct req *r, *next;
 		struct req *expired = NULL;
 
-		clock_gettime(CLOCK_MONOTONIC, &now);
+		clock_gettime(WATCHDOG_CLOCK, &now);
 		for (r = d->pending.next; d->cmd_time_out_s > 0 && r != &d->pending; r = next) {
 			next = r->next;
 			if (ms_between(&r->start, &now) <
@@ -515,7 +540,7 @@ static void *watchdog_main(void *arg)
 			until.tv_sec++;
 			until.tv_nsec -= 1000000000L;
 		}
-		pthread_cond_timedwait(&d->cond, &d->lock, &until);
+		pthread_cond_timedwait(&d->wd_cond, &d->lock, &until);
 	}
 	pthread_mutex_unlock(&d->lock);
 	return NULL;
@@ -631,7 +656,7 @@ static void dev_state_free(struct dev_state *d)
 {
 	pthread_mutex_lock(&d->lock);
 	d->stop = true;
-	pthread_cond_broadcast(&d->cond);
+	pthread_cond_broadcast(&d->wd_cond);
 	pthread_mutex_unlock(&d->lock);
 	if (d->watchdog_started)
 		pthread_join(d->watchdog, NULL);
@@ -652,11 +677,10 @@ static void dev_state_free(struct dev_state *d)
 		req_claim(r, REQ_BY_WATCHDOG);
 		tcmu_abi_warn(d->dev, "command tag %" PRIu64 " still pending at close\n",
 			      r->fc.tag);
-		if (r->engine_done) {
-			free(r->buf);
+		if (r->engine_done)
 			free(r);
-		}
 	}
+	pthread_cond_destroy(&d->wd_cond);
 	pthread_cond_destroy(&d->cond);
 	pthread_mutex_destroy(&d->lock);
 	free(d);
@@ -690,6 +714,7 @@ static int fl_tcmu_open(struct tcmu_device *dev, bool reopen)
 	pthread_condattr_init(&ca);
 	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
 	pthread_cond_init(&d->cond, &ca);
+	pthread_cond_init(&d->wd_cond, &ca);
 	pthread_condattr_destroy(&ca);
 	d->nexus_id = __atomic_add_fetch(&nexus_counter, 1, __ATOMIC_RELAXED);
 	snprintf(d->initiator, sizeof(d->initiator), "tcmu:%s", uio ? uio : "?");
@@ -828,7 +853,7 @@ static int fl_tcmu_reconfig(struct tcmu_device *dev, struct tcmulib_cfg_info *cf
 		if (rc)
 			return rc;
 		pthread_mutex_lock(&d->lock);
-		d->lun_blocks = blocks;
+		__atomic_store_n(&d->lun_blocks, blocks, __ATOMIC_RELAXED);
 		pthread_mutex_unlock(&d->lock);
 		return 0;
 	}
