@@ -20,7 +20,9 @@
 #   qemu+fw       QEMU forked -> the kernel's setup code prints "Probing EDD"
 #                 (QEMU start, qboot firmware, kernel and initrd over fw_cfg)
 #   decompress    "Probing EDD" -> kernel clock zero (xz decompression of the
-#                 kernel, then its early init until its clock starts)
+#                 kernel, then its early init until its clock starts; a kernel
+#                 booted without the setup code prints no "Probing EDD", and
+#                 this phase then starts when QEMU does)
 #   kernel boot   kernel clock zero -> "Run /init as init process"
 #   initramfs     /init -> agent up (virtio + 9p + overlay modules, the 9p host
 #                 root, switch_root, the agent's first mounts, job.env)
@@ -34,12 +36,15 @@
 #   power-off     "workload end" -> QEMU exited (finish, sync, sysrq power-off)
 #   check+report  QEMU exited -> command done (check, result.json, report.html)
 # Prints the machine, one block per run, then a table per scenario: every run
-# and the median of each phase.
+# and the median of each phase. The machine may be shared: each run also says
+# the load average at its start and for how much of it (sampled every second)
+# another QEMU guest was running, competing for the same cores.
 #   bench/vm-wall.sh [ROUNDS]                (default 3)
 #   BUILD=DIR        build directory with cli/faultlun and vm/ (default build-benchvm)
 #   VM_SCENARIOS="FILE:PATH ..."  default "tests/vm/plumbing-lio.json:lio
 #                    tests/vm/end-of-disk.json:iscsi"
 #   ACCEL=auto|kvm|tcg (default auto: what `faultlun vm` picks)
+#   VM_ARGS="..."    more `faultlun vm` options (e.g. "--memory 512 --cache DIR")
 #   KEEP=DIR         keep the run directories under DIR (default: removed)
 # Exits 77 when qemu or the built faultlun (with the VM lab) is missing, 1 when
 # a run does not reach a verdict (setup error, guest killed).
@@ -50,6 +55,7 @@ build=${BUILD:-build-benchvm}
 fl=$build/cli/faultlun
 scenarios=${VM_SCENARIOS:-tests/vm/plumbing-lio.json:lio tests/vm/end-of-disk.json:iscsi}
 accel=${ACCEL:-auto}
+vm_args=${VM_ARGS:-}
 
 if [ ! -x "$fl" ] || [ ! -x "$build/vm/fl-vm-agent" ]; then
 	echo "vm-wall: $fl or $build/vm/fl-vm-agent not built; build with" >&2
@@ -71,10 +77,11 @@ mkdir -p "$tmp/ph"
 flpid=""
 tailpid=""
 stamppid=""
+samppid=""
 # Ends what this script started (by pid) and removes the scratch directory.
 # shellcheck disable=SC2317
 cleanup() {
-	for p in $flpid $tailpid $stamppid; do
+	for p in $flpid $tailpid $stamppid $samppid; do
 		kill "$p" 2>/dev/null
 	done
 	[ -n "${KEEP:-}" ] || rm -rf "$tmp"
@@ -95,6 +102,15 @@ birth() {
 
 # Number of QEMU guests running on the machine (ours included while one runs).
 guests() { ps -eo comm= | grep -c '^qemu-system'; }
+
+# Every second until killed: 1 when a QEMU guest not started by pid $1 runs, else 0.
+contention() {
+	while :; do
+		ps -eo ppid=,comm= | awk -v p="$1" '$2 ~ /^qemu-system/ && $1 != p { n++ }
+			END { print (n > 0) }'
+		sleep 1
+	done
+}
 
 # Median of the numbers on stdin.
 median() {
@@ -126,7 +142,7 @@ fi
 echo "kvm: $kvm; --accel $accel"
 echo "guest cache: $(ls -d "$cache"/guest-* 2>/dev/null | tr '\n' ' ')"
 echo "load average at start: $(cut -d' ' -f1-3 /proc/loadavg); QEMU guests running: $(guests)"
-echo "build: $build; rounds: $rounds; scenarios: $scenarios"
+echo "build: $build; rounds: $rounds; scenarios: $scenarios; faultlun vm options: ${vm_args:-none}"
 
 # Stamps each line of stdin with the host clock.
 stamp() {
@@ -152,12 +168,20 @@ run_one() {
 	_load=$(cut -d' ' -f1 /proc/loadavg)
 	_others=$(guests)
 	_t0=$(now)
-	"$fl" vm "$_sc" --path "$_path" --accel "$accel" --quiet --out "$_out" >"$_out/vm.out" 2>&1 &
+	# shellcheck disable=SC2086
+	"$fl" vm "$_sc" --path "$_path" --accel "$accel" --quiet --out "$_out" $vm_args \
+		>"$_out/vm.out" 2>&1 &
 	flpid=$!
+	contention "$flpid" >"$_out/contention" &
+	samppid=$!
 	wait "$flpid"
 	_rc=$?
 	_t9=$(now)
 	flpid=""
+	kill "$samppid" 2>/dev/null
+	wait "$samppid" 2>/dev/null
+	samppid=""
+	_cont=$(awk '{ n++; s += $1 } END { printf "%.0f", n ? 100 * s / n : 0 }' "$_out/contention")
 	sleep 0.2
 	kill "$tailpid" 2>/dev/null
 	wait "$tailpid" 2>/dev/null
@@ -188,7 +212,7 @@ run_one() {
 	awk -v t0="$_t0" -v t9="$_t9" -v tq="$_tq" -v tc="$_tc" -v tr="$_tr" \
 	    -v asm="$_asm" -v qemu="$_qemu" -v total="$_total" -v path="$_path" \
 	    -v load="$_load" -v others="$_others" -v verdict="$_verdict" -v acc="$_acc" \
-	    -v rc="$_rc" '
+	    -v rc="$_rc" -v cont="$_cont" '
 	function first(key, pat) { if (!(key in g) && $0 ~ pat) g[key] = t }
 	FNR == 1 { file++ }
 	file == 1 {
@@ -222,7 +246,10 @@ run_one() {
 	END {
 		ready = path == "iscsi" ? g["listening"] : g["loop_host"]
 		tqe = tq + qemu
-		if (!edd || !nsync) { print "error no console sync"; exit }
+		if (!nsync) { print "error no console sync"; exit }
+		# A kernel booted without the real-mode setup code (PVH) prints no
+		# "Probing EDD": QEMU start to clock zero is then one phase.
+		if (!edd) { edd = tq; ph["no_setup_line"] = 1 }
 		ph["prep"] = tq - t0
 		ph["qemu_fw"] = edd - tq
 		ph["decompress"] = dmin - edd
@@ -242,6 +269,7 @@ run_one() {
 		ph["sync_spread"] = dmax - dmin
 		ph["fl_total"] = total
 		ph["guests"] = others
+		ph["contended_pct"] = cont
 		if (path == "iscsi") {
 			ph["modules_iscsi"] = g["engine"] - g["modules"]
 			ph["serve_start"] = g["listening"] - g["engine"]
@@ -261,8 +289,8 @@ run_one() {
 	fi
 	# One block per run.
 	awk -v name="$_stem/$_path" -v n="$_n" '{ v[$1] = $2 } END {
-		printf "%s round %d: %s (%s), wall %.1f s (faultlun total_s %.1f); load %s, other QEMU guests at start %d\n",
-		    name, n, v["result"], v["accel"], v["wall"], v["fl_total"], v["load"], v["guests"]
+		printf "%s round %d: %s (%s), wall %.1f s (faultlun total_s %.1f); load %s; another QEMU guest ran %d%% of the time\n",
+		    name, n, v["result"], v["accel"], v["wall"], v["fl_total"], v["load"], v["contended_pct"]
 		printf "  prep %.1f (mkguest %.1f) | qemu+fw %.1f (qemu init %.2f) | decompress+early %.1f | kernel boot %.1f | initramfs %.1f\n",
 		    v["prep"], v["mkguest"], v["qemu_fw"], v["qemu_init"], v["decompress"], v["kernel_boot"], v["initramfs"]
 		printf "  agent setup %.1f | target start %.1f | login/LUNs %.1f | pre-workload %.1f | steps %.1f | power-off %.1f | check+report %.2f\n",
@@ -270,6 +298,8 @@ run_one() {
 		if ("login" in v)
 			printf "  iscsi: modprobe iscsi_tcp %.1f, serve start %.1f, discovery %.1f, login %.1f, scan %.1f\n",
 			    v["modules_iscsi"], v["serve_start"], v["discovery"], v["login"], v["scan"]
+		if ("no_setup_line" in v)
+			printf "  (no \"Probing EDD\" on the console: qemu+fw is counted in decompress+early)\n"
 		printf "  console/kernel clock spread %.3f s\n", v["sync_spread"]
 	}' "$tmp/ph/$_stem-$_path.$_n"
 	case $_verdict in
@@ -306,21 +336,24 @@ for s in $scenarios; do
 	keys="prep mkguest qemu_fw decompress kernel_boot initramfs agent_setup target_start"
 	keys="$keys login_luns pre_workload steps power_off check_report wall"
 	[ "$p" = iscsi ] && keys="$keys modules_iscsi serve_start discovery login scan"
-	keys="$keys sync_spread load"
+	keys="$keys sync_spread load contended_pct"
 	for k in $keys; do
+		fmt=%.1f
+		case $k in check_report | sync_spread) fmt=%.2f ;; contended_pct) fmt=%.0f ;; esac
 		printf '| %s |' "$k"
 		r=1
 		while [ "$r" -le "$rounds" ]; do
-			printf ' %s |' "$(awk -v k="$k" '$1 == k { printf "%.1f", $2 }' "$tmp/ph/$stem-$p.$r")"
+			printf ' %s |' "$(awk -v k="$k" -v f="$fmt" '$1 == k { printf f, $2 }' "$tmp/ph/$stem-$p.$r")"
 			r=$((r + 1))
 		done
 		m=$(cat "$tmp/ph/$stem-$p".* | awk -v k="$k" '$1 == k { print $2 }' | median)
 		case $k in
-		mkguest | modules_iscsi | serve_start | discovery | login | scan | sync_spread | load)
+		mkguest | modules_iscsi | serve_start | discovery | login | scan | sync_spread | load | contended_pct)
 			share="" ;;
 		*) share=$(awk -v m="$m" -v w="$wall" 'BEGIN { printf "%.0f%%", 100 * m / w }') ;;
 		esac
-		printf ' %.1f | %s |\n' "$m" "$share"
+		# shellcheck disable=SC2059
+		printf " $fmt | %s |\n" "$m" "$share"
 	done
 done
 echo
