@@ -12,11 +12,13 @@
  *   cfgstring := [ "faultlun/" ] options
  *   options   := PATH | option *( ";" option )     a bare PATH means scenario=PATH
  *   option    := key "=" value                     value: non-empty, no ';'
- *   key       := scenario | store | lun | seed | trace | ctl | tcmur_cmd_time_out
+ *   key       := scenario | store | lun | seed | trace | ctl | read_only
+ *              | tcmur_cmd_time_out
  *   store     := "memory" | "memory:" SIZE | "file:" PATH
  *   SIZE      := DIGITS [ K | M | G | T | KiB | MiB | GiB | TiB ]   (powers of 1024)
  *   lun       := 0..255          seed := decimal or 0x-hex, 64 bits
  *   trace/ctl := PATH | "none"   PATH := absolute, no ';'
+ *   read_only := "1" | "true" | "0" | "false"
  *
  * tcmur_cmd_time_out=N belongs to tcmu-runner (it strips it after
  * check_config); it is accepted here and otherwise ignored. Each key may
@@ -114,7 +116,8 @@ static int apply_option(const char *key, const char *val, struct cfgstr *out, ch
 			unsigned *seen)
 {
 	static const char *const keys[] = {
-	    "scenario", "store", "lun", "seed", "trace", "ctl", "tcmur_cmd_time_out"};
+	    "scenario", "store", "lun", "seed", "trace", "ctl", "read_only", "tcmur_cmd_time_out",
+	};
 	unsigned idx = 0;
 	uint64_t v;
 
@@ -122,7 +125,9 @@ static int apply_option(const char *key, const char *val, struct cfgstr *out, ch
 		idx++;
 	if (idx == sizeof(keys) / sizeof(keys[0]))
 		return cfg_fail(
-		    reason, "unknown option '%s' (known: scenario, store, lun, seed, trace, ctl)",
+		    reason,
+		    "unknown option '%s' (known: scenario, store, lun, seed, trace, ctl, "
+		    "read_only)",
 		    key);
 	if (*seen & (1u << idx))
 		return cfg_fail(reason, "option '%s' given twice", key);
@@ -176,6 +181,17 @@ static int apply_option(const char *key, const char *val, struct cfgstr *out, ch
 			return 0;
 		}
 		return take_path("ctl", val, out->ctl, reason);
+	case 6:
+		/* the values of a JSON boolean, and configfs's 1/0 */
+		if (!strcmp(val, "1") || !strcmp(val, "true")) {
+			out->read_only = true;
+			return 0;
+		}
+		if (!strcmp(val, "0") || !strcmp(val, "false")) {
+			out->read_only = false;
+			return 0;
+		}
+		return cfg_fail(reason, "read_only: '%s' is not 1, true, 0 or false", val);
 	default:
 		if (parse_u64(val, &v))
 			return cfg_fail(reason, "tcmur_cmd_time_out: '%s' is not a number", val);

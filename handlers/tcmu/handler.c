@@ -34,6 +34,11 @@
  * 1.5.4 and is reported as BUSY (with a warning in the runner's log). Data-in is copied into the
  * ring's iovec; a short transfer zero-fills the rest, since 1.5.4 cannot
  * report a residual.
+ *
+ * read_only=1 in the cfgstring write-protects every LUN of the scenario, as
+ * `faultlun serve --read-only` does; the core then answers WP in MODE SENSE
+ * and DATA PROTECT 27/00 to every command that changes the medium (SBC-3 r36
+ * 6.4.1), on either path.
  */
 #include "fl_faults.h"
 #include "tcmu_abi.h"
@@ -727,6 +732,8 @@ static int fl_tcmu_open(struct tcmu_device *dev, bool reopen)
 		free(reason);
 		goto fail;
 	}
+	if (d->cfg.read_only)
+		fl_scenario_set_read_only(d->sc);
 
 	opts.frontend = FL_FE_TCMU;
 	opts.seed_set = d->cfg.seed_set;
@@ -805,11 +812,11 @@ static int fl_tcmu_open(struct tcmu_device *dev, bool reopen)
 	tcmur_dev_set_private(dev, d);
 	fl_engine_conn_event(d->eng, FL_CONN_DEVICE_OPEN, d->nexus_id, d->initiator);
 	tcmu_abi_info(dev,
-		      "faultlun: %s%s LUN %u, %" PRIu64 " blocks of %u, cmd_time_out %d s, "
+		      "faultlun: %s%s LUN %u%s, %" PRIu64 " blocks of %u, cmd_time_out %d s, "
 		      "ctl %s\n",
 		      reopen ? "reopened " : "", fl_scenario_name(d->sc), d->lun_id,
-		      info.num_blocks, info.block_size, d->cmd_time_out_s,
-		      d->cfg.ctl_off ? "none" : ctl_path);
+		      info.read_only ? " (write-protected)" : "", info.num_blocks, info.block_size,
+		      d->cmd_time_out_s, d->cfg.ctl_off ? "none" : ctl_path);
 	return 0;
 fail:
 	dev_state_free(d);
@@ -866,7 +873,7 @@ static struct tcmur_handler faultlun_handler = {
     .name = "faultlun: SCSI target emulator with fault injection",
     .subtype = CFGSTR_SUBTYPE,
     .cfg_desc = "scenario=/abs/path.json[;store=memory|memory:SIZE|file:/abs/path]"
-		"[;lun=N][;seed=N][;trace=/abs/path|none][;ctl=/abs/path|none]",
+		"[;lun=N][;seed=N][;trace=/abs/path|none][;ctl=/abs/path|none][;read_only=1|0]",
     .check_config = fl_tcmu_check_config,
     .reconfig = fl_tcmu_reconfig,
     .open = fl_tcmu_open,

@@ -35,6 +35,7 @@ struct cfgstr {
 	char trace[CFGSTR_MAX + 1]; /* "" = default path */
 	bool ctl_off;
 	char ctl[CFGSTR_MAX + 1]; /* "" = default path */
+	bool read_only;		  /* write-protect every LUN of the scenario */
 };
 
 /*

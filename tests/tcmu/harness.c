@@ -11,7 +11,8 @@
  * calls the read/write/flush callouts and waits for tcmur_cmd_complete. It
  * checks status, sense, data, delays, holds (released by the watchdog after
  * the device's cmd_time_out) and that a held or delayed command does not block
- * unrelated commands on the same LUN.
+ * unrelated commands on the same LUN, and that read_only=1 write-protects the
+ * device (SBC-3 r36 6.4.1: WP in MODE SENSE, DATA PROTECT 27/00 on writes).
  *
  *   tcmu_harness HANDLER.so [TEST...]     exit 0 pass, 1 fail, 77 skip
  */
@@ -372,7 +373,19 @@ static const char scenario_resize[] =
     "  \"rules\": [ { \"id\": \"grow\", \"match\": { \"opcode\": \"0x00\", \"nth\": 2 },\n"
     "                \"action\": { \"resize\": \"16MiB\" } } ] }\n";
 
+/* Two plain LUNs: read_only=1 must protect whichever one the device serves. */
+static const char scenario_two_luns[] =
+    "{ \"faultlun\": 1, \"name\": \"two-luns\", \"frontends\": [\"tcmu\"],\n"
+    "  \"luns\": [ { \"lun\": 0, \"size\": \"8MiB\", \"block_size\": 512 },\n"
+    "            { \"lun\": 1, \"size\": \"8MiB\", \"block_size\": 512 } ] }\n";
+
+/* A LUN the scenario itself write-protects; read_only=0 does not lift that. */
+static const char scenario_ro[] =
+    "{ \"faultlun\": 1, \"name\": \"ro\", \"frontends\": [\"tcmu\"],\n"
+    "  \"luns\": [ { \"lun\": 0, \"size\": \"8MiB\", \"read_only\": true } ] }\n";
+
 static char good_path[300], bad_path[300], tmf_path[300], resize_path[300];
+static char two_luns_path[300], ro_path[300];
 
 /* Writes a file into the temporary directory. */
 static void write_file(char *path, size_t cap, const char *name, const char *text)
@@ -494,6 +507,21 @@ static void test_check_config(void)
 	    {"faultlun/store=memory", false, "missing scenario"},
 	    {"rbd/pool/image", false, "must start with"},
 	    {"faultlun/", false, "empty"},
+	    {"faultlun/scenario=%s;read_only=1", true, NULL},
+	    {"faultlun/scenario=%s;read_only=true", true, NULL},
+	    {"faultlun/scenario=%s;read_only=0", true, NULL},
+	    {"faultlun/scenario=%s;read_only=false;store=memory", true, NULL},
+	    {"faultlun/scenario=%s;read_only=yes", false,
+	     "read_only: 'yes' is not 1, true, 0 or false"},
+	    {"faultlun/scenario=%s;read_only=TRUE", false, "read_only: 'TRUE' is not"},
+	    {"faultlun/scenario=%s;read_only=2", false, "read_only: '2' is not"},
+	    {"faultlun/scenario=%s;read_only= 1", false, "read_only: ' 1' is not"},
+	    {"faultlun/scenario=%s;read_only=", false, "option 'read_only' has an empty value"},
+	    {"faultlun/scenario=%s;read_only", false, "option 'read_only' is not key=value"},
+	    {"faultlun/scenario=%s;read_only=1;read_only=0", false,
+	     "option 'read_only' given twice"},
+	    {"faultlun/scenario=%s;ro=1", false,
+	     "unknown option 'ro' (known: scenario, store, lun, seed, trace, ctl, read_only)"},
 	};
 	char cfg[1200], want[400];
 
@@ -906,6 +934,321 @@ static void test_file_store(void)
 	free(dev);
 }
 
+/* Opens a device with no control socket and no trace; NULL (and a failure) if open fails. */
+static struct tcmu_device *open_quiet(const char *scenario, const char *extra)
+{
+	char cfg[1200];
+	struct tcmu_device *dev;
+	int rc;
+
+	snprintf(cfg, sizeof(cfg), "faultlun/scenario=%s;ctl=none;trace=none%s", scenario, extra);
+	dev = dev_new(cfg, 8u << 20, 0);
+	rc = handler->open(dev, false);
+	CHECK(rc == 0, "open '%s': rc %d", cfg, rc);
+	if (rc) {
+		free(dev);
+		return NULL;
+	}
+	return dev;
+}
+
+/* MODE SENSE(6), all pages: the WP bit of the header, or -1 when the command fails. */
+static int mode_sense_wp(struct tcmu_device *dev)
+{
+	uint8_t cdb[6] = {0x1a, 0, 0x3f, 0, 255, 0}, data[255];
+	int rc;
+
+	memset(data, 0, sizeof(data));
+	rc = run(dev, cdb, 6, data, sizeof(data));
+	if (rc != TCMU_STS_OK)
+		return -1;
+	return data[2] >> 7; /* SBC-3 r36 6.4.1: device-specific parameter, bit 7 */
+}
+
+/*
+ * Each spelling of read_only, on either LUN of a two-LUN scenario, decides
+ * WP and whether a WRITE(10) lands; read_only=0 keeps a scenario's own
+ * protection. The rows without the key show the same checks see a writable LUN.
+ */
+static void test_read_only_config(void)
+{
+	static const struct {
+		bool two_luns; /* else the scenario with "read_only": true */
+		const char *extra;
+		bool protected;
+	} cases[] = {
+	    {true, "", false},
+	    {true, ";lun=1", false},
+	    {true, ";read_only=1", true},
+	    {true, ";read_only=true;lun=1", true},
+	    {true, ";lun=1;read_only=1", true},
+	    {true, ";read_only=0", false},
+	    {true, ";read_only=false;lun=1", false},
+	    {false, "", true},
+	    {false, ";read_only=0", true},
+	    {false, ";read_only=1", true},
+	};
+	uint8_t tur[6] = {0}, cdb[10], data[512];
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		const char *extra = cases[i].extra;
+		struct tcmu_device *dev =
+		    open_quiet(cases[i].two_luns ? two_luns_path : ro_path, extra);
+		int rc, wp, key, asc, ascq;
+
+		if (!dev)
+			continue;
+		run(dev, tur, 6, NULL, 0); /* power-on UA */
+		wp = mode_sense_wp(dev);
+		CHECK(wp == cases[i].protected, "'%s' (%s): MODE SENSE WP %d, want %d", extra,
+		      cases[i].two_luns ? "two LUNs" : "read-only scenario", wp,
+		      cases[i].protected);
+		cdb10(cdb, 0x2a, 8, 1);
+		memset(data, 0x77, sizeof(data));
+		rc = run(dev, cdb, 10, data, sizeof(data));
+		sense_kcq(last_sense, &key, &asc, &ascq);
+		if (cases[i].protected)
+			CHECK(rc == TCMU_STS_PASSTHROUGH_ERR && key == 7 && asc == 0x27 &&
+				  ascq == 0,
+			      "'%s': WRITE(10) status %d sense %x/%02x/%02x, want 7/27/00", extra,
+			      rc, key, asc, ascq);
+		else
+			CHECK(rc == TCMU_STS_OK, "'%s': WRITE(10) status %d, want OK", extra, rc);
+		cdb10(cdb, 0x28, 8, 1);
+		memset(data, 0, sizeof(data));
+		rc = run(dev, cdb, 10, data, sizeof(data));
+		CHECK(rc == TCMU_STS_OK && data[0] == (cases[i].protected ? 0 : 0x77),
+		      "'%s': READ(10) status %d, first byte %02x", extra, rc, data[0]);
+		handler->close(dev);
+		free(dev);
+	}
+}
+
+/* What a read_only_commands row checks beyond status and sense. */
+enum ro_extra {
+	RO_NONE,
+	RO_PATTERN, /* data-in is the image's pattern at LBA 5 */
+	RO_WP6,	    /* MODE SENSE(6) header: WP */
+	RO_WP10,    /* MODE SENSE(10) header: WP */
+};
+
+/* LBA 5 of the read-only image holds this byte; writes in the table carry another. */
+#define RO_PATTERN_BYTE 0xc3
+#define RO_LBA 5
+
+/*
+ * read_only=1 on a file-backed LUN: every command that changes the medium
+ * ends in CHECK CONDITION DATA PROTECT 27/00 (WRITE(10/16) through the write
+ * callout, the rest in handle_cmd), reads and flushes succeed, MODE SENSE
+ * shows WP, and the image is unchanged afterwards.
+ */
+static void test_read_only_commands(void)
+{
+	static const uint8_t unmap_param[24] = {0, 22, 0, 16,	  0, 0, 0, 0, 0, 0, 0, 0,
+						0, 0,  0, RO_LBA, 0, 0, 0, 1, 0, 0, 0, 0};
+	static const struct {
+		const char *name;
+		uint8_t cdb[16];
+		uint8_t cdb_len;
+		uint32_t len;
+		bool async; /* the runner's path through a read/write callout */
+		int sts, key, asc, ascq;
+		enum ro_extra extra;
+	} cases[] = {
+	    {"WRITE(10)",
+	     {0x2a, 0, 0, 0, 0, RO_LBA, 0, 0, 1},
+	     10,
+	     512,
+	     true,
+	     TCMU_STS_PASSTHROUGH_ERR,
+	     7,
+	     0x27,
+	     0,
+	     RO_NONE},
+	    {"WRITE(16)",
+	     {0x8a, 0, 0, 0, 0, 0, 0, 0, 0, RO_LBA, 0, 0, 0, 1},
+	     16,
+	     512,
+	     true,
+	     TCMU_STS_PASSTHROUGH_ERR,
+	     7,
+	     0x27,
+	     0,
+	     RO_NONE},
+	    {"WRITE(10) FUA",
+	     {0x2a, 0x08, 0, 0, 0, RO_LBA, 0, 0, 1},
+	     10,
+	     512,
+	     true,
+	     TCMU_STS_PASSTHROUGH_ERR,
+	     7,
+	     0x27,
+	     0,
+	     RO_NONE},
+	    {"WRITE(6)",
+	     {0x0a, 0, 0, RO_LBA, 1},
+	     6,
+	     512,
+	     false,
+	     TCMU_STS_PASSTHROUGH_ERR,
+	     7,
+	     0x27,
+	     0,
+	     RO_NONE},
+	    {"WRITE SAME(10)",
+	     {0x41, 0, 0, 0, 0, RO_LBA, 0, 0, 1},
+	     10,
+	     512,
+	     false,
+	     TCMU_STS_PASSTHROUGH_ERR,
+	     7,
+	     0x27,
+	     0,
+	     RO_NONE},
+	    {"WRITE AND VERIFY(10)",
+	     {0x2e, 0, 0, 0, 0, RO_LBA, 0, 0, 1},
+	     10,
+	     512,
+	     false,
+	     TCMU_STS_PASSTHROUGH_ERR,
+	     7,
+	     0x27,
+	     0,
+	     RO_NONE},
+	    {"COMPARE AND WRITE",
+	     {0x89, 0, 0, 0, 0, 0, 0, 0, 0, RO_LBA, 0, 0, 0, 1},
+	     16,
+	     1024,
+	     false,
+	     TCMU_STS_PASSTHROUGH_ERR,
+	     7,
+	     0x27,
+	     0,
+	     RO_NONE},
+	    {"UNMAP",
+	     {0x42, 0, 0, 0, 0, 0, 0, 0, 24},
+	     10,
+	     24,
+	     false,
+	     TCMU_STS_PASSTHROUGH_ERR,
+	     7,
+	     0x27,
+	     0,
+	     RO_NONE},
+	    {"READ(10)",
+	     {0x28, 0, 0, 0, 0, RO_LBA, 0, 0, 1},
+	     10,
+	     512,
+	     true,
+	     TCMU_STS_OK,
+	     0,
+	     0,
+	     0,
+	     RO_PATTERN},
+	    {"READ(16)",
+	     {0x88, 0, 0, 0, 0, 0, 0, 0, 0, RO_LBA, 0, 0, 0, 1},
+	     16,
+	     512,
+	     true,
+	     TCMU_STS_OK,
+	     0,
+	     0,
+	     0,
+	     RO_PATTERN},
+	    {"READ(6)", {0x08, 0, 0, RO_LBA, 1}, 6, 512, false, TCMU_STS_OK, 0, 0, 0, RO_PATTERN},
+	    {"SYNCHRONIZE CACHE(10)", {0x35}, 10, 0, true, TCMU_STS_OK, 0, 0, 0, RO_NONE},
+	    {"MODE SENSE(6)", {0x1a, 0, 0x3f, 0, 255}, 6, 255, false, TCMU_STS_OK, 0, 0, 0, RO_WP6},
+	    {"MODE SENSE(10)",
+	     {0x5a, 0, 0x3f, 0, 0, 0, 0, 0, 255},
+	     10,
+	     255,
+	     false,
+	     TCMU_STS_OK,
+	     0,
+	     0,
+	     0,
+	     RO_WP10},
+	};
+	char img[400], extra[500];
+	uint8_t block[512], tur[6] = {0};
+	struct tcmu_device *dev;
+	FILE *f;
+
+	/* lun=1 of a two-LUN scenario lives in IMG.1 (the engine's per-LUN file name) */
+	snprintf(img, sizeof(img), "%s/ro.img", tmpdir);
+	snprintf(extra, sizeof(extra), "%s.1", img);
+	memset(block, RO_PATTERN_BYTE, sizeof(block));
+	f = fopen(extra, "w");
+	CHECK(f && fseek(f, RO_LBA * 512, SEEK_SET) == 0 && fwrite(block, 512, 1, f) == 1 &&
+		  ftruncate(fileno(f), 8 << 20) == 0,
+	      "cannot prepare %s", extra);
+	if (!f)
+		return;
+	fclose(f);
+	snprintf(extra, sizeof(extra), ";store=file:%s;lun=1;read_only=1", img);
+	dev = open_quiet(two_luns_path, extra);
+	if (!dev)
+		return;
+	run(dev, tur, 6, NULL, 0); /* power-on UA */
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct hcmd *h = hcmd_new(cases[i].cdb, cases[i].cdb_len, cases[i].len);
+		int key = 0, asc = 0, ascq = 0;
+		bool ok;
+
+		if (cases[i].cdb[0] == 0x42)
+			memcpy(h->data, unmap_param, sizeof(unmap_param));
+		else if (cases[i].extra == RO_NONE)
+			memset(h->data, 0x3c, h->len); /* what a write would leave behind */
+		hcmd_start(dev, h);
+		ok = hcmd_wait(h, 5000);
+		CHECK(ok, "%s: no answer", cases[i].name);
+		if (!ok)
+			continue; /* the handler may still own h */
+		CHECK(h->async == cases[i].async, "%s: %s path, want %s", cases[i].name,
+		      h->async ? "callout" : "handle_cmd",
+		      cases[i].async ? "callout" : "handle_cmd");
+		if (h->status == TCMU_STS_PASSTHROUGH_ERR)
+			sense_kcq(h->lib.sense_buf, &key, &asc, &ascq);
+		CHECK(h->status == cases[i].sts && key == cases[i].key && asc == cases[i].asc &&
+			  ascq == cases[i].ascq,
+		      "%s: status %d sense %x/%02x/%02x, want %d %x/%02x/%02x", cases[i].name,
+		      h->status, key, asc, ascq, cases[i].sts, cases[i].key, cases[i].asc,
+		      cases[i].ascq);
+		switch (cases[i].extra) {
+		case RO_PATTERN:
+			CHECK(h->data[0] == RO_PATTERN_BYTE && h->data[511] == RO_PATTERN_BYTE,
+			      "%s: data %02x..%02x, want %02x", cases[i].name, h->data[0],
+			      h->data[511], RO_PATTERN_BYTE);
+			break;
+		case RO_WP6:
+			CHECK(h->data[2] & 0x80, "%s: WP not set (byte 2 = %02x)", cases[i].name,
+			      h->data[2]);
+			break;
+		case RO_WP10:
+			CHECK(h->data[3] & 0x80, "%s: WP not set (byte 3 = %02x)", cases[i].name,
+			      h->data[3]);
+			break;
+		case RO_NONE:
+			break;
+		}
+		hcmd_free(h);
+	}
+	handler->close(dev);
+	free(dev);
+
+	/* nothing reached the image */
+	snprintf(extra, sizeof(extra), "%s.1", img);
+	f = fopen(extra, "r");
+	memset(block, 0, sizeof(block));
+	CHECK(f && fseek(f, RO_LBA * 512, SEEK_SET) == 0 && fread(block, 512, 1, f) == 1,
+	      "cannot read %s back", extra);
+	if (f)
+		fclose(f);
+	CHECK(block[0] == RO_PATTERN_BYTE && block[511] == RO_PATTERN_BYTE,
+	      "image changed at LBA %d: %02x..%02x", RO_LBA, block[0], block[511]);
+}
+
 /* Sends one request line to a control socket and reads one answer line (2 s at most). */
 static int ctl_request(const char *path, const char *req, char *resp, size_t cap)
 {
@@ -1020,6 +1363,8 @@ static const struct {
     {"ctl_release", test_ctl_release},
     {"resize", test_resize},
     {"file_store", test_file_store},
+    {"read_only_config", test_read_only_config},
+    {"read_only_commands", test_read_only_commands},
     {"close", test_close},
 };
 
@@ -1067,6 +1412,8 @@ int main(int argc, char **argv)
 	write_file(bad_path, sizeof(bad_path), "bad.json", scenario_bad);
 	write_file(tmf_path, sizeof(tmf_path), "tmf.json", scenario_tmf);
 	write_file(resize_path, sizeof(resize_path), "resize.json", scenario_resize);
+	write_file(two_luns_path, sizeof(two_luns_path), "two-luns.json", scenario_two_luns);
+	write_file(ro_path, sizeof(ro_path), "ro.json", scenario_ro);
 
 	for (size_t i = 0; i < sizeof(tests) / sizeof(tests[0]); i++) {
 		bool want = argi >= argc;
