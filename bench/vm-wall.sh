@@ -27,8 +27,9 @@
 #   initramfs     /init -> agent up (virtio + 9p + overlay modules, the 9p host
 #                 root, switch_root, the agent's first mounts, job.env)
 #   agent setup   agent up -> "loading modules" (module tree bind, lo, uevents)
-#   target start  "loading modules" -> target ready: iscsi "faultlun serve
-#                 listening", tcmu / lio the tcm_loop SCSI host appearing
+#   target start  "loading modules" -> target ready (module loads included):
+#                 iscsi "faultlun serve listening", tcmu / lio the tcm_loop
+#                 SCSI host appearing
 #   login/LUNs    target ready -> "disks:" (iscsi: discovery, login, scan;
 #                 tcm_loop: LUN links and scan)
 #   pre-workload  "disks:" -> "workload start" (knobs, guest.json)
@@ -296,7 +297,7 @@ run_one() {
 		printf "  agent setup %.1f | target start %.1f | login/LUNs %.1f | pre-workload %.1f | steps %.1f | power-off %.1f | check+report %.2f\n",
 		    v["agent_setup"], v["target_start"], v["login_luns"], v["pre_workload"], v["steps"], v["power_off"], v["check_report"]
 		if ("login" in v)
-			printf "  iscsi: modprobe iscsi_tcp %.1f, serve start %.1f, discovery %.1f, login %.1f, scan %.1f\n",
+			printf "  iscsi: modules (sd_mod sg configfs target_core_mod iscsi_tcp) %.1f, serve start %.1f, discovery %.1f, login %.1f, scan %.1f\n",
 			    v["modules_iscsi"], v["serve_start"], v["discovery"], v["login"], v["scan"]
 		if ("no_setup_line" in v)
 			printf "  (no \"Probing EDD\" on the console: qemu+fw is counted in decompress+early)\n"
