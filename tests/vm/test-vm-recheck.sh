@@ -4,7 +4,9 @@
 # real run (Linux 6.1, end-of-disk on the TCMU path), without booting: the
 # scenario's own expectations pass; the same scenario expecting EIO where the
 # kernel gave ENOSPC, and a kernel-log line that never appeared, fail with a
-# diff; a result with no observations is an error.
+# diff; an entry whose first verdict fails fails the run though its last
+# holds; a step entry with no errno/status/sense/within_ms gets its own
+# verdict; a result with no observations is an error.
 #   test-vm-recheck.sh FAULTLUN SCENARIO RECORDED_DIR OUTDIR
 set -u
 faultlun=$1 src=$2 rec=$3 out=$4
@@ -38,6 +40,28 @@ grep -q "FAIL  step 1 errno EIO" "$out/bad.log" || fail "no FAIL for step 1"
 grep -q "observed: ENOSPC" "$out/bad.log" || fail "no observed ENOSPC"
 grep -q "FAIL  kernel log /no such line anywhere/" "$out/bad.log" || fail "no FAIL for kernel_log"
 grep -q "^verdict: FAIL" "$out/bad.log" || fail "no FAIL verdict"
+
+# An entry with several verdicts fails the run when its first fails and its
+# last holds (errno wrong, within_ms right).
+mkdir -p "$out/multi" "$out/nokeys"
+cp -r "$rec" "$out/multi/guest"
+cp -r "$rec" "$out/nokeys/guest"
+sed -e '0,/"errno": "ENOSPC"/s//"errno": "EIO", "within_ms": 600000/' "$src" >"$out/multi.json"
+"$faultlun" vm "$out/multi.json" --path tcmu --recheck "$out/multi" >"$out/multi.log" 2>&1
+rc=$?
+[ "$rc" -eq 1 ] || { cat "$out/multi.log"; fail "failing first verdict: exit $rc, expected 1"; }
+grep -q "FAIL  step 1 errno EIO" "$out/multi.log" || fail "no FAIL for step 1 errno"
+grep -q "PASS  step 1 ends within 600000 ms" "$out/multi.log" || fail "no PASS for within_ms"
+grep -q "^verdict: FAIL" "$out/multi.log" || fail "multi: no FAIL verdict"
+
+# A step entry with no step key gets a verdict of its own: a step that never
+# ran fails, even after a passing entry; one that ran holds.
+sed -e 's/"expect": \[/"expect": [ { "step": 0 }, { "step": 99 },/' "$src" >"$out/nokeys.json"
+"$faultlun" vm "$out/nokeys.json" --path tcmu --recheck "$out/nokeys" >"$out/nokeys.log" 2>&1
+rc=$?
+[ "$rc" -eq 1 ] || { cat "$out/nokeys.log"; fail "step entry without keys: exit $rc, expected 1"; }
+grep -q "PASS  step 0 ran" "$out/nokeys.log" || fail "no verdict for step 0 without keys"
+grep -q "FAIL  step 99 ran" "$out/nokeys.log" || fail "no FAIL for step 99 without keys"
 
 "$faultlun" vm "$src" --path tcmu --recheck "$out/empty" >"$out/empty.log" 2>&1
 rc=$?
