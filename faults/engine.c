@@ -556,6 +556,28 @@ static void heal_write(struct fl_engine *e, uint16_t lun, const struct fl_cdb_in
 	pthread_mutex_unlock(&e->lock);
 }
 
+/*
+ * Whether a sense action reports on a command that did complete (SPC-4 4.5.6:
+ * RECOVERED ERROR - it succeeded after recovery; COMPLETED - it succeeded and
+ * the sense carries information): the command executes and transfers all its
+ * data, and its GOOD status becomes CHECK CONDITION with that sense. Any other
+ * sense key ends the command without executing it.
+ */
+static bool sense_after_exec(const struct sc_action *a)
+{
+	return a->verb == VERB_SENSE && (a->key == 0x1 || a->key == 0xf);
+}
+
+/* Fills cmd's sense as the rule's sense action says. */
+static void put_sense(struct pend *p, const struct sc_action *a)
+{
+	if (a->format == FORMAT_LUN)
+		fl_lun_set_sense(p->L->lun, p->cmd, a->key, a->asc, a->ascq, a->info_lba, p->info);
+	else
+		sense_build(p->cmd, a->format == FORMAT_DESCRIPTOR, a->key, a->asc, a->ascq,
+			    a->info_lba, p->info);
+}
+
 /* The core completed an intercepted command: after-actions, healing, then done. */
 static void after_done(struct fl_cmd *cmd)
 {
@@ -573,6 +595,8 @@ static void after_done(struct fl_cmd *cmd)
 			cmd->residual += (int64_t)(cmd->data_in_len - keep);
 			cmd->data_in_len = (uint32_t)keep;
 		}
+	} else if (a && sense_after_exec(a) && good) {
+		put_sense(p, a); /* the data stays: the command did complete */
 	} else if (a && a->verb == VERB_CORRUPT && good && cmd->data_in_len) {
 		struct prng g;
 
@@ -596,7 +620,8 @@ static void pend_exec(struct pend *p)
 	struct fl_cmd *cmd = p->cmd;
 	struct fl_lun *lun = p->L->lun;
 
-	if (p->heal || v == VERB_DROP_RESPONSE || v == VERB_SHORT || v == VERB_CORRUPT) {
+	if (p->heal || v == VERB_DROP_RESPONSE || v == VERB_SHORT || v == VERB_CORRUPT ||
+	    (p->rule && sense_after_exec(&p->rule->a))) {
 		p->stage = PEND_EXEC;
 		cmd->engine_priv = p;
 		cmd->done = after_done;
@@ -681,13 +706,10 @@ static void run_action(struct pend *p)
 
 	switch (a->verb) {
 	case VERB_SENSE:
+		if (sense_after_exec(a))
+			break; /* executes; after_done turns GOOD into this sense */
 		cmd->data_in_len = 0;
-		if (a->format == FORMAT_LUN)
-			fl_lun_set_sense(L->lun, cmd, a->key, a->asc, a->ascq, a->info_lba,
-					 p->info);
-		else
-			sense_build(cmd, a->format == FORMAT_DESCRIPTOR, a->key, a->asc, a->ascq,
-				    a->info_lba, p->info);
+		put_sense(p, a);
 		pend_finish(p);
 		return;
 	case VERB_STATUS:

@@ -623,6 +623,71 @@ static void test_delay_accuracy(void)
 	free(t);
 }
 
+/* A sense action on reads or writes of LBA 100, and whether the command still executes. */
+static const struct {
+	const char *klass, *sense;
+	int key;
+	bool executes;
+} sense_exec_cases[] = {
+    {"read", "RECOVERED_ERROR/RECOVERED_DATA_WITH_RETRIES", 0x1, true},
+    {"read", "COMPLETED/00/00", 0xf, true},
+    {"read", "MEDIUM_ERROR/UNRECOVERED_READ_ERROR", 0x3, false},
+    {"write", "RECOVERED_ERROR/WRITE_ERROR_RECOVERED_WITH_AUTO_REALLOCATION", 0x1, true},
+    {"write", "MEDIUM_ERROR/11/00", 0x3, false},
+};
+
+/*
+ * RECOVERED ERROR and COMPLETED report on a command that succeeded: it runs
+ * and moves all its data, then answers CHECK CONDITION with the sense. Other
+ * keys end it without running it (a read returns no data, a write changes nothing).
+ */
+static void test_sense_after_exec(void)
+{
+	for (size_t i = 0; i < sizeof(sense_exec_cases) / sizeof(sense_exec_cases[0]); i++) {
+		char text[1024];
+		bool rd = !strcmp(sense_exec_cases[i].klass, "read");
+		struct tcmd *t = calloc(1, sizeof(*t));
+
+		snprintf(text, sizeof(text),
+			 "{\"faultlun\": 1, \"frontends\": [\"iscsi\"], \"luns\": [{\"size\": "
+			 "\"1MiB\"}], \"rules\": [{\"match\": {\"class\": \"%s\", \"lba\": "
+			 "{\"first\": 100, \"last\": 100}}, \"action\": {\"sense\": \"%s\"}}]}",
+			 sense_exec_cases[i].klass, sense_exec_cases[i].sense);
+		struct fl_engine *e = mk_engine(text, 1, NULL);
+		CU_ASSERT_PTR_NOT_NULL_FATAL(e);
+		CU_ASSERT_PTR_NOT_NULL_FATAL(t);
+		clear_ua(e, 1);
+		/* LBA 100 holds 0x5a (written unmatched when the rule is a read rule) */
+		tcmd_init(t, 0x2a, 100, 1, 1, 1);
+		memset(t->buf, 0x5a, 512);
+		tsubmit(e, t, 0);
+		CU_ASSERT_TRUE_FATAL(twait(t, 1000));
+		if (rd) {
+			CU_ASSERT_EQUAL(t->cmd.status, FL_STATUS_GOOD);
+		} else {
+			CU_ASSERT_EQUAL(t->cmd.status, FL_STATUS_CHECK_CONDITION);
+			CU_ASSERT_EQUAL(sense_key(&t->cmd), sense_exec_cases[i].key);
+		}
+		/* the read: through the rule when it is a read rule */
+		tcmd_init(t, 0x28, 100, 1, 2, 1);
+		tsubmit(e, t, 0);
+		CU_ASSERT_TRUE_FATAL(twait(t, 1000));
+		bool has = t->cmd.data_in_len == 512 && t->buf[0] == 0x5a && t->buf[511] == 0x5a;
+		if (rd) {
+			CU_ASSERT_EQUAL(t->cmd.status, FL_STATUS_CHECK_CONDITION);
+			CU_ASSERT_EQUAL(sense_key(&t->cmd), sense_exec_cases[i].key);
+			CU_ASSERT_EQUAL(has, sense_exec_cases[i].executes);
+			if (!sense_exec_cases[i].executes)
+				CU_ASSERT_EQUAL(t->cmd.data_in_len, 0);
+		} else {
+			CU_ASSERT_EQUAL(t->cmd.status, FL_STATUS_GOOD);
+			CU_ASSERT_EQUAL(has, sense_exec_cases[i].executes);
+		}
+		fl_engine_destroy(e);
+		free(t);
+	}
+}
+
 /* Counts kicks of an adopting loop. */
 static void count_kick(void *arg)
 {
@@ -1014,6 +1079,7 @@ static CU_TestInfo engine_tests[] = {
     {"test_state_machine", test_state_machine},
     {"test_delay_accuracy", test_delay_accuracy},
     {"test_timers_adopted", test_timers_adopted},
+    {"test_sense_after_exec", test_sense_after_exec},
     {"test_many_holds", test_many_holds},
     {"test_trace", test_trace},
     {"test_replace", test_replace},
