@@ -383,9 +383,10 @@ static void parse_check(struct pctx *c, json_t *v)
 					  "umount", "write_file", "read_file", "sg_raw", "sleep",
 					  "ctl",    "sync",	  "discard",   "tur",	 "inquiry",
 					  "rescan", "shell",	  NULL};
-	static const char *const expect_keys[] = {
-	    "step",	    "errno", "status", "sense", "kernel_log", "count", "eh", "device_state",
-	    "max_stall_ms", "trace", "min",    "max",	"within_ms",  "lun",   NULL};
+	static const char *const expect_keys[] = {"step",	  "errno", "status", "sense",
+						  "kernel_log",	  "count", "eh",     "device_state",
+						  "max_stall_ms", "trace", "min",    "max",
+						  "within_ms",	  "lun",   "runner", NULL};
 	char q[80];
 	json_t *e;
 
@@ -436,8 +437,26 @@ static void parse_check(struct pctx *c, json_t *v)
 	}
 	if ((e = json_object_get(v, "workload")))
 		check_list_of_objects(c, "/check/workload", e, "workload", step_keys, ops);
-	if ((e = json_object_get(v, "expect")))
+	if ((e = json_object_get(v, "expect"))) {
+		size_t i;
+		json_t *x;
+
 		check_list_of_objects(c, "/check/expect", e, "expect", expect_keys, NULL);
+		/* "runner": which runner checks the entry (the other: not applicable). */
+		json_array_foreach(e, i, x)
+		{
+			json_t *r = json_object_get(x, "runner");
+			char sub[64];
+
+			if (!r ||
+			    (json_is_string(r) && (!strcmp(json_string_value(r), "vm") ||
+						   !strcmp(json_string_value(r), "libiscsi"))))
+				continue;
+			snprintf(sub, sizeof(sub), "/check/expect/%zu/runner", i);
+			perr(c, sub, false, "unknown runner %s (expected \"vm\" or \"libiscsi\")",
+			     pquote(r, q, sizeof(q)));
+		}
+	}
 	c->sc->check_json = json_dumps(v, JSON_COMPACT);
 }
 

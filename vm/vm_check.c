@@ -12,7 +12,9 @@
  * functions the target received are in the timeline and in the trace (for
  * "trace" expectations), not in the "eh" sequence. Each check.expect entry
  * gets one or more verdicts with what was observed (every failing verdict
- * fails the run). result.json holds everything.
+ * fails the run); an entry scoped to another runner ("runner": "libiscsi")
+ * gets one verdict marked "not_applicable", counted neither way.
+ * result.json holds everything.
  */
 #include "fl_vm.h"
 #include "vm_internal.h"
@@ -781,6 +783,15 @@ int vm_check_run(json_t *sc, const struct vm_run_info *info)
 	json_array_foreach(json_object_get(check, "expect"), i, o)
 	{
 		size_t before = json_array_size(verdicts);
+		const char *runner = json_string_value(json_object_get(o, "runner"));
+		if (runner && strcmp(runner, "vm")) {
+			/* Scoped to another runner: shown, counted neither way. */
+			snprintf(buf, sizeof(buf), "only the %s runner checks this entry", runner);
+			verdict(verdicts, o, true, "not applicable in the VM lab", buf);
+			json_object_set_new(json_array_get(verdicts, before), "not_applicable",
+					    json_true());
+			continue;
+		}
 		n_expect++;
 		check_one(o, ctx, verdicts);
 		/* Every verdict of the entry counts, not only its last. */

@@ -86,7 +86,11 @@ int fl_vm_report_text(const char *result_json, FILE *out, bool timeline)
 	json_array_foreach(json_object_get(r, "expectations"), i, o)
 	{
 		bool ok = json_is_true(json_object_get(o, "ok"));
-		fprintf(out, "  %s  %s\n", ok ? "PASS" : "FAIL",
+		bool na = json_is_true(json_object_get(o, "not_applicable"));
+		fprintf(out, "  %s  %s\n",
+			na   ? "N/A "
+			: ok ? "PASS"
+			     : "FAIL",
 			json_string_value(json_object_get(o, "what")));
 		if (!ok)
 			fprintf(out, "        expected: %s\n        observed: %s\n",
@@ -283,8 +287,10 @@ int fl_vm_report_html(const char *result_json, const char *html_path)
 	json_array_foreach(json_object_get(r, "expectations"), i, o)
 	{
 		bool ok = json_is_true(json_object_get(o, "ok"));
-		fprintf(f, "<tr><td class=\"%s\">%s</td><td>", ok ? "PASS" : "FAIL",
-			ok ? "PASS" : "FAIL");
+		const char *word = json_is_true(json_object_get(o, "not_applicable")) ? "N/A"
+				   : ok						      ? "PASS"
+										      : "FAIL";
+		fprintf(f, "<tr><td class=\"%s\">%s</td><td>", word, word);
 		html_esc(f, json_string_value(json_object_get(o, "what")));
 		fprintf(f, "</td><td>");
 		html_esc(f, json_string_value(json_object_get(o, "observed")));

@@ -6,7 +6,8 @@
 # kernel gave ENOSPC, and a kernel-log line that never appeared, fail with a
 # diff; an entry whose first verdict fails fails the run though its last
 # holds; a step entry with no errno/status/sense/within_ms gets its own
-# verdict; a result with no observations is an error.
+# verdict; an entry scoped to the libiscsi runner is N/A; a result with no
+# observations is an error.
 #   test-vm-recheck.sh FAULTLUN SCENARIO RECORDED_DIR OUTDIR
 set -u
 faultlun=$1 src=$2 rec=$3 out=$4
@@ -62,6 +63,18 @@ rc=$?
 [ "$rc" -eq 1 ] || { cat "$out/nokeys.log"; fail "step entry without keys: exit $rc, expected 1"; }
 grep -q "PASS  step 0 ran" "$out/nokeys.log" || fail "no verdict for step 0 without keys"
 grep -q "FAIL  step 99 ran" "$out/nokeys.log" || fail "no FAIL for step 99 without keys"
+
+# An entry scoped to the libiscsi runner is not applicable in the VM lab:
+# shown as N/A, not a failure, though the VM lab would fail it.
+mkdir -p "$out/scoped"
+cp -r "$rec" "$out/scoped/guest"
+sed -e 's/"expect": \[/"expect": [ { "step": 1, "status": "BUSY", "runner": "libiscsi" },/' \
+	"$src" >"$out/scoped.json"
+"$faultlun" vm "$out/scoped.json" --path tcmu --recheck "$out/scoped" >"$out/scoped.log" 2>&1
+rc=$?
+[ "$rc" -eq 0 ] || { cat "$out/scoped.log"; fail "libiscsi-scoped entry: exit $rc, expected 0"; }
+grep -q "N/A   not applicable in the VM lab" "$out/scoped.log" || fail "scoped entry not shown N/A"
+grep -q "step 1 status BUSY" "$out/scoped.log" && fail "scoped entry was checked"
 
 "$faultlun" vm "$src" --path tcmu --recheck "$out/empty" >"$out/empty.log" 2>&1
 rc=$?
