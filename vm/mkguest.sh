@@ -11,7 +11,13 @@
 #
 # The guest directory CACHE_DIR/guest-VERSION holds vmlinuz, initrd.img,
 # lib/modules/ (the tree to bind on /lib/modules in the guest) and a file
-# "ready" written last. An existing ready guest is reused. Exit 77 when the
+# "ready" written last. An existing ready guest is reused. Next to vmlinuz it
+# keeps vmlinux, the uncompressed kernel taken out of the bzImage once (boot
+# protocol 2.08+ payload fields; xz, gzip or zstd), kept only when it is an ELF
+# with a PVH entry point (Xen note XEN_ELFNOTE_PHYS32_ENTRY); vmlinux.key is
+# the checksum of the vmlinuz it came from (a changed vmlinuz is extracted
+# again), vmlinux.none the checksum of a vmlinuz it could not be had from.
+# The caller boots vmlinux when it is there, else vmlinuz. Exit 77 when the
 # kernel package or a needed tool cannot be had (the caller reports a skip).
 set -eu
 
@@ -40,20 +46,92 @@ done
 file_bb=$(LC_ALL=C od -An -c -N 4 /bin/busybox | tr -d ' ')
 [ "$file_bb" = "177ELF" ] || skip "/bin/busybox is not an ELF binary"
 
+# Checksum of file $1 (contents and size).
+file_key() {
+	cksum <"$1" | cut -d' ' -f1-2
+}
+
+# Writes $2 to file $1 through a temporary file and a rename.
+put() {
+	_t=$(mktemp "$1.XXXXXX") || return 1
+	if printf '%s\n' "$2" >"$_t" && chmod 644 "$_t" && mv -f "$_t" "$1"; then
+		return 0
+	fi
+	rm -f "$_t"
+	return 1
+}
+
+# Extracts the uncompressed kernel from bzImage $1 into $2 when it is an ELF
+# with a PVH entry point (what QEMU boots directly); fails otherwise.
+extract_vmlinux() {
+	_in=$1
+	_out=$2
+	[ "$(LC_ALL=C od -An -c -j 514 -N 4 "$_in" | tr -d ' ')" = HdrS ] || return 1
+	_proto=$(od -An -tu2 -j 518 -N 2 "$_in" | tr -d ' ')
+	[ "${_proto:-0}" -ge 520 ] || return 1 # 0x0208: payload_offset/length
+	_ss=$(od -An -tu1 -j 497 -N 1 "$_in" | tr -d ' ')
+	[ "${_ss:-0}" -eq 0 ] && _ss=4
+	_poff=$(od -An -tu4 -j 584 -N 4 "$_in" | tr -d ' ')
+	_plen=$(od -An -tu4 -j 588 -N 4 "$_in" | tr -d ' ')
+	[ "${_plen:-0}" -gt 4 ] || return 1
+	_start=$(((_ss + 1) * 512 + _poff))
+	# The payload ends with the uncompressed size (4 bytes, little endian).
+	_size=$(od -An -tu4 -j $((_start + _plen - 4)) -N 4 "$_in" | tr -d ' ')
+	case $(od -An -tx1 -j "$_start" -N 4 "$_in" | tr -d ' ') in
+	fd377a58) _dec="xz -dc" ;;
+	1f8b*) _dec="gzip -dc" ;;
+	28b52ffd) _dec="zstd -dcq" ;;
+	*) return 1 ;;
+	esac
+	command -v "${_dec%% *}" >/dev/null 2>&1 || return 1
+	command -v readelf >/dev/null 2>&1 || return 1
+	_tmp=$(mktemp "$_out.XXXXXX") || return 1
+	if tail -c +$((_start + 1)) "$_in" | head -c $((_plen - 4)) | $_dec >"$_tmp" 2>/dev/null &&
+		[ "$(stat -c %s "$_tmp")" = "$_size" ] &&
+		[ "$(od -An -tx1 -N 4 "$_tmp" | tr -d ' ')" = 7f454c46 ] &&
+		LC_ALL=C readelf -n "$_tmp" 2>/dev/null | grep -q 'Xen.*(0x00000012)'; then
+		chmod 644 "$_tmp" && mv -f "$_tmp" "$_out"
+		return
+	fi
+	rm -f "$_tmp"
+	return 1
+}
+
+# Keeps guest $1's vmlinux in step with its vmlinuz (see the top of the file).
+ensure_vmlinux() {
+	_g=$1
+	_k=$(file_key "$_g/vmlinuz") || return 0
+	if [ -f "$_g/vmlinux" ] && [ "$(cat "$_g/vmlinux.key" 2>/dev/null)" = "$_k" ]; then
+		return 0
+	fi
+	[ "$(cat "$_g/vmlinux.none" 2>/dev/null)" = "$_k" ] && return 0
+	rm -f "$_g/vmlinux" "$_g/vmlinux.key" "$_g/vmlinux.none"
+	if extract_vmlinux "$_g/vmlinuz" "$_g/vmlinux"; then
+		put "$_g/vmlinux.key" "$_k" || rm -f "$_g/vmlinux"
+	else
+		echo "mkguest: no PVH kernel in $_g/vmlinuz; the bzImage is booted" >&2
+		put "$_g/vmlinux.none" "$_k" || true
+	fi
+}
+
+# Prints guest $1 as the answer, its uncompressed kernel made first.
+done_guest() {
+	ensure_vmlinux "$1"
+	echo "$1"
+	exit 0
+}
+
 # The kernel package the metapackage depends on; falls back to a cached guest.
 pkg=$(apt-cache depends linux-image-amd64 2>/dev/null |
 	sed -n 's/^ *Depends: \(linux-image-[0-9][^ ]*-amd64\)$/\1/p' | head -n1)
 if [ -z "$pkg" ]; then
 	last=$(ls -d "$cache"/guest-*/ready 2>/dev/null | tail -n1 || true)
-	[ -n "$last" ] && { dirname "$last"; exit 0; }
+	[ -n "$last" ] && done_guest "$(dirname "$last")"
 	skip "cannot resolve linux-image-amd64 (run apt-get update)"
 fi
 version=${pkg#linux-image-}
 guest=$cache/guest-$version
-if [ -f "$guest/ready" ]; then
-	echo "$guest"
-	exit 0
-fi
+[ -f "$guest/ready" ] && done_guest "$guest"
 
 work=$(mktemp -d "$cache/.build.XXXXXX")
 trap 'rm -rf "$work"' EXIT
@@ -122,4 +200,4 @@ echo "$version" >"$work/guest/version"
 rm -rf "$guest"
 mv "$work/guest" "$guest"
 date -u +%FT%TZ >"$guest/ready"
-echo "$guest"
+done_guest "$guest"

@@ -183,6 +183,21 @@ static bool have_qemu(void)
 	return found;
 }
 
+/*
+ * Picks the guest's kernel: the uncompressed PVH vmlinux that vm/mkguest.sh
+ * keeps beside vmlinuz (booted straight into its 32-bit entry, no
+ * decompression in the guest) when it is there and qboot is the firmware,
+ * else the bzImage. Writes the path into kernel; returns true for vmlinux.
+ */
+static bool guest_kernel(const char *guest, bool qboot, char *kernel, size_t len)
+{
+	snprintf(kernel, len, "%s/vmlinux", guest);
+	if (qboot && access(kernel, R_OK) == 0)
+		return true;
+	snprintf(kernel, len, "%s/vmlinuz", guest);
+	return false;
+}
+
 /* Fills the common QEMU argv; returns the count. */
 static int qemu_argv(char **a, const char *accel, const char *guest, const char *results,
 		     const char *console, const char *append, int mem_mb)
@@ -190,7 +205,8 @@ static int qemu_argv(char **a, const char *accel, const char *guest, const char 
 	static char kernel[PATH_MAX], initrd[PATH_MAX], share[PATH_MAX], res[PATH_MAX],
 	    serial[PATH_MAX], mem[32];
 	int n = 0;
-	snprintf(kernel, sizeof(kernel), "%s/vmlinuz", guest);
+	bool qboot = access("/usr/share/qemu/qboot.rom", R_OK) == 0;
+	guest_kernel(guest, qboot, kernel, sizeof(kernel));
 	snprintf(initrd, sizeof(initrd), "%s/initrd.img", guest);
 	snprintf(share, sizeof(share),
 		 "local,path=/,mount_tag=hostroot,readonly=on,security_model=none,multidevs=remap");
@@ -215,7 +231,7 @@ static int qemu_argv(char **a, const char *accel, const char *guest, const char 
 	a[n++] = mem;
 	a[n++] = (char *)"-machine";
 	a[n++] = (char *)"q35";
-	if (access("/usr/share/qemu/qboot.rom", R_OK) == 0) {
+	if (qboot) {
 		a[n++] = (char *)"-bios";
 		a[n++] = (char *)"/usr/share/qemu/qboot.rom";
 	}
@@ -514,9 +530,14 @@ int fl_vm_run(const char *scenario, const struct fl_vm_opts *opts, const char *r
 	char *argv[64];
 	qemu_argv(argv, accel, guest, results, console, append,
 		  opts->memory_mb ? opts->memory_mb : 2048);
-	fprintf(stderr, "faultlun vm: %s on path %s: booting %s (%s, %d MiB, limit %d s)\n",
+	const char *kernel = "?";
+	for (int i = 0; argv[i]; i++)
+		if (!strcmp(argv[i], "-kernel") && argv[i + 1])
+			kernel = strrchr(argv[i + 1], '/') + 1;
+	fprintf(stderr, "faultlun vm: %s on path %s: booting %s/%s (%s, %d MiB, limit %d s)\n",
 		json_string_value(json_object_get(sc, "name")) ?: scenario, opts->path,
-		strrchr(guest, '/') + 1, accel, opts->memory_mb ? opts->memory_mb : 2048, timeout);
+		strrchr(guest, '/') + 1, kernel, accel, opts->memory_mb ? opts->memory_mb : 2048,
+		timeout);
 	double t_boot = vm_now();
 	int st = 0;
 	int q = run_qemu(argv, qlog, timeout, &st);
