@@ -17,8 +17,11 @@
 # with a PVH entry point (Xen note XEN_ELFNOTE_PHYS32_ENTRY); vmlinux.key is
 # the checksum of the vmlinuz it came from (a changed vmlinuz is extracted
 # again), vmlinux.none the checksum of a vmlinuz it could not be had from.
-# The caller boots vmlinux when it is there, else vmlinuz. Exit 77 when the
-# kernel package or a needed tool cannot be had (the caller reports a skip).
+# The caller boots vmlinux when it is there, else vmlinuz. The kernel package
+# name is resolved with apt-cache only when the package lists change
+# (CACHE_DIR/kernel-pkg: a checksum of the lists' and dpkg status's listing,
+# then the name). Exit 77 when the kernel package or a needed tool cannot be
+# had (the caller reports a skip).
 set -eu
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -45,6 +48,15 @@ done
 [ -x /bin/busybox ] || skip "missing /bin/busybox (Debian package busybox-static)"
 file_bb=$(LC_ALL=C od -An -c -N 4 /bin/busybox | tr -d ' ')
 [ "$file_bb" = "177ELF" ] || skip "/bin/busybox is not an ELF binary"
+
+# Checksum of the listing (names, sizes, mtimes) of what apt-cache's answer
+# depends on: the package lists, the sources, the pins, dpkg's status.
+apt_key() {
+	# shellcheck disable=SC2012 # a listing to checksum, not names to parse
+	ls -l --full-time /var/lib/apt/lists/ /etc/apt/sources.list /etc/apt/sources.list.d/ \
+		/etc/apt/preferences /etc/apt/preferences.d/ /var/lib/dpkg/status 2>/dev/null |
+		cksum | cut -d' ' -f1-2
+}
 
 # Checksum of file $1 (contents and size).
 file_key() {
@@ -121,9 +133,20 @@ done_guest() {
 	exit 0
 }
 
-# The kernel package the metapackage depends on; falls back to a cached guest.
-pkg=$(apt-cache depends linux-image-amd64 2>/dev/null |
-	sed -n 's/^ *Depends: \(linux-image-[0-9][^ ]*-amd64\)$/\1/p' | head -n1)
+# The kernel package the metapackage depends on (cached while the package
+# lists stay the same); falls back to a cached guest.
+pkgcache=$cache/kernel-pkg
+key=$(apt_key)
+pkg=""
+if [ "$(sed -n 1p "$pkgcache" 2>/dev/null)" = "$key" ]; then
+	pkg=$(sed -n 2p "$pkgcache")
+fi
+if [ -z "$pkg" ]; then
+	pkg=$(apt-cache depends linux-image-amd64 2>/dev/null |
+		sed -n 's/^ *Depends: \(linux-image-[0-9][^ ]*-amd64\)$/\1/p' | head -n1)
+	[ -n "$pkg" ] && { put "$pkgcache" "$key
+$pkg" || true; }
+fi
 if [ -z "$pkg" ]; then
 	last=$(ls -d "$cache"/guest-*/ready 2>/dev/null | tail -n1 || true)
 	[ -n "$last" ] && done_guest "$(dirname "$last")"
