@@ -14,9 +14,35 @@
 # Every phase is written to the kernel log as "faultlun-agent: ..." so that it
 # lands on the timeline with the kernel's own clock. The file "done" in the
 # results share, written last, tells the host the run finished.
+# The agent's own helpers (mount, mkdir, grep, ...) and its modprobe of named
+# modules run as applets of the static /bin/busybox (the initramfs has it):
+# under TCG each start of a dynamically linked program costs 0.1-0.3 s and a
+# kmod modprobe up to 0.9 s (docs/bench-vm-lab.md). The programs it starts
+# (iscsid, iscsiadm, tcmu-runner, faultlun) and the kernel's own module
+# requests keep the system's tools.
 export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
 R=/fl-results
 exec >"$R/agent.log" 2>&1
+BB=/bin/busybox
+
+# mount(8), as a busybox applet.
+mount() { "$BB" mount "$@"; }
+# mkdir(1), as a busybox applet.
+mkdir() { "$BB" mkdir "$@"; }
+# grep(1), as a busybox applet.
+grep() { "$BB" grep "$@"; }
+# sleep(1), as a busybox applet (fractions of a second allowed).
+sleep() { "$BB" sleep "$@"; }
+# ln(1), as a busybox applet.
+ln() { "$BB" ln "$@"; }
+# cat(1), as a busybox applet.
+cat() { "$BB" cat "$@"; }
+# tr(1), as a busybox applet.
+tr() { "$BB" tr "$@"; }
+# awk(1), as a busybox applet.
+awk() { "$BB" awk "$@"; }
+# modprobe(8) of a named module, as a busybox applet (reads modules.dep).
+modprobe() { "$BB" modprobe "$@"; }
 
 mount -t proc proc /proc
 mount -t sysfs sysfs /sys
@@ -34,7 +60,8 @@ mount -t tmpfs tmpfs /var/log
 # Writes a marker to the kernel log (and the agent log).
 mark() {
 	echo "faultlun-agent: $*" >/dev/kmsg
-	echo "[$(cut -d' ' -f1 /proc/uptime)] $*"
+	read -r _up _ </proc/uptime
+	echo "[$_up] $*"
 }
 
 # Ends the run: result marker, flush, power off at once.
@@ -71,7 +98,7 @@ put() {
 	fi
 }
 
-cat /dev/kmsg >"$R/kmsg.txt" &
+"$BB" cat /dev/kmsg >"$R/kmsg.txt" &
 kmsg_pid=$!
 mark "agent up, path $FL_PATH"
 mkdir -p /lib/modules
@@ -83,10 +110,15 @@ echo "faultlun-vm" >/proc/sys/kernel/hostname
 uevent_pid=$!
 
 mark "loading modules"
-for m in sd_mod sg configfs target_core_mod; do
+# LIO (configfs, target_core_mod) only where a path uses it: not for iscsi.
+mods="sd_mod sg"
+[ "$FL_PATH" = iscsi ] || mods="$mods configfs target_core_mod"
+for m in $mods; do
 	modprobe "$m" || fail "modprobe $m"
 done
-mountpoint -q /sys/kernel/config || mount -t configfs none /sys/kernel/config
+if [ "$FL_PATH" != iscsi ]; then
+	mountpoint -q /sys/kernel/config || mount -t configfs none /sys/kernel/config
+fi
 [ -n "${FL_KNOB_scsi_logging_level:-}" ] && put /proc/sys/dev/scsi/logging_level "$FL_KNOB_scsi_logging_level"
 CFS=/sys/kernel/config/target
 WWN_LOOP=naa.5001405f1a000001
@@ -112,8 +144,10 @@ setup_lio() {
 	pairs=""
 	for l in $FL_LUNS; do
 		lun=${l%%:*}
-		size=$(echo "$l" | cut -d: -f2)
-		bs=$(echo "$l" | cut -d: -f3)
+		size=${l#*:}
+		bs=${size#*:}
+		size=${size%%:*}
+		bs=${bs%%:*}
 		d=$CFS/core/rd_mcp_0/lun$lun
 		mkdir -p "$d" || fail "rd_mcp backstore"
 		put "$d/control" "rd_pages=$((size / 4096))" || fail "rd_mcp control"
@@ -143,7 +177,8 @@ setup_tcmu() {
 	pairs=""
 	for l in $FL_LUNS; do
 		lun=${l%%:*}
-		size=$(echo "$l" | cut -d: -f2)
+		size=${l#*:}
+		size=${size%%:*}
 		d=$CFS/core/user_0/fl$lun
 		mkdir -p "$d" || fail "user backstore"
 		cfg="faultlun/scenario=$FL_SCENARIO;lun=$lun;trace=$R/trace-lun$lun.jsonl"
