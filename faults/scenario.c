@@ -383,10 +383,10 @@ static void parse_check(struct pctx *c, json_t *v)
 					  "umount", "write_file", "read_file", "sg_raw", "sleep",
 					  "ctl",    "sync",	  "discard",   "tur",	 "inquiry",
 					  "rescan", "shell",	  NULL};
-	static const char *const expect_keys[] = {"step",	  "errno", "status", "sense",
-						  "kernel_log",	  "count", "eh",     "device_state",
-						  "max_stall_ms", "trace", "min",    "max",
-						  "within_ms",	  "lun",   "runner", NULL};
+	static const char *const expect_keys[] = {
+	    "step",	 "errno",	 "status",	 "sense",  "kernel_log", "count",
+	    "eh",	 "device_state", "max_stall_ms", "trace",  "min",	 "max",
+	    "within_ms", "min_ms",	 "lun",		 "runner", NULL};
 	char q[80];
 	json_t *e;
 

@@ -359,6 +359,14 @@ static void check_one(json_t *e, json_t *ctx, json_t *verdicts)
 			snprintf(obs, sizeof(obs), s ? "%.0f ms" : "step did not run", ms);
 			verdict(verdicts, e, s && ms <= json_number_value(within), what, obs);
 		}
+		json_t *at_least = json_object_get(e, "min_ms");
+		if (at_least) {
+			double ms = s ? json_number_value(json_object_get(s, "elapsed_ms")) : -1;
+			snprintf(what, sizeof(what), "step %lld takes at least %.0f ms",
+				 (long long)idx, json_number_value(at_least));
+			snprintf(obs, sizeof(obs), s ? "%.0f ms" : "step did not run", ms);
+			verdict(verdicts, e, s && ms >= json_number_value(at_least), what, obs);
+		}
 		json_t *want_status = json_object_get(e, "status"),
 		       *want_sense = json_object_get(e, "sense");
 		if (want_status || want_sense) {
@@ -405,7 +413,7 @@ static void check_one(json_t *e, json_t *ctx, json_t *verdicts)
 			}
 			verdict(verdicts, e, ok, what, obs);
 		}
-		if (!want_errno && !within && !want_status && !want_sense) {
+		if (!want_errno && !within && !at_least && !want_status && !want_sense) {
 			/* Nothing else to compare: the entry holds when the step ran. */
 			snprintf(what, sizeof(what), "step %lld ran", (long long)idx);
 			snprintf(obs, sizeof(obs), "%s",

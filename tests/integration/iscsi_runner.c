@@ -15,13 +15,14 @@
  * GOOD) and a few errno names mapped from status and sense the way Linux sd
  * does (ENOSPC from DATA PROTECT 27/07, ENODATA from MEDIUM ERROR, EBADE from
  * RESERVATION CONFLICT, ETIMEDOUT from a step that never completed, EIO from
- * any other failure), `within_ms` / `max_stall_ms`.
+ * any other failure), `within_ms` / `max_stall_ms`, `min_ms`.
  * Kernel-only expectations (eh, kernel_log, device_state, trace counts) and
  * entries scoped to another runner ("runner": "vm") are listed as not
  * applicable. A step that does not complete within its
  * timeout goes through an error handling of its own: ABORT TASK, LUN RESET,
  * LUN RESET again, then a reconnect; after a completed reset the command is
- * retried once, as the SCSI midlayer does. Exit 0 when every applicable
+ * retried once, as the SCSI midlayer does; a UNIT ATTENTION answer is resent
+ * up to 30 times within the step's timeout. Exit 0 when every applicable
  * expectation holds, 1 otherwise, 77 when none applies.
  */
 #include "faults_internal.h"
@@ -53,6 +54,9 @@ static uint32_t block_size = 512;
 static struct scsi_task *stale[64]; /* timed-out tasks, freed at the end */
 static struct op *stale_op[64];
 static size_t nstale;
+
+/* Most UNIT ATTENTION answers one command is resent after (within its timeout). */
+#define UA_RETRIES 30
 
 /* One asynchronous call's completion. */
 struct op {
@@ -125,6 +129,7 @@ static void run_task(struct scsi_task *(*make)(void *), void *arg, int lun, stru
 {
 	int64_t t0 = itest_now_ms();
 	int ua_retries = 0;
+	int64_t t_send = t0; /* when the command was (re)sent after a recovery */
 
 	r->run = true;
 	for (int attempt = 0; attempt < 2; attempt++) {
@@ -140,6 +145,7 @@ static void run_task(struct scsi_task *(*make)(void *), void *arg, int lun, stru
 		    opp->status != SCSI_STATUS_ERROR) {
 			r->done = true;
 			r->status = t->status;
+			r->key = r->asc = r->ascq = 0;
 			if (t->status == SCSI_STATUS_CHECK_CONDITION) {
 				r->key = (uint8_t)t->sense.key;
 				r->asc = (uint8_t)(t->sense.ascq >> 8);
@@ -148,11 +154,16 @@ static void run_task(struct scsi_task *(*make)(void *), void *arg, int lun, stru
 			scsi_free_scsi_task(t);
 			free(opp);
 			/*
-			 * As sd does, a UNIT ATTENTION is retried (SD_MAX_RETRIES = 5):
-			 * after a reset the initiator expects one and resubmits.
+			 * A UNIT ATTENTION is resent, as Linux does for block I/O: not
+			 * counted against sd's five retries but bounded by the command's
+			 * time (Linux 6.1 resent a read through eight in a row). Here:
+			 * up to UA_RETRIES times while one timeout has not passed since the
+			 * command was sent (or resent after a recovery).
 			 */
 			if (r->status == SCSI_STATUS_CHECK_CONDITION &&
-			    r->key == SCSI_SENSE_UNIT_ATTENTION && ua_retries++ < 5) {
+			    r->key == SCSI_SENSE_UNIT_ATTENTION && ua_retries < UA_RETRIES &&
+			    itest_now_ms() - t_send < timeout_ms) {
+				ua_retries++;
 				attempt--;
 				continue;
 			}
@@ -178,7 +189,12 @@ static void run_task(struct scsi_task *(*make)(void *), void *arg, int lun, stru
 		}
 		if (!recovered)
 			break;
+		t_send = itest_now_ms();
 	}
+	if (ua_retries)
+		snprintf(r->eh + strlen(r->eh), sizeof(r->eh) - strlen(r->eh),
+			 "unit attention resent %d time%s ", ua_retries,
+			 ua_retries == 1 ? "" : "s");
 	r->ms = itest_now_ms() - t0;
 }
 
@@ -658,6 +674,14 @@ int main(int argc, char **argv)
 			bool ok = r->done && r->ms <= lim;
 			printf("expect %zu: step %zu within %lld ms: %s\n", k, s, (long long)lim,
 			       ok ? "ok" : "FAIL");
+			failed += !ok;
+			any = true;
+		}
+		int64_t least = jint(e, "min_ms", -1);
+		if (least >= 0) {
+			bool ok = r->run && r->ms >= least;
+			printf("expect %zu: step %zu takes at least %lld ms: %s\n", k, s,
+			       (long long)least, ok ? "ok" : "FAIL");
 			failed += !ok;
 			any = true;
 		}

@@ -57,12 +57,14 @@ grep -q "^verdict: FAIL" "$out/multi.log" || fail "multi: no FAIL verdict"
 
 # A step entry with no step key gets a verdict of its own: a step that never
 # ran fails, even after a passing entry; one that ran holds.
-sed -e 's/"expect": \[/"expect": [ { "step": 0 }, { "step": 99 },/' "$src" >"$out/nokeys.json"
+sed -e 's/"expect": \[/"expect": [ { "step": 0 }, { "step": 99 }, { "step": 1, "min_ms": 600000 },/' \
+	"$src" >"$out/nokeys.json"
 "$faultlun" vm "$out/nokeys.json" --path tcmu --recheck "$out/nokeys" >"$out/nokeys.log" 2>&1
 rc=$?
 [ "$rc" -eq 1 ] || { cat "$out/nokeys.log"; fail "step entry without keys: exit $rc, expected 1"; }
 grep -q "PASS  step 0 ran" "$out/nokeys.log" || fail "no verdict for step 0 without keys"
 grep -q "FAIL  step 99 ran" "$out/nokeys.log" || fail "no FAIL for step 99 without keys"
+grep -q "FAIL  step 1 takes at least 600000 ms" "$out/nokeys.log" || fail "no FAIL for min_ms"
 
 # An entry scoped to the libiscsi runner is not applicable in the VM lab:
 # shown as N/A, not a failure, though the VM lab would fail it.
