@@ -33,11 +33,11 @@
  * PATH (core, engine or handler) runs that path alone, for a profiler.
  */
 #include "fl_faults.h"
+#include "standin.h"
 #include "tcmu_abi.h"
 
 #include <dlfcn.h>
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -57,127 +57,6 @@ static const char scenario_text[] =
     "  \"description\": \"one memory LUN, no rules: the pass-through cost\",\n"
     "  \"luns\": [ { \"lun\": 0, \"size\": \"1GiB\", \"block_size\": 512,\n"
     "              \"store\": { \"kind\": \"memory\" } } ] }\n";
-
-/* ---- the device as the runner and libtcmu keep it ---- */
-
-struct tcmu_device {
-	char cfgstring[1024];
-	uint64_t num_lbas;
-	uint32_t block_size;
-	void *runner_private;
-};
-
-static struct tcmur_handler *handler;
-
-/* Stand-in: tcmu-runner keeps the handler's (static) struct. */
-int tcmur_register_handler(struct tcmur_handler *h)
-{
-	if (handler)
-		return -1;
-	handler = h;
-	return 0;
-}
-
-/* Stand-in: the runner calls the command's done callback (handle_generic_cbk). */
-void tcmur_cmd_complete(struct tcmu_device *dev, void *data, int rc)
-{
-	struct tcmur_cmd *tc = data;
-
-	tc->done(dev, tc, rc);
-}
-
-/* Stand-in: the runner's per-device slot for the handler. */
-void tcmur_dev_set_private(struct tcmu_device *dev, void *priv)
-{
-	dev->runner_private = priv;
-}
-
-/* Stand-in: reads the runner's per-device slot. */
-void *tcmur_dev_get_private(struct tcmu_device *dev)
-{
-	return dev->runner_private;
-}
-
-/* Stand-in: the device's configuration string. */
-char *tcmu_dev_get_cfgstring(struct tcmu_device *dev)
-{
-	return dev->cfgstring;
-}
-
-/* Stand-in: the device's UIO name. */
-const char *tcmu_dev_get_uio_name(struct tcmu_device *dev)
-{
-	(void)dev;
-	return "uio0";
-}
-
-/* Stand-in: the runner's idea of the capacity. */
-uint64_t tcmu_dev_get_num_lbas(struct tcmu_device *dev)
-{
-	return dev->num_lbas;
-}
-
-/* Stand-in: sets the runner's idea of the capacity. */
-void tcmu_dev_set_num_lbas(struct tcmu_device *dev, uint64_t num_lbas)
-{
-	dev->num_lbas = num_lbas;
-}
-
-/* Stand-in: the kernel's hw_block_size. */
-uint32_t tcmu_dev_get_block_size(struct tcmu_device *dev)
-{
-	return dev->block_size;
-}
-
-/* Stand-in: configfs attributes; cmd_time_out 30 s as the kernel's default. */
-int tcmu_cfgfs_dev_get_attr_int(struct tcmu_device *dev, const char *name)
-{
-	(void)dev;
-	return strcmp(name, "cmd_time_out") ? -ENOENT : 30;
-}
-
-/* Stand-in: writes to the device's configfs control file (never needed here). */
-int tcmu_cfgfs_dev_set_ctrl_u64(struct tcmu_device *dev, const char *key, uint64_t val)
-{
-	(void)dev, (void)key, (void)val;
-	return 0;
-}
-
-/* Stand-in: error lines of the runner's log go to stderr. */
-void tcmu_err_message(struct tcmu_device *dev, const char *fn, int line, const char *fmt, ...)
-{
-	va_list ap;
-
-	(void)dev;
-	fprintf(stderr, "handler error %s:%d: ", fn, line);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-}
-
-/* Stand-in: warnings go to stderr too (none is expected while measuring). */
-void tcmu_warn_message(struct tcmu_device *dev, const char *fn, int line, const char *fmt, ...)
-{
-	va_list ap;
-
-	(void)dev;
-	fprintf(stderr, "handler warning %s:%d: ", fn, line);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-}
-
-/* Stand-in: informational lines are dropped. */
-void tcmu_info_message(struct tcmu_device *dev, const char *fn, int line, const char *fmt, ...)
-{
-	(void)dev, (void)fn, (void)line, (void)fmt;
-}
-
-/* Stand-in: debug lines are dropped. */
-void tcmu_dbg_message(struct tcmu_device *dev, const char *fn, int line, const char *fmt, ...)
-{
-	(void)dev, (void)fn, (void)line, (void)fmt;
-}
 
 /* ---- commands ---- */
 
@@ -287,15 +166,15 @@ static void handler_one(enum op op, uint64_t lba)
 	ring.iov.iov_base = data_buf;
 	ring.iov.iov_len = op == OP_TUR ? 0 : XFER;
 	ring.lib.iov_cnt = op == OP_TUR ? 0 : 1;
-	rc = handler->handle_cmd(&dev, &ring.tc);
+	rc = standin_handler->handle_cmd(&dev, &ring.tc);
 	if (rc == TCMU_STS_NOT_HANDLED) {
 		ring.tc.done = ring_done;
 		if (op == OP_READ)
-			rc =
-			    handler->read(&dev, &ring.tc, &ring.iov, 1, XFER, (off_t)(lba * BLOCK));
+			rc = standin_handler->read(&dev, &ring.tc, &ring.iov, 1, XFER,
+						   (off_t)(lba * BLOCK));
 		else if (op == OP_WRITE)
-			rc = handler->write(&dev, &ring.tc, &ring.iov, 1, XFER,
-					    (off_t)(lba * BLOCK));
+			rc = standin_handler->write(&dev, &ring.tc, &ring.iov, 1, XFER,
+						    (off_t)(lba * BLOCK));
 		else
 			rc =
 			    TCMU_STS_INVALID_CMD; /* the runner's own TUR emulation: not measured */
@@ -445,19 +324,22 @@ static int open_handler(const char *so, const char *scenario_path, void **dl)
 		return -1;
 	}
 	init = (int (*)(void))dlsym(*dl, "handler_init");
-	if (!init || init() || !handler) {
+	if (!init || init() || !standin_handler) {
 		fprintf(stderr, "bench_tcmu: handler_init missing or failed\n");
 		return -1;
 	}
 	snprintf(dev.cfgstring, sizeof(dev.cfgstring),
 		 "faultlun/scenario=%s;store=memory;trace=none;ctl=none", scenario_path);
+	snprintf(dev.uio, sizeof(dev.uio), "uio0");
+	dev.cmd_time_out = 30; /* the kernel's default */
+	standin_log_level = 2; /* errors and warnings (none is expected while measuring) */
 	dev.block_size = BLOCK;
 	dev.num_lbas = LUN_BLOCKS;
 	ring.lib.cdb = ring.cdb;
 	ring.lib.iovec = &ring.iov;
 	ring.lib.hm_private = &ring.tc;
 	ring.tc.lib_cmd = &ring.lib;
-	return handler->open(&dev, false) ? -1 : 0;
+	return standin_handler->open(&dev, false) ? -1 : 0;
 }
 
 /* Writes the scenario into a temporary file; returns 0 and its path. */
@@ -618,7 +500,7 @@ out:
 			free(wall[o][p]);
 			free(cpu[o][p]);
 		}
-	handler->close(&dev);
+	standin_handler->close(&dev);
 	fl_engine_destroy(eng);
 	dlclose(dl);
 	return rc;

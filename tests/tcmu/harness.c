@@ -16,12 +16,12 @@
  *
  *   tcmu_harness HANDLER.so [TEST...]     exit 0 pass, 1 fail, 77 skip
  */
+#include "standin.h"
 #include "tcmu_abi.h"
 
 #include <dlfcn.h>
 #include <errno.h>
 #include <pthread.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,115 +31,11 @@
 #include <time.h>
 #include <unistd.h>
 
-/* The harness's idea of a device: what libtcmu and the runner keep for it. */
-struct tcmu_device {
-	char cfgstring[4096];
-	char uio[16];
-	uint64_t num_lbas;
-	uint32_t block_size;
-	int cmd_time_out;
-	void *runner_private;
-	uint64_t dev_size_written;
-};
-
-static struct tcmur_handler *handler;
 static void *dl;
 static char tmpdir[256];
 static int failures;
 static bool verbose;
 static uint8_t last_sense[TCMU_SENSE_BUFFERSIZE]; /* sense of the last run() */
-
-/* ---- stand-ins for tcmu-runner's exports ---- */
-
-int tcmur_register_handler(struct tcmur_handler *h)
-{
-	if (handler)
-		return -1;
-	handler = h;
-	return 0;
-}
-
-void tcmur_cmd_complete(struct tcmu_device *dev, void *data, int rc)
-{
-	struct tcmur_cmd *tc = data;
-
-	tc->done(dev, tc, rc);
-}
-
-void tcmur_dev_set_private(struct tcmu_device *dev, void *priv)
-{
-	dev->runner_private = priv;
-}
-
-void *tcmur_dev_get_private(struct tcmu_device *dev)
-{
-	return dev->runner_private;
-}
-
-/* ---- stand-ins for libtcmu.so.2's exports ---- */
-
-char *tcmu_dev_get_cfgstring(struct tcmu_device *dev)
-{
-	return dev->cfgstring;
-}
-
-const char *tcmu_dev_get_uio_name(struct tcmu_device *dev)
-{
-	return dev->uio;
-}
-
-uint64_t tcmu_dev_get_num_lbas(struct tcmu_device *dev)
-{
-	return dev->num_lbas;
-}
-
-void tcmu_dev_set_num_lbas(struct tcmu_device *dev, uint64_t num_lbas)
-{
-	dev->num_lbas = num_lbas;
-}
-
-uint32_t tcmu_dev_get_block_size(struct tcmu_device *dev)
-{
-	return dev->block_size;
-}
-
-int tcmu_cfgfs_dev_get_attr_int(struct tcmu_device *dev, const char *name)
-{
-	if (!strcmp(name, "cmd_time_out"))
-		return dev->cmd_time_out;
-	return -ENOENT;
-}
-
-int tcmu_cfgfs_dev_set_ctrl_u64(struct tcmu_device *dev, const char *key, uint64_t val)
-{
-	if (strcmp(key, "dev_size"))
-		return -EINVAL;
-	dev->dev_size_written = val;
-	return 0;
-}
-
-/* Prints a runner log line when -v is given. */
-static void log_line(const char *lvl, const char *fn, int line, const char *fmt, va_list ap)
-{
-	if (!verbose)
-		return;
-	fprintf(stderr, "[%s] %s:%d: ", lvl, fn, line);
-	vfprintf(stderr, fmt, ap);
-}
-
-#define LOG_STANDIN(name, lvl)                                                                     \
-	void name(struct tcmu_device *dev, const char *fn, int line, const char *fmt, ...)         \
-	{                                                                                          \
-		va_list ap;                                                                        \
-		(void)dev;                                                                         \
-		va_start(ap, fmt);                                                                 \
-		log_line(lvl, fn, line, fmt, ap);                                                  \
-		va_end(ap);                                                                        \
-	}
-LOG_STANDIN(tcmu_err_message, "ERROR")
-LOG_STANDIN(tcmu_warn_message, "WARN")
-LOG_STANDIN(tcmu_info_message, "INFO")
-LOG_STANDIN(tcmu_dbg_message, "DEBUG")
 
 /* ---- checks ---- */
 
@@ -234,7 +130,7 @@ static void hcmd_start(struct tcmu_device *dev, struct hcmd *h)
 	int rc;
 
 	h->t_submit = now_ms();
-	rc = handler->handle_cmd(dev, &h->tc);
+	rc = standin_handler->handle_cmd(dev, &h->tc);
 	if (rc == TCMU_STS_NOT_HANDLED) {
 		uint64_t lba = 0;
 
@@ -253,18 +149,18 @@ static void hcmd_start(struct tcmu_device *dev, struct hcmd *h)
 		case 0x28:
 		case 0xa8:
 		case 0x88:
-			rc = handler->read(dev, &h->tc, h->iov, h->lib.iov_cnt, h->len,
-					   (off_t)(lba * dev->block_size));
+			rc = standin_handler->read(dev, &h->tc, h->iov, h->lib.iov_cnt, h->len,
+						   (off_t)(lba * dev->block_size));
 			break;
 		case 0x2a:
 		case 0xaa:
 		case 0x8a:
-			rc = handler->write(dev, &h->tc, h->iov, h->lib.iov_cnt, h->len,
-					    (off_t)(lba * dev->block_size));
+			rc = standin_handler->write(dev, &h->tc, h->iov, h->lib.iov_cnt, h->len,
+						    (off_t)(lba * dev->block_size));
 			break;
 		case 0x35:
 		case 0x91:
-			rc = handler->flush(dev, &h->tc);
+			rc = standin_handler->flush(dev, &h->tc);
 			break;
 		default:
 			rc = TCMU_STS_INVALID_CMD; /* the runner's emulation is not modelled */
@@ -454,7 +350,7 @@ static char *check(const char *cfg, bool *ok)
 {
 	char *reason = NULL;
 
-	*ok = handler->check_config(cfg, &reason);
+	*ok = standin_handler->check_config(cfg, &reason);
 	return reason;
 }
 
@@ -463,16 +359,19 @@ static char *check(const char *cfg, bool *ok)
 /* handler_init registered a handler whose callouts fit the routing design. */
 static void test_register(void)
 {
-	CHECK(handler != NULL, "handler_init did not register");
-	if (!handler)
+	CHECK(standin_handler != NULL, "handler_init did not register");
+	if (!standin_handler)
 		return;
-	CHECK(!strcmp(handler->subtype, "faultlun"), "subtype %s", handler->subtype);
-	CHECK(handler->nr_threads == 0, "nr_threads %d", handler->nr_threads);
-	CHECK(handler->handle_cmd && handler->read && handler->write && handler->flush,
+	CHECK(!strcmp(standin_handler->subtype, "faultlun"), "subtype %s",
+	      standin_handler->subtype);
+	CHECK(standin_handler->nr_threads == 0, "nr_threads %d", standin_handler->nr_threads);
+	CHECK(standin_handler->handle_cmd && standin_handler->read && standin_handler->write &&
+		  standin_handler->flush,
 	      "handle_cmd/read/write/flush must all be set");
-	CHECK(!handler->unmap && !handler->writesame && !handler->caw,
+	CHECK(!standin_handler->unmap && !standin_handler->writesame && !standin_handler->caw,
 	      "unmap/writesame/caw must stay NULL (handle_cmd takes those commands)");
-	CHECK(handler->check_config && handler->open && handler->close, "missing callouts");
+	CHECK(standin_handler->check_config && standin_handler->open && standin_handler->close,
+	      "missing callouts");
 	CHECK(dlsym(dl, "handler_init") != NULL, "handler_init not exported");
 	CHECK(dlsym(dl, "fl_engine_submit") == NULL, "engine symbols must not be exported");
 	CHECK(dlsym(dl, "fl_lun_submit") == NULL, "core symbols must not be exported");
@@ -583,7 +482,7 @@ static void test_open_and_identity(void)
 	snprintf(cfg, sizeof(cfg), "faultlun/scenario=%s;ctl=%s/ctl.sock;trace=%s/trace.jsonl",
 		 good_path, tmpdir, tmpdir);
 	dev_main = dev_new(cfg, 8u << 20, 1);
-	rc = handler->open(dev_main, false);
+	rc = standin_handler->open(dev_main, false);
 	CHECK(rc == 0, "open rc %d", rc);
 	if (rc) {
 		free(dev_main);
@@ -642,7 +541,7 @@ static void test_open_geometry(void)
 
 	snprintf(cfg, sizeof(cfg), "faultlun/scenario=%s;ctl=none;trace=none", good_path);
 	dev = dev_new(cfg, 4u << 20, 0);
-	rc = handler->open(dev, false);
+	rc = standin_handler->open(dev, false);
 	CHECK(rc == 0, "open rc %d", rc);
 	if (!rc) {
 		CHECK(dev->num_lbas == (8u << 20) / 512, "runner capacity %llu blocks",
@@ -651,7 +550,7 @@ static void test_open_geometry(void)
 			usleep(50000);
 		CHECK(dev->dev_size_written == 8u << 20, "kernel dev_size written %llu",
 		      (unsigned long long)dev->dev_size_written);
-		handler->close(dev);
+		standin_handler->close(dev);
 		CHECK(dev->runner_private == NULL, "close left private data");
 	}
 	free(dev);
@@ -659,11 +558,11 @@ static void test_open_geometry(void)
 	dev = dev_new(cfg, 8u << 20, 0);
 	dev->block_size = 4096;
 	dev->num_lbas = (8u << 20) / 4096;
-	rc = handler->open(dev, false);
+	rc = standin_handler->open(dev, false);
 	CHECK(rc != 0, "open with hw_block_size 4096 against a 512-byte scenario succeeded");
 	CHECK(dev->runner_private == NULL, "failed open left private data");
 	if (!rc)
-		handler->close(dev);
+		standin_handler->close(dev);
 	free(dev);
 }
 
@@ -865,7 +764,7 @@ static void test_resize(void)
 
 	snprintf(cfg, sizeof(cfg), "faultlun/scenario=%s;ctl=none;trace=none", resize_path);
 	dev = dev_new(cfg, 8u << 20, 0);
-	rc = handler->open(dev, false);
+	rc = standin_handler->open(dev, false);
 	CHECK(rc == 0, "open rc %d", rc);
 	if (rc) {
 		free(dev);
@@ -890,7 +789,7 @@ static void test_resize(void)
 	CHECK(hcmd_wait(h, 5000) && h->status == TCMU_STS_OK, "READ at LBA 20000: status %d",
 	      h->status);
 	hcmd_free(h);
-	handler->close(dev);
+	standin_handler->close(dev);
 	free(dev);
 }
 
@@ -907,7 +806,7 @@ static void test_file_store(void)
 	snprintf(cfg, sizeof(cfg), "faultlun/scenario=%s;store=file:%s;ctl=none;trace=none",
 		 good_path, img);
 	dev = dev_new(cfg, 8u << 20, 0);
-	rc = handler->open(dev, false);
+	rc = standin_handler->open(dev, false);
 	CHECK(rc == 0, "open rc %d", rc);
 	if (rc) {
 		free(dev);
@@ -930,7 +829,7 @@ static void test_file_store(void)
 	cdb10(cdb, 0x28, 100, 8); /* the scenario's rules apply to the file store too */
 	rc = run(dev, cdb, 10, in, sizeof(in));
 	CHECK(rc == TCMU_STS_PASSTHROUGH_ERR, "READ of a bad sector: status %d", rc);
-	handler->close(dev);
+	standin_handler->close(dev);
 	free(dev);
 }
 
@@ -943,7 +842,7 @@ static struct tcmu_device *open_quiet(const char *scenario, const char *extra)
 
 	snprintf(cfg, sizeof(cfg), "faultlun/scenario=%s;ctl=none;trace=none%s", scenario, extra);
 	dev = dev_new(cfg, 8u << 20, 0);
-	rc = handler->open(dev, false);
+	rc = standin_handler->open(dev, false);
 	CHECK(rc == 0, "open '%s': rc %d", cfg, rc);
 	if (rc) {
 		free(dev);
@@ -1019,7 +918,7 @@ static void test_read_only_config(void)
 		rc = run(dev, cdb, 10, data, sizeof(data));
 		CHECK(rc == TCMU_STS_OK && data[0] == (cases[i].protected ? 0 : 0x77),
 		      "'%s': READ(10) status %d, first byte %02x", extra, rc, data[0]);
-		handler->close(dev);
+		standin_handler->close(dev);
 		free(dev);
 	}
 }
@@ -1234,7 +1133,7 @@ static void test_read_only_commands(void)
 		}
 		hcmd_free(h);
 	}
-	handler->close(dev);
+	standin_handler->close(dev);
 	free(dev);
 
 	/* nothing reached the image */
@@ -1326,7 +1225,7 @@ static void test_close(void)
 
 	if (!dev_main)
 		return;
-	handler->close(dev_main);
+	standin_handler->close(dev_main);
 	CHECK(dev_main->runner_private == NULL, "close left private data");
 	free(dev_main);
 	dev_main = NULL;
@@ -1386,8 +1285,10 @@ int main(int argc, char **argv)
 	int argi;
 
 	for (argi = 1; argi < argc && argv[argi][0] == '-'; argi++)
-		if (!strcmp(argv[argi], "-v"))
+		if (!strcmp(argv[argi], "-v")) {
 			verbose = true;
+			standin_log_level = 4;
+		}
 	if (argi >= argc) {
 		fprintf(stderr, "usage: %s [-v] HANDLER.so [TEST...]\n", argv[0]);
 		return 2;
