@@ -122,9 +122,9 @@ int main(int argc, char **argv)
 	while (n < cap && now_ns() < stop)
 		v[n++] = spin ? one_spin(usec) : one_sleep(usec);
 	qsort(v, n, sizeof(*v), cmp_u64);
-	printf("probe=%s n=%zu p50_us=%.0f p90_us=%.0f p99_us=%.0f p999_us=%.0f max_us=%.0f\n", mode,
-	       n, pct_us(v, n, 0.5), pct_us(v, n, 0.9), pct_us(v, n, 0.99), pct_us(v, n, 0.999),
-	       pct_us(v, n, 1.0));
+	printf("probe=%s n=%zu p50_us=%.0f p90_us=%.0f p99_us=%.0f p999_us=%.0f max_us=%.0f\n",
+	       mode, n, pct_us(v, n, 0.5), pct_us(v, n, 0.9), pct_us(v, n, 0.99),
+	       pct_us(v, n, 0.999), pct_us(v, n, 1.0));
 	free(v);
 	return 0;
 }
