@@ -108,7 +108,7 @@ struct fl_target *fl_engine_target(struct fl_engine *e);
  * the engine's own, unless a front end with an event loop takes them over:
  * between fl_engine_timers_adopt() and fl_engine_timers_release() that loop
  * calls fl_engine_timers_run(), which fires what is due on the calling thread
- * (completions included), sets *fired to how many, and returns the next
+ * (completions included), sets *fired (when not NULL) to how many, and returns the next
  * deadline in CLOCK_MONOTONIC ns (UINT64_MAX: none). kick(arg) is called, from
  * any thread, when a deadline earlier than every queued one is added, so the
  * loop can shorten its wait. One loop at a time: -EBUSY otherwise.

@@ -14,6 +14,20 @@
 
 #include <string.h>
 
+/*
+ * After queuing (p->lock held): whether the caller must wake the loop. Not
+ * from the loop's own thread, which drains the queue before it waits
+ * (fl_iscsi_run), and not twice before the loop has drained.
+ */
+static bool need_kick(struct portal *p)
+{
+	if (p->loop_running && pthread_equal(p->loop_thread, pthread_self()))
+		return false;
+	bool kick = !p->kicked;
+	p->kicked = true;
+	return kick;
+}
+
 /* Appends a completed task to the portal's queue and wakes the loop. */
 static void cmd_done(struct fl_cmd *cmd)
 {
@@ -28,8 +42,7 @@ static void cmd_done(struct fl_cmd *cmd)
 	else
 		p->done_head = t;
 	p->done_tail = t;
-	kick = !p->kicked;
-	p->kicked = true;
+	kick = need_kick(p);
 	pthread_mutex_unlock(&p->lock);
 	if (kick)
 		portal_kick(p);
@@ -50,8 +63,7 @@ static void tmf_done(struct fl_tmf *tmf, enum fl_tmf_resp resp)
 	else
 		p->tmf_head = r;
 	p->tmf_tail = r;
-	kick = !p->kicked;
-	p->kicked = true;
+	kick = need_kick(p);
 	pthread_mutex_unlock(&p->lock);
 	if (kick)
 		portal_kick(p);
@@ -65,8 +77,7 @@ static void xport_notify(void *ctx)
 
 	pthread_mutex_lock(&p->lock);
 	p->xport_dirty = true;
-	kick = !p->kicked;
-	p->kicked = true;
+	kick = need_kick(p);
 	pthread_mutex_unlock(&p->lock);
 	if (kick)
 		portal_kick(p);
@@ -111,13 +122,12 @@ bool be_timers_adopt(struct portal *p)
 }
 
 /* Fires the engine's due timers; returns the next deadline (UINT64_MAX: none). */
-uint64_t be_timers_run(struct portal *p, unsigned *fired)
+uint64_t be_timers_run(struct portal *p)
 {
 #ifdef FL_ISCSI_HAVE_ENGINE
-	return fl_engine_timers_run(p->engine, fired);
+	return fl_engine_timers_run(p->engine, NULL);
 #else
 	(void)p;
-	*fired = 0;
 	return UINT64_MAX;
 #endif
 }

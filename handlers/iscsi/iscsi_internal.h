@@ -255,6 +255,9 @@ struct portal {
 	struct tmf_req *tmf_head, *tmf_tail;
 	bool xport_dirty;
 	bool kicked;
+	/* the thread running fl_iscsi_run, while it runs (completions on it need no kick) */
+	bool loop_running;
+	pthread_t loop_thread;
 	bool no_pwait2; /* epoll_pwait2 unavailable: millisecond waits */
 	volatile int stop;
 	/* I_T nexus ids stable per initiator port name */
@@ -364,7 +367,7 @@ uint32_t be_block_size(struct portal *p, uint16_t lun_id);
 void be_init(struct portal *p);
 /* The loop drives the engine's timers while it runs (fl_engine_timers_adopt). */
 bool be_timers_adopt(struct portal *p);
-uint64_t be_timers_run(struct portal *p, unsigned *fired);
+uint64_t be_timers_run(struct portal *p);
 int be_timers_release(struct portal *p);
 
 /* crc32c.c */

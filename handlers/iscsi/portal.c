@@ -322,40 +322,44 @@ static void portal_accept(struct portal *p)
 	}
 }
 
-/* Drains the cross-thread completion queue. */
+/*
+ * Drains the completion queue until it is empty: handling a completion may
+ * queue another on this thread (a command released in CmdSN order), and the
+ * loop's own thread does not kick the eventfd (need_kick in backend.c).
+ */
 void portal_drain(struct portal *p)
 {
-	uint64_t v;
-	ssize_t r = read(p->efd, &v, sizeof(v));
-	(void)r;
+	for (;;) {
+		pthread_mutex_lock(&p->lock);
+		struct task *tasks = p->done_head;
+		struct tmf_req *tmfs = p->tmf_head;
+		bool xport = p->xport_dirty;
+		p->done_head = p->done_tail = NULL;
+		p->tmf_head = p->tmf_tail = NULL;
+		p->xport_dirty = false;
+		p->kicked = false;
+		pthread_mutex_unlock(&p->lock);
+		if (!tasks && !tmfs && !xport)
+			return;
 
-	pthread_mutex_lock(&p->lock);
-	struct task *tasks = p->done_head;
-	struct tmf_req *tmfs = p->tmf_head;
-	bool xport = p->xport_dirty;
-	p->done_head = p->done_tail = NULL;
-	p->tmf_head = p->tmf_tail = NULL;
-	p->xport_dirty = false;
-	p->kicked = false;
-	pthread_mutex_unlock(&p->lock);
-
-	while (tasks) {
-		struct task *t = tasks;
-		tasks = t->done_next;
-		t->done_next = NULL;
-		scsi_task_completed(p, t);
-	}
-	while (tmfs) {
-		struct tmf_req *r = tmfs;
-		tmfs = r->done_next;
-		r->done_next = NULL;
-		tmf_completed(p, r);
-	}
-	if (xport)
-		for (struct conn *c = p->conns, *n; c; c = n) {
-			n = c->next;
-			session_xport_refresh(c);
+		while (tasks) {
+			struct task *t = tasks;
+			tasks = t->done_next;
+			t->done_next = NULL;
+			scsi_task_completed(p, t);
 		}
+		while (tmfs) {
+			struct tmf_req *r = tmfs;
+			tmfs = r->done_next;
+			r->done_next = NULL;
+			tmf_completed(p, r);
+		}
+		if (xport)
+			for (struct conn *c = p->conns, *n; c; c = n) {
+				n = c->next;
+				session_xport_refresh(c);
+			}
+	}
 }
 
 /* Splits "ADDR:PORT" / "[V6]:PORT" into host and port strings. */
@@ -531,17 +535,20 @@ int fl_iscsi_run(struct fl_iscsi *t)
 
 	/* wake at the deadline, not up to 50 us after it (the default slack) */
 	prctl(PR_SET_TIMERSLACK, 1000UL, 0, 0, 0);
+	pthread_mutex_lock(&p->lock);
+	p->loop_thread = pthread_self();
+	p->loop_running = true;
+	pthread_mutex_unlock(&p->lock);
 
 	while (!p->stop) {
 		uint64_t due = timers_run(p);
 		if (engine_timers) {
-			unsigned fired = 0;
-			uint64_t next = be_timers_run(p, &fired);
+			uint64_t next = be_timers_run(p);
 			if (next < due)
 				due = next;
-			if (fired)
-				portal_drain(p);
 		}
+		/* what the timers completed on this thread, before waiting */
+		portal_drain(p);
 		portal_reap(p);
 		int n = loop_wait(p, evs, 64, due);
 		if (n < 0) {
@@ -557,8 +564,13 @@ int fl_iscsi_run(struct fl_iscsi *t)
 				portal_accept(p);
 				continue;
 			}
-			if (ptr == &tag_event)
-				continue; /* drained below, after the sockets */
+			if (ptr == &tag_event) {
+				/* another thread queued work: drained below, after the sockets */
+				uint64_t v;
+				ssize_t r = read(p->efd, &v, sizeof(v));
+				(void)r;
+				continue;
+			}
 			struct conn *c = ptr;
 			/* Connections are only freed by portal_reap, after the batch. */
 			if (c->dead)
@@ -575,6 +587,9 @@ int fl_iscsi_run(struct fl_iscsi *t)
 		portal_drain(p);
 		portal_reap(p);
 	}
+	pthread_mutex_lock(&p->lock);
+	p->loop_running = false;
+	pthread_mutex_unlock(&p->lock);
 	if (engine_timers && be_timers_release(p))
 		iscsi_log(p, LOG_ERR, NULL, "cannot restart the engine's timer thread");
 	return err;
