@@ -17,6 +17,7 @@
 #ifndef FL_FAULTS_H
 #define FL_FAULTS_H
 
+#include "fl_scenario.h"
 #include "fl_target.h"
 
 #include <stdio.h>
@@ -24,57 +25,6 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
-
-/* Front ends a scenario may name; lint checks that each action fits them. */
-enum fl_frontend {
-	FL_FE_ANY = 0,
-	FL_FE_ISCSI = 1 << 0, /* faultlun serve */
-	FL_FE_TCMU = 1 << 1,  /* handler_faultlun.so under tcmu-runner */
-	FL_FE_VM = 1 << 2,    /* faultlun vm (runs one of the above in a guest) */
-};
-
-/* One problem found in a scenario: FILE:LINE:COL: message. */
-struct fl_diag {
-	char *file;
-	int line, col;
-	char *msg;
-};
-struct fl_diags {
-	struct fl_diag *v;
-	size_t n, cap;
-};
-void fl_diags_print(const struct fl_diags *d, FILE *out);
-void fl_diags_free(struct fl_diags *d);
-
-/* Prints the sense key and ASC/ASCQ names a scenario may use, one per line. */
-void fl_sense_names_print(FILE *out);
-
-/* A parsed, validated scenario. Immutable once loaded; never half-loaded. */
-struct fl_scenario;
-
-/*
- * Parses and validates (schema and meaning) a scenario for the given front
- * ends (a mask of enum fl_frontend; FL_FE_ANY checks against the ones the
- * scenario itself names). Returns 0 and *out, or -EINVAL with every problem
- * appended to diags (nothing allocated in *out), or -errno for I/O errors.
- */
-int fl_scenario_load_file(const char *path, unsigned frontends, struct fl_scenario **out,
-			  struct fl_diags *diags);
-int fl_scenario_load_string(const char *name, const char *text, unsigned frontends,
-			    struct fl_scenario **out, struct fl_diags *diags);
-void fl_scenario_free(struct fl_scenario *sc);
-
-/* Accessors used by front ends and the CLI. */
-const char *fl_scenario_name(const struct fl_scenario *sc);
-const char *fl_scenario_description(const struct fl_scenario *sc);
-unsigned fl_scenario_frontends(const struct fl_scenario *sc);
-const char *fl_scenario_target_iqn(const struct fl_scenario *sc); /* NULL: default */
-unsigned fl_scenario_lun_count(const struct fl_scenario *sc);
-/* LUN number and core config of the i-th LUN (strings owned by sc). */
-int fl_scenario_lun(const struct fl_scenario *sc, unsigned i, uint16_t *lun_id,
-		    struct fl_lun_config *cfg);
-/* The scenario's "check" section re-serialised as compact JSON (or NULL). */
-const char *fl_scenario_check_json(const struct fl_scenario *sc);
 
 /* Options for an engine; zero-initialised means defaults. */
 struct fl_engine_opts {
@@ -131,26 +81,6 @@ int fl_engine_replace(struct fl_engine *e, const struct fl_scenario *sc);
  */
 void fl_engine_submit(struct fl_engine *e, uint16_t lun_id, struct fl_cmd *cmd);
 
-/* Task management functions (SAM-5 7). */
-enum fl_tmf_fn {
-	FL_TMF_ABORT_TASK = 1,
-	FL_TMF_ABORT_TASK_SET = 2,
-	FL_TMF_CLEAR_ACA = 3,
-	FL_TMF_CLEAR_TASK_SET = 4,
-	FL_TMF_LUN_RESET = 5,
-	FL_TMF_TARGET_WARM_RESET = 6,
-	FL_TMF_TARGET_COLD_RESET = 7,
-};
-/* Answers; values below 256 are RFC 7143 11.6.1 response codes. */
-enum fl_tmf_resp {
-	FL_TMF_RESP_COMPLETE = 0,
-	FL_TMF_RESP_TASK_NOT_EXIST = 1,
-	FL_TMF_RESP_LUN_NOT_EXIST = 2,
-	FL_TMF_RESP_NOT_SUPPORTED = 5,
-	FL_TMF_RESP_REJECTED = 255,
-	FL_TMF_RESP_NONE = 256,		   /* never answer: send nothing */
-	FL_TMF_RESP_DROP_CONNECTION = 257, /* close the connection instead */
-};
 struct fl_tmf;
 typedef void (*fl_tmf_done_fn)(struct fl_tmf *tmf, enum fl_tmf_resp resp);
 struct fl_tmf {
@@ -181,42 +111,6 @@ enum fl_conn_event {
 void fl_engine_conn_event(struct fl_engine *e, enum fl_conn_event ev, uint64_t nexus_id,
 			  const char *initiator);
 
-/* Transport (iSCSI) behaviour: asked for each PDU received or to be sent. */
-enum fl_pdu_kind {
-	FL_PDU_NOP_OUT = 1,
-	FL_PDU_SCSI_CMD,
-	FL_PDU_TMF_REQ,
-	FL_PDU_LOGIN_REQ,
-	FL_PDU_TEXT_REQ,
-	FL_PDU_DATA_OUT,
-	FL_PDU_LOGOUT_REQ,
-	FL_PDU_SNACK,
-	FL_PDU_NOP_IN,
-	FL_PDU_SCSI_RESP,
-	FL_PDU_TMF_RESP,
-	FL_PDU_LOGIN_RESP,
-	FL_PDU_TEXT_RESP,
-	FL_PDU_DATA_IN,
-	FL_PDU_LOGOUT_RESP,
-	FL_PDU_R2T,
-	FL_PDU_ASYNC,
-	FL_PDU_REJECT,
-};
-struct fl_pdu_info {
-	enum fl_pdu_kind kind;
-	uint64_t nexus_id;
-	uint16_t lun_id;
-	bool has_cdb;		/* SCSI_CMD / DATA_OUT / DATA_IN / SCSI_RESP of a command */
-	struct fl_cdb_info cdb; /* its decoded CDB when has_cdb */
-	uint32_t data_sn;	/* DATA_OUT / DATA_IN: DataSN; else 0 */
-	uint32_t buffer_offset;
-};
-enum fl_xport_action {
-	FL_XPORT_PASS = 0,
-	FL_XPORT_DROP,	/* do not process (inbound) / do not send (outbound) */
-	FL_XPORT_DELAY, /* process / send after delay_us */
-	FL_XPORT_CLOSE, /* close the connection now (no logout) */
-};
 struct fl_xport_verdict {
 	enum fl_xport_action action;
 	uint32_t delay_us;
@@ -254,12 +148,6 @@ struct fl_ctl;
 int fl_ctl_start(struct fl_engine *e, const char *path, struct fl_ctl **out);
 /* Stops serving and removes the socket file; call before fl_engine_destroy. */
 void fl_ctl_stop(struct fl_ctl *ctl);
-
-/*
- * Write-protects every LUN of a loaded scenario (`faultlun serve --read-only`),
- * as `"read_only": true` on each would. Call before fl_engine_create.
- */
-void fl_scenario_set_read_only(struct fl_scenario *sc);
 
 #ifdef __cplusplus
 }

@@ -11,7 +11,7 @@
  * and loading goes on, so one run lists all of them; a scenario with any
  * problem is freed whole and never returned.
  */
-#include "faults_internal.h"
+#include "scenario_internal.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -6,7 +6,7 @@
  * instead; this table only covers the codes storage arrays commonly return.
  * `faultlun lint --sense-names` prints it.
  */
-#include "faults_internal.h"
+#include "scenario_internal.h"
 
 #include <errno.h>
 #include <string.h>

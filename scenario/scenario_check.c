@@ -5,7 +5,7 @@
  * LUNs, states reachable from the initial one, and what each front end can
  * carry out (tcmu-runner passes no task management and has no iSCSI PDUs).
  */
-#include "faults_internal.h"
+#include "scenario_internal.h"
 
 #include <inttypes.h>
 #include <stdlib.h>

@@ -5,7 +5,7 @@
  * match parsers that transport rules share. Sense data per SPC-4 r37 4.5,
  * statuses per SAM-5 r21 5.3.
  */
-#include "faults_internal.h"
+#include "scenario_internal.h"
 
 #include <errno.h>
 #include <inttypes.h>

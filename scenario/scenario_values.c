@@ -5,7 +5,7 @@
  * numbers, sizes, booleans, state names, sense (SPC-4 r37 4.5.6 keys, Annex D
  * ASC/ASCQ) and ALUA states (SPC-4 r37 5.15.2.4).
  */
-#include "faults_internal.h"
+#include "scenario_internal.h"
 
 #include <ctype.h>
 #include <errno.h>

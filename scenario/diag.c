@@ -11,7 +11,7 @@
  * under its path ("/rules/0/action/sense"). Lines and columns are 1-based;
  * columns count characters (UTF-8 continuation bytes do not advance them).
  */
-#include "faults_internal.h"
+#include "scenario_internal.h"
 
 #include <errno.h>
 #include <stdarg.h>

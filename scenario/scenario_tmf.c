@@ -4,7 +4,7 @@
  * as in RFC 7143 11.6.1), the iSCSI transport rules and session conditions
  * (RFC 7143), and the state transitions of a scenario (docs/scenario-format.md).
  */
-#include "faults_internal.h"
+#include "scenario_internal.h"
 
 #include <stdlib.h>
 #include <string.h>
