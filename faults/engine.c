@@ -681,11 +681,7 @@ void engine_lun_effect(struct fl_engine *e, struct eng_lun *L, const struct sc_a
 	case VERB_RESIZE: {
 		uint64_t blocks = a->resize_in_blocks ? a->resize : a->resize / L->block_size;
 
-		if (blocks && fl_lun_resize(L->lun, blocks) == 0) {
-			pthread_mutex_lock(&e->lock);
-			L->num_blocks = blocks;
-			pthread_mutex_unlock(&e->lock);
-		}
+		engine_resize(e, L, blocks, why);
 		break;
 	}
 	case VERB_ALUA:

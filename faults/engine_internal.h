@@ -175,6 +175,8 @@ bool engine_event(struct fl_engine *e, enum sc_on on, int tmf_fn, uint64_t value
 /* Carries out a LUN-wide effect (ua, power_loss, resize, alua); no lock held. */
 void engine_lun_effect(struct fl_engine *e, struct eng_lun *L, const struct sc_action *a,
 		       const char *why);
+/* Resizes a LUN in the core and in the engine together and traces it (no lock held). */
+int engine_resize(struct fl_engine *e, struct eng_lun *L, uint64_t num_blocks, const char *why);
 /* Releases held commands (e->lock NOT held); returns the count. */
 size_t engine_release(struct fl_engine *e, bool all, uint64_t tag, int lun);
 /* Arms or disarms a rule by id (SCSI or transport); -ENOENT. e->lock held. */

@@ -253,6 +253,44 @@ int fl_engine_replace(struct fl_engine *e, const struct fl_scenario *csc)
 	return 0;
 }
 
+/*
+ * Resizes a LUN in the core and in the engine together (no lock held). The
+ * engine lock is held across both, so no command is matched against one
+ * capacity and executed against the other; why names the rule or front end.
+ */
+int engine_resize(struct fl_engine *e, struct eng_lun *L, uint64_t num_blocks, const char *why)
+{
+	uint64_t old;
+	json_t *o;
+	int r;
+
+	pthread_mutex_lock(&e->lock);
+	old = L->num_blocks;
+	r = fl_lun_resize(L->lun, num_blocks);
+	if (!r)
+		L->num_blocks = num_blocks;
+	pthread_mutex_unlock(&e->lock);
+	if (r)
+		return r;
+	o = trace_event(&e->trace, "resize");
+	json_object_set_new(o, "lun", json_integer(L->id));
+	json_object_set_new(o, "from_blocks", json_u64(old));
+	json_object_set_new(o, "blocks", json_u64(num_blocks));
+	json_object_set_new(o, "why", json_string(why));
+	trace_emit(&e->trace, o);
+	return 0;
+}
+
+/* Changes the capacity of one LUN, in the core and in the engine's rules alike. */
+int fl_engine_resize(struct fl_engine *e, uint16_t lun_id, uint64_t num_blocks)
+{
+	struct eng_lun *L = lun_id < FL_MAX_LUNS ? e->by_id[lun_id] : NULL;
+
+	if (!L)
+		return -ENOENT;
+	return engine_resize(e, L, num_blocks, "frontend");
+}
+
 /* Arms or disarms a rule by id (SCSI or transport); -ENOENT. e->lock held. */
 int engine_arm(struct fl_engine *e, const char *id, bool armed)
 {

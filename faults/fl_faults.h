@@ -75,6 +75,17 @@ uint64_t fl_engine_timers_run(struct fl_engine *e, unsigned *fired);
 int fl_engine_replace(struct fl_engine *e, const struct fl_scenario *sc);
 
 /*
+ * Changes the capacity of LUN lun_id to num_blocks: the core LUN (which
+ * queues UA 2A/09 CAPACITY DATA HAS CHANGED) and the engine's own view of it,
+ * which crosses_end rules test, change together under the engine lock; the
+ * trace gets a "resize" event. The one way to resize a LUN the engine serves
+ * (front ends, the control socket and the resize action all use it).
+ * Returns 0, -ENOENT (no such LUN), -EINVAL (0 blocks, or too many) or the
+ * store's -errno.
+ */
+int fl_engine_resize(struct fl_engine *e, uint16_t lun_id, uint64_t num_blocks);
+
+/*
  * The pass-through: submits cmd to LUN lun_id through the rules. done() is
  * called exactly once. When cmd->no_response is set on completion the front
  * end must send nothing for it (the initiator sees a lost command).

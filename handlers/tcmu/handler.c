@@ -835,9 +835,10 @@ static void fl_tcmu_close(struct tcmu_device *dev)
 }
 
 /*
- * reconfig: a new dev_size from configfs resizes the LUN (the core queues UA
- * 2A/09). A new cfgstring or write-cache setting is refused: load another
- * scenario through the control socket instead.
+ * reconfig: a new dev_size from configfs resizes the LUN through the engine
+ * (its crosses_end rules follow; the core queues UA 2A/09). A new cfgstring
+ * or write-cache setting is refused: load another scenario through the
+ * control socket instead.
  */
 static int fl_tcmu_reconfig(struct tcmu_device *dev, struct tcmulib_cfg_info *cfg)
 {
@@ -856,7 +857,7 @@ static int fl_tcmu_reconfig(struct tcmu_device *dev, struct tcmulib_cfg_info *cf
 			return 0;
 		}
 		pthread_mutex_unlock(&d->lock);
-		rc = fl_lun_resize(d->lun, blocks);
+		rc = fl_engine_resize(d->eng, d->lun_id, blocks);
 		if (rc)
 			return rc;
 		pthread_mutex_lock(&d->lock);

@@ -269,6 +269,14 @@ static const char scenario_resize[] =
     "  \"rules\": [ { \"id\": \"grow\", \"match\": { \"opcode\": \"0x00\", \"nth\": 2 },\n"
     "                \"action\": { \"resize\": \"16MiB\" } } ] }\n";
 
+/* A crosses_end rule on reads: the engine must test it against the LUN's current capacity. */
+static const char scenario_eod[] =
+    "{ \"faultlun\": 1, \"name\": \"eod\", \"frontends\": [\"tcmu\"],\n"
+    "  \"luns\": [ { \"lun\": 0, \"size\": \"8MiB\", \"block_size\": 512 } ],\n"
+    "  \"rules\": [ { \"id\": \"eod\", \"match\": { \"class\": [\"read\"],\n"
+    "                \"lba\": { \"crosses_end\": true } },\n"
+    "                \"action\": { \"sense\": \"MEDIUM_ERROR/UNRECOVERED_READ_ERROR\" } } ] }\n";
+
 /* Two plain LUNs: read_only=1 must protect whichever one the device serves. */
 static const char scenario_two_luns[] =
     "{ \"faultlun\": 1, \"name\": \"two-luns\", \"frontends\": [\"tcmu\"],\n"
@@ -280,7 +288,7 @@ static const char scenario_ro[] =
     "{ \"faultlun\": 1, \"name\": \"ro\", \"frontends\": [\"tcmu\"],\n"
     "  \"luns\": [ { \"lun\": 0, \"size\": \"8MiB\", \"read_only\": true } ] }\n";
 
-static char good_path[300], bad_path[300], tmf_path[300], resize_path[300];
+static char good_path[300], bad_path[300], tmf_path[300], resize_path[300], eod_path[300];
 static char two_luns_path[300], ro_path[300];
 
 /* Writes a file into the temporary directory. */
@@ -851,6 +859,79 @@ static struct tcmu_device *open_quiet(const char *scenario, const char *extra)
 	return dev;
 }
 
+/* The runner's reconfig with a new dev_size (configfs), as its DEV_SIZE event delivers it. */
+static int reconfig_size(struct tcmu_device *dev, uint64_t bytes)
+{
+	struct tcmulib_cfg_info ci;
+	int rc;
+
+	memset(&ci, 0, sizeof(ci));
+	ci.type = TCMULIB_CFG_DEV_SIZE;
+	ci.data.dev_size = bytes;
+	rc = standin_handler->reconfig(dev, &ci);
+	if (rc == 0)
+		dev->num_lbas = bytes / dev->block_size; /* the runner's size follows */
+	return rc;
+}
+
+/* Status and sense key of a READ(10) of blocks at lba, run through whichever path it takes. */
+static int read_key(struct tcmu_device *dev, uint32_t lba, uint16_t blocks, int *key)
+{
+	uint8_t cdb[10], data[1024];
+	int rc, asc, ascq;
+
+	cdb10(cdb, 0x28, lba, blocks);
+	rc = run(dev, cdb, 10, data, (size_t)blocks * 512);
+	*key = 0;
+	if (rc == TCMU_STS_PASSTHROUGH_ERR)
+		sense_kcq(last_sense, key, &asc, &ascq);
+	return rc;
+}
+
+/*
+ * A resize from configfs (reconfig DEV_SIZE) goes through the engine: a
+ * crosses_end rule then tests against the new capacity, growing (a read past
+ * the old end but inside the new one succeeds, one crossing the new end hits
+ * the rule) and shrinking (a read crossing the new end hits the rule, not the
+ * core's 21/00).
+ */
+static void test_resize_reconfig_rules(void)
+{
+	uint8_t tur[6] = {0};
+	struct tcmu_device *dev = open_quiet(eod_path, "");
+	int rc, key;
+
+	if (!dev)
+		return;
+	run(dev, tur, 6, NULL, 0); /* power-on UA */
+	rc = read_key(dev, 16383, 2, &key);
+	CHECK(rc == TCMU_STS_PASSTHROUGH_ERR && key == 3,
+	      "READ crossing the 8 MiB end: status %d key %x, want the rule's 3/11/00", rc, key);
+
+	rc = reconfig_size(dev, 16u << 20);
+	CHECK(rc == 0, "reconfig dev_size 16 MiB: rc %d", rc);
+	run(dev, tur, 6, NULL, 0); /* UA 2A/09 CAPACITY DATA HAS CHANGED */
+	rc = read_key(dev, 20000, 1, &key);
+	CHECK(rc == TCMU_STS_OK, "READ at LBA 20000 inside the grown 16 MiB: status %d key %x, "
+				 "want OK (the rule tested the old capacity)", rc, key);
+	rc = read_key(dev, 32767, 2, &key);
+	CHECK(rc == TCMU_STS_PASSTHROUGH_ERR && key == 3,
+	      "READ crossing the new 16 MiB end: status %d key %x, want the rule's 3/11/00", rc,
+	      key);
+
+	rc = reconfig_size(dev, 4u << 20);
+	CHECK(rc == 0, "reconfig dev_size 4 MiB: rc %d", rc);
+	run(dev, tur, 6, NULL, 0);
+	rc = read_key(dev, 8191, 2, &key);
+	CHECK(rc == TCMU_STS_PASSTHROUGH_ERR && key == 3,
+	      "READ crossing the shrunk 4 MiB end: status %d key %x, want the rule's 3/11/00", rc,
+	      key);
+	rc = read_key(dev, 8000, 1, &key);
+	CHECK(rc == TCMU_STS_OK, "READ at LBA 8000 inside 4 MiB: status %d key %x", rc, key);
+	standin_handler->close(dev);
+	free(dev);
+}
+
 /* MODE SENSE(6), all pages: the WP bit of the header, or -1 when the command fails. */
 static int mode_sense_wp(struct tcmu_device *dev)
 {
@@ -1261,6 +1342,7 @@ static const struct {
     {"hold", test_hold},
     {"ctl_release", test_ctl_release},
     {"resize", test_resize},
+    {"resize_reconfig_rules", test_resize_reconfig_rules},
     {"file_store", test_file_store},
     {"read_only_config", test_read_only_config},
     {"read_only_commands", test_read_only_commands},
@@ -1313,6 +1395,7 @@ int main(int argc, char **argv)
 	write_file(bad_path, sizeof(bad_path), "bad.json", scenario_bad);
 	write_file(tmf_path, sizeof(tmf_path), "tmf.json", scenario_tmf);
 	write_file(resize_path, sizeof(resize_path), "resize.json", scenario_resize);
+	write_file(eod_path, sizeof(eod_path), "eod.json", scenario_eod);
 	write_file(two_luns_path, sizeof(two_luns_path), "two-luns.json", scenario_two_luns);
 	write_file(ro_path, sizeof(ro_path), "ro.json", scenario_ro);
 
