@@ -212,6 +212,11 @@ void fl_engine_tmf(struct fl_engine *e, struct fl_tmf *tmf)
 	pthread_mutex_lock(&e->lock);
 	old = e->state;
 	e->counters.tmfs++;
+	/*
+	 * {"tmf": ...} transitions fire when the TMF arrives, before its behaviour
+	 * is chosen: the behaviour is the one of the state the TMF leads to.
+	 */
+	engine_event(e, ON_TMF, tmf->fn, 0);
 	tmf_default(tmf->fn, &k);
 	if (tmf->fn > 0 && tmf->fn < SC_TMF_NR) {
 		st = &e->prog->sc->tmf[tmf->fn];
@@ -243,7 +248,6 @@ void fl_engine_tmf(struct fl_engine *e, struct fl_tmf *tmf)
 	if (k.delay_ms)
 		json_object_set_new(o, "delay_ms", json_integer(k.delay_ms));
 	trace_emit(&e->trace, o);
-	engine_event(e, ON_TMF, tmf->fn, 0);
 	notify = e->state != old && e->xport_notify;
 	if (k.delay_ms && k.respond != FL_TMF_RESP_NONE) {
 		struct tmf_pend *tp = calloc(1, sizeof(*tp));

@@ -156,11 +156,12 @@ static void test_lun_reset_behaviours(void)
 {
 	struct fl_engine *e = mk_engine(
 	    "{\"faultlun\": 1, \"frontends\": [\"iscsi\"], \"luns\": [{\"size\": \"1MiB\"}],"
-	    " \"states\": [\"hung\", \"slow\", \"grumpy\", \"healed\"],"
-	    " \"transitions\": [{\"from\": \"hung\", \"to\": \"slow\", \"on\": {\"tmf\": "
-	    "\"lun_reset\"}}],"
-	    " \"rules\": [{\"id\": \"h\", \"states\": [\"hung\", \"slow\"], \"match\": {\"class\": "
-	    "\"read\"},"
+	    " \"states\": [\"start\", \"hung\", \"slow\", \"grumpy\", \"healed\"],"
+	    " \"transitions\": [{\"from\": \"start\", \"to\": \"hung\", \"on\": {\"tmf\": "
+	    "\"lun_reset\"}},"
+	    "  {\"from\": \"hung\", \"to\": \"slow\", \"on\": {\"tmf\": \"lun_reset\"}}],"
+	    " \"rules\": [{\"id\": \"h\", \"states\": [\"start\", \"hung\", \"slow\"],"
+	    "  \"match\": {\"class\": \"read\"},"
 	    "  \"action\": {\"hold\": \"until_reset\"}}],"
 	    " \"tmf\": {\"lun_reset\": [{\"states\": [\"hung\"], \"respond\": \"never\"},"
 	    "  {\"states\": [\"slow\"], \"delay_ms\": 40, \"then\": {\"state\": \"grumpy\", "
@@ -177,14 +178,14 @@ static void test_lun_reset_behaviours(void)
 	clear_ua(e, 1);
 	tsubmit(e, (tcmd_init(c, 0x28, 0, 1, 1, 1), c), 0);
 	CU_ASSERT_FALSE(atomic_load(&c->done));
-	/* state hung: never answered, the hold stays */
+	/* start -> hung on the TMF, then hung's behaviour: never answered, the hold stays */
 	t = do_tmf(e, FL_TMF_LUN_RESET, 0, 1, 0, false);
 	CU_ASSERT_TRUE(tmf_wait(t, 100));
 	CU_ASSERT_EQUAL(t->resp, FL_TMF_RESP_NONE);
 	CU_ASSERT_FALSE(atomic_load(&c->done));
-	CU_ASSERT_STRING_EQUAL(fl_engine_state(e), "slow"); /* transition on the TMF */
+	CU_ASSERT_STRING_EQUAL(fl_engine_state(e), "hung");
 	free(t);
-	/* state slow: answered after 40 ms, hold released, then state grumpy, rule disarmed */
+	/* hung -> slow: answered after 40 ms, hold released, then state grumpy, rule disarmed */
 	t0 = mono_ns();
 	t = do_tmf(e, FL_TMF_LUN_RESET, 0, 1, 0, false);
 	CU_ASSERT_FALSE(atomic_load(&t->done));
@@ -215,6 +216,32 @@ static void test_lun_reset_behaviours(void)
 	fl_engine_destroy(e);
 	free(c);
 	free(c2);
+}
+
+/*
+ * docs/faults/tmf.md: {"tmf": ...} transitions run before the TMF's behaviour is
+ * chosen, so the behaviour comes from the state the TMF moved the machine to.
+ */
+static void test_tmf_transition_before_behaviour(void)
+{
+	struct fl_engine *e = mk_engine(
+	    "{\"faultlun\": 1, \"frontends\": [\"iscsi\"], \"states\": [\"before\", \"after\"],"
+	    " \"transitions\": [{\"from\": \"before\", \"to\": \"after\","
+	    "  \"on\": {\"tmf\": \"lun_reset\"}}],"
+	    " \"tmf\": {\"lun_reset\": {\"states\": [\"after\"], \"respond\": \"rejected\"}}}",
+	    1, NULL);
+	struct ttmf *t;
+	struct fl_engine_counters k;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(e);
+	t = do_tmf(e, FL_TMF_LUN_RESET, 0, 1, 0, false);
+	CU_ASSERT_TRUE(tmf_wait(t, 1000));
+	CU_ASSERT_STRING_EQUAL(fl_engine_state(e), "after");
+	CU_ASSERT_EQUAL(t->resp, FL_TMF_RESP_REJECTED);
+	fl_engine_get_counters(e, &k);
+	CU_ASSERT_EQUAL(k.resets, 0); /* a rejected reset resets nothing */
+	free(t);
+	fl_engine_destroy(e);
 }
 
 /* The delay of a TMF answer is honoured (and a pending one is answered NONE at destroy). */
@@ -501,6 +528,7 @@ static CU_TestInfo tmf_tests[] = {
     {"test_abort_task", test_abort_task},
     {"test_lun_reset_completes", test_lun_reset_completes},
     {"test_lun_reset_behaviours", test_lun_reset_behaviours},
+    {"test_tmf_transition_before_behaviour", test_tmf_transition_before_behaviour},
     {"test_tmf_delay", test_tmf_delay},
     {"test_conn_events", test_conn_events},
     {"test_transport_verdicts", test_transport_verdicts},
