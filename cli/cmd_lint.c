@@ -52,7 +52,7 @@ int cmd_lint(int argc, char **argv)
 {
 	unsigned frontends = 0;
 	bool quiet = false;
-	int nfiles = 0, bad = 0, i;
+	int nfiles = 0, bad = 0, unreadable = 0, i;
 
 	for (i = 1; i < argc; i++) {
 		const char *a = argv[i];
@@ -96,7 +96,7 @@ int cmd_lint(int argc, char **argv)
 			bad++;
 		} else if (r < 0) {
 			printf("%s:1:1: cannot read the file: %s\n", argv[i], strerror(-r));
-			bad++;
+			unreadable++;
 		} else if (!quiet) {
 			fprintf(stderr, "%s: ok\n", argv[i]);
 		}
@@ -108,5 +108,5 @@ int cmd_lint(int argc, char **argv)
 		return 2;
 	}
 	fflush(stdout);
-	return bad ? 1 : 0;
+	return unreadable ? 2 : bad ? 1 : 0;
 }

@@ -14,6 +14,7 @@
 #ifndef FL_SCENARIO_H
 #define FL_SCENARIO_H
 
+#include "fl_check.h"
 #include "fl_target.h"
 
 #include <stdatomic.h>
@@ -49,6 +50,10 @@ void fl_diags_free(struct fl_diags *d);
 /* Prints the sense key and ASC/ASCQ names a scenario may use, one per line. */
 void fl_sense_names_print(FILE *out);
 
+/* Largest scenario text read (bytes), and how long a silent pipe is waited for. */
+#define FL_SCENARIO_MAX_BYTES (16u << 20)
+#define FL_SCENARIO_READ_IDLE_MS 10000
+
 /* A parsed, validated scenario. Immutable once loaded; never half-loaded. */
 struct fl_scenario;
 
@@ -73,8 +78,6 @@ unsigned fl_scenario_lun_count(const struct fl_scenario *sc);
 /* LUN number and core config of the i-th LUN (strings owned by sc). */
 int fl_scenario_lun(const struct fl_scenario *sc, unsigned i, uint16_t *lun_id,
 		    struct fl_lun_config *cfg);
-/* The scenario's "check" section re-serialised as compact JSON (or NULL). */
-const char *fl_scenario_check_json(const struct fl_scenario *sc);
 
 /* Task management functions (SAM-5 7). */
 enum fl_tmf_fn {
@@ -244,6 +247,11 @@ struct sc_action {
 	uint64_t resize;
 	enum fl_alua_state alua;
 	int set_state; /* -1: none */
+	/*
+	 * sense / status only: answer even when a unit attention is pending for
+	 * the command's nexus (by default the UA comes first, SAM-5 r21 5.14).
+	 */
+	bool overtake_ua;
 };
 
 struct sc_rule {
@@ -342,7 +350,7 @@ struct fl_scenario {
 	size_t nxrules;
 	struct sc_session session;	  /* every state */
 	struct sc_session *state_session; /* per state, nstates entries */
-	char *check_json;
+	struct fl_check *check; /* NULL: no check section */
 };
 
 /* Class names ("read", ...) as used by scenarios, indexed by enum fl_cmd_class. */

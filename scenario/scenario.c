@@ -15,6 +15,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -323,143 +324,6 @@ static void parse_states(struct pctx *c, json_t *v)
 	}
 }
 
-/* Checks one value of the check section against an allowed type set. */
-static void check_list_of_objects(struct pctx *c, const char *path, json_t *v, const char *what,
-				  const char *const *keys, const char *const *ops)
-{
-	char q[80];
-	size_t i;
-	json_t *e;
-
-	if (!json_is_array(v)) {
-		perr(c, path, false, "\"%s\": expected a list, got %s", what,
-		     pquote(v, q, sizeof(q)));
-		return;
-	}
-	json_array_foreach(v, i, e)
-	{
-		char sub[512];
-
-		snprintf(sub, sizeof(sub), "%s/%zu", path, i);
-		if (!json_is_object(e)) {
-			perr(c, sub, false, "each entry of \"%s\" must be an object, got %s", what,
-			     pquote(e, q, sizeof(q)));
-			continue;
-		}
-		pkeys(c, sub, e, what, keys);
-		if (ops) {
-			json_t *op = json_object_get(e, "op");
-			size_t k;
-
-			snprintf(sub, sizeof(sub), "%s/%zu/op", path, i);
-			for (k = 0; ops[k] && json_is_string(op); k++)
-				if (!strcmp(ops[k], json_string_value(op)))
-					break;
-			if (!json_is_string(op) || !ops[k])
-				perr(c, op ? sub : sub, false,
-				     "workload step needs \"op\" (read, write, fsync, mkfs, mount, "
-				     "write_file, sg_raw, sleep, ctl, ...), got %s",
-				     pquote(op, q, sizeof(q)));
-		}
-	}
-}
-
-/* Parses "check": shape only (runners interpret it), then keeps it as JSON. */
-static void parse_check(struct pctx *c, json_t *v)
-{
-	static const char *const keys[] = {"paths", "knobs", "workload", "expect", NULL};
-	static const char *const knobs[] = {"timeout_s",	  "eh_timeout_s",
-					    "abort_tmo_s",	  "lu_reset_tmo_s",
-					    "tgt_reset_tmo_s",	  "recovery_tmo_s",
-					    "noop_interval_s",	  "noop_timeout_s",
-					    "scsi_logging_level", "debug_libiscsi_eh",
-					    "cmd_time_out_s",	  "queue_depth",
-					    "multipath",	  NULL};
-	static const char *const step_keys[] = {
-	    "op",      "lba",	     "blocks", "direct",    "count",   "size", "path",	 "fs",
-	    "cdb",     "data",	     "ms",     "args",	    "pattern", "bs",   "offset", "lun",
-	    "command", "background", "repeat", "timeout_s", "dev",     NULL};
-	static const char *const ops[] = {"read",   "write",	  "fsync",     "mkfs",	 "mount",
-					  "umount", "write_file", "read_file", "sg_raw", "sleep",
-					  "ctl",    "sync",	  "discard",   "tur",	 "inquiry",
-					  "rescan", "shell",	  NULL};
-	static const char *const expect_keys[] = {
-	    "step",	 "errno",	 "status",	 "sense",  "kernel_log", "count",
-	    "eh",	 "device_state", "max_stall_ms", "trace",  "min",	 "max",
-	    "within_ms", "min_ms",	 "lun",		 "runner", NULL};
-	char q[80];
-	json_t *e;
-
-	if (!json_is_object(v)) {
-		perr(c, "/check", false, "\"check\": expected an object, got %s",
-		     pquote(v, q, sizeof(q)));
-		return;
-	}
-	pkeys(c, "/check", v, "check", keys);
-	if ((e = json_object_get(v, "paths"))) {
-		size_t i;
-		json_t *p;
-
-		if (!json_is_array(e))
-			perr(c, "/check/paths", false, "\"paths\": expected a list, got %s",
-			     pquote(e, q, sizeof(q)));
-		json_array_foreach(e, i, p)
-		{
-			char sub[64];
-
-			snprintf(sub, sizeof(sub), "/check/paths/%zu", i);
-			if (!json_is_string(p) || (strcmp(json_string_value(p), "iscsi") &&
-						   strcmp(json_string_value(p), "tcmu")))
-				perr(c, sub, false,
-				     "unknown path %s (expected \"iscsi\" or "
-				     "\"tcmu\")",
-				     pquote(p, q, sizeof(q)));
-		}
-	}
-	if ((e = json_object_get(v, "knobs"))) {
-		const char *k;
-		json_t *kv;
-
-		if (!json_is_object(e))
-			perr(c, "/check/knobs", false, "\"knobs\": expected an object, got %s",
-			     pquote(e, q, sizeof(q)));
-		else
-			pkeys(c, "/check/knobs", e, "knobs", knobs);
-		json_object_foreach(e, k, kv)
-		{
-			char sub[512];
-
-			snprintf(sub, sizeof(sub), "/check/knobs/%s", k);
-			if (!json_is_number(kv) && !json_is_boolean(kv) && !json_is_string(kv))
-				perr(c, sub, false, "knob \"%s\": expected a number, got %s", k,
-				     pquote(kv, q, sizeof(q)));
-		}
-	}
-	if ((e = json_object_get(v, "workload")))
-		check_list_of_objects(c, "/check/workload", e, "workload", step_keys, ops);
-	if ((e = json_object_get(v, "expect"))) {
-		size_t i;
-		json_t *x;
-
-		check_list_of_objects(c, "/check/expect", e, "expect", expect_keys, NULL);
-		/* "runner": which runner checks the entry (the other: not applicable). */
-		json_array_foreach(e, i, x)
-		{
-			json_t *r = json_object_get(x, "runner");
-			char sub[64];
-
-			if (!r ||
-			    (json_is_string(r) && (!strcmp(json_string_value(r), "vm") ||
-						   !strcmp(json_string_value(r), "libiscsi"))))
-				continue;
-			snprintf(sub, sizeof(sub), "/check/expect/%zu/runner", i);
-			perr(c, sub, false, "unknown runner %s (expected \"vm\" or \"libiscsi\")",
-			     pquote(r, q, sizeof(q)));
-		}
-	}
-	c->sc->check_json = json_dumps(v, JSON_COMPACT);
-}
-
 /* Parses "frontends". */
 static void parse_frontends(struct pctx *c, json_t *v)
 {
@@ -695,40 +559,96 @@ int fl_scenario_load_string(const char *name, const char *text, unsigned fronten
 	return 0;
 }
 
-/* Reads a whole file; returns 0 or -errno. */
+/*
+ * Reads a whole scenario file: "-" is standard input. Regular files, pipes
+ * and FIFOs (`serve <(jq ...)`, `lint /dev/stdin`) are read to end of file,
+ * never by their size; a pipe that stays silent for FL_SCENARIO_READ_IDLE_MS
+ * is given up (-ETIMEDOUT), so a FIFO without a writer cannot hang the
+ * reader. Anything else (directory, device, socket) is refused, and so is a
+ * text over FL_SCENARIO_MAX_BYTES (-EFBIG).
+ */
 static int read_file(const char *path, char **out)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	bool is_stdin = !strcmp(path, "-");
+	int fd = is_stdin ? STDIN_FILENO : open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
 	struct stat st;
-	char *buf;
-	size_t n = 0;
+	char *buf = NULL;
+	size_t n = 0, cap = 0;
+	int err = 0;
 
 	if (fd < 0)
 		return -errno;
-	if (fstat(fd, &st) < 0 || S_ISDIR(st.st_mode)) {
-		int err = S_ISDIR(st.st_mode) ? -EISDIR : -errno;
-
-		close(fd);
-		return err;
+	if (fstat(fd, &st) < 0) {
+		err = -errno;
+		goto out;
 	}
-	buf = malloc((size_t)st.st_size + 1);
-	if (!buf) {
-		close(fd);
-		return -ENOMEM;
+	if (S_ISDIR(st.st_mode)) {
+		err = -EISDIR;
+		goto out;
 	}
-	while (n < (size_t)st.st_size) {
-		ssize_t r = read(fd, buf + n, (size_t)st.st_size - n);
+	if (!S_ISREG(st.st_mode) && !S_ISFIFO(st.st_mode) && !(is_stdin && S_ISCHR(st.st_mode))) {
+		err = -ESPIPE; /* a device or a socket is not a scenario */
+		goto out;
+	}
+	for (;;) {
+		ssize_t r;
 
-		if (r < 0 && errno == EINTR)
+		if (n + 1 >= cap) {
+			size_t ncap = cap ? cap * 2 : 64 * 1024;
+			char *nb;
+
+			if (cap >= FL_SCENARIO_MAX_BYTES + 1) {
+				err = -EFBIG;
+				goto out;
+			}
+			if (ncap > FL_SCENARIO_MAX_BYTES + 1)
+				ncap = FL_SCENARIO_MAX_BYTES + 1;
+			nb = realloc(buf, ncap);
+			if (!nb) {
+				err = -ENOMEM;
+				goto out;
+			}
+			buf = nb;
+			cap = ncap;
+		}
+		r = read(fd, buf + n, cap - 1 - n);
+		if (r > 0) {
+			n += (size_t)r;
+			if (n > FL_SCENARIO_MAX_BYTES) {
+				err = -EFBIG;
+				goto out;
+			}
 			continue;
-		if (r <= 0)
+		}
+		if (r == 0)
 			break;
-		n += (size_t)r;
+		if (errno == EINTR)
+			continue;
+		if (errno == EAGAIN || errno == EWOULDBLOCK) {
+			struct pollfd p = {.fd = fd, .events = POLLIN};
+			int k = poll(&p, 1, FL_SCENARIO_READ_IDLE_MS);
+
+			if (k == 0) {
+				err = -ETIMEDOUT;
+				goto out;
+			}
+			if (k < 0 && errno != EINTR) {
+				err = -errno;
+				goto out;
+			}
+			continue;
+		}
+		err = -errno;
+		goto out;
 	}
-	close(fd);
 	buf[n] = 0;
 	*out = buf;
-	return 0;
+	buf = NULL;
+out:
+	free(buf);
+	if (!is_stdin)
+		close(fd);
+	return err;
 }
 
 /* Parses and validates a scenario file. */
@@ -739,9 +659,27 @@ int fl_scenario_load_file(const char *path, unsigned frontends, struct fl_scenar
 	int r = read_file(path, &text);
 
 	*out = NULL;
-	if (r)
+	switch (r) {
+	case 0:
+		break;
+	case -ESPIPE:
+		diag_add(diags, path, 1, 1,
+			 "not a regular file or a pipe: a device or a socket is not a scenario");
+		return -EINVAL;
+	case -EFBIG:
+		diag_add(diags, path, 1, 1, "the file is larger than %u MiB: not a scenario",
+			 FL_SCENARIO_MAX_BYTES >> 20);
+		return -EINVAL;
+	case -ETIMEDOUT:
+		diag_add(diags, path, 1, 1,
+			 "nothing to read for %d s (a FIFO without a writer?)",
+			 FL_SCENARIO_READ_IDLE_MS / 1000);
+		return -EINVAL;
+	default:
 		return r;
-	r = fl_scenario_load_string(path, text, frontends, out, diags);
+	}
+	r = fl_scenario_load_string(strcmp(path, "-") ? path : "<stdin>", text, frontends, out,
+				    diags);
 	free(text);
 	return r;
 }
@@ -764,7 +702,7 @@ void fl_scenario_free(struct fl_scenario *sc)
 	free(sc->states);
 	free(sc->state_session);
 	scenario_free_rules(sc);
-	free(sc->check_json);
+	check_free(sc->check);
 	free(sc->iqn);
 	free(sc->name);
 	free(sc->description);
@@ -828,8 +766,3 @@ int fl_scenario_lun(const struct fl_scenario *sc, unsigned i, uint16_t *lun_id,
 	return 0;
 }
 
-/* The "check" section as compact JSON, or NULL. */
-const char *fl_scenario_check_json(const struct fl_scenario *sc)
-{
-	return sc->check_json;
-}

@@ -97,6 +97,8 @@ void parse_tmf(struct pctx *c, json_t *tmf);
 void parse_transport(struct pctx *c, json_t *tr);
 void parse_transitions(struct pctx *c, json_t *tr);
 void check_meaning(struct pctx *c);
+void parse_check(struct pctx *c, json_t *check);
+void check_free(struct fl_check *ck);
 void scenario_free_rules(struct fl_scenario *sc);
 
 

@@ -36,7 +36,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		(void)fl_scenario_description(sc);
 		(void)fl_scenario_frontends(sc);
 		(void)fl_scenario_target_iqn(sc);
-		(void)fl_scenario_check_json(sc);
+		(void)fl_scenario_check(sc);
 		for (unsigned i = 0; i < fl_scenario_lun_count(sc); i++) {
 			uint16_t id;
 			struct fl_lun_config cfg;

@@ -25,15 +25,13 @@
  * up to 30 times within the step's timeout. Exit 0 when every applicable
  * expectation holds, 1 otherwise, 77 when none applies.
  */
-#include "faults_internal.h"
-#include "fl_faults.h"
+#include "fl_scenario.h"
 #include "iscsi_common.h"
 
 #include <iscsi/iscsi.h>
 #include <iscsi/scsi-lowlevel.h>
-#include <jansson.h>
 
-#include <ctype.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <spawn.h>
@@ -88,6 +86,8 @@ static bool wait_op(struct op *op, int64_t ms)
 /* What one step produced. */
 struct result {
 	bool run, done;
+	bool past_deadline; /* the step's deadline passed before it ended */
+	uint32_t repeats;
 	int status;
 	uint8_t key, asc, ascq;
 	int64_t ms;
@@ -125,7 +125,7 @@ static int tmf(enum iscsi_task_mgmt_funcs fn, int lun, struct scsi_task *t, int 
 
 /* Runs one CDB with the runner's error handling; fills r. */
 static void run_task(struct scsi_task *(*make)(void *), void *arg, int lun, struct iscsi_data *out,
-		     int timeout_ms, struct result *r)
+		     int timeout_ms, int64_t deadline, struct result *r)
 {
 	int64_t t0 = itest_now_ms();
 	int ua_retries = 0;
@@ -141,7 +141,9 @@ static void run_task(struct scsi_task *(*make)(void *), void *arg, int lun, stru
 			r->done = false;
 			break;
 		}
-		if (wait_op(opp, timeout_ms) && opp->status != SCSI_STATUS_CANCELLED &&
+		int64_t left = deadline - itest_now_ms();
+		bool answered = wait_op(opp, left < timeout_ms ? (left > 0 ? left : 0) : timeout_ms);
+		if (answered && opp->status != SCSI_STATUS_CANCELLED &&
 		    opp->status != SCSI_STATUS_ERROR) {
 			r->done = true;
 			r->status = t->status;
@@ -166,6 +168,15 @@ static void run_task(struct scsi_task *(*make)(void *), void *arg, int lun, stru
 				ua_retries++;
 				attempt--;
 				continue;
+			}
+			break;
+		}
+		if (!answered && itest_now_ms() >= deadline) {
+			/* The step's deadline, not the command timeout: no error handling. */
+			r->past_deadline = true;
+			if (nstale < sizeof(stale) / sizeof(stale[0])) {
+				stale_op[nstale] = opp;
+				stale[nstale++] = t;
 			}
 			break;
 		}
@@ -220,7 +231,7 @@ static struct scsi_task *make_tur(void *p)
 static struct scsi_task *make_inquiry(void *p)
 {
 	(void)p;
-	return scsi_cdb_inquiry(0, 0, 255);
+	return scsi_cdb_inquiry(0, 0, FL_INQUIRY_ALLOC);
 }
 static struct scsi_task *make_sync(void *p)
 {
@@ -251,100 +262,50 @@ static struct scsi_task *make_raw(void *p)
 }
 
 /*
- * A CDB in hex: bytes of one or two hex digits, separated by spaces or
- * colons or not at all ("28 00 ...", "2800..."). Its length, or -1.
+ * sg_raw step: the step's CDB with data_in bytes of data-in, or data_out
+ * bytes of data-out filled with the step's pattern, as the VM lab's agent
+ * sends it with SG_IO.
  */
-static int parse_cdb(const char *hex, uint8_t *cdb, int max)
+static void run_sg_raw(const struct fl_step *s, int lun, int tmo, int64_t deadline,
+		       struct result *r)
 {
-	int n = 0;
-	for (const char *p = hex; *p;) {
-		if (*p == ' ' || *p == ':') {
-			p++;
-			continue;
-		}
-		int digits = 0;
-		unsigned v = 0;
-		while (digits < 2 && isxdigit((unsigned char)*p)) {
-			int d = isdigit((unsigned char)*p) ? *p - '0' : (*p | 0x20) - 'a' + 10;
-			v = v * 16 + (unsigned)d;
-			digits++;
-			p++;
-		}
-		if (!digits || n == max)
-			return -1;
-		cdb[n++] = (uint8_t)v;
-	}
-	return n;
-}
-
-/* Integer member with a default. */
-static int64_t jint(json_t *o, const char *k, int64_t def)
-{
-	json_t *v = json_object_get(o, k);
-	return json_is_integer(v) ? json_integer_value(v)
-	       : json_is_real(v)  ? (int64_t)json_real_value(v)
-				  : def;
-}
-
-/*
- * sg_raw step: the CDB "cdb" as given, with "size" bytes of data-in, or else
- * "data" bytes of data-out filled with "pattern" (default 0xa5), as the VM
- * lab's agent sends it with SG_IO. False when the step cannot be sent.
- */
-static bool run_sg_raw(json_t *step, int lun, int tmo, struct result *r)
-{
-	struct raw_arg a = {.in = (uint32_t)jint(step, "size", 0)};
-	const char *hex = json_string_value(json_object_get(step, "cdb"));
-	json_t *data = json_object_get(step, "data");
-
-	a.len = hex ? parse_cdb(hex, a.cdb, (int)sizeof(a.cdb)) : -1;
-	if (a.len < 6) {
-		fprintf(stderr, "sg_raw: cdb \"%s\" is not 6 to 16 bytes in hex\n", hex ? hex : "");
-		return false;
-	}
-	if (data && (!json_is_integer(data) || json_integer_value(data) < 0 ||
-		     json_integer_value(data) > (1 << 24))) {
-		fprintf(stderr, "sg_raw: data must be a byte count (0 to 16 MiB)\n");
-		return false;
-	}
-	a.out = a.in ? 0 : (uint32_t)jint(step, "data", 0);
+	struct raw_arg a = {.len = s->cdb_len, .in = s->data_in, .out = s->data_out};
 	unsigned char *buf = malloc(a.out ? a.out : 1);
-	memset(buf, (int)jint(step, "pattern", 0xa5), a.out);
 	struct iscsi_data d = {.size = a.out, .data = buf};
-	run_task(make_raw, &a, lun, a.out ? &d : NULL, tmo, r);
+
+	memcpy(a.cdb, s->cdb, s->cdb_len);
+	memset(buf, s->pattern, a.out);
+	run_task(make_raw, &a, lun, a.out ? &d : NULL, tmo, deadline, r);
 	free(buf);
-	return true;
 }
 
 /*
  * ctl step: `faultlun ctl SOCKET ARGS...` on the target's control socket, as
  * the VM lab's agent runs it (docs/control-protocol.md); exit status 0 is
- * success (status GOOD, errno OK), anything else a failure. The session is
- * serviced while it runs; it is killed at the step's timeout. False when the
- * step cannot be run.
+ * success (errno OK), anything else EIO. The session is serviced while it
+ * runs; it is killed at the step's deadline. False (with why) when it cannot
+ * be started: the step then did not run, and its expectations fail.
  */
-static bool run_ctl(json_t *step, int tmo, struct result *r)
+static bool run_ctl(const struct fl_step *s, int64_t deadline, struct result *r, char *why,
+		    size_t whylen)
 {
-	json_t *args = json_object_get(step, "args"), *v;
-	char *argv[40];
+	char *argv[FL_CTL_ARGS_MAX + 4];
 	int n = 0, fds[2];
-	size_t i;
 
-	if (!ctl_socket || !json_is_array(args) || !json_array_size(args) ||
-	    json_array_size(args) > 32)
+	if (!ctl_socket) {
+		snprintf(why, whylen, "no control socket (iscsi_runner --ctl SOCKET)");
 		return false;
+	}
 	argv[n++] = (char *)faultlun_bin;
 	argv[n++] = (char *)"ctl";
 	argv[n++] = (char *)ctl_socket;
-	json_array_foreach(args, i, v)
-	{
-		if (!json_is_string(v))
-			return false;
-		argv[n++] = (char *)json_string_value(v);
-	}
+	for (size_t i = 0; i < s->nargs; i++)
+		argv[n++] = s->args[i];
 	argv[n] = NULL;
-	if (pipe2(fds, O_CLOEXEC))
+	if (pipe2(fds, O_CLOEXEC)) {
+		snprintf(why, whylen, "pipe: %s", strerror(errno));
 		return false;
+	}
 	posix_spawn_file_actions_t fa;
 	posix_spawn_file_actions_init(&fa);
 	posix_spawn_file_actions_adddup2(&fa, fds[1], STDOUT_FILENO);
@@ -353,7 +314,7 @@ static bool run_ctl(json_t *step, int tmo, struct result *r)
 	posix_spawn_file_actions_destroy(&fa);
 	close(fds[1]);
 	if (err) {
-		fprintf(stderr, "ctl: cannot run %s: %s\n", faultlun_bin, strerror(err));
+		snprintf(why, whylen, "cannot run %s: %s", faultlun_bin, strerror(err));
 		close(fds[0]);
 		return false;
 	}
@@ -370,7 +331,7 @@ static bool run_ctl(json_t *step, int tmo, struct result *r)
 		pid_t w = waitpid(pid, &st, WNOHANG);
 		if (w == pid)
 			break;
-		if (itest_now_ms() - t0 > tmo) {
+		if (itest_now_ms() >= deadline) {
 			kill(pid, SIGKILL);
 			waitpid(pid, &st, 0);
 			st = -1;
@@ -386,204 +347,272 @@ static bool run_ctl(json_t *step, int tmo, struct result *r)
 	r->answer[strcspn(r->answer, "\n")] = 0;
 	r->ms = itest_now_ms() - t0;
 	r->done = st != -1;
+	r->past_deadline = !r->done;
 	if (r->done && WIFEXITED(st))
 		r->exit_code = WEXITSTATUS(st);
-	/* Not a SCSI status: only exit status 0 counts as GOOD. */
-	r->status = r->exit_code == 0 ? SCSI_STATUS_GOOD : 0x100;
 	return true;
 }
 
-/* Runs one workload step; false when the runner cannot perform it. */
-static bool run_step(json_t *step, int default_timeout_ms, struct result *r)
+/*
+ * The errno Linux gives a block read or write for what the command got
+ * (scsi_check_sense and the host bytes it sets, Linux 6.1): the libiscsi
+ * runner's errno of read, write, discard, sync and fsync steps.
+ */
+static const char *errno_of(const struct result *r)
 {
-	const char *op = json_string_value(json_object_get(step, "op"));
-	int lun = (int)jint(step, "lun", url_lun);
-	int tmo = (int)(jint(step, "timeout_s", 0) * 1000);
-	struct rw_arg rw = {.lba = (uint64_t)jint(step, "lba", 0),
-			    .blocks = (uint32_t)jint(step, "blocks", 1)};
-	int repeat = (int)jint(step, "repeat", jint(step, "count", 1));
+	if (!r->done)
+		return "ETIMEDOUT"; /* the runner's error handling gave up */
+	switch (r->status) {
+	case 0x00: /* GOOD */
+	case 0x04: /* CONDITION MET */
+		return "OK";
+	case 0x18: /* RESERVATION CONFLICT: DID_NEXUS_FAILURE */
+		return "EBADE";
+	case 0x02:
+		break;
+	default: /* BUSY, TASK SET FULL, ...: Linux retries, then fails with EIO */
+		return "EIO";
+	}
+	switch (r->key) {
+	case SCSI_SENSE_RECOVERED_ERROR:
+		return "OK";
+	case SCSI_SENSE_ILLEGAL_REQUEST:
+		if (r->asc == 0x20 || r->asc == 0x21 || r->asc == 0x22 || r->asc == 0x24 ||
+		    r->asc == 0x26 || r->asc == 0x27)
+			return "EREMOTEIO"; /* DID_TARGET_FAILURE */
+		return "EIO";
+	case SCSI_SENSE_DATA_PROTECTION:
+		if (r->asc == 0x27 && r->ascq == 0x07)
+			return "ENOSPC"; /* DID_ALLOC_FAILURE: thin pool exhausted */
+		return "EREMOTEIO";
+	case 0x0a: /* COPY ABORTED */
+	case 0x0d: /* VOLUME OVERFLOW */
+	case SCSI_SENSE_MISCOMPARE:
+	case SCSI_SENSE_BLANK_CHECK:
+		return "EREMOTEIO";
+	case SCSI_SENSE_MEDIUM_ERROR:
+		if (r->asc == 0x11 || r->asc == 0x13 || r->asc == 0x14)
+			return "ENODATA"; /* DID_MEDIUM_ERROR */
+		return "EIO";
+	default:
+		return "EIO";
+	}
+}
 
-	if (!tmo)
-		tmo = default_timeout_ms;
-	if (!op)
+/* Turns what one step produced into the checker's observation. */
+static void observe(const struct fl_step *s, const struct result *r, struct fl_step_obs *o)
+{
+	o->elapsed_ms = (double)r->ms;
+	o->repeats_done = r->repeats;
+	if (r->past_deadline) {
+		o->end = FL_END_TIMEOUT;
+		return;
+	}
+	o->end = FL_END_DONE;
+	if (r->ctl) {
+		snprintf(o->errno_name, sizeof(o->errno_name), "%s",
+			 r->exit_code == 0 ? "OK" : "EIO");
+		return;
+	}
+	if (s->op == FL_OP_SLEEP) {
+		snprintf(o->errno_name, sizeof(o->errno_name), "OK");
+		return;
+	}
+	if (r->done) {
+		o->has_status = true;
+		o->status = (uint8_t)r->status;
+		o->has_sense = r->status == SCSI_STATUS_CHECK_CONDITION;
+		o->key = r->key;
+		o->asc = r->asc;
+		o->ascq = r->ascq;
+	}
+	/* A pass-through command's errno is the ioctl's, as SG_IO gives it. */
+	if (fl_step_op_is_passthrough(s->op))
+		snprintf(o->errno_name, sizeof(o->errno_name), "%s",
+			 r->done ? "OK" : "ETIMEDOUT");
+	else
+		snprintf(o->errno_name, sizeof(o->errno_name), "%s", errno_of(r));
+}
+
+/* True when one run of a step failed (a repeated step stops there). */
+static bool run_failed(const struct fl_step *s, const struct result *r)
+{
+	if (r->past_deadline || !r->done)
+		return true;
+	if (r->ctl)
+		return r->exit_code != 0;
+	if (fl_step_op_is_passthrough(s->op))
 		return false;
-	if (json_is_true(json_object_get(step, "background")))
-		return false;
-	if (!strcmp(op, "sleep")) {
-		int64_t t0 = itest_now_ms();
-		wait_op(NULL, jint(step, "ms", 0));
+	return strcmp(errno_of(r), "OK") != 0;
+}
+
+/*
+ * Runs one workload step (every repeat until one fails, within the step's
+ * deadline); fills o. cmd_tmo_ms is the command timeout before the runner's
+ * error handling (knobs.timeout_s).
+ */
+static void run_step(const struct fl_step *s, int cmd_tmo_ms, struct fl_step_obs *o,
+		     struct result *r)
+{
+	int lun = s->lun >= 0 ? s->lun : url_lun;
+	int64_t t0 = itest_now_ms(), deadline = t0 + (int64_t)s->timeout_s * 1000;
+	struct rw_arg rw = {.lba = s->lba, .blocks = (uint32_t)s->blocks};
+
+	switch (s->op) {
+	case FL_OP_MKFS:
+	case FL_OP_MOUNT:
+	case FL_OP_UMOUNT:
+	case FL_OP_WRITE_FILE:
+	case FL_OP_READ_FILE:
+	case FL_OP_RESCAN:
+	case FL_OP_SHELL:
+		o->end = FL_END_UNSUPPORTED;
+		snprintf(o->why, sizeof(o->why), "a file system or kernel operation");
+		return;
+	default:
+		break;
+	}
+	if (s->background) {
+		o->end = FL_END_UNSUPPORTED;
+		snprintf(o->why, sizeof(o->why), "it runs steps one at a time (background)");
+		return;
+	}
+	if (s->op == FL_OP_SLEEP) {
+		wait_op(NULL, s->ms);
 		r->ms = itest_now_ms() - t0;
 		r->run = r->done = true;
-		return true;
+		r->repeats = 1;
+		observe(s, r, o);
+		return;
 	}
-	for (int i = 0; i < (repeat > 0 ? repeat : 1); i++) {
+	for (uint32_t i = 0; i < s->repeat; i++) {
 		struct result one = {0};
-		if (!strcmp(op, "read")) {
-			run_task(make_rw, &rw, lun, NULL, tmo, &one);
-		} else if (!strcmp(op, "write")) {
+		switch (s->op) {
+		case FL_OP_READ:
+			run_task(make_rw, &rw, lun, NULL, cmd_tmo_ms, deadline, &one);
+			break;
+		case FL_OP_WRITE: {
 			size_t len = (size_t)rw.blocks * block_size;
 			unsigned char *buf = malloc(len ? len : 1);
-			memset(buf, (int)jint(step, "pattern", 0xa5), len);
+			memset(buf, s->pattern, len);
 			struct iscsi_data d = {.size = len, .data = buf};
 			rw.write = true;
-			run_task(make_rw, &rw, lun, &d, tmo, &one);
+			run_task(make_rw, &rw, lun, &d, cmd_tmo_ms, deadline, &one);
 			free(buf);
-		} else if (!strcmp(op, "tur")) {
-			run_task(make_tur, NULL, lun, NULL, tmo, &one);
-		} else if (!strcmp(op, "inquiry")) {
-			run_task(make_inquiry, NULL, lun, NULL, tmo, &one);
-		} else if (!strcmp(op, "sync") || !strcmp(op, "fsync")) {
-			run_task(make_sync, NULL, lun, NULL, tmo, &one);
-		} else if (!strcmp(op, "discard")) {
-			size_t len = block_size;
-			unsigned char *buf = calloc(1, len);
-			struct iscsi_data d = {.size = len, .data = buf};
-			run_task(make_discard, &rw, lun, &d, tmo, &one);
-			free(buf);
-		} else if (!strcmp(op, "sg_raw")) {
-			if (!run_sg_raw(step, lun, tmo, &one))
-				return false;
-		} else if (!strcmp(op, "ctl")) {
-			if (!run_ctl(step, tmo, &one))
-				return false;
-		} else {
-			return false; /* filesystem and kernel operations: the VM lab's */
+			break;
 		}
-		/* Report the first failure of a repeated step, else the last result. */
-		if (i == 0 || (r->done && r->status == SCSI_STATUS_GOOD))
-			*r = one;
+		case FL_OP_TUR:
+			run_task(make_tur, NULL, lun, NULL, cmd_tmo_ms, deadline, &one);
+			break;
+		case FL_OP_INQUIRY:
+			run_task(make_inquiry, NULL, lun, NULL, cmd_tmo_ms, deadline, &one);
+			break;
+		case FL_OP_SYNC:
+		case FL_OP_FSYNC:
+			run_task(make_sync, NULL, lun, NULL, cmd_tmo_ms, deadline, &one);
+			break;
+		case FL_OP_DISCARD: {
+			unsigned char *buf = calloc(1, block_size);
+			struct iscsi_data d = {.size = block_size, .data = buf};
+			run_task(make_discard, &rw, lun, &d, cmd_tmo_ms, deadline, &one);
+			free(buf);
+			break;
+		}
+		case FL_OP_SG_RAW:
+			run_sg_raw(s, lun, cmd_tmo_ms, deadline, &one);
+			break;
+		case FL_OP_CTL:
+			if (!run_ctl(s, deadline, &one, o->why, sizeof(o->why))) {
+				o->end = FL_END_NOT_RUN;
+				return;
+			}
+			break;
+		default:
+			break;
+		}
+		one.repeats = i + 1;
+		*r = one;
+		if (run_failed(s, &one))
+			break;
 	}
-	return true;
+	r->ms = itest_now_ms() - t0; /* every repeat */
+	observe(s, r, o);
 }
 
-/* Status names of the scenario language. */
-static int status_by_name(const char *s)
+/* Reads the target's trace (JSON lines) into lines; returns how many. */
+static size_t read_trace(const char *path, char ***lines)
 {
-	static const struct {
-		const char *n;
-		int v;
-	} t[] = {{"GOOD", 0x00},       {"CHECK_CONDITION", 0x02},      {"CONDITION_MET", 0x04},
-		 {"BUSY", 0x08},       {"RESERVATION_CONFLICT", 0x18}, {"TASK_SET_FULL", 0x28},
-		 {"ACA_ACTIVE", 0x30}, {"TASK_ABORTED", 0x40}};
-	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++)
-		if (!strcasecmp(s, t[i].n))
-			return t[i].v;
-	return -1;
-}
+	FILE *f = fopen(path, "r");
+	char *line = NULL;
+	size_t cap = 0, n = 0, room = 0;
+	ssize_t len;
 
-/* Parses "KEY", "KEY/ASC_NAME" or "KEY/AA/QQ"; -1 on error. */
-static int parse_sense(const char *s, uint8_t *key, int *asc, int *ascq)
-{
-	char buf[128], *a, *b;
-	snprintf(buf, sizeof(buf), "%s", s);
-	*asc = *ascq = -1;
-	a = strchr(buf, '/');
-	if (a)
-		*a++ = 0;
-	if (sense_key_by_name(buf, key)) {
-		char *end;
-		unsigned long k = strtoul(buf, &end, 16);
-		if (*end || k > 15)
-			return -1;
-		*key = (uint8_t)k;
-	}
-	if (!a)
+	*lines = NULL;
+	if (!f)
 		return 0;
-	b = strchr(a, '/');
-	if (b) {
-		*b++ = 0;
-		*asc = (int)strtoul(a, NULL, 16);
-		*ascq = (int)strtoul(b, NULL, 16);
-		return 0;
+	while ((len = getline(&line, &cap, f)) > 0) {
+		if (n == room) {
+			char **nl = realloc(*lines, (room = room ? room * 2 : 256) * sizeof(*nl));
+			if (!nl)
+				break;
+			*lines = nl;
+		}
+		line[strcspn(line, "\n")] = 0;
+		(*lines)[n++] = strdup(line);
 	}
-	uint8_t x, y;
-	if (sense_asc_by_name(a, &x, &y))
-		return -1;
-	*asc = x;
-	*ascq = y;
-	return 0;
+	free(line);
+	fclose(f);
+	return n;
 }
 
-/* Checks an errno expectation against what the initiator saw. */
-static bool errno_matches(const char *e, const struct result *r)
-{
-	bool good = r->done && (r->status == 0x00 || r->status == 0x04);
-	if (!strcmp(e, "OK"))
-		return good;
-	if (!strcmp(e, "ETIMEDOUT"))
-		return !r->done;
-	if (!strcmp(e, "ENOSPC"))
-		return r->done && r->key == 0x7 && r->asc == 0x27 && r->ascq == 0x07;
-	if (!strcmp(e, "ENODATA"))
-		return r->done && r->key == 0x3;
-	if (!strcmp(e, "EBADE"))
-		return r->done && r->status == 0x18; /* RESERVATION CONFLICT */
-	if (!strcmp(e, "EREMOTEIO") || !strcmp(e, "EILSEQ"))
-		return r->done && r->status == 0x02;
-	return !good; /* EIO and the rest: the step failed */
-}
-
-/* Runs a command name on the command line. */
+/* Runs a scenario's check against URL and prints one verdict per assertion. */
 int main(int argc, char **argv)
 {
+	const char *trace_path = NULL;
+
 	while (argc >= 3 && argv[1][0] == '-') {
 		if (!strcmp(argv[1], "--ctl"))
 			ctl_socket = argv[2];
 		else if (!strcmp(argv[1], "--faultlun"))
 			faultlun_bin = argv[2];
+		else if (!strcmp(argv[1], "--trace"))
+			trace_path = argv[2];
 		else
 			break;
 		argc -= 2;
 		argv += 2;
 	}
 	if (argc < 3 || argv[1][0] == '-') {
-		fprintf(stderr, "usage: iscsi_runner [--ctl SOCKET] [--faultlun PATH] URL "
-				"SCENARIO.json\n");
+		fprintf(stderr, "usage: iscsi_runner [--ctl SOCKET] [--faultlun PATH] "
+				"[--trace FILE] URL SCENARIO.json\n");
 		return 2;
 	}
 	struct fl_scenario *sc;
 	struct fl_diags d = {0};
 	if (fl_scenario_load_file(argv[2], FL_FE_ANY, &sc, &d)) {
 		fl_diags_print(&d, stderr);
+		fl_diags_free(&d);
 		return 2;
 	}
 	fl_diags_free(&d);
-	const char *cj = fl_scenario_check_json(sc);
-	json_t *check = cj ? json_loads(cj, 0, NULL) : NULL;
+	const struct fl_check *check = fl_scenario_check(sc);
 	if (!check) {
 		printf("%s: no check section: skipped\n", argv[2]);
 		fl_scenario_free(sc);
 		return 77;
 	}
-	json_t *paths = json_object_get(check, "paths");
-	if (json_is_array(paths)) {
-		bool iscsi = false;
-		size_t i;
-		json_t *v;
-		json_array_foreach(paths, i, v) iscsi |=
-		    json_is_string(v) && !strcmp(json_string_value(v), "iscsi");
-		if (!iscsi) {
-			printf("%s: check is not for the iscsi path: skipped\n", argv[2]);
-			return 77;
-		}
+	if (check->paths && !(check->paths & FL_PATH_ISCSI)) {
+		printf("%s: check is not for the iscsi path: skipped\n", argv[2]);
+		fl_scenario_free(sc);
+		return 77;
 	}
-	int timeout_ms = (int)(jint(json_object_get(check, "knobs"), "timeout_s", 30) * 1000);
-	json_t *work = json_object_get(check, "workload");
-	size_t nsteps = json_array_size(work);
-	for (size_t i = 0; i < nsteps && !ctl_socket; i++) {
-		const char *op = json_string_value(json_object_get(json_array_get(work, i), "op"));
-		if (op && !strcmp(op, "ctl")) {
-			fprintf(stderr,
-				"%s: step %zu is a ctl step: give the target's control socket "
-				"(iscsi_runner --ctl SOCKET, faultlun serve --ctl SOCKET)\n",
-				argv[2], i);
-			return 2;
-		}
-	}
+	int cmd_tmo_ms = (check->knobs.timeout_s > 0 ? check->knobs.timeout_s : 30) * 1000;
 
 	ctx = itest_login(argv[1], "iqn.2026-12.org.faultlun:runner", &url_lun, 15000);
-	if (!ctx)
-		return 1;
+	if (!ctx) {
+		fl_scenario_free(sc);
+		return 2;
+	}
 	/* Block size, and the power-on unit attention out of the way. */
 	for (int i = 0; i < 3; i++) {
 		struct op op = {0};
@@ -601,93 +630,33 @@ int main(int argc, char **argv)
 		scsi_free_scsi_task(t);
 	}
 
-	struct result *res = calloc(nsteps ? nsteps : 1, sizeof(*res));
-	bool *runnable = calloc(nsteps ? nsteps : 1, sizeof(*runnable));
+	size_t nsteps = check->nsteps;
+	struct fl_step_obs *obs = calloc(nsteps ? nsteps : 1, sizeof(*obs));
 	for (size_t i = 0; i < nsteps; i++) {
-		runnable[i] = run_step(json_array_get(work, i), timeout_ms, &res[i]);
-		struct result *r = &res[i];
-		if (!runnable[i])
-			printf("step %zu (%s): not run by the libiscsi runner\n", i,
-			       json_string_value(json_object_get(json_array_get(work, i), "op")));
-		else if (r->ctl)
-			printf("step %zu (ctl): %s exit %d in %lld ms: %s\n", i,
-			       r->done ? "completed" : "NOT completed", r->exit_code,
-			       (long long)r->ms, r->answer);
-		else
-			printf(
-			    "step %zu (%s): %s status 0x%02x sense %x/%02x/%02x in %lld ms%s%s\n",
-			    i, json_string_value(json_object_get(json_array_get(work, i), "op")),
-			    r->done ? "completed" : "NOT completed", r->status, r->key, r->asc,
-			    r->ascq, (long long)r->ms, r->eh[0] ? ", error handling: " : "", r->eh);
-	}
+		const struct fl_step *s = &check->steps[i];
+		struct result r = {0};
+		char t[160];
 
-	int applicable = 0, failed = 0;
-	json_t *expect = json_object_get(check, "expect"), *e;
-	size_t k;
-	json_array_foreach(expect, k, e)
-	{
-		json_t *st = json_object_get(e, "step");
-		if (!json_is_integer(st) || json_integer_value(st) < 0 ||
-		    (size_t)json_integer_value(st) >= nsteps) {
-			printf("expect %zu: not applicable to an initiator (kernel or trace)\n", k);
+		run_step(s, cmd_tmo_ms, &obs[i], &r);
+		if (obs[i].end == FL_END_UNSUPPORTED || obs[i].end == FL_END_NOT_RUN) {
+			printf("step %zu (%s): %s: %s\n", i, fl_step_op_name(s->op),
+			       obs[i].end == FL_END_NOT_RUN ? "NOT RUN" : "not run by the libiscsi runner",
+			       obs[i].why);
 			continue;
 		}
-		size_t s = (size_t)json_integer_value(st);
-		const char *runner = json_string_value(json_object_get(e, "runner"));
-		if (runner && strcmp(runner, "libiscsi")) {
-			printf("expect %zu: only the %s runner checks it: not applicable\n", k,
-			       runner);
-			continue;
-		}
-		if (!runnable[s]) {
-			printf("expect %zu: step %zu was not run: not applicable\n", k, s);
-			continue;
-		}
-		struct result *r = &res[s];
-		const char *v;
-		bool any = false;
-		if ((v = json_string_value(json_object_get(e, "status")))) {
-			int want = status_by_name(v);
-			bool ok = r->done && want == r->status;
-			printf("expect %zu: step %zu status %s: %s\n", k, s, v, ok ? "ok" : "FAIL");
-			failed += !ok;
-			any = true;
-		}
-		if ((v = json_string_value(json_object_get(e, "sense")))) {
-			uint8_t key;
-			int asc, ascq;
-			bool ok = !parse_sense(v, &key, &asc, &ascq) && r->done &&
-				  r->status == 0x02 && r->key == key &&
-				  (asc < 0 || (r->asc == asc && r->ascq == ascq));
-			printf("expect %zu: step %zu sense %s: %s\n", k, s, v, ok ? "ok" : "FAIL");
-			failed += !ok;
-			any = true;
-		}
-		if ((v = json_string_value(json_object_get(e, "errno")))) {
-			bool ok = errno_matches(v, r);
-			printf("expect %zu: step %zu errno %s: %s\n", k, s, v, ok ? "ok" : "FAIL");
-			failed += !ok;
-			any = true;
-		}
-		int64_t lim = jint(e, "within_ms", jint(e, "max_stall_ms", -1));
-		if (lim >= 0) {
-			bool ok = r->done && r->ms <= lim;
-			printf("expect %zu: step %zu within %lld ms: %s\n", k, s, (long long)lim,
-			       ok ? "ok" : "FAIL");
-			failed += !ok;
-			any = true;
-		}
-		int64_t least = jint(e, "min_ms", -1);
-		if (least >= 0) {
-			bool ok = r->run && r->ms >= least;
-			printf("expect %zu: step %zu takes at least %lld ms: %s\n", k, s,
-			       (long long)least, ok ? "ok" : "FAIL");
-			failed += !ok;
-			any = true;
-		}
-		if (!any)
-			printf("expect %zu: nothing an initiator can check\n", k);
-		applicable += any;
+		if (obs[i].has_sense)
+			fl_sense_text(obs[i].key, obs[i].asc, obs[i].ascq, t, sizeof(t));
+		printf("step %zu (%s): %s", i, fl_step_op_name(s->op),
+		       obs[i].end == FL_END_TIMEOUT ? "TIMEOUT" : obs[i].errno_name);
+		if (r.ctl)
+			printf(", exit %d: %s", r.exit_code, r.answer);
+		else if (obs[i].has_status)
+			printf(", status %s%s%s", fl_status_name(obs[i].status) ?: "?",
+			       obs[i].has_sense ? ", sense " : "", obs[i].has_sense ? t : "");
+		printf(" in %.0f ms", obs[i].elapsed_ms);
+		if (s->repeat > 1)
+			printf(", %u of %u runs", obs[i].repeats_done, s->repeat);
+		printf("%s%s\n", r.eh[0] ? ", error handling: " : "", r.eh);
 	}
 	iscsi_logout_sync(ctx);
 	iscsi_destroy_context(ctx);
@@ -696,18 +665,44 @@ int main(int argc, char **argv)
 			scsi_free_scsi_task(stale[i]);
 		free(stale_op[i]);
 	}
-	json_decref(check);
+
+	char **trace = NULL;
+	size_t ntrace = trace_path ? read_trace(trace_path, &trace) : 0;
+	struct fl_obs run = {
+	    .runner = FL_RUNNER_LIBISCSI,
+	    .steps = obs,
+	    .nsteps = nsteps,
+	    .can_status_all = true,
+	    .test_lun = url_lun,
+	    .has_trace = trace_path != NULL,
+	    .trace = (const char *const *)trace,
+	    .ntrace = ntrace,
+	};
+	struct fl_verdict *v = NULL;
+	int nv = fl_check_judge(check, &run, &v);
+	int rc = 2;
+	if (nv >= 0) {
+		int held = 0, failed = 0;
+		for (int i = 0; i < nv; i++) {
+			printf("expect %zu: %s: %s (%s)\n", v[i].expect, fl_verdict_name(v[i].v),
+			       v[i].what, v[i].observed);
+			held += v[i].v == FL_VERDICT_PASS;
+			failed += v[i].v == FL_VERDICT_FAIL;
+		}
+		rc = fl_verdicts_exit(v, (size_t)nv);
+		if (rc == 1)
+			printf("%s: %d expectation(s) failed\n", argv[2], failed);
+		else if (rc == 77)
+			printf("%s: no expectation applies to an iSCSI initiator: skipped\n",
+			       argv[2]);
+		else
+			printf("%s: %d expectation(s) hold\n", argv[2], held);
+	}
+	for (size_t i = 0; i < ntrace; i++)
+		free(trace[i]);
+	free(trace);
+	free(v);
+	free(obs);
 	fl_scenario_free(sc);
-	free(res);
-	free(runnable);
-	if (failed) {
-		printf("%s: %d expectation(s) failed\n", argv[2], failed);
-		return 1;
-	}
-	if (!applicable) {
-		printf("%s: no expectation applies to an iSCSI initiator: skipped\n", argv[2]);
-		return 77;
-	}
-	printf("%s: %d expectation(s) hold\n", argv[2], applicable);
-	return 0;
+	return rc;
 }

@@ -1,0 +1,875 @@
+// SPDX-License-Identifier: MIT
+/*
+ * check.c - the "check" section: JSON -> struct fl_check (fl_check.h).
+ *
+ * Every value of the section is read here once, with the value rules of the
+ * rest of the scenario (numbers, sizes, sense names), and every default is
+ * applied here, so that both runners see the same steps and expectations.
+ * Problems are reported as FILE:LINE:COL like any other scenario error.
+ */
+#include "scenario_internal.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <regex.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+static const char *const op_names[FL_OP_NR + 1] = {
+    [FL_OP_READ] = "read",	   [FL_OP_WRITE] = "write",	    [FL_OP_DISCARD] = "discard",
+    [FL_OP_FSYNC] = "fsync",	   [FL_OP_SYNC] = "sync",	    [FL_OP_TUR] = "tur",
+    [FL_OP_INQUIRY] = "inquiry",   [FL_OP_SG_RAW] = "sg_raw",	    [FL_OP_CTL] = "ctl",
+    [FL_OP_SLEEP] = "sleep",	   [FL_OP_MKFS] = "mkfs",	    [FL_OP_MOUNT] = "mount",
+    [FL_OP_UMOUNT] = "umount",	   [FL_OP_WRITE_FILE] = "write_file", [FL_OP_READ_FILE] = "read_file",
+    [FL_OP_RESCAN] = "rescan",	   [FL_OP_SHELL] = "shell",	    [FL_OP_NR] = NULL,
+};
+
+const char *const fl_eh_names[FL_EH_NR] = {
+    [FL_EH_ABORT] = "abort",
+    [FL_EH_LUN_RESET] = "lun_reset",
+    [FL_EH_TARGET_RESET] = "target_reset",
+    [FL_EH_BUS_RESET] = "bus_reset",
+    [FL_EH_HOST_RESET] = "host_reset",
+    [FL_EH_CONN_ERROR] = "conn_error",
+    [FL_EH_SESSION_RESET] = "session_reset",
+    [FL_EH_SESSION_RECOVERY_TIMEOUT] = "session_recovery_timeout",
+    [FL_EH_OFFLINE] = "offline",
+    [FL_EH_IO_ERROR] = "io_error",
+};
+
+#define KNOB(n) {#n, offsetof(struct fl_knobs, n)}
+const struct fl_knob_desc fl_knob_descs[] = {
+    KNOB(timeout_s),	   KNOB(eh_timeout_s),	     KNOB(abort_tmo_s),
+    KNOB(lu_reset_tmo_s),  KNOB(tgt_reset_tmo_s),    KNOB(recovery_tmo_s),
+    KNOB(noop_interval_s), KNOB(noop_timeout_s),     KNOB(scsi_logging_level),
+    KNOB(debug_libiscsi_eh), KNOB(cmd_time_out_s),   KNOB(queue_depth),
+    KNOB(multipath),
+};
+#undef KNOB
+const size_t fl_knob_count = sizeof(fl_knob_descs) / sizeof(fl_knob_descs[0]);
+
+static const struct {
+	const char *name;
+	uint8_t status;
+} status_names[] = {
+    {"GOOD", 0x00},		     {"CHECK_CONDITION", 0x02}, {"CONDITION_MET", 0x04},
+    {"BUSY", 0x08},		     {"RESERVATION_CONFLICT", 0x18}, {"TASK_SET_FULL", 0x28},
+    {"ACA_ACTIVE", 0x30},	     {"TASK_ABORTED", 0x40},
+};
+
+/* The name of an op. */
+const char *fl_step_op_name(enum fl_step_op op)
+{
+	return op < FL_OP_NR ? op_names[op] : "?";
+}
+
+/* SCSI pass-through ops: the VM lab sends them through SG_IO and sees their status. */
+bool fl_step_op_is_passthrough(enum fl_step_op op)
+{
+	return op == FL_OP_TUR || op == FL_OP_INQUIRY || op == FL_OP_SG_RAW;
+}
+
+/* The name of a SAM-5 status byte, or NULL. */
+const char *fl_status_name(uint8_t status)
+{
+	for (size_t i = 0; i < sizeof(status_names) / sizeof(status_names[0]); i++)
+		if (status_names[i].status == status)
+			return status_names[i].name;
+	return NULL;
+}
+
+/* Parses a status name, any case. */
+int fl_status_by_name(const char *name, uint8_t *status)
+{
+	for (size_t i = 0; i < sizeof(status_names) / sizeof(status_names[0]); i++)
+		if (!strcasecmp(status_names[i].name, name)) {
+			*status = status_names[i].status;
+			return 0;
+		}
+	return -ENOENT;
+}
+
+/* Sense key name of the one table. */
+const char *fl_sense_key_name(uint8_t key)
+{
+	return sense_key_name_of(key);
+}
+
+/* ASC/ASCQ name of the one table. */
+const char *fl_sense_asc_name(uint8_t asc, uint8_t ascq)
+{
+	return sense_asc_name_of(asc, ascq);
+}
+
+/* "KEY/NAME (AA/QQ)". */
+void fl_sense_text(uint8_t key, uint8_t asc, uint8_t ascq, char *buf, size_t len)
+{
+	const char *k = sense_key_name_of(key), *a = sense_asc_name_of(asc, ascq);
+	char kb[8];
+
+	if (!k) {
+		snprintf(kb, sizeof(kb), "0x%x", key);
+		k = kb;
+	}
+	if (a)
+		snprintf(buf, len, "%s/%s (%02X/%02X)", k, a, asc, ascq);
+	else
+		snprintf(buf, len, "%s/%02X/%02X", k, asc, ascq);
+}
+
+/* The check section of a scenario, or NULL. */
+const struct fl_check *fl_scenario_check(const struct fl_scenario *sc)
+{
+	return sc->check;
+}
+
+/* True when the scenario has a LUN with this number. */
+static bool lun_exists(const struct fl_scenario *sc, uint64_t lun)
+{
+	for (size_t i = 0; i < sc->nluns; i++)
+		if (sc->luns[i].id == lun)
+			return true;
+	return false;
+}
+
+/* Parses a LUN key that must name a LUN of the scenario. */
+static bool plun(struct pctx *c, const char *path, json_t *v, int *out)
+{
+	uint64_t n;
+	char q[80];
+
+	if (!pnum(c, path, v, 255, &n))
+		return false;
+	if (!lun_exists(c->sc, n)) {
+		perr(c, path, false, "\"lun\": the scenario has no LUN %s", pquote(v, q, sizeof(q)));
+		return false;
+	}
+	*out = (int)n;
+	return true;
+}
+
+/* Parses a number into a uint32_t within [lo, hi]. */
+static bool pu32(struct pctx *c, const char *path, json_t *v, uint32_t lo, uint32_t hi,
+		 uint32_t *out)
+{
+	uint64_t n;
+	char q[80];
+
+	if (!pnum(c, path, v, hi, &n))
+		return false;
+	if (n < lo) {
+		perr(c, path, false, "%s is below the least allowed value %u",
+		     pquote(v, q, sizeof(q)), lo);
+		return false;
+	}
+	*out = (uint32_t)n;
+	return true;
+}
+
+/* Parses a byte count: an integer or a size string ("4KiB"), at most max. */
+static bool pbytes(struct pctx *c, const char *path, json_t *v, uint64_t max, uint64_t *out)
+{
+	bool in_blocks = false;
+	char q[80];
+
+	if (!psize(c, path, v, out, &in_blocks))
+		return false;
+	if (in_blocks) {
+		perr(c, path, false, "%s: give bytes here, not blocks", pquote(v, q, sizeof(q)));
+		return false;
+	}
+	if (*out > max) {
+		perr(c, path, false, "%s is too large (at most %llu bytes)",
+		     pquote(v, q, sizeof(q)), (unsigned long long)max);
+		return false;
+	}
+	return true;
+}
+
+/* Parses a CDB in hex: "28 00 ..", "28:00:..", or "2800.."; 6 to 16 bytes. */
+static bool pcdb(struct pctx *c, const char *path, json_t *v, struct fl_step *s)
+{
+	const char *p;
+	char q[80];
+	size_t n = 0;
+
+	if (!json_is_string(v))
+		goto bad;
+	p = json_string_value(v);
+	while (*p) {
+		size_t digits = 0;
+		unsigned val = 0;
+
+		while (*p == ' ' || *p == ':' || *p == '\t')
+			p++;
+		if (!*p)
+			break;
+		/* a byte: one or two hex digits ended by a separator, or two digits */
+		while (digits < 2 && isxdigit((unsigned char)*p)) {
+			val = val * 16 + (unsigned)(isdigit((unsigned char)*p) ? *p - '0'
+									: (tolower((unsigned char)*p) - 'a' + 10));
+			digits++;
+			p++;
+		}
+		if (!digits)
+			goto bad;
+		if (digits == 1 && *p && *p != ' ' && *p != ':' && *p != '\t')
+			goto bad;
+		if (n == FL_STEP_CDB_MAX) {
+			perr(c, path, false, "\"cdb\": %s has more than %d bytes",
+			     pquote(v, q, sizeof(q)), FL_STEP_CDB_MAX);
+			return false;
+		}
+		s->cdb[n++] = (uint8_t)val;
+	}
+	if (n < 6) {
+		perr(c, path, false, "\"cdb\": %s has %zu bytes; a CDB has 6 to %d",
+		     pquote(v, q, sizeof(q)), n, FL_STEP_CDB_MAX);
+		return false;
+	}
+	s->cdb_len = (uint8_t)n;
+	return true;
+bad:
+	perr(c, path, false,
+	     "\"cdb\": expected hex bytes such as \"28 00 00 00 10 00 00 00 08 00\", got %s",
+	     pquote(v, q, sizeof(q)));
+	return false;
+}
+
+/* Looks an op name up; -1 when unknown. */
+static int op_by_name(const char *s)
+{
+	for (int i = 0; i < FL_OP_NR; i++)
+		if (!strcmp(op_names[i], s))
+			return i;
+	return -1;
+}
+
+/* Keys each op takes besides the common ones (op, lun, timeout_s, repeat, background). */
+static const char *const *op_keys(enum fl_step_op op)
+{
+	static const char *const rw[] = {"lba", "blocks", "direct", "pattern", NULL};
+	static const char *const rd[] = {"lba", "blocks", "direct", NULL};
+	static const char *const range[] = {"lba", "blocks", NULL};
+	static const char *const path[] = {"path", NULL};
+	static const char *const none[] = {NULL};
+	static const char *const raw[] = {"cdb", "size", "data", "pattern", NULL};
+	static const char *const ctl[] = {"args", NULL};
+	static const char *const sleep[] = {"ms", NULL};
+	static const char *const fs[] = {"fs", NULL};
+	static const char *const wf[] = {"path", "size", NULL};
+	static const char *const sh[] = {"command", NULL};
+
+	switch (op) {
+	case FL_OP_READ:
+		return rd;
+	case FL_OP_WRITE:
+		return rw;
+	case FL_OP_DISCARD:
+		return range;
+	case FL_OP_FSYNC:
+	case FL_OP_READ_FILE:
+		return path;
+	case FL_OP_SG_RAW:
+		return raw;
+	case FL_OP_CTL:
+		return ctl;
+	case FL_OP_SLEEP:
+		return sleep;
+	case FL_OP_MKFS:
+	case FL_OP_MOUNT:
+		return fs;
+	case FL_OP_WRITE_FILE:
+		return wf;
+	case FL_OP_SHELL:
+		return sh;
+	default:
+		return none;
+	}
+}
+
+/* Parses one workload step. */
+static void parse_step(struct pctx *c, const char *path, json_t *v, struct fl_step *s)
+{
+	static const char *const common[] = {"op", "lun", "timeout_s", "repeat", "background"};
+	const char *allowed[24];
+	const char *const *extra;
+	size_t na = 0;
+	char sub[512], q[80];
+	json_t *e;
+	uint64_t n;
+	int op;
+
+	s->lun = -1;
+	s->timeout_s = FL_STEP_TIMEOUT_S;
+	s->repeat = 1;
+	s->blocks = 1;
+	s->direct = true;
+	s->pattern = FL_STEP_PATTERN;
+	s->size = FL_STEP_FILE_SIZE;
+	s->ms = FL_STEP_SLEEP_MS;
+	if (!json_is_object(v)) {
+		perr(c, path, false, "each workload step must be an object, got %s",
+		     pquote(v, q, sizeof(q)));
+		return;
+	}
+	e = json_object_get(v, "op");
+	op = json_is_string(e) ? op_by_name(json_string_value(e)) : -1;
+	if (op < 0) {
+		const char *near =
+		    json_is_string(e) ? closest_word(json_string_value(e), op_names, FL_OP_NR,
+						     sizeof(op_names[0]))
+				      : NULL;
+
+		if (near)
+			perr(c, SUBP(sub, path, "op"), false,
+			     "unknown op %s (did you mean \"%s\"?)", pquote(e, q, sizeof(q)), near);
+		else
+			perr(c, e ? SUBP(sub, path, "op") : path, false,
+			     "workload step needs \"op\" (%s, %s, %s, %s, %s, %s, ...), got %s",
+			     op_names[0], op_names[1], op_names[3], op_names[5], op_names[7],
+			     op_names[8], pquote(e, q, sizeof(q)));
+		return;
+	}
+	s->op = (enum fl_step_op)op;
+	for (size_t i = 0; i < sizeof(common) / sizeof(common[0]); i++)
+		allowed[na++] = common[i];
+	for (extra = op_keys(s->op); *extra; extra++)
+		allowed[na++] = *extra;
+	allowed[na] = NULL;
+	pkeys(c, path, v, fl_step_op_name(s->op), allowed);
+
+	if ((e = json_object_get(v, "lun")))
+		plun(c, SUBP(sub, path, "lun"), e, &s->lun);
+	if ((e = json_object_get(v, "timeout_s")))
+		pu32(c, SUBP(sub, path, "timeout_s"), e, 1, 86400, &s->timeout_s);
+	if ((e = json_object_get(v, "repeat")))
+		pu32(c, SUBP(sub, path, "repeat"), e, 1, 1000000, &s->repeat);
+	if ((e = json_object_get(v, "background")))
+		pbool(c, SUBP(sub, path, "background"), e, &s->background);
+	if ((e = json_object_get(v, "lba")))
+		pnum(c, SUBP(sub, path, "lba"), e, UINT64_MAX, &s->lba);
+	if ((e = json_object_get(v, "blocks")) && pnum(c, SUBP(sub, path, "blocks"), e, 1u << 24, &n)) {
+		if (!n)
+			perr(c, sub, false, "\"blocks\": at least 1");
+		s->blocks = n;
+	}
+	if ((e = json_object_get(v, "direct")))
+		pbool(c, SUBP(sub, path, "direct"), e, &s->direct);
+	if ((e = json_object_get(v, "pattern")) && pnum(c, SUBP(sub, path, "pattern"), e, 255, &n))
+		s->pattern = (uint8_t)n;
+	if (s->op == FL_OP_SG_RAW) {
+		if (!(e = json_object_get(v, "cdb")))
+			perr(c, path, false, "sg_raw needs \"cdb\"");
+		else
+			pcdb(c, SUBP(sub, path, "cdb"), e, s);
+		if ((e = json_object_get(v, "size")) && pbytes(c, SUBP(sub, path, "size"), e, 16u << 20, &n))
+			s->data_in = (uint32_t)n;
+		if ((e = json_object_get(v, "data")) && pbytes(c, SUBP(sub, path, "data"), e, 16u << 20, &n))
+			s->data_out = (uint32_t)n;
+		if (s->data_in && s->data_out)
+			perr(c, path, false,
+			     "sg_raw: give \"size\" (data-in) or \"data\" (data-out), not both");
+	}
+	if (s->op == FL_OP_WRITE_FILE && (e = json_object_get(v, "size")))
+		pbytes(c, SUBP(sub, path, "size"), e, 1ull << 40, &s->size);
+	if ((e = json_object_get(v, "path"))) {
+		if (pstr(c, SUBP(sub, path, "path"), e, 255, &s->path) &&
+		    (!s->path[0] || s->path[0] == '/' || strstr(s->path, "..")))
+			perr(c, sub, false,
+			     "\"path\": %s must be relative to the mount point, without \"..\"",
+			     pquote(e, q, sizeof(q)));
+	} else if (s->op == FL_OP_WRITE_FILE || s->op == FL_OP_READ_FILE) {
+		s->path = xstrdup("file");
+	}
+	if (s->op == FL_OP_MKFS || s->op == FL_OP_MOUNT) {
+		static const char *const fss[] = {"ext4", "ext3", "ext2", NULL};
+
+		if ((e = json_object_get(v, "fs"))) {
+			size_t k = 0;
+
+			if (pstr(c, SUBP(sub, path, "fs"), e, 16, &s->fs)) {
+				for (k = 0; fss[k] && strcmp(fss[k], s->fs); k++)
+					;
+				if (!fss[k])
+					perr(c, sub, false,
+					     "\"fs\": %s is not one the VM lab has (ext4, ext3, ext2)",
+					     pquote(e, q, sizeof(q)));
+			}
+		} else {
+			s->fs = xstrdup("ext4");
+		}
+	}
+	if (s->op == FL_OP_SHELL) {
+		if ((e = json_object_get(v, "command")))
+			pstr(c, SUBP(sub, path, "command"), e, 4096, &s->command);
+		else
+			s->command = xstrdup("true");
+	}
+	if ((e = json_object_get(v, "ms")))
+		pu32(c, SUBP(sub, path, "ms"), e, 0, 86400000, &s->ms);
+	if (s->op == FL_OP_CTL) {
+		size_t i;
+		json_t *a;
+
+		e = json_object_get(v, "args");
+		if (!json_is_array(e) || !json_array_size(e) ||
+		    json_array_size(e) > FL_CTL_ARGS_MAX) {
+			perr(c, e ? SUBP(sub, path, "args") : path, false,
+			     "ctl needs \"args\": a list of 1 to %d strings (the words after the "
+			     "socket in `faultlun ctl SOCKET ...`), got %s",
+			     FL_CTL_ARGS_MAX, pquote(e, q, sizeof(q)));
+			return;
+		}
+		s->args = calloc(json_array_size(e), sizeof(*s->args));
+		json_array_foreach(e, i, a)
+		{
+			snprintf(sub, sizeof(sub), "%s/args/%zu", path, i);
+			if (s->args && pstr(c, sub, a, 4096, &s->args[s->nargs]))
+				s->nargs++;
+		}
+	}
+}
+
+/* Parses an errno name or a list of them. */
+static void perrnos(struct pctx *c, const char *path, json_t *v, struct fl_expect *x)
+{
+	json_t *one[1] = {v}, *w;
+	size_t n = json_is_array(v) ? json_array_size(v) : 1;
+	char q[80], sub[512];
+
+	if (!n || (!json_is_array(v) && !json_is_string(v))) {
+		perr(c, path, false, "\"errno\": expected a name (\"OK\", \"EIO\", ...) or a list of "
+				     "names, got %s",
+		     pquote(v, q, sizeof(q)));
+		return;
+	}
+	x->errnos = calloc(n, sizeof(*x->errnos));
+	for (size_t i = 0; i < n && x->errnos; i++) {
+		bool ok;
+		const char *s;
+
+		w = json_is_array(v) ? json_array_get(v, i) : one[0];
+		snprintf(sub, sizeof(sub), json_is_array(v) ? "%s/%zu" : "%s", path, i);
+		s = json_string_value(w);
+		ok = s && (!strcmp(s, "OK") || !strcmp(s, "TIMEOUT") || !strcmp(s, "CRASHED") ||
+			   (s[0] == 'E' && s[1]));
+		for (const char *p = s ? s + 1 : ""; ok && *p; p++)
+			ok = isupper((unsigned char)*p) || isdigit((unsigned char)*p);
+		if (!ok) {
+			perr(c, sub, false,
+			     "\"errno\": %s is not an errno name (\"OK\", \"TIMEOUT\", \"EIO\", "
+			     "\"ENOSPC\", ...)",
+			     pquote(w, q, sizeof(q)));
+			continue;
+		}
+		x->errnos[x->nerrnos++] = xstrdup(s);
+	}
+}
+
+/* Parses an expectation's "sense": "KEY", "KEY/ASC_NAME" or "KEY/AA/QQ". */
+static void pexpect_sense(struct pctx *c, const char *path, json_t *v, struct fl_expect *x)
+{
+	char q[80];
+
+	if (json_is_string(v) && !strchr(json_string_value(v), '/')) {
+		const char *s = json_string_value(v);
+
+		if (!sense_key_by_name(s, &x->key)) {
+			x->sense_any_asc = true;
+			x->kinds |= FL_EX_SENSE;
+			return;
+		}
+		const char *near = closest_word(s, &sense_key_names[0].name, sense_key_count,
+						sizeof(sense_key_names[0]));
+		perr(c, path, false, "unknown sense key %s%s%s%s", pquote(v, q, sizeof(q)),
+		     near ? " (did you mean \"" : "", near ? near : "", near ? "\"?)" : "");
+		return;
+	}
+	if (psense(c, path, v, &x->key, &x->asc, &x->ascq))
+		x->kinds |= FL_EX_SENSE;
+}
+
+/* Parses a trace expectation: members to match, min/max bounds. */
+static void pexpect_trace(struct pctx *c, const char *path, json_t *v, struct fl_expect *x)
+{
+	const char *k;
+	json_t *m;
+	char q[80], sub[512];
+	uint64_t n;
+
+	if (!json_is_object(v) || !json_object_size(v)) {
+		perr(c, path, false,
+		     "\"trace\": expected an object of event members ({\"event\": \"inject\", "
+		     "\"rule\": ...}), got %s",
+		     pquote(v, q, sizeof(q)));
+		return;
+	}
+	x->kinds |= FL_EX_TRACE;
+	x->trace = calloc(json_object_size(v), sizeof(*x->trace));
+	json_object_foreach(v, k, m)
+	{
+		snprintf(sub, sizeof(sub), "%s/%s", path, k);
+		if (!strcmp(k, "min") || !strcmp(k, "max")) {
+			if (!pnum(c, sub, m, UINT32_MAX, &n))
+				continue;
+			if (k[1] == 'i') {
+				x->has_count_min = true;
+				x->count_min = n;
+			} else {
+				x->has_count_max = true;
+				x->count_max = n;
+			}
+			continue;
+		}
+		if (!json_is_string(m) && !json_is_number(m) && !json_is_boolean(m) &&
+		    !json_is_null(m)) {
+			perr(c, sub, false, "trace member \"%s\": expected a string, number or "
+					    "boolean, got %s",
+			     k, pquote(m, q, sizeof(q)));
+			continue;
+		}
+		if (!x->trace)
+			continue;
+		x->trace[x->ntrace].key = xstrdup(k);
+		x->trace[x->ntrace++].json = json_dumps(m, JSON_COMPACT | JSON_ENCODE_ANY);
+	}
+}
+
+/* Parses one expectation. */
+static void parse_expect(struct pctx *c, const char *path, json_t *v, struct fl_expect *x,
+			 size_t nsteps)
+{
+	static const char *const keys[] = {
+	    "step",   "errno", "status", "sense", "within_ms", "min_ms",       "kernel_log",
+	    "count",  "min",   "max",	 "eh",	  "device_state", "lun",    "max_stall_ms",
+	    "trace",  "runner", NULL};
+	static const char *const whole[] = {"kernel_log", "eh", "device_state", "max_stall_ms",
+					    "trace"};
+	char sub[512], q[80];
+	json_t *e;
+	uint64_t n;
+	int nwhole = 0;
+
+	x->step = -1;
+	x->lun = -1;
+	x->runners = FL_RUNNER_ALL;
+	if (!json_is_object(v)) {
+		perr(c, path, false, "each expectation must be an object, got %s",
+		     pquote(v, q, sizeof(q)));
+		return;
+	}
+	pkeys(c, path, v, "expect", keys);
+	if ((e = json_object_get(v, "runner"))) {
+		const char *r = json_string_value(e);
+
+		if (r && !strcmp(r, "vm"))
+			x->runners = FL_RUNNER_VM;
+		else if (r && !strcmp(r, "libiscsi"))
+			x->runners = FL_RUNNER_LIBISCSI;
+		else
+			perr(c, SUBP(sub, path, "runner"), false,
+			     "unknown runner %s (expected \"vm\" or \"libiscsi\")",
+			     pquote(e, q, sizeof(q)));
+	}
+	for (size_t i = 0; i < sizeof(whole) / sizeof(whole[0]); i++)
+		nwhole += json_object_get(v, whole[i]) != NULL;
+	if ((e = json_object_get(v, "step"))) {
+		if (pnum(c, SUBP(sub, path, "step"), e, UINT32_MAX, &n)) {
+			if (n >= nsteps)
+				perr(c, sub, false,
+				     "\"step\": %s names no step (the workload has %zu)",
+				     pquote(e, q, sizeof(q)), nsteps);
+			x->step = (int)(n < nsteps ? n : 0);
+		}
+		if (nwhole)
+			perr(c, path, false,
+			     "an entry with \"step\" is about that step: kernel_log, eh, "
+			     "device_state, max_stall_ms and trace go in entries of their own");
+		if ((e = json_object_get(v, "errno"))) {
+			perrnos(c, SUBP(sub, path, "errno"), e, x);
+			x->kinds |= FL_EX_ERRNO;
+		}
+		if ((e = json_object_get(v, "status"))) {
+			if (!json_is_string(e) ||
+			    fl_status_by_name(json_string_value(e), &x->status))
+				perr(c, SUBP(sub, path, "status"), false,
+				     "\"status\": unknown status %s (GOOD, CHECK_CONDITION, "
+				     "CONDITION_MET, BUSY, RESERVATION_CONFLICT, TASK_SET_FULL, "
+				     "ACA_ACTIVE, TASK_ABORTED)",
+				     pquote(e, q, sizeof(q)));
+			else
+				x->kinds |= FL_EX_STATUS;
+		}
+		if ((e = json_object_get(v, "sense")))
+			pexpect_sense(c, SUBP(sub, path, "sense"), e, x);
+		if ((e = json_object_get(v, "within_ms")) &&
+		    pnum(c, SUBP(sub, path, "within_ms"), e, UINT32_MAX, &x->within_ms))
+			x->kinds |= FL_EX_WITHIN;
+		if ((e = json_object_get(v, "min_ms")) &&
+		    pnum(c, SUBP(sub, path, "min_ms"), e, UINT32_MAX, &x->min_ms))
+			x->kinds |= FL_EX_MIN_MS;
+		if (!x->kinds && !json_object_get(v, "errno") && !json_object_get(v, "status") &&
+		    !json_object_get(v, "sense") && !json_object_get(v, "within_ms") &&
+		    !json_object_get(v, "min_ms"))
+			x->kinds = FL_EX_RAN;
+		if ((e = json_object_get(v, "count")) || (e = json_object_get(v, "min")) ||
+		    (e = json_object_get(v, "max")) || (e = json_object_get(v, "lun")))
+			perr(c, path, false,
+			     "\"count\", \"min\", \"max\" and \"lun\" belong to whole-run "
+			     "expectations, not to a step's");
+		return;
+	}
+	if (json_object_get(v, "errno") || json_object_get(v, "status") ||
+	    json_object_get(v, "sense") || json_object_get(v, "within_ms") ||
+	    json_object_get(v, "min_ms"))
+		perr(c, path, false,
+		     "errno, status, sense, within_ms and min_ms are about a step: give \"step\"");
+	if (nwhole != 1) {
+		if (!nwhole)
+			perr(c, path, false,
+			     "an expectation needs \"step\" or one of kernel_log, eh, "
+			     "device_state, max_stall_ms, trace");
+		else
+			perr(c, path, false,
+			     "one of kernel_log, eh, device_state, max_stall_ms, trace per entry "
+			     "(give each its own entry)");
+		return;
+	}
+	if ((e = json_object_get(v, "kernel_log"))) {
+		regex_t re;
+		json_t *cnt = json_object_get(v, "count");
+
+		if (pstr(c, SUBP(sub, path, "kernel_log"), e, 1024, &x->kernel_log)) {
+			int r = regcomp(&re, x->kernel_log, REG_EXTENDED | REG_NOSUB);
+
+			if (r) {
+				char msg[128];
+
+				regerror(r, &re, msg, sizeof(msg));
+				perr(c, sub, false, "\"kernel_log\": %s is not a POSIX extended "
+						    "regular expression: %s",
+				     pquote(e, q, sizeof(q)), msg);
+			} else {
+				regfree(&re);
+			}
+			x->kinds |= FL_EX_KERNEL_LOG;
+		}
+		if (cnt && (json_object_get(v, "min") || json_object_get(v, "max")))
+			perr(c, path, false, "\"count\" is exact: give it or \"min\"/\"max\"");
+		if (cnt && pnum(c, SUBP(sub, path, "count"), cnt, UINT32_MAX, &n)) {
+			x->has_count_min = x->has_count_max = true;
+			x->count_min = x->count_max = n;
+		}
+		if ((e = json_object_get(v, "min")) &&
+		    pnum(c, SUBP(sub, path, "min"), e, UINT32_MAX, &x->count_min))
+			x->has_count_min = true;
+		if ((e = json_object_get(v, "max")) &&
+		    pnum(c, SUBP(sub, path, "max"), e, UINT32_MAX, &x->count_max))
+			x->has_count_max = true;
+		return;
+	}
+	if (json_object_get(v, "count") ||
+	    (json_object_get(v, "max")) ||
+	    (json_object_get(v, "min") && !json_object_get(v, "max_stall_ms")))
+		perr(c, path, false,
+		     "\"count\", \"min\" and \"max\" bound a kernel_log count (min also a "
+		     "max_stall_ms); for trace they go inside the \"trace\" object");
+	if ((e = json_object_get(v, "eh"))) {
+		size_t i;
+		json_t *w;
+
+		if (!json_is_array(e)) {
+			perr(c, SUBP(sub, path, "eh"), false,
+			     "\"eh\": expected a list of error-handler steps, got %s",
+			     pquote(e, q, sizeof(q)));
+			return;
+		}
+		x->kinds |= FL_EX_EH;
+		x->eh = calloc(json_array_size(e) + 1, sizeof(*x->eh));
+		json_array_foreach(e, i, w)
+		{
+			int k;
+
+			for (k = 0; k < FL_EH_NR && (!json_is_string(w) ||
+						     strcmp(fl_eh_names[k], json_string_value(w)));
+			     k++)
+				;
+			snprintf(sub, sizeof(sub), "%s/eh/%zu", path, i);
+			if (k == FL_EH_NR)
+				perr(c, sub, false,
+				     "unknown error-handler step %s (abort, lun_reset, "
+				     "target_reset, bus_reset, host_reset, conn_error, "
+				     "session_reset, session_recovery_timeout, offline, io_error)",
+				     pquote(w, q, sizeof(q)));
+			else if (x->eh)
+				x->eh[x->neh++] = (enum fl_eh_step)k;
+		}
+		return;
+	}
+	if ((e = json_object_get(v, "device_state"))) {
+		if (pstr(c, SUBP(sub, path, "device_state"), e, 64, &x->device_state))
+			x->kinds |= FL_EX_DEVICE_STATE;
+		if ((e = json_object_get(v, "lun")))
+			plun(c, SUBP(sub, path, "lun"), e, &x->lun);
+		return;
+	}
+	if (json_object_get(v, "lun"))
+		perr(c, path, false, "\"lun\" goes with \"device_state\" only");
+	if ((e = json_object_get(v, "max_stall_ms"))) {
+		if (pnum(c, SUBP(sub, path, "max_stall_ms"), e, UINT32_MAX, &x->stall_max_ms))
+			x->kinds |= FL_EX_STALL;
+		if ((e = json_object_get(v, "min")))
+			pnum(c, SUBP(sub, path, "min"), e, x->stall_max_ms, &x->stall_min_ms);
+		return;
+	}
+	if ((e = json_object_get(v, "trace")))
+		pexpect_trace(c, SUBP(sub, path, "trace"), e, x);
+}
+
+/* Parses "knobs". */
+static void parse_knobs(struct pctx *c, json_t *v, struct fl_knobs *k)
+{
+	const char *names[32];
+	char sub[512], q[80];
+	size_t i;
+
+	for (i = 0; i < fl_knob_count; i++) {
+		names[i] = fl_knob_descs[i].name;
+		*(int *)((char *)k + fl_knob_descs[i].offset) = -1;
+	}
+	names[i] = NULL;
+	if (!v)
+		return;
+	if (!json_is_object(v)) {
+		perr(c, "/check/knobs", false, "\"knobs\": expected an object, got %s",
+		     pquote(v, q, sizeof(q)));
+		return;
+	}
+	pkeys(c, "/check/knobs", v, "knobs", names);
+	for (i = 0; i < fl_knob_count; i++) {
+		json_t *e = json_object_get(v, fl_knob_descs[i].name);
+		int *dst = (int *)((char *)k + fl_knob_descs[i].offset);
+		uint64_t n;
+		bool b;
+
+		if (!e)
+			continue;
+		snprintf(sub, sizeof(sub), "/check/knobs/%s", fl_knob_descs[i].name);
+		if (json_is_boolean(e) && pbool(c, sub, e, &b))
+			*dst = b;
+		else if (!json_is_boolean(e) && pnum(c, sub, e, 86400, &n))
+			*dst = (int)n;
+	}
+}
+
+/* Parses "check" into the typed model. */
+void parse_check(struct pctx *c, json_t *v)
+{
+	static const char *const keys[] = {"paths", "knobs", "workload", "expect", NULL};
+	struct fl_check *ck;
+	char q[80], sub[512];
+	json_t *e, *w;
+	size_t i;
+
+	if (!json_is_object(v)) {
+		perr(c, "/check", false, "\"check\": expected an object, got %s",
+		     pquote(v, q, sizeof(q)));
+		return;
+	}
+	ck = calloc(1, sizeof(*ck));
+	if (!ck) {
+		perr(c, "/check", false, "out of memory");
+		return;
+	}
+	c->sc->check = ck;
+	pkeys(c, "/check", v, "check", keys);
+	if ((e = json_object_get(v, "paths"))) {
+		if (!json_is_array(e))
+			perr(c, "/check/paths", false, "\"paths\": expected a list, got %s",
+			     pquote(e, q, sizeof(q)));
+		json_array_foreach(e, i, w)
+		{
+			const char *p = json_string_value(w);
+
+			snprintf(sub, sizeof(sub), "/check/paths/%zu", i);
+			if (p && !strcmp(p, "iscsi"))
+				ck->paths |= FL_PATH_ISCSI;
+			else if (p && !strcmp(p, "tcmu"))
+				ck->paths |= FL_PATH_TCMU;
+			else if (p && !strcmp(p, "lio"))
+				ck->paths |= FL_PATH_LIO;
+			else
+				perr(c, sub, false,
+				     "unknown path %s (expected \"iscsi\", \"tcmu\" or \"lio\")",
+				     pquote(w, q, sizeof(q)));
+		}
+	}
+	parse_knobs(c, json_object_get(v, "knobs"), &ck->knobs);
+	if ((e = json_object_get(v, "workload"))) {
+		if (!json_is_array(e)) {
+			perr(c, "/check/workload", false, "\"workload\": expected a list, got %s",
+			     pquote(e, q, sizeof(q)));
+		} else if (json_array_size(e)) {
+			ck->steps = calloc(json_array_size(e), sizeof(*ck->steps));
+			json_array_foreach(e, i, w)
+			{
+				snprintf(sub, sizeof(sub), "/check/workload/%zu", i);
+				if (ck->steps)
+					parse_step(c, sub, w, &ck->steps[ck->nsteps++]);
+			}
+		}
+	}
+	if ((e = json_object_get(v, "expect"))) {
+		if (!json_is_array(e)) {
+			perr(c, "/check/expect", false, "\"expect\": expected a list, got %s",
+			     pquote(e, q, sizeof(q)));
+		} else if (json_array_size(e)) {
+			ck->expects = calloc(json_array_size(e), sizeof(*ck->expects));
+			json_array_foreach(e, i, w)
+			{
+				snprintf(sub, sizeof(sub), "/check/expect/%zu", i);
+				if (ck->expects)
+					parse_expect(c, sub, w, &ck->expects[ck->nexpects++],
+						     ck->nsteps);
+			}
+		}
+	}
+}
+
+/* Frees a check section. */
+void check_free(struct fl_check *ck)
+{
+	if (!ck)
+		return;
+	for (size_t i = 0; i < ck->nsteps; i++) {
+		struct fl_step *s = &ck->steps[i];
+
+		free(s->path);
+		free(s->fs);
+		free(s->command);
+		for (size_t k = 0; k < s->nargs; k++)
+			free(s->args[k]);
+		free(s->args);
+	}
+	free(ck->steps);
+	for (size_t i = 0; i < ck->nexpects; i++) {
+		struct fl_expect *x = &ck->expects[i];
+
+		for (size_t k = 0; k < x->nerrnos; k++)
+			free(x->errnos[k]);
+		free(x->errnos);
+		free(x->kernel_log);
+		free(x->eh);
+		free(x->device_state);
+		for (size_t k = 0; k < x->ntrace; k++) {
+			free(x->trace[k].key);
+			free(x->trace[k].json);
+		}
+		free(x->trace);
+	}
+	free(ck->expects);
+	free(ck);
+}

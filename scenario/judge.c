@@ -1,0 +1,506 @@
+// SPDX-License-Identifier: MIT
+/*
+ * judge.c - the one expectation checker (fl_check.h).
+ *
+ * Both runners hand in what they saw (struct fl_obs) and this file decides
+ * every verdict, so an expectation means the same thing in the VM lab and in
+ * the libiscsi runner (docs/scenario-format.md "Expectations"). An assertion
+ * a runner cannot observe, or an entry scoped to the other runner, is "not
+ * applicable": never counted as a pass.
+ */
+#include "scenario_internal.h"
+
+#include <errno.h>
+#include <regex.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Verdicts being collected. */
+struct vlist {
+	struct fl_verdict *v;
+	size_t n, cap;
+	bool oom;
+};
+
+/* What a runner is called in messages. */
+static const char *runner_name(enum fl_runner r)
+{
+	return r == FL_RUNNER_VM ? "vm" : "libiscsi";
+}
+
+/* Appends a verdict (NULL when out of memory). */
+static struct fl_verdict *vadd(struct vlist *l, size_t expect, enum fl_expect_kind kind,
+			       enum fl_verdict_kind v)
+{
+	struct fl_verdict *nv;
+
+	if (l->n == l->cap) {
+		size_t cap = l->cap ? l->cap * 2 : 32;
+
+		nv = realloc(l->v, cap * sizeof(*nv));
+		if (!nv) {
+			l->oom = true;
+			return NULL;
+		}
+		l->v = nv;
+		l->cap = cap;
+	}
+	nv = &l->v[l->n++];
+	memset(nv, 0, sizeof(*nv));
+	nv->expect = expect;
+	nv->kind = kind;
+	nv->v = v;
+	return nv;
+}
+
+/* Sets a verdict's observed text. */
+static void observed(struct fl_verdict *v, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void observed(struct fl_verdict *v, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!v)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(v->observed, sizeof(v->observed), fmt, ap);
+	va_end(ap);
+}
+
+/* Writes the "what" text of one assertion of an expectation. */
+static void describe(const struct fl_expect *x, enum fl_expect_kind kind, char *buf, size_t len)
+{
+	size_t o = 0;
+
+	switch (kind) {
+	case FL_EX_ERRNO:
+		o = (size_t)snprintf(buf, len, "step %d errno %s%s", x->step,
+				     x->nerrnos > 1 ? "one of " : "", x->nerrnos ? x->errnos[0] : "?");
+		for (size_t i = 1; i < x->nerrnos && o < len; i++)
+			o += (size_t)snprintf(buf + o, len - o, ", %s", x->errnos[i]);
+		break;
+	case FL_EX_STATUS:
+		snprintf(buf, len, "step %d status %s", x->step,
+			 fl_status_name(x->status) ? fl_status_name(x->status) : "?");
+		break;
+	case FL_EX_SENSE: {
+		char t[96];
+
+		if (x->sense_any_asc)
+			snprintf(t, sizeof(t), "%s (any ASC)",
+				 fl_sense_key_name(x->key) ? fl_sense_key_name(x->key) : "?");
+		else
+			fl_sense_text(x->key, x->asc, x->ascq, t, sizeof(t));
+		snprintf(buf, len, "step %d CHECK CONDITION with sense %s", x->step, t);
+		break;
+	}
+	case FL_EX_WITHIN:
+		snprintf(buf, len, "step %d ends within %llu ms", x->step,
+			 (unsigned long long)x->within_ms);
+		break;
+	case FL_EX_MIN_MS:
+		snprintf(buf, len, "step %d takes at least %llu ms", x->step,
+			 (unsigned long long)x->min_ms);
+		break;
+	case FL_EX_RAN:
+		snprintf(buf, len, "step %d ran", x->step);
+		break;
+	case FL_EX_KERNEL_LOG:
+		if (x->has_count_min && x->has_count_max && x->count_min == x->count_max)
+			snprintf(buf, len, "kernel log /%s/ count %llu", x->kernel_log,
+				 (unsigned long long)x->count_min);
+		else if (x->has_count_max)
+			snprintf(buf, len, "kernel log /%s/ count from %llu to %llu", x->kernel_log,
+				 (unsigned long long)(x->has_count_min ? x->count_min : 0),
+				 (unsigned long long)x->count_max);
+		else if (x->has_count_min)
+			snprintf(buf, len, "kernel log /%s/ count at least %llu", x->kernel_log,
+				 (unsigned long long)x->count_min);
+		else
+			snprintf(buf, len, "kernel log /%s/", x->kernel_log);
+		break;
+	case FL_EX_EH:
+		o = (size_t)snprintf(buf, len, "error-handler steps in order:");
+		for (size_t i = 0; i < x->neh && o < len; i++)
+			o += (size_t)snprintf(buf + o, len - o, " %s", fl_eh_names[x->eh[i]]);
+		if (!x->neh)
+			snprintf(buf + o, len - o, " (none required)");
+		break;
+	case FL_EX_DEVICE_STATE:
+		if (x->lun >= 0)
+			snprintf(buf, len, "LUN %d device state %s at the end", x->lun,
+				 x->device_state);
+		else
+			snprintf(buf, len, "device state %s at the end", x->device_state);
+		break;
+	case FL_EX_STALL:
+		if (x->stall_min_ms)
+			snprintf(buf, len, "healthy LUN stalls between %llu and %llu ms",
+				 (unsigned long long)x->stall_min_ms,
+				 (unsigned long long)x->stall_max_ms);
+		else
+			snprintf(buf, len, "healthy LUN stalls at most %llu ms",
+				 (unsigned long long)x->stall_max_ms);
+		break;
+	case FL_EX_TRACE:
+		o = (size_t)snprintf(buf, len, "trace {");
+		for (size_t i = 0; i < x->ntrace && o < len; i++)
+			o += (size_t)snprintf(buf + o, len - o, "%s\"%s\": %s", i ? ", " : "",
+					      x->trace[i].key, x->trace[i].json);
+		if (o < len)
+			snprintf(buf + o, len - o, "} at least %llu",
+				 (unsigned long long)(x->has_count_min ? x->count_min : 1));
+		if (x->has_count_max && strlen(buf) + 24 < len)
+			snprintf(buf + strlen(buf), len - strlen(buf), ", at most %llu",
+				 (unsigned long long)x->count_max);
+		break;
+	}
+}
+
+/* Text of how a step ended, for messages. */
+static void step_end_text(const struct fl_step_obs *s, char *buf, size_t len)
+{
+	switch (s->end) {
+	case FL_END_NOT_RUN:
+		snprintf(buf, len, "step did not run%s%s", s->why[0] ? ": " : "", s->why);
+		break;
+	case FL_END_UNSUPPORTED:
+		snprintf(buf, len, "not run by this runner%s%s", s->why[0] ? ": " : "", s->why);
+		break;
+	case FL_END_TIMEOUT:
+		snprintf(buf, len, "TIMEOUT after %.0f ms", s->elapsed_ms);
+		break;
+	case FL_END_CRASHED:
+		snprintf(buf, len, "CRASHED after %.0f ms", s->elapsed_ms);
+		break;
+	case FL_END_DONE:
+		snprintf(buf, len, "%s after %.0f ms", s->errno_name, s->elapsed_ms);
+		break;
+	}
+}
+
+/* The errno name a step recorded. */
+static const char *step_errno(const struct fl_step_obs *s)
+{
+	return s->end == FL_END_TIMEOUT ? "TIMEOUT"
+	       : s->end == FL_END_CRASHED ? "CRASHED"
+					  : s->errno_name;
+}
+
+/* Text of a step's status and sense. */
+static void status_text(const struct fl_step_obs *s, char *buf, size_t len)
+{
+	const char *n = fl_status_name(s->status);
+	char t[96];
+
+	if (!s->has_sense) {
+		snprintf(buf, len, "status %s (0x%02x), no sense", n ? n : "?", s->status);
+		return;
+	}
+	fl_sense_text(s->key, s->asc, s->ascq, t, sizeof(t));
+	snprintf(buf, len, "status %s (0x%02x), sense %s", n ? n : "?", s->status, t);
+}
+
+/* Judges one assertion about a step. */
+static void judge_step(struct vlist *l, const struct fl_check *check, const struct fl_expect *x,
+		       size_t xi, enum fl_expect_kind kind, const struct fl_obs *obs)
+{
+	const struct fl_step_obs *s = x->step >= 0 && (size_t)x->step < obs->nsteps
+					  ? &obs->steps[x->step]
+					  : NULL;
+	struct fl_verdict *v;
+	char t[200];
+	bool ok = false;
+
+	if (!s) {
+		v = vadd(l, xi, kind, FL_VERDICT_FAIL);
+		observed(v, "the runner has no record of step %d", x->step);
+		goto what;
+	}
+	step_end_text(s, t, sizeof(t));
+	if (s->end == FL_END_UNSUPPORTED) {
+		v = vadd(l, xi, kind, FL_VERDICT_NA);
+		observed(v, "the %s runner cannot run %s steps%s%s", runner_name(obs->runner),
+			 fl_step_op_name(check->steps[x->step].op), s->why[0] ? ": " : "", s->why);
+		goto what;
+	}
+	if (s->end == FL_END_NOT_RUN) {
+		v = vadd(l, xi, kind, FL_VERDICT_FAIL);
+		observed(v, "%s", t);
+		goto what;
+	}
+	switch (kind) {
+	case FL_EX_ERRNO:
+		for (size_t i = 0; i < x->nerrnos; i++)
+			ok |= !strcmp(x->errnos[i], step_errno(s));
+		v = vadd(l, xi, kind, ok ? FL_VERDICT_PASS : FL_VERDICT_FAIL);
+		observed(v, "%s", t);
+		break;
+	case FL_EX_STATUS:
+	case FL_EX_SENSE:
+		if (!s->has_status) {
+			bool can = obs->can_status_all ||
+				   fl_step_op_is_passthrough(check->steps[x->step].op);
+
+			v = vadd(l, xi, kind, can ? FL_VERDICT_FAIL : FL_VERDICT_NA);
+			if (can)
+				observed(v, "no SCSI status (%s)", t);
+			else
+				observed(v, "the %s runner sees no SCSI status of this op (only of "
+					    "tur, inquiry and sg_raw)",
+					 runner_name(obs->runner));
+			break;
+		}
+		if (kind == FL_EX_STATUS)
+			ok = s->status == x->status;
+		else
+			ok = s->status == 0x02 && s->has_sense && s->key == x->key &&
+			     (x->sense_any_asc || (s->asc == x->asc && s->ascq == x->ascq));
+		v = vadd(l, xi, kind, ok ? FL_VERDICT_PASS : FL_VERDICT_FAIL);
+		status_text(s, t, sizeof(t));
+		observed(v, "%s", t);
+		break;
+	case FL_EX_WITHIN:
+		ok = s->end == FL_END_DONE && s->elapsed_ms <= (double)x->within_ms;
+		v = vadd(l, xi, kind, ok ? FL_VERDICT_PASS : FL_VERDICT_FAIL);
+		observed(v, "%s", t);
+		break;
+	case FL_EX_MIN_MS:
+		ok = s->elapsed_ms >= (double)x->min_ms;
+		v = vadd(l, xi, kind, ok ? FL_VERDICT_PASS : FL_VERDICT_FAIL);
+		observed(v, "%s", t);
+		break;
+	default: /* FL_EX_RAN */
+		v = vadd(l, xi, kind, FL_VERDICT_PASS);
+		observed(v, "%s", t);
+		break;
+	}
+what:
+	if (v)
+		describe(x, kind, v->what, sizeof(v->what));
+}
+
+/* Counts kernel-log records matching x's expression; -1 when it does not compile. */
+static long count_kmsg(const struct fl_expect *x, const struct fl_obs *obs, const char **first)
+{
+	regex_t re;
+	long n = 0;
+
+	if (regcomp(&re, x->kernel_log, REG_EXTENDED | REG_NOSUB))
+		return -1;
+	for (size_t i = 0; i < obs->nkmsg; i++)
+		if (!regexec(&re, obs->kmsg[i], 0, NULL, 0)) {
+			if (!n)
+				*first = obs->kmsg[i];
+			n++;
+		}
+	regfree(&re);
+	return n;
+}
+
+/* True when want appears in seen in order (others between; repeats in a row count once). */
+static bool eh_subsequence(const struct fl_expect *x, const struct fl_obs *obs)
+{
+	size_t j = 0;
+
+	for (size_t i = 0; i < obs->neh && j < x->neh; i++)
+		if (obs->eh[i] == x->eh[j])
+			j++;
+	return j == x->neh;
+}
+
+/* Counts trace events having every member of x; events parsed once per call. */
+static size_t count_trace(const struct fl_expect *x, json_t **events, size_t n)
+{
+	size_t count = 0;
+	json_t **want = calloc(x->ntrace ? x->ntrace : 1, sizeof(*want));
+
+	if (!want)
+		return 0;
+	for (size_t k = 0; k < x->ntrace; k++)
+		want[k] = json_loads(x->trace[k].json, JSON_DECODE_ANY, NULL);
+	for (size_t i = 0; i < n; i++) {
+		bool all = events[i] != NULL;
+
+		for (size_t k = 0; all && k < x->ntrace; k++) {
+			json_t *got = json_object_get(events[i], x->trace[k].key);
+
+			all = got && want[k] &&
+			      (json_equal(got, want[k]) ||
+			       (json_is_number(got) && json_is_number(want[k]) &&
+				json_number_value(got) == json_number_value(want[k])));
+		}
+		count += all;
+	}
+	for (size_t k = 0; k < x->ntrace; k++)
+		json_decref(want[k]);
+	free(want);
+	return count;
+}
+
+/* Judges one whole-run expectation. */
+static void judge_run(struct vlist *l, const struct fl_expect *x, size_t xi,
+		      enum fl_expect_kind kind, const struct fl_obs *obs, json_t ***events)
+{
+	struct fl_verdict *v = NULL;
+	const char *who = runner_name(obs->runner);
+
+	switch (kind) {
+	case FL_EX_KERNEL_LOG:
+	case FL_EX_EH:
+		if (!obs->has_kernel) {
+			v = vadd(l, xi, kind, FL_VERDICT_NA);
+			observed(v, "the %s runner has no kernel log", who);
+			break;
+		}
+		if (kind == FL_EX_EH) {
+			size_t o = 0;
+
+			v = vadd(l, xi, kind,
+				 eh_subsequence(x, obs) ? FL_VERDICT_PASS : FL_VERDICT_FAIL);
+			if (!v)
+				break;
+			for (size_t i = 0; i < obs->neh && o + 2 < sizeof(v->observed); i++)
+				if (!i || obs->eh[i] != obs->eh[i - 1])
+					o += (size_t)snprintf(v->observed + o,
+							      sizeof(v->observed) - o, "%s%s",
+							      o ? " " : "", fl_eh_names[obs->eh[i]]);
+			if (!o)
+				observed(v, "(no error-handler step)");
+		} else {
+			const char *first = NULL;
+			long n = count_kmsg(x, obs, &first);
+			uint64_t lo = x->has_count_min ? x->count_min : 1;
+			bool ok = n >= 0 && (uint64_t)n >= lo &&
+				  (!x->has_count_max || (uint64_t)n <= x->count_max);
+
+			v = vadd(l, xi, kind, ok ? FL_VERDICT_PASS : FL_VERDICT_FAIL);
+			if (n < 0)
+				observed(v, "invalid regular expression");
+			else
+				observed(v, "%ld matching line%s%s%.200s%s", n, n == 1 ? "" : "s",
+					 first ? ", first: \"" : "", first ? first : "",
+					 first ? "\"" : "");
+		}
+		break;
+	case FL_EX_DEVICE_STATE: {
+		const char *got;
+
+		if (!obs->device_state) {
+			v = vadd(l, xi, kind, FL_VERDICT_NA);
+			observed(v, "the %s runner sees no kernel device state", who);
+			break;
+		}
+		got = obs->device_state(obs->device_state_arg, x->lun >= 0 ? x->lun : obs->test_lun);
+		v = vadd(l, xi, kind,
+			 got && !strcmp(got, x->device_state) ? FL_VERDICT_PASS : FL_VERDICT_FAIL);
+		observed(v, "%s", got ? got : "(unknown)");
+		break;
+	}
+	case FL_EX_STALL:
+		if (!obs->has_stall) {
+			v = vadd(l, xi, kind, FL_VERDICT_NA);
+			observed(v, "the %s runner has no healthy-LUN probe", who);
+			break;
+		}
+		if (obs->max_stall_ms < 0) {
+			v = vadd(l, xi, kind, FL_VERDICT_FAIL);
+			observed(v, "no healthy-LUN probe (needs a LUN no step uses)");
+			break;
+		}
+		v = vadd(l, xi, kind,
+			 obs->max_stall_ms <= (double)x->stall_max_ms &&
+				 obs->max_stall_ms >= (double)x->stall_min_ms
+			     ? FL_VERDICT_PASS
+			     : FL_VERDICT_FAIL);
+		observed(v, "longest healthy-LUN read %.0f ms", obs->max_stall_ms);
+		break;
+	case FL_EX_TRACE: {
+		size_t n;
+		uint64_t lo = x->has_count_min ? x->count_min : 1;
+
+		if (!obs->has_trace) {
+			v = vadd(l, xi, kind, FL_VERDICT_NA);
+			observed(v, "the %s runner has no trace of the target", who);
+			break;
+		}
+		if (!*events && obs->ntrace) {
+			*events = calloc(obs->ntrace, sizeof(**events));
+			for (size_t i = 0; *events && i < obs->ntrace; i++)
+				(*events)[i] = json_loads(obs->trace[i], 0, NULL);
+		}
+		n = *events ? count_trace(x, *events, obs->ntrace) : 0;
+		v = vadd(l, xi, kind,
+			 n >= lo && (!x->has_count_max || n <= x->count_max) ? FL_VERDICT_PASS
+									     : FL_VERDICT_FAIL);
+		observed(v, "%zu matching trace event%s", n, n == 1 ? "" : "s");
+		break;
+	}
+	default:
+		break;
+	}
+	if (v)
+		describe(x, kind, v->what, sizeof(v->what));
+}
+
+/* Judges every expectation against what a runner observed. */
+int fl_check_judge(const struct fl_check *check, const struct fl_obs *obs,
+		   struct fl_verdict **out)
+{
+	struct vlist l = {0};
+	json_t **events = NULL;
+
+	for (size_t xi = 0; check && xi < check->nexpects; xi++) {
+		const struct fl_expect *x = &check->expects[xi];
+
+		for (unsigned bit = 1; bit <= FL_EX_TRACE; bit <<= 1) {
+			enum fl_expect_kind kind = (enum fl_expect_kind)bit;
+
+			if (!(x->kinds & bit))
+				continue;
+			if (!(x->runners & obs->runner)) {
+				struct fl_verdict *v = vadd(&l, xi, kind, FL_VERDICT_NA);
+
+				observed(v, "only the %s runner checks it",
+					 runner_name((enum fl_runner)x->runners));
+				if (v)
+					describe(x, kind, v->what, sizeof(v->what));
+				continue;
+			}
+			if (x->step >= 0)
+				judge_step(&l, check, x, xi, kind, obs);
+			else
+				judge_run(&l, x, xi, kind, obs, &events);
+		}
+	}
+	if (events) {
+		for (size_t i = 0; i < obs->ntrace; i++)
+			json_decref(events[i]);
+		free(events);
+	}
+	if (l.oom) {
+		free(l.v);
+		return -ENOMEM;
+	}
+	*out = l.v;
+	return (int)l.n;
+}
+
+/* "PASS", "FAIL", "N/A". */
+const char *fl_verdict_name(enum fl_verdict_kind v)
+{
+	return v == FL_VERDICT_PASS ? "PASS" : v == FL_VERDICT_FAIL ? "FAIL" : "N/A";
+}
+
+/* 0: none failed and one passed; 1: one failed; 77: none applied. */
+int fl_verdicts_exit(const struct fl_verdict *v, size_t n)
+{
+	bool pass = false;
+
+	for (size_t i = 0; i < n; i++) {
+		if (v[i].v == FL_VERDICT_FAIL)
+			return 1;
+		pass |= v[i].v == FL_VERDICT_PASS;
+	}
+	return pass ? 0 : 77;
+}
