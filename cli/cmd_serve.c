@@ -308,7 +308,6 @@ int cmd_serve(int argc, char **argv)
 	unsigned nluns = 0;
 	char what[300];
 
-#ifdef FL_ISCSI_HAVE_ENGINE
 	struct fl_engine_opts eo = {0};
 	eo.frontend = FL_FE_ISCSI;
 	eo.trace_path = trace;
@@ -364,49 +363,13 @@ int cmd_serve(int argc, char **argv)
 		goto out;
 	}
 	tgt = fl_engine_target(engine);
-#ifdef FL_ISCSI_HAVE_CTL
 	if (ctl && fl_ctl_start(engine, ctl, &ctl_h)) {
 		fprintf(stderr, "faultlun serve: cannot open control socket %s\n", ctl);
 		goto out;
 	}
-#else
-	(void)ctl_h;
-	if (ctl) {
-		fprintf(stderr, "faultlun serve: --ctl needs the control socket, which this build "
-				"lacks\n");
-		goto out;
-	}
-#endif
-#else
-	if (scenario_path || trace || ctl || seed) {
-		fprintf(stderr, "faultlun serve: scenarios, --trace, --ctl and --seed need the "
-				"fault engine, which this build lacks\n");
-		return 2;
-	}
-	struct fl_lun_config cfg;
-	struct fl_lun *lun;
-	fl_lun_config_default(&cfg);
-	if (block_size)
-		cfg.block_size = block_size;
-	if (size)
-		cfg.num_blocks = size / cfg.block_size;
-	if (store && strcmp(store, "memory")) {
-		cfg.store = FL_STORE_FILE;
-		cfg.store_path = store + 5;
-	}
-	cfg.read_only = read_only;
-	if (fl_target_create(&tgt) || fl_lun_create(&cfg, &lun))
-		goto out;
-	if (fl_target_add_lun(tgt, (uint16_t)lun_id, lun)) {
-		fl_lun_destroy(lun);
-		goto out;
-	}
-	snprintf(what, sizeof(what), "no scenario: one %s LUN",
-		 cfg.store == FL_STORE_FILE ? "file" : "memory");
-#endif
 	nluns = fl_target_lun_ids(tgt, luns, FL_MAX_LUNS);
 
-	if (fl_iscsi_create(&o, engine, engine ? NULL : tgt, &t))
+	if (fl_iscsi_create(&o, engine, NULL, &t))
 		goto out;
 	if (!quiet) {
 		banner(t, luns, nluns, what);
@@ -459,32 +422,11 @@ int cmd_serve(int argc, char **argv)
 	 * the portal's queue), then the portal. */
 	fl_iscsi_disconnect(t);
 out:
-#ifdef FL_ISCSI_HAVE_ENGINE
-#ifdef FL_ISCSI_HAVE_CTL
-	if (ctl_h) {
-		fl_ctl_stop(ctl_h);
-		ctl_h = NULL;
-	}
-#endif
-	if (engine) {
-		fl_engine_destroy(engine);
-		engine = NULL;
-	}
-#endif
-	fl_iscsi_destroy(t);
-#ifdef FL_ISCSI_HAVE_ENGINE
-#ifdef FL_ISCSI_HAVE_CTL
 	if (ctl_h)
 		fl_ctl_stop(ctl_h);
-#endif
 	if (engine)
 		fl_engine_destroy(engine);
+	fl_iscsi_destroy(t);
 	fl_scenario_free(sc);
-#else
-	(void)ctl_h;
-	(void)sc;
-	if (tgt)
-		fl_target_destroy(tgt);
-#endif
 	return ret;
 }

@@ -7,11 +7,12 @@
  * (fl_faults.h), which passes commands on to the logical-unit core. The
  * engine's completion callbacks may run on any thread: they only append to
  * the portal's locked queue and kick its eventfd; the loop does the rest.
- * A portal created with a bare fl_target (no engine: plain target, no
- * faults) submits to the core directly with the same contract.
+ * There is no other way in: a portal always has an engine (a scenario with no
+ * rules when nothing is injected).
  */
 #include "iscsi_internal.h"
 
+#include <assert.h>
 #include <string.h>
 
 /*
@@ -83,7 +84,7 @@ static void xport_notify(void *ctx)
 		portal_kick(p);
 }
 
-/* The core's target: the engine's, or the bare one. */
+/* The core's target: the engine's. */
 static struct fl_target *be_target(struct portal *p)
 {
 	return p->target;
@@ -92,15 +93,9 @@ static struct fl_target *be_target(struct portal *p)
 /* Hooks the portal to the engine. */
 void be_init(struct portal *p)
 {
-#ifdef FL_ISCSI_HAVE_ENGINE
-	if (p->engine) {
-		p->target = fl_engine_target(p->engine);
-		fl_engine_set_xport_notify(p->engine, xport_notify, p);
-	}
-#else
-	(void)p;
-	(void)xport_notify;
-#endif
+	assert(p->engine);
+	p->target = fl_engine_target(p->engine);
+	fl_engine_set_xport_notify(p->engine, xport_notify, p);
 }
 
 /* The engine's kick: a timer earlier than the loop knows of was added. */
@@ -109,136 +104,59 @@ static void timer_kick(void *arg)
 	portal_kick(arg);
 }
 
-/* The loop takes the engine's timers over; false when it cannot (no engine). */
+/* The loop takes the engine's timers over; false when it cannot (engine gone, or taken). */
 bool be_timers_adopt(struct portal *p)
 {
-#ifdef FL_ISCSI_HAVE_ENGINE
-	if (p->engine && !p->engine_gone)
-		return fl_engine_timers_adopt(p->engine, timer_kick, p) == 0;
-#endif
-	(void)timer_kick;
-	(void)p;
-	return false;
+	if (p->engine_gone)
+		return false;
+	return fl_engine_timers_adopt(p->engine, timer_kick, p) == 0;
 }
 
 /* Fires the engine's due timers; returns the next deadline (UINT64_MAX: none). */
 uint64_t be_timers_run(struct portal *p)
 {
-#ifdef FL_ISCSI_HAVE_ENGINE
 	return fl_engine_timers_run(p->engine, NULL);
-#else
-	(void)p;
-	return UINT64_MAX;
-#endif
 }
 
 /* Hands the engine's timers back to its own thread. */
 int be_timers_release(struct portal *p)
 {
-#ifdef FL_ISCSI_HAVE_ENGINE
 	return fl_engine_timers_release(p->engine);
-#else
-	(void)p;
-	return 0;
-#endif
 }
 
 /* Submits a task's command; completion comes back through cmd_done. */
 void be_submit(struct portal *p, struct task *t)
 {
 	t->cmd.done = cmd_done;
-#ifdef FL_ISCSI_HAVE_ENGINE
-	if (p->engine) {
-		fl_engine_submit(p->engine, t->lun_id, &t->cmd);
-		return;
-	}
-#endif
-	fl_target_submit(be_target(p), t->lun_id, &t->cmd);
+	fl_engine_submit(p->engine, t->lun_id, &t->cmd);
 }
 
 /* Carries out a TMF; the answer comes back through tmf_done. */
 void be_tmf(struct portal *p, struct tmf_req *r)
 {
 	r->tmf.done = tmf_done;
-#ifdef FL_ISCSI_HAVE_ENGINE
-	if (p->engine) {
-		fl_engine_tmf(p->engine, &r->tmf);
-		return;
-	}
-#endif
-	/* No engine: the plain SAM-5 behaviour. */
-	struct fl_target *tgt = be_target(p);
-	enum fl_tmf_resp resp = FL_TMF_RESP_COMPLETE;
-	struct fl_lun *lun = fl_target_lun(tgt, r->tmf.lun_id);
-	uint16_t ids[FL_MAX_LUNS];
-	unsigned n;
-
-	switch (r->tmf.fn) {
-	case FL_TMF_ABORT_TASK:
-		if (!r->tmf.task_exists)
-			resp = FL_TMF_RESP_TASK_NOT_EXIST;
-		break;
-	case FL_TMF_ABORT_TASK_SET:
-	case FL_TMF_CLEAR_TASK_SET:
-		if (!lun)
-			resp = FL_TMF_RESP_LUN_NOT_EXIST;
-		break;
-	case FL_TMF_LUN_RESET:
-		if (!lun)
-			resp = FL_TMF_RESP_LUN_NOT_EXIST;
-		else
-			fl_lun_reset(lun, r->tmf.nexus_id, 0x29, 0x00);
-		break;
-	case FL_TMF_TARGET_WARM_RESET:
-	case FL_TMF_TARGET_COLD_RESET:
-		n = fl_target_lun_ids(tgt, ids, FL_MAX_LUNS);
-		for (unsigned i = 0; i < n; i++)
-			fl_lun_reset(fl_target_lun(tgt, ids[i]), r->tmf.nexus_id, 0x29,
-				     r->tmf.fn == FL_TMF_TARGET_COLD_RESET ? 0x01 : 0x00);
-		break;
-	default:
-		resp = FL_TMF_RESP_NOT_SUPPORTED;
-	}
-	tmf_done(&r->tmf, resp);
+	fl_engine_tmf(p->engine, &r->tmf);
 }
 
 /* Asks the scenario what to do with one PDU. */
 void be_pdu(struct portal *p, const struct fl_pdu_info *info, struct fl_xport_verdict *out)
 {
 	memset(out, 0, sizeof(*out));
-#ifdef FL_ISCSI_HAVE_ENGINE
-	if (p->engine)
-		fl_engine_pdu(p->engine, info, out);
-#else
-	(void)p;
-	(void)info;
-#endif
+	fl_engine_pdu(p->engine, info, out);
 }
 
 /* Reads the standing transport conditions of a session. */
 void be_xport_state(struct portal *p, struct conn *c, struct fl_xport_state *out)
 {
 	memset(out, 0, sizeof(*out));
-#ifdef FL_ISCSI_HAVE_ENGINE
-	if (p->engine)
-		fl_engine_xport_state(p->engine, c->nexus_id, out);
-#else
-	(void)p;
-	(void)c;
-#endif
+	fl_engine_xport_state(p->engine, c->nexus_id, out);
 }
 
 /* Reports a login, logout or connection loss. */
 void be_conn_event(struct portal *p, struct conn *c, enum fl_conn_event ev)
 {
-#ifdef FL_ISCSI_HAVE_ENGINE
-	if (p->engine && !p->engine_gone)
+	if (!p->engine_gone)
 		fl_engine_conn_event(p->engine, ev, c->nexus_id, c->initiator_port);
-#else
-	(void)p;
-	(void)c;
-	(void)ev;
-#endif
 }
 
 /* True when the LUN exists. */
