@@ -278,9 +278,28 @@ static inline bool bucket_may_hit(const struct bucket *b, const struct fl_cdb_in
 	return t->n && hi >= t->v[0].lo && lo <= t->maxhi[t->n / 2];
 }
 
-/* Finds the rule acting on the command (e->lock held); returns its number or -1. */
+/*
+ * Whether an action answers the command in place of the LUN, before it
+ * executes (a CHECK CONDITION or a status): a pending unit attention comes
+ * before such an answer. RECOVERED ERROR and COMPLETED sense execute first
+ * and the core reports the UA itself.
+ */
+static bool answers_before(const struct sc_action *a)
+{
+	return a->verb == VERB_STATUS ||
+	       (a->verb == VERB_SENSE && a->key != FL_KEY_RECOVERED_ERROR && a->key != 0xf);
+}
+
+/*
+ * Finds the rule acting on the command (e->lock held); returns its number or
+ * -1. When that rule would answer the command but the LUN has a unit
+ * attention to report first (SAM-5 r21 5.14), returns -1 with *ua_first set
+ * to the rule's number, and the rule does not count the command (its seen /
+ * fired counters and random stream are as before): the initiator's retry is
+ * the first command it sees.
+ */
 static long match_rules(struct fl_engine *e, const struct eng_lun *L, const struct fl_cmd *cmd,
-			const struct fl_cdb_info *ci, uint64_t *info)
+			const struct fl_cdb_info *ci, uint64_t *info, long *ua_first)
 {
 	struct program *p = e->prog;
 	struct lun_rules *lr = p->lun[L->id];
@@ -308,12 +327,24 @@ static long match_rules(struct fl_engine *e, const struct eng_lun *L, const stru
 	if (c.n > 1)
 		cands_sort(&c);
 	for (size_t i = 0; i < c.n; i++) {
+		struct rt_rule *rt = &p->rules[c.v[i]];
+		uint64_t seen = rt->seen, fired = rt->fired;
+		struct prng rng = rt->rng;
+
 		if (!now)
 			now = mono_ns();
-		if (rule_hits(e, &p->rules[c.v[i]], L, cmd, ci, now, info)) {
-			hit = (long)c.v[i];
+		if (!rule_hits(e, rt, L, cmd, ci, now, info))
+			continue;
+		if (answers_before(&rt->r->a) && !rt->r->a.overtake_ua &&
+		    fl_lun_ua_pending(L->lun, cmd)) {
+			rt->seen = seen;
+			rt->fired = fired;
+			rt->rng = rng;
+			*ua_first = (long)c.v[i];
 			break;
 		}
+		hit = (long)c.v[i];
+		break;
 	}
 	if (c.v != c.small)
 		free(c.v);
@@ -827,6 +858,19 @@ static void trace_inject(struct fl_engine *e, const struct eng_lun *L, const str
 	trace_emit(&e->trace, o);
 }
 
+/* Traces a rule standing back for a pending unit attention (e->lock held). */
+static void trace_ua_first(struct fl_engine *e, const struct eng_lun *L, const struct fl_cmd *cmd,
+			   const struct fl_cdb_info *ci, const struct sc_rule *r)
+{
+	json_t *o = trace_event(&e->trace, "ua_first");
+
+	if (!o)
+		return;
+	trace_cmd_fields(o, L->id, cmd, ci);
+	json_object_set_new(o, "rule", json_string(r->id));
+	trace_emit(&e->trace, o);
+}
+
 /* The pass-through: submits cmd to LUN lun_id through the rules. */
 void fl_engine_submit(struct fl_engine *e, uint16_t lun_id, struct fl_cmd *cmd)
 {
@@ -835,7 +879,7 @@ void fl_engine_submit(struct fl_engine *e, uint16_t lun_id, struct fl_cmd *cmd)
 	struct pend *p = NULL;
 	const struct sc_rule *r = NULL;
 	uint64_t info = 0, delay_ns = 0;
-	long hit;
+	long hit, ua_first = -1;
 	bool heal, notify = false;
 	int old_state;
 	enum pend_stage stage;
@@ -859,7 +903,9 @@ void fl_engine_submit(struct fl_engine *e, uint16_t lun_id, struct fl_cmd *cmd)
 	e->counters.commands++;
 	if (e->prog->has_write_beyond && ci.cls == FL_CLASS_WRITE && ci.has_lba)
 		engine_event(e, ON_WRITE_BEYOND, 0, ci.lba + (ci.nblocks ? ci.nblocks - 1 : 0));
-	hit = match_rules(e, L, cmd, &ci, &info);
+	hit = match_rules(e, L, cmd, &ci, &info, &ua_first);
+	if (ua_first >= 0)
+		trace_ua_first(e, L, cmd, &ci, e->prog->rules[ua_first].r);
 	heal = e->prog->has_until_written && ci.cls == FL_CLASS_WRITE && ci.has_lba;
 	if (hit >= 0) {
 		struct rt_rule *rt = &e->prog->rules[hit];

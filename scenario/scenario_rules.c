@@ -362,7 +362,7 @@ static void parse_action(struct pctx *c, const char *path, json_t *v, struct sc_
 	static const char *const keys[] = {"sense",    "info",	  "format",    "status",
 					   "delay_ms", "hold",	  "drop",      "drop_response",
 					   "short",    "corrupt", "ua",	       "power_loss",
-					   "resize",   "alua",	  "set_state", NULL};
+					   "resize",   "alua",	  "set_state", "overtake_ua", NULL};
 	static const char *const verbs[] = {"sense",	     "status", "hold",	  "drop",
 					    "drop_response", "short",  "corrupt", "ua",
 					    "power_loss",    "resize", "alua",	  NULL};
@@ -517,6 +517,10 @@ static void parse_action(struct pctx *c, const char *path, json_t *v, struct sc_
 			}
 		}
 	}
+	if ((e = json_object_get(v, "overtake_ua")) &&
+	    pbool(c, SUBP(sub, path, "overtake_ua"), e, &a->overtake_ua) &&
+	    a->verb != VERB_SENSE && a->verb != VERB_STATUS)
+		perr(c, sub, true, "\"overtake_ua\" only goes with \"sense\" or \"status\"");
 	if ((e = json_object_get(v, "ua")))
 		pascq(c, SUBP(sub, path, "ua"), e, &a->ua_asc, &a->ua_ascq);
 	if ((e = json_object_get(v, "resize")))

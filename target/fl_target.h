@@ -223,6 +223,14 @@ void fl_lun_set_sense(struct fl_lun *lun, struct fl_cmd *cmd, uint8_t key, uint8
 /* Unit attentions (SPC-4 6.1 / SAM-5 5.14). nexus_id == FL_ALL_NEXUS: all. */
 #define FL_ALL_NEXUS UINT64_MAX
 void fl_lun_queue_ua(struct fl_lun *lun, uint64_t nexus_id, uint8_t asc, uint8_t ascq);
+/*
+ * Whether the LUN would answer cmd with a pending unit attention (SAM-5 r21
+ * 5.14): the command's nexus has one pending (a nexus never seen has 29/00)
+ * and the command is not INQUIRY, REPORT LUNS or REQUEST SENSE. Consumes
+ * nothing. The fault engine asks before it injects a CHECK CONDITION, which a
+ * real LUN reports only after the UA.
+ */
+bool fl_lun_ua_pending(struct fl_lun *lun, const struct fl_cmd *cmd);
 
 /*
  * Task management as seen by the logical unit (the front end and engine deal

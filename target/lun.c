@@ -579,6 +579,28 @@ void fl_lun_queue_ua(struct fl_lun *lun, uint64_t nexus_id, uint8_t asc, uint8_t
 	pthread_mutex_unlock(&lun->lock);
 }
 
+/* Whether lun_dispatch would report a pending UA for cmd (see fl_target.h). */
+bool fl_lun_ua_pending(struct fl_lun *lun, const struct fl_cmd *cmd)
+{
+	const struct fl_opcode_desc *d;
+	struct nexus_state *ns;
+	bool pending = true; /* a nexus never seen starts with 29/00 (lun_nexus) */
+
+	if (cmd->cdb_len == 0 || cmd->cdb_len > FL_CDB_MAX)
+		return false;
+	d = cdb_lookup(cmd->cdb, cmd->cdb_len);
+	if (d && (d->flags & OPF_NO_UA))
+		return false;
+	pthread_mutex_lock(&lun->lock);
+	for (ns = lun->nexuses; ns; ns = ns->next)
+		if (ns->id == cmd->nexus.id) {
+			pending = ns->ua_count > 0;
+			break;
+		}
+	pthread_mutex_unlock(&lun->lock);
+	return pending;
+}
+
 /* LUN RESET as seen by the logical unit (SAM-5 r21 6.3.3, SPC-4 r37 5.12.?). */
 void fl_lun_reset(struct fl_lun *lun, uint64_t from_nexus, uint8_t asc, uint8_t ascq)
 {

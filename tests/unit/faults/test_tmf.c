@@ -244,6 +244,100 @@ static void test_tmf_transition_before_behaviour(void)
 	fl_engine_destroy(e);
 }
 
+/* Rules that answer reads, writes and INQUIRY; %s: extra keys of the read and write actions. */
+static const char *const ua_order_fmt =
+    "{\"faultlun\": 1, \"frontends\": [\"iscsi\"], \"luns\": [{\"size\": \"1MiB\"}],"
+    " \"rules\": ["
+    "  {\"id\": \"bad-read\", \"match\": {\"class\": \"read\", \"nth\": 1},"
+    "   \"action\": {\"sense\": \"MEDIUM_ERROR/UNRECOVERED_READ_ERROR\"%s}},"
+    "  {\"id\": \"busy-write\", \"match\": {\"class\": \"write\"},"
+    "   \"action\": {\"status\": \"busy\"%s}},"
+    "  {\"id\": \"bad-inquiry\", \"match\": {\"class\": \"inquiry\"},"
+    "   \"action\": {\"sense\": \"HARDWARE_ERROR/44/00\"}}]}";
+
+/* Submits one command on nexus 1 of LUN 0 and waits for it. */
+static struct tcmd *ua_cmd(struct fl_engine *e, struct tcmd *t, uint8_t op, uint64_t tag)
+{
+	tcmd_init(t, op, 0, 1, tag, 1);
+	tsubmit(e, t, 0);
+	CU_ASSERT_TRUE(twait(t, 1000));
+	return t;
+}
+
+/* A completed LUN RESET from nexus 1: UA 29/00 pending for every nexus. */
+static void ua_reset(struct fl_engine *e)
+{
+	struct ttmf *t = do_tmf(e, FL_TMF_LUN_RESET, 0, 1, 0, false);
+
+	CU_ASSERT_TRUE(tmf_wait(t, 1000));
+	CU_ASSERT_EQUAL(t->resp, FL_TMF_RESP_COMPLETE);
+	free(t);
+}
+
+/* Whether a command ended with CHECK CONDITION and key/asc/ascq. */
+static bool has_sense(const struct tcmd *t, int key, int asc, int ascq)
+{
+	return sense_key(&t->cmd) == key && sense_asc(&t->cmd) == asc &&
+	       sense_ascq(&t->cmd) == ascq;
+}
+
+/*
+ * SAM-5 r21 5.14: a pending unit attention is reported before an injected
+ * CHECK CONDITION or status on the nexus's next command (INQUIRY aside), as on
+ * a real LUN; the rule then acts on the command after it (the one answered
+ * with the UA does not count: "nth": 1 hits the retried read).
+ */
+static void test_ua_before_injected_check_condition(void)
+{
+	char text[1024];
+	struct fl_engine *e;
+	struct tcmd *t = calloc(1, sizeof(*t));
+	struct fl_engine_counters k;
+
+	snprintf(text, sizeof(text), ua_order_fmt, "", "");
+	e = mk_engine(text, 1, NULL);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(e);
+	clear_ua(e, 1);
+	ua_reset(e);
+	/* INQUIRY never reports a UA: the rule answers it and the UA stays pending */
+	CU_ASSERT_TRUE(has_sense(ua_cmd(e, t, 0x12, 1), FL_KEY_HARDWARE_ERROR, 0x44, 0x00));
+	CU_ASSERT_TRUE(has_sense(ua_cmd(e, t, 0x28, 2), FL_KEY_UNIT_ATTENTION, 0x29, 0x00));
+	CU_ASSERT_TRUE(has_sense(ua_cmd(e, t, 0x28, 3), FL_KEY_MEDIUM_ERROR, 0x11, 0x00));
+	CU_ASSERT_EQUAL(ua_cmd(e, t, 0x28, 4)->cmd.status, FL_STATUS_GOOD); /* nth 1 is spent */
+	ua_reset(e);
+	CU_ASSERT_TRUE(has_sense(ua_cmd(e, t, 0x2a, 5), FL_KEY_UNIT_ATTENTION, 0x29, 0x00));
+	CU_ASSERT_EQUAL(ua_cmd(e, t, 0x2a, 6)->cmd.status, FL_STATUS_BUSY);
+	/* nothing left to surface on an unrelated command */
+	CU_ASSERT_EQUAL(ua_cmd(e, t, 0x00, 7)->cmd.status, FL_STATUS_GOOD);
+	fl_engine_get_counters(e, &k);
+	CU_ASSERT_EQUAL(k.injected, 3);
+	fl_engine_destroy(e);
+	free(t);
+}
+
+/* "overtake_ua": true: the rule answers first and the UA surfaces on the next command. */
+static void test_ua_overtaken_by_rule(void)
+{
+	char text[1024];
+	struct fl_engine *e;
+	struct tcmd *t = calloc(1, sizeof(*t));
+
+	snprintf(text, sizeof(text), ua_order_fmt, ", \"overtake_ua\": true",
+		 ", \"overtake_ua\": true");
+	e = mk_engine(text, 1, NULL);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(e);
+	clear_ua(e, 1);
+	ua_reset(e);
+	CU_ASSERT_TRUE(has_sense(ua_cmd(e, t, 0x28, 1), FL_KEY_MEDIUM_ERROR, 0x11, 0x00));
+	CU_ASSERT_TRUE(has_sense(ua_cmd(e, t, 0x00, 2), FL_KEY_UNIT_ATTENTION, 0x29, 0x00));
+	CU_ASSERT_EQUAL(ua_cmd(e, t, 0x00, 3)->cmd.status, FL_STATUS_GOOD);
+	ua_reset(e);
+	CU_ASSERT_EQUAL(ua_cmd(e, t, 0x2a, 4)->cmd.status, FL_STATUS_BUSY);
+	CU_ASSERT_TRUE(has_sense(ua_cmd(e, t, 0x00, 5), FL_KEY_UNIT_ATTENTION, 0x29, 0x00));
+	fl_engine_destroy(e);
+	free(t);
+}
+
 /* The delay of a TMF answer is honoured (and a pending one is answered NONE at destroy). */
 static void test_tmf_delay(void)
 {
@@ -394,6 +488,9 @@ static void test_clear_faults(void)
 	struct ttmf *t;
 
 	CU_ASSERT_PTR_NOT_NULL_FATAL(e);
+	/* a new nexus hears of the power on (29/00) before the rule's BUSY */
+	tsubmit(e, (tcmd_init(c, 0x00, 0, 0, 1, 1), c), 0);
+	CU_ASSERT_EQUAL(sense_key(&c->cmd), FL_KEY_UNIT_ATTENTION);
 	tsubmit(e, (tcmd_init(c, 0x00, 0, 0, 1, 1), c), 0);
 	CU_ASSERT_EQUAL(c->cmd.status, FL_STATUS_BUSY);
 	t = do_tmf(e, FL_TMF_LUN_RESET, 7, 1, 0, false);
@@ -529,6 +626,8 @@ static CU_TestInfo tmf_tests[] = {
     {"test_lun_reset_completes", test_lun_reset_completes},
     {"test_lun_reset_behaviours", test_lun_reset_behaviours},
     {"test_tmf_transition_before_behaviour", test_tmf_transition_before_behaviour},
+    {"test_ua_before_injected_check_condition", test_ua_before_injected_check_condition},
+    {"test_ua_overtaken_by_rule", test_ua_overtaken_by_rule},
     {"test_tmf_delay", test_tmf_delay},
     {"test_conn_events", test_conn_events},
     {"test_transport_verdicts", test_transport_verdicts},
