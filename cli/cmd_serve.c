@@ -12,6 +12,7 @@
  */
 #include "cli.h"
 #include "fl_iscsi.h"
+#include "fl_size.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -21,7 +22,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -42,7 +42,7 @@ static void serve_usage(FILE *out)
 	    "  --iqn IQN            target name (default: the scenario's, "
 	    "else " FL_ISCSI_DEFAULT_IQN ")\n"
 	    "  --lun N              LUN number of the default LUN (no scenario; default 0)\n"
-	    "  --size SIZE          size of every LUN (e.g. 64MiB, 1G; default 1 GiB)\n"
+	    "  --size SIZE          size of every LUN (e.g. 64MiB, 1GiB, 4096; default 1 GiB)\n"
 	    "  --block-size N       logical block size of the default LUN (512)\n"
 	    "  --store memory|file:PATH  backing store of every LUN\n"
 	    "  --read-only          write-protect every LUN (WP; writes get 27/00)\n"
@@ -59,42 +59,6 @@ static void serve_usage(FILE *out)
 	    "  --run CMD            captive: serve while `sh -c CMD` runs, exit with its status\n"
 	    "  -v, --verbose        more log lines (twice: every PDU)\n"
 	    "  -q, --quiet          no banner (only the port, when port 0 was asked)\n");
-}
-
-/* Parses "64MiB", "1G", "4096" into bytes; 0 on error. */
-static uint64_t parse_size(const char *s)
-{
-	char *end;
-	errno = 0;
-	unsigned long long v = strtoull(s, &end, 10);
-	if (errno || end == s)
-		return 0;
-	uint64_t mult = 1;
-	if (*end) {
-		char u = (char)(*end | 0x20);
-		const char *rest = end + 1;
-		bool dec = !strcasecmp(rest, "B");
-		if (*rest && dec == false && strcasecmp(rest, "iB") && strcmp(rest, ""))
-			return 0;
-		uint64_t base = dec ? 1000 : 1024;
-		switch (u) {
-		case 'k':
-			mult = base;
-			break;
-		case 'm':
-			mult = base * base;
-			break;
-		case 'g':
-			mult = base * base * base;
-			break;
-		case 't':
-			mult = base * base * base * base;
-			break;
-		default:
-			return 0;
-		}
-	}
-	return (uint64_t)v * mult;
 }
 
 /* The loop thread's body. */
@@ -206,8 +170,7 @@ int cmd_serve(int argc, char **argv)
 			}
 			break;
 		case 's':
-			size = parse_size(optarg);
-			if (!size) {
+			if (fl_parse_size(optarg, 0, &size, NULL) || !size) {
 				fprintf(stderr, "faultlun serve: bad --size '%s'\n", optarg);
 				return 2;
 			}

@@ -5,6 +5,7 @@
  * numbers, sizes, booleans, state names, sense (SPC-4 r37 4.5.6 keys, Annex D
  * ASC/ASCQ) and ALUA states (SPC-4 r37 5.15.2.4).
  */
+#include "fl_size.h"
 #include "scenario_internal.h"
 
 #include <ctype.h>
@@ -204,22 +205,6 @@ bool pdouble(struct pctx *c, const char *path, json_t *v, double lo, double hi, 
 /* Parses a size: bytes, or a string with B/KiB/MiB/GiB/TiB/KB/MB/GB/TB/blocks. */
 bool psize(struct pctx *c, const char *path, json_t *v, uint64_t *out, bool *in_blocks)
 {
-	static const struct {
-		const char *unit;
-		uint64_t mul;
-	} units[] = {
-	    {"", 1},
-	    {"B", 1},
-	    {"KiB", 1ull << 10},
-	    {"MiB", 1ull << 20},
-	    {"GiB", 1ull << 30},
-	    {"TiB", 1ull << 40},
-	    {"KB", 1000},
-	    {"MB", 1000000},
-	    {"GB", 1000000000},
-	    {"TB", 1000000000000ull},
-	    {"blocks", 0},
-	};
 	char q[80];
 
 	*in_blocks = false;
@@ -227,31 +212,9 @@ bool psize(struct pctx *c, const char *path, json_t *v, uint64_t *out, bool *in_
 		*out = (uint64_t)json_integer_value(v);
 		return true;
 	}
-	if (json_is_string(v)) {
-		const char *s = json_string_value(v);
-		char *end;
-		uint64_t n;
-
-		errno = 0;
-		n = strtoull(s, &end, 10);
-		if (!errno && end != s && s[0] != '-') {
-			while (*end == ' ')
-				end++;
-			for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
-				if (strcmp(end, units[i].unit))
-					continue;
-				if (!units[i].mul) {
-					*in_blocks = true;
-					*out = n;
-					return true;
-				}
-				if (n > UINT64_MAX / units[i].mul)
-					break;
-				*out = n * units[i].mul;
-				return true;
-			}
-		}
-	}
+	/* "blocks" stays a count: the caller knows the block size */
+	if (json_is_string(v) && fl_parse_size(json_string_value(v), 0, out, in_blocks) == 0)
+		return true;
 	perr(c, path, false,
 	     "\"%s\": invalid size %s (expected bytes, or a string such as \"64MiB\", "
 	     "\"1GiB\", \"4096\" or \"8blocks\")",

@@ -12,75 +12,58 @@
  *
  * CDB layouts: SPC-4 r37 4.2 (groups), SBC-3 r36 5.x (each command).
  */
+#include "fl_byteorder.h"
 #include "target_internal.h"
 
 #include <errno.h>
 #include <string.h>
 
-/* Big-endian field readers. */
-static uint32_t be16(const uint8_t *p)
-{
-	return (uint32_t)p[0] << 8 | p[1];
-}
-
-/* Reads a 32-bit big-endian value. */
-static uint32_t be32(const uint8_t *p)
-{
-	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
-}
-
-/* Reads a 64-bit big-endian value. */
-static uint64_t be64(const uint8_t *p)
-{
-	return (uint64_t)be32(p) << 32 | be32(p + 4);
-}
-
 /* READ(6)/WRITE(6): 21-bit LBA, length 0 means 256 blocks (SBC-3 r36 5.15). */
 static void dec_rw6(const uint8_t *cdb, struct fl_cdb_info *i)
 {
-	i->lba = (uint64_t)(cdb[1] & 0x1f) << 16 | be16(cdb + 2);
+	i->lba = (uint64_t)(cdb[1] & 0x1f) << 16 | fl_get_be16(cdb + 2);
 	i->nblocks = cdb[4] ? cdb[4] : 256;
 }
 
 /* 10-byte CDBs: LBA in bytes 2-5, length in bytes 7-8. */
 static void dec_10(const uint8_t *cdb, struct fl_cdb_info *i)
 {
-	i->lba = be32(cdb + 2);
-	i->nblocks = be16(cdb + 7);
+	i->lba = fl_get_be32(cdb + 2);
+	i->nblocks = fl_get_be16(cdb + 7);
 }
 
 /* 12-byte CDBs: LBA in bytes 2-5, length in bytes 6-9. */
 static void dec_12(const uint8_t *cdb, struct fl_cdb_info *i)
 {
-	i->lba = be32(cdb + 2);
-	i->nblocks = be32(cdb + 6);
+	i->lba = fl_get_be32(cdb + 2);
+	i->nblocks = fl_get_be32(cdb + 6);
 }
 
 /* 16-byte CDBs: LBA in bytes 2-9, length in bytes 10-13. */
 static void dec_16(const uint8_t *cdb, struct fl_cdb_info *i)
 {
-	i->lba = be64(cdb + 2);
-	i->nblocks = be32(cdb + 10);
+	i->lba = fl_get_be64(cdb + 2);
+	i->nblocks = fl_get_be32(cdb + 10);
 }
 
 /* COMPARE AND WRITE: LBA in bytes 2-9, NUMBER OF LOGICAL BLOCKS in byte 13. */
 static void dec_caw(const uint8_t *cdb, struct fl_cdb_info *i)
 {
-	i->lba = be64(cdb + 2);
+	i->lba = fl_get_be64(cdb + 2);
 	i->nblocks = cdb[13];
 }
 
 /* WRITE ATOMIC(16): LBA in bytes 2-9, TRANSFER LENGTH in bytes 12-13 (SBC-4). */
 static void dec_atomic16(const uint8_t *cdb, struct fl_cdb_info *i)
 {
-	i->lba = be64(cdb + 2);
-	i->nblocks = be16(cdb + 12);
+	i->lba = fl_get_be64(cdb + 2);
+	i->nblocks = fl_get_be16(cdb + 12);
 }
 
 /* GET LBA STATUS: starting LBA only. */
 static void dec_gls(const uint8_t *cdb, struct fl_cdb_info *i)
 {
-	i->lba = be64(cdb + 2);
+	i->lba = fl_get_be64(cdb + 2);
 	i->nblocks = 0;
 }
 

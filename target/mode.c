@@ -67,7 +67,7 @@ static void control_build(const struct mode_state *m, uint8_t *p)
 	/* QUEUE ALGORITHM MODIFIER 1h: the store workers may reorder SIMPLE tasks */
 	p[3] = (uint8_t)(0x10 | (m->qerr & 3) << 1);
 	p[4] = m->swp ? 0x08 : 0;
-	spc_put16(p + 8, 0xffff); /* BUSY TIMEOUT PERIOD: unlimited */
+	fl_put_be16(p + 8, 0xffff); /* BUSY TIMEOUT PERIOD: unlimited */
 }
 
 /* Control page: only D_SENSE is changeable. */
@@ -88,8 +88,8 @@ static void iec_build(const struct mode_state *m, uint8_t *p)
 	p[2] = (uint8_t)((m->perf ? 0x80 : 0) | (m->dexcpt ? 0x08 : 0) | (m->test ? 0x04 : 0) |
 			 (m->logerr ? 0x01 : 0));
 	p[3] = m->mrie & 0x0f;
-	spc_put32(p + 4, m->interval_timer);
-	spc_put32(p + 8, m->report_count);
+	fl_put_be32(p + 4, m->interval_timer);
+	fl_put_be32(p + 8, m->report_count);
 }
 
 /* Informational exceptions: PERF, DEXCPT, TEST, LOGERR, MRIE, timer, count. */
@@ -108,8 +108,8 @@ static void iec_parse(struct mode_state *m, const uint8_t *p)
 	m->test = p[2] & 0x04;
 	m->logerr = p[2] & 0x01;
 	m->mrie = p[3] & 0x0f;
-	m->interval_timer = spc_get32(p + 4);
-	m->report_count = spc_get32(p + 8);
+	m->interval_timer = fl_get_be32(p + 4);
+	m->report_count = fl_get_be32(p + 8);
 }
 
 /*
@@ -204,11 +204,11 @@ static uint32_t mode_block_descriptor(const struct fl_lun *lun, bool longlba, ui
 	if (pc == 1)
 		return len; /* nothing in it is changeable */
 	if (longlba) {
-		spc_put64(p, lun->num_blocks);
-		spc_put32(p + 12, lun->block_size);
+		fl_put_be64(p, lun->num_blocks);
+		fl_put_be32(p + 12, lun->block_size);
 	} else {
 		/* "If the number of logical blocks ... exceeds FFFFFFFFh ... FFFFFFFFh" */
-		spc_put32(p, lun->num_blocks > 0xffffffffull ? 0xffffffffu
+		fl_put_be32(p, lun->num_blocks > 0xffffffffull ? 0xffffffffu
 							     : (uint32_t)lun->num_blocks);
 		p[5] = (uint8_t)(lun->block_size >> 16);
 		p[6] = (uint8_t)(lun->block_size >> 8);
@@ -231,7 +231,7 @@ enum sense_reason spc_mode_sense(struct exec_ctx *x)
 	uint8_t b1_ok = ten ? 0x18 : 0x08;
 	bool dbd = cdb[1] & 0x08, llbaa = ten && (cdb[1] & 0x10);
 	uint8_t pc = cdb[2] >> 6, code = cdb[2] & 0x3f, sub = cdb[3];
-	uint32_t alloc = ten ? spc_get16(cdb + 7) : cdb[4];
+	uint32_t alloc = ten ? fl_get_be16(cdb + 7) : cdb[4];
 	uint8_t buf[8 + 16 + 64 * NPAGES];
 	uint32_t hdr = ten ? 8 : 4, len;
 	const struct mode_page *one = NULL;
@@ -253,7 +253,7 @@ enum sense_reason spc_mode_sense(struct exec_ctx *x)
 
 		len += bdl;
 		if (ten)
-			spc_put16(buf + 6, bdl);
+			fl_put_be16(buf + 6, bdl);
 		else
 			buf[3] = (uint8_t)bdl;
 		if (llbaa)
@@ -268,7 +268,7 @@ enum sense_reason spc_mode_sense(struct exec_ctx *x)
 	/* SBC-3 r36 6.4.1: device-specific parameter, WP and DPOFUA */
 	buf[ten ? 3 : 2] = (uint8_t)((lun->mode.swp || lun->cfg.read_only ? 0x80 : 0) | 0x10);
 	if (ten)
-		spc_put16(buf, len - 2);
+		fl_put_be16(buf, len - 2);
 	else
 		buf[0] = (uint8_t)(len - 1);
 	exec_data_in(x, buf, len, alloc);
@@ -280,8 +280,8 @@ static enum sense_reason select_block_descriptor(struct exec_ctx *x, const uint8
 						 bool longlba)
 {
 	const struct fl_lun *lun = x->lun;
-	uint64_t nblocks = longlba ? spc_get64(p) : spc_get32(p);
-	uint32_t bs = longlba ? spc_get32(p + 12) : (uint32_t)p[5] << 16 | spc_get16(p + 6);
+	uint64_t nblocks = longlba ? fl_get_be64(p) : fl_get_be32(p);
+	uint32_t bs = longlba ? fl_get_be32(p + 12) : (uint32_t)p[5] << 16 | fl_get_be16(p + 6);
 	uint64_t shown =
 	    longlba || lun->num_blocks <= 0xffffffffull ? lun->num_blocks : 0xffffffffull;
 
@@ -356,7 +356,7 @@ enum sense_reason spc_mode_select(struct exec_ctx *x)
 	const uint8_t *cdb = cmd->cdb, *p = cmd->data_out;
 	struct fl_lun *lun = x->lun;
 	bool ten = cdb[0] == 0x55, sp = cdb[1] & 0x01, longlba;
-	uint32_t plen = ten ? spc_get16(cdb + 7) : cdb[4];
+	uint32_t plen = ten ? fl_get_be16(cdb + 7) : cdb[4];
 	uint32_t hdr = ten ? 8 : 4, bdl, off, used;
 	struct mode_state m;
 	enum sense_reason r;
@@ -377,7 +377,7 @@ enum sense_reason spc_mode_select(struct exec_ctx *x)
 	if (p[1 + (ten ? 1 : 0)])
 		return exec_invalid_field(x, SENSE_INVALID_FIELD_IN_PARAM, ten ? 2 : 1, 7);
 	longlba = ten && (p[4] & 0x01);
-	bdl = ten ? spc_get16(p + 6) : p[3];
+	bdl = ten ? fl_get_be16(p + 6) : p[3];
 	if (bdl != 0 && bdl != (longlba ? 16u : 8u))
 		return exec_invalid_field(x, SENSE_INVALID_FIELD_IN_PARAM, ten ? 6 : 3, 7);
 	if (hdr + bdl > plen)

@@ -238,10 +238,10 @@ enum sense_reason pr_release(struct exec_ctx *x)
 /* READ KEYS parameter data (SPC-4 r37 6.15.2, Table 165). */
 static uint32_t pri_read_keys(const struct pr_state *pr, uint8_t *buf)
 {
-	spc_put32(buf, pr->generation);
-	spc_put32(buf + 4, 8 * pr->nreg);
+	fl_put_be32(buf, pr->generation);
+	fl_put_be32(buf + 4, 8 * pr->nreg);
 	for (unsigned i = 0; i < pr->nreg; i++)
-		spc_put64(buf + 8 + 8 * i, pr->reg[i].key);
+		fl_put_be64(buf + 8 + 8 * i, pr->reg[i].key);
 	return 8 + 8 * pr->nreg;
 }
 
@@ -253,13 +253,13 @@ static uint32_t pri_read_reservation(const struct pr_state *pr, uint8_t *buf)
 {
 	int i;
 
-	spc_put32(buf, pr->generation);
+	fl_put_be32(buf, pr->generation);
 	if (!pr->reserved)
 		return 8;
-	spc_put32(buf + 4, 16);
+	fl_put_be32(buf + 4, 16);
 	i = reg_find(pr, pr->holder_nexus);
 	if (!type_ar(pr->type) && i >= 0)
-		spc_put64(buf + 8, pr->reg[i].key);
+		fl_put_be64(buf + 8, pr->reg[i].key);
 	buf[21] = pr->type & 0x0f; /* SCOPE 0h: logical unit */
 	return 24;
 }
@@ -267,7 +267,7 @@ static uint32_t pri_read_reservation(const struct pr_state *pr, uint8_t *buf)
 /* REPORT CAPABILITIES parameter data (SPC-4 r37 6.15.4, Table 168). */
 static uint32_t pri_report_capabilities(uint8_t *buf)
 {
-	spc_put16(buf, 8);
+	fl_put_be16(buf, 8);
 	buf[2] = 0x00; /* RLR_C, CRH, SIP_C, ATP_C, PTPL_C: none */
 	/* TMV, ALLOW COMMANDS 001b: TEST UNIT READY passes WE and EA reservations */
 	buf[3] = 0x80 | 0x10;
@@ -313,7 +313,7 @@ static uint32_t transport_id(const char *name, uint8_t *p)
 	n = strnlen(name, PR_NAME_MAX - 1);
 	memset(p, 0, 4 + ((n + 1 + 3) & ~(size_t)3));
 	p[0] = (uint8_t)((strstr(name, ",i,0x") ? 0x40 : 0x00) | 0x05);
-	spc_put16(p + 2, (uint32_t)((n + 1 + 3) & ~(size_t)3));
+	fl_put_be16(p + 2, (uint32_t)((n + 1 + 3) & ~(size_t)3));
 	memcpy(p + 4, name, n);
 	return 4 + (uint32_t)((n + 1 + 3) & ~(size_t)3);
 }
@@ -342,18 +342,18 @@ static enum sense_reason pri_read_full_status(struct exec_ctx *x, uint32_t alloc
 		for (const struct nexus_state *ns = lun->nexuses; ns; ns = ns->next)
 			if (ns->id == r->nexus_id)
 				port = ns->rel_port_id;
-		spc_put64(d, r->key);
+		fl_put_be64(d, r->key);
 		if (pr_is_holder(pr, r->nexus_id)) {
 			d[12] = 0x01;		 /* R_HOLDER */
 			d[13] = pr->type & 0x0f; /* SCOPE 0h: logical unit */
 		}
-		spc_put16(d + 18, port);
+		fl_put_be16(d + 18, port);
 		tlen = transport_id(r->initiator, d + 24);
-		spc_put32(d + 20, tlen);
+		fl_put_be32(d + 20, tlen);
 		len += 24 + tlen;
 	}
-	spc_put32(buf, pr->generation);
-	spc_put32(buf + 4, len - 8);
+	fl_put_be32(buf, pr->generation);
+	fl_put_be32(buf + 4, len - 8);
 	exec_data_in(x, buf, len, alloc);
 	free(buf);
 	return SENSE_OK;
@@ -370,7 +370,7 @@ enum sense_reason pr_in(struct exec_ctx *x)
 	const uint8_t *cdb = x->cmd->cdb;
 	const struct pr_state *pr = &x->lun->pr;
 	uint8_t buf[8 + 8 * PR_MAX_REGISTRANTS];
-	uint32_t alloc = spc_get16(cdb + 7), len;
+	uint32_t alloc = fl_get_be16(cdb + 7), len;
 
 	if (pr->legacy_reserved)
 		return SENSE_RESERVATION_CONFLICT;
@@ -594,7 +594,7 @@ enum sense_reason pr_out(struct exec_ctx *x)
 	const uint8_t *cdb = cmd->cdb, *p = cmd->data_out;
 	struct pr_state *pr = &x->lun->pr;
 	uint8_t sa = cdb[1] & 0x1f;
-	uint32_t plen = spc_get32(cdb + 5);
+	uint32_t plen = fl_get_be32(cdb + 5);
 	uint64_t key, sark;
 	int i;
 
@@ -607,8 +607,8 @@ enum sense_reason pr_out(struct exec_ctx *x)
 		return SENSE_PARAM_LIST_LENGTH_ERROR;
 	if (!p || cmd->data_out_len < PRO_PLIST_LEN)
 		return exec_invalid_field(x, SENSE_INVALID_FIELD_IN_CDB, 5, -1);
-	key = spc_get64(p);
-	sark = spc_get64(p + 8);
+	key = fl_get_be64(p);
+	sark = fl_get_be64(p + 8);
 	/* SIP_C = ATP_C = PTPL_C = 0 in REPORT CAPABILITIES */
 	if (p[20] & PRO_SPEC_I_PT)
 		return exec_invalid_field(x, SENSE_INVALID_FIELD_IN_PARAM, 20, 3);

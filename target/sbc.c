@@ -13,6 +13,7 @@
  * (START STOP UNIT), 5.27-5.29 (VERIFY), 5.32-5.41 (WRITE, WRITE AND
  * VERIFY). UNMAP, WRITE SAME and GET LBA STATUS are in sbc_prov.c.
  */
+#include "fl_byteorder.h"
 #include "target_internal.h"
 
 #include <stdlib.h>
@@ -32,22 +33,6 @@ static uint16_t len_field(const struct exec_ctx *x)
 		/* COMPARE AND WRITE: byte 13; WRITE ATOMIC(16): bytes 12-13 */
 		return x->desc->opcode == 0x89 ? 13 : x->desc->opcode == 0x9c ? 12 : 10;
 	}
-}
-
-/* Stores a 32-bit big-endian value. */
-static void put_be32(uint8_t *p, uint32_t v)
-{
-	p[0] = (uint8_t)(v >> 24);
-	p[1] = (uint8_t)(v >> 16);
-	p[2] = (uint8_t)(v >> 8);
-	p[3] = (uint8_t)v;
-}
-
-/* Stores a 64-bit big-endian value. */
-static void put_be64(uint8_t *p, uint64_t v)
-{
-	put_be32(p, (uint32_t)(v >> 32));
-	put_be32(p + 4, (uint32_t)v);
 }
 
 /* Refuses protection information fields (PROTECT=0 in INQUIRY). */
@@ -440,8 +425,8 @@ enum sense_reason sbc_read_capacity10(struct exec_ctx *x)
 	/* SBC-3 r36 5.19: PMI=0 requires LOGICAL BLOCK ADDRESS 0 */
 	if (!(cdb[8] & 1) && (cdb[2] | cdb[3] | cdb[4] | cdb[5]))
 		return exec_invalid_field(x, SENSE_INVALID_FIELD_IN_CDB, 2, -1);
-	put_be32(buf, last > 0xffffffffull ? 0xffffffffu : (uint32_t)last);
-	put_be32(buf + 4, x->lun->block_size);
+	fl_put_be32(buf, last > 0xffffffffull ? 0xffffffffu : (uint32_t)last);
+	fl_put_be32(buf + 4, x->lun->block_size);
 	exec_data_in(x, buf, sizeof(buf), sizeof(buf));
 	return SENSE_OK;
 }
@@ -458,8 +443,8 @@ enum sense_reason sbc_read_capacity16(struct exec_ctx *x)
 	    (cdb[2] | cdb[3] | cdb[4] | cdb[5] | cdb[6] | cdb[7] | cdb[8] | cdb[9]))
 		return exec_invalid_field(x, SENSE_INVALID_FIELD_IN_CDB, 2, -1);
 	memset(buf, 0, sizeof(buf));
-	put_be64(buf, x->lun->num_blocks - 1);
-	put_be32(buf + 8, x->lun->block_size);
+	fl_put_be64(buf, x->lun->num_blocks - 1);
+	fl_put_be32(buf + 8, x->lun->block_size);
 	if (x->lun->cfg.thin) {
 		buf[14] |= 0x80;
 		if (x->lun->cfg.lbprz)

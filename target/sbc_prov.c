@@ -7,6 +7,7 @@
  * SAME), 5.28 (UNMAP, parameter list 5.28.2), 5.7 (GET LBA STATUS). Pool
  * accounting and the map itself are in thin.c; the write path in sbc.c.
  */
+#include "fl_byteorder.h"
 #include "target_internal.h"
 
 #include <stdlib.h>
@@ -14,33 +15,6 @@
 
 #define WS_CHUNK_BYTES (1u << 20)
 #define GLS_MAX_DESCRIPTORS 1024u
-
-/* Reads a 16-bit big-endian value. */
-static uint32_t get_be16(const uint8_t *p)
-{
-	return (uint32_t)p[0] << 8 | p[1];
-}
-
-/* Reads a 32-bit big-endian value. */
-static uint32_t get_be32(const uint8_t *p)
-{
-	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
-}
-
-/* Reads a 64-bit big-endian value. */
-static uint64_t get_be64(const uint8_t *p)
-{
-	return (uint64_t)get_be32(p) << 32 | get_be32(p + 4);
-}
-
-/* Stores a 32-bit big-endian value. */
-static void set_be32(uint8_t *p, uint32_t v)
-{
-	p[0] = (uint8_t)(v >> 24);
-	p[1] = (uint8_t)(v >> 16);
-	p[2] = (uint8_t)(v >> 8);
-	p[3] = (uint8_t)v;
-}
 
 /* True when len bytes are zero. */
 static bool is_zero(const uint8_t *p, size_t len)
@@ -115,7 +89,7 @@ enum sense_reason sbc_unmap(struct exec_ctx *x)
 	struct fl_lun *lun = x->lun;
 	struct fl_cmd *cmd = x->cmd;
 	const uint8_t *p = cmd->data_out;
-	uint32_t plen = get_be16(cmd->cdb + 7), dl, bdl, ndesc;
+	uint32_t plen = fl_get_be16(cmd->cdb + 7), dl, bdl, ndesc;
 	uint64_t total = 0;
 	enum sense_reason r = SENSE_OK;
 
@@ -131,8 +105,8 @@ enum sense_reason sbc_unmap(struct exec_ctx *x)
 		return SENSE_PARAM_LIST_LENGTH_ERROR;
 	if (!p || cmd->data_out_len < plen)
 		return exec_invalid_field(x, SENSE_INVALID_FIELD_IN_CDB, 7, -1);
-	dl = get_be16(p);
-	bdl = get_be16(p + 2);
+	dl = fl_get_be16(p);
+	bdl = fl_get_be16(p + 2);
 	if (dl + 2 > plen)
 		return exec_invalid_field(x, SENSE_INVALID_FIELD_IN_PARAM, 0, -1);
 	if (bdl + 8 > plen)
@@ -142,8 +116,8 @@ enum sense_reason sbc_unmap(struct exec_ctx *x)
 		return exec_invalid_field(x, SENSE_INVALID_FIELD_IN_PARAM, 2, -1);
 	for (uint32_t i = 0; i < ndesc; i++) {
 		const uint8_t *d = p + 8 + 16 * i;
-		uint64_t lba = get_be64(d);
-		uint32_t n = get_be32(d + 8);
+		uint64_t lba = fl_get_be64(d);
+		uint32_t n = fl_get_be32(d + 8);
 
 		if (lba > lun->num_blocks || n > lun->num_blocks - lba)
 			return SENSE_LBA_OUT_OF_RANGE;
@@ -155,7 +129,7 @@ enum sense_reason sbc_unmap(struct exec_ctx *x)
 	for (uint32_t i = 0; i < ndesc && r == SENSE_OK; i++) {
 		const uint8_t *d = p + 8 + 16 * i;
 
-		r = sbc_unmap_blocks(x, get_be64(d), get_be32(d + 8));
+		r = sbc_unmap_blocks(x, fl_get_be64(d), fl_get_be32(d + 8));
 	}
 	return r;
 }
@@ -164,7 +138,7 @@ enum sense_reason sbc_unmap(struct exec_ctx *x)
 enum sense_reason sbc_get_lba_status(struct exec_ctx *x)
 {
 	struct fl_lun *lun = x->lun;
-	uint32_t alloc = get_be32(x->cmd->cdb + 10);
+	uint32_t alloc = fl_get_be32(x->cmd->cdb + 10);
 	uint32_t max_desc = alloc < 24 ? 1 : (alloc - 8) / 16;
 	uint64_t lba = x->lba;
 	uint8_t *buf;
@@ -188,13 +162,13 @@ enum sense_reason sbc_get_lba_status(struct exec_ctx *x)
 			len = 0xffffffffu;
 		for (int i = 0; i < 8; i++)
 			d[i] = (uint8_t)(lba >> (56 - 8 * i));
-		set_be32(d + 8, (uint32_t)len);
+		fl_put_be32(d + 8, (uint32_t)len);
 		/* SBC-3 r36 Table 41: 0 mapped, 1 deallocated */
 		d[12] = mapped ? 0 : 1;
 		lba += len;
 		n++;
 	}
-	set_be32(buf, 4 + 16 * n);
+	fl_put_be32(buf, 4 + 16 * n);
 	exec_data_in(x, buf, 8 + 16 * n, alloc);
 	free(buf);
 	return SENSE_OK;

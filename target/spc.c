@@ -47,9 +47,9 @@ static enum sense_reason inquiry_standard(struct exec_ctx *x, uint32_t alloc)
 	spc_put_ascii(buf + 16, cfg->product, 16);
 	spc_put_ascii(buf + 32, cfg->revision, 4);
 	/* VERSION DESCRIPTORS (SPC-4 r37 Table 144): SAM-5, SPC-4, SBC-3 */
-	spc_put16(buf + 58, 0x00a0);
-	spc_put16(buf + 60, 0x0460);
-	spc_put16(buf + 62, 0x04c0);
+	fl_put_be16(buf + 58, 0x00a0);
+	fl_put_be16(buf + 60, 0x0460);
+	fl_put_be16(buf + 62, 0x04c0);
 	exec_data_in(x, buf, sizeof(buf), alloc);
 	return SENSE_OK;
 }
@@ -63,7 +63,7 @@ static enum sense_reason inquiry_standard(struct exec_ctx *x, uint32_t alloc)
 enum sense_reason spc_inquiry(struct exec_ctx *x)
 {
 	const uint8_t *cdb = x->cmd->cdb;
-	uint32_t alloc = spc_get16(cdb + 3);
+	uint32_t alloc = fl_get_be16(cdb + 3);
 
 	if (cdb[1] & 0xfe)
 		return exec_invalid_field(x, SENSE_INVALID_FIELD_IN_CDB, 1,
@@ -145,12 +145,12 @@ enum sense_reason spc_report_luns(struct exec_ctx *x)
 /* Command timeouts descriptor (SPC-4 r37 6.35.4); returns its length. */
 static uint32_t rsoc_timeouts(uint8_t *p, const struct fl_opcode_desc *d)
 {
-	spc_put16(p, 0x000a); /* DESCRIPTOR LENGTH */
+	fl_put_be16(p, 0x000a); /* DESCRIPTOR LENGTH */
 	p[2] = 0;
 	p[3] = 0; /* COMMAND SPECIFIC */
 	/* NOMINAL: not specified; RECOMMENDED: media commands may wait on the store */
-	spc_put32(p + 4, 0);
-	spc_put32(p + 8, d->flags & OPF_MEDIA ? 60 : 30);
+	fl_put_be32(p + 4, 0);
+	fl_put_be32(p + 8, d->flags & OPF_MEDIA ? 60 : 30);
 	return 12;
 }
 
@@ -169,14 +169,14 @@ static enum sense_reason rsoc_all(struct exec_ctx *x, bool rctd, uint32_t alloc)
 	for (size_t i = 0; (d = cdb_table_row(i)) != NULL; i++) {
 		p = buf + len;
 		p[0] = d->opcode;
-		spc_put16(p + 2, d->has_sa ? d->service_action : 0);
+		fl_put_be16(p + 2, d->has_sa ? d->service_action : 0);
 		p[5] = (uint8_t)((rctd ? 0x02 : 0) | (d->has_sa ? 0x01 : 0)); /* CTDP, SERVACTV */
-		spc_put16(p + 6, d->cdb_len);
+		fl_put_be16(p + 6, d->cdb_len);
 		len += 8;
 		if (rctd)
 			len += rsoc_timeouts(buf + len, d);
 	}
-	spc_put32(buf, (uint32_t)(len - 4)); /* COMMAND DATA LENGTH */
+	fl_put_be32(buf, (uint32_t)(len - 4)); /* COMMAND DATA LENGTH */
 	exec_data_in(x, buf, (uint32_t)len, alloc);
 	free(buf);
 	return SENSE_OK;
@@ -196,7 +196,7 @@ static enum sense_reason rsoc_one(struct exec_ctx *x, const struct fl_opcode_des
 		return SENSE_OK;
 	}
 	buf[1] = (uint8_t)((rctd ? 0x80 : 0) | 0x03); /* CTDP, SUPPORT 011b: per standard */
-	spc_put16(buf + 2, d->cdb_len);
+	fl_put_be16(buf + 2, d->cdb_len);
 	memcpy(buf + 4, d->usage, d->cdb_len);
 	len += d->cdb_len;
 	if (rctd)
@@ -229,8 +229,8 @@ enum sense_reason spc_report_supported_opcodes(struct exec_ctx *x)
 	const uint8_t *cdb = x->cmd->cdb;
 	bool rctd = cdb[2] & 0x80;
 	uint8_t opts = cdb[2] & 0x07, op = cdb[3];
-	uint16_t sa = (uint16_t)spc_get16(cdb + 4);
-	uint32_t alloc = spc_get32(cdb + 6);
+	uint16_t sa = (uint16_t)fl_get_be16(cdb + 4);
+	uint32_t alloc = fl_get_be32(cdb + 6);
 	bool known = rsoc_find(op, 0, false) != NULL;
 
 	if (cdb[2] & 0x78)
@@ -264,7 +264,7 @@ enum sense_reason spc_report_target_port_groups(struct exec_ctx *x)
 {
 	const uint8_t *cdb = x->cmd->cdb;
 	uint8_t format = cdb[1] >> 5;
-	uint32_t alloc = spc_get32(cdb + 6);
+	uint32_t alloc = fl_get_be32(cdb + 6);
 	uint8_t buf[8 + 8 + 4];
 	uint8_t *d;
 	uint32_t len;
@@ -281,12 +281,12 @@ enum sense_reason spc_report_target_port_groups(struct exec_ctx *x)
 	d[0] = (uint8_t)(x->lun->alua_state & 0x0f);
 	/* T_SUP, O_SUP, U_SUP, S_SUP, AN_SUP, AO_SUP (no LBA dependent) */
 	d[1] = 0x80 | 0x40 | 0x08 | 0x04 | 0x02 | 0x01;
-	spc_put16(d + 2, x->lun->cfg.tpg_id);
+	fl_put_be16(d + 2, x->lun->cfg.tpg_id);
 	d[5] = 0; /* STATUS CODE: no status available */
 	d[7] = 1; /* TARGET PORT COUNT */
-	spc_put16(d + 8 + 2, spc_rel_port(x));
+	fl_put_be16(d + 8 + 2, spc_rel_port(x));
 	len = (uint32_t)(d + 12 - buf);
-	spc_put32(buf, len - 4); /* RETURN DATA LENGTH */
+	fl_put_be32(buf, len - 4); /* RETURN DATA LENGTH */
 	exec_data_in(x, buf, len, alloc);
 	return SENSE_OK;
 }

@@ -1,54 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * spc_internal.h - helpers shared by the SPC-4 files of the core (spc.c,
- * vpd.c, mode.c, pr.c): big-endian field access and the entry points one of
- * them calls in another. Private to target/.
+ * vpd.c, mode.c, pr.c): the entry points one of them calls in another
+ * (big-endian fields: fl_byteorder.h). Private to target/.
  */
 #ifndef FL_SPC_INTERNAL_H
 #define FL_SPC_INTERNAL_H
 
+#include "fl_byteorder.h"
 #include "target_internal.h"
-
-/* Stores a 16-bit big-endian value. */
-static inline void spc_put16(uint8_t *p, uint32_t v)
-{
-	p[0] = (uint8_t)(v >> 8);
-	p[1] = (uint8_t)v;
-}
-
-/* Stores a 32-bit big-endian value. */
-static inline void spc_put32(uint8_t *p, uint32_t v)
-{
-	p[0] = (uint8_t)(v >> 24);
-	p[1] = (uint8_t)(v >> 16);
-	p[2] = (uint8_t)(v >> 8);
-	p[3] = (uint8_t)v;
-}
-
-/* Stores a 64-bit big-endian value. */
-static inline void spc_put64(uint8_t *p, uint64_t v)
-{
-	spc_put32(p, (uint32_t)(v >> 32));
-	spc_put32(p + 4, (uint32_t)v);
-}
-
-/* Reads a 16-bit big-endian value. */
-static inline uint32_t spc_get16(const uint8_t *p)
-{
-	return (uint32_t)p[0] << 8 | p[1];
-}
-
-/* Reads a 32-bit big-endian value. */
-static inline uint32_t spc_get32(const uint8_t *p)
-{
-	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
-}
-
-/* Reads a 64-bit big-endian value. */
-static inline uint64_t spc_get64(const uint8_t *p)
-{
-	return (uint64_t)spc_get32(p) << 32 | spc_get32(p + 4);
-}
 
 /* Copies an ASCII field left-aligned and space-padded (SPC-4 r37 4.4.1). */
 static inline void spc_put_ascii(uint8_t *dst, const char *src, size_t width)

@@ -76,7 +76,7 @@ static uint32_t vpd_devid(struct exec_ctx *x, uint8_t *buf)
 	d[0] = 0x01;
 	d[1] = 0x03;
 	d[3] = 8;
-	spc_put64(d + 4, vpd_naa(lun));
+	fl_put_be64(d + 4, vpd_naa(lun));
 	d += 12;
 	/* T10 vendor ID (7.8.6.4): ASCII, vendor then vendor specific */
 	vpd_serial(lun, serial, sizeof(serial));
@@ -92,15 +92,15 @@ static uint32_t vpd_devid(struct exec_ctx *x, uint8_t *buf)
 	d[0] = 0x01;
 	d[1] = 0x14;
 	d[3] = 4;
-	spc_put16(d + 6, spc_rel_port(x));
+	fl_put_be16(d + 6, spc_rel_port(x));
 	d += 8;
 	/* target port group (7.8.6.8): association target port, type 5h */
 	d[0] = 0x01;
 	d[1] = 0x15;
 	d[3] = 4;
-	spc_put16(d + 6, lun->cfg.tpg_id);
+	fl_put_be16(d + 6, lun->cfg.tpg_id);
 	d += 8;
-	spc_put16(buf + 2, (uint32_t)(d - buf - 4));
+	fl_put_be16(buf + 2, (uint32_t)(d - buf - 4));
 	return (uint32_t)(d - buf);
 }
 
@@ -109,31 +109,31 @@ static uint32_t vpd_block_limits(const struct fl_lun *lun, uint8_t *buf)
 {
 	uint32_t max_xfer = lun_max_xfer_blocks(lun);
 
-	spc_put16(buf + 2, 0x3c);
+	fl_put_be16(buf + 2, 0x3c);
 	buf[4] = SBC_WSNZ ? 0x01 : 0x00; /* WSNZ */
 	buf[5] = SBC_MAX_CAW_BLOCKS;	 /* MAXIMUM COMPARE AND WRITE LENGTH */
-	spc_put16(buf + 6, 1);		 /* OPTIMAL TRANSFER LENGTH GRANULARITY */
-	spc_put32(buf + 8, max_xfer);	 /* MAXIMUM TRANSFER LENGTH */
-	spc_put32(buf + 12, max_xfer);	 /* OPTIMAL TRANSFER LENGTH */
-	spc_put32(buf + 16, 0);		 /* MAXIMUM PREFETCH LENGTH: not reported */
+	fl_put_be16(buf + 6, 1);		 /* OPTIMAL TRANSFER LENGTH GRANULARITY */
+	fl_put_be32(buf + 8, max_xfer);	 /* MAXIMUM TRANSFER LENGTH */
+	fl_put_be32(buf + 12, max_xfer);	 /* OPTIMAL TRANSFER LENGTH */
+	fl_put_be32(buf + 16, 0);		 /* MAXIMUM PREFETCH LENGTH: not reported */
 	if (lun->cfg.thin) {
 		/* "a MAXIMUM UNMAP LBA COUNT of 0 ... UNMAP is not supported" */
-		spc_put32(buf + 20, SBC_MAX_UNMAP_LBA_COUNT);
-		spc_put32(buf + 24, SBC_MAX_UNMAP_DESCRIPTORS);
-		spc_put32(buf + 28, 1); /* OPTIMAL UNMAP GRANULARITY */
+		fl_put_be32(buf + 20, SBC_MAX_UNMAP_LBA_COUNT);
+		fl_put_be32(buf + 24, SBC_MAX_UNMAP_DESCRIPTORS);
+		fl_put_be32(buf + 28, 1); /* OPTIMAL UNMAP GRANULARITY */
 	}
-	spc_put64(buf + 36, SBC_MAX_WS_BLOCKS); /* MAXIMUM WRITE SAME LENGTH */
+	fl_put_be64(buf + 36, SBC_MAX_WS_BLOCKS); /* MAXIMUM WRITE SAME LENGTH */
 	/* SBC-4: MAXIMUM ATOMIC TRANSFER LENGTH; ATOMIC ALIGNMENT, ATOMIC TRANSFER
 	 * LENGTH GRANULARITY and the atomic boundary fields (48-63) stay 0 */
-	spc_put32(buf + 44, max_xfer < SBC_MAX_ATOMIC_BLOCKS ? max_xfer : SBC_MAX_ATOMIC_BLOCKS);
+	fl_put_be32(buf + 44, max_xfer < SBC_MAX_ATOMIC_BLOCKS ? max_xfer : SBC_MAX_ATOMIC_BLOCKS);
 	return 64;
 }
 
 /* Page B1h, block device characteristics (SBC-3 r36 6.5.2). */
 static uint32_t vpd_characteristics(uint8_t *buf)
 {
-	spc_put16(buf + 2, 0x3c);
-	spc_put16(buf + 4, 0x0001); /* MEDIUM ROTATION RATE: non-rotating medium */
+	fl_put_be16(buf + 2, 0x3c);
+	fl_put_be16(buf + 4, 0x0001); /* MEDIUM ROTATION RATE: non-rotating medium */
 	buf[7] = 0x00;		    /* NOMINAL FORM FACTOR: not reported */
 	return 64;
 }
@@ -147,7 +147,7 @@ static uint32_t vpd_characteristics(uint8_t *buf)
  */
 static uint32_t vpd_provisioning(const struct fl_lun *lun, uint8_t *buf)
 {
-	spc_put16(buf + 2, 4);
+	fl_put_be16(buf + 2, 4);
 	buf[4] = 0; /* THRESHOLD EXPONENT: thresholds are not reported here */
 	if (lun->cfg.thin) {
 		buf[5] = 0x80 | 0x40 | 0x20 | (lun->cfg.lbprz ? 0x04 : 0);
@@ -169,14 +169,14 @@ enum sense_reason vpd_inquiry(struct exec_ctx *x, uint8_t page, uint32_t alloc)
 	switch (page) {
 	case 0x00:
 		memcpy(buf + 4, vpd_pages, sizeof(vpd_pages));
-		spc_put16(buf + 2, sizeof(vpd_pages));
+		fl_put_be16(buf + 2, sizeof(vpd_pages));
 		len = 4 + sizeof(vpd_pages);
 		break;
 	case 0x80:
 		vpd_serial(x->lun, serial, sizeof(serial));
 		len = (uint32_t)strlen(serial);
 		memcpy(buf + 4, serial, len);
-		spc_put16(buf + 2, len);
+		fl_put_be16(buf + 2, len);
 		len += 4;
 		break;
 	case 0x83:

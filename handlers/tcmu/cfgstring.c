@@ -15,7 +15,8 @@
  *   key       := scenario | store | lun | seed | trace | ctl | read_only
  *              | tcmur_cmd_time_out
  *   store     := "memory" | "memory:" SIZE | "file:" PATH
- *   SIZE      := DIGITS [ K | M | G | T | KiB | MiB | GiB | TiB ]   (powers of 1024)
+ *   SIZE      := a size as fl_size.h reads it: DIGITS [ B | KiB | MiB | GiB | TiB
+ *                | KB | MB | GB | TB ]; no "blocks" (the block size is the device's)
  *   lun       := 0..255          seed := decimal or 0x-hex, 64 bits
  *   trace/ctl := PATH | "none"   PATH := absolute, no ';'
  *   read_only := "1" | "true" | "0" | "false"
@@ -24,6 +25,8 @@
  * check_config); it is accepted here and otherwise ignored. Each key may
  * appear once. Nothing here touches the file system: check_config does that.
  */
+#include "fl_list.h"
+#include "fl_size.h"
 #include "tcmu_internal.h"
 
 #include <errno.h>
@@ -68,40 +71,6 @@ static int parse_u64(const char *s, uint64_t *out)
 	return 0;
 }
 
-int cfgstr_parse_size(const char *s, uint64_t *out)
-{
-	static const struct {
-		const char *suffix;
-		unsigned shift;
-	} units[] = {
-	    {"", 0},   {"K", 10},   {"KiB", 10}, {"M", 20},   {"MiB", 20},
-	    {"G", 30}, {"GiB", 30}, {"T", 40},	 {"TiB", 40},
-	};
-	const char *p = s;
-	uint64_t v;
-	char digits[32];
-	size_t n;
-
-	while (*p >= '0' && *p <= '9')
-		p++;
-	n = (size_t)(p - s);
-	if (n == 0 || n >= sizeof(digits))
-		return -EINVAL;
-	memcpy(digits, s, n);
-	digits[n] = '\0';
-	if (parse_u64(digits, &v))
-		return -EINVAL;
-	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
-		if (strcmp(p, units[i].suffix))
-			continue;
-		if (units[i].shift && v > (UINT64_MAX >> units[i].shift))
-			return -ERANGE;
-		*out = v << units[i].shift;
-		return 0;
-	}
-	return -EINVAL;
-}
-
 /* Copies an absolute path value, refusing relative or empty ones. */
 static int take_path(const char *key, const char *val, char *dst, char **reason)
 {
@@ -117,13 +86,13 @@ static int apply_option(const char *key, const char *val, struct cfgstr *out, ch
 {
 	static const char *const keys[] = {
 	    "scenario", "store", "lun", "seed", "trace", "ctl", "read_only", "tcmur_cmd_time_out",
+	    NULL,
 	};
-	unsigned idx = 0;
+	int found = fl_list_index(keys, key);
+	unsigned idx = (unsigned)found;
 	uint64_t v;
 
-	while (idx < sizeof(keys) / sizeof(keys[0]) && strcmp(keys[idx], key))
-		idx++;
-	if (idx == sizeof(keys) / sizeof(keys[0]))
+	if (found < 0)
 		return cfg_fail(
 		    reason,
 		    "unknown option '%s' (known: scenario, store, lun, seed, trace, ctl, "
@@ -146,10 +115,11 @@ static int apply_option(const char *key, const char *val, struct cfgstr *out, ch
 		}
 		if (!strncmp(val, "memory:", 7)) {
 			out->store = FL_STORE_MEMORY;
-			if (cfgstr_parse_size(val + 7, &out->store_size) || out->store_size == 0)
+			if (fl_parse_size(val + 7, 0, &out->store_size, NULL) ||
+			    out->store_size == 0)
 				return cfg_fail(reason,
-						"store: bad size '%s' (bytes, or a number with K, "
-						"M, G or T)",
+						"store: bad size '%s' (bytes, or a number with B, "
+						"KiB, MiB, GiB, TiB, KB, MB, GB or TB)",
 						val + 7);
 			return 0;
 		}

@@ -44,7 +44,4 @@ struct cfgstr {
  */
 int cfgstr_parse(const char *text, struct cfgstr *out, char **reason);
 
-/* Parses a size: digits with an optional K/M/G/T (or KiB/MiB/GiB/TiB) suffix. */
-int cfgstr_parse_size(const char *s, uint64_t *out);
-
 #endif

@@ -15,6 +15,8 @@
  */
 #include "iscsi_common.h"
 
+#include "fl_test.h"
+
 #include <iscsi/iscsi.h>
 #include <iscsi/scsi-lowlevel.h>
 
@@ -32,18 +34,6 @@
 #include <unistd.h>
 
 static const char *url_s;
-static int failures;
-
-/* Records a failed assertion. */
-#define CHECK(cond, ...)                                                                           \
-	do {                                                                                       \
-		if (!(cond)) {                                                                     \
-			fprintf(stderr, "FAIL %s:%d: %s: ", __FILE__, __LINE__, #cond);            \
-			fprintf(stderr, __VA_ARGS__);                                              \
-			fprintf(stderr, "\n");                                                     \
-			failures++;                                                                \
-		}                                                                                  \
-	} while (0)
 
 /* Completion state of one asynchronous call. */
 struct op {
@@ -799,8 +789,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, "unknown check %s\n", check);
 		return 2;
 	}
-	if (failures) {
-		fprintf(stderr, "%s: %d failure(s)\n", check, failures);
+	if (fl_failures) {
+		fprintf(stderr, "%s: %d failure(s)\n", check, fl_failures);
 		return 1;
 	}
 	printf("%s: ok\n", check);

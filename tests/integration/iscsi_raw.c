@@ -12,6 +12,9 @@
  * DataSN checks (11.7), SendTargets (Appendix C). Usage: iscsi_raw CHECK
  * with FAULTLUN_ADDR, FAULTLUN_PORT and FAULTLUN_IQN in the environment.
  */
+#include "fl_byteorder.h"
+#include "fl_test.h"
+
 #include <arpa/inet.h>
 #include <errno.h>
 #include <netinet/in.h>
@@ -26,17 +29,6 @@
 #include <time.h>
 #include <unistd.h>
 
-static int failures;
-#define CHECK(cond, ...)                                                                           \
-	do {                                                                                       \
-		if (!(cond)) {                                                                     \
-			fprintf(stderr, "FAIL line %d: %s: ", __LINE__, #cond);                    \
-			fprintf(stderr, __VA_ARGS__);                                              \
-			fprintf(stderr, "\n");                                                     \
-			failures++;                                                                \
-		}                                                                                  \
-	} while (0)
-
 /* CRC32C, bitwise (the target's own table code is not reused on purpose). */
 static uint32_t crc32c(const uint8_t *p, size_t n)
 {
@@ -47,18 +39,6 @@ static uint32_t crc32c(const uint8_t *p, size_t n)
 			c = (c >> 1) ^ (0x82f63b78u & (0u - (c & 1)));
 	}
 	return ~c;
-}
-
-/* Stores a big-endian 32-bit field. */
-static void be32(uint8_t *p, uint32_t v)
-{
-	p[0] = v >> 24, p[1] = v >> 16, p[2] = v >> 8, p[3] = v;
-}
-
-/* Reads a big-endian 32-bit field. */
-static uint32_t rd32(const uint8_t *p)
-{
-	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
 }
 
 /* One connection with its digest settings and sequence numbers. */
@@ -155,7 +135,7 @@ static bool recv_pdu(struct link *l, uint8_t *bhs, uint8_t *data, uint32_t *dlen
 	}
 	*dlen = n;
 	if ((bhs[0] & 0x3f) != 0x25 || (bhs[1] & 1))
-		l->expstatsn = rd32(bhs + 24) + 1;
+		l->expstatsn = fl_get_be32(bhs + 24) + 1;
 	return true;
 }
 
@@ -214,9 +194,9 @@ static int login_pdu(struct link *l, int csg, int nsg, bool transit, const char 
 	bhs[8] = 0x80; /* ISID: random format, qualifier per link */
 	bhs[12] = l->isid_q >> 8, bhs[13] = l->isid_q & 0xff;
 	bhs[14] = tsih >> 8, bhs[15] = tsih & 0xff;
-	be32(bhs + 16, l->itt);
-	be32(bhs + 24, l->cmdsn);
-	be32(bhs + 28, l->expstatsn);
+	fl_put_be32(bhs + 16, l->itt);
+	fl_put_be32(bhs + 24, l->cmdsn);
+	fl_put_be32(bhs + 28, l->expstatsn);
 	send_pdu(l, bhs, data, text_build(data, kv), false);
 	if (!recv_pdu(l, rbhs, rdata, rlen, 5000))
 		return -1;
@@ -361,10 +341,10 @@ static int scsi(struct link *l, const uint8_t *cdb, uint32_t edtl, bool wr, cons
 	uint8_t bhs[48] = {0x01}, rb[48], rd[65536];
 	uint32_t rl, got = 0;
 	bhs[1] = (uint8_t)(0x80 | (wr ? 0x20 : (edtl ? 0x40 : 0)));
-	be32(bhs + 16, ++l->itt);
-	be32(bhs + 20, edtl);
-	be32(bhs + 24, cmdsn_override ? cmdsn_override : l->cmdsn);
-	be32(bhs + 28, l->expstatsn);
+	fl_put_be32(bhs + 16, ++l->itt);
+	fl_put_be32(bhs + 20, edtl);
+	fl_put_be32(bhs + 24, cmdsn_override ? cmdsn_override : l->cmdsn);
+	fl_put_be32(bhs + 28, l->expstatsn);
 	memcpy(bhs + 32, cdb, 16);
 	if (!cmdsn_override)
 		l->cmdsn++;
@@ -374,7 +354,7 @@ static int scsi(struct link *l, const uint8_t *cdb, uint32_t edtl, bool wr, cons
 			return -1;
 		uint8_t op = rb[0] & 0x3f;
 		if (op == 0x25) {
-			uint32_t off = rd32(rb + 40);
+			uint32_t off = fl_get_be32(rb + 40);
 			if (in && off + rl <= 65536)
 				memcpy(in + off, rd, rl);
 			got += rl;
@@ -414,9 +394,9 @@ static void check_digests(void)
 	st = scsi(&l, r10, 4096, false, NULL, 0, in, &n, 0); /* Data-In split at 4096 */
 	CHECK(st == 0 && n == 4096 && !memcmp(in, out, 4096), "READ(10) back: st %d n %u", st, n);
 	uint8_t bhs[48] = {0x00 | 0x40, 0x80};
-	be32(bhs + 16, ++l.itt);
-	be32(bhs + 20, 0xffffffff);
-	be32(bhs + 24, l.cmdsn);
+	fl_put_be32(bhs + 16, ++l.itt);
+	fl_put_be32(bhs + 20, 0xffffffff);
+	fl_put_be32(bhs + 24, l.cmdsn);
 	send_pdu(&l, bhs, NULL, 0, true);
 	CHECK(closed_by_peer(&l, 3000), "a header digest error closes the connection");
 	close(l.fd);
@@ -425,9 +405,9 @@ static void check_digests(void)
 		return;
 	uint8_t ping[48] = {0x40, 0x80}, rb[48], rd[8192];
 	uint32_t rl;
-	be32(ping + 16, ++l.itt);
-	be32(ping + 20, 0xffffffff);
-	be32(ping + 24, l.cmdsn);
+	fl_put_be32(ping + 16, ++l.itt);
+	fl_put_be32(ping + 20, 0xffffffff);
+	fl_put_be32(ping + 24, l.cmdsn);
 	g_corrupt_dd = 1;
 	send_pdu(&l, ping, "abcd", 4, false);
 	g_corrupt_dd = 0;
@@ -453,19 +433,19 @@ static void check_sequencing(void)
 	CHECK(st == 0 || st == 2, "the in-window command is answered (%d)", st);
 	/* NOP-Out ping, immediate */
 	uint8_t bhs[48] = {0x40, 0x80};
-	be32(bhs + 16, 0x4242);
-	be32(bhs + 20, 0xffffffff);
-	be32(bhs + 24, l.cmdsn);
+	fl_put_be32(bhs + 16, 0x4242);
+	fl_put_be32(bhs + 20, 0xffffffff);
+	fl_put_be32(bhs + 24, l.cmdsn);
 	send_pdu(&l, bhs, "ping", 4, false);
 	CHECK(recv_pdu(&l, rb, rd, &rl, 2000) && (rb[0] & 0x3f) == 0x20 &&
-		  rd32(rb + 16) == 0x4242 && rl == 4 && !memcmp(rd, "ping", 4),
+		  fl_get_be32(rb + 16) == 0x4242 && rl == 4 && !memcmp(rd, "ping", 4),
 	      "NOP-In echoes the ping");
-	CHECK(rd32(rb + 28) == l.cmdsn, "ExpCmdSN %u after an immediate ping, expected %u",
-	      rd32(rb + 28), l.cmdsn);
-	CHECK((int32_t)(rd32(rb + 32) - rd32(rb + 28)) >= 0, "MaxCmdSN >= ExpCmdSN");
+	CHECK(fl_get_be32(rb + 28) == l.cmdsn, "ExpCmdSN %u after an immediate ping, expected %u",
+	      fl_get_be32(rb + 28), l.cmdsn);
+	CHECK((int32_t)(fl_get_be32(rb + 32) - fl_get_be32(rb + 28)) >= 0, "MaxCmdSN >= ExpCmdSN");
 	/* SNACK at ERL 0 */
 	uint8_t snack[48] = {0x10, 0x80};
-	be32(snack + 16, 0xffffffff);
+	fl_put_be32(snack + 16, 0xffffffff);
 	send_pdu(&l, snack, NULL, 0, false);
 	CHECK(recv_pdu(&l, rb, rd, &rl, 2000) && (rb[0] & 0x3f) == 0x3f && rb[2] == 0x04 &&
 		  rl == 48 && rd[0] == 0x10,
@@ -476,8 +456,8 @@ static void check_sequencing(void)
 	      "unknown opcode rejected (command not supported)");
 	/* Logout */
 	uint8_t lo[48] = {0x46, 0x80};
-	be32(lo + 16, ++l.itt);
-	be32(lo + 24, l.cmdsn);
+	fl_put_be32(lo + 16, ++l.itt);
+	fl_put_be32(lo + 24, l.cmdsn);
 	send_pdu(&l, lo, NULL, 0, false);
 	CHECK(recv_pdu(&l, rb, rd, &rl, 2000) && (rb[0] & 0x3f) == 0x26 && rb[2] == 0,
 	      "logout response");
@@ -496,27 +476,27 @@ static void check_dataout(void)
 	/* InitialR2T=No: 1024 bytes, 512 immediate, then 512 unsolicited with DataSN 5. */
 	uint8_t bhs[48] = {0x01, 0x20}; /* W, F clear: unsolicited data follows */
 	uint8_t w10[16] = {0x2a, 0, 0, 0, 0, 16, 0, 0, 2};
-	be32(bhs + 16, ++l.itt);
-	be32(bhs + 20, 1024);
-	be32(bhs + 24, l.cmdsn++);
+	fl_put_be32(bhs + 16, ++l.itt);
+	fl_put_be32(bhs + 20, 1024);
+	fl_put_be32(bhs + 24, l.cmdsn++);
 	memcpy(bhs + 32, w10, 16);
 	send_pdu(&l, bhs, buf, 512, false);
 	uint8_t d[48] = {0x05, 0x80};
-	be32(d + 16, l.itt);
-	be32(d + 20, 0xffffffff);
-	be32(d + 36, 5);
-	be32(d + 40, 512);
+	fl_put_be32(d + 16, l.itt);
+	fl_put_be32(d + 20, 0xffffffff);
+	fl_put_be32(d + 36, 5);
+	fl_put_be32(d + 40, 512);
 	send_pdu(&l, d, buf, 512, false);
 	CHECK(closed_by_peer(&l, 3000), "wrong DataSN closes the connection");
 	close(l.fd);
 	/* The same with DataSN 0 completes. */
 	if (!full_login(&l, false))
 		return;
-	be32(bhs + 16, ++l.itt);
-	be32(bhs + 24, l.cmdsn++);
+	fl_put_be32(bhs + 16, ++l.itt);
+	fl_put_be32(bhs + 24, l.cmdsn++);
 	send_pdu(&l, bhs, buf, 512, false);
-	be32(d + 16, l.itt);
-	be32(d + 36, 0);
+	fl_put_be32(d + 16, l.itt);
+	fl_put_be32(d + 36, 0);
 	send_pdu(&l, d, buf, 512, false);
 	/* GOOD, or the power-on unit attention of a new nexus. */
 	CHECK(recv_pdu(&l, rb, rd, &rl, 2000) && (rb[0] & 0x3f) == 0x21 &&
@@ -546,9 +526,9 @@ static void check_discovery(void)
 	CHECK(text_get(rd, rl, "MaxBurstLength", v, sizeof(v)) && !strcmp(v, "Irrelevant"),
 	      "MaxBurstLength Irrelevant in discovery");
 	uint8_t bhs[48] = {0x04, 0x80};
-	be32(bhs + 16, ++l.itt);
-	be32(bhs + 20, 0xffffffff);
-	be32(bhs + 24, l.cmdsn);
+	fl_put_be32(bhs + 16, ++l.itt);
+	fl_put_be32(bhs + 20, 0xffffffff);
+	fl_put_be32(bhs + 24, l.cmdsn);
 	send_pdu(&l, bhs, "SendTargets=All", 16, false);
 	CHECK(recv_pdu(&l, rb, rd, &rl, 2000) && (rb[0] & 0x3f) == 0x24, "text response");
 	CHECK(text_get(rd, rl, "TargetName", v, sizeof(v)) && !strcmp(v, getenv("FAULTLUN_IQN")),
@@ -557,8 +537,8 @@ static void check_discovery(void)
 	      "TargetAddress with the portal group tag");
 	/* SCSI commands are not allowed in a discovery session. */
 	uint8_t cmd[48] = {0x01, 0x80};
-	be32(cmd + 16, ++l.itt);
-	be32(cmd + 24, l.cmdsn);
+	fl_put_be32(cmd + 16, ++l.itt);
+	fl_put_be32(cmd + 24, l.cmdsn);
 	send_pdu(&l, cmd, NULL, 0, false);
 	CHECK(recv_pdu(&l, rb, rd, &rl, 2000) && (rb[0] & 0x3f) == 0x3f, "SCSI command rejected");
 	close(l.fd);
@@ -577,13 +557,13 @@ static void check_async(void)
 		if (!recv_pdu(&l, rb, rd, &rl, 3000))
 			break;
 		uint8_t op = rb[0] & 0x3f;
-		if (op == 0x20 && rd32(rb + 16) == 0xffffffff && rd32(rb + 20) != 0xffffffff) {
+		if (op == 0x20 && fl_get_be32(rb + 16) == 0xffffffff && fl_get_be32(rb + 20) != 0xffffffff) {
 			pings++;
 			uint8_t no[48] = {0x40, 0x80};
-			be32(no + 16, 0xffffffff);
+			fl_put_be32(no + 16, 0xffffffff);
 			memcpy(no + 20, rb + 20, 4); /* echo the TTT */
-			be32(no + 24, l.cmdsn);
-			be32(no + 28, l.expstatsn);
+			fl_put_be32(no + 24, l.cmdsn);
+			fl_put_be32(no + 28, l.expstatsn);
 			send_pdu(&l, no, NULL, 0, false);
 		} else if (op == 0x32) {
 			asyncs++;
@@ -595,8 +575,8 @@ static void check_async(void)
 	CHECK(pings >= 2, "target pings seen: %d", pings);
 	CHECK(asyncs == 1, "logout requests seen: %d", asyncs);
 	uint8_t lo[48] = {0x46, 0x80};
-	be32(lo + 16, ++l.itt);
-	be32(lo + 24, l.cmdsn);
+	fl_put_be32(lo + 16, ++l.itt);
+	fl_put_be32(lo + 24, l.cmdsn);
 	send_pdu(&l, lo, NULL, 0, false);
 	bool got = false;
 	while (recv_pdu(&l, rb, rd, &rl, 2000))
@@ -621,27 +601,27 @@ static void check_abort_pending(void)
 	uint8_t bhs[48] = {0x01, 0xa0};
 	uint8_t w10[16] = {0x2a, 0, 0, 0, 0, 32, 0, 0, 8};
 	uint32_t witt = ++l.itt, wsn = l.cmdsn++;
-	be32(bhs + 16, witt);
-	be32(bhs + 20, 4096);
-	be32(bhs + 24, wsn);
+	fl_put_be32(bhs + 16, witt);
+	fl_put_be32(bhs + 20, 4096);
+	fl_put_be32(bhs + 24, wsn);
 	memcpy(bhs + 32, w10, 16);
 	send_pdu(&l, bhs, NULL, 0, false);
-	CHECK(recv_pdu(&l, rb, rd, &rl, 2000) && (rb[0] & 0x3f) == 0x31 && rd32(rb + 16) == witt &&
-		  rd32(rb + 44) == 4096 && rd32(rb + 40) == 0,
+	CHECK(recv_pdu(&l, rb, rd, &rl, 2000) && (rb[0] & 0x3f) == 0x31 && fl_get_be32(rb + 16) == witt &&
+		  fl_get_be32(rb + 44) == 4096 && fl_get_be32(rb + 40) == 0,
 	      "R2T for the whole write");
-	uint32_t ttt = rd32(rb + 20);
+	uint32_t ttt = fl_get_be32(rb + 20);
 	uint8_t tmf[48] = {0x42, 0x81}; /* immediate ABORT TASK */
-	be32(tmf + 16, ++l.itt);
-	be32(tmf + 20, witt);
-	be32(tmf + 24, l.cmdsn);
-	be32(tmf + 32, wsn);
+	fl_put_be32(tmf + 16, ++l.itt);
+	fl_put_be32(tmf + 20, witt);
+	fl_put_be32(tmf + 24, l.cmdsn);
+	fl_put_be32(tmf + 32, wsn);
 	send_pdu(&l, tmf, NULL, 0, false);
 	CHECK(recv_pdu(&l, rb, rd, &rl, 2000) && (rb[0] & 0x3f) == 0x22 && rb[2] == 0,
 	      "ABORT TASK complete (got opcode 0x%02x response %u)", rb[0] & 0x3f, rb[2]);
 	/* Data-Out for the aborted task is discarded, not answered. */
 	uint8_t d[48] = {0x05, 0x80};
-	be32(d + 16, witt);
-	be32(d + 20, ttt);
+	fl_put_be32(d + 16, witt);
+	fl_put_be32(d + 20, ttt);
 	send_pdu(&l, d, buf, 4096, false);
 	int st = scsi(&l, cdb, 0, false, NULL, 0, NULL, NULL, 0);
 	CHECK(st == 0, "the next command is answered GOOD, nothing for the aborted write (%d)", st);
@@ -692,7 +672,7 @@ static void check_garbage(void)
 			bhs[0] = ops[rnd() % sizeof(ops)] | (rnd() & 1 ? 0x40 : 0);
 			bhs[4] = rnd() % 4 ? 0 : (uint8_t)(rnd() % 3);
 			if (rnd() % 2)
-				be32(bhs + 24, l.cmdsn++);
+				fl_put_be32(bhs + 24, l.cmdsn++);
 			uint32_t dlen = (uint32_t)(rnd() % 3 ? rnd() % 1024 : rnd() % sizeof(data));
 			for (uint32_t i = 0; i < dlen; i++)
 				data[i] = (uint8_t)rnd();
@@ -725,9 +705,9 @@ static void check_slow_reader(void)
 	for (int i = 0; i < 100; i++) {
 		uint8_t bhs[48] = {0x01, 0xc0};
 		uint8_t r10[16] = {0x28, 0, 0, 0, 0, 0, 0, 0x02, 0x00}; /* 512 blocks */
-		be32(bhs + 16, ++lazy.itt);
-		be32(bhs + 20, 512 * 512);
-		be32(bhs + 24, lazy.cmdsn++);
+		fl_put_be32(bhs + 16, ++lazy.itt);
+		fl_put_be32(bhs + 20, 512 * 512);
+		fl_put_be32(bhs + 24, lazy.cmdsn++);
 		memcpy(bhs + 32, r10, 16);
 		send_pdu(&lazy, bhs, NULL, 0, false);
 	}
@@ -758,26 +738,26 @@ static void check_misc(void)
 		return;
 	/* Logout "remove the connection for recovery": not supported at ERL 0. */
 	uint8_t lo[48] = {0x46, 0x82};
-	be32(lo + 16, ++a.itt);
-	be32(lo + 24, a.cmdsn);
+	fl_put_be32(lo + 16, ++a.itt);
+	fl_put_be32(lo + 24, a.cmdsn);
 	send_pdu(&a, lo, NULL, 0, false);
 	CHECK(recv_pdu(&a, rb, rd, &rl, 2000) && (rb[0] & 0x3f) == 0x26 && rb[2] == 2,
 	      "logout reason 2 answered 'recovery not supported' (%u)", rb[2]);
 	/* Close connection with a CID we do not have. */
 	lo[1] = 0x81;
 	lo[20] = 0x77;
-	be32(lo + 16, ++a.itt);
+	fl_put_be32(lo + 16, ++a.itt);
 	send_pdu(&a, lo, NULL, 0, false);
 	CHECK(recv_pdu(&a, rb, rd, &rl, 2000) && (rb[0] & 0x3f) == 0x26 && rb[2] == 1,
 	      "logout of an unknown CID answered 'CID not found' (%u)", rb[2]);
 	/* A text request in two parts (C bit). */
 	uint8_t tx[48] = {0x44, 0x40};
-	be32(tx + 16, ++a.itt);
-	be32(tx + 20, 0xffffffff);
-	be32(tx + 24, a.cmdsn);
+	fl_put_be32(tx + 16, ++a.itt);
+	fl_put_be32(tx + 20, 0xffffffff);
+	fl_put_be32(tx + 24, a.cmdsn);
 	send_pdu(&a, tx, "SendTar", 7, false);
 	CHECK(recv_pdu(&a, rb, rd, &rl, 2000) && (rb[0] & 0x3f) == 0x24 && !(rb[1] & 0x80) &&
-		  rd32(rb + 20) != 0xffffffff,
+		  fl_get_be32(rb + 20) != 0xffffffff,
 	      "continued text request answered with an empty response and a TTT");
 	tx[1] = 0x80;
 	memcpy(tx + 20, rb + 20, 4);
@@ -788,21 +768,21 @@ static void check_misc(void)
 	/* A 32-byte CDB in an extended CDB AHS (RFC 7143 11.2.1.5): answered. */
 	uint8_t cmd[48 + 20] = {0x41, 0x80};
 	cmd[4] = 5; /* TotalAHSLength: 5 words */
-	be32(cmd + 16, ++a.itt);
-	be32(cmd + 24, a.cmdsn);
+	fl_put_be32(cmd + 16, ++a.itt);
+	fl_put_be32(cmd + 24, a.cmdsn);
 	cmd[32] = 0x7f;				/* VARIABLE LENGTH CDB */
 	cmd[48] = 0, cmd[49] = 17, cmd[50] = 1; /* AHSLength 17, type 1 */
 	CHECK(write(a.fd, cmd, sizeof(cmd)) == (ssize_t)sizeof(cmd), "write");
-	CHECK(recv_pdu(&a, rb, rd, &rl, 2000) && (rb[0] & 0x3f) == 0x21 && rd32(rb + 16) == a.itt,
+	CHECK(recv_pdu(&a, rb, rd, &rl, 2000) && (rb[0] & 0x3f) == 0x21 && fl_get_be32(rb + 16) == a.itt,
 	      "a command with an extended CDB gets a SCSI Response (status %u)", rb[3]);
 	close(a.fd);
 	/* TARGET COLD RESET on b: answered, then the target closes its connections. */
 	struct link c2;
 	bool have_c = full_login(&c2, false);
 	uint8_t tmf[48] = {0x42, 0x87};
-	be32(tmf + 16, ++b.itt);
-	be32(tmf + 20, 0xffffffff);
-	be32(tmf + 24, b.cmdsn);
+	fl_put_be32(tmf + 16, ++b.itt);
+	fl_put_be32(tmf + 20, 0xffffffff);
+	fl_put_be32(tmf + 24, b.cmdsn);
 	send_pdu(&b, tmf, NULL, 0, false);
 	CHECK(recv_pdu(&b, rb, rd, &rl, 2000) && (rb[0] & 0x3f) == 0x22 && rb[2] == 0,
 	      "TARGET COLD RESET complete");
@@ -847,9 +827,9 @@ static void check_r2t(void)
 	uint8_t bhs[48] = {0x01, 0xa0};
 	uint8_t w10[16] = {0x2a, 0, 0, 0, 0x10, 0, 0, 0, 128};
 	uint32_t itt = ++l.itt;
-	be32(bhs + 16, itt);
-	be32(bhs + 20, 65536);
-	be32(bhs + 24, l.cmdsn++);
+	fl_put_be32(bhs + 16, itt);
+	fl_put_be32(bhs + 20, 65536);
+	fl_put_be32(bhs + 24, l.cmdsn++);
 	memcpy(bhs + 32, w10, 16);
 	send_pdu(&l, bhs, NULL, 0, false);
 	uint32_t got = 0, next_r2tsn = 0;
@@ -863,15 +843,15 @@ static void check_r2t(void)
 		while (recv_pdu(&l, rb, rd, &rl, npend ? 100 : 2000)) {
 			uint8_t op = rb[0] & 0x3f;
 			if (op == 0x31) {
-				CHECK(rd32(rb + 36) == next_r2tsn, "R2TSN %u, expected %u",
-				      rd32(rb + 36), next_r2tsn);
+				CHECK(fl_get_be32(rb + 36) == next_r2tsn, "R2TSN %u, expected %u",
+				      fl_get_be32(rb + 36), next_r2tsn);
 				next_r2tsn++;
-				CHECK(rd32(rb + 44) <= 8192,
-				      "R2T asks %u bytes, MaxBurstLength 8192", rd32(rb + 44));
+				CHECK(fl_get_be32(rb + 44) <= 8192,
+				      "R2T asks %u bytes, MaxBurstLength 8192", fl_get_be32(rb + 44));
 				if (npend < 16) {
-					pend[npend].ttt = rd32(rb + 20);
-					pend[npend].off = rd32(rb + 40);
-					pend[npend].len = rd32(rb + 44);
+					pend[npend].ttt = fl_get_be32(rb + 20);
+					pend[npend].off = fl_get_be32(rb + 40);
+					pend[npend].len = fl_get_be32(rb + 44);
 					npend++;
 				}
 				outstanding++;
@@ -886,9 +866,9 @@ static void check_r2t(void)
 			break;
 		/* Answer the oldest R2T with one Data-Out sequence. */
 		uint8_t d[48] = {0x05, 0x80};
-		be32(d + 16, itt);
-		be32(d + 20, pend[0].ttt);
-		be32(d + 40, pend[0].off);
+		fl_put_be32(d + 16, itt);
+		fl_put_be32(d + 20, pend[0].ttt);
+		fl_put_be32(d + 40, pend[0].off);
 		send_pdu(&l, d, buf, pend[0].len, false);
 		got += pend[0].len;
 		memmove(pend, pend + 1, (size_t)--npend * sizeof(pend[0]));
@@ -914,9 +894,9 @@ static void check_datain(void)
 	uint8_t bhs[48] = {0x01, 0xc0};
 	uint8_t r10[16] = {0x28, 0, 0, 0, 0, 0, 0, 0, 64}; /* 32 KiB */
 	uint32_t itt = ++l.itt;
-	be32(bhs + 16, itt);
-	be32(bhs + 20, 32768);
-	be32(bhs + 24, l.cmdsn++);
+	fl_put_be32(bhs + 16, itt);
+	fl_put_be32(bhs + 20, 32768);
+	fl_put_be32(bhs + 24, l.cmdsn++);
 	memcpy(bhs + 32, r10, 16);
 	send_pdu(&l, bhs, NULL, 0, false);
 	uint32_t off = 0, sn = 0;
@@ -924,9 +904,9 @@ static void check_datain(void)
 	while (!status && recv_pdu(&l, rb, rd, &rl, 2000)) {
 		if ((rb[0] & 0x3f) != 0x25)
 			break;
-		CHECK(rd32(rb + 16) == itt, "ITT");
-		CHECK(rd32(rb + 36) == sn, "DataSN %u, expected %u", rd32(rb + 36), sn);
-		CHECK(rd32(rb + 40) == off, "Buffer Offset %u, expected %u", rd32(rb + 40), off);
+		CHECK(fl_get_be32(rb + 16) == itt, "ITT");
+		CHECK(fl_get_be32(rb + 36) == sn, "DataSN %u, expected %u", fl_get_be32(rb + 36), sn);
+		CHECK(fl_get_be32(rb + 40) == off, "Buffer Offset %u, expected %u", fl_get_be32(rb + 40), off);
 		CHECK(rl <= 4096, "Data-In of %u bytes above MaxRecvDataSegmentLength 4096", rl);
 		off += rl;
 		sn++;
@@ -980,8 +960,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, "unknown check %s\n", c);
 		return 2;
 	}
-	if (failures) {
-		fprintf(stderr, "%s: %d failure(s)\n", c, failures);
+	if (fl_failures) {
+		fprintf(stderr, "%s: %d failure(s)\n", c, fl_failures);
 		return 1;
 	}
 	printf("%s: ok\n", c);

@@ -25,6 +25,9 @@
  * under RSS_BOUND_MB and its VmRSS at the end within RSS_GROWTH_MB of the
  * start (after the first healthy session).
  */
+#include "fl_byteorder.h"
+#include "fl_test.h"
+
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -49,17 +52,6 @@
 #define OVERCAP 1100 /* more than the target's 1024-connection cap */
 #define RSS_BOUND_MB 256
 #define RSS_GROWTH_MB 48
-
-static int failures;
-#define CHECK(cond, ...)                                                                           \
-	do {                                                                                       \
-		if (!(cond)) {                                                                     \
-			fprintf(stderr, "FAIL line %d: %s: ", __LINE__, #cond);                    \
-			fprintf(stderr, __VA_ARGS__);                                              \
-			fprintf(stderr, "\n");                                                     \
-			failures++;                                                                \
-		}                                                                                  \
-	} while (0)
 
 static struct sockaddr_in addr;
 static const char *iqn, *url;
@@ -185,26 +177,11 @@ static bool closed_within(int fd, int ms)
 	}
 }
 
-static void be24(uint8_t *p, uint32_t v)
-{
-	p[0] = (uint8_t)(v >> 16);
-	p[1] = (uint8_t)(v >> 8);
-	p[2] = (uint8_t)v;
-}
-
-static void be32(uint8_t *p, uint32_t v)
-{
-	p[0] = (uint8_t)(v >> 24);
-	p[1] = (uint8_t)(v >> 16);
-	p[2] = (uint8_t)(v >> 8);
-	p[3] = (uint8_t)v;
-}
-
 /* Sends a PDU: BHS, then data padded to 4 bytes (DataSegmentLength set here). */
 static bool put_pdu(int fd, uint8_t bhs[48], const void *data, uint32_t dlen)
 {
 	static const uint8_t pad[4];
-	be24(bhs + 5, dlen);
+	fl_put_be24(bhs + 5, dlen);
 	return put(fd, bhs, 48) && (!dlen || put(fd, data, dlen)) &&
 	       put(fd, pad, (4 - dlen % 4) % 4);
 }
@@ -238,8 +215,8 @@ static int login(bool discovery, bool r2t)
 	uint8_t bhs[48] = {0x43, 0x80 | (1 << 2) | 3};
 	bhs[8] = 0x80;
 	uint32_t id = isid++;
-	be32(bhs + 10, id);
-	be32(bhs + 16, 0x1000 + id);
+	fl_put_be32(bhs + 10, id);
+	fl_put_be32(bhs + 16, 0x1000 + id);
 	if (!put_pdu(fd, bhs, keys, (uint32_t)n)) {
 		drop(fd);
 		return -1;
@@ -314,8 +291,8 @@ static void phase_truncated(void)
 			continue;
 		}
 		uint8_t bhs[48] = {i % 2 ? 0x01 : 0x43, 0x80};
-		be24(bhs + 5, 4096);
-		be32(bhs + 20, 4096);
+		fl_put_be24(bhs + 5, 4096);
+		fl_put_be32(bhs + 20, 4096);
 		bhs[32] = 0x28;
 		size_t cut = i % 4 < 2 ? (size_t)(rnd() % 48) : 48;
 		put(fd, bhs, cut);
@@ -342,8 +319,8 @@ static void phase_oversized(void)
 			continue;
 		}
 		uint8_t bhs[48] = {i % 2 ? 0x01 : 0x43, 0x80 | (i % 2 ? 0x40 : 0x07)};
-		be24(bhs + 5, 0xffffff);
-		be32(bhs + 20, 0xffffff);
+		fl_put_be24(bhs + 5, 0xffffff);
+		fl_put_be32(bhs + 20, 0xffffff);
 		put(fd, bhs, 48);
 		uint8_t data[4096] = {0};
 		put(fd, data, sizeof(data));
@@ -384,7 +361,7 @@ static void phase_opcodes(void)
 		bhs[0] = 0x43;
 		bhs[1] = 0x87;
 		bhs[8] = 0x80;
-		be32(bhs + 16, 77);
+		fl_put_be32(bhs + 16, 77);
 		put_pdu(fd, bhs, NULL, 0);
 		int r = get_pdu(fd, rsp, 5000);
 		CHECK(r == -2 || r == 0x3f || r == 0x23, "Login in full-feature phase: got %d", r);
@@ -397,8 +374,8 @@ static void phase_opcodes(void)
 		memset(bhs, 0, sizeof(bhs));
 		bhs[0] = 0x01;
 		bhs[1] = 0x80 | 0x40;
-		be32(bhs + 16, 5);
-		be32(bhs + 20, 96);
+		fl_put_be32(bhs + 16, 5);
+		fl_put_be32(bhs + 20, 96);
 		bhs[32] = 0x12;
 		bhs[36] = 96;
 		put_pdu(fd, bhs, NULL, 0);
@@ -457,11 +434,11 @@ static void phase_dataout(void)
 			continue;
 		}
 		uint8_t bhs[48] = {0x01, 0x80 | 0x20}; /* F, W */
-		be32(bhs + 16, 9);		       /* ITT */
-		be32(bhs + 20, sizeof(data));	       /* EDTL */
+		fl_put_be32(bhs + 16, 9);		       /* ITT */
+		fl_put_be32(bhs + 20, sizeof(data));	       /* EDTL */
 		/* CmdSN 0: the login's CmdSN, which an immediate Login does not advance */
 		bhs[32] = 0x2a;
-		be32(bhs + 34, (uint32_t)(rnd() % 1000));
+		fl_put_be32(bhs + 34, (uint32_t)(rnd() % 1000));
 		bhs[39] = 64;
 		put_pdu(fd, bhs, NULL, 0);
 		uint8_t r2t[48];
@@ -474,7 +451,7 @@ static void phase_dataout(void)
 			uint32_t len = 512 * (1 + rnd() % 16); /* less than asked */
 			put_pdu(fd, d, data, len);
 			if (i % 2) { /* and half a PDU more */
-				be24(d + 5, 8192);
+				fl_put_be24(d + 5, 8192);
 				put(fd, d, 48);
 				put(fd, data, 100);
 			}
@@ -609,7 +586,7 @@ int main(int argc, char **argv)
 	CHECK(hwm < RSS_BOUND_MB * 1024, "peak RSS %ld KiB over %d MiB", hwm, RSS_BOUND_MB);
 	CHECK(end - base < RSS_GROWTH_MB * 1024, "RSS grew %ld KiB (bound %d MiB)", end - base,
 	      RSS_GROWTH_MB);
-	if (failures)
-		fprintf(stderr, "%d failures\n", failures);
-	return failures ? 1 : 0;
+	if (fl_failures)
+		fprintf(stderr, "%d fl_failures\n", fl_failures);
+	return fl_failures ? 1 : 0;
 }

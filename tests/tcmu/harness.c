@@ -16,6 +16,8 @@
  *
  *   tcmu_harness HANDLER.so [TEST...]     exit 0 pass, 1 fail, 77 skip
  */
+#include "fl_byteorder.h"
+#include "fl_test.h"
 #include "standin.h"
 #include "tcmu_abi.h"
 
@@ -33,21 +35,8 @@
 
 static void *dl;
 static char tmpdir[256];
-static int failures;
 static bool verbose;
 static uint8_t last_sense[TCMU_SENSE_BUFFERSIZE]; /* sense of the last run() */
-
-/* ---- checks ---- */
-
-#define CHECK(cond, ...)                                                                           \
-	do {                                                                                       \
-		if (!(cond)) {                                                                     \
-			failures++;                                                                \
-			fprintf(stderr, "  FAIL %s:%d: %s: ", __func__, __LINE__, #cond);          \
-			fprintf(stderr, __VA_ARGS__);                                              \
-			fputc('\n', stderr);                                                       \
-		}                                                                                  \
-	} while (0)
 
 /* Milliseconds since an arbitrary monotonic origin. */
 static int64_t now_ms(void)
@@ -317,28 +306,12 @@ static struct tcmu_device *dev_new(const char *cfg, uint64_t dev_size, int cmd_t
 	return dev;
 }
 
-/* Big-endian helpers for CDBs and parameter data. */
-static void put_be32(uint8_t *p, uint32_t v)
-{
-	p[0] = (uint8_t)(v >> 24), p[1] = (uint8_t)(v >> 16), p[2] = (uint8_t)(v >> 8);
-	p[3] = (uint8_t)v;
-}
-
-static uint64_t get_be64(const uint8_t *p)
-{
-	uint64_t v = 0;
-
-	for (int i = 0; i < 8; i++)
-		v = v << 8 | p[i];
-	return v;
-}
-
 /* A 10-byte READ/WRITE/VERIFY/PRE-FETCH-style CDB. */
 static void cdb10(uint8_t *cdb, uint8_t op, uint32_t lba, uint16_t blocks)
 {
 	memset(cdb, 0, 10);
 	cdb[0] = op;
-	put_be32(cdb + 2, lba);
+	fl_put_be32(cdb + 2, lba);
 	cdb[7] = (uint8_t)(blocks >> 8);
 	cdb[8] = (uint8_t)blocks;
 }
@@ -535,8 +508,8 @@ static void test_open_and_identity(void)
 	memset(data, 0, sizeof(data));
 	rc = run(dev_main, cdb, 16, data, 32);
 	CHECK(rc == TCMU_STS_OK, "READ CAPACITY(16) status %d", rc);
-	CHECK(get_be64(data) == (8u << 20) / 512 - 1, "last LBA %llu",
-	      (unsigned long long)get_be64(data));
+	CHECK(fl_get_be64(data) == (8u << 20) / 512 - 1, "last LBA %llu",
+	      (unsigned long long)fl_get_be64(data));
 	CHECK(data[10] == 0x02 && data[11] == 0x00, "block length %02x%02x", data[10], data[11]);
 }
 
@@ -1401,19 +1374,19 @@ int main(int argc, char **argv)
 
 	for (size_t i = 0; i < sizeof(tests) / sizeof(tests[0]); i++) {
 		bool want = argi >= argc;
-		int before = failures;
+		int before = fl_failures;
 
 		for (int j = argi; j < argc && !want; j++)
 			want = !strcmp(argv[j], tests[i].name);
 		if (!want)
 			continue;
 		tests[i].fn();
-		printf("%s %s\n", failures == before ? "ok  " : "FAIL", tests[i].name);
+		printf("%s %s\n", fl_failures == before ? "ok  " : "FAIL", tests[i].name);
 	}
 	if (dev_main)
 		test_close();
 	cleanup_tmp();
 	dlclose(dl);
-	printf("%d failure(s)\n", failures);
-	return failures ? 1 : 0;
+	printf("%d failure(s)\n", fl_failures);
+	return fl_failures ? 1 : 0;
 }

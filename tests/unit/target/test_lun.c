@@ -73,7 +73,7 @@ static void test_no_ua_commands_do_not_consume(void)
 	TH_CHECK(s.key != UA, "INQUIRY reported a UA");
 	th_run(lun, 1, rl, 12, NULL, 0, buf, sizeof(buf), &res);
 	TH_EXPECT_GOOD(&res, "REPORT LUNS with a UA pending");
-	CU_ASSERT_EQUAL(th_be32(buf), 8);
+	CU_ASSERT_EQUAL(fl_get_be32(buf), 8);
 	expect_tur(lun, 1, 0x29, 0x00, "UA still pending after INQUIRY and REPORT LUNS");
 	expect_tur(lun, 1, 0, 0, "then GOOD");
 	fl_lun_destroy(lun);
@@ -202,7 +202,7 @@ static void test_resize_capacity_changed(void)
 	TH_EXPECT_GOOD(&res, "READ(16) of the new last block");
 	th_cdb16(cdb, 0x9e, 0x10, 0, 32);
 	th_run(lun, 1, cdb, 16, NULL, 0, buf, 32, &res);
-	CU_ASSERT_EQUAL(th_be64(buf), 2 * TH_BLOCKS - 1);
+	CU_ASSERT_EQUAL(fl_get_be64(buf), 2 * TH_BLOCKS - 1);
 	CU_ASSERT_EQUAL(fl_lun_resize(lun, 50), 0);
 	expect_tur(lun, 1, 0x2a, 0x09, "UA after shrinking");
 	th_cdb16(cdb, 0x88, 0, 50, 1);

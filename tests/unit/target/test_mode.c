@@ -59,8 +59,8 @@ static void test_mode_sense6_all_pages(void)
 	CU_ASSERT_EQUAL(buf[1], 0);	/* medium type */
 	CU_ASSERT_EQUAL(buf[2], 0x10);	/* DPOFUA, not WP */
 	CU_ASSERT_EQUAL(buf[3], 8);
-	CU_ASSERT_EQUAL(th_be32(buf + 4), TH_BLOCKS);
-	CU_ASSERT_EQUAL(th_be32(buf + 8) & 0xffffff, TH_BS);
+	CU_ASSERT_EQUAL(fl_get_be32(buf + 4), TH_BLOCKS);
+	CU_ASSERT_EQUAL(fl_get_be32(buf + 8) & 0xffffff, TH_BS);
 	off = 12;
 	for (size_t i = 0; i < 3; i++) {
 		TH_CHECK((buf[off] & 0x3f) == want[i][0] && buf[off + 1] == want[i][1],
@@ -108,7 +108,7 @@ static void test_mode_sense10_block_descriptors(void)
 	CU_ASSERT_EQUAL(buf[3], 0x10);
 	CU_ASSERT_EQUAL(buf[4], 0); /* LONGLBA */
 	CU_ASSERT_EQUAL(buf[6] << 8 | buf[7], 8);
-	CU_ASSERT_EQUAL(th_be32(buf + 8), TH_BLOCKS);
+	CU_ASSERT_EQUAL(fl_get_be32(buf + 8), TH_BLOCKS);
 	CU_ASSERT_EQUAL(buf[16], 0x88);
 	cdb[1] = 0x10; /* LLBAA */
 	res = sc_run1(lun, 1, cdb, 10, NULL, 0, buf, 255);
@@ -116,8 +116,8 @@ static void test_mode_sense10_block_descriptors(void)
 	CU_ASSERT_EQUAL(res.data_in_len, 8 + 16 + 20);
 	CU_ASSERT_EQUAL(buf[4], 1);
 	CU_ASSERT_EQUAL(buf[6] << 8 | buf[7], 16);
-	CU_ASSERT_EQUAL(th_be64(buf + 8), TH_BLOCKS);
-	CU_ASSERT_EQUAL(th_be32(buf + 20), TH_BS);
+	CU_ASSERT_EQUAL(fl_get_be64(buf + 8), TH_BLOCKS);
+	CU_ASSERT_EQUAL(fl_get_be32(buf + 20), TH_BS);
 	fl_lun_destroy(lun);
 }
 

@@ -95,31 +95,31 @@ static void test_pr_register_read_keys(void)
 
 	res = pri(lun, 1, 0, buf);
 	TH_EXPECT_GOOD(&res, "READ KEYS empty");
-	CU_ASSERT_EQUAL(th_be32(buf), 0);
-	CU_ASSERT_EQUAL(th_be32(buf + 4), 0);
+	CU_ASSERT_EQUAL(fl_get_be32(buf), 0);
+	CU_ASSERT_EQUAL(fl_get_be32(buf + 4), 0);
 	CU_ASSERT_EQUAL(res.data_in_len, 8);
 	PRO_OK(lun, 1, REGISTER, 0, 0, 0xaa);
 	PRO_OK(lun, 2, REGISTER, 0, 0, 0xbb);
 	res = pri(lun, 3, 0, buf);
 	TH_EXPECT_GOOD(&res, "READ KEYS");
-	CU_ASSERT_EQUAL(th_be32(buf), 2);
-	CU_ASSERT_EQUAL(th_be32(buf + 4), 16);
-	CU_ASSERT_EQUAL(th_be64(buf + 8), 0xaa);
-	CU_ASSERT_EQUAL(th_be64(buf + 16), 0xbb);
+	CU_ASSERT_EQUAL(fl_get_be32(buf), 2);
+	CU_ASSERT_EQUAL(fl_get_be32(buf + 4), 16);
+	CU_ASSERT_EQUAL(fl_get_be64(buf + 8), 0xaa);
+	CU_ASSERT_EQUAL(fl_get_be64(buf + 16), 0xbb);
 	/* change a key, then unregister with SARK 0 */
 	PRO_OK(lun, 1, REGISTER, 0, 0xaa, 0xa1);
 	PRO_OK(lun, 2, REGISTER, 0, 0xbb, 0);
 	res = pri(lun, 3, 0, buf);
-	CU_ASSERT_EQUAL(th_be32(buf), 4);
-	CU_ASSERT_EQUAL(th_be32(buf + 4), 8);
-	CU_ASSERT_EQUAL(th_be64(buf + 8), 0xa1);
+	CU_ASSERT_EQUAL(fl_get_be32(buf), 4);
+	CU_ASSERT_EQUAL(fl_get_be32(buf + 4), 8);
+	CU_ASSERT_EQUAL(fl_get_be64(buf + 8), 0xa1);
 	/* REGISTER AND IGNORE EXISTING KEY replaces whatever key is there */
 	PRO_OK(lun, 1, REG_IGNORE, 0, 0x1234, 0xa2);
 	PRO_OK(lun, 3, REG_IGNORE, 0, 0x5678, 0xcc);
 	res = pri(lun, 3, 0, buf);
-	CU_ASSERT_EQUAL(th_be32(buf), 6);
-	CU_ASSERT_EQUAL(th_be64(buf + 8), 0xa2);
-	CU_ASSERT_EQUAL(th_be64(buf + 16), 0xcc);
+	CU_ASSERT_EQUAL(fl_get_be32(buf), 6);
+	CU_ASSERT_EQUAL(fl_get_be64(buf + 8), 0xa2);
+	CU_ASSERT_EQUAL(fl_get_be64(buf + 16), 0xcc);
 	/* allocation length 12: truncated, header still tells the full length */
 	{
 		uint8_t cdb[10] = {0x5e, 0, 0, 0, 0, 0, 0, 0, 12, 0};
@@ -127,7 +127,7 @@ static void test_pr_register_read_keys(void)
 		res = sc_run1(lun, 1, cdb, 10, NULL, 0, buf, 256);
 		TH_EXPECT_GOOD(&res, "READ KEYS 12 bytes");
 		CU_ASSERT_EQUAL(res.data_in_len, 12);
-		CU_ASSERT_EQUAL(th_be32(buf + 4), 16);
+		CU_ASSERT_EQUAL(fl_get_be32(buf + 4), 16);
 	}
 	fl_lun_destroy(lun);
 }
@@ -217,8 +217,8 @@ static void test_pr_register_errors(void)
 		TH_EXPECT(&res, RC, 0, 0, 0, "unregistered nexus");
 	}
 	res = pri(lun, 1, 0, buf);
-	CU_ASSERT_EQUAL(th_be32(buf + 4), 8);
-	CU_ASSERT_EQUAL(th_be64(buf + 8), 9);
+	CU_ASSERT_EQUAL(fl_get_be32(buf + 4), 8);
+	CU_ASSERT_EQUAL(fl_get_be64(buf + 8), 9);
 	fl_lun_destroy(lun);
 }
 
@@ -347,24 +347,24 @@ static void test_pr_read_reservation(void)
 	res = pri(lun, 2, 1, buf);
 	TH_EXPECT_GOOD(&res, "READ RESERVATION none");
 	CU_ASSERT_EQUAL(res.data_in_len, 8);
-	CU_ASSERT_EQUAL(th_be32(buf + 4), 0);
+	CU_ASSERT_EQUAL(fl_get_be32(buf + 4), 0);
 	PRO_OK(lun, 1, REGISTER, 0, 0, 0x1111);
 	PRO_OK(lun, 1, RESERVE, EA_RO, 0x1111, 0);
 	res = pri(lun, 2, 1, buf);
 	TH_EXPECT_GOOD(&res, "READ RESERVATION");
 	CU_ASSERT_EQUAL(res.data_in_len, 24);
-	CU_ASSERT_EQUAL(th_be32(buf), 1);
-	CU_ASSERT_EQUAL(th_be32(buf + 4), 16);
-	CU_ASSERT_EQUAL(th_be64(buf + 8), 0x1111);
+	CU_ASSERT_EQUAL(fl_get_be32(buf), 1);
+	CU_ASSERT_EQUAL(fl_get_be32(buf + 4), 16);
+	CU_ASSERT_EQUAL(fl_get_be64(buf + 8), 0x1111);
 	CU_ASSERT_EQUAL(buf[21], EA_RO);
 	/* the holder's key change shows in READ RESERVATION */
 	PRO_OK(lun, 1, REGISTER, 0, 0x1111, 0x1212);
 	res = pri(lun, 2, 1, buf);
-	CU_ASSERT_EQUAL(th_be64(buf + 8), 0x1212);
+	CU_ASSERT_EQUAL(fl_get_be64(buf + 8), 0x1212);
 	PRO_OK(lun, 1, RELEASE, EA_RO, 0x1212, 0);
 	PRO_OK(lun, 1, RESERVE, WE_AR, 0x1212, 0);
 	res = pri(lun, 2, 1, buf);
-	CU_ASSERT_EQUAL(th_be64(buf + 8), 0);
+	CU_ASSERT_EQUAL(fl_get_be64(buf + 8), 0);
 	CU_ASSERT_EQUAL(buf[21], WE_AR);
 	fl_lun_destroy(lun);
 }
@@ -413,26 +413,26 @@ static void test_pr_read_full_status(void)
 	TH_EXPECT_GOOD(&res, "RESERVE");
 	res = pri(lun, 11, 3, buf);
 	TH_EXPECT_GOOD(&res, "READ FULL STATUS");
-	CU_ASSERT_EQUAL(th_be32(buf), 2);
+	CU_ASSERT_EQUAL(fl_get_be32(buf), 2);
 	d = buf + 8;
-	CU_ASSERT_EQUAL(th_be64(d), 0xa);
+	CU_ASSERT_EQUAL(fl_get_be64(d), 0xa);
 	CU_ASSERT_EQUAL(d[12], 0x01); /* R_HOLDER */
 	CU_ASSERT_EQUAL(d[13], WE_RO);
 	CU_ASSERT_EQUAL(d[18] << 8 | d[19], 2);
-	tlen = th_be32(d + 20);
+	tlen = fl_get_be32(d + 20);
 	CU_ASSERT_EQUAL(tlen % 4, 0);
 	CU_ASSERT_EQUAL(d[24], 0x45); /* FORMAT CODE 01b, iSCSI */
 	CU_ASSERT_EQUAL(d[26] << 8 | d[27], tlen - 4);
 	CU_ASSERT_STRING_EQUAL((const char *)d + 28, iscsi);
 	d += 24 + tlen;
-	CU_ASSERT_EQUAL(th_be64(d), 0xb);
+	CU_ASSERT_EQUAL(fl_get_be64(d), 0xb);
 	CU_ASSERT_EQUAL(d[12], 0x00);
 	CU_ASSERT_EQUAL(d[18] << 8 | d[19], 3);
-	CU_ASSERT_EQUAL(th_be32(d + 20), 24);
+	CU_ASSERT_EQUAL(fl_get_be32(d + 20), 24);
 	CU_ASSERT_EQUAL(d[24], 0x06); /* SAS */
-	CU_ASSERT_EQUAL(th_be64(d + 28), 0x5001405aabbccdd0ull);
-	CU_ASSERT_EQUAL(th_be32(buf + 4), (uint32_t)(d + 24 + 24 - buf - 8));
-	CU_ASSERT_EQUAL(res.data_in_len, th_be32(buf + 4) + 8);
+	CU_ASSERT_EQUAL(fl_get_be64(d + 28), 0x5001405aabbccdd0ull);
+	CU_ASSERT_EQUAL(fl_get_be32(buf + 4), (uint32_t)(d + 24 + 24 - buf - 8));
+	CU_ASSERT_EQUAL(res.data_in_len, fl_get_be32(buf + 4) + 8);
 	fl_lun_destroy(lun);
 }
 
@@ -468,12 +468,12 @@ static void test_pr_reserve_release_two_nexuses(void)
 	res = pro(lun, 2, RELEASE, WE, 0xb, 0, 0);
 	TH_EXPECT_GOOD(&res, "RELEASE by a non-holder");
 	res = pri(lun, 3, 1, buf);
-	CU_ASSERT_EQUAL(th_be32(buf + 4), 16); /* still reserved */
+	CU_ASSERT_EQUAL(fl_get_be32(buf + 4), 16); /* still reserved */
 	/* Write Exclusive: releasing raises no UA */
 	PRO_OK(lun, 1, RELEASE, WE, 0xa, 0);
 	expect_ua(lun, 2, 0, 0, "no UA for a WE release");
 	res = pri(lun, 3, 1, buf);
-	CU_ASSERT_EQUAL(th_be32(buf + 4), 0);
+	CU_ASSERT_EQUAL(fl_get_be32(buf + 4), 0);
 	/* now nexus 2 can reserve */
 	PRO_OK(lun, 2, RESERVE, EA, 0xb, 0);
 	fl_lun_destroy(lun);
@@ -517,20 +517,20 @@ static void test_pr_unregister_holder_releases(void)
 	PRO_OK(lun, 1, RESERVE, WE_RO, 0xa, 0);
 	PRO_OK(lun, 1, REGISTER, 0, 0xa, 0);
 	res = pri(lun, 3, 1, buf);
-	CU_ASSERT_EQUAL(th_be32(buf + 4), 0);
+	CU_ASSERT_EQUAL(fl_get_be32(buf + 4), 0);
 	expect_ua(lun, 2, 0x2a, 0x04, "registrant hears RESERVATIONS RELEASED");
 	/* all registrants: the reservation lasts until the last one leaves */
 	PRO_OK(lun, 1, REGISTER, 0, 0, 0xa);
 	PRO_OK(lun, 1, RESERVE, EA_AR, 0xa, 0);
 	PRO_OK(lun, 1, REG_IGNORE, 0, 0, 0);
 	res = pri(lun, 3, 1, buf);
-	CU_ASSERT_EQUAL(th_be32(buf + 4), 16);
+	CU_ASSERT_EQUAL(fl_get_be32(buf + 4), 16);
 	res = sc_run1(lun, 3, (uint8_t[10]){0x28, 0, 0, 0, 0, 0, 0, 0, 1, 0}, 10, NULL, 0, buf,
 		      sizeof(buf));
 	TH_EXPECT(&res, RC, 0, 0, 0, "EA_AR still there for a non-registrant");
 	PRO_OK(lun, 2, REGISTER, 0, 0xb, 0);
 	res = pri(lun, 3, 1, buf);
-	CU_ASSERT_EQUAL(th_be32(buf + 4), 0);
+	CU_ASSERT_EQUAL(fl_get_be32(buf + 4), 0);
 	fl_lun_destroy(lun);
 }
 
@@ -546,14 +546,14 @@ static void test_pr_clear(void)
 	PRO_OK(lun, 2, REGISTER, 0, 0, 0xb);
 	PRO_OK(lun, 2, RESERVE, EA, 0xb, 0);
 	res = pri(lun, 3, 0, buf);
-	gen = th_be32(buf);
+	gen = fl_get_be32(buf);
 	PRO_OK(lun, 1, CLEAR, 0, 0xa, 0);
 	res = pri(lun, 3, 0, buf);
 	TH_EXPECT_GOOD(&res, "READ KEYS after CLEAR");
-	CU_ASSERT_EQUAL(th_be32(buf + 4), 0);
-	CU_ASSERT_EQUAL(th_be32(buf), gen + 1);
+	CU_ASSERT_EQUAL(fl_get_be32(buf + 4), 0);
+	CU_ASSERT_EQUAL(fl_get_be32(buf), gen + 1);
 	res = pri(lun, 3, 1, buf);
-	CU_ASSERT_EQUAL(th_be32(buf + 4), 0);
+	CU_ASSERT_EQUAL(fl_get_be32(buf + 4), 0);
 	expect_ua(lun, 2, 0x2a, 0x03, "registrant hears RESERVATIONS PREEMPTED");
 	expect_ua(lun, 1, 0, 0, "not the clearing nexus");
 	expect_ua(lun, 3, 0, 0, "not a non-registrant");
@@ -574,12 +574,12 @@ static void test_pr_preempt_holder(void)
 	/* nexus 2 preempts nexus 1 and changes the type to EA */
 	PRO_OK(lun, 2, PREEMPT, EA, 0xb, 0xa);
 	res = pri(lun, 2, 1, buf);
-	CU_ASSERT_EQUAL(th_be64(buf + 8), 0xb);
+	CU_ASSERT_EQUAL(fl_get_be64(buf + 8), 0xb);
 	CU_ASSERT_EQUAL(buf[21], EA);
 	res = pri(lun, 2, 0, buf);
-	CU_ASSERT_EQUAL(th_be32(buf + 4), 16);
-	CU_ASSERT_EQUAL(th_be64(buf + 8), 0xb);
-	CU_ASSERT_EQUAL(th_be64(buf + 16), 0xc);
+	CU_ASSERT_EQUAL(fl_get_be32(buf + 4), 16);
+	CU_ASSERT_EQUAL(fl_get_be64(buf + 8), 0xb);
+	CU_ASSERT_EQUAL(fl_get_be64(buf + 16), 0xc);
 	expect_ua(lun, 1, 0x2a, 0x05, "preempted nexus hears REGISTRATIONS PREEMPTED");
 	/* the type changed: the remaining registrant hears RESERVATIONS RELEASED */
 	expect_ua(lun, 3, 0x2a, 0x04, "nexus 3 hears the type change");
@@ -607,11 +607,11 @@ static void test_pr_preempt_registrant(void)
 	PRO_OK(lun, 1, PREEMPT, WE_RO, 0xa, 0xc);
 	res = pri(lun, 1, 1, buf);
 	TH_EXPECT_GOOD(&res, "PR IN");
-	CU_ASSERT_EQUAL(th_be64(buf + 8), 0xa);
+	CU_ASSERT_EQUAL(fl_get_be64(buf + 8), 0xa);
 	CU_ASSERT_EQUAL(buf[21], WE_RO);
 	res = pri(lun, 1, 0, buf);
 	TH_EXPECT_GOOD(&res, "PR IN");
-	CU_ASSERT_EQUAL(th_be32(buf + 4), 16);
+	CU_ASSERT_EQUAL(fl_get_be32(buf + 4), 16);
 	expect_ua(lun, 3, 0x2a, 0x05, "nexus 3 preempted");
 	expect_ua(lun, 2, 0, 0, "nexus 2 untouched");
 	/* without a reservation, PREEMPT just removes registrations */
@@ -620,10 +620,10 @@ static void test_pr_preempt_registrant(void)
 	PRO_OK(lun, 1, PREEMPT, WE, 0xa, 0xb);
 	res = pri(lun, 1, 1, buf);
 	TH_EXPECT_GOOD(&res, "PR IN");
-	CU_ASSERT_EQUAL(th_be32(buf + 4), 0);
+	CU_ASSERT_EQUAL(fl_get_be32(buf + 4), 0);
 	res = pri(lun, 1, 0, buf);
 	TH_EXPECT_GOOD(&res, "PR IN");
-	CU_ASSERT_EQUAL(th_be32(buf + 4), 8);
+	CU_ASSERT_EQUAL(fl_get_be32(buf + 4), 8);
 	expect_ua(lun, 2, 0x2a, 0x05, "nexus 2 preempted");
 	fl_lun_destroy(lun);
 }
@@ -642,11 +642,11 @@ static void test_pr_preempt_all_registrants(void)
 	PRO_OK(lun, 3, PREEMPT, EA, 0xc, 0);
 	res = pri(lun, 3, 0, buf);
 	TH_EXPECT_GOOD(&res, "PR IN");
-	CU_ASSERT_EQUAL(th_be32(buf + 4), 8);
-	CU_ASSERT_EQUAL(th_be64(buf + 8), 0xc);
+	CU_ASSERT_EQUAL(fl_get_be32(buf + 4), 8);
+	CU_ASSERT_EQUAL(fl_get_be64(buf + 8), 0xc);
 	res = pri(lun, 3, 1, buf);
 	TH_EXPECT_GOOD(&res, "PR IN");
-	CU_ASSERT_EQUAL(th_be64(buf + 8), 0xc);
+	CU_ASSERT_EQUAL(fl_get_be64(buf + 8), 0xc);
 	CU_ASSERT_EQUAL(buf[21], EA);
 	expect_ua(lun, 1, 0x2a, 0x05, "nexus 1 preempted");
 	expect_ua(lun, 2, 0x2a, 0x05, "nexus 2 preempted");
@@ -666,7 +666,7 @@ static void test_pr_survives_lun_reset(void)
 	fl_lun_reset(lun, 1, 0x29, 0x03);
 	expect_ua(lun, 2, 0x29, 0x03, "reset UA");
 	res = pri(lun, 2, 1, buf);
-	CU_ASSERT_EQUAL(th_be32(buf + 4), 16);
+	CU_ASSERT_EQUAL(fl_get_be32(buf + 4), 16);
 	res = sc_run1(lun, 2, (uint8_t[10]){0x28, 0, 0, 0, 0, 0, 0, 0, 1, 0}, 10, NULL, 0, buf,
 		      sizeof(buf));
 	TH_EXPECT(&res, RC, 0, 0, 0, "EA held across the reset");

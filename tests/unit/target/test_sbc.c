@@ -504,15 +504,15 @@ static void test_read_capacity(void)
 	res = run(lun, cdb, 10, NULL, 0, buf, 8);
 	TH_EXPECT_GOOD(&res, "READ CAPACITY(10)");
 	CU_ASSERT_EQUAL(res.data_in_len, 8);
-	CU_ASSERT_EQUAL(th_be32(buf), B - 1);
-	CU_ASSERT_EQUAL(th_be32(buf + 4), 512);
+	CU_ASSERT_EQUAL(fl_get_be32(buf), B - 1);
+	CU_ASSERT_EQUAL(fl_get_be32(buf + 4), 512);
 	th_cdb16(cdb, 0x9e, 0x10, 0, 32);
 	memset(buf, 0xee, sizeof(buf));
 	res = run(lun, cdb, 16, NULL, 0, buf, sizeof(buf));
 	TH_EXPECT_GOOD(&res, "READ CAPACITY(16)");
 	CU_ASSERT_EQUAL(res.data_in_len, 32);
-	CU_ASSERT_EQUAL(th_be64(buf), B - 1);
-	CU_ASSERT_EQUAL(th_be32(buf + 8), 512);
+	CU_ASSERT_EQUAL(fl_get_be64(buf), B - 1);
+	CU_ASSERT_EQUAL(fl_get_be32(buf + 8), 512);
 	CU_ASSERT_EQUAL(buf[14] & 0xc0, 0); /* not thin: no LBPME */
 	th_cdb16(cdb, 0x9e, 0x10, 0, 12);   /* allocation length truncates */
 	res = run(lun, cdb, 16, NULL, 0, buf, sizeof(buf));
@@ -527,11 +527,11 @@ static void test_read_capacity(void)
 	memset(cdb, 0, sizeof(cdb));
 	cdb[0] = 0x25;
 	res = run(lun, cdb, 10, NULL, 0, buf, 8);
-	CU_ASSERT_EQUAL(th_be32(buf), 0xffffffffu);
-	CU_ASSERT_EQUAL(th_be32(buf + 4), 4096);
+	CU_ASSERT_EQUAL(fl_get_be32(buf), 0xffffffffu);
+	CU_ASSERT_EQUAL(fl_get_be32(buf + 4), 4096);
 	th_cdb16(cdb, 0x9e, 0x10, 0, 32);
 	res = run(lun, cdb, 16, NULL, 0, buf, 32);
-	CU_ASSERT_EQUAL(th_be64(buf), (1ull << 33) - 1);
+	CU_ASSERT_EQUAL(fl_get_be64(buf), (1ull << 33) - 1);
 	/* a 4 KiB-block LUN: the last block is readable, the one after is not */
 	th_cdb16(cdb, 0x88, 0, (1ull << 33) - 1, 1);
 	res = run(lun, cdb, 16, NULL, 0, buf, 0);
@@ -983,8 +983,8 @@ static void test_write_atomic16_vpd(void)
 	res = run(lun, cdb, 6, NULL, 0, buf, sizeof(buf));
 	TH_EXPECT_GOOD(&res, "INQUIRY VPD B0h");
 	CU_ASSERT_EQUAL(res.data_in_len, 64);
-	CU_ASSERT_EQUAL(th_be32(buf + 44), 300); /* MAXIMUM ATOMIC TRANSFER LENGTH */
-	CU_ASSERT(th_be32(buf + 44) <= th_be32(buf + 8));
+	CU_ASSERT_EQUAL(fl_get_be32(buf + 44), 300); /* MAXIMUM ATOMIC TRANSFER LENGTH */
+	CU_ASSERT(fl_get_be32(buf + 44) <= fl_get_be32(buf + 8));
 	for (int i = 48; i < 64; i++)
 		TH_CHECK(buf[i] == 0, "VPD B0h byte %d is %02x", i, buf[i]);
 	fl_lun_destroy(lun);
@@ -992,7 +992,7 @@ static void test_write_atomic16_vpd(void)
 	lun = th_lun(&cfg);
 	th_clear_ua(lun, 1);
 	res = run(lun, cdb, 6, NULL, 0, buf, sizeof(buf));
-	CU_ASSERT_EQUAL(th_be32(buf + 44), 0xffff);
+	CU_ASSERT_EQUAL(fl_get_be32(buf + 44), 0xffff);
 	fl_lun_destroy(lun);
 }
 

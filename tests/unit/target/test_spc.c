@@ -183,7 +183,7 @@ static void test_inquiry_allocation_length(void)
 
 		TH_EXPECT_GOOD(&res, "VPD 83h with 4 bytes");
 		CU_ASSERT_EQUAL(res.data_in_len, 4);
-		CU_ASSERT(th_be32(buf) & 0xffff); /* PAGE LENGTH still tells the full size */
+		CU_ASSERT(fl_get_be32(buf) & 0xffff); /* PAGE LENGTH still tells the full size */
 	}
 	fl_lun_destroy(lun);
 }
@@ -296,8 +296,8 @@ static void test_inquiry_vpd83_naa(void)
 		CU_ASSERT_PTR_NOT_NULL_FATAL(d);
 		CU_ASSERT_EQUAL(d[0] & 0x0f, 1); /* binary */
 		CU_ASSERT_EQUAL(d[3], 8);
-		TH_CHECK(th_be64(d + 4) == rows[i].want, "NAA %016llx, want %016llx",
-			 (unsigned long long)th_be64(d + 4), (unsigned long long)rows[i].want);
+		TH_CHECK(fl_get_be64(d + 4) == rows[i].want, "NAA %016llx, want %016llx",
+			 (unsigned long long)fl_get_be64(d + 4), (unsigned long long)rows[i].want);
 		fl_lun_destroy(lun);
 	}
 	/* derived: NAA 3, distinct for two LUNs of one target with the same identity */
@@ -310,17 +310,17 @@ static void test_inquiry_vpd83_naa(void)
 	n = vpd(fl_target_lun(tgt, 0), 0x83, buf, sizeof(buf));
 	d = find_designator(buf, n, 3, 0);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(d);
-	a = th_be64(d + 4);
+	a = fl_get_be64(d + 4);
 	n = vpd(fl_target_lun(tgt, 1), 0x83, buf, sizeof(buf));
 	d = find_designator(buf, n, 3, 0);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(d);
-	b = th_be64(d + 4);
+	b = fl_get_be64(d + 4);
 	CU_ASSERT_EQUAL(a >> 60, 3);
 	CU_ASSERT_EQUAL(b >> 60, 3);
 	CU_ASSERT_NOT_EQUAL(a, b);
 	/* stable: asking again gives the same identifier */
 	n = vpd(fl_target_lun(tgt, 1), 0x83, buf, sizeof(buf));
-	CU_ASSERT_EQUAL(th_be64(find_designator(buf, n, 3, 0) + 4), b);
+	CU_ASSERT_EQUAL(fl_get_be64(find_designator(buf, n, 3, 0) + 4), b);
 	fl_target_destroy(tgt);
 }
 
@@ -374,19 +374,19 @@ static void test_inquiry_vpdb0_block_limits(void)
 	CU_ASSERT_EQUAL(buf[2] << 8 | buf[3], 0x3c);
 	CU_ASSERT_EQUAL(buf[4] & 1, SBC_WSNZ);
 	CU_ASSERT_EQUAL(buf[5], SBC_MAX_CAW_BLOCKS);
-	CU_ASSERT_EQUAL(th_be32(buf + 8), 1234);
-	CU_ASSERT_EQUAL(th_be32(buf + 20), 0); /* fully provisioned: no UNMAP */
-	CU_ASSERT_EQUAL(th_be32(buf + 24), 0);
-	CU_ASSERT_EQUAL(th_be64(buf + 36), SBC_MAX_WS_BLOCKS);
+	CU_ASSERT_EQUAL(fl_get_be32(buf + 8), 1234);
+	CU_ASSERT_EQUAL(fl_get_be32(buf + 20), 0); /* fully provisioned: no UNMAP */
+	CU_ASSERT_EQUAL(fl_get_be32(buf + 24), 0);
+	CU_ASSERT_EQUAL(fl_get_be64(buf + 36), SBC_MAX_WS_BLOCKS);
 	fl_lun_destroy(lun);
 
 	th_config(&cfg);
 	cfg.thin = true;
 	lun = ready_lun(&cfg);
 	n = vpd(lun, 0xb0, buf, sizeof(buf));
-	CU_ASSERT_EQUAL(th_be32(buf + 8), lun_max_xfer_blocks(lun));
-	CU_ASSERT_EQUAL(th_be32(buf + 20), SBC_MAX_UNMAP_LBA_COUNT);
-	CU_ASSERT_EQUAL(th_be32(buf + 24), SBC_MAX_UNMAP_DESCRIPTORS);
+	CU_ASSERT_EQUAL(fl_get_be32(buf + 8), lun_max_xfer_blocks(lun));
+	CU_ASSERT_EQUAL(fl_get_be32(buf + 20), SBC_MAX_UNMAP_LBA_COUNT);
+	CU_ASSERT_EQUAL(fl_get_be32(buf + 24), SBC_MAX_UNMAP_DESCRIPTORS);
 	fl_lun_destroy(lun);
 }
 
@@ -492,8 +492,8 @@ static void test_report_luns_lone_lun(void)
 	res = in1(lun, cdb, 12, buf, sizeof(buf));
 	TH_EXPECT_GOOD(&res, "REPORT LUNS");
 	CU_ASSERT_EQUAL(res.data_in_len, 16);
-	CU_ASSERT_EQUAL(th_be32(buf), 8);
-	CU_ASSERT_EQUAL(th_be64(buf + 8), 0);
+	CU_ASSERT_EQUAL(fl_get_be32(buf), 8);
+	CU_ASSERT_EQUAL(fl_get_be64(buf + 8), 0);
 	SC_RUN_CASES(lun, 1, cases);
 	fl_lun_destroy(lun);
 }
@@ -516,8 +516,8 @@ static void test_rsoc_all_commands(void)
 		cdb[2] = rctd ? 0x80 : 0;
 		res = in1(lun, cdb, 12, buf, 4096);
 		TH_EXPECT_GOOD(&res, "RSOC all");
-		TH_CHECK(th_be32(buf) == rows * step, "COMMAND DATA LENGTH %u, want %zu",
-			 th_be32(buf), rows * step);
+		TH_CHECK(fl_get_be32(buf) == rows * step, "COMMAND DATA LENGTH %u, want %zu",
+			 fl_get_be32(buf), rows * step);
 		CU_ASSERT_EQUAL(res.data_in_len, 4 + rows * step);
 		for (size_t i = 0; (d = cdb_table_row(i)) != NULL; i++) {
 			const uint8_t *p = buf + 4 + i * step;
@@ -540,7 +540,7 @@ static void test_rsoc_all_commands(void)
 	res = in1(lun, cdb, 12, buf, 4096);
 	TH_EXPECT_GOOD(&res, "RSOC all, 12 bytes");
 	CU_ASSERT_EQUAL(res.data_in_len, 12);
-	CU_ASSERT_EQUAL(th_be32(buf), rows * 8);
+	CU_ASSERT_EQUAL(fl_get_be32(buf), rows * 8);
 	free(buf);
 	fl_lun_destroy(lun);
 }
@@ -633,7 +633,7 @@ static void test_rtpg(void)
 	res = via_port(lun, 9, 2, cdb, 12, buf, sizeof(buf));
 	TH_EXPECT_GOOD(&res, "RTPG");
 	CU_ASSERT_EQUAL(res.data_in_len, 16);
-	CU_ASSERT_EQUAL(th_be32(buf), 12);
+	CU_ASSERT_EQUAL(fl_get_be32(buf), 12);
 	CU_ASSERT_EQUAL(buf[4] & 0x0f, FL_ALUA_ACTIVE_OPTIMIZED);
 	CU_ASSERT_EQUAL(buf[5], 0xcf); /* T, O, U, S, AN, AO supported */
 	CU_ASSERT_EQUAL(buf[6] << 8 | buf[7], 0x21);
@@ -651,7 +651,7 @@ static void test_rtpg(void)
 	res = via_port(lun, 9, 2, cdb, 12, buf, sizeof(buf));
 	TH_EXPECT_GOOD(&res, "RTPG extended");
 	CU_ASSERT_EQUAL(res.data_in_len, 20);
-	CU_ASSERT_EQUAL(th_be32(buf), 16);
+	CU_ASSERT_EQUAL(fl_get_be32(buf), 16);
 	CU_ASSERT_EQUAL(buf[4], 0x10);
 	CU_ASSERT_EQUAL(buf[10] << 8 | buf[11], 0x21);
 	/* allocation length 4: the header alone */

@@ -262,8 +262,8 @@ static void test_file_store_thin_map_after_reopen(void)
 
 		th_cdb16(cdb, 0x9e, 0x12, 10, 8 + 16 * 3);
 		th_run(lun, 1, cdb, 16, NULL, 0, st, sizeof(st), &res);
-		CU_ASSERT(th_be32(st + 16) == 1 && st[20] == 0);
-		CU_ASSERT(th_be64(st + 24) == 11 && th_be32(st + 32) == 1 && st[36] == 1);
+		CU_ASSERT(fl_get_be32(st + 16) == 1 && st[20] == 0);
+		CU_ASSERT(fl_get_be64(st + 24) == 11 && fl_get_be32(st + 32) == 1 && st[36] == 1);
 	}
 	fl_lun_destroy(lun);
 }

@@ -76,13 +76,13 @@ static void test_target_report_luns(void)
 		res = trun(tgt, via, 1, rl, 12, buf, sizeof(buf));
 		TH_EXPECT_GOOD(&res, "REPORT LUNS");
 		CU_ASSERT_EQUAL(res.data_in_len, 24);
-		CU_ASSERT_EQUAL(th_be32(buf), 16);
-		CU_ASSERT(th_be64(buf + 8) == 0 && buf[16] == 0 && buf[17] == 3);
+		CU_ASSERT_EQUAL(fl_get_be32(buf), 16);
+		CU_ASSERT(fl_get_be64(buf + 8) == 0 && buf[16] == 0 && buf[17] == 3);
 	}
 	rl[2] = 1; /* well-known LUNs only: none */
 	res = trun(tgt, 0, 1, rl, 12, buf, sizeof(buf));
 	TH_EXPECT_GOOD(&res, "REPORT LUNS well-known");
-	CU_ASSERT_EQUAL(th_be32(buf), 0);
+	CU_ASSERT_EQUAL(fl_get_be32(buf), 0);
 	rl[2] = 3;
 	res = trun(tgt, 0, 1, rl, 12, buf, sizeof(buf));
 	TH_EXPECT(&res, CC, IR, 0x24, 0, "test_report_luns_bad_select_report");
@@ -95,7 +95,7 @@ static void test_target_report_luns(void)
 	res = trun(tgt, 0, 1, rl, 12, buf, sizeof(buf));
 	TH_EXPECT_GOOD(&res, "REPORT LUNS allocation 16");
 	CU_ASSERT_EQUAL(res.data_in_len, 16);
-	CU_ASSERT_EQUAL(th_be32(buf), 16);
+	CU_ASSERT_EQUAL(fl_get_be32(buf), 16);
 	fl_target_destroy(tgt);
 }
 
@@ -148,7 +148,7 @@ static void test_target_add_lun_reported_luns_changed(void)
 	TH_EXPECT(&res, CC, FL_KEY_UNIT_ATTENTION, 0x3f, 0x0e, "nexus 1 hears the new LUN");
 	res = trun(tgt, 0, 2, rl, 12, buf, sizeof(buf));
 	TH_EXPECT_GOOD(&res, "REPORT LUNS from nexus 2");
-	CU_ASSERT_EQUAL(th_be32(buf), 24);
+	CU_ASSERT_EQUAL(fl_get_be32(buf), 24);
 	res = trun(tgt, 0, 2, tur, 6, NULL, 0);
 	TH_EXPECT_GOOD(&res, "REPORT LUNS cleared 3F/0E for nexus 2");
 	res = trun(tgt, 9, 2, tur, 6, NULL, 0);

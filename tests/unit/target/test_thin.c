@@ -254,24 +254,24 @@ static void test_unmap_and_get_lba_status(void)
 	th_cdb16(cdb, 0x9e, 0x12, 0, sizeof(st));
 	th_run(lun, 1, cdb, 16, NULL, 0, st, sizeof(st), &res);
 	TH_EXPECT_GOOD(&res, "GET LBA STATUS");
-	CU_ASSERT_EQUAL(th_be32(st), 4 + 16 * 6); /* 6 extents, room for 8 */
-	CU_ASSERT(th_be64(st + 8) == 0 && th_be32(st + 16) == 10 && st[20] == 0);
-	CU_ASSERT(th_be64(st + 24) == 10 && th_be32(st + 32) == 5 && st[36] == 1);
-	CU_ASSERT(th_be64(st + 40) == 15 && th_be32(st + 48) == 25 && st[52] == 0);
-	CU_ASSERT(th_be64(st + 56) == 40 && th_be32(st + 64) == 8 && st[68] == 1);
-	CU_ASSERT(th_be64(st + 72) == 48 && th_be32(st + 80) == 16 && st[84] == 0);
+	CU_ASSERT_EQUAL(fl_get_be32(st), 4 + 16 * 6); /* 6 extents, room for 8 */
+	CU_ASSERT(fl_get_be64(st + 8) == 0 && fl_get_be32(st + 16) == 10 && st[20] == 0);
+	CU_ASSERT(fl_get_be64(st + 24) == 10 && fl_get_be32(st + 32) == 5 && st[36] == 1);
+	CU_ASSERT(fl_get_be64(st + 40) == 15 && fl_get_be32(st + 48) == 25 && st[52] == 0);
+	CU_ASSERT(fl_get_be64(st + 56) == 40 && fl_get_be32(st + 64) == 8 && st[68] == 1);
+	CU_ASSERT(fl_get_be64(st + 72) == 48 && fl_get_be32(st + 80) == 16 && st[84] == 0);
 	/* a small allocation length still reports the first extent */
 	th_cdb16(cdb, 0x9e, 0x12, 12, 24);
 	th_run(lun, 1, cdb, 16, NULL, 0, st, sizeof(st), &res);
 	CU_ASSERT_EQUAL(res.data_in_len, 24);
-	CU_ASSERT(th_be64(st + 8) == 12 && th_be32(st + 16) == 3 && st[20] == 1);
+	CU_ASSERT(fl_get_be64(st + 8) == 12 && fl_get_be32(st + 16) == 3 && st[20] == 1);
 	th_cdb16(cdb, 0x9e, 0x12, TH_BLOCKS, 24);
 	th_run(lun, 1, cdb, 16, NULL, 0, st, sizeof(st), &res);
 	TH_EXPECT(&res, CC, IR, 0x21, 0, "GET LBA STATUS past the end");
 	th_cdb16(cdb, 0x9e, 0x12, TH_BLOCKS - 1, 24);
 	th_run(lun, 1, cdb, 16, NULL, 0, st, sizeof(st), &res);
 	TH_EXPECT_GOOD(&res, "GET LBA STATUS of the last block");
-	CU_ASSERT(th_be32(st + 16) == 1 && st[20] == 1);
+	CU_ASSERT(fl_get_be32(st + 16) == 1 && st[20] == 1);
 	free(buf);
 	fl_lun_destroy(lun);
 }

@@ -155,7 +155,7 @@ void th_parse_sense(const uint8_t *sense, size_t len, struct th_sense *s)
 		s->asc = sense[12];
 		s->ascq = sense[13];
 		s->info_valid = sense[0] & 0x80;
-		s->info = th_be32(sense + 3);
+		s->info = fl_get_be32(sense + 3);
 		if (len >= 18 && (sense[15] & 0x80))
 			sks = sense + 15;
 		break;
@@ -173,7 +173,7 @@ void th_parse_sense(const uint8_t *sense, size_t len, struct th_sense *s)
 				break;
 			if (d[0] == 0x00 && d[1] == 0x0a) {
 				s->info_valid = d[2] & 0x80;
-				s->info = th_be64(d + 4);
+				s->info = fl_get_be64(d + 4);
 			} else if (d[0] == 0x02 && d[1] == 0x06 && (d[4] & 0x80)) {
 				sks = d + 4;
 			}
@@ -369,18 +369,6 @@ void th_pattern(void *buf, size_t len, uint32_t seed)
 		x ^= x << 5;
 		p[i] = (uint8_t)x;
 	}
-}
-
-/* Reads a 32-bit big-endian value. */
-uint32_t th_be32(const uint8_t *p)
-{
-	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
-}
-
-/* Reads a 64-bit big-endian value. */
-uint64_t th_be64(const uint8_t *p)
-{
-	return (uint64_t)th_be32(p) << 32 | th_be32(p + 4);
 }
 
 static char tmp_paths[16][64];

@@ -10,6 +10,7 @@
 #ifndef FL_THARNESS_H
 #define FL_THARNESS_H
 
+#include "fl_byteorder.h"
 #include "fl_target.h"
 
 #include <CUnit/CUnit.h>
@@ -94,9 +95,6 @@ uint8_t th_read(struct fl_lun *lun, uint64_t nexus, uint64_t lba, uint32_t n, vo
 
 /* Fills buf with a pattern derived from seed (distinct per block). */
 void th_pattern(void *buf, size_t len, uint32_t seed);
-/* Big-endian readers for checking parameter data. */
-uint32_t th_be32(const uint8_t *p);
-uint64_t th_be64(const uint8_t *p);
 
 /* A fresh temporary file path (unlinked at exit of the test program). */
 const char *th_tmpfile(void);
