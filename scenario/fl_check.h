@@ -265,6 +265,18 @@ const char *fl_verdict_name(enum fl_verdict_kind v); /* "PASS", "FAIL", "N/A" */
 /* Sums verdicts: returns 0 when none failed and one passed, 1 when one failed, 77 when none applied. */
 int fl_verdicts_exit(const struct fl_verdict *v, size_t n);
 
+/*
+ * Observations as JSON: what a runner saw, written beside its verdicts (the
+ * libiscsi runner's --obs FILE, the VM lab's obs.json) and read back to judge
+ * a recorded run again. fl_obs_write returns 0 or -errno; fl_obs_read 0 or
+ * -errno (-EINVAL: not an observations document).
+ */
+struct fl_obs_doc;
+int fl_obs_write(const struct fl_obs *obs, const char *path);
+int fl_obs_read(const char *path, struct fl_obs_doc **out);
+const struct fl_obs *fl_obs_of(const struct fl_obs_doc *doc);
+void fl_obs_free(struct fl_obs_doc *doc);
+
 /* Prints a sense as "KEY/NAME (AA/QQ)" into buf. */
 void fl_sense_text(uint8_t key, uint8_t asc, uint8_t ascq, char *buf, size_t len);
 

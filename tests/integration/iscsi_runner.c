@@ -568,7 +568,7 @@ static size_t read_trace(const char *path, char ***lines)
 /* Runs a scenario's check against URL and prints one verdict per assertion. */
 int main(int argc, char **argv)
 {
-	const char *trace_path = NULL;
+	const char *trace_path = NULL, *obs_path = NULL;
 
 	while (argc >= 3 && argv[1][0] == '-') {
 		if (!strcmp(argv[1], "--ctl"))
@@ -577,6 +577,8 @@ int main(int argc, char **argv)
 			faultlun_bin = argv[2];
 		else if (!strcmp(argv[1], "--trace"))
 			trace_path = argv[2];
+		else if (!strcmp(argv[1], "--obs"))
+			obs_path = argv[2];
 		else
 			break;
 		argc -= 2;
@@ -584,7 +586,7 @@ int main(int argc, char **argv)
 	}
 	if (argc < 3 || argv[1][0] == '-') {
 		fprintf(stderr, "usage: iscsi_runner [--ctl SOCKET] [--faultlun PATH] "
-				"[--trace FILE] URL SCENARIO.json\n");
+				"[--trace FILE] [--obs FILE] URL SCENARIO.json\n");
 		return 2;
 	}
 	struct fl_scenario *sc;
@@ -678,6 +680,8 @@ int main(int argc, char **argv)
 	    .trace = (const char *const *)trace,
 	    .ntrace = ntrace,
 	};
+	if (obs_path && fl_obs_write(&run, obs_path))
+		fprintf(stderr, "%s: cannot write the observations\n", obs_path);
 	struct fl_verdict *v = NULL;
 	int nv = fl_check_judge(check, &run, &v);
 	int rc = 2;

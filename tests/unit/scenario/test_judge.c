@@ -1,0 +1,398 @@
+// SPDX-License-Identifier: MIT
+/*
+ * test_judge.c - the one expectation checker (scenario/judge.c) and the typed
+ * check section (scenario/check.c).
+ *
+ * Table-driven over recorded runs: every shipped scenario's check, with what
+ * each runner really observed (recorded/NAME.RUNNER.json, written by the
+ * libiscsi runner's --obs and the VM lab's obs.json), goes through the checker
+ * and must hold; the same observations with one step's outcome changed must
+ * fail. Then the rules a key follows in every runner, one case each.
+ */
+#include "fl_scenario.h"
+#include "runner.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <unistd.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Loads a scenario from text; NULL (with the diagnostics printed) on error. */
+static struct fl_scenario *load(const char *text)
+{
+	struct fl_diags d = {0};
+	struct fl_scenario *sc = NULL;
+
+	if (fl_scenario_load_string("t.json", text, 0, &sc, &d))
+		fl_diags_print(&d, stdout);
+	fl_diags_free(&d);
+	return sc;
+}
+
+/* Counts verdicts of one kind. */
+static size_t count(const struct fl_verdict *v, int n, enum fl_verdict_kind k)
+{
+	size_t c = 0;
+
+	for (int i = 0; i < n; i++)
+		c += v[i].v == k;
+	return c;
+}
+
+/* Judges one recorded run of one shipped scenario; returns its exit code, or -1. */
+static int judge_recorded(const char *rec, const char *scen, struct fl_obs_doc **docp,
+			  struct fl_scenario **scp)
+{
+	struct fl_diags d = {0};
+	struct fl_verdict *v = NULL;
+	int n, rc;
+
+	if (fl_scenario_load_file(scen, FL_FE_ANY, scp, &d) || fl_obs_read(rec, docp)) {
+		fl_diags_print(&d, stdout);
+		fl_diags_free(&d);
+		return -1;
+	}
+	fl_diags_free(&d);
+	n = fl_check_judge(fl_scenario_check(*scp), fl_obs_of(*docp), &v);
+	if (n < 0)
+		return -1;
+	rc = fl_verdicts_exit(v, (size_t)n);
+	if (rc != 0)
+		for (int i = 0; i < n; i++)
+			if (v[i].v == FL_VERDICT_FAIL)
+				printf("%s: expect %zu: %s (%s)\n", rec, v[i].expect, v[i].what,
+				       v[i].observed);
+	free(v);
+	return rc;
+}
+
+/*
+ * Every recorded run holds; and for every step some expectation applies to,
+ * the run with that step's outcome changed (another errno, status and sense,
+ * a time far off) fails: each check can notice a difference.
+ */
+static void test_recorded_runs(void)
+{
+	DIR *dir = opendir(FL_RECORDED);
+	struct dirent *de;
+	int files = 0;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(dir);
+	while ((de = readdir(dir))) {
+		char rec[1024], scen[1024], name[256];
+		struct fl_obs_doc *doc = NULL;
+		struct fl_scenario *sc = NULL;
+		char *dot;
+
+		if (!strstr(de->d_name, ".json"))
+			continue;
+		snprintf(name, sizeof(name), "%s", de->d_name);
+		dot = strchr(name, '.');
+		*dot = 0;
+		snprintf(rec, sizeof(rec), "%s/%s", FL_RECORDED, de->d_name);
+		snprintf(scen, sizeof(scen), "%s/%s.json", FL_SCENARIOS, name);
+		files++;
+		CU_ASSERT_EQUAL(judge_recorded(rec, scen, &doc, &sc), 0);
+		if (!doc || !sc) {
+			fl_obs_free(doc);
+			fl_scenario_free(sc);
+			continue;
+		}
+		const struct fl_check *ck = fl_scenario_check(sc);
+		const struct fl_obs *obs = fl_obs_of(doc);
+		struct fl_step_obs *steps = calloc(obs->nsteps + 1, sizeof(*steps));
+		struct fl_obs changed = *obs;
+
+		changed.steps = steps;
+		for (size_t s = 0; s < obs->nsteps && steps; s++) {
+			struct fl_verdict *v = NULL;
+			bool applies = false;
+			int n;
+
+			for (size_t x = 0; x < ck->nexpects; x++)
+				applies |= ck->expects[x].step == (int)s &&
+					   (ck->expects[x].runners & obs->runner) &&
+					   ck->expects[x].kinds != FL_EX_RAN &&
+					   obs->steps[s].end != FL_END_UNSUPPORTED;
+			if (!applies)
+				continue;
+			memcpy(steps, obs->steps, obs->nsteps * sizeof(*steps));
+			snprintf(steps[s].errno_name, sizeof(steps[s].errno_name), "EWRONG");
+			steps[s].end = FL_END_DONE;
+			steps[s].has_status = true;
+			steps[s].status = 0x30; /* ACA ACTIVE: no scenario expects it */
+			steps[s].has_sense = false;
+			steps[s].elapsed_ms = obs->steps[s].elapsed_ms > 1e6 ? 0 : 1e9;
+			n = fl_check_judge(ck, &changed, &v);
+			CU_ASSERT_TRUE(n > 0 && count(v, n, FL_VERDICT_FAIL) > 0);
+			if (n > 0 && !count(v, n, FL_VERDICT_FAIL))
+				printf("%s: step %zu changed, yet nothing failed\n", rec, s);
+			free(v);
+		}
+		free(steps);
+		fl_obs_free(doc);
+		fl_scenario_free(sc);
+	}
+	closedir(dir);
+	CU_ASSERT_TRUE(files >= 17); /* every shipped scenario for the iSCSI path */
+}
+
+static const char *const base =
+    "{\"faultlun\": 1, \"luns\": [{\"lun\": 0, \"size\": \"8MiB\"}, {\"lun\": 1, \"size\": \"8MiB\"}],"
+    " \"check\": {\"workload\": [{\"op\": \"read\"}, {\"op\": \"tur\"}, {\"op\": \"mkfs\"}],"
+    " \"expect\": [%s]}}";
+
+/* Judges one expectation (JSON text) against steps observed by runner. */
+static int judge_one(const char *expect, enum fl_runner runner, const struct fl_step_obs *steps,
+		     bool kernel, struct fl_verdict *out)
+{
+	char text[2048];
+	struct fl_scenario *sc;
+	struct fl_verdict *v = NULL;
+	static const char *const kmsg[] = {"sd 2:0:0:0: [sda] tag#3 abort scheduled",
+					   "sd 2:0:0:0: [sda] tag#3 abort scheduled",
+					   "scsi host2: iSCSI recovery"};
+	static const enum fl_eh_step eh[] = {FL_EH_ABORT, FL_EH_LUN_RESET, FL_EH_TARGET_RESET};
+	struct fl_step_obs seen[3];
+	struct fl_obs obs = {.runner = runner,
+			     .steps = seen,
+			     .nsteps = 3,
+			     .can_status_all = runner == FL_RUNNER_LIBISCSI,
+			     .has_kernel = kernel,
+			     .kmsg = kmsg,
+			     .nkmsg = kernel ? 3 : 0,
+			     .eh = eh,
+			     .neh = kernel ? 3 : 0};
+	int n;
+
+	/* The VM lab sees a SCSI status only of pass-through ops (step 1, tur). */
+	memcpy(seen, steps, sizeof(seen));
+	if (runner == FL_RUNNER_VM)
+		seen[0].has_status = seen[0].has_sense = false;
+	snprintf(text, sizeof(text), base, expect);
+	sc = load(text);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(sc);
+	n = fl_check_judge(fl_scenario_check(sc), &obs, &v);
+	CU_ASSERT_EQUAL_FATAL(n, 1);
+	*out = v[0];
+	free(v);
+	fl_scenario_free(sc);
+	return out->v;
+}
+
+static const struct fl_step_obs medium_error[3] = {
+    {.end = FL_END_DONE, .errno_name = "ENODATA", .has_status = true, .status = 2,
+     .has_sense = true, .key = 3, .asc = 0x11, .ascq = 0, .elapsed_ms = 12, .repeats_done = 1},
+    {.end = FL_END_DONE, .errno_name = "OK", .has_status = true, .status = 0, .elapsed_ms = 1,
+     .repeats_done = 1},
+    {.end = FL_END_UNSUPPORTED, .why = "a file system operation"},
+};
+
+/* One expectation, two runners: the verdict each must give. */
+static const struct {
+	const char *expect;
+	enum fl_verdict_kind libiscsi, vm;
+} cases[] = {
+    {"{\"step\": 0, \"errno\": \"ENODATA\"}", FL_VERDICT_PASS, FL_VERDICT_PASS},
+    {"{\"step\": 0, \"errno\": [\"EIO\", \"ENODATA\"]}", FL_VERDICT_PASS, FL_VERDICT_PASS},
+    {"{\"step\": 0, \"errno\": \"EIO\"}", FL_VERDICT_FAIL, FL_VERDICT_FAIL},
+    /* status and sense of a read: the VM lab cannot see them (not applicable) */
+    {"{\"step\": 0, \"sense\": \"MEDIUM_ERROR/UNRECOVERED_READ_ERROR\"}", FL_VERDICT_PASS,
+     FL_VERDICT_NA},
+    {"{\"step\": 0, \"sense\": \"MEDIUM_ERROR\"}", FL_VERDICT_PASS, FL_VERDICT_NA},
+    {"{\"step\": 0, \"sense\": \"3/11/00\"}", FL_VERDICT_PASS, FL_VERDICT_NA},
+    {"{\"step\": 0, \"sense\": \"MEDIUM_ERROR/11/01\"}", FL_VERDICT_FAIL, FL_VERDICT_NA},
+    {"{\"step\": 1, \"status\": \"good\"}", FL_VERDICT_PASS, FL_VERDICT_PASS},
+    {"{\"step\": 1, \"status\": \"BUSY\"}", FL_VERDICT_FAIL, FL_VERDICT_FAIL},
+    {"{\"step\": 0, \"within_ms\": 20}", FL_VERDICT_PASS, FL_VERDICT_PASS},
+    {"{\"step\": 0, \"within_ms\": 10}", FL_VERDICT_FAIL, FL_VERDICT_FAIL},
+    {"{\"step\": 0, \"min_ms\": 10}", FL_VERDICT_PASS, FL_VERDICT_PASS},
+    {"{\"step\": 1}", FL_VERDICT_PASS, FL_VERDICT_PASS},
+    /* an op the runner cannot carry out: not applicable, never a pass */
+    {"{\"step\": 2, \"errno\": \"OK\"}", FL_VERDICT_NA, FL_VERDICT_NA},
+    /* kernel-only expectations: not applicable without a kernel */
+    {"{\"kernel_log\": \"abort scheduled\", \"count\": 2}", FL_VERDICT_NA, FL_VERDICT_PASS},
+    {"{\"kernel_log\": \"abort scheduled\", \"max\": 1}", FL_VERDICT_NA, FL_VERDICT_FAIL},
+    {"{\"eh\": [\"abort\", \"target_reset\"]}", FL_VERDICT_NA, FL_VERDICT_PASS},
+    {"{\"eh\": [\"target_reset\", \"abort\"]}", FL_VERDICT_NA, FL_VERDICT_FAIL},
+    {"{\"max_stall_ms\": 100}", FL_VERDICT_NA, FL_VERDICT_NA},
+    {"{\"device_state\": \"running\"}", FL_VERDICT_NA, FL_VERDICT_NA},
+    /* scoped to one runner: the other says not applicable */
+    {"{\"step\": 0, \"errno\": \"EIO\", \"runner\": \"vm\"}", FL_VERDICT_NA, FL_VERDICT_FAIL},
+    {"{\"step\": 0, \"errno\": \"ENODATA\", \"runner\": \"libiscsi\"}", FL_VERDICT_PASS,
+     FL_VERDICT_NA},
+};
+
+/* Each key means the same in both runners; what one cannot see is N/A. */
+static void test_same_meaning(void)
+{
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct fl_verdict v;
+
+		if (judge_one(cases[i].expect, FL_RUNNER_LIBISCSI, medium_error, false, &v) !=
+		    (int)cases[i].libiscsi)
+			printf("libiscsi: %s -> %s (%s)\n", cases[i].expect, fl_verdict_name(v.v),
+			       v.observed);
+		CU_ASSERT_EQUAL(v.v, cases[i].libiscsi);
+		CU_ASSERT_TRUE(v.what[0] != 0); /* N/A entries say what they expected too */
+		if (judge_one(cases[i].expect, FL_RUNNER_VM, medium_error, true, &v) !=
+		    (int)cases[i].vm)
+			printf("vm: %s -> %s (%s)\n", cases[i].expect, fl_verdict_name(v.v),
+			       v.observed);
+		CU_ASSERT_EQUAL(v.v, cases[i].vm);
+	}
+}
+
+/* A step that should have run and did not fails its expectations. */
+static void test_not_run_fails(void)
+{
+	struct fl_step_obs steps[3] = {
+	    {.end = FL_END_NOT_RUN, .why = "cannot run faultlun"}, {.end = FL_END_DONE}, {0}};
+	struct fl_verdict v;
+
+	CU_ASSERT_EQUAL(judge_one("{\"step\": 0, \"errno\": \"OK\"}", FL_RUNNER_LIBISCSI, steps,
+				  false, &v),
+			FL_VERDICT_FAIL);
+	CU_ASSERT_PTR_NOT_NULL(strstr(v.observed, "cannot run faultlun"));
+}
+
+/* A step past its deadline is TIMEOUT in both runners; within_ms fails. */
+static void test_timeout(void)
+{
+	struct fl_step_obs steps[3] = {{.end = FL_END_TIMEOUT, .elapsed_ms = 1000}};
+	struct fl_verdict v;
+
+	CU_ASSERT_EQUAL(judge_one("{\"step\": 0, \"errno\": \"TIMEOUT\"}", FL_RUNNER_VM, steps,
+				  true, &v),
+			FL_VERDICT_PASS);
+	CU_ASSERT_EQUAL(judge_one("{\"step\": 0, \"errno\": \"TIMEOUT\"}", FL_RUNNER_LIBISCSI,
+				  steps, false, &v),
+			FL_VERDICT_PASS);
+	CU_ASSERT_EQUAL(judge_one("{\"step\": 0, \"within_ms\": 5000}", FL_RUNNER_VM, steps, true,
+				  &v),
+			FL_VERDICT_FAIL);
+}
+
+/* Step values: one set of rules and defaults, checked when the file is read. */
+static void test_step_values(void)
+{
+	static const char *const good =
+	    "{\"faultlun\": 1, \"check\": {\"workload\": ["
+	    "{\"op\": \"sleep\"}, {\"op\": \"sg_raw\", \"cdb\": \"28:00:00:00:00:10:00:00:08:00\","
+	    " \"size\": \"4KiB\"}, {\"op\": \"read\", \"lba\": \"0x10\", \"repeat\": 3},"
+	    " {\"op\": \"write_file\"}, {\"op\": \"mkfs\"}]}}";
+	static const char *const bad[] = {
+	    "{\"op\": \"sg_raw\", \"cdb\": \"28 0\"}",			/* too short */
+	    "{\"op\": \"sg_raw\", \"cdb\": \"280\"}",			/* odd digit */
+	    "{\"op\": \"sg_raw\", \"cdb\": \"28 00 00 00 00 10 00 00 08 00 00 00 00 00 00 00 00\"}",
+	    "{\"op\": \"read\", \"lun\": 7}",				/* no such LUN */
+	    "{\"op\": \"read\", \"repeat\": 0}",
+	    "{\"op\": \"read\", \"count\": 2}",			/* not a step key */
+	    "{\"op\": \"read\", \"bs\": 512}",
+	    "{\"op\": \"sleep\", \"ms\": \"1s\"}",
+	    "{\"op\": \"mkfs\", \"fs\": \"zfs\"}",
+	    "{\"op\": \"ctl\"}",
+	    "{\"op\": \"reed\"}",
+	};
+	struct fl_scenario *sc = load(good);
+	const struct fl_check *ck;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(sc);
+	ck = fl_scenario_check(sc);
+	CU_ASSERT_EQUAL(ck->steps[0].ms, FL_STEP_SLEEP_MS);
+	CU_ASSERT_EQUAL(ck->steps[1].cdb_len, 10);
+	CU_ASSERT_EQUAL(ck->steps[1].cdb[5], 0x10);
+	CU_ASSERT_EQUAL(ck->steps[1].data_in, 4096);
+	CU_ASSERT_EQUAL(ck->steps[2].lba, 16);
+	CU_ASSERT_EQUAL(ck->steps[2].repeat, 3);
+	CU_ASSERT_EQUAL(ck->steps[2].timeout_s, FL_STEP_TIMEOUT_S);
+	CU_ASSERT_STRING_EQUAL(ck->steps[3].path, "file");
+	CU_ASSERT_STRING_EQUAL(ck->steps[4].fs, "ext4");
+	fl_scenario_free(sc);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		char text[512];
+		struct fl_diags d = {0};
+
+		snprintf(text, sizeof(text), "{\"faultlun\": 1, \"check\": {\"workload\": [%s]}}",
+			 bad[i]);
+		sc = NULL;
+		if (fl_scenario_load_string("t.json", text, 0, &sc, &d) != -EINVAL)
+			printf("accepted: %s\n", bad[i]);
+		CU_ASSERT_PTR_NULL(sc);
+		CU_ASSERT_TRUE(d.n > 0);
+		fl_diags_free(&d);
+		fl_scenario_free(sc);
+	}
+}
+
+/* Expectation values are checked when the file is read, not by a runner. */
+static void test_expect_values(void)
+{
+	static const char *const bad[] = {
+	    "{\"step\": 5, \"errno\": \"OK\"}",		     /* no step 5 */
+	    "{\"step\": 0, \"status\": \"FINE\"}",	     /* no such status */
+	    "{\"step\": 0, \"sense\": \"MEDIUM_ERROR/NOPE\"}", /* no such name */
+	    "{\"step\": 0, \"errno\": \"eio\"}",
+	    "{\"kernel_log\": \"(unclosed\"}",
+	    "{\"eh\": [\"lun_rest\"]}",
+	    "{\"step\": 0, \"max_stall_ms\": 10}",
+	    "{\"kernel_log\": \"x\", \"eh\": []}",
+	    "{\"errno\": \"OK\"}",
+	    "{\"runner\": \"kernel\", \"step\": 0}",
+	    "{\"trace\": {\"event\": {\"nested\": 1}}}",
+	};
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		char text[2048];
+		struct fl_diags d = {0};
+		struct fl_scenario *sc = NULL;
+
+		snprintf(text, sizeof(text), base, bad[i]);
+		if (fl_scenario_load_string("t.json", text, 0, &sc, &d) != -EINVAL)
+			printf("accepted: %s\n", bad[i]);
+		CU_ASSERT_PTR_NULL(sc);
+		fl_diags_free(&d);
+		fl_scenario_free(sc);
+	}
+}
+
+/* Observations survive a write and a read. */
+static void test_obs_round_trip(void)
+{
+	char path[] = "/tmp/fl-obs-XXXXXX";
+	int fd = mkstemp(path);
+	struct fl_obs obs = {.runner = FL_RUNNER_LIBISCSI, .steps = medium_error, .nsteps = 3};
+	struct fl_obs_doc *doc = NULL;
+	const struct fl_obs *o;
+
+	CU_ASSERT_TRUE_FATAL(fd >= 0);
+	close(fd);
+	CU_ASSERT_EQUAL(fl_obs_write(&obs, path), 0);
+	CU_ASSERT_EQUAL_FATAL(fl_obs_read(path, &doc), 0);
+	o = fl_obs_of(doc);
+	CU_ASSERT_EQUAL(o->runner, FL_RUNNER_LIBISCSI);
+	CU_ASSERT_EQUAL(o->nsteps, 3);
+	CU_ASSERT_STRING_EQUAL(o->steps[0].errno_name, "ENODATA");
+	CU_ASSERT_EQUAL(o->steps[0].asc, 0x11);
+	CU_ASSERT_EQUAL(o->steps[2].end, FL_END_UNSUPPORTED);
+	CU_ASSERT_FALSE(o->has_kernel);
+	fl_obs_free(doc);
+	unlink(path);
+}
+
+static CU_TestInfo tests[] = {
+    {"test_recorded_runs", test_recorded_runs},
+    {"test_same_meaning", test_same_meaning},
+    {"test_not_run_fails", test_not_run_fails},
+    {"test_timeout", test_timeout},
+    {"test_step_values", test_step_values},
+    {"test_expect_values", test_expect_values},
+    {"test_obs_round_trip", test_obs_round_trip},
+    CU_TEST_INFO_NULL,
+};
+
+CU_SuiteInfo fl_suites[] = {
+    {"judge", NULL, NULL, NULL, NULL, tests},
+    CU_SUITE_INFO_NULL,
+};
