@@ -153,9 +153,12 @@ bool pnum(struct pctx *c, const char *path, json_t *v, uint64_t max, uint64_t *o
 		const char *s = json_string_value(v);
 		char *end;
 
+		/* "0x.." is hex, anything else decimal: "010" is ten, as in a size */
+		bool hex = s[0] == '0' && (s[1] == 'x' || s[1] == 'X');
+
 		errno = 0;
-		n = strtoull(s, &end, 0);
-		if (errno || *end || end == s) {
+		n = strtoull(hex ? s + 2 : s, &end, hex ? 16 : 10);
+		if (errno || *end || end == s + (hex ? 2 : 0) || isspace((unsigned char)s[hex ? 2 : 0])) {
 			perr(c, path, false, "\"%s\": expected a non-negative integer, got %s",
 			     pname(path), pquote(v, q, sizeof(q)));
 			return false;

@@ -281,7 +281,7 @@ static void test_step_values(void)
 	    "{\"faultlun\": 1, \"check\": {\"workload\": ["
 	    "{\"op\": \"sleep\"}, {\"op\": \"sg_raw\", \"cdb\": \"28:00:00:00:00:10:00:00:08:00\","
 	    " \"size\": \"4KiB\"}, {\"op\": \"read\", \"lba\": \"0x10\", \"repeat\": 3},"
-	    " {\"op\": \"write_file\"}, {\"op\": \"mkfs\"}]}}";
+	    " {\"op\": \"write_file\"}, {\"op\": \"mkfs\"}, {\"op\": \"read\", \"lba\": \"010\"}]}}";
 	static const char *const bad[] = {
 	    "{\"op\": \"sg_raw\", \"cdb\": \"28 0\"}",			/* too short */
 	    "{\"op\": \"sg_raw\", \"cdb\": \"280\"}",			/* odd digit */
@@ -294,6 +294,8 @@ static void test_step_values(void)
 	    "{\"op\": \"mkfs\", \"fs\": \"zfs\"}",
 	    "{\"op\": \"ctl\"}",
 	    "{\"op\": \"reed\"}",
+	    "{\"op\": \"read\", \"lba\": \"0x\"}",
+	    "{\"op\": \"read\", \"lba\": \" 5\"}",
 	};
 	struct fl_scenario *sc = load(good);
 	const struct fl_check *ck;
@@ -309,6 +311,7 @@ static void test_step_values(void)
 	CU_ASSERT_EQUAL(ck->steps[2].timeout_s, FL_STEP_TIMEOUT_S);
 	CU_ASSERT_STRING_EQUAL(ck->steps[3].path, "file");
 	CU_ASSERT_STRING_EQUAL(ck->steps[4].fs, "ext4");
+	CU_ASSERT_EQUAL(ck->steps[5].lba, 10); /* decimal, as every number: never octal */
 	fl_scenario_free(sc);
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		char text[512];
