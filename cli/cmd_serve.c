@@ -22,6 +22,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -56,9 +57,48 @@ static void serve_usage(FILE *out)
 	    "$FAULTLUN_MUTUAL_SECRET\n"
 	    "  --mutual-secret S\n"
 	    "  --login-timeout S    close connections not logged in after S seconds (30)\n"
+	    "  --pdu-timeout S      close a connection whose PDU is not complete after S\n"
+	    "                       seconds (30; 0 = never)\n"
+	    "  --nopin-interval S   ping a session idle for S seconds with a NOP-In (15; 0 = never)\n"
+	    "  --nopin-timeout S    close it when the ping gets no answer in S seconds (30)\n"
+	    "  --max-connections N  connections at once (1024, fewer if the open-file limit\n"
+	    "                       is low)\n"
+	    "  --max-sessions-per-initiator N  (default: a quarter of --max-connections)\n"
+	    "  --max-sessions-per-address N    (default: half of --max-connections)\n"
+	    "  --max-queued-mem SIZE  command buffers and unsent responses over all\n"
+	    "                       connections (256MiB)\n"
 	    "  --run CMD            captive: serve while `sh -c CMD` runs, exit with its status\n"
 	    "  -v, --verbose        more log lines (twice: every PDU)\n"
 	    "  -q, --quiet          no banner (only the port, when port 0 was asked)\n");
+}
+
+/* Parses seconds ("30", "0.5") into milliseconds; 0 becomes FL_ISCSI_OFF. */
+static int parse_seconds_ms(const char *s, unsigned *ms)
+{
+	char *end;
+	errno = 0;
+	double v = strtod(s, &end);
+	if (errno || end == s || *end || v < 0 || v > 86400 * 7)
+		return -1;
+	*ms = v == 0 ? FL_ISCSI_OFF : (unsigned)(v * 1000 + 0.5);
+	if (!*ms)
+		*ms = 1;
+	return 0;
+}
+
+/*
+ * Raises the soft limit of open files to the hard one: every connection is a
+ * descriptor, and the portal sizes its connection cap from this limit.
+ */
+static void raise_nofile(void)
+{
+	struct rlimit rl;
+	if (getrlimit(RLIMIT_NOFILE, &rl) || rl.rlim_cur >= rl.rlim_max)
+		return;
+	rl.rlim_cur = rl.rlim_max;
+	if (setrlimit(RLIMIT_NOFILE, &rl))
+		fprintf(stderr, "faultlun serve: cannot raise the open-file limit to %llu: %s\n",
+			(unsigned long long)rl.rlim_max, strerror(errno));
 }
 
 /* The loop thread's body. */
@@ -139,6 +179,13 @@ int cmd_serve(int argc, char **argv)
 	    {"run", required_argument, NULL, 'r'},
 	    {"login-timeout", required_argument, NULL, 5},
 	    {"read-only", no_argument, NULL, 6},
+	    {"pdu-timeout", required_argument, NULL, 7},
+	    {"nopin-interval", required_argument, NULL, 8},
+	    {"nopin-timeout", required_argument, NULL, 9},
+	    {"max-connections", required_argument, NULL, 10},
+	    {"max-sessions-per-initiator", required_argument, NULL, 11},
+	    {"max-sessions-per-address", required_argument, NULL, 12},
+	    {"max-queued-mem", required_argument, NULL, 13},
 	    {"verbose", no_argument, NULL, 'v'},
 	    {"quiet", no_argument, NULL, 'q'},
 	    {"help", no_argument, NULL, 'h'},
@@ -215,6 +262,41 @@ int cmd_serve(int argc, char **argv)
 		case 6:
 			read_only = true;
 			break;
+		case 7:
+		case 8:
+		case 9: {
+			unsigned ms;
+			if (parse_seconds_ms(optarg, &ms)) {
+				fprintf(stderr, "faultlun serve: bad number of seconds '%s'\n",
+					optarg);
+				return 2;
+			}
+			*(opt == 7 ? &o.pdu_timeout_ms
+			  : opt == 8 ? &o.nopin_interval_ms
+				     : &o.nopin_timeout_ms) = ms;
+			break;
+		}
+		case 10:
+		case 11:
+		case 12: {
+			char *end;
+			unsigned long v = strtoul(optarg, &end, 10);
+			if (*end || !v || v > 1000000) {
+				fprintf(stderr, "faultlun serve: bad count '%s'\n", optarg);
+				return 2;
+			}
+			*(opt == 10 ? &o.max_connections
+			  : opt == 11 ? &o.max_sessions_per_initiator
+				      : &o.max_sessions_per_address) = (unsigned)v;
+			break;
+		}
+		case 13:
+			if (fl_parse_size(optarg, 0, &o.max_queued_bytes, NULL) ||
+			    !o.max_queued_bytes) {
+				fprintf(stderr, "faultlun serve: bad --max-queued-mem '%s'\n", optarg);
+				return 2;
+			}
+			break;
 		case 'v':
 			o.verbose++;
 			break;
@@ -254,6 +336,7 @@ int cmd_serve(int argc, char **argv)
 	 * before any thread exists (the engine's timer thread, the loop), or a
 	 * SIGCHLD delivered to another thread is lost.
 	 */
+	raise_nofile();
 	sigset_t set;
 	sigemptyset(&set);
 	sigaddset(&set, SIGINT);

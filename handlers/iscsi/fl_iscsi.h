@@ -27,6 +27,9 @@ extern "C" {
 #define FL_ISCSI_DEFAULT_LISTEN "127.0.0.1:3260"
 #define FL_ISCSI_DEFAULT_IQN "iqn.2026-12.org.faultlun:target"
 
+/* A timeout option that turns its check off. */
+#define FL_ISCSI_OFF 0xffffffffu
+
 /* Options of a target; strings are copied by fl_iscsi_create. */
 struct fl_iscsi_opts {
 	const char *listen; /* "ADDR:PORT" ("[v6]:PORT" too); NULL = default; port 0 = ephemeral */
@@ -41,6 +44,26 @@ struct fl_iscsi_opts {
 	const char *chap_user, *chap_secret;
 	const char *mutual_user, *mutual_secret;
 	unsigned login_timeout_s; /* close a connection not logged in by then; 0 = 30 */
+	/*
+	 * Limits against peers that hold resources. 0 means the default; for
+	 * the three times FL_ISCSI_OFF turns the check off.
+	 *   max_connections: connections of any kind (default 1024), lowered to
+	 *     fit RLIMIT_NOFILE with a margin for store files and control
+	 *     clients; an eighth of it is kept for connections still logging in
+	 *   max_sessions_per_initiator / _per_address: logged-in sessions of one
+	 *     InitiatorName / one source address (default a quarter / a half of
+	 *     max_connections)
+	 *   max_queued_bytes: command buffers and unsent responses over every
+	 *     connection (default 256 MiB; each connection has its own 64 MiB)
+	 *   pdu_timeout_ms: a PDU begun must be complete within it (30000)
+	 *   nopin_interval_ms: ping a session idle that long with a NOP-In
+	 *     (15000); nopin_timeout_ms: close it if the ping is not answered
+	 *     within that (30000) (RFC 7143 11.19; LIO's defaults)
+	 */
+	unsigned max_connections;
+	unsigned max_sessions_per_initiator, max_sessions_per_address;
+	uint64_t max_queued_bytes;
+	unsigned pdu_timeout_ms, nopin_interval_ms, nopin_timeout_ms;
 	int verbose;		  /* 0 errors, 1 connections, 2 every PDU */
 	FILE *log;		  /* NULL = stderr */
 };

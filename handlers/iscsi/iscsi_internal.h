@@ -42,11 +42,23 @@
 #define ISCSI_LOGIN_TEXT_MAX (64 * 1024)	/* accumulated login/text key bytes */
 #define ISCSI_CMD_WINDOW 128			/* commands in flight per session */
 #define ISCSI_MAX_EDTL (64u * 1024 * 1024)	/* largest data transfer per command */
-#define ISCSI_CONN_BUF_MAX (256u * 1024 * 1024) /* task buffers per connection */
-#define ISCSI_TX_HIGH_WATER (32u * 1024 * 1024) /* stop reading above this */
-#define ISCSI_MAX_R2T 8				/* MaxOutstandingR2T we accept */
-#define ISCSI_MAX_CONNS 1024
-#define ISCSI_LOGIN_TIMEOUT_S 30 /* a login must finish within this */
+/*
+ * Memory queued for a connection: buffers of its commands plus every PDU
+ * waiting to be sent (Data-In, echoes, held back by a delay fault), counted
+ * in one budget. Above it the connection is not read (unless a write of its
+ * own waits for Data-Out) and new commands get TASK SET FULL; the portal
+ * keeps a process-wide budget over all connections too (opts.max_queued_bytes).
+ */
+#define ISCSI_CONN_BUDGET (64u * 1024 * 1024)
+#define ISCSI_QUEUED_DEFAULT (256ull * 1024 * 1024) /* process-wide default */
+#define ISCSI_MIN_SHARE (1u * 1024 * 1024) /* a connection with nothing queued may always use */
+#define ISCSI_MAX_R2T 8			   /* MaxOutstandingR2T we accept */
+#define ISCSI_MAX_CONNS 1024		   /* default connection cap */
+#define ISCSI_LOGIN_TIMEOUT_S 30	   /* a login must finish within this */
+#define ISCSI_PDU_TIMEOUT_MS 30000	   /* a PDU begun must be complete within this */
+#define ISCSI_NOPIN_INTERVAL_MS 15000	   /* ping a session idle this long (LIO: 15 s) */
+#define ISCSI_NOPIN_TIMEOUT_MS 30000	   /* close if the ping is not answered (LIO: 30 s) */
+#define ISCSI_ACCEPT_BACKOFF_MS 100	   /* listener off after accept ran out of files */
 
 /* Logging levels (opts.verbose): 0 errors and bad PDUs, 1 connections, 2 PDUs. */
 enum { LOG_ERR = 0, LOG_INFO = 1, LOG_DEBUG = 2 };
@@ -181,6 +193,7 @@ struct conn {
 	int fd;
 	uint64_t id;
 	char peer[64];
+	char peer_host[64]; /* the address alone, for the per-address session limit */
 	enum conn_state state;
 	uint32_t ep_events;
 	bool dead;	  /* marked for teardown by conn_close */
@@ -194,9 +207,13 @@ struct conn {
 	uint32_t rx_ahs, rx_dsl;
 	bool rx_in_body;
 	bool rx_hdigest, rx_ddigest;
+	uint64_t rx_start_ns; /* a PDU in progress began then (0: none) */
+	uint64_t last_rx_ns;  /* the last complete PDU, or the connection */
+	uint64_t ping_sent_ns; /* an idle ping awaits its answer since then (0: none) */
 	/* transmit */
 	struct txpdu *tx_head, *tx_tail;
-	size_t tx_bytes;
+	uint64_t tx_bytes;
+	uint64_t held_bytes; /* in the held-back list below */
 	/* outbound PDUs held back by a delay fault, in order */
 	struct txpdu *held_head, *held_tail;
 	uint64_t tx_hold_until;
@@ -213,6 +230,7 @@ struct conn {
 	char *target_name;
 	bool discovery;
 	bool logged_in; /* full feature phase reached (normal session) */
+	bool authenticated; /* CHAP succeeded: never evicted for a newcomer */
 	uint64_t nexus_id;
 	uint32_t stat_sn, exp_cmd_sn, max_cmd_sn;
 	struct iscsi_params p;
@@ -245,6 +263,20 @@ struct portal {
 	uint16_t port;
 	struct conn *conns;
 	unsigned nconns;
+	/* limits, from the options and RLIMIT_NOFILE (fl_iscsi_create) */
+	unsigned max_conns;	  /* connections of any kind */
+	unsigned max_sessions;	  /* logged-in sessions: max_conns less a share for logins */
+	unsigned max_per_initiator, max_per_address;
+	uint64_t pdu_timeout_ns, nopin_interval_ns, nopin_timeout_ns; /* 0: off */
+	uint64_t budget;	  /* process-wide queued bytes */
+	uint64_t queued_bytes;	  /* sum of every connection's queued bytes */
+	bool budget_over;	  /* some connection stopped reading for the budget */
+	int reserve_fd;		  /* closed to accept-and-close when out of files */
+	bool listen_on;
+	struct timer *listen_timer;
+	uint64_t acclog_ns;	  /* rate limit of the accept log lines */
+	unsigned acclog_quiet;	  /* lines not written since */
+	struct timer *sweep_timer;
 	uint64_t next_conn_id;
 	uint16_t next_tsih;
 	uint32_t next_ttt;
@@ -282,6 +314,16 @@ void conn_update_events(struct conn *c);
 void portal_kick(struct portal *p);
 void portal_drain(struct portal *p);
 uint64_t portal_nexus_id(struct portal *p, const char *port_name);
+uint64_t conn_queued(const struct conn *c);
+bool conn_read_blocked(struct conn *c);
+/* Adds delta (may be negative) to one of c's queued-byte counters and the portal's. */
+static inline void conn_mem(struct conn *c, uint64_t *field, int64_t delta)
+{
+	*field += (uint64_t)delta;
+	c->portal->queued_bytes += (uint64_t)delta;
+}
+/* Whether a new session of c may log in (may evict an idle one); 0 or a login status. */
+int portal_admit_session(struct conn *c, char *why, size_t whylen);
 
 /* pdu.c */
 int conn_on_readable(struct conn *c);

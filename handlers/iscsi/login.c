@@ -180,6 +180,7 @@ static void login_complete(struct conn *c)
 	struct login_state *l = c->login;
 
 	c->p = l->p;
+	c->authenticated = l->chap_used && l->auth_done;
 	if (c->p.first_burst > c->p.max_burst)
 		c->p.first_burst = c->p.max_burst;
 	c->login = NULL;
@@ -327,6 +328,12 @@ int login_handle(struct conn *c, const uint8_t *bhs, const uint8_t *data, uint32
 		rflags |= ISCSI_LOGIN_TRANSIT | (uint8_t)nsg;
 	bool final = go && nsg == ISCSI_STAGE_FULL_FEATURE;
 	if (final) {
+		char why[160];
+		int st = portal_admit_session(c, why, sizeof(why));
+		if (st) {
+			ret = login_fail(c, bhs, (uint16_t)st, why);
+			goto out;
+		}
 		c->tsih = session_alloc_tsih(p);
 		if (!c->discovery)
 			session_reinstate(c);

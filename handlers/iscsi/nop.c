@@ -22,8 +22,11 @@ int nop_out(struct conn *c, const uint8_t *bhs, const uint8_t *data, uint32_t dl
 	uint32_t itt = get_be32(bhs + BHS_ITT), ttt = get_be32(bhs + BHS_TTT);
 
 	if (itt == ISCSI_RSVD_TAG) {
-		if (ttt != ISCSI_RSVD_TAG && ttt == c->nop_ttt)
-			c->nop_ttt = 0; /* our ping was answered */
+		/* an answer to one of our pings (the latest or an earlier one) */
+		if (ttt != ISCSI_RSVD_TAG) {
+			c->nop_ttt = 0;
+			c->ping_sent_ns = 0;
+		}
 		return 0;
 	}
 	if (c->xs.ignore_nop_out) {

@@ -100,7 +100,7 @@ void conn_queue(struct conn *c, struct txpdu *t)
 	else
 		c->tx_head = t;
 	c->tx_tail = t;
-	c->tx_bytes += t->total;
+	conn_mem(c, &c->tx_bytes, (int64_t)t->total);
 	/* Try at once: most responses fit the socket buffer. */
 	conn_on_writable(c);
 }
@@ -156,12 +156,12 @@ int conn_on_writable(struct conn *c)
 			size_t rem = t->total - t->sent;
 			if (left < rem) {
 				t->sent += left;
-				c->tx_bytes -= left;
+				conn_mem(c, &c->tx_bytes, -(int64_t)left);
 				left = 0;
 				break;
 			}
 			left -= rem;
-			c->tx_bytes -= rem;
+			conn_mem(c, &c->tx_bytes, -(int64_t)rem);
 			c->tx_head = t->next;
 			if (!c->tx_head)
 				c->tx_tail = NULL;
@@ -229,6 +229,9 @@ int conn_on_readable(struct conn *c)
 
 	while (!c->dead && budget > 0 && c->state != CONN_CLOSING && !c->rx_paused) {
 		ssize_t n;
+		/* between PDUs: over its memory budget, the connection is not read on */
+		if (!c->rx_in_body && !c->rx_have && conn_read_blocked(c))
+			break;
 		if (!c->rx_in_body) {
 			n = read(c->fd, c->bhs + c->rx_have, ISCSI_BHS_LEN - c->rx_have);
 		} else {
@@ -251,6 +254,8 @@ int conn_on_readable(struct conn *c)
 			}
 			return -1;
 		}
+		if (!c->rx_start_ns)
+			c->rx_start_ns = iscsi_now_ns();
 		c->rx_have += (size_t)n;
 		if (!c->rx_in_body) {
 			if (c->rx_have < ISCSI_BHS_LEN)
@@ -306,6 +311,8 @@ int conn_on_readable(struct conn *c)
 		}
 		c->rx_in_body = false;
 		c->rx_have = 0;
+		c->rx_start_ns = 0;
+		c->last_rx_ns = iscsi_now_ns();
 		budget--;
 		if (pdu_dispatch(c) < 0 || c->dead)
 			return -1;

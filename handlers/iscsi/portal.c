@@ -22,9 +22,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
@@ -172,17 +174,59 @@ uint64_t portal_nexus_id(struct portal *p, const char *port_name)
 	return id;
 }
 
+/* Bytes queued for a connection: its command buffers and its unsent PDUs. */
+uint64_t conn_queued(const struct conn *c)
+{
+	return c->task_bytes + c->tx_bytes + c->held_bytes;
+}
+
+/* True if a write of this connection waits for Data-Out (reading must go on for it). */
+static bool conn_awaits_data(const struct conn *c)
+{
+	for (const struct task *t = c->tasks; t; t = t->next)
+		if (t->write && !t->submitted && !t->aborted)
+			return true;
+	return false;
+}
+
+/*
+ * True if the connection must not be read now: what it has queued is over
+ * its budget, or it has something queued while the portal is over the
+ * process-wide budget. A peer that never reads its responses so stops being
+ * read, unless that would stall a write of its own waiting for Data-Out
+ * while its unsent responses are under the budget.
+ */
+bool conn_read_blocked(struct conn *c)
+{
+	struct portal *p = c->portal;
+	uint64_t tx = c->tx_bytes + c->held_bytes, q = tx + c->task_bytes;
+
+	if (tx >= ISCSI_CONN_BUDGET)
+		return true;
+	bool global = q > 0 && p->queued_bytes >= p->budget;
+	if (q < ISCSI_CONN_BUDGET && !global)
+		return false;
+	if (conn_awaits_data(c))
+		return false;
+	if (global)
+		p->budget_over = true;
+	return true;
+}
+
 /* Re-registers the connection's epoll interest from its state. */
 void conn_update_events(struct conn *c)
 {
 	uint32_t ev = 0;
 
-	if (c->state != CONN_CLOSING && !c->rx_paused && c->tx_bytes < ISCSI_TX_HIGH_WATER)
+	if (c->state != CONN_CLOSING && !c->rx_paused && !conn_read_blocked(c))
 		ev |= EPOLLIN;
 	if (c->tx_head)
 		ev |= EPOLLOUT;
 	if (ev == c->ep_events)
 		return;
+	/* a PDU cut by a pause in reading gets its receive time afresh */
+	if ((ev & EPOLLIN) && !(c->ep_events & EPOLLIN) && c->rx_start_ns)
+		c->rx_start_ns = iscsi_now_ns();
 	struct epoll_event e = {.events = ev, .data.ptr = c};
 	epoll_ctl(c->portal->epfd, EPOLL_CTL_MOD, c->fd, &e);
 	c->ep_events = ev;
@@ -228,6 +272,7 @@ static void conn_destroy(struct conn *c)
 		c->tx_head = t->next;
 		txpdu_free(t);
 	}
+	conn_mem(c, &c->tx_bytes, -(int64_t)c->tx_bytes);
 	conn_free_held(c);
 	epoll_ctl(p->epfd, EPOLL_CTL_DEL, c->fd, NULL);
 	close(c->fd);
@@ -267,6 +312,74 @@ static void login_timeout(struct portal *p, struct conn *c, void *arg)
 		conn_close(c, "login not completed in time");
 }
 
+/* Writes an accept-path log line, at most one a second (a flood must not fill the disk). */
+static void accept_log(struct portal *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void accept_log(struct portal *p, const char *fmt, ...)
+{
+	uint64_t now = iscsi_now_ns();
+	char msg[256];
+	va_list ap;
+
+	if (p->acclog_ns && now - p->acclog_ns < 1000000000u) {
+		p->acclog_quiet++;
+		return;
+	}
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	if (p->acclog_quiet)
+		iscsi_log(p, LOG_ERR, NULL, "%s (%u more such lines not written)", msg,
+			  p->acclog_quiet);
+	else
+		iscsi_log(p, LOG_ERR, NULL, "%s", msg);
+	p->acclog_ns = now;
+	p->acclog_quiet = 0;
+}
+
+/* Starts or stops polling the listening socket. */
+static void listener_set(struct portal *p, bool on)
+{
+	if (p->listen_on == on)
+		return;
+	struct epoll_event e = {.events = on ? EPOLLIN : 0, .data.ptr = &tag_listen};
+	epoll_ctl(p->epfd, EPOLL_CTL_MOD, p->lfd, &e);
+	p->listen_on = on;
+}
+
+/* Timer: the listener's back-off is over. */
+static void listener_resume(struct portal *p, struct conn *c, void *arg)
+{
+	(void)c;
+	(void)arg;
+	p->listen_timer = NULL; /* the loop frees the fired timer */
+	listener_set(p, true);
+}
+
+/*
+ * accept failed for want of descriptors (EMFILE, ENFILE) or memory: take the
+ * waiting peer off the queue with the reserve descriptor and close it (it
+ * sees a close, not a hang), then stop polling the listener for a while
+ * instead of spinning on a socket that stays readable.
+ */
+static void accept_exhausted(struct portal *p, int err)
+{
+	if (p->reserve_fd >= 0 && (err == EMFILE || err == ENFILE)) {
+		close(p->reserve_fd);
+		int fd = accept4(p->lfd, NULL, NULL, SOCK_CLOEXEC);
+		if (fd >= 0)
+			close(fd);
+		p->reserve_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	}
+	accept_log(p, "accept: %s (%u connections): refusing new ones for %u ms", strerror(err),
+		   p->nconns, ISCSI_ACCEPT_BACKOFF_MS);
+	listener_set(p, false);
+	if (!p->listen_timer)
+		p->listen_timer = timer_add(p, NULL, ISCSI_ACCEPT_BACKOFF_MS * 1000000ull,
+					    listener_resume, NULL, NULL);
+	if (!p->listen_timer)
+		listener_set(p, true);
+}
+
 /* Accepts every pending connection. */
 static void portal_accept(struct portal *p)
 {
@@ -275,13 +388,20 @@ static void portal_accept(struct portal *p)
 		socklen_t sl = sizeof(ss);
 		int fd = accept4(p->lfd, (struct sockaddr *)&ss, &sl, SOCK_NONBLOCK | SOCK_CLOEXEC);
 		if (fd < 0) {
-			if (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)
-				iscsi_log(p, LOG_ERR, NULL, "accept: %s", strerror(errno));
+			int err = errno;
+			if (err == EAGAIN || err == EWOULDBLOCK)
+				return;
+			if (err == EINTR || err == ECONNABORTED)
+				continue;
+			if (err == EMFILE || err == ENFILE || err == ENOBUFS || err == ENOMEM) {
+				accept_exhausted(p, err);
+				return;
+			}
+			accept_log(p, "accept: %s", strerror(err));
 			return;
 		}
-		if (p->nconns >= ISCSI_MAX_CONNS) {
-			iscsi_log(p, LOG_ERR, NULL, "too many connections (%u): refusing one",
-				  p->nconns);
+		if (p->nconns >= p->max_conns) {
+			accept_log(p, "too many connections (%u): refusing new ones", p->nconns);
 			close(fd);
 			continue;
 		}
@@ -295,10 +415,12 @@ static void portal_accept(struct portal *p)
 		c->portal = p;
 		c->fd = fd;
 		c->id = ++p->next_conn_id;
+		c->last_rx_ns = iscsi_now_ns();
 		char host[INET6_ADDRSTRLEN] = "?", serv[16] = "?";
 		getnameinfo((struct sockaddr *)&ss, sl, host, sizeof(host), serv, sizeof(serv),
 			    NI_NUMERICHOST | NI_NUMERICSERV);
 		snprintf(c->peer, sizeof(c->peer), "%s:%s", host, serv);
+		snprintf(c->peer_host, sizeof(c->peer_host), "%s", host);
 		params_default(&c->p);
 		c->login = calloc(1, sizeof(*c->login));
 		if (!c->login) {
@@ -320,6 +442,170 @@ static void portal_accept(struct portal *p)
 		    timer_add(p, c, (uint64_t)tmo * 1000000000u, login_timeout, NULL, NULL);
 		iscsi_log(p, LOG_INFO, c, "connected");
 	}
+}
+
+/*
+ * Admits a new session of c at the end of its login (RFC 7143 leaves
+ * resource limits to the target): at most max_per_initiator sessions of one
+ * InitiatorName and max_per_address of one source address; when the session
+ * share of the cap is full, the session idle longest that did not
+ * authenticate with CHAP and has nothing in flight is closed to make room.
+ * A session this login reinstates (same InitiatorName and ISID) does not
+ * count. Returns 0, or ISCSI_LOGIN_OUT_OF_RESOURCES with why filled in.
+ */
+int portal_admit_session(struct conn *c, char *why, size_t whylen)
+{
+	struct portal *p = c->portal;
+	unsigned same_name = 0, same_addr = 0, sessions = 0;
+	struct conn *victim = NULL, *addr_victim = NULL;
+
+	for (struct conn *x = p->conns; x; x = x->next) {
+		if (x == c || x->dead || !x->logged_in)
+			continue;
+		if (!x->discovery && !c->discovery && !strcasecmp(x->initiator_name, c->initiator_name) &&
+		    !memcmp(x->isid, c->isid, 6))
+			continue; /* reinstated by this login */
+		sessions++;
+		if (!strcasecmp(x->initiator_name, c->initiator_name))
+			same_name++;
+		bool idle = !x->authenticated && !x->ntasks && !x->tmfs;
+		if (!strcmp(x->peer_host, c->peer_host)) {
+			same_addr++;
+			if (idle && (!addr_victim || x->last_rx_ns < addr_victim->last_rx_ns))
+				addr_victim = x;
+		}
+		if (idle && (!victim || x->last_rx_ns < victim->last_rx_ns))
+			victim = x;
+	}
+	if (same_name >= p->max_per_initiator) {
+		snprintf(why, whylen, "%u sessions of this initiator already (the limit)",
+			 same_name);
+		return ISCSI_LOGIN_OUT_OF_RESOURCES;
+	}
+	if (same_addr >= p->max_per_address) {
+		/* the address has its share: one of its own idle sessions makes room */
+		if (!addr_victim) {
+			snprintf(why, whylen,
+				 "%u sessions from %s already (the limit), none idle without CHAP",
+				 same_addr, c->peer_host);
+			return ISCSI_LOGIN_OUT_OF_RESOURCES;
+		}
+		victim = addr_victim;
+	} else if (sessions < p->max_sessions) {
+		return 0;
+	}
+	if (!victim) {
+		snprintf(why, whylen, "%u sessions, none idle without CHAP to make room for it",
+			 sessions);
+		return ISCSI_LOGIN_OUT_OF_RESOURCES;
+	}
+	accept_log(p, "session limit reached (%u sessions, %u from %s): evicting the idle "
+		      "unauthenticated sessions of longest standing for new logins",
+		   sessions, same_addr, c->peer_host);
+	victim->quiet_close = true;
+	conn_close(victim, "session evicted for a new login (idle, not authenticated)");
+	session_end(victim, false);
+	return 0;
+}
+
+/* Timer: closes PDUs stuck half-received and sessions that do not answer our pings. */
+static void portal_sweep(struct portal *p, struct conn *unused, void *arg);
+
+/* Arms the sweep, a quarter of the shortest timeout ahead (50 ms to 1 s). */
+static void sweep_arm(struct portal *p)
+{
+	uint64_t d = 1000000000u;
+	uint64_t t[3] = {p->pdu_timeout_ns, p->nopin_interval_ns, p->nopin_timeout_ns};
+
+	for (int i = 0; i < 3; i++)
+		if (t[i] && t[i] / 4 < d)
+			d = t[i] / 4;
+	if (d < 50000000u)
+		d = 50000000u;
+	p->sweep_timer = timer_add(p, NULL, d, portal_sweep, NULL, NULL);
+}
+
+static void portal_sweep(struct portal *p, struct conn *unused, void *arg)
+{
+	uint64_t now = iscsi_now_ns();
+	char why[128];
+
+	(void)unused;
+	(void)arg;
+	p->sweep_timer = NULL; /* the loop frees the fired timer */
+	for (struct conn *c = p->conns; c; c = c->next) {
+		if (c->dead || c->state != CONN_FULL)
+			continue;
+		/* RFC 7143 leaves it to the target: a PDU begun is finished or the connection goes */
+		if (p->pdu_timeout_ns && c->rx_start_ns && (c->ep_events & EPOLLIN) &&
+		    now - c->rx_start_ns > p->pdu_timeout_ns) {
+			snprintf(why, sizeof(why), "a PDU not completed within %llu ms",
+				 (unsigned long long)(p->pdu_timeout_ns / 1000000));
+			conn_close(c, why);
+			continue;
+		}
+		if (!p->nopin_interval_ns || !c->logged_in || c->discovery)
+			continue;
+		if (c->ping_sent_ns) {
+			/* RFC 7143 11.19: our NOP-In asked for a NOP-Out; none came */
+			if (p->nopin_timeout_ns && now - c->ping_sent_ns > p->nopin_timeout_ns) {
+				snprintf(why, sizeof(why), "no answer to a NOP-In ping within %llu ms",
+					 (unsigned long long)(p->nopin_timeout_ns / 1000000));
+				conn_close(c, why);
+			}
+		} else if (now - c->last_rx_ns >= p->nopin_interval_ns) {
+			iscsi_log(p, LOG_DEBUG, c, "idle: NOP-In ping");
+			nop_send_unsolicited(c, true);
+			c->ping_sent_ns = now;
+		}
+	}
+	sweep_arm(p);
+}
+
+/* Reads again from connections stopped by the process-wide budget once under it. */
+static void budget_resume(struct portal *p)
+{
+	if (!p->budget_over || p->queued_bytes >= p->budget)
+		return;
+	p->budget_over = false;
+	for (struct conn *c = p->conns; c; c = c->next)
+		if (!c->dead)
+			conn_update_events(c);
+}
+
+/* Sets the limits from the options and RLIMIT_NOFILE. */
+static void portal_limits(struct portal *p)
+{
+	const struct fl_iscsi_opts *o = &p->opts;
+	struct rlimit rl;
+	unsigned cap = o->max_connections ? o->max_connections : ISCSI_MAX_CONNS;
+
+	/* a margin of descriptors for store files, the trace, control clients */
+	if (!getrlimit(RLIMIT_NOFILE, &rl) && rl.rlim_cur != RLIM_INFINITY) {
+		rlim_t margin = rl.rlim_cur / 4 < 64 ? rl.rlim_cur / 4 : 64;
+		rlim_t fit = rl.rlim_cur > margin + 8 ? rl.rlim_cur - margin - 8 : 1;
+		if (cap > fit) {
+			iscsi_log(p, LOG_INFO, NULL,
+				  "at most %llu connections: the limit of open files is %llu",
+				  (unsigned long long)fit, (unsigned long long)rl.rlim_cur);
+			cap = (unsigned)fit;
+		}
+	}
+	p->max_conns = cap;
+	p->max_sessions = cap - cap / 8;
+	if (!p->max_sessions)
+		p->max_sessions = 1;
+	p->max_per_initiator = o->max_sessions_per_initiator ? o->max_sessions_per_initiator
+							     : (cap / 4 ? cap / 4 : 1);
+	p->max_per_address =
+	    o->max_sessions_per_address ? o->max_sessions_per_address : (cap / 2 ? cap / 2 : 1);
+	p->budget = o->max_queued_bytes ? o->max_queued_bytes : ISCSI_QUEUED_DEFAULT;
+	unsigned ms[3] = {o->pdu_timeout_ms ? o->pdu_timeout_ms : ISCSI_PDU_TIMEOUT_MS,
+			  o->nopin_interval_ms ? o->nopin_interval_ms : ISCSI_NOPIN_INTERVAL_MS,
+			  o->nopin_timeout_ms ? o->nopin_timeout_ms : ISCSI_NOPIN_TIMEOUT_MS};
+	uint64_t *ns[3] = {&p->pdu_timeout_ns, &p->nopin_interval_ns, &p->nopin_timeout_ns};
+	for (int i = 0; i < 3; i++)
+		*ns[i] = ms[i] == FL_ISCSI_OFF ? 0 : (uint64_t)ms[i] * 1000000u;
 }
 
 /*
@@ -469,7 +755,7 @@ int fl_iscsi_create(const struct fl_iscsi_opts *opts, struct fl_engine *engine,
 	p->opts.mutual_secret = dup_opt(opts->mutual_secret, &ok);
 	p->engine = engine;
 	p->target = target;
-	p->epfd = p->efd = p->lfd = -1;
+	p->epfd = p->efd = p->lfd = p->reserve_fd = -1;
 	p->next_tsih = 1;
 	pthread_mutex_init(&p->lock, NULL);
 	iscsi_crc32c_init();
@@ -491,8 +777,12 @@ int fl_iscsi_create(const struct fl_iscsi_opts *opts, struct fl_engine *engine,
 		err = -errno;
 		goto fail;
 	}
+	portal_limits(p);
+	p->reserve_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
 	struct epoll_event e = {.events = EPOLLIN, .data.ptr = &tag_listen};
 	epoll_ctl(p->epfd, EPOLL_CTL_ADD, p->lfd, &e);
+	p->listen_on = true;
+	sweep_arm(p);
 	e.data.ptr = &tag_event;
 	epoll_ctl(p->epfd, EPOLL_CTL_ADD, p->efd, &e);
 	be_init(p);
@@ -586,6 +876,7 @@ int fl_iscsi_run(struct fl_iscsi *t)
 		}
 		portal_drain(p);
 		portal_reap(p);
+		budget_resume(p);
 	}
 	pthread_mutex_lock(&p->lock);
 	p->loop_running = false;
@@ -650,6 +941,8 @@ void fl_iscsi_destroy(struct fl_iscsi *t)
 	}
 	if (p->lfd >= 0)
 		close(p->lfd);
+	if (p->reserve_fd >= 0)
+		close(p->reserve_fd);
 	if (p->efd >= 0)
 		close(p->efd);
 	if (p->epfd >= 0)

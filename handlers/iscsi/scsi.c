@@ -47,7 +47,7 @@ static void task_unlink(struct task *t)
 		t->next->prev = t->prev;
 	t->next = t->prev = NULL;
 	c->ntasks--;
-	c->task_bytes -= t->buf_len;
+	conn_mem(c, &c->task_bytes, -(int64_t)t->buf_len);
 	t->conn = NULL;
 	task_put(t);
 }
@@ -347,8 +347,7 @@ int scsi_cmd(struct conn *c, const uint8_t *bhs, const uint8_t *ahs, uint32_t ah
 		return 0;
 	}
 	/* Bounded memory: refuse with TASK SET FULL rather than allocate without limit. */
-	if (edtl > ISCSI_MAX_EDTL || c->task_bytes + edtl > ISCSI_CONN_BUF_MAX ||
-	    c->ntasks >= 2 * ISCSI_CMD_WINDOW) {
+	if (edtl > ISCSI_MAX_EDTL || c->ntasks >= 2 * ISCSI_CMD_WINDOW) {
 		iscsi_log(p, LOG_INFO, c, "TASK SET FULL for ITT 0x%08x (EDTL %u, %u tasks)", itt,
 			  edtl, c->ntasks);
 		respond_status_only(c, bhs, FL_STATUS_TASK_SET_FULL);
@@ -378,6 +377,21 @@ int scsi_cmd(struct conn *c, const uint8_t *bhs, const uint8_t *ahs, uint32_t ah
 		if (spdtl > want && spdtl <= ISCSI_MAX_EDTL)
 			want = spdtl;
 	}
+	/*
+	 * One budget for what the connection holds (command buffers and unsent
+	 * responses), and one for the process: a connection with nothing queued
+	 * may always have a command of ISCSI_MIN_SHARE.
+	 */
+	uint64_t q = conn_queued(c);
+	if ((q && q + want > ISCSI_CONN_BUDGET) ||
+	    (p->queued_bytes + want > p->budget && (q || want > ISCSI_MIN_SHARE))) {
+		iscsi_log(p, LOG_INFO, c,
+			  "TASK SET FULL for ITT 0x%08x: %llu bytes queued here, %llu in all",
+			  itt, (unsigned long long)q, (unsigned long long)p->queued_bytes);
+		free(t);
+		respond_status_only(c, bhs, FL_STATUS_TASK_SET_FULL);
+		return 0;
+	}
 	t->buf_len = (uint32_t)want;
 	if (want && !(t->buf = malloc(want))) {
 		free(t);
@@ -402,7 +416,7 @@ int scsi_cmd(struct conn *c, const uint8_t *bhs, const uint8_t *ahs, uint32_t ah
 		c->tasks->prev = t;
 	c->tasks = t;
 	c->ntasks++;
-	c->task_bytes += t->buf_len;
+	conn_mem(c, &c->task_bytes, (int64_t)t->buf_len);
 
 	if (wr) {
 		if (dlen)

@@ -150,6 +150,7 @@ static void tx_hold_fire(struct portal *p, struct conn *c, void *arg)
 		if (!c->held_head)
 			c->held_tail = NULL;
 		t->next = NULL;
+		conn_mem(c, &c->held_bytes, -(int64_t)(ISCSI_BHS_LEN + t->dlen));
 		conn_queue(c, t);
 	}
 }
@@ -163,6 +164,7 @@ static void tx_hold(struct conn *c, struct txpdu *t)
 	else
 		c->held_head = t;
 	c->held_tail = t;
+	conn_mem(c, &c->held_bytes, (int64_t)(ISCSI_BHS_LEN + t->dlen));
 }
 
 /* Frees PDUs still held back when a connection goes away. */
@@ -174,6 +176,7 @@ void conn_free_held(struct conn *c)
 		txpdu_free(t);
 	}
 	c->held_tail = NULL;
+	conn_mem(c, &c->held_bytes, -(int64_t)c->held_bytes);
 }
 
 /*

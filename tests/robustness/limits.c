@@ -1,0 +1,770 @@
+// SPDX-License-Identifier: MIT
+/*
+ * limits.c - resource limits of `faultlun serve` under hostile peers, one mode
+ * per limit, each bounded in time and on 127.0.0.1 only.
+ *
+ *   fl_limits MODE FAULTLUN [SERVE-OPTIONS...]
+ *
+ * The program starts `FAULTLUN serve -q --listen 127.0.0.1:0 SERVE-OPTIONS`
+ * itself (so it can give the target a small RLIMIT_NOFILE and read its log),
+ * drives hand-built PDUs (RFC 7143) at it and stops it. Modes:
+ *   emfile    the target runs with 64 (soft) / 128 (hard) open files; 200
+ *             peers hold connections: its CPU time and log stay small, and
+ *             once they go a new session logs in
+ *   pinned    8 logged-in peers send 32 MiB READs and never read, one peer
+ *             floods NOP-Outs and never reads: VmHWM of the target stays
+ *             under a bound, and a healthy peer is still answered
+ *   timeouts  half a PDU then silence, and a silent logged-in peer, are
+ *             closed (PDU receive timeout, NOP-In ping timeout); a peer that
+ *             answers the pings stays
+ *   lockout   1100 sessions without CHAP from one address: a new initiator
+ *             still logs in while they hold on
+ *   nexus     persistent-reservation identity of an initiator port survives
+ *             4100 other ports, and two long names sharing their first 255
+ *             bytes are two I_T nexuses
+ *   logesc    InitiatorName, TargetName and CHAP_N with newlines never start a
+ *             line of their own in the log
+ *   chap      failed CHAP logins are throttled per initiator name; a
+ *             base64 (0b) CHAP_R is accepted; --chap-secret-file works
+ * Exit 0 pass, 1 fail, 77 skip (a prerequisite is missing).
+ */
+#include "fl_test.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#define IQN "iqn.2026-12.org.faultlun:limits"
+
+static struct sockaddr_in addr;
+static pid_t server = -1;
+static char logpath[256];
+
+/* Milliseconds of CLOCK_MONOTONIC. */
+static long now_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000L + ts.tv_nsec / 1000000;
+}
+
+/* A field of /proc/PID/status in KiB, or -1. */
+static long proc_kib(const char *field)
+{
+	char path[64], line[256];
+	long v = -1;
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)server);
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return -1;
+	size_t n = strlen(field);
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, field, n) && line[n] == ':')
+			v = atol(line + n + 1);
+	fclose(f);
+	return v;
+}
+
+/* CPU time (user + system clock ticks) the target has used. */
+static long server_ticks(void)
+{
+	char path[64], buf[1024];
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)server);
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return -1;
+	size_t n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = 0;
+	char *p = strrchr(buf, ')');
+	long ut = 0, st = 0;
+	if (!p ||
+	    sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %ld %ld", &ut, &st) != 2)
+		return -1;
+	return ut + st;
+}
+
+/* Size of the target's log so far. */
+static long log_size(void)
+{
+	struct stat st;
+	return stat(logpath, &st) ? -1 : (long)st.st_size;
+}
+
+/* True if the log holds this text. */
+static __attribute__((unused)) bool log_has(const char *text)
+{
+	FILE *f = fopen(logpath, "r");
+	char line[4096];
+	bool found = false;
+	if (!f)
+		return false;
+	while (!found && fgets(line, sizeof(line), f))
+		found = strstr(line, text) != NULL;
+	fclose(f);
+	return found;
+}
+
+/*
+ * Starts the target with these options and an RLIMIT_NOFILE of soft/hard
+ * (0: unchanged); waits for its "listening on" line. Returns false on failure.
+ */
+static bool server_start(const char *fl, char **opts, int nopts, rlim_t soft, rlim_t hard)
+{
+	snprintf(logpath, sizeof(logpath), "/tmp/fl_limits.%d.log", (int)getpid());
+	int lfd = open(logpath, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	if (lfd < 0)
+		return false;
+	char *argv[64];
+	int n = 0;
+	argv[n++] = (char *)fl;
+	argv[n++] = "serve";
+	argv[n++] = "-q";
+	argv[n++] = "--listen";
+	argv[n++] = "127.0.0.1:0";
+	argv[n++] = "--iqn";
+	argv[n++] = IQN;
+	argv[n++] = "--size";
+	argv[n++] = "64MiB";
+	for (int i = 0; i < nopts && n < 62; i++)
+		argv[n++] = opts[i];
+	argv[n] = NULL;
+	server = fork();
+	if (server < 0)
+		return false;
+	if (server == 0) {
+		if (soft) {
+			struct rlimit rl = {.rlim_cur = soft, .rlim_max = hard};
+			if (setrlimit(RLIMIT_NOFILE, &rl))
+				_exit(126);
+		}
+		dup2(lfd, 2);
+		dup2(lfd, 1);
+		execv(fl, argv);
+		_exit(127);
+	}
+	close(lfd);
+	for (long t0 = now_ms(); now_ms() - t0 < 10000;) {
+		FILE *f = fopen(logpath, "r");
+		char line[512];
+		while (f && fgets(line, sizeof(line), f)) {
+			char *p = strstr(line, "listening on 127.0.0.1:");
+			if (p) {
+				addr.sin_family = AF_INET;
+				addr.sin_port = htons((uint16_t)atoi(p + strlen("listening on 127.0.0.1:")));
+				inet_pton(AF_INET, "127.0.0.1", &addr.sin_addr);
+				fclose(f);
+				return true;
+			}
+		}
+		if (f)
+			fclose(f);
+		if (waitpid(server, NULL, WNOHANG) == server) {
+			server = -1;
+			return false;
+		}
+		usleep(20000);
+	}
+	return false;
+}
+
+/* Stops the target (SIGTERM, then SIGKILL after 10 s); prints its log tail on failure. */
+static void server_stop(void)
+{
+	if (server > 0) {
+		kill(server, SIGTERM);
+		int st;
+		long t0 = now_ms();
+		while (waitpid(server, &st, WNOHANG) == 0) {
+			if (now_ms() - t0 > 10000) {
+				kill(server, SIGKILL);
+				waitpid(server, &st, 0);
+				break;
+			}
+			usleep(20000);
+		}
+		server = -1;
+	}
+	if (fl_failures) {
+		char cmd[320];
+		fprintf(stderr, "--- last lines of the target's log:\n");
+		snprintf(cmd, sizeof(cmd), "tail -c 3000 '%s' >&2", logpath);
+		if (system(cmd))
+			fprintf(stderr, "(no log)\n");
+	}
+	unlink(logpath);
+}
+
+/* A new TCP connection to the portal, or -1. */
+static int dial(void)
+{
+	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -1;
+	if (connect(fd, (struct sockaddr *)&addr, sizeof(addr)) != 0) {
+		close(fd);
+		return -1;
+	}
+	int one = 1;
+	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	return fd;
+}
+
+/* Closes with a reset (no TIME_WAIT on our side). */
+static void drop(int fd)
+{
+	struct linger lg = {.l_onoff = 1, .l_linger = 0};
+	setsockopt(fd, SOL_SOCKET, SO_LINGER, &lg, sizeof(lg));
+	close(fd);
+}
+
+/* Sends all of buf within 5 s; false on error or timeout. */
+static bool put(int fd, const void *buf, size_t n)
+{
+	const uint8_t *p = buf;
+	while (n > 0) {
+		struct pollfd pf = {.fd = fd, .events = POLLOUT};
+		if (poll(&pf, 1, 5000) <= 0)
+			return false;
+		ssize_t w = send(fd, p, n, MSG_NOSIGNAL | MSG_DONTWAIT);
+		if (w < 0 && (errno == EAGAIN || errno == EINTR))
+			continue;
+		if (w <= 0)
+			return false;
+		p += w;
+		n -= (size_t)w;
+	}
+	return true;
+}
+
+/* Reads exactly n bytes within ms; 1 ok, 0 EOF/reset, -1 timeout. */
+static int get(int fd, void *buf, size_t n, int ms)
+{
+	uint8_t *p = buf;
+	while (n > 0) {
+		struct pollfd pf = {.fd = fd, .events = POLLIN};
+		if (poll(&pf, 1, ms) <= 0)
+			return -1;
+		ssize_t r = recv(fd, p, n, 0);
+		if (r <= 0)
+			return 0;
+		p += r;
+		n -= (size_t)r;
+	}
+	return 1;
+}
+
+/* Reads one PDU (data into data[cap] when given); its opcode, -2 on EOF/reset, -1 on timeout. */
+static int get_pdu_data(int fd, uint8_t bhs[48], uint8_t *data, size_t cap, int ms)
+{
+	static uint8_t junk[1 << 18];
+	int r = get(fd, bhs, 48, ms);
+	if (r <= 0)
+		return r == 0 ? -2 : -1;
+	uint32_t dlen = ((uint32_t)bhs[5] << 16) | ((uint32_t)bhs[6] << 8) | bhs[7];
+	size_t rest = (size_t)bhs[4] * 4 + ((dlen + 3) & ~3u);
+	if (rest > sizeof(junk))
+		return -2;
+	if (rest && get(fd, junk, rest, ms) <= 0)
+		return -2;
+	if (data && cap) {
+		size_t n = dlen < cap - 1 ? dlen : cap - 1;
+		memcpy(data, junk + (size_t)bhs[4] * 4, n);
+		data[n] = 0;
+	}
+	return bhs[0] & 0x3f;
+}
+
+/* Reads one PDU, discarding its data. */
+static int get_pdu(int fd, uint8_t bhs[48], int ms)
+{
+	return get_pdu_data(fd, bhs, NULL, 0, ms);
+}
+
+/* True if the target closed fd within ms (PDUs read meanwhile are discarded). */
+static __attribute__((unused)) bool closed_within(int fd, int ms)
+{
+	uint8_t bhs[48];
+	long t0 = now_ms();
+	for (;;) {
+		long left = ms - (now_ms() - t0);
+		if (left <= 0)
+			return false;
+		int r = get_pdu(fd, bhs, (int)left);
+		if (r == -2)
+			return true;
+		if (r == -1)
+			return false;
+	}
+}
+
+/* True if the target has closed fd already (a pending EOF or reset), without waiting. */
+static bool is_closed(int fd)
+{
+	struct pollfd pf = {.fd = fd, .events = POLLIN};
+	if (poll(&pf, 1, 0) <= 0)
+		return false;
+	char b;
+	ssize_t r = recv(fd, &b, 1, MSG_PEEK | MSG_DONTWAIT);
+	return r == 0 || (r < 0 && errno != EAGAIN);
+}
+
+static void be24(uint8_t *p, uint32_t v)
+{
+	p[0] = (uint8_t)(v >> 16);
+	p[1] = (uint8_t)(v >> 8);
+	p[2] = (uint8_t)v;
+}
+
+static void be32(uint8_t *p, uint32_t v)
+{
+	p[0] = (uint8_t)(v >> 24);
+	p[1] = (uint8_t)(v >> 16);
+	p[2] = (uint8_t)(v >> 8);
+	p[3] = (uint8_t)v;
+}
+
+static uint32_t get32(const uint8_t *p)
+{
+	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+}
+
+/* Sends a PDU: BHS, then data padded to 4 bytes (DataSegmentLength set here). */
+static bool put_pdu(int fd, uint8_t bhs[48], const void *data, uint32_t dlen)
+{
+	static const uint8_t pad[4];
+	be24(bhs + 5, dlen);
+	return put(fd, bhs, 48) && (!dlen || put(fd, data, dlen)) &&
+	       put(fd, pad, (4 - dlen % 4) % 4);
+}
+
+/*
+ * Logs in as initiator `name` with this ISID (one operational-stage Login
+ * Request, T=1 to full feature phase) to target `target` (NULL: ours).
+ * Returns the connection, or -1 (*status gets the login status, 0xffff when
+ * there was no Login Response).
+ */
+static int login_as(const char *name, uint32_t isid, const char *target, int *status)
+{
+	char keys[2048];
+	int n = snprintf(keys, sizeof(keys),
+			 "InitiatorName=%s%cSessionType=Normal%cTargetName=%s%c"
+			 "HeaderDigest=None%cDataDigest=None%cInitialR2T=Yes%c"
+			 "ImmediateData=No%cMaxRecvDataSegmentLength=65536%c",
+			 name, 0, 0, target ? target : IQN, 0, 0, 0, 0, 0, 0);
+	if (status)
+		*status = 0xffff;
+	int fd = dial();
+	if (fd < 0)
+		return -1;
+	uint8_t bhs[48] = {0x43, 0x80 | (1 << 2) | 3};
+	bhs[8] = 0x80;
+	be32(bhs + 10, isid);
+	be32(bhs + 16, 0x1000 + isid);
+	if (!put_pdu(fd, bhs, keys, (uint32_t)n)) {
+		drop(fd);
+		return -1;
+	}
+	uint8_t rsp[48];
+	int op = get_pdu(fd, rsp, 5000);
+	if (op == 0x23 && status)
+		*status = rsp[36] << 8 | rsp[37];
+	if (op != 0x23 || rsp[36] != 0 || !(rsp[1] & 0x80)) {
+		drop(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/* Sends a NOP-Out ping and waits for its NOP-In (answering target pings meanwhile). */
+static bool ping(int fd, uint32_t itt, uint32_t cmdsn, int ms)
+{
+	uint8_t bhs[48] = {0x40 | 0x00, 0x80};
+	be32(bhs + 16, itt);
+	be32(bhs + 20, 0xffffffff);
+	be32(bhs + 24, cmdsn);
+	bhs[0] |= 0x40; /* immediate */
+	if (!put_pdu(fd, bhs, "ping", 4))
+		return false;
+	long t0 = now_ms();
+	while (now_ms() - t0 < ms) {
+		uint8_t r[48];
+		int op = get_pdu(fd, r, (int)(ms - (now_ms() - t0)));
+		if (op < 0)
+			return false;
+		if (op == 0x20 && get32(r + 16) == itt)
+			return true;
+	}
+	return false;
+}
+
+/* ---- emfile ---------------------------------------------------------------------------- */
+
+#define EMFILE_PEERS 200
+
+/* 200 peers against a target limited to 64/128 open files. */
+static int mode_emfile(const char *fl, char **opts, int nopts)
+{
+	struct rlimit rl;
+	getrlimit(RLIMIT_NOFILE, &rl);
+	if (rl.rlim_max < EMFILE_PEERS + 64) {
+		fprintf(stderr, "SKIP: our hard limit of open files is %llu\n",
+			(unsigned long long)rl.rlim_max);
+		return 77;
+	}
+	rl.rlim_cur = rl.rlim_max;
+	setrlimit(RLIMIT_NOFILE, &rl);
+	if (!server_start(fl, opts, nopts, 64, 128)) {
+		fprintf(stderr, "FAIL: the target did not start\n");
+		fl_failures++;
+		server_stop();
+		return 1;
+	}
+	static int fds[EMFILE_PEERS];
+	int open_fds = 0;
+	for (int i = 0; i < EMFILE_PEERS; i++)
+		if ((fds[i] = dial()) >= 0)
+			open_fds++;
+	usleep(500000);
+	long t0 = server_ticks(), l0 = log_size();
+	usleep(1500000);
+	long t1 = server_ticks(), l1 = log_size();
+	int held = 0;
+	for (int i = 0; i < EMFILE_PEERS; i++)
+		if (fds[i] >= 0 && !is_closed(fds[i]))
+			held++;
+	fprintf(stderr,
+		"emfile: %d peers connected, %d held by the target; %ld ticks and %ld log bytes "
+		"in 1.5 s\n",
+		open_fds, held, t1 - t0, l1 - l0);
+	CHECK(t1 - t0 <= 15, "the target used %ld ticks in 1.5 s at its file limit", t1 - t0);
+	CHECK(l1 - l0 < 8192, "the log grew by %ld bytes in 1.5 s", l1 - l0);
+	/* the soft limit was raised to the hard one (128): more than 64 peers fit */
+	CHECK(held > 64 && held < 128, "%d connections held", held);
+	for (int i = 0; i < EMFILE_PEERS; i++)
+		if (fds[i] >= 0)
+			drop(fds[i]);
+	int fd = -1;
+	for (long s = now_ms(); fd < 0 && now_ms() - s < 3000;) {
+		fd = login_as("iqn.2026-12.org.faultlun:after", 1, NULL, NULL);
+		if (fd < 0)
+			usleep(100000);
+	}
+	CHECK(fd >= 0 && ping(fd, 7, 0, 2000), "a session once the peers are gone");
+	if (fd >= 0)
+		drop(fd);
+	server_stop();
+	return fl_failures ? 1 : 0;
+}
+
+/* ---- pinned ----------------------------------------------------------------------------- */
+
+#define PIN_PEERS 8
+#define PIN_READS 16
+#define PIN_BOUND_MB 320
+
+/* Sends READ(10)s of 32 MiB that the peer will never read the answers of. */
+static bool send_big_reads(int fd, int n)
+{
+	for (int i = 0; i < n; i++) {
+		uint8_t bhs[48] = {0x01, 0x80 | 0x40}; /* F, R */
+		be32(bhs + 16, 0x100 + (uint32_t)i);	/* ITT */
+		be32(bhs + 20, 32u << 20);		/* EDTL */
+		be32(bhs + 24, (uint32_t)i);		/* CmdSN */
+		bhs[32] = 0x28;
+		be32(bhs + 34, (uint32_t)(i % 2) * 65536);
+		bhs[39] = 0x00;
+		bhs[40] = 0x00; /* 65536 blocks: transfer length 0 means 0 for READ(10) */
+		bhs[39] = 0xff;
+		bhs[40] = 0xff; /* 65535 blocks */
+		if (!put_pdu(fd, bhs, NULL, 0))
+			return false;
+	}
+	return true;
+}
+
+/* Peers that never read: 32 MiB READs and a NOP-Out flood; memory stays bounded. */
+static int mode_pinned(const char *fl, char **opts, int nopts)
+{
+	if (!server_start(fl, opts, nopts, 0, 0)) {
+		fprintf(stderr, "FAIL: the target did not start\n");
+		fl_failures++;
+		server_stop();
+		return 1;
+	}
+	int healthy = login_as("iqn.2026-12.org.faultlun:healthy", 1, NULL, NULL);
+	CHECK(healthy >= 0 && ping(healthy, 1, 0, 2000), "a healthy session");
+	long base = proc_kib("VmRSS");
+	int fds[PIN_PEERS + 1];
+	for (int i = 0; i < PIN_PEERS + 1; i++) {
+		char name[96];
+		snprintf(name, sizeof(name), "iqn.2026-12.org.faultlun:pin%d", i);
+		fds[i] = login_as(name, 100 + (uint32_t)i, NULL, NULL);
+		CHECK(fds[i] >= 0, "peer %d logged in", i);
+		if (fds[i] >= 0) {
+			int small = 4096;
+			setsockopt(fds[i], SOL_SOCKET, SO_RCVBUF, &small, sizeof(small));
+			fcntl(fds[i], F_SETFL, O_NONBLOCK);
+		}
+	}
+	for (int i = 0; i < PIN_PEERS; i++)
+		if (fds[i] >= 0)
+			send_big_reads(fds[i], PIN_READS);
+	/* The NOP-Out flood: 64 KiB pings, as many as the target reads in 2 s. */
+	static uint8_t nopdata[65536];
+	long sent_nop = 0, hwm_seen = 0;
+	int nfd = fds[PIN_PEERS];
+	long t0 = now_ms();
+	uint32_t sn = 0;
+	bool stalled = false;
+	while (now_ms() - t0 < 4000) {
+		if (nfd >= 0 && !stalled) {
+			uint8_t bhs[48] = {0x40 | 0x00, 0x80};
+			bhs[0] = 0x40 | 0x00; /* immediate NOP-Out */
+			be32(bhs + 16, 0x5000 + sn);
+			be32(bhs + 20, 0xffffffff);
+			be32(bhs + 24, sn);
+			be24(bhs + 5, sizeof(nopdata));
+			/* non-blocking: a target that stopped reading stops the flood */
+			struct pollfd pf = {.fd = nfd, .events = POLLOUT};
+			if (poll(&pf, 1, 100) == 1) {
+				if (put(nfd, bhs, 48) && put(nfd, nopdata, sizeof(nopdata)))
+					sent_nop++;
+				else
+					stalled = true;
+			}
+		} else {
+			usleep(50000);
+		}
+		long hwm = proc_kib("VmHWM");
+		if (hwm > hwm_seen)
+			hwm_seen = hwm;
+		if (hwm > PIN_BOUND_MB * 1024L) /* stop before the machine suffers */
+			break;
+	}
+	bool answered = healthy >= 0 && ping(healthy, 2, 0, 3000);
+	long rss = proc_kib("VmRSS");
+	fprintf(stderr,
+		"pinned: VmRSS %ld KiB before, %ld KiB under attack, VmHWM %ld KiB; %ld NOP-Outs "
+		"of 64 KiB sent\n",
+		base, rss, hwm_seen, sent_nop);
+	CHECK(hwm_seen < PIN_BOUND_MB * 1024L, "VmHWM %ld KiB over %d MiB", hwm_seen,
+	      PIN_BOUND_MB);
+	CHECK(answered, "the healthy session is answered during the attack");
+	for (int i = 0; i < PIN_PEERS + 1; i++)
+		if (fds[i] >= 0)
+			drop(fds[i]);
+	if (healthy >= 0)
+		drop(healthy);
+	server_stop();
+	return fl_failures ? 1 : 0;
+}
+
+/* ---- timeouts --------------------------------------------------------------------------- */
+
+/*
+ * With --pdu-timeout 1 --nopin-interval 1 --nopin-timeout 1: half a PDU is
+ * closed, a silent session is pinged then closed, a peer answering stays.
+ */
+static int mode_timeouts(const char *fl, char **opts, int nopts)
+{
+	if (!server_start(fl, opts, nopts, 0, 0)) {
+		fprintf(stderr, "FAIL: the target did not start\n");
+		fl_failures++;
+		server_stop();
+		return 1;
+	}
+	int half = login_as("iqn.2026-12.org.faultlun:half", 1, NULL, NULL);
+	int slow = login_as("iqn.2026-12.org.faultlun:slow", 2, NULL, NULL);
+	int silent = login_as("iqn.2026-12.org.faultlun:silent", 3, NULL, NULL);
+	int good = login_as("iqn.2026-12.org.faultlun:good", 4, NULL, NULL);
+	CHECK(half >= 0 && slow >= 0 && silent >= 0 && good >= 0, "four sessions");
+	if (half < 0 || slow < 0 || silent < 0 || good < 0) {
+		server_stop();
+		return 1;
+	}
+	uint8_t nop[48] = {0x40, 0x80};
+	be32(nop + 16, 0x77);
+	be32(nop + 20, 0xffffffff);
+	put(half, nop, 20); /* 20 bytes of a BHS, then nothing */
+	long t0 = now_ms(), half_closed = -1, slow_closed = -1, silent_closed = -1;
+	long good_closed = -1;
+	int slow_sent = 0, pings_to_silent = 0, pings_answered = 0;
+	while (now_ms() - t0 < 6000) {
+		long el = now_ms() - t0;
+		/* slowloris: one byte of a NOP-Out every 250 ms, while it is open */
+		if (slow_closed < 0 && el / 250 >= slow_sent && slow_sent < 48) {
+			if (!put(slow, nop + slow_sent, 1) || is_closed(slow))
+				slow_closed = el;
+			slow_sent++;
+		}
+		if (half_closed < 0 && is_closed(half))
+			half_closed = el;
+		if (slow_closed < 0 && is_closed(slow))
+			slow_closed = el;
+		/* the silent peer reads what comes (to see the pings) but never answers */
+		struct pollfd pf[2] = {{.fd = silent, .events = POLLIN}, {.fd = good, .events = POLLIN}};
+		poll(pf, 2, 50);
+		if (silent_closed < 0 && pf[0].revents) {
+			uint8_t r[48];
+			int op = get_pdu(silent, r, 1000);
+			if (op == 0x20)
+				pings_to_silent++;
+			else if (op == -2)
+				silent_closed = now_ms() - t0;
+		}
+		if (good_closed < 0 && pf[1].revents) {
+			uint8_t r[48];
+			int op = get_pdu(good, r, 1000);
+			if (op == -2) {
+				good_closed = now_ms() - t0;
+			} else if (op == 0x20 && get32(r + 20) != 0xffffffff) {
+				/* a target ping: answer it (RFC 7143 11.18.2) */
+				uint8_t a[48] = {0x40, 0x80};
+				memcpy(a + 8, r + 8, 8);
+				be32(a + 16, 0xffffffff);
+				memcpy(a + 20, r + 20, 4);
+				memcpy(a + 24, r + 28, 4); /* CmdSN = ExpCmdSN */
+				put_pdu(good, a, NULL, 0);
+				pings_answered++;
+			}
+		}
+	}
+	fprintf(stderr,
+		"timeouts: half a PDU closed after %ld ms, slowloris after %ld ms, silent session "
+		"after %ld ms (%d pings); answering session %s (%d pings answered)\n",
+		half_closed, slow_closed, silent_closed, pings_to_silent,
+		good_closed < 0 ? "still open" : "closed", pings_answered);
+	CHECK(half_closed >= 0 && half_closed <= 3500, "half a PDU closed (%ld ms)", half_closed);
+	CHECK(slow_closed >= 0 && slow_closed <= 3500, "slowloris closed (%ld ms)", slow_closed);
+	CHECK(silent_closed >= 0 && silent_closed <= 5000, "silent session closed (%ld ms)",
+	      silent_closed);
+	CHECK(pings_to_silent >= 1, "the silent session was pinged before");
+	CHECK(good_closed < 0 && pings_answered >= 2, "the answering session stays (%d pings)",
+	      pings_answered);
+	CHECK(good_closed >= 0 || ping(good, 9, 0, 2000), "the answering session still works");
+	drop(half);
+	drop(slow);
+	drop(silent);
+	drop(good);
+	server_stop();
+	return fl_failures ? 1 : 0;
+}
+
+/* ---- lockout ---------------------------------------------------------------------------- */
+
+#define LOCK_FLOOD 1100
+
+/* 1100 sessions without CHAP from one address; a new initiator still gets in. */
+static int mode_lockout(const char *fl, char **opts, int nopts)
+{
+	struct rlimit rl;
+	getrlimit(RLIMIT_NOFILE, &rl);
+	if (rl.rlim_max < LOCK_FLOOD + 100) {
+		fprintf(stderr, "SKIP: our hard limit of open files is %llu\n",
+			(unsigned long long)rl.rlim_max);
+		return 77;
+	}
+	rl.rlim_cur = rl.rlim_max;
+	setrlimit(RLIMIT_NOFILE, &rl);
+	if (!server_start(fl, opts, nopts, 0, 0)) {
+		fprintf(stderr, "FAIL: the target did not start\n");
+		fl_failures++;
+		server_stop();
+		return 1;
+	}
+	static int fds[LOCK_FLOOD];
+	int in = 0;
+	long t0 = now_ms();
+	for (int i = 0; i < LOCK_FLOOD; i++) {
+		char name[96];
+		/* a few names shared by many sessions, and many names of their own */
+		if (i % 2)
+			snprintf(name, sizeof(name), "iqn.2026-12.org.faultlun:flood-%d", i);
+		else
+			snprintf(name, sizeof(name), "iqn.2026-12.org.faultlun:flood-shared-%d",
+				 i % 6);
+		fds[i] = login_as(name, 0x10000 + (uint32_t)i, NULL, NULL);
+		if (fds[i] >= 0)
+			in++;
+	}
+	long flood_ms = now_ms() - t0;
+	/* the newcomer: some tries over 3 s, as an initiator retries a login */
+	long t1 = now_ms();
+	int fd = -1, st = 0;
+	while (fd < 0 && now_ms() - t1 < 3000) {
+		fd = login_as("iqn.2026-12.org.faultlun:newcomer", 42, NULL, &st);
+		if (fd < 0)
+			usleep(100000);
+	}
+	long admit_ms = now_ms() - t1;
+	bool works = fd >= 0 && ping(fd, 5, 0, 2000);
+	int still = 0;
+	for (int i = 0; i < LOCK_FLOOD; i++)
+		if (fds[i] >= 0 && !is_closed(fds[i]))
+			still++;
+	fprintf(stderr,
+		"lockout: %d of %d flood sessions logged in in %ld ms; the newcomer %s after %ld "
+		"ms (last status 0x%04x); %d flood sessions still open\n",
+		in, LOCK_FLOOD, flood_ms, fd >= 0 ? "got in" : "was kept out", admit_ms, st,
+		still);
+	CHECK(works, "a new initiator logs in while the flood holds on");
+	for (int i = 0; i < LOCK_FLOOD; i++)
+		if (fds[i] >= 0)
+			drop(fds[i]);
+	if (fd >= 0)
+		drop(fd);
+	server_stop();
+	return fl_failures ? 1 : 0;
+}
+
+/* SIGALRM: the test hangs somewhere; stop the target with it. */
+static void on_alarm(int sig)
+{
+	(void)sig;
+	if (server > 0)
+		kill(server, SIGKILL);
+	static const char msg[] = "FAIL: the test did not finish in time\n";
+	ssize_t r = write(2, msg, sizeof(msg) - 1);
+	(void)r;
+	_exit(1);
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 3) {
+		fprintf(stderr, "usage: fl_limits MODE FAULTLUN [SERVE-OPTIONS...]\n");
+		return 2;
+	}
+	signal(SIGPIPE, SIG_IGN);
+	signal(SIGALRM, on_alarm);
+	alarm(120); /* a hang anywhere fails the test (SIGALRM) */
+	const char *mode = argv[1], *fl = argv[2];
+	char **opts = argv + 3;
+	int nopts = argc - 3;
+	if (!strcmp(mode, "emfile"))
+		return mode_emfile(fl, opts, nopts);
+	if (!strcmp(mode, "pinned"))
+		return mode_pinned(fl, opts, nopts);
+	if (!strcmp(mode, "timeouts"))
+		return mode_timeouts(fl, opts, nopts);
+	if (!strcmp(mode, "lockout"))
+		return mode_lockout(fl, opts, nopts);
+	fprintf(stderr, "unknown mode %s\n", mode);
+	return 2;
+}
