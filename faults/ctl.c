@@ -7,6 +7,7 @@
  * true, ...} or {"ok": false, "error": "..."}. The "trace" request turns the
  * connection into a stream of trace lines until the client closes it.
  */
+#include "fl_log.h"
 #include "engine_internal.h"
 
 #include <errno.h>
@@ -493,7 +494,7 @@ int fl_ctl_start(struct fl_engine *e, const char *path, struct fl_ctl **out)
 
 	*out = NULL;
 	if (strlen(path) >= sizeof(sa.sun_path)) {
-		fprintf(stderr, "faultlun: control socket path too long: %s\n", path);
+		fl_log(FL_LOG_ERR, "control socket path too long: %s\n", path);
 		return -ENAMETOOLONG;
 	}
 	ctl = calloc(1, sizeof(*ctl));
@@ -513,7 +514,7 @@ int fl_ctl_start(struct fl_engine *e, const char *path, struct fl_ctl **out)
 	if (bind(ctl->lfd, (struct sockaddr *)&sa, sizeof(sa)) || chmod(path, 0600) ||
 	    listen(ctl->lfd, 8)) {
 		r = -errno;
-		fprintf(stderr, "faultlun: control socket %s: %s\n", path, strerror(errno));
+		fl_log(FL_LOG_ERR, "control socket %s: %s\n", path, strerror(errno));
 		goto fail;
 	}
 	r = -pthread_create(&ctl->thread, NULL, ctl_main, ctl);
@@ -539,7 +540,7 @@ void fl_ctl_stop(struct fl_ctl *ctl)
 	if (!ctl)
 		return;
 	if (write(ctl->wake[1], "x", 1) < 0)
-		fprintf(stderr, "faultlun: control socket: cannot wake the thread\n");
+		fl_log(FL_LOG_ERR, "control socket: cannot wake the thread\n");
 	pthread_join(ctl->thread, NULL);
 	while (ctl->nclients)
 		ctl_drop(ctl, ctl->nclients - 1);

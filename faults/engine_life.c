@@ -5,6 +5,7 @@
  * program), fl_engine_destroy, the atomic fl_engine_replace, arming and
  * disarming rules, releasing held commands, counters and accessors.
  */
+#include "fl_log.h"
 #include "engine_internal.h"
 
 #include <errno.h>
@@ -113,8 +114,8 @@ int fl_engine_create(const struct fl_scenario *csc, const struct fl_engine_opts 
 			  0644);
 		if (fd < 0) {
 			r = -errno;
-			fprintf(stderr, "faultlun: cannot open trace %s: %s\n", opts->trace_path,
-				strerror(errno));
+			fl_log(FL_LOG_ERR, "cannot open trace %s: %s\n", opts->trace_path,
+			       strerror(errno));
 			pthread_mutex_destroy(&e->lock);
 			free(e);
 			return r;

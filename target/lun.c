@@ -16,6 +16,7 @@
  * checks: CDB length, UA, opcode / service action, CDB length for the
  * opcode, control byte, ALUA / medium / stopped, reservations, LBA range.
  */
+#include "fl_log.h"
 #include "target_internal.h"
 
 #include <errno.h>
@@ -387,8 +388,7 @@ static int lun_start_workers(struct fl_lun *lun)
 	for (unsigned i = 0; i < LUN_WORKERS; i++) {
 		rc = pthread_create(&lun->workers[i], NULL, lun_worker, lun);
 		if (rc) {
-			fprintf(stderr, "faultlun: cannot start a store worker: %s\n",
-				strerror(rc));
+			fl_log(FL_LOG_ERR, "cannot start a store worker: %s\n", strerror(rc));
 			return -rc;
 		}
 		lun->nworkers++;
@@ -453,7 +453,7 @@ int fl_lun_create(const struct fl_lun_config *cfg, struct fl_lun **out)
 
 	*out = NULL;
 	if (problem) {
-		fprintf(stderr, "faultlun: bad LUN config: %s\n", problem);
+		fl_log(FL_LOG_ERR, "bad LUN config: %s\n", problem);
 		return -EINVAL;
 	}
 	lun = calloc(1, sizeof(*lun));
@@ -510,7 +510,7 @@ int fl_lun_create(const struct fl_lun_config *cfg, struct fl_lun **out)
 fail:
 	/* the store logged its own errors; what is left is out of memory */
 	if (rc == -ENOMEM)
-		fprintf(stderr, "faultlun: cannot create LUN: out of memory\n");
+		fl_log(FL_LOG_ERR, "cannot create LUN: out of memory\n");
 	fl_lun_destroy(lun);
 	return rc;
 }
@@ -657,7 +657,7 @@ int fl_lun_resize(struct fl_lun *lun, uint64_t num_blocks)
 		/* SBC-3 r36 4.11: CAPACITY DATA HAS CHANGED */
 		lun_ua_all(lun, FL_ALL_NEXUS, 0x2a, 0x09);
 	} else {
-		fprintf(stderr, "faultlun: resize failed: %s\n", strerror(-rc));
+		fl_log(FL_LOG_ERR, "resize failed: %s\n", strerror(-rc));
 	}
 	pthread_mutex_unlock(&lun->lock);
 	return rc;

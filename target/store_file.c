@@ -9,6 +9,7 @@
  * in the file when it is reopened. Calls block, so a LUN on this store
  * executes commands on its worker threads (async = true).
  */
+#include "fl_log.h"
 #include "target_internal.h"
 
 #include <errno.h>
@@ -174,19 +175,19 @@ int store_file_open(const char *path, uint64_t bytes, struct store **out)
 	f->fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
 	if (f->fd < 0) {
 		rc = -errno;
-		fprintf(stderr, "faultlun: cannot open %s: %s\n", path, strerror(errno));
+		fl_log(FL_LOG_ERR, "cannot open %s: %s\n", path, strerror(errno));
 		free(f);
 		return rc;
 	}
 	if (fstat(f->fd, &st) < 0 || (!S_ISREG(st.st_mode) && !S_ISBLK(st.st_mode))) {
 		rc = S_ISDIR(st.st_mode) ? -EISDIR : -EINVAL;
-		fprintf(stderr, "faultlun: %s is not a regular file\n", path);
+		fl_log(FL_LOG_ERR, "%s is not a regular file\n", path);
 		goto fail;
 	}
 	if (S_ISREG(st.st_mode) && (uint64_t)st.st_size < bytes &&
 	    ftruncate(f->fd, (off_t)bytes) < 0) {
 		rc = -errno;
-		fprintf(stderr, "faultlun: cannot size %s: %s\n", path, strerror(errno));
+		fl_log(FL_LOG_ERR, "cannot size %s: %s\n", path, strerror(errno));
 		goto fail;
 	}
 	f->s.ops = &file_ops;

@@ -35,12 +35,16 @@
  * ring's iovec; a short transfer zero-fills the rest, since 1.5.4 cannot
  * report a residual.
  *
+ * Log lines of the core and the engine (fl_log) go to tcmu-runner's own log
+ * at their level, like the handler's own lines.
+ *
  * read_only=1 in the cfgstring write-protects every LUN of the scenario, as
  * `faultlun serve --read-only` does; the core then answers WP in MODE SENSE
  * and DATA PROTECT 27/00 to every command that changes the medium (SBC-3 r36
  * 6.4.1), on either path.
  */
 #include "fl_faults.h"
+#include "fl_log.h"
 #include "tcmu_abi.h"
 #include "tcmu_internal.h"
 
@@ -886,8 +890,33 @@ static struct tcmur_handler faultlun_handler = {
     .flush = fl_tcmu_flush,
 };
 
+/*
+ * fl_log sink: the core's and the engine's lines go to tcmu-runner's log at
+ * their own level (the runner's log_level setting filters them, not fl_log).
+ */
+static void tcmu_log_sink(enum fl_log_level level, const char *msg, void *arg)
+{
+	(void)arg;
+	switch (level) {
+	case FL_LOG_ERR:
+		tcmu_abi_err(NULL, "faultlun: %s\n", msg);
+		break;
+	case FL_LOG_WARN:
+		tcmu_abi_warn(NULL, "faultlun: %s\n", msg);
+		break;
+	case FL_LOG_INFO:
+		tcmu_abi_info(NULL, "faultlun: %s\n", msg);
+		break;
+	default:
+		tcmu_abi_dbg(NULL, "faultlun: %s\n", msg);
+		break;
+	}
+}
+
 /* Entry point called by tcmu-runner after dlopen; the only exported symbol. */
 EXPORT int handler_init(void)
 {
+	fl_log_set_sink(tcmu_log_sink, NULL);
+	fl_log_set_level(FL_LOG_DEBUG);
 	return tcmur_register_handler(&faultlun_handler);
 }

@@ -977,6 +977,56 @@ static void test_read_only_config(void)
 	}
 }
 
+/*
+ * Log lines reach tcmu-runner's log at their level: the core's (a file
+ * store that cannot be opened) and the engine's (a trace that cannot be
+ * created) through the handler's fl_log sink, and the handler's own.
+ */
+static void test_log_lines(void)
+{
+	char cfg[1200], want[400];
+	struct tcmu_device *dev;
+	int rc;
+
+	standin_log_clear();
+	/* the store is a directory: the core's file store refuses it */
+	snprintf(cfg, sizeof(cfg), "faultlun/scenario=%s;ctl=none;trace=none;store=file:%s",
+		 good_path, tmpdir);
+	dev = dev_new(cfg, 8u << 20, 0);
+	rc = standin_handler->open(dev, false);
+	CHECK(rc != 0, "open with a directory as the file store succeeded");
+	if (!rc)
+		standin_handler->close(dev);
+	free(dev);
+	snprintf(want, sizeof(want), "faultlun: cannot open %s: ", tmpdir);
+	CHECK(standin_log_has(1, want), "no runner error line '%s' from the core", want);
+	CHECK(!standin_log_has(2, want) && !standin_log_has(3, want),
+	      "the core's error also logged at another level");
+	CHECK(standin_log_has(1, "faultlun: cannot build the LUNs of"),
+	      "no runner error line from the handler itself");
+
+	/* the engine cannot create its trace */
+	snprintf(cfg, sizeof(cfg), "faultlun/scenario=%s;ctl=none;trace=%s/no-such-dir/t.jsonl",
+		 good_path, tmpdir);
+	dev = dev_new(cfg, 8u << 20, 0);
+	rc = standin_handler->open(dev, false);
+	CHECK(rc != 0, "open with an impossible trace path succeeded");
+	if (!rc)
+		standin_handler->close(dev);
+	free(dev);
+	CHECK(standin_log_has(1, "faultlun: cannot open trace "),
+	      "no runner error line from the engine");
+
+	/* a good open says so at info level */
+	dev = open_quiet(good_path, "");
+	if (!dev)
+		return;
+	CHECK(standin_log_has(3, "tcmu-harness LUN 0, 16384 blocks of 512"),
+	      "no runner info line for the open");
+	standin_handler->close(dev);
+	free(dev);
+}
+
 /* What a read_only_commands row checks beyond status and sense. */
 enum ro_extra {
 	RO_NONE,
@@ -1319,6 +1369,7 @@ static const struct {
     {"file_store", test_file_store},
     {"read_only_config", test_read_only_config},
     {"read_only_commands", test_read_only_commands},
+    {"log_lines", test_log_lines},
     {"close", test_close},
 };
 

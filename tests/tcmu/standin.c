@@ -2,12 +2,14 @@
 /*
  * standin.c - the tcmu-runner and libtcmu exports handler_faultlun.so calls
  * (registration, the per-device slot, configuration and size, configfs
- * attributes, the runner's log), kept in a struct tcmu_device of ours. Shared
- * by the dlopen harness and the handler benchmark.
+ * attributes, the runner's log, whose lines are also kept for the tests to
+ * look at), kept in a struct tcmu_device of ours. Shared by the dlopen
+ * harness and the handler benchmark.
  */
 #include "standin.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -91,15 +93,48 @@ int tcmu_cfgfs_dev_set_ctrl_u64(struct tcmu_device *dev, const char *key, uint64
 	return 0;
 }
 
-/* Prints one runner log line at level lvl (1 error .. 4 debug) if enabled. */
+/* The kept log lines: a ring of the last STANDIN_LOG_KEEP. */
+static struct {
+	int level;
+	char text[512];
+} kept[STANDIN_LOG_KEEP];
+static unsigned nkept; /* lines kept so far, in all */
+static pthread_mutex_t kept_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* True when a kept line of that level contains text. */
+bool standin_log_has(int level, const char *text)
+{
+	bool found = false;
+
+	pthread_mutex_lock(&kept_lock);
+	for (unsigned i = 0; i < nkept && i < STANDIN_LOG_KEEP && !found; i++)
+		found = kept[i].level == level && strstr(kept[i].text, text);
+	pthread_mutex_unlock(&kept_lock);
+	return found;
+}
+
+/* Forgets the kept lines. */
+void standin_log_clear(void)
+{
+	pthread_mutex_lock(&kept_lock);
+	nkept = 0;
+	pthread_mutex_unlock(&kept_lock);
+}
+
+/* Keeps one runner log line at level lvl (1 error .. 4 debug) and prints it if enabled. */
 static void log_line(int lvl, const char *fn, int line, const char *fmt, va_list ap)
 {
 	static const char *const names[] = {"", "ERROR", "WARN", "INFO", "DEBUG"};
+	char text[512];
 
-	if (lvl > standin_log_level)
-		return;
-	fprintf(stderr, "[%s] %s:%d: ", names[lvl], fn, line);
-	vfprintf(stderr, fmt, ap);
+	vsnprintf(text, sizeof(text), fmt, ap);
+	pthread_mutex_lock(&kept_lock);
+	kept[nkept % STANDIN_LOG_KEEP].level = lvl;
+	memcpy(kept[nkept % STANDIN_LOG_KEEP].text, text, sizeof(text));
+	nkept++;
+	pthread_mutex_unlock(&kept_lock);
+	if (lvl <= standin_log_level)
+		fprintf(stderr, "[%s] %s:%d: %s", names[lvl], fn, line, text);
 }
 
 #define LOG_STANDIN(name, lvl)                                                                     \

@@ -11,6 +11,7 @@
 
 #include "tcmu_abi.h"
 
+#include <stdbool.h>
 #include <stdint.h>
 
 /* A device as libtcmu and the runner keep it. */
@@ -29,5 +30,16 @@ extern struct tcmur_handler *standin_handler;
 
 /* Runner log lines printed: 0 none, 1 errors, 2 + warnings, 3 + info, 4 + debug. */
 extern int standin_log_level;
+
+/*
+ * Every runner log line is also kept (the last STANDIN_LOG_KEEP of them,
+ * whatever standin_log_level says), with its level 1 error .. 4 debug.
+ */
+#define STANDIN_LOG_KEEP 256
+
+/* True when a kept line of that level contains text. */
+bool standin_log_has(int level, const char *text);
+/* Forgets the kept lines. */
+void standin_log_clear(void);
 
 #endif
