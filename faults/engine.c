@@ -279,6 +279,18 @@ static inline bool bucket_may_hit(const struct bucket *b, const struct fl_cdb_in
 }
 
 /*
+ * Whether a sense action reports on a command that did complete (SPC-4 4.5.6:
+ * RECOVERED ERROR - it succeeded after recovery; COMPLETED - it succeeded and
+ * the sense carries information): the command executes and transfers all its
+ * data, and its GOOD status becomes CHECK CONDITION with that sense. Any other
+ * sense key ends the command without executing it.
+ */
+static bool sense_after_exec(const struct sc_action *a)
+{
+	return a->verb == VERB_SENSE && (a->key == 0x1 || a->key == 0xf);
+}
+
+/*
  * Whether an action answers the command in place of the LUN, before it
  * executes (a CHECK CONDITION or a status): a pending unit attention comes
  * before such an answer. RECOVERED ERROR and COMPLETED sense execute first
@@ -286,8 +298,7 @@ static inline bool bucket_may_hit(const struct bucket *b, const struct fl_cdb_in
  */
 static bool answers_before(const struct sc_action *a)
 {
-	return a->verb == VERB_STATUS ||
-	       (a->verb == VERB_SENSE && a->key != FL_KEY_RECOVERED_ERROR && a->key != 0xf);
+	return fl_action_by_verb(a->verb)->answers && !sense_after_exec(a);
 }
 
 /*
@@ -587,18 +598,6 @@ static void heal_write(struct fl_engine *e, uint16_t lun, const struct fl_cdb_in
 	pthread_mutex_unlock(&e->lock);
 }
 
-/*
- * Whether a sense action reports on a command that did complete (SPC-4 4.5.6:
- * RECOVERED ERROR - it succeeded after recovery; COMPLETED - it succeeded and
- * the sense carries information): the command executes and transfers all its
- * data, and its GOOD status becomes CHECK CONDITION with that sense. Any other
- * sense key ends the command without executing it.
- */
-static bool sense_after_exec(const struct sc_action *a)
-{
-	return a->verb == VERB_SENSE && (a->key == 0x1 || a->key == 0xf);
-}
-
 /* Fills cmd's sense as the rule's sense action says. */
 static void put_sense(struct pend *p, const struct sc_action *a)
 {
@@ -647,12 +646,12 @@ static void after_done(struct fl_cmd *cmd)
 /* Submits to the core, intercepting the completion when p has work after it. */
 static void pend_exec(struct pend *p)
 {
-	enum sc_verb v = p->rule ? p->rule->a.verb : VERB_NONE;
+	const struct sc_action *a = p->rule ? &p->rule->a : NULL;
 	struct fl_cmd *cmd = p->cmd;
 	struct fl_lun *lun = p->L->lun;
 
-	if (p->heal || v == VERB_DROP_RESPONSE || v == VERB_SHORT || v == VERB_CORRUPT ||
-	    (p->rule && sense_after_exec(&p->rule->a))) {
+	if (p->heal ||
+	    (a && (fl_action_by_verb(a->verb)->phase == FL_PHASE_AFTER || sense_after_exec(a)))) {
 		p->stage = PEND_EXEC;
 		cmd->engine_priv = p;
 		cmd->done = after_done;
@@ -727,37 +726,27 @@ void engine_lun_effect(struct fl_engine *e, struct eng_lun *L, const struct sc_a
 static void run_action(struct pend *p)
 {
 	const struct sc_action *a = &p->rule->a;
-	struct fl_engine *e = p->e;
 	struct fl_cmd *cmd = p->cmd;
-	struct eng_lun *L = p->L;
 
-	switch (a->verb) {
-	case VERB_SENSE:
+	switch (fl_action_by_verb(a->verb)->phase) {
+	case FL_PHASE_BEFORE:
 		if (sense_after_exec(a))
 			break; /* executes; after_done turns GOOD into this sense */
 		cmd->data_in_len = 0;
-		put_sense(p, a);
-		pend_finish(p);
-		return;
-	case VERB_STATUS:
-		cmd->status = a->status;
 		cmd->sense_len = 0;
-		cmd->data_in_len = 0;
+		if (a->verb == VERB_SENSE)
+			put_sense(p, a);
+		else if (a->verb == VERB_STATUS)
+			cmd->status = a->status;
+		else
+			cmd->no_response = true; /* drop */
 		pend_finish(p);
 		return;
-	case VERB_DROP:
-		cmd->no_response = true;
-		cmd->data_in_len = 0;
-		pend_finish(p);
-		return;
-	case VERB_UA:
-	case VERB_POWER_LOSS:
-	case VERB_RESIZE:
-	case VERB_ALUA:
-		engine_lun_effect(e, L, a, p->rule->id);
+	case FL_PHASE_EFFECT:
+		engine_lun_effect(p->e, p->L, a, p->rule->id);
 		break;
 	default:
-		break;
+		break; /* after-actions: pend_exec intercepts the completion */
 	}
 	pend_exec(p);
 }
@@ -878,6 +867,7 @@ void fl_engine_submit(struct fl_engine *e, uint16_t lun_id, struct fl_cmd *cmd)
 	struct fl_cdb_info ci;
 	struct pend *p = NULL;
 	const struct sc_rule *r = NULL;
+	const struct fl_action_desc *desc;
 	uint64_t info = 0, delay_ns = 0;
 	long hit, ua_first = -1;
 	bool heal, notify = false;
@@ -911,14 +901,15 @@ void fl_engine_submit(struct fl_engine *e, uint16_t lun_id, struct fl_cmd *cmd)
 		struct rt_rule *rt = &e->prog->rules[hit];
 
 		r = rt->r;
+		desc = fl_action_by_verb(r->a.verb);
 		e->counters.injected++;
 		if (r->a.has_delay) {
 			delay_ns = delay_draw(&r->a.delay, &rt->rng);
 			e->counters.delayed++;
 		}
-		if (r->a.verb == VERB_HOLD)
+		if (desc->counter == FL_COUNT_HELD)
 			e->counters.held++;
-		if (r->a.verb == VERB_DROP || r->a.verb == VERB_DROP_RESPONSE)
+		else if (desc->counter == FL_COUNT_DROPPED)
 			e->counters.dropped++;
 		p = calloc(1, sizeof(*p));
 		if (p) {
@@ -929,8 +920,8 @@ void fl_engine_submit(struct fl_engine *e, uint16_t lun_id, struct fl_cmd *cmd)
 			p->rule = r;
 			p->rt = rt;
 			p->ci = ci;
-			p->heal = heal && r->a.verb != VERB_SENSE && r->a.verb != VERB_STATUS &&
-				  r->a.verb != VERB_DROP;
+			/* a write the rule ends before the LUN sees it heals nothing */
+			p->heal = heal && desc->phase != FL_PHASE_BEFORE;
 			p->hold = r->a.hold;
 			p->tn.heap_index = SIZE_MAX;
 			p->tn.fn = delay_fired;
@@ -938,7 +929,7 @@ void fl_engine_submit(struct fl_engine *e, uint16_t lun_id, struct fl_cmd *cmd)
 			p->since_ns = mono_ns();
 			if (r->a.verb == VERB_CORRUPT)
 				p->corrupt_seed = prng_next(&rt->rng);
-			if (r->a.verb == VERB_HOLD) {
+			if (desc->phase == FL_PHASE_HOLD) {
 				p->stage = PEND_HELD;
 				pend_link(e, p);
 			} else if (r->a.has_delay) {
@@ -980,7 +971,7 @@ void fl_engine_submit(struct fl_engine *e, uint16_t lun_id, struct fl_cmd *cmd)
 	if (stage == PEND_HELD || stage == PEND_DELAYED)
 		return;
 	if (!p) {
-		if (r && r->a.verb == VERB_HOLD)
+		if (r && fl_action_by_verb(r->a.verb)->phase == FL_PHASE_HOLD)
 			return; /* could not allocate: the command stays unanswered, as a hold */
 		fl_lun_submit(L->lun, cmd);
 		return;

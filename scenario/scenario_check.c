@@ -220,6 +220,35 @@ static void check_tcmu(struct pctx *c)
 	}
 }
 
+/* Reports rule actions that one of the front ends fe cannot carry out (fl_action_descs). */
+static void check_action_frontends(struct pctx *c, unsigned fe)
+{
+	static const struct {
+		unsigned fe;
+		const char *name;
+	} fes[] = {{FL_FE_ISCSI, "iscsi"}, {FL_FE_TCMU, "tcmu"}, {FL_FE_VM, "vm"}};
+
+	for (size_t i = 0; i < c->sc->nrules; i++) {
+		const struct sc_action *a = &c->sc->rules[i].a;
+		const struct fl_action_desc *d[3] = {
+		    fl_action_by_verb(a->verb), a->has_delay ? fl_action_by_name("delay_ms") : NULL,
+		    a->set_state >= 0 ? fl_action_by_name("set_state") : NULL};
+
+		for (size_t k = 0; k < 3; k++)
+			for (size_t f = 0; f < 3 && d[k]; f++) {
+				char path[96];
+
+				if (!(fe & fes[f].fe) || (d[k]->frontends & fes[f].fe))
+					continue;
+				snprintf(path, sizeof(path), "/rules/%zu/action/%s", i, d[k]->name);
+				perr(c, path, true,
+				     "\"%s\" cannot be carried out under the %s front end (leave "
+				     "\"%s\" out of \"frontends\")",
+				     d[k]->name, fes[f].name, fes[f].name);
+			}
+	}
+}
+
 /* The checks of meaning that need the whole document. */
 void check_meaning(struct pctx *c)
 {
@@ -228,6 +257,7 @@ void check_meaning(struct pctx *c)
 	check_ids(c);
 	check_lba_ranges(c);
 	check_reachable(c);
+	check_action_frontends(c, fe);
 	if (fe & FL_FE_TCMU)
 		check_tcmu(c);
 }

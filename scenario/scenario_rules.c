@@ -50,27 +50,6 @@ const char *const sc_pdu_names[FL_PDU_REJECT + 1] = {
     [FL_PDU_REJECT] = "reject",
 };
 
-/* The scenario word for an action verb (also used in traces). */
-const char *sc_verb_name(enum sc_verb v)
-{
-	static const char *const names[] = {
-	    [VERB_NONE] = "set_state",
-	    [VERB_SENSE] = "sense",
-	    [VERB_STATUS] = "status",
-	    [VERB_DELAY] = "delay",
-	    [VERB_HOLD] = "hold",
-	    [VERB_DROP] = "drop",
-	    [VERB_DROP_RESPONSE] = "drop_response",
-	    [VERB_SHORT] = "short",
-	    [VERB_CORRUPT] = "corrupt",
-	    [VERB_UA] = "ua",
-	    [VERB_POWER_LOSS] = "power_loss",
-	    [VERB_RESIZE] = "resize",
-	    [VERB_ALUA] = "alua",
-	};
-	return (unsigned)v < sizeof(names) / sizeof(names[0]) ? names[v] : "?";
-}
-
 /* Parses nth / every / after / times / probability of a match object. */
 void parse_count(struct pctx *c, const char *path, json_t *m, struct sc_count *k)
 {
@@ -356,22 +335,80 @@ static void parse_delay(struct pctx *c, const char *path, json_t *v, struct sc_d
 #undef NUMK
 }
 
-/* Parses a rule's action object. */
+/* Appends "X", "X or Y", "X, Y or Z" (quoted) to buf for the n names. */
+static void list_names(char *buf, size_t size, const char *const *names, size_t n)
+{
+	size_t len = strlen(buf);
+
+	for (size_t i = 0; i < n && len < size; i++) {
+		const char *sep = i == 0 ? "" : i + 1 < n ? ", " : " or ";
+
+		snprintf(buf + len, size - len, "%s\"%s\"", sep, names[i]);
+		len = strlen(buf);
+	}
+}
+
+/* Whether key is among the row's own modifiers. */
+static bool desc_has_key(const struct fl_action_desc *d, const char *key)
+{
+	for (const char *const *k = d->keys; *k; k++)
+		if (!strcmp(*k, key))
+			return true;
+	return false;
+}
+
+/* Every key an action may have (names and modifiers of the table), NULL-terminated. */
+static size_t action_keys(const char **out, size_t max)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < fl_action_count && n + 1 < max; i++)
+		out[n++] = fl_action_descs[i].name;
+	for (size_t i = 0; i < fl_action_count; i++)
+		for (const char *const *k = fl_action_descs[i].keys; *k && n + 1 < max; k++) {
+			size_t j = 0;
+
+			while (j < n && strcmp(out[j], *k))
+				j++;
+			if (j == n)
+				out[n++] = *k;
+		}
+	out[n] = NULL;
+	return n;
+}
+
+/* Reports the modifiers of the action that its verb does not take. */
+static void check_modifiers(struct pctx *c, const char *path, json_t *v,
+			    const struct fl_action_desc *verb)
+{
+	char sub[512], with[256];
+
+	for (size_t i = 0; i < fl_action_count; i++)
+		for (const char *const *k = fl_action_descs[i].keys; *k; k++) {
+			const char *rows[32];
+			size_t n = 0;
+			bool first = true;
+
+			for (size_t j = 0; j < i && first; j++)
+				first = !desc_has_key(&fl_action_descs[j], *k);
+			if (!first || !json_object_get(v, *k) || (verb && desc_has_key(verb, *k)))
+				continue;
+			for (size_t j = 0; j < fl_action_count && n < 32; j++)
+				if (desc_has_key(&fl_action_descs[j], *k))
+					rows[n++] = fl_action_descs[j].name;
+			with[0] = 0;
+			list_names(with, sizeof(with), rows, n);
+			perr(c, SUBP(sub, path, *k), true, "\"%s\" only goes with %s", *k, with);
+		}
+}
+
+/* Parses a rule's action object: the verb and its modifiers come from fl_action_descs. */
 static void parse_action(struct pctx *c, const char *path, json_t *v, struct sc_action *a)
 {
-	static const char *const keys[] = {"sense",    "info",	  "format",    "status",
-					   "delay_ms", "hold",	  "drop",      "drop_response",
-					   "short",    "corrupt", "ua",	       "power_loss",
-					   "resize",   "alua",	  "set_state", "overtake_ua", NULL};
-	static const char *const verbs[] = {"sense",	     "status", "hold",	  "drop",
-					    "drop_response", "short",  "corrupt", "ua",
-					    "power_loss",    "resize", "alua",	  NULL};
-	static const enum sc_verb verb_of[] = {
-	    VERB_SENSE,	  VERB_STATUS, VERB_HOLD,	VERB_DROP,   VERB_DROP_RESPONSE, VERB_SHORT,
-	    VERB_CORRUPT, VERB_UA,     VERB_POWER_LOSS, VERB_RESIZE, VERB_ALUA};
+	const struct fl_action_desc *verb = NULL;
+	const char *keys[64];
 	char sub[512], q[80];
 	json_t *e;
-	int nverbs = 0;
 
 	a->set_state = -1;
 	if (!json_is_object(v)) {
@@ -379,34 +416,45 @@ static void parse_action(struct pctx *c, const char *path, json_t *v, struct sc_
 		     pquote(v, q, sizeof(q)));
 		return;
 	}
+	action_keys(keys, sizeof(keys) / sizeof(keys[0]));
 	pkeys(c, path, v, "action", keys);
-	for (int i = 0; verbs[i]; i++) {
-		if (!json_object_get(v, verbs[i]))
+	for (size_t i = 0; i < fl_action_count; i++) {
+		const struct fl_action_desc *d = &fl_action_descs[i];
+
+		if (d->joins || !json_object_get(v, d->name))
 			continue;
-		if (nverbs++)
-			perr(c, SUBP(sub, path, verbs[i]), true,
-			     "an action has one verb: \"%s\" cannot join \"%s\"", verbs[i],
-			     sc_verb_name(a->verb));
+		if (verb)
+			perr(c, SUBP(sub, path, d->name), true,
+			     "an action has one verb: \"%s\" cannot join \"%s\"", d->name,
+			     verb->name);
 		else
-			a->verb = verb_of[i];
+			verb = d;
 	}
+	if (verb)
+		a->verb = verb->verb;
 	if ((e = json_object_get(v, "delay_ms"))) {
 		a->has_delay = true;
 		parse_delay(c, SUBP(sub, path, "delay_ms"), e, &a->delay);
-		if (!nverbs)
+		if (!verb)
 			a->verb = VERB_DELAY;
-		else if (a->verb == VERB_HOLD || a->verb == VERB_DROP)
+		else if (!verb->with_delay)
 			perr(c, sub, true, "\"delay_ms\" cannot be combined with \"%s\"",
-			     sc_verb_name(a->verb));
+			     verb->name);
 	}
 	if ((e = json_object_get(v, "set_state")))
 		a->set_state = pstate(c, SUBP(sub, path, "set_state"), e);
-	if (!nverbs && !a->has_delay && !json_object_get(v, "set_state")) {
-		perr(c, path, false,
-		     "the action has no verb (sense, status, delay_ms, hold, drop, "
-		     "drop_response, short, corrupt, ua, power_loss, resize, alua or set_state)");
+	if (!verb && !a->has_delay && !json_object_get(v, "set_state")) {
+		const char *names[32];
+		char list[512] = "";
+		size_t n = 0;
+
+		for (size_t i = 0; i < fl_action_count && n < 32; i++)
+			names[n++] = fl_action_descs[i].name;
+		list_names(list, sizeof(list), names, n);
+		perr(c, path, false, "the action has no verb (%s)", list);
 		return;
 	}
+	check_modifiers(c, path, v, verb);
 	if ((e = json_object_get(v, "sense")))
 		psense(c, SUBP(sub, path, "sense"), e, &a->key, &a->asc, &a->ascq);
 	if ((e = json_object_get(v, "info"))) {
@@ -414,8 +462,6 @@ static void parse_action(struct pctx *c, const char *path, json_t *v, struct sc_
 		if (!json_is_string(e) || strcmp(json_string_value(e), "lba"))
 			perr(c, sub, false, "\"info\": expected \"lba\", got %s",
 			     pquote(e, q, sizeof(q)));
-		else if (a->verb != VERB_SENSE)
-			perr(c, sub, true, "\"info\" only goes with \"sense\"");
 		a->info_lba = true;
 	}
 	if ((e = json_object_get(v, "format"))) {
@@ -430,8 +476,6 @@ static void parse_action(struct pctx *c, const char *path, json_t *v, struct sc_
 			perr(c, sub, false,
 			     "\"format\": expected \"fixed\" or \"descriptor\", got %s",
 			     pquote(e, q, sizeof(q)));
-		if (a->verb != VERB_SENSE)
-			perr(c, sub, true, "\"format\" only goes with \"sense\"");
 	}
 	if ((e = json_object_get(v, "status"))) {
 		const char *s = json_is_string(e) ? json_string_value(e) : "";
@@ -517,10 +561,8 @@ static void parse_action(struct pctx *c, const char *path, json_t *v, struct sc_
 			}
 		}
 	}
-	if ((e = json_object_get(v, "overtake_ua")) &&
-	    pbool(c, SUBP(sub, path, "overtake_ua"), e, &a->overtake_ua) &&
-	    a->verb != VERB_SENSE && a->verb != VERB_STATUS)
-		perr(c, sub, true, "\"overtake_ua\" only goes with \"sense\" or \"status\"");
+	if ((e = json_object_get(v, "overtake_ua")))
+		pbool(c, SUBP(sub, path, "overtake_ua"), e, &a->overtake_ua);
 	if ((e = json_object_get(v, "ua")))
 		pascq(c, SUBP(sub, path, "ua"), e, &a->ua_asc, &a->ua_ascq);
 	if ((e = json_object_get(v, "resize")))
