@@ -6,6 +6,7 @@
  * when the answer is ok, 1 when it is not, 2 on usage or connection errors.
  */
 #include "cli.h"
+#include "cli_opts.h"
 
 #include <jansson.h>
 
@@ -22,7 +23,7 @@
 static void ctl_usage(FILE *out)
 {
 	fprintf(out,
-		"usage: faultlun ctl SOCKET COMMAND [ARGS]\n"
+		"usage: faultlun ctl [--help] [--version] SOCKET COMMAND [ARGS]\n"
 		"commands:\n"
 		"  ping                    check the socket answers\n"
 		"  status                  scenario, state, seed, LUNs\n"
@@ -90,35 +91,50 @@ static char *slurp(const char *path)
 	return buf;
 }
 
+/* Reads a number argument of a ctl command strictly; -1 after a message. */
+static int ctl_number(const char *what, const char *s, uint64_t max, uint64_t *out)
+{
+	return cli_opt_uint("ctl", what, s, 0, max, out);
+}
+
+/* Says that cmd takes other arguments than it got; returns NULL. */
+static json_t *ctl_bad_args(const char *cmd, const char *want)
+{
+	fprintf(stderr, "faultlun ctl: %s takes %s\n", cmd, want);
+	return NULL;
+}
+
 /* Builds the request for argv; returns NULL (after a message) on usage errors. */
 static json_t *build_request(int argc, char **argv)
 {
+	static const char *const commands[] = {"ping", "status", "counters", "held",  "state",
+					       "arm",  "disarm", "release",  "load",  "act",
+					       "trace", "raw",   NULL};
 	const char *cmd = argv[0];
+	uint64_t tag, lun;
 
+	if (cli_opt_word("ctl", "COMMAND", cmd, commands))
+		return NULL;
 	if (!strcmp(cmd, "ping") || !strcmp(cmd, "status") || !strcmp(cmd, "counters") ||
 	    !strcmp(cmd, "held") || !strcmp(cmd, "trace"))
-		return argc == 1 ? json_pack("{s:s}", "cmd", cmd) : NULL;
+		return argc == 1 ? json_pack("{s:s}", "cmd", cmd) : ctl_bad_args(cmd, "no arguments");
 	if (!strcmp(cmd, "state"))
 		return argc == 1   ? json_pack("{s:s}", "cmd", "state")
 		       : argc == 2 ? json_pack("{s:s, s:s}", "cmd", "state", "set", argv[1])
-				   : NULL;
+				   : ctl_bad_args(cmd, "at most one state name");
 	if (!strcmp(cmd, "arm") || !strcmp(cmd, "disarm"))
-		return argc == 2 ? json_pack("{s:s, s:s}", "cmd", cmd, "rule", argv[1]) : NULL;
+		return argc == 2 ? json_pack("{s:s, s:s}", "cmd", cmd, "rule", argv[1])
+				 : ctl_bad_args(cmd, "one rule id");
 	if (!strcmp(cmd, "release")) {
-		char *end;
-		unsigned long long tag, lun;
-
 		if (argc == 2 && !strcmp(argv[1], "--all"))
 			return json_pack("{s:s, s:b}", "cmd", "release", "all", 1);
 		if (argc < 2 || argc > 3)
-			return NULL;
-		tag = strtoull(argv[1], &end, 0);
-		if (*end)
+			return ctl_bad_args(cmd, "--all, or a tag and optionally a LUN");
+		if (ctl_number("release TAG", argv[1], INT64_MAX, &tag))
 			return NULL;
 		if (argc == 2)
 			return json_pack("{s:s, s:I}", "cmd", "release", "tag", (json_int_t)tag);
-		lun = strtoull(argv[2], &end, 0);
-		if (*end)
+		if (ctl_number("release LUN", argv[2], 255, &lun))
 			return NULL;
 		return json_pack("{s:s, s:I, s:I}", "cmd", "release", "tag", (json_int_t)tag, "lun",
 				 (json_int_t)lun);
@@ -128,10 +144,10 @@ static json_t *build_request(int argc, char **argv)
 		json_t *r;
 
 		if (argc != 2)
-			return NULL;
+			return ctl_bad_args(cmd, "one scenario file");
 		text = slurp(argv[1]);
 		if (!text) {
-			fprintf(stderr, "faultlun ctl: cannot read %s: %s\n", argv[1],
+			fprintf(stderr, "faultlun ctl: load: cannot read %s: %s\n", argv[1],
 				strerror(errno));
 			return NULL;
 		}
@@ -139,29 +155,35 @@ static json_t *build_request(int argc, char **argv)
 		free(text);
 		return r;
 	}
-	if (!strcmp(cmd, "act") && argc == 3) {
+	if (!strcmp(cmd, "act")) {
 		json_error_t err;
-		json_t *a = json_loads(argv[2], 0, &err);
-		char *end;
-		unsigned long lun = strtoul(argv[1], &end, 0);
+		json_t *a;
 
-		if (!a || *end) {
-			fprintf(stderr, "faultlun ctl: act LUN ACTION-JSON\n");
+		if (argc != 3)
+			return ctl_bad_args(cmd, "a LUN and an action (JSON)");
+		if (ctl_number("act LUN", argv[1], 255, &lun))
+			return NULL;
+		a = json_loads(argv[2], 0, &err);
+		if (!json_is_object(a)) {
+			fprintf(stderr,
+				"faultlun ctl: act ACTION: '%s' is not a JSON object (e.g. "
+				"'{\"power_loss\": true}')\n",
+				argv[2]);
 			json_decref(a);
 			return NULL;
 		}
 		return json_pack("{s:s, s:I, s:o}", "cmd", "act", "lun", (json_int_t)lun, "action",
 				 a);
 	}
-	if (!strcmp(cmd, "raw") && argc == 2) {
-		json_error_t err;
-		json_t *r = json_loads(argv[1], 0, &err);
+	/* raw */
+	if (argc != 2)
+		return ctl_bad_args(cmd, "one JSON request");
+	json_error_t err;
+	json_t *r = json_loads(argv[1], 0, &err);
 
-		if (!r)
-			fprintf(stderr, "faultlun ctl: bad JSON: %s\n", err.text);
-		return r;
-	}
-	return NULL;
+	if (!r)
+		fprintf(stderr, "faultlun ctl: raw: bad JSON: %s\n", err.text);
+	return r;
 }
 
 /* `faultlun ctl`: sends one request, prints the answer (or the trace stream). */
@@ -175,20 +197,42 @@ int cmd_ctl(int argc, char **argv)
 	FILE *in;
 	int fd, rc;
 
-	if (argc >= 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
-		ctl_usage(stdout);
-		return 0;
+	static const struct option longopts[] = {
+	    {"help", no_argument, NULL, 'h'},
+	    {"version", no_argument, NULL, 'V'},
+	    {NULL, 0, NULL, 0},
+	};
+	const char *sock;
+	int opt;
+
+	/* "+": options before SOCKET only; "release --all" is an argument. */
+	optind = 0;
+	while ((opt = cli_getopt("ctl", argc, argv, "+hV", longopts)) != -1) {
+		switch (opt) {
+		case 'h':
+			ctl_usage(stdout);
+			return 0;
+		case 'V':
+			cli_print_version(stdout);
+			return 0;
+		default:
+			cli_try_help("ctl");
+			return 2;
+		}
 	}
-	if (argc < 3) {
+	if (argc - optind < 2) {
+		fprintf(stderr, "faultlun ctl: %s\n",
+			argc - optind < 1 ? "no SOCKET and no COMMAND given" : "no COMMAND given");
 		ctl_usage(stderr);
 		return 2;
 	}
-	req = build_request(argc - 2, argv + 2);
+	sock = argv[optind];
+	req = build_request(argc - optind - 1, argv + optind + 1);
 	if (!req) {
-		ctl_usage(stderr);
+		cli_try_help("ctl");
 		return 2;
 	}
-	fd = ctl_connect(argv[1]);
+	fd = ctl_connect(sock);
 	if (fd < 0) {
 		json_decref(req);
 		return 2;
@@ -214,7 +258,7 @@ int cmd_ctl(int argc, char **argv)
 	}
 	n = getline(&line, &cap, in);
 	if (n <= 0) {
-		fprintf(stderr, "faultlun ctl: no answer from %s\n", argv[1]);
+		fprintf(stderr, "faultlun ctl: no answer from %s\n", sock);
 		fclose(in);
 		free(line);
 		return 2;
@@ -224,11 +268,14 @@ int cmd_ctl(int argc, char **argv)
 	rc = json_is_true(json_object_get(resp, "ok")) ? 0 : 1;
 	if (rc) {
 		json_t *d = json_object_get(resp, "diagnostics"), *v;
+		const char *e = json_string_value(json_object_get(resp, "error"));
 		size_t i;
 
+		fprintf(stderr, "faultlun ctl: %s: %s\n", argv[optind + 1],
+			e ? e : "the target refused the request");
 		json_array_foreach(d, i, v) fprintf(stderr, "%s\n", json_string_value(v));
 	}
-	if (!rc && !strcmp(argv[2], "trace")) {
+	if (!rc && !strcmp(argv[optind + 1], "trace")) {
 		fflush(stdout);
 		while ((n = getline(&line, &cap, in)) > 0) {
 			fputs(line, stdout);

@@ -3,16 +3,21 @@
  * cmd_lint.c - `faultlun lint [--frontend NAME]... [--sense-names] FILE...`:
  * loads each scenario as the engine would (schema and meaning, see
  * docs/scenario-format.md) and prints FILE:LINE:COL: message for every
- * problem. Exit status 0 when every file is clean, 1 when any has a problem,
- * 2 on usage errors.
+ * problem; a JSON Schema document among the files is skipped with a note.
+ * Exit status 0 when every file is clean, 1 when any has a problem, 2 on
+ * usage errors and unreadable files.
  */
 #include "cli.h"
+#include "cli_opts.h"
 
 #include "fl_faults.h"
+
+#include <jansson.h>
 
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 
 /* Prints the usage text. */
 static void lint_usage(FILE *out)
@@ -25,7 +30,11 @@ static void lint_usage(FILE *out)
 		"                   instead of the ones the scenario names\n"
 		"  --sense-names    print the sense key and ASC/ASCQ names scenarios may use\n"
 		"  --quiet          say nothing about clean files (else \"FILE: ok\" on stderr)\n"
-		"Exit status: 0 all clean, 1 problems found, 2 usage error.\n");
+		"  -h, --help       this text\n"
+		"  -V, --version    print the version\n"
+		"FILE - reads standard input. A JSON Schema document (\"$schema\" and no\n"
+		"\"faultlun\" key) is skipped with a note.\n"
+		"Exit status: 0 all clean, 1 problems found, 2 usage error or unreadable file.\n");
 }
 
 /* Adds the front ends of a comma list to *mask; returns -1 on an unknown name. */
@@ -47,49 +56,83 @@ static int parse_frontends(const char *list, unsigned *mask)
 	return 0;
 }
 
+/*
+ * True when path is a regular file holding a JSON Schema document rather than
+ * a scenario: it has "$schema" and no "faultlun" key (scenarios/ ships the
+ * scenario schema beside the scenarios, where a shell glob of them meets it).
+ * Pipes and devices are never read here: the loader reads them once.
+ */
+static bool is_json_schema(const char *path)
+{
+	struct stat st;
+	json_t *doc;
+	bool yes;
+
+	if (stat(path, &st) || !S_ISREG(st.st_mode))
+		return false;
+	doc = json_load_file(path, 0, NULL);
+	yes = json_is_object(doc) && json_object_get(doc, "$schema") &&
+	      !json_object_get(doc, "faultlun");
+	json_decref(doc);
+	return yes;
+}
+
 /* `faultlun lint`: checks each file, prints every problem. */
 int cmd_lint(int argc, char **argv)
 {
+	static const struct option longopts[] = {
+	    {"frontend", required_argument, NULL, 'f'},
+	    {"sense-names", no_argument, NULL, 'n'},
+	    {"quiet", no_argument, NULL, 'q'},
+	    {"help", no_argument, NULL, 'h'},
+	    {"version", no_argument, NULL, 'V'},
+	    {NULL, 0, NULL, 0},
+	};
 	unsigned frontends = 0;
 	bool quiet = false;
-	int nfiles = 0, bad = 0, unreadable = 0, i;
+	int nfiles = 0, bad = 0, unreadable = 0, opt, i;
 
-	for (i = 1; i < argc; i++) {
-		const char *a = argv[i];
-
-		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-			lint_usage(stdout);
-			return 0;
-		} else if (!strcmp(a, "--sense-names")) {
-			fl_sense_names_print(stdout);
-			return 0;
-		} else if (!strcmp(a, "--quiet") || !strcmp(a, "-q")) {
-			quiet = true;
-		} else if (!strcmp(a, "--frontend") || !strncmp(a, "--frontend=", 11)) {
-			const char *v = a[10] == '=' ? a + 11 : (i + 1 < argc ? argv[++i] : NULL);
-
-			if (!v || parse_frontends(v, &frontends)) {
+	optind = 0;
+	while ((opt = cli_getopt("lint", argc, argv, "qhV", longopts)) != -1) {
+		switch (opt) {
+		case 'f':
+			if (parse_frontends(optarg, &frontends)) {
 				fprintf(stderr,
-					"faultlun lint: --frontend takes iscsi, tcmu or vm\n");
+					"faultlun lint: --frontend: '%s' is not iscsi, tcmu or vm "
+					"(or a comma list of them)\n",
+					optarg);
 				return 2;
 			}
-		} else if (!strcmp(a, "--")) {
-			i++;
 			break;
-		} else if (a[0] == '-' && a[1]) {
-			fprintf(stderr, "faultlun lint: unknown option '%s'\n", a);
-			lint_usage(stderr);
+		case 'n':
+			fl_sense_names_print(stdout);
+			return 0;
+		case 'q':
+			quiet = true;
+			break;
+		case 'h':
+			lint_usage(stdout);
+			return 0;
+		case 'V':
+			cli_print_version(stdout);
+			return 0;
+		default:
+			cli_try_help("lint");
 			return 2;
-		} else {
-			break;
 		}
 	}
-	for (; i < argc; i++) {
+	for (i = optind; i < argc; i++) {
 		struct fl_diags d = {0};
 		struct fl_scenario *sc = NULL;
 		int r;
 
 		nfiles++;
+		if (is_json_schema(argv[i])) {
+			if (!quiet)
+				fprintf(stderr, "%s: a JSON Schema, not a scenario: skipped\n",
+					argv[i]);
+			continue;
+		}
 		r = fl_scenario_load_file(argv[i], frontends, &sc, &d);
 		if (r == -EINVAL) {
 			fl_diags_print(&d, stdout);
@@ -104,6 +147,7 @@ int cmd_lint(int argc, char **argv)
 		fl_scenario_free(sc);
 	}
 	if (!nfiles) {
+		fprintf(stderr, "faultlun lint: no scenario file given\n");
 		lint_usage(stderr);
 		return 2;
 	}

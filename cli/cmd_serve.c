@@ -11,10 +11,14 @@
  * CHAP secrets come from options or the environment and are never printed.
  */
 #include "cli.h"
+#include "cli_opts.h"
 #include "fl_iscsi.h"
 #include "fl_size.h"
 
+#include <jansson.h>
+
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <pthread.h>
 #include <signal.h>
@@ -24,6 +28,7 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 extern char **environ;
@@ -44,10 +49,11 @@ static void serve_usage(FILE *out)
 	    "else " FL_ISCSI_DEFAULT_IQN ")\n"
 	    "  --lun N              LUN number of the default LUN (no scenario; default 0)\n"
 	    "  --size SIZE          size of every LUN (e.g. 64MiB, 1GiB, 4096; default 1 GiB)\n"
-	    "  --block-size N       logical block size of the default LUN (512)\n"
+	    "  --block-size N       logical block size of the default LUN: 512, 1024, ...\n"
+	    "                       65536 (512)\n"
 	    "  --store memory|file:PATH  backing store of every LUN\n"
 	    "  --read-only          write-protect every LUN (WP; writes get 27/00)\n"
-	    "  --seed N             seed of the scenario's randomness\n"
+	    "  --seed N             seed of the scenario's randomness (0..2^64-1)\n"
 	    "  --trace FILE         JSON-lines trace of faults and events\n"
 	    "  --ctl SOCKET         control socket for `faultlun ctl`\n"
 	    "  --chap-user USER     require CHAP; secret from --chap-secret or "
@@ -68,14 +74,24 @@ static void serve_usage(FILE *out)
 	    "  --max-queued-mem SIZE  command buffers and unsent responses over all\n"
 	    "                       connections (256MiB)\n"
 	    "  --run CMD            captive: serve while `sh -c CMD` runs, exit with its status\n"
-	    "  -v, --verbose        more log lines (twice: every PDU)\n"
-	    "  -q, --quiet          no banner (only the port, when port 0 was asked)\n");
+	    "  -v, --verbose        log connections and print every trace event (injected\n"
+	    "                       faults, TMFs, state changes) with a timestamp; twice:\n"
+	    "                       every PDU received\n"
+	    "  -q, --quiet          no banner (only the port, when port 0 was asked)\n"
+	    "  -h, --help           this text\n"
+	    "  -V, --version        print the version\n"
+	    "\n"
+	    "Numbers are decimal or 0x hexadecimal. Exit status: 0 stopped by a signal,\n"
+	    "2 usage or setup error; with --run, the command's status.\n");
 }
 
 /* Parses seconds ("30", "0.5") into milliseconds; 0 becomes FL_ISCSI_OFF. */
 static int parse_seconds_ms(const char *s, unsigned *ms)
 {
 	char *end;
+	/* Digits and one optional point: no sign, exponent, "inf" or "nan". */
+	if (!*s || strspn(s, "0123456789.") != strlen(s) || strchr(s, '.') != strrchr(s, '.'))
+		return -1;
 	errno = 0;
 	double v = strtod(s, &end);
 	if (errno || end == s || *end || v < 0 || v > 86400 * 7)
@@ -110,16 +126,78 @@ static void *loop_main(void *arg)
 	return NULL;
 }
 
-/* Prints where the target listens and how to reach it. */
-static void banner(struct fl_iscsi *t, const uint16_t *luns, unsigned nluns, const char *what)
+/* Appends " (in state A, B)" for a rule scoped to states, else nothing. */
+static void print_states(FILE *out, const struct fl_scenario *sc, uint64_t states)
+{
+	const char *sep = " (in state ";
+
+	for (size_t i = 0; states && i < sc->nstates && i < SC_MAX_STATES; i++)
+		if (states & (1ull << i)) {
+			fprintf(out, "%s%s", sep, sc->states[i]);
+			sep = ", ";
+		}
+	if (states)
+		fputc(')', out);
+}
+
+/* Prints the rules the scenario arms at start: id, action, states. */
+static void banner_rules(FILE *out, const struct fl_scenario *sc)
+{
+	static const char *const xactions[] = {"pass", "drop", "delay", "close"};
+
+	if (!sc->nrules && !sc->nxrules) {
+		fprintf(out, "faultlun serve: no fault rules\n");
+		return;
+	}
+	fprintf(out, "faultlun serve: armed rules:\n");
+	for (size_t i = 0; i < sc->nrules; i++) {
+		fprintf(out, "faultlun serve:   %s: %s", sc->rules[i].id,
+			sc_verb_name(sc->rules[i].a.verb));
+		print_states(out, sc, sc->rules[i].states);
+		fputc('\n', out);
+	}
+	for (size_t i = 0; i < sc->nxrules; i++) {
+		unsigned a = sc->xrules[i].action;
+
+		fprintf(out, "faultlun serve:   %s: transport %s", sc->xrules[i].id,
+			a < sizeof(xactions) / sizeof(xactions[0]) ? xactions[a] : "?");
+		print_states(out, sc, sc->xrules[i].states);
+		fputc('\n', out);
+	}
+}
+
+/*
+ * Prints where the target listens, each LUN as a host will see it (size,
+ * block size, serial, and the NAA that names /dev/disk/by-id/wwn-0x...), the
+ * armed rules, and how to connect.
+ */
+static void banner(struct fl_iscsi *t, struct fl_target *tgt, const struct fl_scenario *sc,
+		   const uint16_t *luns, unsigned nluns, const char *what)
 {
 	const char *addr = fl_iscsi_address(t), *iqn = fl_iscsi_iqn(t);
 	unsigned port = fl_iscsi_port(t);
 
 	fprintf(stderr, "faultlun serve: listening on %s:%u, target %s (%s)\n", addr, port, iqn,
 		what);
-	for (unsigned i = 0; i < nluns; i++)
-		fprintf(stderr, "faultlun serve:   LUN %u\n", luns[i]);
+	for (unsigned i = 0; i < nluns; i++) {
+		struct fl_lun *lun = fl_target_lun(tgt, luns[i]);
+		struct fl_lun_info info;
+		char serial[128];
+		uint64_t naa;
+
+		if (!lun)
+			continue;
+		fl_lun_get_info(lun, &info);
+		fl_lun_identity(lun, &naa, serial, sizeof(serial));
+		fprintf(stderr,
+			"faultlun serve:   LUN %u: %llu bytes (%llu blocks of %u)%s, serial %s, "
+			"NAA 0x%016llx (wwn-0x%016llx)\n",
+			luns[i], (unsigned long long)(info.num_blocks * info.block_size),
+			(unsigned long long)info.num_blocks, info.block_size,
+			info.read_only ? ", read-only" : "", serial, (unsigned long long)naa,
+			(unsigned long long)naa);
+	}
+	banner_rules(stderr, sc);
 	fprintf(stderr,
 		"faultlun serve: connect with\n"
 		"  iscsiadm -m discovery -t sendtargets -p %s:%u\n"
@@ -127,6 +205,114 @@ static void banner(struct fl_iscsi *t, const uint16_t *luns, unsigned nluns, con
 		"  libiscsi: iscsi://%s:%u/%s/%u\n",
 		addr, port, iqn, addr, port, addr, port, iqn, nluns ? luns[0] : 0);
 	fflush(stderr);
+}
+
+/* The -v printer: the engine's trace lines, also copied to --trace FILE. */
+struct trace_tap {
+	int rfd;      /* read end of the engine's trace pipe */
+	FILE *copy;   /* --trace FILE, or NULL */
+	pthread_t th;
+};
+
+/* Prints one trace line as "faultlun serve: HH:MM:SS.mmm EVENT key=value ...". */
+static void tap_print(const char *line)
+{
+	json_t *o = json_loads(line, 0, NULL);
+	struct timespec ts;
+	struct tm tm;
+	const char *k;
+	json_t *v;
+	char when[32];
+
+	if (!o)
+		return;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	localtime_r(&ts.tv_sec, &tm);
+	strftime(when, sizeof(when), "%H:%M:%S", &tm);
+	flockfile(stderr);
+	k = json_string_value(json_object_get(o, "event"));
+	fprintf(stderr, "faultlun serve: %s.%03ld %s", when, ts.tv_nsec / 1000000, k ? k : "event");
+	json_object_foreach(o, k, v)
+	{
+		char *text;
+
+		if (!strcmp(k, "event") || !strcmp(k, "t_us"))
+			continue;
+		text = json_is_string(v) ? NULL : json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY);
+		fprintf(stderr, " %s=%s", k, text ? text : json_string_value(v));
+		free(text);
+	}
+	fputc('\n', stderr);
+	funlockfile(stderr);
+	json_decref(o);
+}
+
+/* The tap thread: reads trace lines until the engine closes the pipe. */
+static void *tap_main(void *arg)
+{
+	struct trace_tap *tap = arg;
+	FILE *in = fdopen(tap->rfd, "r");
+	char *line = NULL;
+	size_t cap = 0;
+
+	if (!in) {
+		close(tap->rfd);
+		return NULL;
+	}
+	while (getline(&line, &cap, in) > 0) {
+		if (tap->copy) {
+			fputs(line, tap->copy);
+			fflush(tap->copy);
+		}
+		tap_print(line);
+	}
+	free(line);
+	fclose(in);
+	return NULL;
+}
+
+/*
+ * Starts the tap for -v: the engine writes its trace into a pipe (*wfd), the
+ * tap prints each line and copies it to trace_path when given.
+ */
+static int tap_start(struct trace_tap *tap, const char *trace_path, int *wfd)
+{
+	int p[2];
+
+	tap->copy = NULL;
+	if (trace_path) {
+		tap->copy = fopen(trace_path, "we");
+		if (!tap->copy) {
+			fprintf(stderr, "faultlun serve: --trace: cannot open %s: %s\n", trace_path,
+				strerror(errno));
+			return -1;
+		}
+	}
+	if (pipe2(p, O_CLOEXEC)) {
+		if (tap->copy)
+			fclose(tap->copy);
+		return -1;
+	}
+	tap->rfd = p[0];
+	if (pthread_create(&tap->th, NULL, tap_main, tap)) {
+		close(p[0]);
+		close(p[1]);
+		if (tap->copy)
+			fclose(tap->copy);
+		return -1;
+	}
+	*wfd = p[1];
+	return 0;
+}
+
+/* Waits for the tap to drain (the engine has closed, or we close, the write end). */
+static void tap_stop(struct trace_tap *tap, int wfd)
+{
+	if (wfd >= 0)
+		close(wfd);
+	pthread_join(tap->th, NULL);
+	if (tap->copy)
+		fclose(tap->copy);
 }
 
 /* Starts `/bin/sh -c cmd` with the target's coordinates in its environment. */
@@ -189,51 +375,56 @@ int cmd_serve(int argc, char **argv)
 	    {"verbose", no_argument, NULL, 'v'},
 	    {"quiet", no_argument, NULL, 'q'},
 	    {"help", no_argument, NULL, 'h'},
+	    {"version", no_argument, NULL, 'V'},
 	    {NULL, 0, NULL, 0},
 	};
 	struct fl_iscsi_opts o = {0};
-	const char *run = NULL, *store = NULL, *trace = NULL, *ctl = NULL, *seed = NULL;
-	uint64_t size = 0;
-	unsigned lun_id = 0, block_size = 0;
-	bool lun_set = false;
+	const char *run = NULL, *store = NULL, *trace = NULL, *ctl = NULL;
+	uint64_t size = 0, seed = 0, v;
+	unsigned lun_id = 0;
+	uint32_t block_size = 0;
+	bool lun_set = false, seed_set = false;
 	bool quiet = false, read_only = false;
 	int opt, ret = 2;
 
-	optind = 1;
-	while ((opt = getopt_long(argc, argv, "vqh", longopts, NULL)) != -1) {
+	optind = 0;
+	while ((opt = cli_getopt("serve", argc, argv, "vqhV", longopts)) != -1) {
 		switch (opt) {
 		case 'l':
 			o.listen = optarg;
 			break;
 		case 'i':
+			if (cli_opt_iqn("serve", "--iqn", optarg))
+				return 2;
 			o.iqn = optarg;
 			break;
 		case 'L':
-			lun_id = (unsigned)strtoul(optarg, NULL, 0);
-			lun_set = true;
-			if (lun_id >= FL_MAX_LUNS) {
-				fprintf(stderr, "faultlun serve: --lun must be 0..255\n");
+			if (cli_opt_uint("serve", "--lun", optarg, 0, FL_MAX_LUNS - 1, &v))
 				return 2;
-			}
+			lun_id = (unsigned)v;
+			lun_set = true;
 			break;
 		case 's':
-			if (fl_parse_size(optarg, 0, &size, NULL) || !size) {
-				fprintf(stderr, "faultlun serve: bad --size '%s'\n", optarg);
+			if (cli_opt_size("serve", "--size", optarg, &size))
 				return 2;
-			}
 			break;
 		case 'b':
-			block_size = (unsigned)strtoul(optarg, NULL, 0);
+			if (cli_opt_block_size("serve", "--block-size", optarg, &block_size))
+				return 2;
 			break;
 		case 'S':
 			store = optarg;
-			if (strcmp(store, "memory") && strncmp(store, "file:", 5)) {
-				fprintf(stderr, "faultlun serve: --store is memory or file:PATH\n");
+			if (strcmp(store, "memory") && (strncmp(store, "file:", 5) || !store[5])) {
+				fprintf(stderr,
+					"faultlun serve: --store: '%s' is not memory or file:PATH\n",
+					store);
 				return 2;
 			}
 			break;
 		case 'e':
-			seed = optarg;
+			if (cli_opt_uint("serve", "--seed", optarg, 0, UINT64_MAX, &seed))
+				return 2;
+			seed_set = true;
 			break;
 		case 't':
 			trace = optarg;
@@ -257,7 +448,9 @@ int cmd_serve(int argc, char **argv)
 			run = optarg;
 			break;
 		case 5:
-			o.login_timeout_s = (unsigned)strtoul(optarg, NULL, 0);
+			if (cli_opt_uint("serve", "--login-timeout", optarg, 1, 86400, &v))
+				return 2;
+			o.login_timeout_s = (unsigned)v;
 			break;
 		case 6:
 			read_only = true;
@@ -265,10 +458,14 @@ int cmd_serve(int argc, char **argv)
 		case 7:
 		case 8:
 		case 9: {
+			static const char *const names[] = {"--pdu-timeout", "--nopin-interval",
+							    "--nopin-timeout"};
 			unsigned ms;
 			if (parse_seconds_ms(optarg, &ms)) {
-				fprintf(stderr, "faultlun serve: bad number of seconds '%s'\n",
-					optarg);
+				fprintf(stderr,
+					"faultlun serve: %s: '%s' is not a number of seconds "
+					"(0..604800, fractions allowed: 0.5)\n",
+					names[opt - 7], optarg);
 				return 2;
 			}
 			*(opt == 7 ? &o.pdu_timeout_ms
@@ -279,23 +476,19 @@ int cmd_serve(int argc, char **argv)
 		case 10:
 		case 11:
 		case 12: {
-			char *end;
-			unsigned long v = strtoul(optarg, &end, 10);
-			if (*end || !v || v > 1000000) {
-				fprintf(stderr, "faultlun serve: bad count '%s'\n", optarg);
+			static const char *const names[] = {"--max-connections",
+							    "--max-sessions-per-initiator",
+							    "--max-sessions-per-address"};
+			if (cli_opt_uint("serve", names[opt - 10], optarg, 1, 1000000, &v))
 				return 2;
-			}
 			*(opt == 10 ? &o.max_connections
 			  : opt == 11 ? &o.max_sessions_per_initiator
 				      : &o.max_sessions_per_address) = (unsigned)v;
 			break;
 		}
 		case 13:
-			if (fl_parse_size(optarg, 0, &o.max_queued_bytes, NULL) ||
-			    !o.max_queued_bytes) {
-				fprintf(stderr, "faultlun serve: bad --max-queued-mem '%s'\n", optarg);
+			if (cli_opt_size("serve", "--max-queued-mem", optarg, &o.max_queued_bytes))
 				return 2;
-			}
 			break;
 		case 'v':
 			o.verbose++;
@@ -306,15 +499,30 @@ int cmd_serve(int argc, char **argv)
 		case 'h':
 			serve_usage(stdout);
 			return 0;
+		case 'V':
+			cli_print_version(stdout);
+			return 0;
 		default:
-			serve_usage(stderr);
+			cli_try_help("serve");
 			return 2;
 		}
 	}
 	const char *scenario_path = optind < argc ? argv[optind++] : NULL;
 	if (optind < argc) {
-		serve_usage(stderr);
+		fprintf(stderr, "faultlun serve: one scenario at a time (got '%s' after '%s')\n",
+			argv[optind], scenario_path);
+		cli_try_help("serve");
 		return 2;
+	}
+	if (!scenario_path) {
+		uint32_t bs = block_size ? block_size : 512;
+		if (size % bs) {
+			fprintf(stderr,
+				"faultlun serve: --size: %llu bytes is not a whole number of %u-byte "
+				"blocks\n",
+				(unsigned long long)size, bs);
+			return 2;
+		}
 	}
 	if (!o.chap_secret)
 		o.chap_secret = getenv("FAULTLUN_CHAP_SECRET");
@@ -353,14 +561,14 @@ int cmd_serve(int argc, char **argv)
 	uint16_t luns[FL_MAX_LUNS];
 	unsigned nluns = 0;
 	char what[300];
+	struct trace_tap tap;
+	int tap_wfd = -1;
 
 	struct fl_engine_opts eo = {0};
 	eo.frontend = FL_FE_ISCSI;
 	eo.trace_path = trace;
-	if (seed) {
-		eo.seed_set = true;
-		eo.seed = strtoull(seed, NULL, 0);
-	}
+	eo.seed_set = seed_set;
+	eo.seed = seed;
 	if (store) {
 		eo.store_override = true;
 		eo.store = strcmp(store, "memory") ? FL_STORE_FILE : FL_STORE_MEMORY;
@@ -404,6 +612,13 @@ int cmd_serve(int argc, char **argv)
 	}
 	if (read_only)
 		fl_scenario_set_read_only(sc);
+	/* -v: the trace goes through a pipe to the printer (and on to --trace FILE). */
+	if (o.verbose) {
+		if (tap_start(&tap, trace, &tap_wfd))
+			goto out;
+		eo.trace_path = NULL;
+		eo.trace_fd = tap_wfd;
+	}
 	if (fl_engine_create(sc, &eo, &engine)) {
 		fprintf(stderr, "faultlun serve: cannot build the scenario's LUNs\n");
 		goto out;
@@ -418,7 +633,7 @@ int cmd_serve(int argc, char **argv)
 	if (fl_iscsi_create(&o, engine, NULL, &t))
 		goto out;
 	if (!quiet) {
-		banner(t, luns, nluns, what);
+		banner(t, tgt, sc, luns, nluns, what);
 	} else if (o.listen && strlen(o.listen) > 2 &&
 		   !strcmp(o.listen + strlen(o.listen) - 2, ":0")) {
 		/* An ephemeral port is useless unless someone learns it. */
@@ -474,5 +689,7 @@ out:
 		fl_engine_destroy(engine);
 	fl_iscsi_destroy(t);
 	fl_scenario_free(sc);
+	if (tap_wfd >= 0)
+		tap_stop(&tap, tap_wfd);
 	return ret;
 }

@@ -9,6 +9,7 @@
  * or guest error; 77: qemu or the kernel package cannot be had).
  */
 #include "cli.h"
+#include "cli_opts.h"
 #include "fl_faults.h"
 #include "fl_vm.h"
 
@@ -34,7 +35,12 @@ static void usage(FILE *out)
 	    "  --accel auto|kvm|tcg   accelerator (default auto: KVM if it boots, else TCG)\n"
 	    "  --timeout S     guest time limit (default check.vm_timeout_s or 300)\n"
 	    "  --memory MB     guest memory (default 2048)\n"
-	    "  --quiet         no timeline\n");
+	    "  --recheck DIR   check a kept run directory again (one scenario)\n"
+	    "  --quiet         no timeline\n"
+	    "  -h, --help      this text\n"
+	    "  -V, --version   print the version\n"
+	    "Exit status: 0 every expectation holds, 1 one failed, 2 setup or guest error,\n"
+	    "77 qemu or the kernel package cannot be had.\n");
 }
 
 /* Paths a scenario asks for ("iscsi" when it says nothing). */
@@ -60,48 +66,84 @@ int cmd_vm(int argc, char **argv)
 	bool keep = false;
 	const char *files[64];
 	int nfiles = 0;
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		const char *v = i + 1 < argc ? argv[i + 1] : NULL;
-		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+	static const struct option longopts[] = {
+	    {"path", required_argument, NULL, 'p'},
+	    {"recheck", required_argument, NULL, 'R'},
+	    {"out", required_argument, NULL, 'o'},
+	    {"cache", required_argument, NULL, 'c'},
+	    {"accel", required_argument, NULL, 'a'},
+	    {"timeout", required_argument, NULL, 't'},
+	    {"memory", required_argument, NULL, 'm'},
+	    {"keep", no_argument, NULL, 'k'},
+	    {"quiet", no_argument, NULL, 'q'},
+	    {"help", no_argument, NULL, 'h'},
+	    {"version", no_argument, NULL, 'V'},
+	    {NULL, 0, NULL, 0},
+	};
+	static const char *const path_words[] = {"iscsi", "tcmu", "both", "lio", NULL};
+	static const char *const accel_words[] = {"auto", "kvm", "tcg", NULL};
+	uint64_t v;
+	int opt;
+
+	optind = 0;
+	while ((opt = cli_getopt("vm", argc, argv, "qhV", longopts)) != -1) {
+		switch (opt) {
+		case 'p':
+			if (cli_opt_word("vm", "--path", optarg, path_words))
+				return 2;
+			path = optarg;
+			break;
+		case 'R':
+			recheck = optarg;
+			break;
+		case 'o':
+			out = optarg;
+			break;
+		case 'c':
+			o.cache_dir = optarg;
+			break;
+		case 'a':
+			if (cli_opt_word("vm", "--accel", optarg, accel_words))
+				return 2;
+			o.accel = optarg;
+			break;
+		case 't':
+			if (cli_opt_uint("vm", "--timeout", optarg, 1, 86400, &v))
+				return 2;
+			o.guest_timeout_s = (int)v;
+			break;
+		case 'm':
+			if (cli_opt_uint("vm", "--memory", optarg, 256, 1048576, &v))
+				return 2;
+			o.memory_mb = (int)v;
+			break;
+		case 'k':
+			keep = true;
+			break;
+		case 'q':
+			o.quiet = true;
+			break;
+		case 'h':
 			usage(stdout);
 			return 0;
-		} else if (!strcmp(a, "--keep")) {
-			keep = true;
-		} else if (!strcmp(a, "--quiet")) {
-			o.quiet = true;
-		} else if (a[0] == '-' && a[1] == '-' && !v) {
-			fprintf(stderr, "faultlun vm: %s needs a value\n", a);
+		case 'V':
+			cli_print_version(stdout);
+			return 0;
+		default:
+			cli_try_help("vm");
 			return 2;
-		} else if (!strcmp(a, "--path")) {
-			path = argv[++i];
-		} else if (!strcmp(a, "--recheck")) {
-			recheck = argv[++i];
-		} else if (!strcmp(a, "--out")) {
-			out = argv[++i];
-		} else if (!strcmp(a, "--cache")) {
-			o.cache_dir = argv[++i];
-		} else if (!strcmp(a, "--accel")) {
-			o.accel = argv[++i];
-		} else if (!strcmp(a, "--timeout")) {
-			o.guest_timeout_s = atoi(argv[++i]);
-		} else if (!strcmp(a, "--memory")) {
-			o.memory_mb = atoi(argv[++i]);
-		} else if (a[0] == '-') {
-			fprintf(stderr, "faultlun vm: unknown option %s\n", a);
-			usage(stderr);
-			return 2;
-		} else if (nfiles < 64) {
-			files[nfiles++] = a;
 		}
 	}
-	if (!nfiles) {
-		usage(stderr);
-		return 2;
+	for (int i = optind; i < argc; i++) {
+		if (nfiles == 64) {
+			fprintf(stderr, "faultlun vm: at most 64 scenarios at a time\n");
+			return 2;
+		}
+		files[nfiles++] = argv[i];
 	}
-	if (path && strcmp(path, "iscsi") && strcmp(path, "tcmu") && strcmp(path, "both") &&
-	    strcmp(path, "lio")) {
-		fprintf(stderr, "faultlun vm: --path must be iscsi, tcmu, both or lio\n");
+	if (!nfiles) {
+		fprintf(stderr, "faultlun vm: no scenario given\n");
+		usage(stderr);
 		return 2;
 	}
 	if (recheck) {

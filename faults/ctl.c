@@ -215,8 +215,15 @@ static json_t *do_state(struct fl_engine *e, json_t *req)
 			if (!strcmp(sc->states[i], want))
 				break;
 		if (i == sc->nstates) {
+			char msg[1024];
+			int n = snprintf(msg, sizeof(msg), "no such state '%s' (states:", want);
+
+			for (i = 0; i < sc->nstates && n > 0 && (size_t)n < sizeof(msg); i++)
+				n += snprintf(msg + n, sizeof(msg) - (size_t)n, " %s", sc->states[i]);
+			if (n > 0 && (size_t)n < sizeof(msg))
+				snprintf(msg + n, sizeof(msg) - (size_t)n, ")");
 			pthread_mutex_unlock(&e->lock);
-			return ctl_error("no such state in the scenario");
+			return ctl_error(msg);
 		}
 		moved = (int)i != e->state;
 		engine_set_state(e, (int)i, "control");
@@ -238,9 +245,23 @@ static json_t *do_arm(struct fl_engine *e, json_t *req, bool armed)
 		return ctl_error("needs \"rule\": the rule id");
 	pthread_mutex_lock(&e->lock);
 	r = engine_arm(e, id, armed);
+	if (r) {
+		const struct program *p = e->prog;
+		char msg[1024];
+		int n = snprintf(msg, sizeof(msg), "no rule '%s' (rules:", id);
+
+		for (size_t i = 0; i < p->nrules + p->nxrules && n > 0 && (size_t)n < sizeof(msg);
+		     i++)
+			n += snprintf(msg + n, sizeof(msg) - (size_t)n, " %s",
+				      i < p->nrules ? p->rules[i].r->id
+						    : p->xrules[i - p->nrules].r->id);
+		if (n > 0 && (size_t)n < sizeof(msg))
+			snprintf(msg + n, sizeof(msg) - (size_t)n, "%s)",
+				 p->nrules + p->nxrules ? "" : " none");
+		pthread_mutex_unlock(&e->lock);
+		return ctl_error(msg);
+	}
 	pthread_mutex_unlock(&e->lock);
-	if (r)
-		return ctl_error("no rule with that id");
 	return json_pack("{s:b, s:s, s:b}", "ok", 1, "rule", id, "armed", armed);
 }
 

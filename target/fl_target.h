@@ -272,6 +272,12 @@ struct fl_lun_info {
 	bool read_only;
 };
 void fl_lun_get_info(struct fl_lun *lun, struct fl_lun_info *info);
+/*
+ * The identity a host reads: the 8-byte NAA designator of VPD page 83h (what
+ * Linux names /dev/disk/by-id/wwn-0x<naa>) and the unit serial number of
+ * VPD page 80h, NUL-terminated in serial (cap bytes). Either may be NULL.
+ */
+void fl_lun_identity(const struct fl_lun *lun, uint64_t *naa, char *serial, size_t cap);
 
 /* A target: an ordered set of LUNs addressed by LUN number (0..255). */
 #define FL_MAX_LUNS 256

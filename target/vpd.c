@@ -64,6 +64,15 @@ static void vpd_serial(const struct fl_lun *lun, char *out, size_t cap)
 		snprintf(out, cap, "%016llx", (unsigned long long)vpd_naa(lun));
 }
 
+/* The LUN's NAA designator (VPD 83h) and unit serial number (VPD 80h). */
+void fl_lun_identity(const struct fl_lun *lun, uint64_t *naa, char *serial, size_t cap)
+{
+	if (naa)
+		*naa = vpd_naa(lun);
+	if (serial && cap)
+		vpd_serial(lun, serial, cap);
+}
+
 /* Page 83h, device identification (SPC-4 r37 7.8.6). Returns its length. */
 static uint32_t vpd_devid(struct exec_ctx *x, uint8_t *buf)
 {
