@@ -12,7 +12,9 @@
  * checks status, sense, data, delays, holds (released by the watchdog after
  * the device's cmd_time_out) and that a held or delayed command does not block
  * unrelated commands on the same LUN, and that read_only=1 write-protects the
- * device (SBC-3 r36 6.4.1: WP in MODE SENSE, DATA PROTECT 27/00 on writes).
+ * device (SBC-3 r36 6.4.1: WP in MODE SENSE, DATA PROTECT 27/00 on writes),
+ * that a configfs resize goes through the engine (crosses_end rules follow the
+ * new capacity) and that log lines reach the runner's log at their level.
  *
  *   tcmu_harness HANDLER.so [TEST...]     exit 0 pass, 1 fail, 77 skip
  */
@@ -866,16 +868,26 @@ static int read_key(struct tcmu_device *dev, uint32_t lba, uint16_t blocks, int 
  * crosses_end rule then tests against the new capacity, growing (a read past
  * the old end but inside the new one succeeds, one crossing the new end hits
  * the rule) and shrinking (a read crossing the new end hits the rule, not the
- * core's 21/00).
+ * core's 21/00); the trace has a resize event for each.
  */
 static void test_resize_reconfig_rules(void)
 {
 	uint8_t tur[6] = {0};
-	struct tcmu_device *dev = open_quiet(eod_path, "");
+	char cfg[1200], trace[400], *text = NULL;
+	struct tcmu_device *dev;
+	size_t cap = 0;
 	int rc, key;
+	FILE *f;
 
-	if (!dev)
+	snprintf(trace, sizeof(trace), "%s/resize-trace.jsonl", tmpdir);
+	snprintf(cfg, sizeof(cfg), "faultlun/scenario=%s;ctl=none;trace=%s", eod_path, trace);
+	dev = dev_new(cfg, 8u << 20, 0);
+	rc = standin_handler->open(dev, false);
+	CHECK(rc == 0, "open '%s': rc %d", cfg, rc);
+	if (rc) {
+		free(dev);
 		return;
+	}
 	run(dev, tur, 6, NULL, 0); /* power-on UA */
 	rc = read_key(dev, 16383, 2, &key);
 	CHECK(rc == TCMU_STS_PASSTHROUGH_ERR && key == 3,
@@ -903,6 +915,21 @@ static void test_resize_reconfig_rules(void)
 	CHECK(rc == TCMU_STS_OK, "READ at LBA 8000 inside 4 MiB: status %d key %x", rc, key);
 	standin_handler->close(dev);
 	free(dev);
+
+	/* the engine traced both changes as resize events */
+	f = fopen(trace, "r");
+	if (f && getdelim(&text, &cap, '\0', f) < 0) {
+		free(text);
+		text = NULL;
+	}
+	if (f)
+		fclose(f);
+	CHECK(text && strstr(text, "\"event\":\"resize\",\"lun\":0,\"from_blocks\":16384,"
+				   "\"blocks\":32768,\"why\":\"frontend\""),
+	      "no resize event 16384 -> 32768 blocks in %s", trace);
+	CHECK(text && strstr(text, "\"from_blocks\":32768,\"blocks\":8192"),
+	      "no resize event 32768 -> 8192 blocks in %s", trace);
+	free(text);
 }
 
 /* MODE SENSE(6), all pages: the WP bit of the header, or -1 when the command fails. */
