@@ -284,7 +284,8 @@ for c in /sys/class/iscsi_connection/connection*; do
 	[ -e "$c/state" ] && watch="$watch --watch ${c##*/}.state=$c/state"
 done
 [ -n "$test_dev" ] || fail "no disk for the LUN under test ($FL_TEST_LUN)"
-# The LUN under test comes first: steps without "lun" use it.
+# The LUN under test comes first: steps without "lun" (or naming a LUN without
+# a disk) use it.
 devargs="--dev $FL_TEST_LUN=$test_dev $devargs"
 {
 	echo "{"
@@ -306,8 +307,9 @@ devargs="--dev $FL_TEST_LUN=$test_dev $devargs"
 
 mark "workload start"
 # shellcheck disable=SC2086
-"$FL_AGENT" --check "$FL_CHECK" --out "$R" $devargs ${healthy_dev:+--healthy "$healthy_dev"} \
-	$watch ${FL_CTL:+--ctl "$FL_CTL"} --faultlun "$FL_FAULTLUN" 2>>"$R/agent.log"
+"$FL_AGENT" --scenario "$FL_SCENARIO" --path "$FL_PATH" --out "$R" $devargs \
+	${healthy_dev:+--healthy "$healthy_dev"} $watch ${FL_CTL:+--ctl "$FL_CTL"} \
+	--faultlun "$FL_FAULTLUN" 2>>"$R/agent.log"
 rc=$?
 mark "workload end (rc $rc)"
 [ -f /var/log/tcmu-runner.log ] && cp /var/log/tcmu-runner.log "$R/tcmu-runner.log"

@@ -7,12 +7,15 @@
  * writes the job into a results folder shared with the guest, boots, waits a
  * bounded time, then merges what the guest observed (kernel log, uevents,
  * sysfs, faultlun trace, workload steps, healthy-LUN stall) into one timeline,
- * checks the scenario's check.expect entries against it and writes
- * result.json. fl_vm_report_text() / fl_vm_report_html() render a result.
+ * has the scenario's expectations judged by the one checker of scenario/
+ * (fl_check_judge) and writes result.json. The scenario is read only through
+ * scenario/ (fl_scenario_load_file), validated for the path's front end. fl_vm_report_text() / fl_vm_report_html() render a result.
  *
- * Return values of fl_vm_run: FL_VM_PASS, FL_VM_FAIL (an expectation did not
- * hold), FL_VM_ERROR (setup or guest failure, message printed), FL_VM_SKIP
- * (qemu or the kernel package cannot be had).
+ * Return values of fl_vm_run: FL_VM_PASS (every applicable expectation held,
+ * at least one applied), FL_VM_FAIL (an expectation did not hold),
+ * FL_VM_ERROR (a scenario the loader refuses, diagnostics printed; setup or
+ * guest failure, message printed), FL_VM_SKIP (qemu or the kernel package
+ * cannot be had, or no expectation applies in the VM lab).
  */
 #ifndef FL_VM_H
 #define FL_VM_H
@@ -26,7 +29,7 @@ struct fl_vm_opts {
 	const char *path;      /* "iscsi", "tcmu" or "lio" (plumbing only) */
 	const char *cache_dir; /* NULL: $XDG_CACHE_HOME/faultlun or ~/.cache/faultlun */
 	const char *accel;     /* "auto" (KVM if it boots, else TCG), "kvm", "tcg" */
-	int guest_timeout_s;   /* 0: the scenario's check.vm_timeout_s or 300 */
+	int guest_timeout_s;   /* 0: 300 */
 	int memory_mb;	       /* 0: 2048 */
 	bool quiet;	       /* no timeline on stdout */
 };

@@ -1,19 +1,20 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * vm_check.c - turns what a VM-lab guest observed into one timeline and a
- * verdict (docs/vm-lab.md, "Expectations").
+ * vm_check.c - turns what a VM-lab guest observed into one timeline and into
+ * the observations (struct fl_obs) that the one checker of scenario/
+ * (fl_check_judge, scenario/fl_check.h) judges (docs/vm-lab.md,
+ * "Expectations").
  *
  * Inputs (in the results share, all on the guest's CLOCK_MONOTONIC): the
  * kernel log (/dev/kmsg records "PRI,SEQ,USEC,FLAGS;TEXT"), uevents, sysfs
  * changes, workload steps, healthy-LUN probes, the faultlun trace (t_us since
  * its engine started, aligned on the agent's "engine start" marker).
- * The error-handler steps are read from the kernel log (SCSI midlayer,
- * libiscsi with debug_libiscsi_eh, LIO's TMR lines) only; the task-management
- * functions the target received are in the timeline and in the trace (for
- * "trace" expectations), not in the "eh" sequence. Each check.expect entry
- * gets one or more verdicts with what was observed (every failing verdict
- * fails the run); an entry scoped to another runner ("runner": "libiscsi")
- * gets one verdict marked "not_applicable", counted neither way.
+ * The error-handler steps are recognised here, in the kernel log only (SCSI
+ * midlayer, libiscsi with debug_libiscsi_eh, LIO's TMR lines); the
+ * task-management functions the target received are in the timeline and in
+ * the trace, not in the "eh" sequence. The judge gives each expectation one
+ * verdict per thing it asserts: pass, fail, or not applicable (scoped to
+ * another runner, or not observable here), the last counted neither way.
  * result.json holds everything.
  */
 #include "fl_vm.h"
@@ -28,20 +29,23 @@
 
 /* Kernel-log patterns of the error handler's steps, in escalation order. */
 static const struct {
-	const char *step, *regex;
+	enum fl_eh_step step;
+	const char *regex;
 } eh_patterns[] = {
     /* scsi_error.c with logging_level ERROR bits, libiscsi with debug_libiscsi_eh, LIO */
-    {"abort", "(iscsi_eh_abort aborting|aborting command|ABORT_TASK: Found)"},
-    {"lun_reset", "(Sending BDR|iscsi_eh_device_reset LU Reset|LUN_RESET: )"},
-    {"target_reset", "(Sending target reset|iscsi_eh_target_reset tgt Reset|TARGET_WARM_RESET)"},
-    {"bus_reset", "Sending BRST"},
-    {"host_reset", "(Sending HRST|host reset)"},
-    {"conn_error", "detected conn error"},
-    {"session_reset", "iscsi_eh_session_reset"},
-    {"session_recovery_timeout", "session recovery timed out"},
-    {"offline", "(Device offlined|Offlining disk|rejecting I/O to offline)"},
-    {"io_error", "I/O error, dev"},
+    {FL_EH_ABORT, "(iscsi_eh_abort aborting|aborting command|ABORT_TASK: Found)"},
+    {FL_EH_LUN_RESET, "(Sending BDR|iscsi_eh_device_reset LU Reset|LUN_RESET: )"},
+    {FL_EH_TARGET_RESET,
+     "(Sending target reset|iscsi_eh_target_reset tgt Reset|TARGET_WARM_RESET)"},
+    {FL_EH_BUS_RESET, "Sending BRST"},
+    {FL_EH_HOST_RESET, "(Sending HRST|host reset)"},
+    {FL_EH_CONN_ERROR, "detected conn error"},
+    {FL_EH_SESSION_RESET, "iscsi_eh_session_reset"},
+    {FL_EH_SESSION_RECOVERY_TIMEOUT, "session recovery timed out"},
+    {FL_EH_OFFLINE, "(Device offlined|Offlining disk|rejecting I/O to offline)"},
+    {FL_EH_IO_ERROR, "I/O error, dev"},
 };
+#define EH_PATTERNS (sizeof(eh_patterns) / sizeof(eh_patterns[0]))
 
 /* Reads a JSON-lines file into an array (missing file: empty array). */
 static json_t *load_jsonl(const char *dir, const char *name)
@@ -168,376 +172,6 @@ static void shift_times(json_t *arr, double off)
 	}
 }
 
-/* Errno name of a step in steps.jsonl (or NULL if the step did not run). */
-static json_t *find_step(json_t *steps, json_int_t idx)
-{
-	size_t i;
-	json_t *s;
-	json_array_foreach(steps, i,
-			   s) if (json_integer_value(json_object_get(s, "step")) == idx) return s;
-	return NULL;
-}
-
-/* SPC-4 sense key names. */
-static const char *const sense_keys[16] = {
-    "NO_SENSE",	      "RECOVERED_ERROR", "NOT_READY",	   "MEDIUM_ERROR",
-    "HARDWARE_ERROR", "ILLEGAL_REQUEST", "UNIT_ATTENTION", "DATA_PROTECT",
-    "BLANK_CHECK",    "VENDOR_SPECIFIC", "COPY_ABORTED",   "ABORTED_COMMAND",
-    "RESERVED_C",     "VOLUME_OVERFLOW", "MISCOMPARE",	   "COMPLETED"};
-
-/* A few ASC/ASCQ names (SPC-4 Annex D) the lab's scenarios use. */
-static const struct {
-	const char *name;
-	unsigned asc, ascq;
-} asc_names[] = {
-    {"UNRECOVERED_READ_ERROR", 0x11, 0x00},
-    {"LBA_OUT_OF_RANGE", 0x21, 0x00},
-    {"SPACE_ALLOCATION_FAILED_WRITE_PROTECT", 0x27, 0x07},
-    {"WRITE_PROTECTED", 0x27, 0x00},
-    {"INVALID_FIELD_IN_CDB", 0x24, 0x00},
-    {"INVALID_COMMAND_OPERATION_CODE", 0x20, 0x00},
-    {"ASYMMETRIC_ACCESS_STATE_TRANSITION", 0x04, 0x0a},
-    {"BECOMING_READY", 0x04, 0x01},
-    {"POWER_ON_RESET", 0x29, 0x00},
-    {"CAPACITY_DATA_HAS_CHANGED", 0x2a, 0x09},
-    {"THIN_PROVISIONING_SOFT_THRESHOLD_REACHED", 0x38, 0x07},
-    {"LOGICAL_UNIT_COMMUNICATION_FAILURE", 0x08, 0x00},
-    {"WRITE_ERROR", 0x0c, 0x00},
-    {"NO_ADDITIONAL_SENSE", 0x00, 0x00},
-};
-
-/* Parses "KEY/ASC_NAME", "KEY/0xAA/0xQQ", "7/27/07"; returns 0 or -1. */
-static int parse_sense(const char *s, unsigned *key, unsigned *asc, unsigned *ascq)
-{
-	char buf[128], *parts[3] = {0};
-	int n = 0;
-	snprintf(buf, sizeof(buf), "%s", s);
-	for (char *save = NULL, *t = strtok_r(buf, "/", &save); t && n < 3;
-	     t = strtok_r(NULL, "/", &save))
-		parts[n++] = t;
-	if (n < 2)
-		return -1;
-	*key = 16;
-	for (unsigned i = 0; i < 16; i++)
-		if (!strcmp(parts[0], sense_keys[i]))
-			*key = i;
-	if (*key == 16) {
-		char *end;
-		*key = (unsigned)strtoul(parts[0], &end, 16);
-		if (*end || *key > 15)
-			return -1;
-	}
-	if (n == 3) {
-		*asc = (unsigned)strtoul(parts[1], NULL, 16);
-		*ascq = (unsigned)strtoul(parts[2], NULL, 16);
-		return 0;
-	}
-	for (size_t i = 0; i < sizeof(asc_names) / sizeof(asc_names[0]); i++)
-		if (!strcmp(parts[1], asc_names[i].name)) {
-			*asc = asc_names[i].asc;
-			*ascq = asc_names[i].ascq;
-			return 0;
-		}
-	return -1;
-}
-
-/* SAM-5 status names. */
-static const char *status_name(int st)
-{
-	switch (st) {
-	case 0x00:
-		return "GOOD";
-	case 0x02:
-		return "CHECK_CONDITION";
-	case 0x08:
-		return "BUSY";
-	case 0x18:
-		return "RESERVATION_CONFLICT";
-	case 0x28:
-		return "TASK_SET_FULL";
-	case 0x40:
-		return "TASK_ABORTED";
-	default:
-		return "OTHER";
-	}
-}
-
-/* Records one verdict. */
-static void verdict(json_t *out, json_t *expect, bool ok, const char *what, const char *observed)
-{
-	json_array_append_new(out, json_pack("{s:O,s:b,s:s,s:s}", "expect", expect, "ok", ok,
-					     "what", what, "observed", observed));
-}
-
-/* Does observed (a list of step names) contain want as an ordered subsequence? */
-static bool subsequence(json_t *want, json_t *observed)
-{
-	size_t j = 0, n = json_array_size(observed);
-	size_t i;
-	json_t *w;
-	json_array_foreach(want, i, w)
-	{
-		while (j < n &&
-		       strcmp(json_string_value(json_array_get(observed, j)), json_string_value(w)))
-			j++;
-		if (j == n)
-			return false;
-		j++;
-	}
-	return true;
-}
-
-/* Joins a JSON array of strings. */
-static void join(json_t *arr, char *buf, size_t len)
-{
-	buf[0] = 0;
-	size_t i;
-	json_t *v;
-	json_array_foreach(arr, i, v)
-	{
-		if (i)
-			strncat(buf, " -> ", len - strlen(buf) - 1);
-		strncat(buf, json_is_string(v) ? json_string_value(v) : "?", len - strlen(buf) - 1);
-	}
-}
-
-/* Does trace line o match every string/number key of want (but min/max)? */
-static bool trace_matches(json_t *o, json_t *want)
-{
-	const char *k;
-	json_t *v;
-	json_object_foreach(want, k, v)
-	{
-		if (!strcmp(k, "min") || !strcmp(k, "max"))
-			continue;
-		json_t *have = json_object_get(o, k);
-		if (!have || !json_equal(have, v))
-			return false;
-	}
-	return true;
-}
-
-/* Checks one expectation; appends its verdict. */
-static void check_one(json_t *e, json_t *ctx, json_t *verdicts)
-{
-	char what[512], obs[2048];
-	json_t *steps = json_object_get(ctx, "steps");
-	if (json_object_get(e, "step")) {
-		json_int_t idx = json_integer_value(json_object_get(e, "step"));
-		json_t *s = find_step(steps, idx);
-		json_t *want_errno = json_object_get(e, "errno");
-		if (want_errno) {
-			const char *got = s ? json_string_value(json_object_get(s, "errno")) : NULL;
-			bool ok = false;
-			if (json_is_string(want_errno)) {
-				ok = got && !strcmp(got, json_string_value(want_errno));
-				snprintf(what, sizeof(what), "step %lld errno %s", (long long)idx,
-					 json_string_value(want_errno));
-			} else {
-				size_t i;
-				json_t *w;
-				json_array_foreach(want_errno, i, w) ok |=
-				    got && json_is_string(w) && !strcmp(got, json_string_value(w));
-				char alts[256];
-				join(want_errno, alts, sizeof(alts));
-				snprintf(what, sizeof(what), "step %lld errno one of %s",
-					 (long long)idx, alts);
-			}
-			snprintf(obs, sizeof(obs), "%s%s", got ? got : "step did not run",
-				 s ? "" : "");
-			if (s)
-				snprintf(obs + strlen(obs), sizeof(obs) - strlen(obs),
-					 " after %.0f ms",
-					 json_number_value(json_object_get(s, "elapsed_ms")));
-			verdict(verdicts, e, ok, what, obs);
-		}
-		json_t *within = json_object_get(e, "within_ms");
-		if (within) {
-			double ms = s ? json_number_value(json_object_get(s, "elapsed_ms")) : -1;
-			snprintf(what, sizeof(what), "step %lld ends within %.0f ms",
-				 (long long)idx, json_number_value(within));
-			snprintf(obs, sizeof(obs), s ? "%.0f ms" : "step did not run", ms);
-			verdict(verdicts, e, s && ms <= json_number_value(within), what, obs);
-		}
-		json_t *at_least = json_object_get(e, "min_ms");
-		if (at_least) {
-			double ms = s ? json_number_value(json_object_get(s, "elapsed_ms")) : -1;
-			snprintf(what, sizeof(what), "step %lld takes at least %.0f ms",
-				 (long long)idx, json_number_value(at_least));
-			snprintf(obs, sizeof(obs), s ? "%.0f ms" : "step did not run", ms);
-			verdict(verdicts, e, s && ms >= json_number_value(at_least), what, obs);
-		}
-		json_t *want_status = json_object_get(e, "status"),
-		       *want_sense = json_object_get(e, "sense");
-		if (want_status || want_sense) {
-			bool ok = s && json_object_get(s, "status");
-			snprintf(what, sizeof(what), "step %lld status %s sense %s", (long long)idx,
-				 want_status ? json_string_value(want_status) : "*",
-				 want_sense ? json_string_value(want_sense) : "*");
-			if (!ok) {
-				snprintf(obs, sizeof(obs), "no SG_IO status (step %s)",
-					 s ? json_string_value(json_object_get(s, "errno"))
-					   : "did not run");
-			} else {
-				int st = (int)json_integer_value(json_object_get(s, "status"));
-				json_t *k = json_object_get(s, "sense_key");
-				unsigned key = (unsigned)json_integer_value(k);
-				unsigned asc =
-				    (unsigned)json_integer_value(json_object_get(s, "asc"));
-				unsigned ascq =
-				    (unsigned)json_integer_value(json_object_get(s, "ascq"));
-				if (want_status &&
-				    strcmp(status_name(st), json_string_value(want_status)))
-					ok = false;
-				if (want_sense) {
-					unsigned wk, wa, wq;
-					if (parse_sense(json_string_value(want_sense), &wk, &wa,
-							&wq) < 0)
-						ok = false;
-					else if (!k || wk != key || wa != asc || wq != ascq)
-						ok = false;
-				}
-				if (k)
-					snprintf(
-					    obs, sizeof(obs),
-					    "status %s (0x%02x) sense %s/0x%02x/0x%02x, host 0x%x",
-					    status_name(st), st, sense_keys[key & 15], asc, ascq,
-					    (unsigned)json_integer_value(
-						json_object_get(s, "host_status")));
-				else
-					snprintf(obs, sizeof(obs),
-						 "status %s (0x%02x), no sense, host 0x%x",
-						 status_name(st), st,
-						 (unsigned)json_integer_value(
-						     json_object_get(s, "host_status")));
-			}
-			verdict(verdicts, e, ok, what, obs);
-		}
-		if (!want_errno && !within && !at_least && !want_status && !want_sense) {
-			/* Nothing else to compare: the entry holds when the step ran. */
-			snprintf(what, sizeof(what), "step %lld ran", (long long)idx);
-			snprintf(obs, sizeof(obs), "%s",
-				 s ? json_string_value(json_object_get(s, "errno")) ?: "?"
-				   : "step did not run");
-			verdict(verdicts, e, s != NULL, what, obs);
-		}
-		return;
-	}
-	if (json_object_get(e, "kernel_log")) {
-		const char *re_s = json_string_value(json_object_get(e, "kernel_log"));
-		regex_t re;
-		if (!re_s || regcomp(&re, re_s, REG_EXTENDED | REG_NOSUB)) {
-			verdict(verdicts, e, false, "kernel_log", "invalid regular expression");
-			return;
-		}
-		size_t i, count = 0;
-		json_t *k;
-		const char *first = NULL;
-		json_array_foreach(json_object_get(ctx, "kmsg"), i, k)
-		{
-			const char *t = json_string_value(json_object_get(k, "text"));
-			if (!regexec(&re, t, 0, NULL, 0) && !strstr(t, "faultlun-agent:")) {
-				if (!first)
-					first = t;
-				count++;
-			}
-		}
-		regfree(&re);
-		json_t *c = json_object_get(e, "count"), *mn = json_object_get(e, "min"),
-		       *mx = json_object_get(e, "max");
-		bool ok = count >= 1;
-		if (c)
-			ok = count == (size_t)json_integer_value(c);
-		if (mn)
-			ok = count >= (size_t)json_integer_value(mn);
-		if (mx)
-			ok = ok && count <= (size_t)json_integer_value(mx);
-		if (c || mn || mx)
-			snprintf(what, sizeof(what), "kernel log /%s/ %s%lld", re_s,
-				 c    ? "count "
-				 : mn ? "at least "
-				      : "at most ",
-				 (long long)json_integer_value(c    ? c
-							       : mn ? mn
-								    : mx));
-		else
-			snprintf(what, sizeof(what), "kernel log /%s/", re_s);
-		snprintf(obs, sizeof(obs), "%zu matching line%s%s%s%s", count,
-			 count == 1 ? "" : "s", first ? ", first: \"" : "", first ? first : "",
-			 first ? "\"" : "");
-		verdict(verdicts, e, ok, what, obs);
-		return;
-	}
-	if (json_object_get(e, "eh")) {
-		json_t *want = json_object_get(e, "eh"),
-		       *seen = json_object_get(ctx, "eh_sequence");
-		char w[400], s[1024];
-		join(want, w, sizeof(w));
-		join(seen, s, sizeof(s));
-		snprintf(what, sizeof(what), "error-handler steps in order: %s", w);
-		snprintf(obs, sizeof(obs), "%s", *s ? s : "(no error-handler step)");
-		verdict(verdicts, e, subsequence(want, seen), what, obs);
-		return;
-	}
-	if (json_object_get(e, "device_state")) {
-		const char *want = json_string_value(json_object_get(e, "device_state"));
-		const char *got = json_string_value(json_object_get(ctx, "device_state"));
-		json_t *lun = json_object_get(e, "lun");
-		if (json_is_integer(lun)) {
-			char name[64];
-			snprintf(name, sizeof(name), "lun%lld.state",
-				 (long long)json_integer_value(lun));
-			got =
-			    json_string_value(json_object_get(json_object_get(ctx, "sysfs"), name));
-		}
-		snprintf(what, sizeof(what), "device state %s at the end", want ? want : "?");
-		snprintf(obs, sizeof(obs), "%s", got ? got : "(unknown)");
-		verdict(verdicts, e, want && got && !strcmp(want, got), what, obs);
-		return;
-	}
-	if (json_object_get(e, "max_stall_ms")) {
-		double want = json_number_value(json_object_get(e, "max_stall_ms"));
-		json_t *got = json_object_get(ctx, "max_stall_ms");
-		/* "min": the healthy LUN must also stall at least that long (host-wide EH). */
-		json_t *mn = json_object_get(e, "min");
-		double lo = mn ? json_number_value(mn) : 0;
-		if (mn)
-			snprintf(what, sizeof(what), "healthy LUN stalls between %.0f and %.0f ms",
-				 lo, want);
-		else
-			snprintf(what, sizeof(what), "healthy LUN stalls at most %.0f ms", want);
-		if (!got)
-			snprintf(obs, sizeof(obs),
-				 "no healthy-LUN probe (needs a LUN no step uses)");
-		else
-			snprintf(obs, sizeof(obs), "longest healthy-LUN read %.0f ms",
-				 json_number_value(got));
-		verdict(verdicts, e,
-			got && json_number_value(got) <= want && json_number_value(got) >= lo, what,
-			obs);
-		return;
-	}
-	if (json_object_get(e, "trace")) {
-		json_t *want = json_object_get(e, "trace");
-		size_t i, count = 0;
-		json_t *o;
-		json_array_foreach(json_object_get(ctx, "trace"), i, o) count +=
-		    trace_matches(o, want);
-		json_t *mn = json_object_get(want, "min"), *mx = json_object_get(want, "max");
-		long long lo = mn ? json_integer_value(mn) : 1,
-			  hi = mx ? json_integer_value(mx) : -1;
-		char *ws = json_dumps(want, JSON_COMPACT);
-		snprintf(what, sizeof(what), "trace %s", ws ? ws : "?");
-		free(ws);
-		snprintf(obs, sizeof(obs), "%zu matching trace event%s", count,
-			 count == 1 ? "" : "s");
-		verdict(verdicts, e, (long long)count >= lo && (hi < 0 || (long long)count <= hi),
-			what, obs);
-		return;
-	}
-	verdict(verdicts, e, false, "unknown expectation", "the VM lab does not know this entry");
-}
-
 /* Human text for a workload step's start. */
 static void step_text(json_t *s, char *buf, size_t len)
 {
@@ -557,7 +191,10 @@ static void step_text(json_t *s, char *buf, size_t len)
 	}
 }
 
-/* Reads every trace file of the run into one array with guest times "t". */
+/*
+ * Reads every trace file of the run into the timeline (guest times "t") and
+ * returns its events as compact JSON lines (without the guest time).
+ */
 static json_t *load_traces(const char *dir, json_t *kmsg, json_t *tl, double off)
 {
 	json_t *all = json_array();
@@ -588,6 +225,10 @@ static json_t *load_traces(const char *dir, json_t *kmsg, json_t *tl, double off
 		json_t *o;
 		json_array_foreach(arr, i, o)
 		{
+			char *line = json_dumps(o, JSON_COMPACT);
+			if (line)
+				json_array_append_new(all, json_string(line));
+			free(line);
 			double t = base + json_integer_value(json_object_get(o, "t_us")) / 1e6;
 			json_object_set_new(o, "t", json_real(t));
 			char text[512];
@@ -606,7 +247,6 @@ static json_t *load_traces(const char *dir, json_t *kmsg, json_t *tl, double off
 				free(vs);
 			}
 			add_event(tl, t, "target", text);
-			json_array_append(all, o);
 		}
 		json_decref(arr);
 	}
@@ -635,8 +275,198 @@ static json_t *guest_phases(json_t *kmsg)
 	return o;
 }
 
+/* The record of step idx in steps.jsonl, or NULL. */
+static json_t *find_step(json_t *steps, size_t idx)
+{
+	size_t i;
+	json_t *s;
+
+	json_array_foreach(steps, i, s)
+	{
+		json_t *n = json_object_get(s, "step");
+		if (json_is_integer(n) && json_integer_value(n) == (json_int_t)idx)
+			return s;
+	}
+	return NULL;
+}
+
+/* What the agent recorded of a step, as the checker's observation. */
+static void step_obs(json_t *rec, const struct fl_step *step, struct fl_step_obs *o)
+{
+	memset(o, 0, sizeof(*o));
+	if (!rec) {
+		o->end = FL_END_NOT_RUN;
+		snprintf(o->why, sizeof(o->why), "the agent recorded no end of this step");
+		return;
+	}
+	const char *e = json_string_value(json_object_get(rec, "errno"));
+	if (!e)
+		e = "CRASHED";
+	o->end = !strcmp(e, "TIMEOUT")	 ? FL_END_TIMEOUT
+		 : !strcmp(e, "CRASHED") ? FL_END_CRASHED
+					 : FL_END_DONE;
+	snprintf(o->errno_name, sizeof(o->errno_name), "%s", e);
+	json_t *st = json_object_get(rec, "status");
+	if (json_is_integer(st)) {
+		o->has_status = true;
+		o->status = (uint8_t)json_integer_value(st);
+	}
+	if (json_is_integer(json_object_get(rec, "sense_key"))) {
+		o->has_sense = true;
+		o->key = (uint8_t)json_integer_value(json_object_get(rec, "sense_key"));
+		o->asc = (uint8_t)json_integer_value(json_object_get(rec, "asc"));
+		o->ascq = (uint8_t)json_integer_value(json_object_get(rec, "ascq"));
+	}
+	o->elapsed_ms = json_number_value(json_object_get(rec, "elapsed_ms"));
+	/* Records of a single run before repeats_done was always written: 1 if it held. */
+	json_t *rd = json_object_get(rec, "repeats_done");
+	if (json_is_integer(rd))
+		o->repeats_done = (uint32_t)json_integer_value(rd);
+	else
+		o->repeats_done = o->end == FL_END_DONE && !strcmp(e, "OK") ? step->repeat : 0;
+}
+
+/* The last sampled device/state of each LUN, for the checker. */
+struct state_ctx {
+	json_t *last_values;
+	int test_lun;
+};
+
+/* fl_obs.device_state: the last sysfs device/state text of a LUN, or NULL. */
+static const char *device_state(void *arg, int lun)
+{
+	const struct state_ctx *c = arg;
+	char name[32];
+
+	snprintf(name, sizeof(name), "lun%d.state", lun < 0 ? c->test_lun : lun);
+	return json_string_value(json_object_get(c->last_values, name));
+}
+
+/* Names of the expectation kinds in result.json. */
+static const char *kind_name(enum fl_expect_kind k)
+{
+	switch (k) {
+	case FL_EX_ERRNO:
+		return "errno";
+	case FL_EX_STATUS:
+		return "status";
+	case FL_EX_SENSE:
+		return "sense";
+	case FL_EX_WITHIN:
+		return "within_ms";
+	case FL_EX_MIN_MS:
+		return "min_ms";
+	case FL_EX_RAN:
+		return "ran";
+	case FL_EX_KERNEL_LOG:
+		return "kernel_log";
+	case FL_EX_EH:
+		return "eh";
+	case FL_EX_DEVICE_STATE:
+		return "device_state";
+	case FL_EX_STALL:
+		return "max_stall_ms";
+	case FL_EX_TRACE:
+		return "trace";
+	}
+	return "?";
+}
+
+/*
+ * Judges the check against what the guest recorded (the observations also go
+ * to RUN_DIR/obs.json, fl_obs_write); returns the verdicts as
+ * result.json entries ({expect, kind, verdict, ok, what, observed}; "ok" only
+ * for pass and fail) and sets *exit_code as fl_verdicts_exit (0, 1, or 77
+ * when none applied).
+ */
+static json_t *judge(const struct fl_scenario *sc, const char *run_dir, json_t *steps, json_t *kmsg,
+		     json_t *eh, json_t *last_values, double max_stall, json_t *trace,
+		     int *exit_code)
+{
+	const struct fl_check *check = fl_scenario_check(sc);
+	static const struct fl_check none;
+	json_t *out = json_array();
+	size_t i;
+	json_t *o;
+
+	if (!check)
+		check = &none;
+	struct fl_step_obs *so = calloc(check->nsteps ? check->nsteps : 1, sizeof(*so));
+	const char **lines = calloc(json_array_size(kmsg) + 1, sizeof(*lines));
+	const char **events = calloc(json_array_size(trace) + 1, sizeof(*events));
+	enum fl_eh_step *seq = calloc(json_array_size(eh) + 1, sizeof(*seq));
+	struct fl_verdict *v = NULL;
+	int n = -ENOMEM;
+
+	*exit_code = FL_VM_ERROR;
+	if (!so || !lines || !events || !seq)
+		goto out;
+	for (size_t k = 0; k < check->nsteps; k++)
+		step_obs(find_step(steps, k), &check->steps[k], &so[k]);
+	size_t nlines = 0, nevents = 0, nseq = 0;
+	json_array_foreach(kmsg, i, o)
+	{
+		const char *t = json_string_value(json_object_get(o, "text"));
+		if (t && !strstr(t, "faultlun-agent:"))
+			lines[nlines++] = t;
+	}
+	json_array_foreach(trace, i, o) events[nevents++] = json_string_value(o);
+	json_array_foreach(eh, i, o) seq[nseq++] = (enum fl_eh_step)json_integer_value(o);
+	struct state_ctx states = {.last_values = last_values, .test_lun = vm_test_lun(sc)};
+	struct fl_obs obs = {
+	    .runner = FL_RUNNER_VM,
+	    .steps = so,
+	    .nsteps = check->nsteps,
+	    .can_status_all = false,
+	    .has_kernel = true,
+	    .kmsg = lines,
+	    .nkmsg = nlines,
+	    .eh = seq,
+	    .neh = nseq,
+	    .device_state = device_state,
+	    .device_state_arg = &states,
+	    .test_lun = states.test_lun,
+	    .has_stall = true,
+	    .max_stall_ms = max_stall,
+	    .has_trace = true,
+	    .trace = events,
+	    .ntrace = nevents,
+	};
+	/* The observations as the checker saw them, to judge them again elsewhere. */
+	char p[PATH_MAX];
+	snprintf(p, sizeof(p), "%s/obs.json", run_dir);
+	if (fl_obs_write(&obs, p) < 0)
+		fprintf(stderr, "faultlun vm: cannot write %s\n", p);
+	n = fl_check_judge(check, &obs, &v);
+	if (n < 0)
+		goto out;
+	for (int k = 0; k < n; k++) {
+		static const char *const word[] = {
+		    [FL_VERDICT_PASS] = "pass",
+		    [FL_VERDICT_FAIL] = "fail",
+		    [FL_VERDICT_NA] = "not_applicable",
+		};
+		json_t *e = json_pack("{s:I,s:s,s:s,s:s,s:s}", "expect", (json_int_t)v[k].expect,
+				      "kind", kind_name(v[k].kind), "verdict", word[v[k].v], "what",
+				      v[k].what, "observed", v[k].observed);
+		if (e && v[k].v != FL_VERDICT_NA)
+			json_object_set_new(e, "ok", json_boolean(v[k].v == FL_VERDICT_PASS));
+		json_array_append_new(out, e);
+	}
+	*exit_code = fl_verdicts_exit(v, (size_t)n);
+out:
+	if (n < 0)
+		fprintf(stderr, "faultlun vm: cannot judge the run: %s\n", strerror(-n));
+	free(v);
+	free(so);
+	free(lines);
+	free(events);
+	free(seq);
+	return out;
+}
+
 /* See vm_internal.h. */
-int vm_check_run(json_t *sc, const struct vm_run_info *info)
+int vm_check_run(const struct fl_scenario *sc, const struct vm_run_info *info)
 {
 	const char *dir = info->results;
 	char p[PATH_MAX], buf[1024];
@@ -654,12 +484,12 @@ int vm_check_run(json_t *sc, const struct vm_run_info *info)
 	shift_times(sysfs, off);
 	shift_times(stall, off);
 
-	/* Kernel log, with the error-handler steps recognised. */
-	regex_t res[sizeof(eh_patterns) / sizeof(eh_patterns[0])];
-	for (size_t k = 0; k < sizeof(eh_patterns) / sizeof(eh_patterns[0]); k++)
+	/* Kernel log, with the error-handler steps recognised after the workload starts. */
+	regex_t res[EH_PATTERNS];
+	for (size_t k = 0; k < EH_PATTERNS; k++)
 		regcomp(&res[k], eh_patterns[k].regex, REG_EXTENDED | REG_NOSUB);
-	json_t *eh = json_array(), *eh_seq = json_array();
-	const char *last_step = "";
+	json_t *eh = json_array(), *eh_seq = json_array(), *eh_ids = json_array();
+	int last_step = -1;
 	double t_workload = kmsg_time_of(kmsg, "faultlun-agent: workload start");
 	json_array_foreach(kmsg, i, o)
 	{
@@ -669,18 +499,22 @@ int vm_check_run(json_t *sc, const struct vm_run_info *info)
 		add_event(tl, t, agent ? "agent" : "kernel", text);
 		if (agent || t < t_workload)
 			continue;
-		for (size_t k = 0; k < sizeof(eh_patterns) / sizeof(eh_patterns[0]); k++) {
+		for (size_t k = 0; k < EH_PATTERNS; k++) {
+			enum fl_eh_step step = eh_patterns[k].step;
 			if (regexec(&res[k], text, 0, NULL, 0))
 				continue;
 			json_array_append_new(eh, json_pack("{s:f,s:s,s:s}", "t", t, "step",
-							    eh_patterns[k].step, "text", text));
-			if (strcmp(last_step, eh_patterns[k].step))
-				json_array_append_new(eh_seq, json_string(eh_patterns[k].step));
-			last_step = eh_patterns[k].step;
+							    fl_eh_names[step], "text", text));
+			/* Repeats of one step in a row count once. */
+			if (last_step != (int)step) {
+				json_array_append_new(eh_seq, json_string(fl_eh_names[step]));
+				json_array_append_new(eh_ids, json_integer(step));
+			}
+			last_step = (int)step;
 			break;
 		}
 	}
-	for (size_t k = 0; k < sizeof(eh_patterns) / sizeof(eh_patterns[0]); k++)
+	for (size_t k = 0; k < EH_PATTERNS; k++)
 		regfree(&res[k]);
 
 	/* The target's trace (its TMF events stay out of the error-handler steps). */
@@ -727,6 +561,7 @@ int vm_check_run(json_t *sc, const struct vm_run_info *info)
 			 json_number_value(json_object_get(o, "elapsed_ms")));
 		add_event(tl, json_real_value(json_object_get(o, "t1")), "workload", buf);
 	}
+	/* The healthy LUN's longest read; -1 when there is no healthy LUN to probe. */
 	double max_stall = -1;
 	json_array_foreach(stall, i, o)
 	{
@@ -747,30 +582,11 @@ int vm_check_run(json_t *sc, const struct vm_run_info *info)
 	}
 	tl = sort_timeline(tl);
 
-	/* The context the expectations are checked against. */
 	snprintf(p, sizeof(p), "%s/guest.json", dir);
 	json_t *guest = json_load_file(p, 0, NULL);
 	const char *test_dev = json_string_value(json_object_get(guest, "test_dev"));
-	json_t *check = json_object_get(sc, "check");
-	json_t *l0 = json_object_get(json_array_get(json_object_get(check, "workload"), 0), "lun");
-	json_int_t test_lun = json_is_integer(l0) ? json_integer_value(l0) : -1;
-	if (test_lun < 0) {
-		json_t *first = json_array_get(json_object_get(sc, "luns"), 0);
-		test_lun = json_is_integer(json_object_get(first, "lun"))
-			       ? json_integer_value(json_object_get(first, "lun"))
-			       : 0;
-	}
-	snprintf(buf, sizeof(buf), "lun%lld.state", (long long)test_lun);
-	json_t *ctx = json_pack("{s:O,s:O,s:O,s:O}", "steps", steps, "kmsg", kmsg, "eh_sequence",
-				eh_seq, "trace", trace);
-	if (json_object_get(last_values, buf))
-		json_object_set(ctx, "device_state", json_object_get(last_values, buf));
-	json_object_set(ctx, "sysfs", last_values);
-	if (max_stall >= 0)
-		json_object_set_new(ctx, "max_stall_ms", json_real(max_stall));
 
 	/* Verdicts. */
-	json_t *verdicts = json_array();
 	char done_text[256] = "";
 	snprintf(p, sizeof(p), "%s/done", dir);
 	FILE *df = fopen(p, "r");
@@ -787,40 +603,33 @@ int vm_check_run(json_t *sc, const struct vm_run_info *info)
 		error = "the guest stopped before the agent finished (see console.log)";
 	else if (!strncmp(done_text, "setup-failed", 12))
 		error = done_text;
-	size_t fails = 0, n_expect = 0;
-	json_array_foreach(json_object_get(check, "expect"), i, o)
-	{
-		size_t before = json_array_size(verdicts);
-		const char *runner = json_string_value(json_object_get(o, "runner"));
-		if (runner && strcmp(runner, "vm")) {
-			/* Scoped to another runner: shown, counted neither way. */
-			snprintf(buf, sizeof(buf), "only the %s runner checks this entry", runner);
-			verdict(verdicts, o, true, "not applicable in the VM lab", buf);
-			json_object_set_new(json_array_get(verdicts, before), "not_applicable",
-					    json_true());
-			continue;
-		}
-		n_expect++;
-		check_one(o, ctx, verdicts);
-		/* Every verdict of the entry counts, not only its last. */
-		for (size_t j = before; j < json_array_size(verdicts); j++)
-			if (!json_is_true(json_object_get(json_array_get(verdicts, j), "ok")))
-				fails++;
-	}
-	const char *v = error ? "ERROR" : fails ? "FAIL" : n_expect ? "PASS" : "PASS";
+	int judged;
+	json_t *verdicts =
+	    judge(sc, info->run_dir, steps, kmsg, eh_ids, last_values, max_stall, trace, &judged);
+	/* fl_verdicts_exit's 0, 1 and 77 are FL_VM_PASS, FL_VM_FAIL and FL_VM_SKIP. */
+	int rc = error ? FL_VM_ERROR : judged;
+	const char *v = error		   ? "ERROR"
+			: rc == FL_VM_PASS ? "PASS"
+			: rc == FL_VM_FAIL ? "FAIL"
+			: rc == FL_VM_SKIP ? "N/A"
+					   : "ERROR";
+	if (rc == FL_VM_SKIP)
+		fprintf(stderr,
+			"faultlun vm: no expectation of %s applies in the VM lab: nothing "
+			"was checked\n",
+			info->scenario);
 
 	/* result.json */
 	double total = vm_now() - info->t_start;
 	json_t *wall = json_pack("{s:f,s:f,s:f}", "total_s", total, "guest_assembly_s",
 				 info->wall_guest_build_s, "qemu_s", info->wall_qemu_s);
 	json_object_set_new(wall, "guest_phases", guest_phases(kmsg));
-	json_t *result =
-	    json_pack("{s:i,s:s,s:s,s:s,s:s,s:s,s:s,s:O,s:O,s:O,s:O,s:O,s:O,s:o}",
-		      "faultlun_vm_result", 1, "scenario", info->scenario, "name",
-		      json_string_value(json_object_get(sc, "name")) ?: info->scenario, "path",
-		      info->path, "accel", info->accel, "guest", info->guest, "verdict", v,
-		      "expectations", verdicts, "steps", steps, "eh", eh, "eh_sequence", eh_seq,
-		      "timeline", tl, "final_sysfs", last_values, "wall", wall);
+	json_t *result = json_pack(
+	    "{s:i,s:s,s:s,s:s,s:s,s:s,s:s,s:O,s:O,s:O,s:O,s:O,s:O,s:o}", "faultlun_vm_result", 1,
+	    "scenario", info->scenario, "name", fl_scenario_name(sc) ?: info->scenario, "path",
+	    info->path, "accel", info->accel, "guest", info->guest, "verdict", v, "expectations",
+	    verdicts, "steps", steps, "eh", eh, "eh_sequence", eh_seq, "timeline", tl,
+	    "final_sysfs", last_values, "wall", wall);
 	if (error)
 		json_object_set_new(result, "error", json_string(error));
 	if (guest)
@@ -831,13 +640,11 @@ int vm_check_run(json_t *sc, const struct vm_run_info *info)
 		json_object_set_new(result, "test_dev", json_string(test_dev));
 	json_object_set_new(result, "run_dir", json_string(info->run_dir));
 	snprintf(p, sizeof(p), "%s/result.json", info->run_dir);
-	int rc = error ? FL_VM_ERROR : fails ? FL_VM_FAIL : FL_VM_PASS;
 	if (json_dump_file(result, p, JSON_INDENT(1) | JSON_PRESERVE_ORDER) < 0) {
 		fprintf(stderr, "faultlun vm: cannot write %s\n", p);
 		rc = FL_VM_ERROR;
 	}
 	json_decref(result);
-	json_decref(ctx);
 	json_decref(guest);
 	json_decref(kmsg);
 	json_decref(steps);
@@ -848,6 +655,7 @@ int vm_check_run(json_t *sc, const struct vm_run_info *info)
 	json_decref(tl);
 	json_decref(eh);
 	json_decref(eh_seq);
+	json_decref(eh_ids);
 	json_decref(verdicts);
 	json_decref(last_values);
 	return rc;

@@ -6,6 +6,9 @@
 #ifndef FL_VM_INTERNAL_H
 #define FL_VM_INTERNAL_H
 
+#include "fl_check.h"
+#include "fl_scenario.h"
+
 #include <jansson.h>
 #include <stdbool.h>
 
@@ -20,7 +23,12 @@ struct vm_run_info {
 double vm_now(void);
 int vm_mkdirs(const char *path);
 
-/* Reads the guest's outputs, checks sc's expectations, writes result.json. */
-int vm_check_run(json_t *sc, const struct vm_run_info *info);
+/* The LUN under test: step 0's LUN, else the scenario's first LUN. */
+int vm_test_lun(const struct fl_scenario *sc);
+/* The healthy LUN: the last LUN that no step names and is not under test; -1: none. */
+int vm_healthy_lun(const struct fl_scenario *sc);
+
+/* Reads the guest's outputs, judges sc's expectations, writes result.json. */
+int vm_check_run(const struct fl_scenario *sc, const struct vm_run_info *info);
 
 #endif

@@ -29,6 +29,21 @@ static json_t *load_result(const char *path)
 	return r;
 }
 
+/*
+ * PASS, FAIL or N/A of one verdict of result.json ("verdict": pass, fail,
+ * not_applicable; results written before that key have only "ok").
+ */
+static const char *verdict_word(json_t *v)
+{
+	const char *w = json_string_value(json_object_get(v, "verdict"));
+
+	if (w)
+		return !strcmp(w, "pass") ? "PASS" : !strcmp(w, "fail") ? "FAIL" : "N/A";
+	if (json_is_true(json_object_get(v, "not_applicable")))
+		return "N/A";
+	return json_is_true(json_object_get(v, "ok")) ? "PASS" : "FAIL";
+}
+
 /* Time origin of the timeline: the workload's first step, else the first event. */
 static double origin(json_t *r)
 {
@@ -85,14 +100,9 @@ int fl_vm_report_text(const char *result_json, FILE *out, bool timeline)
 		    json_number_value(json_object_get(o, "elapsed_ms")));
 	json_array_foreach(json_object_get(r, "expectations"), i, o)
 	{
-		bool ok = json_is_true(json_object_get(o, "ok"));
-		bool na = json_is_true(json_object_get(o, "not_applicable"));
-		fprintf(out, "  %s  %s\n",
-			na   ? "N/A "
-			: ok ? "PASS"
-			     : "FAIL",
-			json_string_value(json_object_get(o, "what")));
-		if (!ok)
+		const char *word = verdict_word(o);
+		fprintf(out, "  %-4s  %s\n", word, json_string_value(json_object_get(o, "what")));
+		if (!strcmp(word, "FAIL"))
 			fprintf(out, "        expected: %s\n        observed: %s\n",
 				json_string_value(json_object_get(o, "what")),
 				json_string_value(json_object_get(o, "observed")));
@@ -121,6 +131,7 @@ int fl_vm_report_text(const char *result_json, FILE *out, bool timeline)
 	int rc = !v		      ? FL_VM_ERROR
 		 : !strcmp(v, "PASS") ? FL_VM_PASS
 		 : !strcmp(v, "FAIL") ? FL_VM_FAIL
+		 : !strcmp(v, "N/A")  ? FL_VM_SKIP
 				      : FL_VM_ERROR;
 	json_decref(r);
 	return rc;
@@ -286,10 +297,7 @@ int fl_vm_report_html(const char *result_json, const char *html_path)
 		   "<th>observed</th></tr>\n");
 	json_array_foreach(json_object_get(r, "expectations"), i, o)
 	{
-		bool ok = json_is_true(json_object_get(o, "ok"));
-		const char *word = json_is_true(json_object_get(o, "not_applicable")) ? "N/A"
-				   : ok						      ? "PASS"
-										      : "FAIL";
+		const char *word = verdict_word(o);
 		fprintf(f, "<tr><td class=\"%s\">%s</td><td>", word, word);
 		html_esc(f, json_string_value(json_object_get(o, "what")));
 		fprintf(f, "</td><td>");

@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * vm_run.c - the host side of one VM-lab run: guest assembly (vm/mkguest.sh
- * into the cache), the job written to the results share (job.env, the
- * scenario, its check section), the QEMU command (KVM when it boots, else
+ * vm_run.c - the host side of one VM-lab run: the scenario loaded and
+ * validated by scenario/ (the typed model gives the LUNs, the LUN under test,
+ * the healthy LUN and the knobs), guest assembly (vm/mkguest.sh into the
+ * cache), the job written to the results share (job.env and the scenario file
+ * itself, which the guest agent loads again), the QEMU command (KVM when it boots, else
  * TCG; no network device; host root read-only over 9p; a writable 9p results
  * share), a bounded wait (a stuck guest is killed with a clear message), then
  * vm_check.c turns what the guest wrote into result.json.
@@ -12,7 +14,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <jansson.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -322,51 +323,120 @@ static void env_put(FILE *f, const char *name, const char *value)
 	fputs("'\n", f);
 }
 
-/* Size in bytes of a scenario size value ("64MiB", 4096, "8blocks"). */
-static unsigned long long parse_size(json_t *v, unsigned bs, unsigned long long def)
+/* Copies the scenario file as it is (the guest's loader quotes its lines). */
+static int copy_file(const char *from, const char *to)
 {
-	if (json_is_integer(v))
-		return (unsigned long long)json_integer_value(v);
-	if (!json_is_string(v))
-		return def;
-	char *end;
-	unsigned long long n = strtoull(json_string_value(v), &end, 0);
-	static const struct {
-		const char *u;
-		unsigned long long m;
-	} units[] = {{"", 1},
-		     {"B", 1},
-		     {"KiB", 1ULL << 10},
-		     {"MiB", 1ULL << 20},
-		     {"GiB", 1ULL << 30},
-		     {"TiB", 1ULL << 40},
-		     {"K", 1ULL << 10},
-		     {"M", 1ULL << 20},
-		     {"G", 1ULL << 30},
-		     {"KB", 1000},
-		     {"MB", 1000000},
-		     {"GB", 1000000000}};
-	if (!strcmp(end, "blocks"))
-		return n * bs;
-	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++)
-		if (!strcmp(end, units[i].u))
-			return n * units[i].m;
-	return def;
+	char buf[65536];
+	int src = open(from, O_RDONLY), dst = -1, rc = 0;
+	ssize_t n;
+
+	if (src < 0)
+		return -errno;
+	dst = open(to, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	if (dst < 0) {
+		rc = -errno;
+		goto out;
+	}
+	while ((n = read(src, buf, sizeof(buf))) > 0)
+		if (write(dst, buf, (size_t)n) != n) {
+			rc = -EIO;
+			goto out;
+		}
+	if (n < 0)
+		rc = -errno;
+out:
+	if (dst >= 0 && close(dst) < 0 && !rc)
+		rc = -errno;
+	close(src);
+	return rc;
 }
 
-/* Writes job.env, scenario.json and check.json into the results share. */
-static int write_job(json_t *sc, const char *scenario, const char *path, const char *guest,
-		     const char *results)
+/* The id of the scenario's i-th LUN. */
+static int lun_id(const struct fl_scenario *sc, unsigned i)
 {
-	char p[PATH_MAX + 32], self[PATH_MAX];
-	json_t *check = json_object_get(sc, "check");
-	json_t *luns = json_object_get(sc, "luns");
+	struct fl_lun_config cfg;
+	uint16_t id = 0;
+
+	return fl_scenario_lun(sc, i, &id, &cfg) < 0 ? -1 : id;
+}
+
+/* Is lun one of the scenario's LUNs? */
+static bool has_lun(const struct fl_scenario *sc, int lun)
+{
+	for (unsigned i = 0; i < fl_scenario_lun_count(sc); i++)
+		if (lun_id(sc, i) == lun)
+			return true;
+	return false;
+}
+
+/* See vm_internal.h. A step LUN the scenario does not have means the LUN under test. */
+int vm_test_lun(const struct fl_scenario *sc)
+{
+	const struct fl_check *check = fl_scenario_check(sc);
+
+	if (check && check->nsteps && check->steps[0].lun >= 0 && has_lun(sc, check->steps[0].lun))
+		return check->steps[0].lun;
+	return fl_scenario_lun_count(sc) ? lun_id(sc, 0) : 0;
+}
+
+/* See vm_internal.h. */
+int vm_healthy_lun(const struct fl_scenario *sc)
+{
+	const struct fl_check *check = fl_scenario_check(sc);
+	int test = vm_test_lun(sc), healthy = -1;
+
+	for (unsigned i = 0; i < fl_scenario_lun_count(sc); i++) {
+		int lun = lun_id(sc, i);
+		bool used = lun == test;
+
+		for (size_t k = 0; check && k < check->nsteps; k++)
+			used |= check->steps[k].lun == lun;
+		if (!used)
+			healthy = lun;
+	}
+	return healthy;
+}
+
+/* Front ends a scenario is validated for on a lab path (as `faultlun vm` does). */
+static unsigned path_frontends(const char *path)
+{
+	if (!strcmp(path, "iscsi"))
+		return FL_FE_ISCSI;
+	if (!strcmp(path, "tcmu"))
+		return FL_FE_TCMU;
+	return FL_FE_ANY;
+}
+
+/* Loads and validates the scenario for path; prints the diagnostics on failure. */
+static int load_scenario(const char *file, const char *path, struct fl_scenario **sc)
+{
+	struct fl_diags diags = {0};
+	int rc = fl_scenario_load_file(file, path_frontends(path), sc, &diags);
+
+	if (rc < 0) {
+		fl_diags_print(&diags, stderr);
+		if (rc != -EINVAL)
+			fprintf(stderr, "faultlun vm: %s: %s\n", file, strerror(-rc));
+		else
+			fprintf(stderr, "faultlun vm: %s: not a valid scenario for path %s\n", file,
+				path);
+	}
+	fl_diags_free(&diags);
+	return rc;
+}
+
+/* Writes job.env and the scenario (copied as is) into the results share. */
+static int write_job(const struct fl_scenario *sc, const char *scenario, const char *path,
+		     const char *guest, const char *results)
+{
+	char p[PATH_MAX + 32], self[PATH_MAX], num[32];
+	const struct fl_check *check = fl_scenario_check(sc);
+	int rc;
+
 	snprintf(p, sizeof(p), "%s/scenario.json", results);
-	if (json_dump_file(sc, p, JSON_INDENT(2) | JSON_PRESERVE_ORDER) < 0)
-		return -EIO;
-	snprintf(p, sizeof(p), "%s/check.json", results);
-	if (json_dump_file(check ? check : json_object(), p, JSON_COMPACT) < 0)
-		return -EIO;
+	rc = copy_file(scenario, p);
+	if (rc < 0)
+		return rc;
 	snprintf(p, sizeof(p), "%s/job.env", results);
 	FILE *f = fopen(p, "w");
 	if (!f)
@@ -382,100 +452,74 @@ static int write_job(json_t *sc, const char *scenario, const char *path, const c
 	env_put(f, "FL_HANDLER_DIR",
 		getenv("FAULTLUN_HANDLER_DIR") ? getenv("FAULTLUN_HANDLER_DIR") : FL_TCMU_DIR);
 	env_put(f, "FL_SCENARIO", "/fl-results/scenario.json");
-	env_put(f, "FL_CHECK", "/fl-results/check.json");
-	char serve[PATH_MAX];
-	snprintf(serve, sizeof(serve),
-		 "/fl-results/scenario.json --listen 127.0.0.1:3260 --trace "
-		 "/fl-results/trace.jsonl --ctl /run/faultlun.sock");
-	env_put(f, "FL_SERVE_ARGS", serve);
+	env_put(f, "FL_SERVE_ARGS",
+		"/fl-results/scenario.json --listen 127.0.0.1:3260 --trace "
+		"/fl-results/trace.jsonl --ctl /run/faultlun.sock");
 	if (!strcmp(path, "iscsi"))
 		env_put(f, "FL_CTL", "/run/faultlun.sock");
-	char lunlist[1024] = "";
-	size_t i;
-	json_t *l;
-	int first_lun = -1, last_lun = -1;
-	json_array_foreach(luns, i, l)
-	{
-		json_t *id = json_object_get(l, "lun");
-		int lun = json_is_integer(id) ? (int)json_integer_value(id) : (int)i;
-		unsigned bs = json_is_integer(json_object_get(l, "block_size"))
-				  ? (unsigned)json_integer_value(json_object_get(l, "block_size"))
-				  : 512;
-		unsigned long long size = parse_size(json_object_get(l, "size"), bs, 1ULL << 30);
-		char one[96];
-		snprintf(one, sizeof(one), "%s%d:%llu:%u", *lunlist ? " " : "", lun, size, bs);
-		strncat(lunlist, one, sizeof(lunlist) - strlen(lunlist) - 1);
-		if (first_lun < 0)
-			first_lun = lun;
-		last_lun = lun;
-	}
-	if (first_lun < 0) {
-		snprintf(lunlist, sizeof(lunlist), "0:1073741824:512");
-		first_lun = last_lun = 0;
+	/* LUN:BYTES:BLOCK_SIZE for each LUN (a scenario without luns has LUN 0). */
+	char lunlist[2048] = "";
+	size_t used = 0;
+	for (unsigned i = 0; i < fl_scenario_lun_count(sc); i++) {
+		struct fl_lun_config cfg;
+		uint16_t id;
+
+		if (fl_scenario_lun(sc, i, &id, &cfg) < 0)
+			continue;
+		int w = snprintf(
+		    lunlist + used, sizeof(lunlist) - used, "%s%u:%llu:%u", used ? " " : "", id,
+		    (unsigned long long)cfg.num_blocks * cfg.block_size, cfg.block_size);
+		if (w < 0 || (size_t)w >= sizeof(lunlist) - used)
+			break;
+		used += (size_t)w;
 	}
 	env_put(f, "FL_LUNS", lunlist);
-	/* The LUN under test: step 0's "lun", else the first. The healthy LUN: the
-	 * last LUN no step names (none with a single LUN). */
-	json_t *wl = json_object_get(check, "workload"), *st;
-	json_t *l0 = json_object_get(json_array_get(wl, 0), "lun");
-	int test_lun = json_is_integer(l0) ? (int)json_integer_value(l0) : first_lun;
-	char num[32];
-	snprintf(num, sizeof(num), "%d", test_lun);
+	snprintf(num, sizeof(num), "%d", vm_test_lun(sc));
 	env_put(f, "FL_TEST_LUN", num);
-	num[0] = 0;
-	json_array_foreach(luns, i, l)
-	{
-		json_t *id = json_object_get(l, "lun");
-		int lun = json_is_integer(id) ? (int)json_integer_value(id) : (int)i;
-		bool used = lun == test_lun;
-		size_t k;
-		json_array_foreach(wl, k, st)
-		{
-			json_t *sl = json_object_get(st, "lun");
-			used |= json_is_integer(sl) && json_integer_value(sl) == lun;
-		}
-		if (!used)
-			snprintf(num, sizeof(num), "%d", lun);
-	}
-	(void)last_lun;
+	int healthy = vm_healthy_lun(sc);
+	if (healthy >= 0)
+		snprintf(num, sizeof(num), "%d", healthy);
+	else
+		num[0] = 0;
 	env_put(f, "FL_HEALTHY_LUN", num);
-	const char *key;
-	json_t *v;
-	json_object_foreach(json_object_get(check, "knobs"), key, v)
-	{
-		char name[128], val[64];
-		snprintf(name, sizeof(name), "FL_KNOB_%s", key);
-		for (char *s = name; *s; s++)
-			if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') ||
-			      (*s >= '0' && *s <= '9')))
-				*s = '_';
-		if (json_is_integer(v))
-			snprintf(val, sizeof(val), "%lld", (long long)json_integer_value(v));
-		else if (json_is_real(v))
-			snprintf(val, sizeof(val), "%g", json_real_value(v));
-		else if (json_is_boolean(v))
-			snprintf(val, sizeof(val), "%d", json_is_true(v) ? 1 : 0);
-		else if (json_is_string(v))
-			snprintf(val, sizeof(val), "%s", json_string_value(v));
-		else
+	/* Knobs the scenario gives (-1: not given), by their names in the scenario. */
+	for (size_t k = 0; check && k < fl_knob_count; k++) {
+		int v;
+		char name[96];
+
+		memcpy(&v, (const char *)&check->knobs + fl_knob_descs[k].offset, sizeof(v));
+		if (v < 0)
 			continue;
-		env_put(f, name, val);
+		snprintf(name, sizeof(name), "FL_KNOB_%s", fl_knob_descs[k].name);
+		snprintf(num, sizeof(num), "%d", v);
+		env_put(f, name, num);
 	}
-	(void)scenario;
-	fclose(f);
+	if (fclose(f) < 0)
+		return -errno;
 	return 0;
+}
+
+/* The name of a lab path's bit in check.paths. */
+static unsigned path_bit(const char *path)
+{
+	if (!strcmp(path, "iscsi"))
+		return FL_PATH_ISCSI;
+	if (!strcmp(path, "tcmu"))
+		return FL_PATH_TCMU;
+	return FL_PATH_LIO;
 }
 
 /* Runs one scenario on one path; see fl_vm.h. */
 int fl_vm_run(const char *scenario, const struct fl_vm_opts *opts, const char *run_dir)
 {
 	double t_start = vm_now();
-	json_error_t err;
-	json_t *sc = json_load_file(scenario, 0, &err);
-	if (!sc) {
-		fprintf(stderr, "%s:%d:%d: %s\n", scenario, err.line, err.column, err.text);
+	struct fl_scenario *sc = NULL;
+	if (load_scenario(scenario, opts->path, &sc) < 0)
 		return FL_VM_ERROR;
-	}
+	const struct fl_check *check = fl_scenario_check(sc);
+	if (check && check->paths && !(check->paths & path_bit(opts->path)))
+		fprintf(stderr, "faultlun vm: note: the scenario's check.paths does not name %s\n",
+			opts->path);
 	int rc = FL_VM_ERROR;
 	char results[PATH_MAX], guest[PATH_MAX], console[PATH_MAX], qlog[PATH_MAX];
 	const char *cache = fl_vm_cache_dir(opts->cache_dir);
@@ -486,13 +530,17 @@ int fl_vm_run(const char *scenario, const struct fl_vm_opts *opts, const char *r
 		goto out;
 	}
 	/* Old outputs must not be mistaken for this run's. */
-	static const char *const old[] = {"done",	 "kmsg.txt",	     "steps.jsonl",
-					  "stall.jsonl", "sysfs.jsonl",	     "uevents.jsonl",
-					  "trace.jsonl", "agent.log",	     "guest.json",
-					  "disks.txt",	 "trace-lun0.jsonl", "trace-lun1.jsonl"};
+	static const char *const old[] = {"done",	 "kmsg.txt",	"steps.jsonl",
+					  "stall.jsonl", "sysfs.jsonl", "uevents.jsonl",
+					  "trace.jsonl", "agent.log",	"guest.json",
+					  "disks.txt",	 "check.json"};
+	char p[PATH_MAX + 32];
 	for (size_t i = 0; i < sizeof(old) / sizeof(old[0]); i++) {
-		char p[PATH_MAX + 32];
 		snprintf(p, sizeof(p), "%s/%s", results, old[i]);
+		unlink(p);
+	}
+	for (unsigned i = 0; i < fl_scenario_lun_count(sc); i++) {
+		snprintf(p, sizeof(p), "%s/trace-lun%d.jsonl", results, lun_id(sc, i));
 		unlink(p);
 	}
 	if (!have_qemu()) {
@@ -515,11 +563,9 @@ int fl_vm_run(const char *scenario, const struct fl_vm_opts *opts, const char *r
 		fprintf(stderr, "faultlun vm: cannot write the job into %s\n", results);
 		goto out;
 	}
-	json_t *check = json_object_get(sc, "check");
 	int timeout = opts->guest_timeout_s;
 	if (!timeout)
 		timeout = 300;
-	(void)check;
 	char append[PATH_MAX + 128];
 	snprintf(append, sizeof(append),
 		 "console=ttyS0 panic=-1 loglevel=4 printk.devkmsg=on log_buf_len=4M "
@@ -535,9 +581,8 @@ int fl_vm_run(const char *scenario, const struct fl_vm_opts *opts, const char *r
 		if (!strcmp(argv[i], "-kernel") && argv[i + 1])
 			kernel = strrchr(argv[i + 1], '/') + 1;
 	fprintf(stderr, "faultlun vm: %s on path %s: booting %s/%s (%s, %d MiB, limit %d s)\n",
-		json_string_value(json_object_get(sc, "name")) ?: scenario, opts->path,
-		strrchr(guest, '/') + 1, kernel, accel, opts->memory_mb ? opts->memory_mb : 2048,
-		timeout);
+		fl_scenario_name(sc) ?: scenario, opts->path, strrchr(guest, '/') + 1, kernel,
+		accel, opts->memory_mb ? opts->memory_mb : 2048, timeout);
 	double t_boot = vm_now();
 	int st = 0;
 	int q = run_qemu(argv, qlog, timeout, &st);
@@ -566,24 +611,21 @@ int fl_vm_run(const char *scenario, const struct fl_vm_opts *opts, const char *r
 		fprintf(stderr, "faultlun vm: cannot run qemu: %s\n", strerror(-q));
 	rc = vm_check_run(sc, &info);
 out:
-	json_decref(sc);
+	fl_scenario_free(sc);
 	return rc;
 }
 
 /* See fl_vm.h. */
 int fl_vm_recheck(const char *scenario, const char *path, const char *run_dir)
 {
-	json_error_t err;
-	json_t *sc = json_load_file(scenario, 0, &err);
-	if (!sc) {
-		fprintf(stderr, "%s:%d:%d: %s\n", scenario, err.line, err.column, err.text);
+	struct fl_scenario *sc = NULL;
+	if (load_scenario(scenario, path, &sc) < 0)
 		return FL_VM_ERROR;
-	}
 	char results[PATH_MAX + 16];
 	snprintf(results, sizeof(results), "%s/guest", run_dir);
 	if (access(results, R_OK) != 0) {
 		fprintf(stderr, "faultlun vm: %s: no guest observations to check\n", results);
-		json_decref(sc);
+		fl_scenario_free(sc);
 		return FL_VM_ERROR;
 	}
 	struct vm_run_info info = {
@@ -596,6 +638,6 @@ int fl_vm_recheck(const char *scenario, const char *path, const char *run_dir)
 	    .t_start = vm_now(),
 	};
 	int rc = vm_check_run(sc, &info);
-	json_decref(sc);
+	fl_scenario_free(sc);
 	return rc;
 }

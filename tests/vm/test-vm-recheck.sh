@@ -6,8 +6,9 @@
 # kernel gave ENOSPC, and a kernel-log line that never appeared, fail with a
 # diff; an entry whose first verdict fails fails the run though its last
 # holds; a step entry with no errno/status/sense/within_ms gets its own
-# verdict; an entry scoped to the libiscsi runner is N/A; a result with no
-# observations is an error.
+# verdict; an entry scoped to the libiscsi runner is N/A (no "ok" in
+# result.json); a scenario lint refuses is an error with its diagnostics; a
+# result with no observations is an error.
 #   test-vm-recheck.sh FAULTLUN SCENARIO RECORDED_DIR OUTDIR
 set -u
 faultlun=$1 src=$2 rec=$3 out=$4
@@ -55,15 +56,13 @@ grep -q "FAIL  step 1 errno EIO" "$out/multi.log" || fail "no FAIL for step 1 er
 grep -q "PASS  step 1 ends within 600000 ms" "$out/multi.log" || fail "no PASS for within_ms"
 grep -q "^verdict: FAIL" "$out/multi.log" || fail "multi: no FAIL verdict"
 
-# A step entry with no step key gets a verdict of its own: a step that never
-# ran fails, even after a passing entry; one that ran holds.
-sed -e 's/"expect": \[/"expect": [ { "step": 0 }, { "step": 99 }, { "step": 1, "min_ms": 600000 },/' \
+# A step entry with no other key gets a verdict of its own: the step ran.
+sed -e 's/"expect": \[/"expect": [ { "step": 0 }, { "step": 1, "min_ms": 600000 },/' \
 	"$src" >"$out/nokeys.json"
 "$faultlun" vm "$out/nokeys.json" --path tcmu --recheck "$out/nokeys" >"$out/nokeys.log" 2>&1
 rc=$?
 [ "$rc" -eq 1 ] || { cat "$out/nokeys.log"; fail "step entry without keys: exit $rc, expected 1"; }
 grep -q "PASS  step 0 ran" "$out/nokeys.log" || fail "no verdict for step 0 without keys"
-grep -q "FAIL  step 99 ran" "$out/nokeys.log" || fail "no FAIL for step 99 without keys"
 grep -q "FAIL  step 1 takes at least 600000 ms" "$out/nokeys.log" || fail "no FAIL for min_ms"
 
 # An entry scoped to the libiscsi runner is not applicable in the VM lab:
@@ -75,8 +74,27 @@ sed -e 's/"expect": \[/"expect": [ { "step": 1, "status": "BUSY", "runner": "lib
 "$faultlun" vm "$out/scoped.json" --path tcmu --recheck "$out/scoped" >"$out/scoped.log" 2>&1
 rc=$?
 [ "$rc" -eq 0 ] || { cat "$out/scoped.log"; fail "libiscsi-scoped entry: exit $rc, expected 0"; }
-grep -q "N/A   not applicable in the VM lab" "$out/scoped.log" || fail "scoped entry not shown N/A"
-grep -q "step 1 status BUSY" "$out/scoped.log" && fail "scoped entry was checked"
+grep -q "N/A   step 1 status BUSY" "$out/scoped.log" || fail "scoped entry not shown N/A"
+grep -q "observed: only the libiscsi runner checks it" "$out/scoped.log" ||
+	fail "scoped entry does not say why it is not applicable"
+grep -q "FAIL  step 1 status BUSY" "$out/scoped.log" && fail "scoped entry was checked"
+# result.json: "verdict" on every entry, "ok" only on the applicable ones.
+awk '/"verdict": "not_applicable"/{na=1} /"ok":/{if (na) bad=1} /^  }/{na=0}
+     END{exit bad}' "$out/scoped/result.json" || fail "an N/A verdict has \"ok\""
+grep -q '"verdict": "not_applicable"' "$out/scoped/result.json" || fail "no not_applicable verdict"
+[ "$(grep -c '"verdict": "pass"' "$out/scoped/result.json")" -eq \
+	"$(grep -c '"ok": true' "$out/scoped/result.json")" ] || fail "\"ok\" does not follow \"verdict\""
+
+# A scenario lint refuses (fsync is no key of a write step) is a setup error
+# with its diagnostics, before anything is checked.
+mkdir -p "$out/lint"
+cp -r "$rec" "$out/lint/guest"
+sed -e '0,/"op": "write",/s//"op": "write", "fsync": true,/' "$src" >"$out/lint.json"
+"$faultlun" vm "$out/lint.json" --path tcmu --recheck "$out/lint" >"$out/lint.log" 2>&1
+rc=$?
+[ "$rc" -eq 2 ] || { cat "$out/lint.log"; fail "lint error: exit $rc, expected 2"; }
+grep -q "lint.json:[0-9]*:[0-9]*: .*fsync" "$out/lint.log" || { cat "$out/lint.log"; fail "no FILE:LINE:COL diagnostic"; }
+[ -e "$out/lint/result.json" ] && fail "a refused scenario was checked"
 
 "$faultlun" vm "$src" --path tcmu --recheck "$out/empty" >"$out/empty.log" 2>&1
 rc=$?

@@ -2,9 +2,10 @@
 /*
  * workload.c - fl-vm-agent, the VM lab's workload runner (runs in the guest).
  *
- * Runs the steps of a scenario's check.workload (docs/scenario-format.md,
- * "check"; the step keys are in docs/vm-lab.md) on the real block devices the
- * guest's initiator created, and records for each step the errno the
+ * Loads the scenario with scenario/'s loader (validated as on the host) and
+ * runs the typed steps of its check workload (struct fl_step, defaults
+ * applied; docs/scenario-format.md "check", docs/vm-lab.md) on the real block
+ * devices the guest's initiator created, and records for each step the errno the
  * application saw and its start / end on CLOCK_MONOTONIC (the clock of the
  * guest's /dev/kmsg). Each step runs in a child process so that a step stuck
  * in the kernel (D state) is given up after its timeout and the run goes on.
@@ -17,10 +18,18 @@
  * files (device state, iorequest / ioerr / iotmo counters) whenever they
  * change.
  *
- *   fl-vm-agent --check CHECK.json --out DIR --dev LUN=/dev/sdX [--dev ...]
- *               [--healthy /dev/sdY] [--watch NAME=PATH]... [--ctl SOCKET]
- *               [--faultlun BIN]
+ * Results (steps.jsonl, stall.jsonl, sysfs.jsonl) are written with jansson.
+ *
+ *   fl-vm-agent --scenario FILE [--path iscsi|tcmu|lio] --out DIR
+ *               --dev LUN=/dev/sdX [--dev ...] [--healthy /dev/sdY]
+ *               [--watch NAME=PATH]... [--ctl SOCKET] [--faultlun BIN]
+ *
+ * The first --dev is the LUN under test's disk: steps whose LUN is -1, or a
+ * LUN without a disk, use it.
  */
+#include "fl_check.h"
+#include "fl_scenario.h"
+
 #include <jansson.h>
 
 #include <errno.h>
@@ -124,42 +133,14 @@ static const char *errno_name(int e)
 	return buf;
 }
 
-/* The device of a step: its "lun" key, else the first --dev. */
-static const char *step_dev(json_t *step)
+/* The disk of a step: its LUN's, else (-1 or a LUN without a disk) the LUN under test's. */
+static const char *step_dev(const struct fl_step *step)
 {
-	json_t *l = json_object_get(step, "lun");
-	if (json_is_integer(l))
+	if (step->lun >= 0)
 		for (int i = 0; i < devs.n; i++)
-			if (devs.lun[i] == json_integer_value(l))
+			if (devs.lun[i] == step->lun)
 				return devs.path[i];
 	return devs.n ? devs.path[0] : NULL;
-}
-
-/* An integer key of a step, or def. */
-static long long step_int(json_t *step, const char *key, long long def)
-{
-	json_t *v = json_object_get(step, key);
-	if (json_is_integer(v))
-		return json_integer_value(v);
-	if (json_is_real(v))
-		return (long long)json_real_value(v);
-	if (json_is_string(v))
-		return strtoll(json_string_value(v), NULL, 0);
-	return def;
-}
-
-/* A boolean key of a step, or def. */
-static bool step_bool(json_t *step, const char *key, bool def)
-{
-	json_t *v = json_object_get(step, key);
-	return json_is_boolean(v) ? json_is_true(v) : def;
-}
-
-/* A string key of a step, or def. */
-static const char *step_str(json_t *step, const char *key, const char *def)
-{
-	json_t *v = json_object_get(step, key);
-	return json_is_string(v) ? json_string_value(v) : def;
 }
 
 /* Logical block size of an open block device (512 if unknown). */
@@ -171,46 +152,39 @@ static unsigned block_size(int fd)
 	return (unsigned)bs;
 }
 
-/* read / write steps: direct by default, one pread / pwrite of the range. */
-static int do_rw(json_t *step, bool is_write, json_t *res)
+/* read / write steps: one pread / pwrite of the range, O_DIRECT unless direct is false. */
+static int do_rw(const struct fl_step *step, bool is_write, json_t *res)
 {
-	const char *dev = step_dev(step);
-	bool direct = step_bool(step, "direct", true);
-	int fd = open(dev, (is_write ? O_RDWR : O_RDONLY) | (direct ? O_DIRECT : 0));
+	int fd =
+	    open(step_dev(step), (is_write ? O_RDWR : O_RDONLY) | (step->direct ? O_DIRECT : 0));
 	if (fd < 0)
 		return errno;
 	unsigned bs = block_size(fd);
-	long long lba = step_int(step, "lba", 0), blocks = step_int(step, "blocks", 1);
-	size_t len = (size_t)blocks * bs;
+	size_t len = (size_t)step->blocks * bs;
 	void *buf = NULL;
 	if (posix_memalign(&buf, 4096, len ? len : 4096)) {
 		close(fd);
 		return ENOMEM;
 	}
-	memset(buf, (int)step_int(step, "pattern", 0xa5), len);
-	ssize_t n =
-	    is_write ? pwrite(fd, buf, len, (off_t)lba * bs) : pread(fd, buf, len, (off_t)lba * bs);
+	memset(buf, step->pattern, len);
+	off_t at = (off_t)(step->lba * bs);
+	ssize_t n = is_write ? pwrite(fd, buf, len, at) : pread(fd, buf, len, at);
 	int e = n < 0 ? errno : 0;
 	json_object_set_new(res, "bytes", json_integer(n < 0 ? 0 : n));
 	if (!e && (size_t)n != len)
 		json_object_set_new(res, "short", json_true());
-	if (!e && is_write && step_bool(step, "fsync", false) && fsync(fd) < 0) {
-		e = errno;
-		json_object_set_new(res, "failed_call", json_string("fsync"));
-	}
 	free(buf);
 	close(fd);
 	return e;
 }
 
-/* fsync step: fsync of the device (buffered writes before it) or of a file. */
-static int do_fsync(json_t *step)
+/* fsync step: fsync of a file on the mounted fs, else of the disk (after buffered writes). */
+static int do_fsync(const struct fl_step *step)
 {
-	const char *file = step_str(step, "path", NULL);
 	char p[4096];
-	if (file)
-		snprintf(p, sizeof(p), "%s/%s", MNT_DIR, file);
-	int fd = open(file ? p : step_dev(step), O_RDWR);
+	if (step->path)
+		snprintf(p, sizeof(p), "%s/%s", MNT_DIR, step->path);
+	int fd = open(step->path ? p : step_dev(step), O_RDWR);
 	if (fd < 0)
 		return errno;
 	int e = fsync(fd) < 0 ? errno : 0;
@@ -235,34 +209,29 @@ static int run_prog(char *const argv[], json_t *res)
 	return code;
 }
 
-/* mkfs step: mkfs.FS on the device; the exit code is the result. */
-static int do_mkfs(json_t *step, json_t *res)
+/* mkfs step: `mkfs.FS -q -F DISK` (ext2, ext3, ext4 all take -F); a non-zero exit is EIO. */
+static int do_mkfs(const struct fl_step *step, json_t *res)
 {
 	char prog[64];
-	snprintf(prog, sizeof(prog), "mkfs.%s", step_str(step, "fs", "ext4"));
+	snprintf(prog, sizeof(prog), "mkfs.%s", step->fs ? step->fs : "ext4");
 	char *argv[] = {prog, (char *)"-q", (char *)"-F", (char *)step_dev(step), NULL};
-	if (strcmp(step_str(step, "fs", "ext4"), "ext4"))
-		argv[2] = NULL;
-	int code = run_prog(argv, res);
-	return code ? EIO : 0;
+	return run_prog(argv, res) ? EIO : 0;
 }
 
-/* mount step: mount(2) of the device on MNT_DIR; errno is mount's. */
-static int do_mount(json_t *step)
+/* mount step: mount(2) of the disk on MNT_DIR, no options; errno is mount's. */
+static int do_mount(const struct fl_step *step)
 {
 	mkdir(MNT_DIR, 0755);
-	const char *opts = step_str(step, "options", NULL);
-	if (mount(step_dev(step), MNT_DIR, step_str(step, "fs", "ext4"), 0, opts) < 0)
+	if (mount(step_dev(step), MNT_DIR, step->fs ? step->fs : "ext4", 0, NULL) < 0)
 		return errno;
 	return 0;
 }
 
-/* write_file step: writes size bytes to a file on the mounted fs, fsyncs. */
-static int do_write_file(json_t *step, json_t *res)
+/* write_file step: writes size bytes of 0x5a to a file on the mounted fs, fsyncs, closes. */
+static int do_write_file(const struct fl_step *step, json_t *res)
 {
 	char p[4096];
-	snprintf(p, sizeof(p), "%s/%s", MNT_DIR, step_str(step, "path", "file"));
-	long long size = step_int(step, "size", 1 << 20);
+	snprintf(p, sizeof(p), "%s/%s", MNT_DIR, step->path ? step->path : "file");
 	int fd = open(p, O_WRONLY | O_CREAT | O_TRUNC, 0644);
 	if (fd < 0) {
 		json_object_set_new(res, "failed_call", json_string("open"));
@@ -270,21 +239,21 @@ static int do_write_file(json_t *step, json_t *res)
 	}
 	static char chunk[65536];
 	memset(chunk, 0x5a, sizeof(chunk));
-	long long done = 0;
+	uint64_t done = 0;
 	int e = 0;
-	while (done < size) {
+	while (done < step->size) {
 		size_t n =
-		    size - done > (long long)sizeof(chunk) ? sizeof(chunk) : (size_t)(size - done);
+		    step->size - done > sizeof(chunk) ? sizeof(chunk) : (size_t)(step->size - done);
 		ssize_t w = write(fd, chunk, n);
 		if (w < 0) {
 			e = errno;
 			json_object_set_new(res, "failed_call", json_string("write"));
 			break;
 		}
-		done += w;
+		done += (uint64_t)w;
 	}
-	json_object_set_new(res, "bytes", json_integer(done));
-	if (!e && step_bool(step, "fsync", true) && fsync(fd) < 0) {
+	json_object_set_new(res, "bytes", json_integer((json_int_t)done));
+	if (!e && fsync(fd) < 0) {
 		e = errno;
 		json_object_set_new(res, "failed_call", json_string("fsync"));
 	}
@@ -295,54 +264,41 @@ static int do_write_file(json_t *step, json_t *res)
 	return e;
 }
 
-/* Parses a hex CDB ("28 00 00 00 00 00 00 00 08 00" or "2800..."). */
-static int parse_cdb(const char *s, unsigned char *cdb)
+/*
+ * One SG_IO on the step's disk: data-in of in bytes, else data-out of out
+ * bytes of the step's pattern; records status, host / driver status, resid
+ * and the sense (SPC-4 4.5.2 descriptor, 4.5.3 fixed format). The SG_IO
+ * timeout is the step's deadline, at most 60 s.
+ */
+static int do_sg_io(const struct fl_step *step, const uint8_t *cdb, uint8_t cdb_len, uint32_t in,
+		    uint32_t out, json_t *res)
 {
-	int n = 0;
-	while (*s && n < 32) {
-		while (*s == ' ' || *s == ':')
-			s++;
-		if (!s[0] || !s[1])
-			break;
-		char h[3] = {s[0], s[1], 0};
-		char *end;
-		cdb[n++] = (unsigned char)strtoul(h, &end, 16);
-		if (*end)
-			return -1;
-		s += 2;
-	}
-	return n;
-}
-
-/* sg_raw step: one SG_IO on the device; records status and sense. */
-static int do_sg_raw(json_t *step, json_t *res)
-{
-	unsigned char cdb[32], sense[96];
-	int cdb_len = parse_cdb(step_str(step, "cdb", ""), cdb);
-	if (cdb_len < 6)
-		return EINVAL;
-	/* "size": bytes of data-in; "data": bytes of data-out (pattern-filled). */
-	long long in = step_int(step, "size", 0), out = step_int(step, "data", 0);
-	size_t len = (size_t)(in ? in : out);
+	unsigned char cmd[FL_STEP_CDB_MAX], sense[96];
+	size_t len = in ? in : out;
 	void *buf = calloc(1, len ? len : 1);
-	memset(buf, (int)step_int(step, "pattern", 0xa5), out ? len : 0);
+	if (!buf)
+		return ENOMEM;
+	memcpy(cmd, cdb, cdb_len);
+	if (!in)
+		memset(buf, step->pattern, out);
 	int fd = open(step_dev(step), O_RDWR | O_NONBLOCK);
 	if (fd < 0) {
 		free(buf);
 		return errno;
 	}
+	uint32_t timeout_s = step->timeout_s < 60 ? step->timeout_s : 60;
 	struct sg_io_hdr io = {
 	    .interface_id = 'S',
 	    .dxfer_direction = in    ? SG_DXFER_FROM_DEV
 			       : out ? SG_DXFER_TO_DEV
 				     : SG_DXFER_NONE,
-	    .cmd_len = (unsigned char)cdb_len,
+	    .cmd_len = cdb_len,
 	    .mx_sb_len = sizeof(sense),
 	    .dxfer_len = (unsigned)len,
 	    .dxferp = buf,
-	    .cmdp = cdb,
+	    .cmdp = cmd,
 	    .sbp = sense,
-	    .timeout = (unsigned)step_int(step, "timeout_s", 60) * 1000,
+	    .timeout = timeout_s * 1000,
 	};
 	int e = ioctl(fd, SG_IO, &io) < 0 ? errno : 0;
 	close(fd);
@@ -372,11 +328,10 @@ static int do_sg_raw(json_t *step, json_t *res)
 	return 0;
 }
 
-/* ctl step: `faultlun ctl --socket S ARGS...`; the exit code is the result. */
-static int do_ctl(json_t *step, json_t *res)
+/* ctl step: `faultlun ctl SOCKET ARGS...`; a non-zero exit is EIO. */
+static int do_ctl(const struct fl_step *step, json_t *res)
 {
-	json_t *args = json_object_get(step, "args");
-	char *argv[40];
+	char *argv[FL_CTL_ARGS_MAX + 4];
 	int n = 0;
 	if (!ctl_socket) {
 		json_object_set_new(res, "error", json_string("no control socket on this path"));
@@ -385,45 +340,30 @@ static int do_ctl(json_t *step, json_t *res)
 	argv[n++] = (char *)faultlun_bin;
 	argv[n++] = (char *)"ctl";
 	argv[n++] = (char *)ctl_socket;
-	size_t i;
-	json_t *a;
-	json_array_foreach(args, i, a) if (json_is_string(a) && n < 38) argv[n++] =
-	    (char *)json_string_value(a);
+	for (size_t i = 0; i < step->nargs && i < FL_CTL_ARGS_MAX; i++)
+		argv[n++] = step->args[i];
 	argv[n] = NULL;
 	return run_prog(argv, res) ? EIO : 0;
 }
 
-/* tur / inquiry steps: SG_IO with a fixed CDB (SPC-4 6.37, 6.6). */
-static int do_fixed_cdb(json_t *step, json_t *res, const char *cdb, long long in)
-{
-	json_t *s = json_deep_copy(step);
-	json_object_set_new(s, "cdb", json_string(cdb));
-	json_object_set_new(s, "size", json_integer(in));
-	json_object_del(s, "data");
-	int e = do_sg_raw(s, res);
-	json_decref(s);
-	return e;
-}
-
-/* discard step: BLKDISCARD of lba..lba+blocks-1 (UNMAP / WRITE SAME). */
-static int do_discard(json_t *step)
+/* discard step: BLKDISCARD of lba..lba+blocks-1 (the kernel sends UNMAP or WRITE SAME). */
+static int do_discard(const struct fl_step *step)
 {
 	int fd = open(step_dev(step), O_RDWR);
 	if (fd < 0)
 		return errno;
 	uint64_t bs = block_size(fd);
-	uint64_t range[2] = {(uint64_t)step_int(step, "lba", 0) * bs,
-			     (uint64_t)step_int(step, "blocks", 1) * bs};
+	uint64_t range[2] = {step->lba * bs, step->blocks * bs};
 	int e = ioctl(fd, BLKDISCARD, range) < 0 ? errno : 0;
 	close(fd);
 	return e;
 }
 
 /* read_file step: reads a whole file on the mounted fs. */
-static int do_read_file(json_t *step, json_t *res)
+static int do_read_file(const struct fl_step *step, json_t *res)
 {
 	char p[4096];
-	snprintf(p, sizeof(p), "%s/%s", MNT_DIR, step_str(step, "path", "file"));
+	snprintf(p, sizeof(p), "%s/%s", MNT_DIR, step->path ? step->path : "file");
 	int fd = open(p, O_RDONLY);
 	if (fd < 0)
 		return errno;
@@ -439,7 +379,7 @@ static int do_read_file(json_t *step, json_t *res)
 }
 
 /* rescan step: asks sd to re-read the device's capacity and settings. */
-static int do_rescan(json_t *step)
+static int do_rescan(const struct fl_step *step)
 {
 	const char *dev = step_dev(step), *name = strrchr(dev, '/');
 	char p[256];
@@ -453,70 +393,144 @@ static int do_rescan(json_t *step)
 }
 
 /* shell step: `sh -c COMMAND` (DEV in the environment); non-zero exit is EIO. */
-static int do_shell(json_t *step, json_t *res)
+static int do_shell(const struct fl_step *step, json_t *res)
 {
 	setenv("DEV", step_dev(step), 1);
-	char *argv[] = {(char *)"sh", (char *)"-c", (char *)step_str(step, "command", "true"),
+	char *argv[] = {(char *)"sh", (char *)"-c", step->command ? step->command : (char *)"true",
 			NULL};
 	return run_prog(argv, res) ? EIO : 0;
 }
 
 /* Runs one step once in this (child) process; returns its errno. */
-static int run_step_once(json_t *step, json_t *res)
+static int run_step_once(const struct fl_step *step, json_t *res)
 {
-	const char *op = step_str(step, "op", "");
-	if (!strcmp(op, "read"))
+	/* SPC-4 6.37 TEST UNIT READY, 6.6 INQUIRY (standard data). */
+	static const uint8_t tur[6] = {0x00, 0, 0, 0, 0, 0};
+	static const uint8_t inquiry[6] = {0x12, 0, 0, 0, FL_INQUIRY_ALLOC, 0};
+
+	switch (step->op) {
+	case FL_OP_READ:
 		return do_rw(step, false, res);
-	if (!strcmp(op, "write"))
+	case FL_OP_WRITE:
 		return do_rw(step, true, res);
-	if (!strcmp(op, "fsync"))
+	case FL_OP_DISCARD:
+		return do_discard(step);
+	case FL_OP_FSYNC:
 		return do_fsync(step);
-	if (!strcmp(op, "sync")) {
+	case FL_OP_SYNC:
 		sync();
 		return 0;
-	}
-	if (!strcmp(op, "mkfs"))
-		return do_mkfs(step, res);
-	if (!strcmp(op, "mount"))
-		return do_mount(step);
-	if (!strcmp(op, "umount"))
-		return umount(MNT_DIR) < 0 ? errno : 0;
-	if (!strcmp(op, "write_file"))
-		return do_write_file(step, res);
-	if (!strcmp(op, "read_file"))
-		return do_read_file(step, res);
-	if (!strcmp(op, "sg_raw"))
-		return do_sg_raw(step, res);
-	if (!strcmp(op, "tur"))
-		return do_fixed_cdb(step, res, "00 00 00 00 00 00", 0);
-	if (!strcmp(op, "inquiry"))
-		return do_fixed_cdb(step, res, "12 00 00 00 60 00", 96);
-	if (!strcmp(op, "discard"))
-		return do_discard(step);
-	if (!strcmp(op, "rescan"))
-		return do_rescan(step);
-	if (!strcmp(op, "shell"))
-		return do_shell(step, res);
-	if (!strcmp(op, "ctl"))
+	case FL_OP_TUR:
+		return do_sg_io(step, tur, sizeof(tur), 0, 0, res);
+	case FL_OP_INQUIRY:
+		return do_sg_io(step, inquiry, sizeof(inquiry), FL_INQUIRY_ALLOC, 0, res);
+	case FL_OP_SG_RAW:
+		/* "size" (data-in) wins over "data" (data-out). */
+		return do_sg_io(step, step->cdb, step->cdb_len, step->data_in,
+				step->data_in ? 0 : step->data_out, res);
+	case FL_OP_CTL:
 		return do_ctl(step, res);
-	if (!strcmp(op, "sleep")) {
-		usleep((useconds_t)step_int(step, "ms", 1000) * 1000);
+	case FL_OP_SLEEP:
+		usleep((useconds_t)step->ms * 1000);
 		return 0;
+	case FL_OP_MKFS:
+		return do_mkfs(step, res);
+	case FL_OP_MOUNT:
+		return do_mount(step);
+	case FL_OP_UMOUNT:
+		return umount(MNT_DIR) < 0 ? errno : 0;
+	case FL_OP_WRITE_FILE:
+		return do_write_file(step, res);
+	case FL_OP_READ_FILE:
+		return do_read_file(step, res);
+	case FL_OP_RESCAN:
+		return do_rescan(step);
+	case FL_OP_SHELL:
+		return do_shell(step, res);
+	case FL_OP_NR:
+		break;
 	}
 	json_object_set_new(res, "error", json_string("unknown op"));
 	return EINVAL;
 }
 
-/* Runs a step "repeat" times (default once), stopping at the first error. */
-static int run_step(json_t *step, json_t *res)
+/* Runs a step repeat times, stopping at the first error; records repeats_done. */
+static int run_step(const struct fl_step *step, json_t *res)
 {
-	long long n = step_int(step, "repeat", 1), i;
+	uint32_t done = 0;
 	int e = 0;
-	for (i = 0; i < n && !e; i++)
-		e = run_step_once(step, res);
-	if (n > 1)
-		json_object_set_new(res, "repeats_done", json_integer(e ? i - 1 : i));
+	while (done < step->repeat && !(e = run_step_once(step, res)))
+		done++;
+	json_object_set_new(res, "repeats_done", json_integer(done));
 	return e;
+}
+
+/* The step's keys as the scenario gives them (defaults applied), for steps.jsonl. */
+static json_t *step_params(const struct fl_step *s)
+{
+	json_t *p = json_object();
+	char hex[3 * FL_STEP_CDB_MAX + 1] = "";
+
+	json_object_set_new(p, "op", json_string(fl_step_op_name(s->op)));
+	if (s->lun >= 0)
+		json_object_set_new(p, "lun", json_integer(s->lun));
+	switch (s->op) {
+	case FL_OP_READ:
+	case FL_OP_WRITE:
+	case FL_OP_DISCARD:
+		json_object_set_new(p, "lba", json_integer((json_int_t)s->lba));
+		json_object_set_new(p, "blocks", json_integer((json_int_t)s->blocks));
+		if (s->op != FL_OP_DISCARD && !s->direct)
+			json_object_set_new(p, "direct", json_false());
+		if (s->op == FL_OP_WRITE && s->pattern != FL_STEP_PATTERN)
+			json_object_set_new(p, "pattern", json_integer(s->pattern));
+		break;
+	case FL_OP_SG_RAW:
+		for (unsigned i = 0; i < s->cdb_len; i++)
+			snprintf(hex + (i ? 3 * i - 1 : 0), 4, "%s%02x", i ? " " : "", s->cdb[i]);
+		json_object_set_new(p, "cdb", json_string(hex));
+		if (s->data_in)
+			json_object_set_new(p, "size", json_integer(s->data_in));
+		else if (s->data_out)
+			json_object_set_new(p, "data", json_integer(s->data_out));
+		break;
+	case FL_OP_WRITE_FILE:
+		json_object_set_new(p, "size", json_integer((json_int_t)s->size));
+		/* fall through */
+	case FL_OP_FSYNC:
+	case FL_OP_READ_FILE:
+		if (s->path)
+			json_object_set_new(p, "path", json_string(s->path));
+		break;
+	case FL_OP_MKFS:
+	case FL_OP_MOUNT:
+		if (s->fs)
+			json_object_set_new(p, "fs", json_string(s->fs));
+		break;
+	case FL_OP_SHELL:
+		if (s->command)
+			json_object_set_new(p, "command", json_string(s->command));
+		break;
+	case FL_OP_CTL: {
+		json_t *a = json_array();
+		for (size_t i = 0; i < s->nargs; i++)
+			json_array_append_new(a, json_string(s->args[i]));
+		json_object_set_new(p, "args", a);
+		break;
+	}
+	case FL_OP_SLEEP:
+		json_object_set_new(p, "ms", json_integer(s->ms));
+		break;
+	default:
+		break;
+	}
+	if (s->repeat > 1)
+		json_object_set_new(p, "repeat", json_integer(s->repeat));
+	if (s->background)
+		json_object_set_new(p, "background", json_true());
+	if (s->timeout_s != FL_STEP_TIMEOUT_S)
+		json_object_set_new(p, "timeout_s", json_integer(s->timeout_s));
+	return p;
 }
 
 /* A step running in its child process. */
@@ -524,19 +538,19 @@ struct running_step {
 	pid_t pid;
 	int fd; /* read end of the child's report pipe */
 	double t0;
-	int timeout_ms;
+	double deadline; /* t0 + the step's timeout_s, over all its repeats */
 	size_t i;
-	json_t *step;
+	const struct fl_step *step;
 };
 
 /* Starts step i in a child that reports its result (and its end time) over a pipe. */
-static int start_step(size_t i, json_t *step, struct running_step *rs)
+static int start_step(size_t i, const struct fl_step *step, struct running_step *rs)
 {
 	int pfd[2];
 	if (pipe(pfd) < 0)
 		return -errno;
 	rs->t0 = now_s();
-	rs->timeout_ms = (int)step_int(step, "timeout_s", 180) * 1000;
+	rs->deadline = rs->t0 + step->timeout_s;
 	rs->i = i;
 	rs->step = step;
 	rs->pid = fork();
@@ -572,7 +586,8 @@ static void finish_step(FILE *out, struct running_step *rs)
 	size_t got = 0;
 	bool timed_out = false;
 	for (;;) {
-		int left = rs->timeout_ms - (int)((now_s() - rs->t0) * 1000);
+		double left_s = rs->deadline - now_s();
+		int left = left_s > 3600 ? 3600000 : (int)(left_s * 1000);
 		if (left <= 0) {
 			timed_out = true;
 			break;
@@ -602,7 +617,7 @@ static void finish_step(FILE *out, struct running_step *rs)
 	if (json_is_real(json_object_get(res, "t1")))
 		t1 = json_real_value(json_object_get(res, "t1"));
 	json_object_set_new(res, "step", json_integer((json_int_t)rs->i));
-	json_object_set_new(res, "op", json_string(step_str(rs->step, "op", "")));
+	json_object_set_new(res, "op", json_string(fl_step_op_name(rs->step->op)));
 	json_object_set_new(res, "t0", json_real(rs->t0));
 	json_object_set_new(res, "t1", json_real(t1));
 	json_object_set_new(res, "elapsed_ms", json_real((t1 - rs->t0) * 1000));
@@ -614,11 +629,11 @@ static void finish_step(FILE *out, struct running_step *rs)
 					json_object_get(res, "errno_num")))));
 	else
 		json_object_set_new(res, "errno", json_string("CRASHED"));
-	json_object_set_new(res, "params", json_deep_copy(rs->step));
+	json_object_set_new(res, "params", step_params(rs->step));
 	char *s = json_dumps(res, JSON_COMPACT);
 	fprintf(out, "%s\n", s);
 	fprintf(stderr, "fl-vm-agent: step %zu %s -> %s in %.0f ms\n", rs->i,
-		step_str(rs->step, "op", ""), json_string_value(json_object_get(res, "errno")),
+		fl_step_op_name(rs->step->op), json_string_value(json_object_get(res, "errno")),
 		(t1 - rs->t0) * 1000);
 	free(s);
 	json_decref(res);
@@ -694,21 +709,28 @@ static void *sampler_thread(void *arg)
 /* Prints the usage and exits 2. */
 static void usage(void)
 {
-	fprintf(stderr, "usage: fl-vm-agent --check CHECK.json --out DIR --dev LUN=DEV "
-			"[--healthy DEV] [--watch NAME=PATH] [--ctl SOCKET] [--faultlun BIN]\n");
+	fprintf(stderr, "usage: fl-vm-agent --scenario FILE [--path iscsi|tcmu|lio] --out DIR "
+			"--dev LUN=DEV [--healthy DEV] [--watch NAME=PATH] [--ctl SOCKET] "
+			"[--faultlun BIN]\n");
 	exit(2);
 }
 
 int main(int argc, char **argv)
 {
-	const char *check_path = NULL;
+	const char *scenario_path = NULL;
+	unsigned frontends = FL_FE_ANY;
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
 		if (!v)
 			usage();
 		i++;
-		if (!strcmp(a, "--check")) {
-			check_path = v;
+		if (!strcmp(a, "--scenario")) {
+			scenario_path = v;
+		} else if (!strcmp(a, "--path")) {
+			/* Validated for the path's front end, as the host did. */
+			frontends = !strcmp(v, "iscsi")	 ? FL_FE_ISCSI
+				    : !strcmp(v, "tcmu") ? FL_FE_TCMU
+							 : FL_FE_ANY;
 		} else if (!strcmp(a, "--out")) {
 			out_dir = v;
 		} else if (!strcmp(a, "--healthy")) {
@@ -727,15 +749,21 @@ int main(int argc, char **argv)
 			usage();
 		}
 	}
-	if (!check_path || !out_dir || !devs.n)
+	if (!scenario_path || !out_dir || !devs.n)
 		usage();
-	json_error_t err;
-	json_t *check = json_load_file(check_path, 0, &err);
-	if (!check) {
-		fprintf(stderr, "fl-vm-agent: %s:%d:%d: %s\n", check_path, err.line, err.column,
-			err.text);
+	struct fl_scenario *sc = NULL;
+	struct fl_diags diags = {0};
+	int rc = fl_scenario_load_file(scenario_path, frontends, &sc, &diags);
+	if (rc < 0) {
+		fl_diags_print(&diags, stderr);
+		fprintf(stderr, "fl-vm-agent: %s: %s\n", scenario_path,
+			rc == -EINVAL ? "not a valid scenario" : strerror(-rc));
+		fl_diags_free(&diags);
 		return 2;
 	}
+	fl_diags_free(&diags);
+	const struct fl_check *check = fl_scenario_check(sc);
+	size_t nsteps = check ? check->nsteps : 0;
 	signal(SIGPIPE, SIG_IGN);
 	/* Clock sync: the kernel log stamps this record with its own clock. */
 	int kfd = open("/dev/kmsg", O_WRONLY);
@@ -755,20 +783,17 @@ int main(int argc, char **argv)
 	/* Let the observers take a baseline before the first step. */
 	usleep(300000);
 	FILE *out = open_out("steps.jsonl");
-	json_t *steps = json_object_get(check, "workload"), *step;
-	size_t i;
-	/* "background": true steps run on while the next ones start; they are
-	 * collected (each by its own deadline) after the last foreground step. */
+	/* Background steps run on while the next ones start; they are collected
+	 * (each by its own deadline) after the last foreground step. */
 	struct running_step bg[64];
 	size_t nbg = 0;
-	json_array_foreach(steps, i, step)
-	{
+	for (size_t i = 0; i < nsteps; i++) {
 		struct running_step rs;
-		if (start_step(i, step, &rs) < 0) {
+		if (start_step(i, &check->steps[i], &rs) < 0) {
 			fprintf(stderr, "fl-vm-agent: cannot start step %zu\n", i);
 			continue;
 		}
-		if (step_bool(step, "background", false) && nbg < 64)
+		if (check->steps[i].background && nbg < 64)
 			bg[nbg++] = rs;
 		else
 			finish_step(out, &rs);
@@ -797,6 +822,6 @@ int main(int argc, char **argv)
 			pthread_timedjoin_np(probe, NULL, &dl);
 		}
 	}
-	json_decref(check);
+	fl_scenario_free(sc);
 	return 0;
 }
