@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * iscsi_common.c - the setup and login shared by the libiscsi integration
- * clients (see iscsi_common.h): URL parsing, the Normal session's login
+ * initiator.c - the iSCSI initiator side of `faultlun check` and `faultlun
+ * send`, and of the integration clients (see initiator.h): URL parsing, the Normal session's login
  * (RFC 7143 6) through libiscsi's asynchronous API with a deadline, and an
  * event loop on one context.
  */
-#include "iscsi_common.h"
+#include "initiator.h"
 
 #include <errno.h>
 #include <poll.h>
@@ -24,7 +24,7 @@ static struct {
 } login_state;
 
 /* Monotonic milliseconds. */
-int64_t itest_now_ms(void)
+int64_t ini_now_ms(void)
 {
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -32,7 +32,7 @@ int64_t itest_now_ms(void)
 }
 
 /* A context for url's target, set up as every client wants it. */
-struct iscsi_context *itest_context(const char *url, const char *iname, struct iscsi_url **u)
+struct iscsi_context *ini_context(const char *url, const char *iname, struct iscsi_url **u)
 {
 	struct iscsi_context *ctx = iscsi_create_context(iname);
 	if (!ctx) {
@@ -65,14 +65,14 @@ static void login_done(struct iscsi_context *ctx, int status, void *data, void *
 }
 
 /* Connects and logs in within ms. */
-bool itest_connect(struct iscsi_context *ctx, const struct iscsi_url *u, int ms)
+bool ini_connect(struct iscsi_context *ctx, const struct iscsi_url *u, int ms)
 {
 	login_state.tag++;
 	login_state.done = false;
 	login_state.status = -1;
 	if (iscsi_full_connect_async(ctx, u->portal, u->lun, login_done, (void *)login_state.tag))
 		return false;
-	if (!itest_wait(ctx, &login_state.done, ms)) {
+	if (!ini_wait(ctx, &login_state.done, ms)) {
 		login_state.tag++; /* a late answer is not this login's */
 		fprintf(stderr, "no login answer within %d ms\n", ms);
 		return false;
@@ -81,15 +81,15 @@ bool itest_connect(struct iscsi_context *ctx, const struct iscsi_url *u, int ms)
 }
 
 /* A logged-in context for url, or NULL. */
-struct iscsi_context *itest_login(const char *url, const char *iname, int *lun, int ms)
+struct iscsi_context *ini_login(const char *url, const char *iname, int *lun, int ms)
 {
 	struct iscsi_url *u;
-	struct iscsi_context *ctx = itest_context(url, iname, &u);
+	struct iscsi_context *ctx = ini_context(url, iname, &u);
 	if (!ctx)
 		return NULL;
 	if (lun)
 		*lun = u->lun;
-	bool ok = itest_connect(ctx, u, ms);
+	bool ok = ini_connect(ctx, u, ms);
 	iscsi_destroy_url(u);
 	if (!ok) {
 		fprintf(stderr, "login of %s failed: %s\n", iname, iscsi_get_error(ctx));
@@ -100,11 +100,11 @@ struct iscsi_context *itest_login(const char *url, const char *iname, int *lun, 
 }
 
 /* Services ctx until *done or ms pass. */
-bool itest_wait(struct iscsi_context *ctx, const bool *done, int64_t ms)
+bool ini_wait(struct iscsi_context *ctx, const bool *done, int64_t ms)
 {
-	int64_t end = itest_now_ms() + ms;
+	int64_t end = ini_now_ms() + ms;
 	while (!done || !*done) {
-		int64_t left = end - itest_now_ms();
+		int64_t left = end - ini_now_ms();
 		if (left <= 0)
 			return false;
 		/* fd -1 (between reconnect tries) makes poll a plain sleep. */

@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * iscsi_common.h - what the libiscsi integration clients (iscsi_client,
- * iscsi_runner) share: a context set up from an iscsi:// URL, the login
+ * initiator.h - what `faultlun check`, `faultlun send` and the libiscsi
+ * integration clients share: a context set up from an iscsi:// URL, the login
  * (RFC 7143 6: connect, then the Login Phase) driven through libiscsi's
  * asynchronous API with a deadline, and the single-context event loop.
  */
-#ifndef ITEST_ISCSI_COMMON_H
-#define ITEST_ISCSI_COMMON_H
+#ifndef FL_INITIATOR_H
+#define FL_INITIATOR_H
 
 #include <iscsi/iscsi.h>
 
@@ -14,7 +14,7 @@
 #include <stdint.h>
 
 /* Monotonic milliseconds. */
-int64_t itest_now_ms(void);
+int64_t ini_now_ms(void);
 
 /*
  * A context for the target of url: initiator name iname, a Normal session,
@@ -22,7 +22,7 @@ int64_t itest_now_ms(void);
  * the parsed URL (the caller frees it with iscsi_destroy_url). NULL with a
  * message on stderr if the context cannot be made or the URL is bad.
  */
-struct iscsi_context *itest_context(const char *url, const char *iname, struct iscsi_url **u);
+struct iscsi_context *ini_context(const char *url, const char *iname, struct iscsi_url **u);
 
 /*
  * Connects ctx to u's portal and logs in to u's LUN, within ms: true on
@@ -30,18 +30,18 @@ struct iscsi_context *itest_context(const char *url, const char *iname, struct i
  * on stderr); a late answer to this login is ignored, so the caller may
  * destroy ctx at any time.
  */
-bool itest_connect(struct iscsi_context *ctx, const struct iscsi_url *u, int ms);
+bool ini_connect(struct iscsi_context *ctx, const struct iscsi_url *u, int ms);
 
 /*
- * itest_context + itest_connect: a logged-in context, or NULL with a message
+ * ini_context + ini_connect: a logged-in context, or NULL with a message
  * on stderr (the context destroyed). *lun (if not NULL): the URL's LUN.
  */
-struct iscsi_context *itest_login(const char *url, const char *iname, int *lun, int ms);
+struct iscsi_context *ini_login(const char *url, const char *iname, int *lun, int ms);
 
 /*
  * Services ctx until *done is true or ms pass: true if *done. With done NULL,
  * services ctx for ms and returns false.
  */
-bool itest_wait(struct iscsi_context *ctx, const bool *done, int64_t ms);
+bool ini_wait(struct iscsi_context *ctx, const bool *done, int64_t ms);
 
 #endif

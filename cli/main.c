@@ -17,6 +17,8 @@ static const struct {
 	int (*fn)(int argc, char **argv);
 	const char *help;
 } commands[] = {
+	{"check", cmd_check, "serve each scenario and run its check: one verdict per expectation"},
+	{"send", cmd_send, "send SCSI commands and TMFs over one iSCSI session, print the answers"},
 	{"serve", cmd_serve, "serve LUNs over iSCSI (embedded target) on a scenario"},
 	{"lint", cmd_lint, "check scenario files: FILE:LINE:COL: message for each problem"},
 	{"ctl", cmd_ctl, "talk to a running target's control socket"},

@@ -1,32 +1,25 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * iscsi_runner.c - the libiscsi runner of a scenario's "check" section.
+ * runner.c - the libiscsi runner of a scenario's "check" section
+ * (docs/scenario-format.md "check"), behind `faultlun check`.
  *
- * Usage: iscsi_runner [--ctl SOCKET] [--faultlun PATH] URL SCENARIO.json
- * (under `faultlun serve [--ctl SOCKET] SCENARIO --run`). Runs the check's
- * workload against the target with libiscsi's asynchronous API: read, write,
- * tur, inquiry, sync/fsync, discard, sleep, sg_raw (a CDB in hex with "size"
- * bytes of data-in or "data" bytes of data-out filled with "pattern", as the
- * VM lab's agent sends it) and ctl (`faultlun ctl SOCKET ARGS...` on the
- * target's control socket, docs/control-protocol.md: exit status 0 is GOOD;
- * a check with a ctl step needs --ctl). It checks the expectations that an
- * iSCSI initiator can observe (docs/scenario-format.md "check"): `status`
- * and `sense` of a step (SAM-5 5.3, SPC-4 4.5), `errno` "OK" (the step ended
- * GOOD) and a few errno names mapped from status and sense the way Linux sd
- * does (ENOSPC from DATA PROTECT 27/07, ENODATA from MEDIUM ERROR, EBADE from
- * RESERVATION CONFLICT, ETIMEDOUT from a step that never completed, EIO from
- * any other failure), `within_ms` / `max_stall_ms`, `min_ms`.
- * Kernel-only expectations (eh, kernel_log, device_state, trace counts) and
- * entries scoped to another runner ("runner": "vm") are listed as not
- * applicable. A step that does not complete within its
- * timeout goes through an error handling of its own: ABORT TASK, LUN RESET,
- * LUN RESET again, then a reconnect; after a completed reset the command is
- * retried once, as the SCSI midlayer does; a UNIT ATTENTION answer is resent
- * up to 30 times within the step's timeout. Exit 0 when every applicable
- * expectation holds, 1 otherwise, 77 when none applies.
+ * Runs the check's typed workload against a target with libiscsi's
+ * asynchronous API, one iSCSI session of its own: read, write, discard,
+ * sync/fsync, tur, inquiry (SBC-3, SPC-4), sg_raw (a CDB with data-in or
+ * data-out, as the VM lab's agent sends it with SG_IO), ctl (`faultlun ctl
+ * SOCKET ARGS...` on the target's control socket) and sleep. It records what
+ * an initiator observes of each step (struct fl_step_obs): status and sense
+ * (SAM-5 5.3, SPC-4 4.5), the errno Linux would give a block read or write
+ * for that answer, and times; scenario/judge.c gives the verdicts. A command
+ * not answered within the command timeout (knobs.timeout_s) goes through an
+ * error handling of its own: ABORT TASK, LUN RESET, LUN RESET again, then a
+ * reconnect; after a recovery the command is sent once more, as the SCSI
+ * midlayer does; a UNIT ATTENTION answer is resent up to 30 times within one
+ * command timeout. A step's deadline (timeout_s) ends it as TIMEOUT.
  */
 #include "fl_scenario.h"
-#include "iscsi_common.h"
+#include "initiator.h"
+#include "runner.h"
 
 #include <iscsi/iscsi.h>
 #include <iscsi/scsi-lowlevel.h>
@@ -80,7 +73,7 @@ static void op_cb(struct iscsi_context *iscsi, int status, void *data, void *pri
 /* Services the context until op is done or ms pass; false on timeout. */
 static bool wait_op(struct op *op, int64_t ms)
 {
-	return itest_wait(ctx, op ? &op->done : NULL, ms);
+	return ini_wait(ctx, op ? &op->done : NULL, ms);
 }
 
 /* What one step produced. */
@@ -127,7 +120,7 @@ static int tmf(enum iscsi_task_mgmt_funcs fn, int lun, struct scsi_task *t, int 
 static void run_task(struct scsi_task *(*make)(void *), void *arg, int lun, struct iscsi_data *out,
 		     int timeout_ms, int64_t deadline, struct result *r)
 {
-	int64_t t0 = itest_now_ms();
+	int64_t t0 = ini_now_ms();
 	int ua_retries = 0;
 	int64_t t_send = t0; /* when the command was (re)sent after a recovery */
 
@@ -141,7 +134,7 @@ static void run_task(struct scsi_task *(*make)(void *), void *arg, int lun, stru
 			r->done = false;
 			break;
 		}
-		int64_t left = deadline - itest_now_ms();
+		int64_t left = deadline - ini_now_ms();
 		bool answered = wait_op(opp, left < timeout_ms ? (left > 0 ? left : 0) : timeout_ms);
 		if (answered && opp->status != SCSI_STATUS_CANCELLED &&
 		    opp->status != SCSI_STATUS_ERROR) {
@@ -164,14 +157,14 @@ static void run_task(struct scsi_task *(*make)(void *), void *arg, int lun, stru
 			 */
 			if (r->status == SCSI_STATUS_CHECK_CONDITION &&
 			    r->key == SCSI_SENSE_UNIT_ATTENTION && ua_retries < UA_RETRIES &&
-			    itest_now_ms() - t_send < timeout_ms) {
+			    ini_now_ms() - t_send < timeout_ms) {
 				ua_retries++;
 				attempt--;
 				continue;
 			}
 			break;
 		}
-		if (!answered && itest_now_ms() >= deadline) {
+		if (!answered && ini_now_ms() >= deadline) {
 			/* The step's deadline, not the command timeout: no error handling. */
 			r->past_deadline = true;
 			if (nstale < sizeof(stale) / sizeof(stale[0])) {
@@ -200,13 +193,13 @@ static void run_task(struct scsi_task *(*make)(void *), void *arg, int lun, stru
 		}
 		if (!recovered)
 			break;
-		t_send = itest_now_ms();
+		t_send = ini_now_ms();
 	}
 	if (ua_retries)
 		snprintf(r->eh + strlen(r->eh), sizeof(r->eh) - strlen(r->eh),
 			 "unit attention resent %d time%s ", ua_retries,
 			 ua_retries == 1 ? "" : "s");
-	r->ms = itest_now_ms() - t0;
+	r->ms = ini_now_ms() - t0;
 }
 
 /* Task makers for the workload operations. */
@@ -319,7 +312,7 @@ static bool run_ctl(const struct fl_step *s, int64_t deadline, struct result *r,
 		return false;
 	}
 	fcntl(fds[0], F_SETFL, O_NONBLOCK);
-	int64_t t0 = itest_now_ms();
+	int64_t t0 = ini_now_ms();
 	size_t len = 0;
 	int st = 0;
 	r->run = r->ctl = true;
@@ -331,13 +324,13 @@ static bool run_ctl(const struct fl_step *s, int64_t deadline, struct result *r,
 		pid_t w = waitpid(pid, &st, WNOHANG);
 		if (w == pid)
 			break;
-		if (itest_now_ms() >= deadline) {
+		if (ini_now_ms() >= deadline) {
 			kill(pid, SIGKILL);
 			waitpid(pid, &st, 0);
 			st = -1;
 			break;
 		}
-		itest_wait(ctx, NULL, 20); /* the session lives on meanwhile */
+		ini_wait(ctx, NULL, 20); /* the session lives on meanwhile */
 	}
 	for (ssize_t got; len < sizeof(r->answer) - 1 &&
 			  (got = read(fds[0], r->answer + len, sizeof(r->answer) - 1 - len)) > 0;)
@@ -345,7 +338,7 @@ static bool run_ctl(const struct fl_step *s, int64_t deadline, struct result *r,
 	close(fds[0]);
 	r->answer[len] = 0;
 	r->answer[strcspn(r->answer, "\n")] = 0;
-	r->ms = itest_now_ms() - t0;
+	r->ms = ini_now_ms() - t0;
 	r->done = st != -1;
 	r->past_deadline = !r->done;
 	if (r->done && WIFEXITED(st))
@@ -455,7 +448,7 @@ static void run_step(const struct fl_step *s, int cmd_tmo_ms, struct fl_step_obs
 		     struct result *r)
 {
 	int lun = s->lun >= 0 ? s->lun : url_lun;
-	int64_t t0 = itest_now_ms(), deadline = t0 + (int64_t)s->timeout_s * 1000;
+	int64_t t0 = ini_now_ms(), deadline = t0 + (int64_t)s->timeout_s * 1000;
 	struct rw_arg rw = {.lba = s->lba, .blocks = (uint32_t)s->blocks};
 
 	switch (s->op) {
@@ -479,7 +472,7 @@ static void run_step(const struct fl_step *s, int cmd_tmo_ms, struct fl_step_obs
 	}
 	if (s->op == FL_OP_SLEEP) {
 		wait_op(NULL, s->ms);
-		r->ms = itest_now_ms() - t0;
+		r->ms = ini_now_ms() - t0;
 		r->run = r->done = true;
 		r->repeats = 1;
 		observe(s, r, o);
@@ -535,12 +528,12 @@ static void run_step(const struct fl_step *s, int cmd_tmo_ms, struct fl_step_obs
 		if (run_failed(s, &one))
 			break;
 	}
-	r->ms = itest_now_ms() - t0; /* every repeat */
+	r->ms = ini_now_ms() - t0; /* every repeat */
 	observe(s, r, o);
 }
 
 /* Reads the target's trace (JSON lines) into lines; returns how many. */
-static size_t read_trace(const char *path, char ***lines)
+size_t fl_runner_read_trace(const char *path, char ***lines)
 {
 	FILE *f = fopen(path, "r");
 	char *line = NULL;
@@ -558,63 +551,60 @@ static size_t read_trace(const char *path, char ***lines)
 			*lines = nl;
 		}
 		line[strcspn(line, "\n")] = 0;
-		(*lines)[n++] = strdup(line);
+		if (((*lines)[n] = strdup(line)))
+			n++;
 	}
 	free(line);
 	fclose(f);
 	return n;
 }
 
-/* Runs a scenario's check against URL and prints one verdict per assertion. */
-int main(int argc, char **argv)
+/* Prints one step's outcome. */
+static void log_step(FILE *log, size_t i, const struct fl_step *s, const struct fl_step_obs *o,
+		     const struct result *r)
 {
-	const char *trace_path = NULL, *obs_path = NULL;
+	char t[160];
 
-	while (argc >= 3 && argv[1][0] == '-') {
-		if (!strcmp(argv[1], "--ctl"))
-			ctl_socket = argv[2];
-		else if (!strcmp(argv[1], "--faultlun"))
-			faultlun_bin = argv[2];
-		else if (!strcmp(argv[1], "--trace"))
-			trace_path = argv[2];
-		else if (!strcmp(argv[1], "--obs"))
-			obs_path = argv[2];
-		else
-			break;
-		argc -= 2;
-		argv += 2;
+	if (!log)
+		return;
+	if (o->end == FL_END_UNSUPPORTED || o->end == FL_END_NOT_RUN) {
+		fprintf(log, "step %zu (%s): %s: %s\n", i, fl_step_op_name(s->op),
+			o->end == FL_END_NOT_RUN ? "NOT RUN" : "not run by the libiscsi runner",
+			o->why);
+		return;
 	}
-	if (argc < 3 || argv[1][0] == '-') {
-		fprintf(stderr, "usage: iscsi_runner [--ctl SOCKET] [--faultlun PATH] "
-				"[--trace FILE] [--obs FILE] URL SCENARIO.json\n");
-		return 2;
-	}
-	struct fl_scenario *sc;
-	struct fl_diags d = {0};
-	if (fl_scenario_load_file(argv[2], FL_FE_ANY, &sc, &d)) {
-		fl_diags_print(&d, stderr);
-		fl_diags_free(&d);
-		return 2;
-	}
-	fl_diags_free(&d);
-	const struct fl_check *check = fl_scenario_check(sc);
-	if (!check) {
-		printf("%s: no check section: skipped\n", argv[2]);
-		fl_scenario_free(sc);
-		return 77;
-	}
-	if (check->paths && !(check->paths & FL_PATH_ISCSI)) {
-		printf("%s: check is not for the iscsi path: skipped\n", argv[2]);
-		fl_scenario_free(sc);
-		return 77;
-	}
+	if (o->has_sense)
+		fl_sense_text(o->key, o->asc, o->ascq, t, sizeof(t));
+	fprintf(log, "step %zu (%s): %s", i, fl_step_op_name(s->op),
+		o->end == FL_END_TIMEOUT ? "TIMEOUT" : o->errno_name);
+	if (r->ctl)
+		fprintf(log, ", exit %d: %s", r->exit_code, r->answer);
+	else if (o->has_status)
+		fprintf(log, ", status %s%s%s", fl_status_name(o->status) ?: "?",
+			o->has_sense ? ", sense " : "", o->has_sense ? t : "");
+	fprintf(log, " in %.0f ms", o->elapsed_ms);
+	if (s->repeat > 1)
+		fprintf(log, ", %u of %u runs", o->repeats_done, s->repeat);
+	fprintf(log, "%s%s\n", r->eh[0] ? ", error handling: " : "", r->eh);
+}
+
+/* Runs the check's workload against o->url; see runner.h. */
+int fl_runner_run(const struct fl_check *check, const struct fl_runner_opts *o,
+		  struct fl_step_obs **steps, int *test_lun)
+{
 	int cmd_tmo_ms = (check->knobs.timeout_s > 0 ? check->knobs.timeout_s : 30) * 1000;
+	size_t nsteps = check->nsteps;
+	struct fl_step_obs *obs;
 
-	ctx = itest_login(argv[1], "iqn.2026-12.org.faultlun:runner", &url_lun, 15000);
-	if (!ctx) {
-		fl_scenario_free(sc);
-		return 2;
-	}
+	ctl_socket = o->ctl_socket;
+	faultlun_bin = o->faultlun_bin ? o->faultlun_bin : "faultlun";
+	block_size = 512;
+	nstale = 0;
+	ctx = ini_login(o->url, o->initiator ? o->initiator : "iqn.2026-12.org.faultlun:check",
+			&url_lun, 15000);
+	if (!ctx)
+		return -1;
+	*test_lun = url_lun;
 	/* Block size, and the power-on unit attention out of the way. */
 	for (int i = 0; i < 3; i++) {
 		struct op op = {0};
@@ -631,82 +621,24 @@ int main(int argc, char **argv)
 		}
 		scsi_free_scsi_task(t);
 	}
-
-	size_t nsteps = check->nsteps;
-	struct fl_step_obs *obs = calloc(nsteps ? nsteps : 1, sizeof(*obs));
-	for (size_t i = 0; i < nsteps; i++) {
-		const struct fl_step *s = &check->steps[i];
+	obs = calloc(nsteps ? nsteps : 1, sizeof(*obs));
+	for (size_t i = 0; obs && i < nsteps; i++) {
 		struct result r = {0};
-		char t[160];
 
-		run_step(s, cmd_tmo_ms, &obs[i], &r);
-		if (obs[i].end == FL_END_UNSUPPORTED || obs[i].end == FL_END_NOT_RUN) {
-			printf("step %zu (%s): %s: %s\n", i, fl_step_op_name(s->op),
-			       obs[i].end == FL_END_NOT_RUN ? "NOT RUN" : "not run by the libiscsi runner",
-			       obs[i].why);
-			continue;
-		}
-		if (obs[i].has_sense)
-			fl_sense_text(obs[i].key, obs[i].asc, obs[i].ascq, t, sizeof(t));
-		printf("step %zu (%s): %s", i, fl_step_op_name(s->op),
-		       obs[i].end == FL_END_TIMEOUT ? "TIMEOUT" : obs[i].errno_name);
-		if (r.ctl)
-			printf(", exit %d: %s", r.exit_code, r.answer);
-		else if (obs[i].has_status)
-			printf(", status %s%s%s", fl_status_name(obs[i].status) ?: "?",
-			       obs[i].has_sense ? ", sense " : "", obs[i].has_sense ? t : "");
-		printf(" in %.0f ms", obs[i].elapsed_ms);
-		if (s->repeat > 1)
-			printf(", %u of %u runs", obs[i].repeats_done, s->repeat);
-		printf("%s%s\n", r.eh[0] ? ", error handling: " : "", r.eh);
+		run_step(&check->steps[i], cmd_tmo_ms, &obs[i], &r);
+		log_step(o->log, i, &check->steps[i], &obs[i], &r);
 	}
 	iscsi_logout_sync(ctx);
 	iscsi_destroy_context(ctx);
+	ctx = NULL;
 	for (size_t i = 0; i < nstale; i++) {
 		if (stale[i])
 			scsi_free_scsi_task(stale[i]);
 		free(stale_op[i]);
 	}
-
-	char **trace = NULL;
-	size_t ntrace = trace_path ? read_trace(trace_path, &trace) : 0;
-	struct fl_obs run = {
-	    .runner = FL_RUNNER_LIBISCSI,
-	    .steps = obs,
-	    .nsteps = nsteps,
-	    .can_status_all = true,
-	    .test_lun = url_lun,
-	    .has_trace = trace_path != NULL,
-	    .trace = (const char *const *)trace,
-	    .ntrace = ntrace,
-	};
-	if (obs_path && fl_obs_write(&run, obs_path))
-		fprintf(stderr, "%s: cannot write the observations\n", obs_path);
-	struct fl_verdict *v = NULL;
-	int nv = fl_check_judge(check, &run, &v);
-	int rc = 2;
-	if (nv >= 0) {
-		int held = 0, failed = 0;
-		for (int i = 0; i < nv; i++) {
-			printf("expect %zu: %s: %s (%s)\n", v[i].expect, fl_verdict_name(v[i].v),
-			       v[i].what, v[i].observed);
-			held += v[i].v == FL_VERDICT_PASS;
-			failed += v[i].v == FL_VERDICT_FAIL;
-		}
-		rc = fl_verdicts_exit(v, (size_t)nv);
-		if (rc == 1)
-			printf("%s: %d expectation(s) failed\n", argv[2], failed);
-		else if (rc == 77)
-			printf("%s: no expectation applies to an iSCSI initiator: skipped\n",
-			       argv[2]);
-		else
-			printf("%s: %d expectation(s) hold\n", argv[2], held);
-	}
-	for (size_t i = 0; i < ntrace; i++)
-		free(trace[i]);
-	free(trace);
-	free(v);
-	free(obs);
-	fl_scenario_free(sc);
-	return rc;
+	nstale = 0;
+	if (!obs)
+		return -1;
+	*steps = obs;
+	return 0;
 }

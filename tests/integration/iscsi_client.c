@@ -13,7 +13,7 @@
  * every assertion holds, 1 with a message otherwise, 77 when a check needs
  * something this build does not have.
  */
-#include "iscsi_common.h"
+#include "initiator.h"
 
 #include "fl_test.h"
 
@@ -74,7 +74,7 @@ static void task_cb(struct iscsi_context *iscsi, int status, void *command_data,
 /* Runs the event loops of n contexts until every op is done or ms passes. */
 static bool wait_all(struct iscsi_context **ctx, int n, struct op **ops, int nops, int ms)
 {
-	int64_t end = itest_now_ms() + ms;
+	int64_t end = ini_now_ms() + ms;
 
 	for (;;) {
 		bool all = true;
@@ -83,7 +83,7 @@ static bool wait_all(struct iscsi_context **ctx, int n, struct op **ops, int nop
 				all = false;
 		if (all)
 			return true;
-		int64_t left = end - itest_now_ms();
+		int64_t left = end - ini_now_ms();
 		if (left <= 0)
 			return false;
 		struct pollfd pfd[256];
@@ -104,19 +104,19 @@ static bool wait_all(struct iscsi_context **ctx, int n, struct op **ops, int nop
 /* Waits for one op on one context. */
 static bool wait_one(struct iscsi_context *ctx, struct op *op, int ms)
 {
-	return itest_wait(ctx, &op->done, ms);
+	return ini_wait(ctx, &op->done, ms);
 }
 
-/* A context for the URL's target with an initiator name (see itest_context). */
+/* A context for the URL's target with an initiator name (see ini_context). */
 static struct iscsi_context *make_ctx(const char *iname, struct iscsi_url **url_out)
 {
-	return itest_context(url_s, iname, url_out);
+	return ini_context(url_s, iname, url_out);
 }
 
 /* Connects and logs in; returns the context or NULL. */
 static struct iscsi_context *login(const char *iname, int *lun)
 {
-	return itest_login(url_s, iname, lun, 10000);
+	return ini_login(url_s, iname, lun, 10000);
 }
 
 /* Sends a CDB and waits for its completion; returns the task (caller frees). */
@@ -207,7 +207,7 @@ static void check_readwrite(void)
 		if (combo == 3)
 			iscsi_set_header_digest(ctx, ISCSI_HEADER_DIGEST_CRC32C);
 		int lun = u->lun;
-		bool ok = itest_connect(ctx, u, 10000);
+		bool ok = ini_connect(ctx, u, 10000);
 		iscsi_destroy_url(u);
 		CHECK(ok, "login combo %d: %s", combo, iscsi_get_error(ctx));
 		if (!ok) {
@@ -333,7 +333,7 @@ static void check_bad_target(void)
 	if (!ctx)
 		return;
 	iscsi_set_targetname(ctx, "iqn.2026-12.org.faultlun:no-such-target");
-	CHECK(!itest_connect(ctx, u, 10000), "login to a wrong name must fail");
+	CHECK(!ini_connect(ctx, u, 10000), "login to a wrong name must fail");
 	const char *err = iscsi_get_error(ctx);
 	CHECK(strstr(err, "not found") || strstr(err, "Not Found") || strstr(err, "0203") ||
 		  strstr(err, "515"),
@@ -359,7 +359,7 @@ static void check_chap(const char *arg)
 					      getenv("FL_MUTUAL_SECRET"));
 	if (arg && !strcmp(arg, "bad"))
 		iscsi_set_initiator_username_pwd(ctx, u->user, "definitely-wrong");
-	bool ok = itest_connect(ctx, u, 10000);
+	bool ok = ini_connect(ctx, u, 10000);
 	if (arg && !strcmp(arg, "bad")) {
 		CHECK(!ok, "login with a wrong secret must fail");
 		const char *err = iscsi_get_error(ctx);
@@ -616,9 +616,9 @@ static void check_slow_read(const char *arg)
 	struct scsi_task *t = run_cdb(ctx, lun, scsi_cdb_testunitready(), NULL, 5000);
 	if (t)
 		scsi_free_scsi_task(t);
-	int64_t t0 = itest_now_ms();
+	int64_t t0 = ini_now_ms();
 	t = run_cdb(ctx, lun, scsi_cdb_read10(0, 4096, 512, 0, 0, 0, 0, 0), NULL, ms + 5000);
-	int64_t took = itest_now_ms() - t0;
+	int64_t took = ini_now_ms() - t0;
 	CHECK(t && t->status == SCSI_STATUS_GOOD && t->datain.size == 4096, "read answered");
 	CHECK(took >= ms, "read took %lld ms, expected at least %d", (long long)took, ms);
 	if (t)
@@ -662,13 +662,13 @@ static void check_tmf_answer(const char *arg)
 					    ? ISCSI_TM_TARGET_WARM_RESET
 					    : ISCSI_TM_LUN_RESET;
 	struct op op = {.tmf_resp = 0xdead};
-	int64_t t0 = itest_now_ms();
+	int64_t t0 = ini_now_ms();
 	CHECK(!iscsi_task_mgmt_async(ctx, lun, fn, 0xffffffff, 0, op_cb, &op), "submit");
 	if (ms < 0) {
 		CHECK(!wait_one(ctx, &op, -ms), "%s never answered within %d ms", fn_s, -ms);
 	} else {
 		CHECK(wait_one(ctx, &op, ms + 5000), "%s answered", fn_s);
-		int64_t took = itest_now_ms() - t0;
+		int64_t took = ini_now_ms() - t0;
 		CHECK(took >= ms, "%s answered after %lld ms, not before %d", fn_s, (long long)took,
 		      ms);
 		CHECK(op.tmf_resp == want, "%s response %u, expected %u", fn_s, op.tmf_resp, want);

@@ -3,16 +3,15 @@
 # test-runner-faultless.sh - a shipped scenario's check must notice its own
 # faults: the scenario with every rule's fault taken out (a rule that also
 # moves the state keeps only its "set_state", so the states stay reachable;
-# transport rules are dropped) is run by the libiscsi runner under
-# `faultlun serve`, and the runner must fail it (exit 1). Exit 77 (skip)
-# without python3 or when the runner skips the original.
-#   test-runner-faultless.sh FAULTLUN RUNNER SCENARIO OUTDIR
+# transport rules are dropped) is run by `faultlun check`, and the check
+# must fail (exit 1). Exit 77 (skip) without python3 or when the check skips
+# the original.
+#   test-runner-faultless.sh FAULTLUN SCENARIO OUTDIR
 set -u
-faultlun=$1 runner=$2 src=$3 out=$4
+faultlun=$1 src=$2 out=$3
 command -v python3 >/dev/null 2>&1 || { echo "python3 not found: skipped"; exit 77; }
 mkdir -p "$out"
 case $faultlun in /*) ;; *) faultlun=$(pwd)/$faultlun ;; esac
-case $runner in /*) ;; *) runner=$(pwd)/$runner ;; esac
 case $out in /*) ;; *) out=$(pwd)/$out ;; esac
 name=$(basename "$src" .json)
 copy="$out/$name.faultless.json"
@@ -35,8 +34,7 @@ json.dump(d, open(sys.argv[2], "w"), indent=1)
 PY
 "$faultlun" lint -q "$copy" || { echo "FAIL: the scenario without its faults does not lint"; exit 1; }
 cd "$out" || exit 1
-"$faultlun" serve -q --listen 127.0.0.1:0 --ctl fl.sock "$copy" \
-	--run "$runner --ctl fl.sock --faultlun $faultlun \$FAULTLUN_URL $copy" >"$name.log" 2>&1
+"$faultlun" check "$copy" >"$name.log" 2>&1
 rc=$?
 cat "$name.log"
 case $rc in

@@ -1,21 +1,16 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
 # record-libiscsi.sh BUILD_DIR - records what the libiscsi runner observes of
-# every shipped scenario (its --obs document) into recorded/NAME.libiscsi.json,
+# every shipped scenario (`faultlun check --obs`) into recorded/NAME.libiscsi.json,
 # for test_judge. Run by hand after a change to a scenario or to the runner.
 set -eu
 build=$(cd "$1" && pwd)
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../../.." && pwd)
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
 for scen in "$top"/scenarios/*.json; do
 	name=$(basename "$scen" .json)
 	case $name in *schema*) continue ;; esac
 	grep -q '"iscsi"' "$scen" || continue
-	"$build/cli/faultlun" serve -q --listen 127.0.0.1:0 --ctl "$tmp/ctl.sock" \
-		--trace "$tmp/trace" "$scen" --run "$build/tests/integration/iscsi_runner \
-		--ctl $tmp/ctl.sock --faultlun $build/cli/faultlun --trace $tmp/trace \
-		--obs $here/recorded/$name.libiscsi.json \$FAULTLUN_URL $scen" >/dev/null || true
+	"$build/cli/faultlun" check -q --obs "$here/recorded/$name.libiscsi.json" "$scen" >/dev/null || true
 	echo "$name: $(ls -l "$here/recorded/$name.libiscsi.json" | awk '{print $5}') bytes"
 done

@@ -1,0 +1,575 @@
+// SPDX-License-Identifier: MIT
+/*
+ * cmd_check.c - `faultlun check SCENARIO...`: serves each scenario on a free
+ * loopback port (captive, in this process: engine, control socket, trace,
+ * embedded iSCSI target), runs its check through the libiscsi runner
+ * (runner.c) and judges it with the scenario model's one checker. One verdict
+ * line per expectation; exit 0 when every applicable one holds, 1 when one
+ * failed, 2 when a scenario could not be run, 77 when none applied.
+ * `--url` runs the check against a target that is already serving instead.
+ * `--junit FILE` writes JUnit XML (as Jenkins and GitLab read it), `--json
+ * FILE` the verdicts in the VM lab's result.json form, with the version, the
+ * scenario's sha256, the seed and the engine's counters at the end.
+ */
+#include "cli.h"
+#include "fl_faults.h"
+#include "fl_iscsi.h"
+#include "runner.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <jansson.h>
+#include <limits.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#ifndef FAULTLUN_COMMIT
+#define FAULTLUN_COMMIT "unknown"
+#endif
+
+/* What one scenario's check gave. */
+struct outcome {
+	const char *path;
+	char name[256];
+	char sha256[65];
+	int rc; /* 0 held, 1 failed, 2 could not run, 77 nothing applied */
+	char error[256];
+	uint64_t seed;
+	bool have_counters;
+	struct fl_engine_counters counters;
+	struct fl_verdict *v;
+	int nv;
+	struct fl_step_obs *steps;
+	size_t nsteps;
+	const struct fl_check *check;
+	double ms;
+};
+
+struct check_opts {
+	const char *url, *ctl, *trace, *junit, *json, *obs;
+	bool seed_set;
+	uint64_t seed;
+	int verbose;
+	bool quiet;
+};
+
+/* Prints the usage of `faultlun check`. */
+static void check_usage(FILE *out)
+{
+	fprintf(out,
+		"usage: faultlun check [OPTIONS] SCENARIO...\n"
+		"Serves each scenario on a free loopback port and runs its check through the\n"
+		"libiscsi runner: one verdict line per expectation (PASS, FAIL, N/A).\n"
+		"Exit 0: every applicable expectation holds; 1: one failed; 2: a scenario\n"
+		"could not be run; 77: none applied.\n\n"
+		"  --junit FILE     JUnit XML of the verdicts (Jenkins, GitLab)\n"
+		"  --json FILE      the verdicts, observations, version, scenario sha256, seed\n"
+		"                   and the engine's counters, as JSON\n"
+		"  --seed N         seed every random choice (overrides the scenario's)\n"
+		"  --url URL        check a target that is already serving (iscsi://...);\n"
+		"                   --ctl SOCKET and --trace FILE name its control socket and trace\n"
+		"  -v, --verbose    print each step as it ends\n"
+		"  -q, --quiet      print failures and the summary only\n"
+		"  -h, --help\n");
+}
+
+/* Milliseconds of CLOCK_MONOTONIC. */
+static double now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+/* The event loop's thread. */
+static void *loop_main(void *arg)
+{
+	int err = fl_iscsi_run(arg);
+
+	if (err)
+		fprintf(stderr, "faultlun check: event loop failed: %s\n", strerror(-err));
+	return NULL;
+}
+
+/* The running binary, for ctl steps (`faultlun ctl`). */
+static const char *self_path(void)
+{
+	static char buf[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", buf, sizeof(buf) - 1);
+
+	if (n <= 0)
+		return "faultlun";
+	buf[n] = 0;
+	return buf;
+}
+
+/* Runs the check of sc against url; judges into out. */
+static void run_and_judge(const struct fl_scenario *sc, const char *url, const char *ctl,
+			  const char *trace, const struct check_opts *co, struct outcome *out)
+{
+	const struct fl_check *check = fl_scenario_check(sc);
+	struct fl_runner_opts ro = {.url = url,
+				    .ctl_socket = ctl,
+				    .faultlun_bin = self_path(),
+				    .log = co->verbose ? stdout : NULL};
+	struct fl_step_obs *steps = NULL;
+	char **lines = NULL;
+	size_t nlines = 0;
+	int test_lun = 0;
+
+	if (fl_runner_run(check, &ro, &steps, &test_lun)) {
+		out->rc = 2;
+		snprintf(out->error, sizeof(out->error), "cannot log in to %s", url);
+		return;
+	}
+	if (trace)
+		nlines = fl_runner_read_trace(trace, &lines);
+	struct fl_obs obs = {
+	    .runner = FL_RUNNER_LIBISCSI,
+	    .steps = steps,
+	    .nsteps = check->nsteps,
+	    .can_status_all = true,
+	    .test_lun = test_lun,
+	    .has_trace = trace != NULL,
+	    .trace = (const char *const *)lines,
+	    .ntrace = nlines,
+	};
+	if (co->obs && fl_obs_write(&obs, co->obs))
+		fprintf(stderr, "faultlun check: cannot write %s\n", co->obs);
+	out->nv = fl_check_judge(check, &obs, &out->v);
+	if (out->nv < 0) {
+		out->rc = 2;
+		snprintf(out->error, sizeof(out->error), "out of memory");
+	} else {
+		out->rc = fl_verdicts_exit(out->v, (size_t)out->nv);
+	}
+	out->steps = steps;
+	out->nsteps = check->nsteps;
+	for (size_t i = 0; i < nlines; i++)
+		free(lines[i]);
+	free(lines);
+}
+
+/* Serves sc on a free loopback port in this process and runs its check. */
+static void serve_and_check(const struct fl_scenario *sc, const struct check_opts *co,
+			    struct outcome *out)
+{
+	char dir[] = "/tmp/faultlun-check-XXXXXX", ctl[128], trace[128], url[512];
+	struct fl_engine_opts eo = {.frontend = FL_FE_ISCSI};
+	struct fl_iscsi_opts io = {.listen = "127.0.0.1:0"};
+	struct fl_engine *engine = NULL;
+	struct fl_ctl *ctl_h = NULL;
+	struct fl_iscsi *t = NULL;
+	uint16_t luns[FL_MAX_LUNS];
+	unsigned nluns;
+	pthread_t th;
+
+	if (!mkdtemp(dir)) {
+		out->rc = 2;
+		snprintf(out->error, sizeof(out->error), "mkdtemp: %s", strerror(errno));
+		return;
+	}
+	snprintf(ctl, sizeof(ctl), "%s/ctl.sock", dir);
+	snprintf(trace, sizeof(trace), "%s/trace.jsonl", dir);
+	eo.trace_path = trace;
+	eo.seed_set = co->seed_set;
+	eo.seed = co->seed;
+	io.iqn = fl_scenario_target_iqn(sc);
+	if (fl_engine_create(sc, &eo, &engine)) {
+		out->rc = 2;
+		snprintf(out->error, sizeof(out->error), "cannot build the scenario's LUNs");
+		goto out;
+	}
+	out->seed = fl_engine_seed(engine);
+	if (fl_ctl_start(engine, ctl, &ctl_h) || fl_iscsi_create(&io, engine, NULL, &t) ||
+	    pthread_create(&th, NULL, loop_main, t)) {
+		out->rc = 2;
+		snprintf(out->error, sizeof(out->error), "cannot start the target");
+		if (t) {
+			fl_iscsi_destroy(t);
+			t = NULL;
+		}
+		goto out;
+	}
+	nluns = fl_target_lun_ids(fl_engine_target(engine), luns, FL_MAX_LUNS);
+	snprintf(url, sizeof(url), "iscsi://%s:%u/%s/%u", fl_iscsi_address(t), fl_iscsi_port(t),
+		 fl_iscsi_iqn(t), nluns ? luns[0] : 0);
+	run_and_judge(sc, url, ctl, trace, co, out);
+	fl_engine_get_counters(engine, &out->counters);
+	out->have_counters = true;
+	fl_iscsi_stop(t);
+	pthread_join(th, NULL);
+	fl_iscsi_disconnect(t);
+out:
+	if (ctl_h)
+		fl_ctl_stop(ctl_h);
+	if (engine)
+		fl_engine_destroy(engine);
+	if (t)
+		fl_iscsi_destroy(t);
+	unlink(ctl);
+	unlink(trace);
+	rmdir(dir);
+}
+
+/* Checks one scenario file. */
+static void check_one(const char *path, const struct check_opts *co, struct outcome *out,
+		      struct fl_scenario **scp)
+{
+	struct fl_diags d = {0};
+	int err = fl_scenario_load_file(path, FL_FE_ISCSI, scp, &d);
+	double t0 = now_ms();
+
+	out->path = path;
+	snprintf(out->name, sizeof(out->name), "%s", path);
+	if (err) {
+		fl_diags_print(&d, stderr);
+		fl_diags_free(&d);
+		out->rc = 2;
+		snprintf(out->error, sizeof(out->error), "%s",
+			 err == -EINVAL ? "the scenario has errors" : strerror(-err));
+		return;
+	}
+	fl_diags_free(&d);
+	snprintf(out->name, sizeof(out->name), "%s", fl_scenario_name(*scp));
+	if (sha256_file(path, out->sha256))
+		out->sha256[0] = 0;
+	out->check = fl_scenario_check(*scp);
+	if (!out->check) {
+		out->rc = 77;
+		snprintf(out->error, sizeof(out->error), "no check section");
+		return;
+	}
+	if (out->check->paths && !(out->check->paths & FL_PATH_ISCSI)) {
+		out->rc = 77;
+		snprintf(out->error, sizeof(out->error), "the check is not for the iscsi path");
+		return;
+	}
+	if (co->url)
+		run_and_judge(*scp, co->url, co->ctl, co->trace, co, out);
+	else
+		serve_and_check(*scp, co, out);
+	out->ms = now_ms() - t0;
+}
+
+/* Writes s into f with XML's special characters escaped. */
+static void xml_text(FILE *f, const char *s)
+{
+	for (; *s; s++) {
+		switch (*s) {
+		case '<':
+			fputs("&lt;", f);
+			break;
+		case '>':
+			fputs("&gt;", f);
+			break;
+		case '&':
+			fputs("&amp;", f);
+			break;
+		case '"':
+			fputs("&quot;", f);
+			break;
+		default:
+			if ((unsigned char)*s >= 0x20 || *s == '\t' || *s == '\n')
+				fputc(*s, f);
+		}
+	}
+}
+
+/* Writes the JUnit XML report: a testsuite per scenario, a testcase per verdict. */
+static int write_junit(const char *file, const struct outcome *o, size_t n)
+{
+	FILE *f = fopen(file, "w");
+	size_t tests = 0, failures = 0, skipped = 0, errors = 0;
+
+	if (!f)
+		return -errno;
+	for (size_t i = 0; i < n; i++) {
+		errors += o[i].rc == 2;
+		for (int k = 0; k < o[i].nv; k++) {
+			tests++;
+			failures += o[i].v[k].v == FL_VERDICT_FAIL;
+			skipped += o[i].v[k].v == FL_VERDICT_NA;
+		}
+	}
+	fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
+	fprintf(f, "<testsuites name=\"faultlun check\" tests=\"%zu\" failures=\"%zu\" "
+		   "errors=\"%zu\" skipped=\"%zu\">\n",
+		tests + errors, failures, errors, skipped);
+	for (size_t i = 0; i < n; i++) {
+		size_t sf = 0, ss = 0;
+
+		for (int k = 0; k < o[i].nv; k++) {
+			sf += o[i].v[k].v == FL_VERDICT_FAIL;
+			ss += o[i].v[k].v == FL_VERDICT_NA;
+		}
+		fputs("  <testsuite name=\"", f);
+		xml_text(f, o[i].name);
+		fprintf(f, "\" tests=\"%d\" failures=\"%zu\" errors=\"%d\" skipped=\"%zu\" "
+			   "time=\"%.3f\">\n",
+			o[i].nv > 0 ? o[i].nv : 1, sf, o[i].rc == 2, ss, o[i].ms / 1e3);
+		if (o[i].rc == 2 || (o[i].rc == 77 && o[i].nv <= 0)) {
+			fputs("    <testcase classname=\"", f);
+			xml_text(f, o[i].name);
+			fputs("\" name=\"check\">", f);
+			fputs(o[i].rc == 2 ? "<error message=\"" : "<skipped message=\"", f);
+			xml_text(f, o[i].error);
+			fputs("\"/></testcase>\n", f);
+		}
+		for (int k = 0; k < o[i].nv; k++) {
+			const struct fl_verdict *v = &o[i].v[k];
+			char name[400];
+
+			snprintf(name, sizeof(name), "expect %zu: %s", v->expect, v->what);
+			fputs("    <testcase classname=\"", f);
+			xml_text(f, o[i].name);
+			fputs("\" name=\"", f);
+			xml_text(f, name);
+			fputs("\">", f);
+			if (v->v != FL_VERDICT_PASS) {
+				fputs(v->v == FL_VERDICT_FAIL ? "<failure message=\""
+							      : "<skipped message=\"",
+				      f);
+				xml_text(f, v->observed);
+				fputs("\"/>", f);
+			}
+			fputs("</testcase>\n", f);
+		}
+		fputs("  </testsuite>\n", f);
+	}
+	fputs("</testsuites>\n", f);
+	return fclose(f) ? -errno : 0;
+}
+
+/* The verdict word of an outcome for JSON. */
+static const char *rc_word(int rc)
+{
+	return rc == 0 ? "pass" : rc == 1 ? "fail" : rc == 77 ? "not_applicable" : "error";
+}
+
+/* Writes the JSON report: one document per run, a result per scenario. */
+static int write_json(const char *file, const struct outcome *o, size_t n)
+{
+	json_t *root = json_object(), *results = json_array();
+	int r;
+
+	json_object_set_new(root, "faultlun",
+			    json_pack("{s:s, s:s}", "version", FAULTLUN_VERSION, "commit",
+				      FAULTLUN_COMMIT));
+	json_object_set_new(root, "runner", json_string("libiscsi"));
+	for (size_t i = 0; i < n; i++) {
+		json_t *res = json_object(), *vs = json_array(), *steps = json_array();
+
+		json_object_set_new(res, "scenario", json_string(o[i].name));
+		json_object_set_new(res, "path", json_string(o[i].path));
+		if (o[i].sha256[0])
+			json_object_set_new(res, "sha256", json_string(o[i].sha256));
+		json_object_set_new(res, "verdict", json_string(rc_word(o[i].rc)));
+		if (o[i].error[0])
+			json_object_set_new(res, "error", json_string(o[i].error));
+		if (o[i].have_counters) {
+			char seed[32];
+
+			snprintf(seed, sizeof(seed), "%llu", (unsigned long long)o[i].seed);
+			json_object_set_new(res, "seed", json_string(seed));
+			json_object_set_new(
+			    res, "counters",
+			    json_pack("{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I}", "commands",
+				      (json_int_t)o[i].counters.commands, "injected",
+				      (json_int_t)o[i].counters.injected, "held",
+				      (json_int_t)o[i].counters.held, "released",
+				      (json_int_t)o[i].counters.released, "dropped",
+				      (json_int_t)o[i].counters.dropped, "delayed",
+				      (json_int_t)o[i].counters.delayed, "tmfs",
+				      (json_int_t)o[i].counters.tmfs, "resets",
+				      (json_int_t)o[i].counters.resets));
+		}
+		json_object_set_new(res, "elapsed_ms", json_real(o[i].ms));
+		for (int k = 0; k < o[i].nv; k++) {
+			const struct fl_verdict *v = &o[i].v[k];
+			json_t *e = json_pack("{s:I, s:s, s:s, s:s}", "expect", (json_int_t)v->expect,
+					      "verdict",
+					      v->v == FL_VERDICT_PASS	? "pass"
+					      : v->v == FL_VERDICT_FAIL ? "fail"
+									: "not_applicable",
+					      "what", v->what, "observed", v->observed);
+
+			if (v->v != FL_VERDICT_NA)
+				json_object_set_new(e, "ok", json_boolean(v->v == FL_VERDICT_PASS));
+			json_array_append_new(vs, e);
+		}
+		json_object_set_new(res, "verdicts", vs);
+		for (size_t k = 0; k < o[i].nsteps; k++) {
+			const struct fl_step_obs *s = &o[i].steps[k];
+			json_t *e = json_pack(
+			    "{s:I, s:s, s:s, s:f, s:I}", "step", (json_int_t)k, "op",
+			    fl_step_op_name(o[i].check->steps[k].op), "errno",
+			    s->end == FL_END_TIMEOUT	 ? "TIMEOUT"
+			    : s->end == FL_END_DONE	 ? s->errno_name
+			    : s->end == FL_END_NOT_RUN ? "NOT_RUN"
+						       : "UNSUPPORTED",
+			    "elapsed_ms", s->elapsed_ms, "repeats_done", (json_int_t)s->repeats_done);
+
+			if (s->has_status)
+				json_object_set_new(e, "status", json_integer(s->status));
+			if (s->has_sense) {
+				char t[96];
+
+				fl_sense_text(s->key, s->asc, s->ascq, t, sizeof(t));
+				json_object_set_new(e, "sense", json_string(t));
+			}
+			json_array_append_new(steps, e);
+		}
+		json_object_set_new(res, "steps", steps);
+		json_array_append_new(results, res);
+	}
+	json_object_set_new(root, "results", results);
+	r = json_dump_file(root, file, JSON_INDENT(2) | JSON_PRESERVE_ORDER) ? -EIO : 0;
+	json_decref(root);
+	return r;
+}
+
+/* `faultlun check`. */
+int cmd_check(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+	    {"junit", required_argument, NULL, 'J'}, {"json", required_argument, NULL, 'j'},
+	    {"seed", required_argument, NULL, 's'},  {"url", required_argument, NULL, 'u'},
+	    {"ctl", required_argument, NULL, 'c'},   {"trace", required_argument, NULL, 't'},
+	    {"obs", required_argument, NULL, 'o'},   {"verbose", no_argument, NULL, 'v'},
+	    {"quiet", no_argument, NULL, 'q'},	     {"help", no_argument, NULL, 'h'},
+	    {NULL, 0, NULL, 0},
+	};
+	struct check_opts co = {0};
+	struct outcome *out;
+	struct fl_scenario **scs;
+	int c, n, rc = 0, held = 0, failed = 0, na = 0, errors = 0, skipped = 0;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "vqh", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'J':
+			co.junit = optarg;
+			break;
+		case 'j':
+			co.json = optarg;
+			break;
+		case 's': {
+			char *end;
+
+			errno = 0;
+			co.seed = strtoull(optarg, &end, 0);
+			if (errno || *end || !*optarg || *optarg == '-') {
+				fprintf(stderr, "faultlun check: --seed: '%s' is not a number "
+						"(0..2^64-1)\n",
+					optarg);
+				return 2;
+			}
+			co.seed_set = true;
+			break;
+		}
+		case 'u':
+			co.url = optarg;
+			break;
+		case 'c':
+			co.ctl = optarg;
+			break;
+		case 't':
+			co.trace = optarg;
+			break;
+		case 'o':
+			co.obs = optarg;
+			break;
+		case 'v':
+			co.verbose++;
+			break;
+		case 'q':
+			co.quiet = true;
+			break;
+		case 'h':
+			check_usage(stdout);
+			return 0;
+		default:
+			check_usage(stderr);
+			return 2;
+		}
+	}
+	n = argc - optind;
+	if (n < 1) {
+		fprintf(stderr, "faultlun check: no scenario given\n");
+		check_usage(stderr);
+		return 2;
+	}
+	if (co.url && strncmp(co.url, "iscsi://", 8)) {
+		fprintf(stderr, "faultlun check: --url: '%s' is not an iscsi:// URL\n", co.url);
+		return 2;
+	}
+	if ((co.ctl || co.trace) && !co.url) {
+		fprintf(stderr, "faultlun check: --ctl and --trace go with --url (without it the "
+				"check serves the scenario and has both)\n");
+		return 2;
+	}
+	if (co.obs && n > 1) {
+		fprintf(stderr, "faultlun check: --obs takes one scenario\n");
+		return 2;
+	}
+	signal(SIGPIPE, SIG_IGN);
+	out = calloc((size_t)n, sizeof(*out));
+	scs = calloc((size_t)n, sizeof(*scs));
+	if (!out || !scs) {
+		free(out);
+		free(scs);
+		return 2;
+	}
+	for (int i = 0; i < n; i++) {
+		struct outcome *o = &out[i];
+
+		check_one(argv[optind + i], &co, o, &scs[i]);
+		for (int k = 0; k < o->nv; k++) {
+			const struct fl_verdict *v = &o->v[k];
+
+			held += v->v == FL_VERDICT_PASS;
+			failed += v->v == FL_VERDICT_FAIL;
+			na += v->v == FL_VERDICT_NA;
+			if (co.quiet && v->v != FL_VERDICT_FAIL)
+				continue;
+			printf("%-4s %s: expect %zu: %s (%s)\n", fl_verdict_name(v->v), o->name,
+			       v->expect, v->what, v->observed);
+		}
+		if (o->rc == 2) {
+			errors++;
+			printf("ERROR %s: %s\n", o->path, o->error);
+		} else if (o->rc == 77) {
+			skipped++;
+			if (!co.quiet)
+				printf("SKIP %s: %s\n", o->name,
+				       o->error[0] ? o->error : "no expectation applies");
+		} else if (!co.quiet || o->rc) {
+			printf("%s %s (%.1f s)\n", o->rc ? "FAILED" : "held", o->name, o->ms / 1e3);
+		}
+		fflush(stdout);
+	}
+	printf("faultlun check: %d scenario%s, %d held, %d failed, %d not applicable%s%s\n", n,
+	       n == 1 ? "" : "s", held, failed, na, errors ? ", could not run: " : "",
+	       errors ? "see above" : "");
+	if (co.junit && write_junit(co.junit, out, (size_t)n))
+		fprintf(stderr, "faultlun check: cannot write %s\n", co.junit);
+	if (co.json && write_json(co.json, out, (size_t)n))
+		fprintf(stderr, "faultlun check: cannot write %s\n", co.json);
+	rc = errors ? 2 : failed ? 1 : held ? 0 : 77;
+	for (int i = 0; i < n; i++) {
+		free(out[i].v);
+		free(out[i].steps);
+		fl_scenario_free(scs[i]);
+	}
+	free(out);
+	free(scs);
+	(void)skipped;
+	return rc;
+}

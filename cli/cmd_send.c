@@ -1,0 +1,742 @@
+// SPDX-License-Identifier: MIT
+/*
+ * cmd_send.c - `faultlun send URL ITEM...`: one iSCSI session that sends SCSI
+ * commands and task-management functions in order and prints, for each, what
+ * came back: status, sense decoded (key, ASC/ASCQ with names, fixed or
+ * descriptor format, INFORMATION; SPC-4 r37 4.5), residual, time, and data-in
+ * as a hexdump with -x. JSON lines with --json. It is to a faultlun target
+ * what sg_raw and sg_inq are to a local disk.
+ *
+ * Items (docs/send.md): read, write, tur, inquiry, readcap, sync,
+ * report-luns, request-sense, raw:HEX; abort-task[:last|:N], abort-task-set,
+ * clear-task-set, lun-reset, target-reset, cold-reset; sleep:ms=N. Options
+ * follow a colon, comma-separated: read:lba=2048,blocks=8. Every SCSI item
+ * takes lun=N and nowait (send and go on: the answer is printed when it
+ * comes, or as never answered at the end).
+ */
+#include "cli.h"
+#include "fl_byteorder.h"
+#include "fl_scenario.h"
+#include "initiator.h"
+
+#include <iscsi/iscsi.h>
+#include <iscsi/scsi-lowlevel.h>
+
+#include <ctype.h>
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+/* Item kinds. */
+enum item_kind { IT_SCSI, IT_TMF, IT_SLEEP };
+
+/* One parsed item and, once sent, what came back. */
+struct item {
+	int n; /* 1-based, as printed */
+	const char *text;
+	enum item_kind kind;
+	char name[24];
+	int lun;
+	bool nowait;
+	uint8_t cdb[16];
+	int cdb_len;
+	uint32_t in_len, out_len;
+	uint8_t pattern;
+	int tmf;      /* enum iscsi_task_mgmt_funcs */
+	int abort_of; /* abort-task: the item whose task to abort (0: the last SCSI item) */
+	uint32_t ms;  /* sleep */
+	/* outcome */
+	bool sent, done;
+	int status;
+	uint32_t tmf_resp;
+	struct scsi_task *task;
+	double t_sent, t_done;
+};
+
+struct send_opts {
+	bool json, hex;
+	int timeout_ms;
+};
+
+static struct iscsi_context *ctx;
+static int url_lun;
+
+/* Prints the usage of `faultlun send`. */
+static void send_usage(FILE *out)
+{
+	fprintf(out,
+		"usage: faultlun send [OPTIONS] URL ITEM...\n"
+		"Sends SCSI commands and task-management functions over one iSCSI session, in\n"
+		"order, and prints what came back for each.\n\n"
+		"  URL    iscsi://HOST[:PORT]/IQN/LUN (the LUN items address by default)\n"
+		"  ITEM   read[:lba=N,blocks=N]   write[:lba=N,blocks=N,pattern=N]   tur\n"
+		"         inquiry[:vpd=0xNN,len=N]   readcap   sync   report-luns   request-sense\n"
+		"         raw:'HEX BYTES'[,in=N|out=N,pattern=N]\n"
+		"         abort-task[:last|:ITEM_NUMBER]   abort-task-set   clear-task-set\n"
+		"         lun-reset   target-reset   cold-reset   sleep:ms=N\n"
+		"         every SCSI item and TMF also takes lun=N; a SCSI item takes nowait\n"
+		"         (send it and go on; its answer is printed when it comes)\n\n"
+		"  -x, --hex         hexdump of data-in\n"
+		"  -j, --json        one JSON object per item\n"
+		"  -t, --timeout S   seconds to wait for each answer (default 30)\n"
+		"  -h, --help\n"
+		"Exit 0 when every item was answered, 1 when one was not, 2 on a usage error\n"
+		"or when no session could be made.\n");
+}
+
+/* Monotonic milliseconds as a double. */
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+/* Parses a number (decimal, or 0x hex) into *out; false if it is not one. */
+static bool num(const char *s, uint64_t max, uint64_t *out)
+{
+	bool hex = s[0] == '0' && (s[1] == 'x' || s[1] == 'X');
+	char *end;
+
+	if (!*s || *s == '-' || isspace((unsigned char)*s))
+		return false;
+	errno = 0;
+	*out = strtoull(hex ? s + 2 : s, &end, hex ? 16 : 10);
+	return !errno && !*end && end != s + (hex ? 2 : 0) && *out <= max;
+}
+
+/* Parses hex bytes ("28 00 ...", "28:00", "2800...") into cdb; its length or -1. */
+static int hex_cdb(const char *s, uint8_t *cdb)
+{
+	int n = 0;
+
+	while (*s) {
+		int digits = 0;
+		unsigned v = 0;
+
+		while (*s == ' ' || *s == ':')
+			s++;
+		if (!*s)
+			break;
+		while (digits < 2 && isxdigit((unsigned char)*s)) {
+			v = v * 16 + (unsigned)(isdigit((unsigned char)*s) ? *s - '0'
+									: tolower((unsigned char)*s) - 'a' + 10);
+			digits++;
+			s++;
+		}
+		if (!digits || (digits == 1 && *s && *s != ' ' && *s != ':') || n == 16)
+			return -1;
+		cdb[n++] = (uint8_t)v;
+	}
+	return n >= 6 ? n : -1;
+}
+
+/* Fills a CDB's LBA and length for READ(16) / WRITE(16) (SBC-3 5.16, 5.40). */
+static void rw16(struct item *it, uint8_t op, uint64_t lba, uint32_t blocks, uint32_t bs)
+{
+	memset(it->cdb, 0, sizeof(it->cdb));
+	it->cdb[0] = op;
+	fl_put_be64(it->cdb + 2, lba);
+	fl_put_be32(it->cdb + 10, blocks);
+	it->cdb_len = 16;
+	if (op == 0x88)
+		it->in_len = blocks * bs;
+	else
+		it->out_len = blocks * bs;
+}
+
+/* Parses one item; false with a message naming it and the valid forms. */
+static bool parse_item(const char *text, struct item *it, uint32_t bs)
+{
+	char buf[512], *opts, *kv, *save = NULL;
+	uint64_t lba = 0, blocks = 1, v;
+	int vpd = -1;
+	uint64_t alloc = 0;
+
+	snprintf(buf, sizeof(buf), "%s", text);
+	opts = strchr(buf, ':');
+	if (opts)
+		*opts++ = 0;
+	snprintf(it->name, sizeof(it->name), "%.23s", buf);
+	it->text = text;
+	it->lun = url_lun;
+	it->pattern = 0xa5;
+	if (!strcmp(buf, "raw")) {
+		/* raw:HEX[,in=N|,out=N|,pattern=N]: the options follow the first comma */
+		char *comma = opts ? strchr(opts, ',') : NULL;
+
+		if (comma)
+			*comma++ = 0;
+		it->kind = IT_SCSI;
+		it->cdb_len = opts ? hex_cdb(opts, it->cdb) : -1;
+		if (it->cdb_len < 0) {
+			fprintf(stderr, "faultlun send: '%s': raw needs 6 to 16 hex bytes, e.g. "
+					"raw:'28 00 00 00 08 00 00 00 08 00',in=4096\n",
+				text);
+			return false;
+		}
+		opts = comma;
+	}
+	for (kv = opts ? strtok_r(opts, ",", &save) : NULL; kv; kv = strtok_r(NULL, ",", &save)) {
+		char *eq = strchr(kv, '=');
+		const char *val = eq ? eq + 1 : "";
+
+		if (eq)
+			*eq = 0;
+		if (!strcmp(kv, "nowait") && !eq) {
+			it->nowait = true;
+		} else if (!strcmp(kv, "last") && !eq && !strcmp(buf, "abort-task")) {
+			it->abort_of = 0;
+		} else if (!eq && !strcmp(buf, "abort-task") && num(kv, 100000, &v) && v) {
+			it->abort_of = (int)v;
+		} else if (!strcmp(kv, "lun") && num(val, 255, &v)) {
+			it->lun = (int)v;
+		} else if (!strcmp(kv, "lba") && num(val, UINT64_MAX, &lba)) {
+		} else if (!strcmp(kv, "blocks") && num(val, 65536, &blocks) && blocks) {
+		} else if (!strcmp(kv, "pattern") && num(val, 255, &v)) {
+			it->pattern = (uint8_t)v;
+		} else if (!strcmp(kv, "vpd") && num(val, 255, &v)) {
+			vpd = (int)v;
+		} else if (!strcmp(kv, "len") && num(val, 65535, &alloc)) {
+		} else if (!strcmp(kv, "in") && num(val, 16u << 20, &v)) {
+			it->in_len = (uint32_t)v;
+		} else if (!strcmp(kv, "out") && num(val, 16u << 20, &v)) {
+			it->out_len = (uint32_t)v;
+		} else if (!strcmp(kv, "ms") && num(val, 86400000, &v)) {
+			it->ms = (uint32_t)v;
+		} else {
+			fprintf(stderr, "faultlun send: '%s': bad option '%s%s%s'\n", text, kv,
+				eq ? "=" : "", val);
+			return false;
+		}
+	}
+	if (!strcmp(buf, "raw")) {
+		if (it->in_len && it->out_len) {
+			fprintf(stderr, "faultlun send: '%s': in= or out=, not both\n", text);
+			return false;
+		}
+		return true;
+	}
+	it->kind = IT_SCSI;
+	memset(it->cdb, 0, sizeof(it->cdb));
+	if (!strcmp(buf, "read")) {
+		rw16(it, 0x88, lba, (uint32_t)blocks, bs);
+	} else if (!strcmp(buf, "write")) {
+		rw16(it, 0x8a, lba, (uint32_t)blocks, bs);
+	} else if (!strcmp(buf, "tur")) {
+		it->cdb_len = 6;
+	} else if (!strcmp(buf, "inquiry")) {
+		it->cdb[0] = 0x12;
+		if (vpd >= 0) {
+			it->cdb[1] = 1;
+			it->cdb[2] = (uint8_t)vpd;
+		}
+		it->in_len = alloc ? (uint32_t)alloc : 255;
+		fl_put_be16(it->cdb + 3, (uint16_t)it->in_len);
+		it->cdb_len = 6;
+	} else if (!strcmp(buf, "readcap")) {
+		it->cdb[0] = 0x9e;
+		it->cdb[1] = 0x10;
+		fl_put_be32(it->cdb + 10, 32);
+		it->in_len = 32;
+		it->cdb_len = 16;
+	} else if (!strcmp(buf, "sync")) {
+		it->cdb[0] = 0x35;
+		it->cdb_len = 10;
+	} else if (!strcmp(buf, "report-luns")) {
+		it->cdb[0] = 0xa0;
+		fl_put_be32(it->cdb + 6, 4096);
+		it->in_len = 4096;
+		it->cdb_len = 12;
+	} else if (!strcmp(buf, "request-sense")) {
+		it->cdb[0] = 0x03;
+		it->cdb[4] = 252;
+		it->in_len = 252;
+		it->cdb_len = 6;
+	} else {
+		static const struct {
+			const char *name;
+			int fn;
+		} tmfs[] = {
+		    {"abort-task", ISCSI_TM_ABORT_TASK},
+		    {"abort-task-set", ISCSI_TM_ABORT_TASK_SET},
+		    {"clear-task-set", ISCSI_TM_CLEAR_TASK_SET},
+		    {"lun-reset", ISCSI_TM_LUN_RESET},
+		    {"target-reset", ISCSI_TM_TARGET_WARM_RESET},
+		    {"cold-reset", ISCSI_TM_TARGET_COLD_RESET},
+		};
+
+		if (!strcmp(buf, "sleep")) {
+			it->kind = IT_SLEEP;
+			return true;
+		}
+		for (size_t i = 0; i < sizeof(tmfs) / sizeof(tmfs[0]); i++)
+			if (!strcmp(buf, tmfs[i].name)) {
+				it->kind = IT_TMF;
+				it->tmf = tmfs[i].fn;
+				return true;
+			}
+		fprintf(stderr,
+			"faultlun send: unknown item '%s' (read, write, tur, inquiry, readcap, "
+			"sync, report-luns, request-sense, raw, abort-task, abort-task-set, "
+			"clear-task-set, lun-reset, target-reset, cold-reset, sleep)\n",
+			text);
+		return false;
+	}
+	if (it->nowait && it->kind != IT_SCSI) {
+		fprintf(stderr, "faultlun send: '%s': nowait is for SCSI items\n", text);
+		return false;
+	}
+	return true;
+}
+
+/* Completion of a SCSI item. */
+static void scsi_cb(struct iscsi_context *iscsi, int status, void *data, void *priv)
+{
+	struct item *it = priv;
+
+	(void)iscsi;
+	(void)data;
+	it->done = true;
+	it->status = status;
+	it->t_done = now();
+}
+
+/* Completion of a TMF item. */
+static void tmf_cb(struct iscsi_context *iscsi, int status, void *data, void *priv)
+{
+	struct item *it = priv;
+
+	(void)iscsi;
+	it->done = true;
+	it->status = status;
+	if (data && status == SCSI_STATUS_GOOD)
+		it->tmf_resp = *(uint32_t *)data;
+	else
+		it->tmf_resp = 0xff;
+	it->t_done = now();
+}
+
+/* Name of an RFC 7143 11.6.1 TMF response. */
+static const char *tmf_resp_name(uint32_t r)
+{
+	switch (r) {
+	case 0:
+		return "FUNCTION COMPLETE";
+	case 1:
+		return "TASK DOES NOT EXIST";
+	case 2:
+		return "LUN DOES NOT EXIST";
+	case 3:
+		return "TASK STILL ALLEGIANT";
+	case 4:
+		return "TASK ALLEGIANCE REASSIGNMENT NOT SUPPORTED";
+	case 5:
+		return "FUNCTION NOT SUPPORTED";
+	case 6:
+		return "FUNCTION AUTHORIZATION FAILED";
+	case 255:
+		return "FUNCTION REJECTED";
+	default:
+		return "?";
+	}
+}
+
+/* Decoded sense data (SPC-4 r37 4.5.2 descriptor, 4.5.3 fixed). */
+struct sense {
+	bool valid, descriptor, has_info;
+	uint8_t key, asc, ascq;
+	uint64_t info;
+	const uint8_t *raw;
+	size_t len;
+};
+
+/* Decodes the sense bytes libiscsi keeps (2-byte length, then the sense) in datain. */
+static void decode_sense(const struct scsi_task *t, struct sense *s)
+{
+	const uint8_t *p;
+	size_t len;
+
+	memset(s, 0, sizeof(*s));
+	if (t->status != SCSI_STATUS_CHECK_CONDITION || t->datain.size < 4)
+		return;
+	len = fl_get_be16(t->datain.data);
+	if (len + 2 > (size_t)t->datain.size)
+		len = (size_t)t->datain.size - 2;
+	p = t->datain.data + 2;
+	s->raw = p;
+	s->len = len;
+	if (len < 8)
+		return;
+	s->valid = true;
+	if ((p[0] & 0x7f) == 0x72 || (p[0] & 0x7f) == 0x73) {
+		s->descriptor = true;
+		s->key = p[1] & 0xf;
+		s->asc = p[2];
+		s->ascq = p[3];
+		/* descriptors from byte 8; type 0 is INFORMATION (SPC-4 4.5.2.2) */
+		for (size_t o = 8; o + 1 < len && o + 2 + p[o + 1] <= len; o += 2u + p[o + 1])
+			if (p[o] == 0 && p[o + 1] >= 0x0a) {
+				s->has_info = p[o + 2] & 0x80;
+				s->info = fl_get_be64(p + o + 4);
+			}
+		return;
+	}
+	s->key = p[2] & 0xf;
+	if (len >= 14) {
+		s->asc = p[12];
+		s->ascq = p[13];
+	}
+	s->has_info = p[0] & 0x80;
+	s->info = fl_get_be32(p + 3);
+}
+
+/* Hexdump of data, 16 bytes a line, with offsets. */
+static void hexdump(FILE *out, const uint8_t *d, size_t n)
+{
+	for (size_t o = 0; o < n; o += 16) {
+		fprintf(out, "    %04zx ", o);
+		for (size_t i = o; i < o + 16; i++)
+			if (i < n)
+				fprintf(out, " %02x", d[i]);
+			else
+				fputs("   ", out);
+		fputs("  ", out);
+		for (size_t i = o; i < o + 16 && i < n; i++)
+			fputc(isprint(d[i]) ? d[i] : '.', out);
+		fputc('\n', out);
+	}
+}
+
+/* Writes s as a JSON string. */
+static void json_str(FILE *out, const char *s)
+{
+	fputc('"', out);
+	for (; *s; s++) {
+		if (*s == '"' || *s == '\\')
+			fprintf(out, "\\%c", *s);
+		else if ((unsigned char)*s < 0x20)
+			fprintf(out, "\\u%04x", *s);
+		else
+			fputc(*s, out);
+	}
+	fputc('"', out);
+}
+
+/* True when a SCSI item got a status (libiscsi's own codes are 0x0f000000 and up). */
+static bool answered(const struct item *it)
+{
+	return it->done && it->task && (unsigned)it->status < 0x0f000000u;
+}
+
+/* Prints one item's outcome. */
+static void report(const struct item *it, const struct send_opts *o)
+{
+	FILE *out = stdout;
+	double ms = it->done ? it->t_done - it->t_sent : -1;
+
+	if (it->kind == IT_SLEEP) {
+		if (o->json)
+			fprintf(out, "{\"item\": %d, \"op\": \"sleep\", \"ms\": %u}\n", it->n, it->ms);
+		else
+			printf("#%d sleep %u ms\n", it->n, it->ms);
+		return;
+	}
+	if (it->kind == IT_TMF) {
+		if (o->json) {
+			fprintf(out, "{\"item\": %d, \"op\": ", it->n);
+			json_str(out, it->name);
+			if (it->done)
+				fprintf(out, ", \"response\": %u, \"response_name\": \"%s\", \"ms\": %.3f}\n",
+					it->tmf_resp, tmf_resp_name(it->tmf_resp), ms);
+			else
+				fputs(", \"answered\": false}\n", out);
+		} else if (it->done) {
+			printf("#%d %s: %s (%u), %.3f ms\n", it->n, it->text,
+			       tmf_resp_name(it->tmf_resp), it->tmf_resp, ms);
+		} else {
+			printf("#%d %s: no answer\n", it->n, it->text);
+		}
+		return;
+	}
+	struct scsi_task *t = it->task;
+	struct sense s = {0};
+	const char *st = NULL;
+	char sense_text[128] = "";
+
+	if (answered(it))
+		decode_sense(t, &s);
+	if (answered(it))
+		st = fl_status_name((uint8_t)t->status);
+	if (s.valid)
+		fl_sense_text(s.key, s.asc, s.ascq, sense_text, sizeof(sense_text));
+	if (o->json) {
+		fprintf(out, "{\"item\": %d, \"op\": ", it->n);
+		json_str(out, it->name);
+		fputs(", \"cdb\": \"", out);
+		for (int i = 0; i < it->cdb_len; i++)
+			fprintf(out, "%s%02x", i ? " " : "", it->cdb[i]);
+		fprintf(out, "\", \"lun\": %d", it->lun);
+		if (!answered(it)) {
+			fprintf(out, ", \"answered\": false}\n");
+			return;
+		}
+		fprintf(out, ", \"status\": %d, \"status_name\": \"%s\"", t->status, st ? st : "?");
+		if (s.valid) {
+			fprintf(out, ", \"sense\": {\"key\": %u, \"asc\": %u, \"ascq\": %u, \"text\": ",
+				s.key, s.asc, s.ascq);
+			json_str(out, sense_text);
+			fprintf(out, ", \"format\": \"%s\"", s.descriptor ? "descriptor" : "fixed");
+			if (s.has_info)
+				fprintf(out, ", \"information\": %" PRIu64, s.info);
+			fputs(", \"bytes\": \"", out);
+			for (size_t i = 0; i < s.len; i++)
+				fprintf(out, "%s%02x", i ? " " : "", s.raw[i]);
+			fputs("\"}", out);
+		}
+		fprintf(out, ", \"residual\": %zu, \"data_in\": %d, \"ms\": %.3f",
+			t->residual_status ? t->residual : 0,
+			t->status == SCSI_STATUS_GOOD ? t->datain.size : 0, ms);
+		if (o->hex && t->status == SCSI_STATUS_GOOD && t->datain.size > 0) {
+			fputs(", \"data\": \"", out);
+			for (int i = 0; i < t->datain.size; i++)
+				fprintf(out, "%02x", t->datain.data[i]);
+			fputc('"', out);
+		}
+		fputs("}\n", out);
+		return;
+	}
+	if (!answered(it)) {
+		printf("#%d %s: no answer%s\n", it->n, it->text,
+		       it->done ? " (the session failed)" : "");
+		return;
+	}
+	printf("#%d %s: %s", it->n, it->text, st ? st : "?");
+	if (s.valid) {
+		printf(", sense %s, %s", sense_text, s.descriptor ? "descriptor" : "fixed");
+		if (s.has_info)
+			printf(", INFORMATION %" PRIu64 " (0x%" PRIx64 ")", s.info, s.info);
+	}
+	if (t->residual_status == SCSI_RESIDUAL_UNDERFLOW)
+		printf(", residual %zu (underflow)", t->residual);
+	else if (t->residual_status == SCSI_RESIDUAL_OVERFLOW)
+		printf(", residual %zu (overflow)", t->residual);
+	if (t->status == SCSI_STATUS_GOOD && t->datain.size)
+		printf(", %d bytes in", t->datain.size);
+	printf(", %.3f ms\n", ms);
+	if (s.valid && o->hex) {
+		printf("  sense:\n");
+		hexdump(out, s.raw, s.len);
+	}
+	if (o->hex && t->status == SCSI_STATUS_GOOD && t->datain.size > 0)
+		hexdump(out, t->datain.data, (size_t)t->datain.size);
+}
+
+/* Sends one SCSI item. */
+static int send_scsi(struct item *it)
+{
+	struct scsi_task *t = calloc(1, sizeof(*t));
+	struct iscsi_data d = {0};
+	uint8_t *buf = NULL;
+
+	if (!t)
+		return -ENOMEM;
+	memcpy(t->cdb, it->cdb, (size_t)it->cdb_len);
+	t->cdb_size = it->cdb_len;
+	t->xfer_dir = it->in_len ? SCSI_XFER_READ : it->out_len ? SCSI_XFER_WRITE : SCSI_XFER_NONE;
+	t->expxferlen = (int)(it->in_len ? it->in_len : it->out_len);
+	if (it->out_len) {
+		buf = malloc(it->out_len);
+		if (!buf) {
+			free(t);
+			return -ENOMEM;
+		}
+		memset(buf, it->pattern, it->out_len);
+		d.data = buf;
+		d.size = it->out_len;
+	}
+	it->task = t;
+	it->t_sent = now();
+	it->sent = true;
+	if (iscsi_scsi_command_async(ctx, it->lun, t, scsi_cb, it->out_len ? &d : NULL, it)) {
+		free(buf);
+		it->task = NULL;
+		scsi_free_scsi_task(t);
+		return -EIO;
+	}
+	free(buf); /* libiscsi copies data-out into its PDUs */
+	return 0;
+}
+
+/* Reads the block size of the URL's LUN (READ CAPACITY(10)), 512 if that fails. */
+static uint32_t block_size(void)
+{
+	struct item it = {.lun = url_lun, .cdb = {0x25}, .cdb_len = 10, .in_len = 8};
+	uint32_t bs = 512;
+
+	for (int i = 0; i < 3; i++) {
+		it.done = false;
+		if (send_scsi(&it) || !ini_wait(ctx, &it.done, 5000))
+			break;
+		if (it.task->status == SCSI_STATUS_GOOD && it.task->datain.size >= 8) {
+			bs = fl_get_be32(it.task->datain.data + 4);
+			i = 3;
+		}
+		scsi_free_scsi_task(it.task);
+		it.task = NULL;
+	}
+	return bs ? bs : 512;
+}
+
+/* `faultlun send`. */
+int cmd_send(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+	    {"hex", no_argument, NULL, 'x'},	       {"json", no_argument, NULL, 'j'},
+	    {"timeout", required_argument, NULL, 't'}, {"help", no_argument, NULL, 'h'},
+	    {NULL, 0, NULL, 0},
+	};
+	struct send_opts o = {.timeout_ms = 30000};
+	struct item *items;
+	int c, n, rc = 0, last_scsi = 0;
+	uint64_t v;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "+xjt:h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'x':
+			o.hex = true;
+			break;
+		case 'j':
+			o.json = true;
+			break;
+		case 't':
+			if (!num(optarg, 86400, &v) || !v) {
+				fprintf(stderr, "faultlun send: --timeout: '%s' is not a number of "
+						"seconds (1..86400)\n",
+					optarg);
+				return 2;
+			}
+			o.timeout_ms = (int)v * 1000;
+			break;
+		case 'h':
+			send_usage(stdout);
+			return 0;
+		default:
+			send_usage(stderr);
+			return 2;
+		}
+	}
+	if (argc - optind < 2) {
+		fprintf(stderr, "faultlun send: give a URL and at least one item\n");
+		send_usage(stderr);
+		return 2;
+	}
+	if (strncmp(argv[optind], "iscsi://", 8)) {
+		fprintf(stderr, "faultlun send: '%s' is not an iscsi://HOST[:PORT]/IQN/LUN URL\n",
+			argv[optind]);
+		return 2;
+	}
+	n = argc - optind - 1;
+	items = calloc((size_t)n, sizeof(*items));
+	if (!items)
+		return 2;
+	/* Items are checked before anything is sent (the block size is 512 until then). */
+	for (int i = 0; i < n; i++) {
+		items[i].n = i + 1;
+		if (!parse_item(argv[optind + 1 + i], &items[i], 512)) {
+			free(items);
+			return 2;
+		}
+		if (items[i].kind == IT_TMF && items[i].tmf == ISCSI_TM_ABORT_TASK &&
+		    items[i].abort_of >= i + 1) {
+			fprintf(stderr, "faultlun send: '%s': item %d comes later\n", items[i].text,
+				items[i].abort_of);
+			free(items);
+			return 2;
+		}
+	}
+	ctx = ini_login(argv[optind], "iqn.2026-12.org.faultlun:send", &url_lun, o.timeout_ms);
+	if (!ctx) {
+		free(items);
+		return 2;
+	}
+	uint32_t bs = block_size();
+	for (int i = 0; i < n; i++) {
+		struct item *it = &items[i];
+
+		/* read/write lengths in the LUN's own blocks, now that it is known */
+		if (it->kind == IT_SCSI && (it->cdb[0] == 0x88 || it->cdb[0] == 0x8a) &&
+		    it->cdb_len == 16 && strcmp(it->name, "raw")) {
+			uint32_t blocks = fl_get_be32(it->cdb + 10);
+
+			it->in_len = it->cdb[0] == 0x88 ? blocks * bs : 0;
+			it->out_len = it->cdb[0] == 0x8a ? blocks * bs : 0;
+		}
+		if (it->kind == IT_SLEEP) {
+			ini_wait(ctx, NULL, it->ms);
+			report(it, &o);
+			continue;
+		}
+		if (it->kind == IT_TMF) {
+			const struct item *target =
+			    it->abort_of ? &items[it->abort_of - 1]
+			    : last_scsi  ? &items[last_scsi - 1]
+					 : NULL;
+			struct scsi_task *tt = it->tmf == ISCSI_TM_ABORT_TASK && target ? target->task
+										      : NULL;
+
+			it->t_sent = now();
+			it->sent = true;
+			if (iscsi_task_mgmt_async(ctx, it->lun, (enum iscsi_task_mgmt_funcs)it->tmf,
+						  tt ? tt->itt : 0xffffffff, tt ? tt->cmdsn : 0,
+						  tmf_cb, it)) {
+				fprintf(stderr, "faultlun send: %s: %s\n", it->text,
+					iscsi_get_error(ctx));
+				rc = 1;
+				break;
+			}
+		} else {
+			if (send_scsi(it)) {
+				fprintf(stderr, "faultlun send: %s: %s\n", it->text,
+					iscsi_get_error(ctx));
+				rc = 1;
+				break;
+			}
+			last_scsi = it->n;
+			if (it->nowait)
+				continue;
+		}
+		ini_wait(ctx, &it->done, o.timeout_ms);
+		/* answers to earlier nowait items that came meanwhile, in order */
+		for (int k = 0; k < i; k++)
+			if (items[k].nowait && items[k].done && items[k].sent) {
+				report(&items[k], &o);
+				items[k].sent = false;
+			}
+		report(it, &o);
+		if (!it->done)
+			rc = 1;
+	}
+	/* nowait items still open: wait for them once more, then report */
+	for (int i = 0; i < n; i++) {
+		if (!items[i].nowait || !items[i].sent)
+			continue;
+		ini_wait(ctx, &items[i].done, o.timeout_ms);
+		report(&items[i], &o);
+		if (!items[i].done)
+			rc = 1;
+	}
+	iscsi_logout_sync(ctx);
+	iscsi_destroy_context(ctx);
+	for (int i = 0; i < n; i++)
+		if (items[i].task && items[i].done)
+			scsi_free_scsi_task(items[i].task);
+	free(items);
+	return rc;
+}

@@ -1,0 +1,35 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * runner.h - the libiscsi runner of a scenario's check (runner.c): carries
+ * the typed workload out through one iSCSI session and records what an
+ * initiator observes of each step, for scenario/judge.c.
+ *
+ * One run at a time per process (the runner keeps its session in statics).
+ */
+#ifndef FL_RUNNER_H
+#define FL_RUNNER_H
+
+#include "fl_check.h"
+
+#include <stdio.h>
+
+struct fl_runner_opts {
+	const char *url;	  /* iscsi://ADDR:PORT/IQN/LUN: the target and the LUN under test */
+	const char *initiator;	  /* InitiatorName; NULL: a default */
+	const char *ctl_socket;	  /* the target's control socket; NULL: ctl steps cannot run */
+	const char *faultlun_bin; /* the faultlun binary ctl steps run; NULL: "faultlun" on PATH */
+	FILE *log;		  /* one line per step; NULL: none */
+};
+
+/*
+ * Runs check's workload: 0 with *steps (check->nsteps observations, the
+ * caller frees) and *test_lun (the URL's LUN), or -1 when it could not log
+ * in (a message on stderr).
+ */
+int fl_runner_run(const struct fl_check *check, const struct fl_runner_opts *o,
+		  struct fl_step_obs **steps, int *test_lun);
+
+/* Reads a trace file (JSON lines) into *lines (each malloc'd); returns how many. */
+size_t fl_runner_read_trace(const char *path, char ***lines);
+
+#endif
