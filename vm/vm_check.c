@@ -300,6 +300,14 @@ static void step_obs(json_t *rec, const struct fl_step *step, struct fl_step_obs
 		return;
 	}
 	const char *e = json_string_value(json_object_get(rec, "errno"));
+	if (e && !strcmp(e, "NOT_RUN")) {
+		/* The agent could not start it (a ctl step without a socket). */
+		o->end = FL_END_NOT_RUN;
+		snprintf(o->why, sizeof(o->why), "%s",
+			 json_string_value(json_object_get(rec, "not_run")) ?: "could not start");
+		o->elapsed_ms = json_number_value(json_object_get(rec, "elapsed_ms"));
+		return;
+	}
 	if (!e)
 		e = "CRASHED";
 	o->end = !strcmp(e, "TIMEOUT")	 ? FL_END_TIMEOUT

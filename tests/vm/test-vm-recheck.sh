@@ -7,7 +7,7 @@
 # diff; an entry whose first verdict fails fails the run though its last
 # holds; a step entry with no errno/status/sense/within_ms gets its own
 # verdict; an entry scoped to the libiscsi runner is N/A (no "ok" in
-# result.json); a scenario lint refuses is an error with its diagnostics; a
+# result.json); a step the agent could not start fails; a scenario lint refuses is an error with its diagnostics; a
 # result with no observations is an error.
 #   test-vm-recheck.sh FAULTLUN SCENARIO RECORDED_DIR OUTDIR
 set -u
@@ -84,6 +84,19 @@ awk '/"verdict": "not_applicable"/{na=1} /"ok":/{if (na) bad=1} /^  }/{na=0}
 grep -q '"verdict": "not_applicable"' "$out/scoped/result.json" || fail "no not_applicable verdict"
 [ "$(grep -c '"verdict": "pass"' "$out/scoped/result.json")" -eq \
 	"$(grep -c '"ok": true' "$out/scoped/result.json")" ] || fail "\"ok\" does not follow \"verdict\""
+
+# A step the agent could not start (a ctl step without a control socket) did
+# not run: its expectations fail, saying why.
+mkdir -p "$out/notrun"
+cp -r "$rec" "$out/notrun/guest"
+sed -i -e '/"step":10,/s/"errno":"OK"/"errno":"NOT_RUN","not_run":"no control socket on this path"/' \
+	"$out/notrun/guest/steps.jsonl"
+"$faultlun" vm "$src" --path tcmu --recheck "$out/notrun" >"$out/notrun.log" 2>&1
+rc=$?
+[ "$rc" -eq 1 ] || { cat "$out/notrun.log"; fail "step not run: exit $rc, expected 1"; }
+grep -q "FAIL  step 10 errno OK" "$out/notrun.log" || fail "no FAIL for the step not run"
+grep -q "observed: step did not run: no control socket on this path" "$out/notrun.log" ||
+	fail "the step not run does not say why"
 
 # A scenario lint refuses (fsync is no key of a write step) is a setup error
 # with its diagnostics, before anything is checked.

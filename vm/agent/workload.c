@@ -54,6 +54,8 @@
 #define MAX_DEVS 16
 #define MAX_WATCH 32
 #define MNT_DIR "/mnt/faultlun"
+/* A step's outcome when it could not be started at all (not an errno). */
+#define STEP_NOT_RUN (-1)
 
 static struct {
 	int lun[MAX_DEVS];
@@ -328,14 +330,22 @@ static int do_sg_io(const struct fl_step *step, const uint8_t *cdb, uint8_t cdb_
 	return 0;
 }
 
-/* ctl step: `faultlun ctl SOCKET ARGS...`; a non-zero exit is EIO. */
+/*
+ * ctl step: `faultlun ctl SOCKET ARGS...`; a non-zero exit is EIO. A ctl
+ * that cannot start (no socket on this path, no faultlun program) did not
+ * run (docs/scenario-format.md "ctl").
+ */
 static int do_ctl(const struct fl_step *step, json_t *res)
 {
 	char *argv[FL_CTL_ARGS_MAX + 4];
 	int n = 0;
 	if (!ctl_socket) {
-		json_object_set_new(res, "error", json_string("no control socket on this path"));
-		return EINVAL;
+		json_object_set_new(res, "not_run", json_string("no control socket on this path"));
+		return STEP_NOT_RUN;
+	}
+	if (strchr(faultlun_bin, '/') && access(faultlun_bin, X_OK) < 0) {
+		json_object_set_new(res, "not_run", json_string("no faultlun program to run"));
+		return STEP_NOT_RUN;
 	}
 	argv[n++] = (char *)faultlun_bin;
 	argv[n++] = (char *)"ctl";
@@ -401,7 +411,7 @@ static int do_shell(const struct fl_step *step, json_t *res)
 	return run_prog(argv, res) ? EIO : 0;
 }
 
-/* Runs one step once in this (child) process; returns its errno. */
+/* Runs one step once in this (child) process; returns its errno or STEP_NOT_RUN. */
 static int run_step_once(const struct fl_step *step, json_t *res)
 {
 	/* SPC-4 6.37 TEST UNIT READY, 6.6 INQUIRY (standard data). */
@@ -563,7 +573,8 @@ static int start_step(size_t i, const struct fl_step *step, struct running_step 
 		close(pfd[0]);
 		json_t *res = json_object();
 		int e = run_step(step, res);
-		json_object_set_new(res, "errno_num", json_integer(e));
+		if (e != STEP_NOT_RUN)
+			json_object_set_new(res, "errno_num", json_integer(e));
 		json_object_set_new(res, "t1", json_real(now_s()));
 		char *s = json_dumps(res, JSON_COMPACT);
 		if (s && write(pfd[1], s, strlen(s)) < 0)
@@ -623,6 +634,8 @@ static void finish_step(FILE *out, struct running_step *rs)
 	json_object_set_new(res, "elapsed_ms", json_real((t1 - rs->t0) * 1000));
 	if (timed_out)
 		json_object_set_new(res, "errno", json_string("TIMEOUT"));
+	else if (json_object_get(res, "not_run"))
+		json_object_set_new(res, "errno", json_string("NOT_RUN"));
 	else if (json_is_integer(json_object_get(res, "errno_num")))
 		json_object_set_new(res, "errno",
 				    json_string(errno_name((int)json_integer_value(
