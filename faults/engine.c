@@ -287,7 +287,8 @@ static inline bool bucket_may_hit(const struct bucket *b, const struct fl_cdb_in
  */
 static bool sense_after_exec(const struct sc_action *a)
 {
-	return a->verb == VERB_SENSE && (a->key == 0x1 || a->key == 0xf);
+	return a->verb == VERB_SENSE &&
+	       (a->key == FL_KEY_RECOVERED_ERROR || a->key == FL_KEY_COMPLETED);
 }
 
 /*
@@ -489,44 +490,6 @@ bool engine_event(struct fl_engine *e, enum sc_on on, int tmf_fn, uint64_t value
 
 /* ---- actions ---- */
 
-/* Builds sense data in an explicit format (SPC-4 4.5.2 descriptor, 4.5.3 fixed). */
-static void sense_build(struct fl_cmd *cmd, bool descriptor, uint8_t key, uint8_t asc, uint8_t ascq,
-			bool info_valid, uint64_t info)
-{
-	uint8_t *s = cmd->sense;
-
-	memset(s, 0, 32);
-	cmd->status = FL_STATUS_CHECK_CONDITION;
-	if (descriptor) {
-		s[0] = 0x72;
-		s[1] = key & 0xf;
-		s[2] = asc;
-		s[3] = ascq;
-		if (info_valid) {
-			/* information descriptor (SPC-4 4.5.2.2): type 0, length 0x0a */
-			s[8] = 0x00;
-			s[9] = 0x0a;
-			s[10] = 0x80;
-			for (int i = 0; i < 8; i++)
-				s[12 + i] = (uint8_t)(info >> (56 - 8 * i));
-			s[7] = 12;
-		}
-		cmd->sense_len = (uint8_t)(8 + s[7]);
-		return;
-	}
-	s[0] = 0x70;
-	s[2] = key & 0xf;
-	if (info_valid && info <= UINT32_MAX) {
-		s[0] |= 0x80;
-		for (int i = 0; i < 4; i++)
-			s[3 + i] = (uint8_t)(info >> (24 - 8 * i));
-	}
-	s[7] = 10;
-	s[12] = asc;
-	s[13] = ascq;
-	cmd->sense_len = 18;
-}
-
 /* Hands the command back to its submitter and frees p. */
 static void pend_finish(struct pend *p)
 {
@@ -604,8 +567,8 @@ static void put_sense(struct pend *p, const struct sc_action *a)
 	if (a->format == FORMAT_LUN)
 		fl_lun_set_sense(p->L->lun, p->cmd, a->key, a->asc, a->ascq, a->info_lba, p->info);
 	else
-		sense_build(p->cmd, a->format == FORMAT_DESCRIPTOR, a->key, a->asc, a->ascq,
-			    a->info_lba, p->info);
+		fl_cmd_set_sense(p->cmd, a->format == FORMAT_DESCRIPTOR, a->key, a->asc, a->ascq,
+				 a->info_lba, p->info);
 }
 
 /* The core completed an intercepted command: after-actions, healing, then done. */

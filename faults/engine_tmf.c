@@ -27,7 +27,8 @@ static void tmf_default(int fn, struct sc_tmf_case *k)
 	k->then_state = -1;
 	k->ua = fn == FL_TMF_LUN_RESET || fn == FL_TMF_TARGET_WARM_RESET ||
 		fn == FL_TMF_TARGET_COLD_RESET;
-	k->ua_asc = 0x29;
+	k->ua_asc = ASC_POWER_ON_RESET;
+	k->ua_ascq = ASCQ_POWER_ON_RESET_OCCURRED;
 }
 
 /* Whether a TMF of this function covers held command p (SAM-5 7.2 .. 7.7). */

@@ -36,7 +36,7 @@ static void parse_tmf_case(struct pctx *c, const char *path, json_t *v, int fn,
 	k->respond = FL_TMF_RESP_COMPLETE;
 	k->then_state = -1;
 	k->ua = reset;
-	k->ua_asc = 0x29;
+	k->ua_asc = ASC_POWER_ON_RESET;
 	if (!json_is_object(v)) {
 		perr(c, path, false,
 		     "\"%s\": expected an object {respond, delay_ms, states, then}, "

@@ -311,7 +311,7 @@ uint64_t fl_lun_power_loss(struct fl_lun *lun, void (*lost)(uint64_t lba, void *
 	if (lun->thin && lun->cfg.soft_threshold &&
 	    thin_mapped_count(lun->thin) < lun->cfg.soft_threshold)
 		lun->soft_threshold_reported = false;
-	lun_ua_all(lun, FL_ALL_NEXUS, 0x29, 0x01);
+	lun_ua_all(lun, FL_ALL_NEXUS, ASC_POWER_ON_RESET, ASCQ_POWER_ON_OCCURRED);
 	pthread_mutex_unlock(&lun->lock);
 	/* the callback runs unlocked: it may call back into the LUN */
 	for (uint64_t i = 0; i < nlost && lost; i++)

@@ -16,6 +16,8 @@
 #ifndef FL_TARGET_H
 #define FL_TARGET_H
 
+#include "fl_asc.h"
+
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -49,6 +51,7 @@ extern "C" {
 #define FL_KEY_ABORTED_COMMAND 0xb
 #define FL_KEY_VOLUME_OVERFLOW 0xd
 #define FL_KEY_MISCOMPARE 0xe
+#define FL_KEY_COMPLETED 0xf
 
 /* Largest sense buffer the core produces (SPC-4 4.5.1: at most 252 bytes). */
 #define FL_SENSE_MAX 252
@@ -218,6 +221,14 @@ void fl_lun_submit(struct fl_lun *lun, struct fl_cmd *cmd);
  * Used by the fault engine; handlers inside the core use sense reasons.
  */
 void fl_lun_set_sense(struct fl_lun *lun, struct fl_cmd *cmd, uint8_t key, uint8_t asc,
+		      uint8_t ascq, bool info_valid, uint64_t info);
+
+/*
+ * Fills cmd's status/sense with CHECK CONDITION and the given sense in the
+ * format asked for (descriptor or fixed), whatever the LUN's D_SENSE: the
+ * same encoder as fl_lun_set_sense and every sense the core builds.
+ */
+void fl_cmd_set_sense(struct fl_cmd *cmd, bool descriptor, uint8_t key, uint8_t asc,
 		      uint8_t ascq, bool info_valid, uint64_t info);
 
 /* Unit attentions (SPC-4 6.1 / SAM-5 5.14). nexus_id == FL_ALL_NEXUS: all. */

@@ -82,8 +82,10 @@ void exec_data_in(struct exec_ctx *x, const void *buf, uint32_t avail, uint32_t 
 /* SAM-5 r21 5.14 precedence: lower ranks are reported first. */
 static int ua_rank(uint8_t asc, uint8_t ascq)
 {
-	if (asc == 0x29)
-		return ascq == 0x01 ? 0 : ascq == 0x00 ? 1 : 2;
+	if (asc == ASC_POWER_ON_RESET)
+		return ascq == ASCQ_POWER_ON_OCCURRED	      ? 0
+		       : ascq == ASCQ_POWER_ON_RESET_OCCURRED ? 1
+							      : 2;
 	return 3;
 }
 
@@ -173,7 +175,7 @@ struct nexus_state *lun_nexus(struct fl_lun *lun, const struct fl_nexus *n)
 		}
 	}
 	/* SAM-5 r21 6.3.1: power on / I_T nexus loss is the first thing it hears */
-	ua_push(ns, 0x29, 0x00);
+	ua_push(ns, ASC_POWER_ON_RESET, ASCQ_POWER_ON_RESET_OCCURRED);
 	ns->next = lun->nexuses;
 	lun->nexuses = ns;
 	return ns;
@@ -655,7 +657,8 @@ int fl_lun_resize(struct fl_lun *lun, uint64_t num_blocks)
 			dirty_clear(lun, num_blocks, UINT64_MAX - num_blocks);
 		lun->num_blocks = num_blocks;
 		/* SBC-3 r36 4.11: CAPACITY DATA HAS CHANGED */
-		lun_ua_all(lun, FL_ALL_NEXUS, 0x2a, 0x09);
+		lun_ua_all(lun, FL_ALL_NEXUS, ASC_PARAMETERS_CHANGED,
+			   ASCQ_CAPACITY_DATA_HAS_CHANGED);
 	} else {
 		fl_log(FL_LOG_ERR, "resize failed: %s\n", strerror(-rc));
 	}
@@ -670,7 +673,8 @@ void fl_lun_set_alua_state(struct fl_lun *lun, enum fl_alua_state state)
 	if (lun->alua_state != state) {
 		lun->alua_state = state;
 		/* SPC-4 r37 5.15.2.5: ASYMMETRIC ACCESS STATE CHANGED */
-		lun_ua_all(lun, FL_ALL_NEXUS, 0x2a, 0x06);
+		lun_ua_all(lun, FL_ALL_NEXUS, ASC_PARAMETERS_CHANGED,
+			   ASCQ_ASYMMETRIC_ACCESS_STATE_CHANGED);
 	}
 	pthread_mutex_unlock(&lun->lock);
 }

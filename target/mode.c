@@ -396,7 +396,7 @@ enum sense_reason spc_mode_select(struct exec_ctx *x)
 	if (!mode_equal(&m, &lun->mode)) {
 		lun->mode = m;
 		/* SPC-4 r37 5.14 (Table 50): MODE PARAMETERS CHANGED for the others */
-		lun_ua_all(lun, x->ns->id, 0x2a, 0x01);
+		lun_ua_all(lun, x->ns->id, ASC_PARAMETERS_CHANGED, ASCQ_MODE_PARAMETERS_CHANGED);
 	}
 	if (sp)
 		lun->mode_saved = lun->mode;

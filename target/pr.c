@@ -143,7 +143,7 @@ static void reg_unregister(struct fl_lun *lun, unsigned i)
 	if (pr->reserved && !type_ar(pr->type) && pr->holder_nexus == id) {
 		pr->reserved = false;
 		if (type_ro(pr->type))
-			ua_registrants(lun, id, 0x2a, 0x04);
+			ua_registrants(lun, id, ASC_PARAMETERS_CHANGED, ASCQ_RESERVATIONS_RELEASED);
 	}
 	reg_remove(pr, i);
 	if (pr->reserved && type_ar(pr->type) && pr->nreg == 0)
@@ -495,7 +495,8 @@ static enum sense_reason pro_release(struct exec_ctx *x)
 		return SENSE_INVALID_RELEASE;
 	pr->reserved = false;
 	if (type_ro(type) || type_ar(type))
-		ua_registrants(x->lun, x->ns->id, 0x2a, 0x04);
+		ua_registrants(x->lun, x->ns->id, ASC_PARAMETERS_CHANGED,
+			       ASCQ_RESERVATIONS_RELEASED);
 	return SENSE_OK;
 }
 
@@ -507,7 +508,7 @@ static enum sense_reason pro_clear(struct exec_ctx *x)
 {
 	struct pr_state *pr = &x->lun->pr;
 
-	ua_registrants(x->lun, x->ns->id, 0x2a, 0x03);
+	ua_registrants(x->lun, x->ns->id, ASC_PARAMETERS_CHANGED, ASCQ_RESERVATIONS_PREEMPTED);
 	while (pr->nreg)
 		reg_remove(pr, pr->nreg - 1);
 	pr->reserved = false;
@@ -524,7 +525,8 @@ static unsigned preempt_remove(struct fl_lun *lun, uint64_t self, bool any_key, 
 	for (unsigned i = 0; i < pr->nreg;) {
 		if (pr->reg[i].nexus_id != self && (any_key || pr->reg[i].key == sark)) {
 			/* SPC-4 r37 5.12.11.4: REGISTRATIONS PREEMPTED for each */
-			ua_nexus(lun, pr->reg[i].nexus_id, 0x2a, 0x05);
+			ua_nexus(lun, pr->reg[i].nexus_id, ASC_PARAMETERS_CHANGED,
+				 ASCQ_REGISTRATIONS_PREEMPTED);
 			reg_remove(pr, i);
 			removed++;
 		} else {
@@ -575,7 +577,8 @@ static enum sense_reason pro_preempt(struct exec_ctx *x, uint64_t sark)
 		pr->holder_nexus = self;
 		pr->holder_key = pr->reg[me].key;
 		if (type != old_type)
-			ua_registrants(lun, self, 0x2a, 0x04);
+			ua_registrants(lun, self, ASC_PARAMETERS_CHANGED,
+				       ASCQ_RESERVATIONS_RELEASED);
 	}
 	pr->generation++;
 	return SENSE_OK;

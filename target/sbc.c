@@ -93,7 +93,7 @@ static void soft_threshold_check(struct fl_lun *lun)
 	if (mapped >= lun->cfg.soft_threshold && !lun->soft_threshold_reported) {
 		/* SBC-3 r36 4.7.3.7: THIN PROVISIONING SOFT THRESHOLD REACHED */
 		lun->soft_threshold_reported = true;
-		lun_ua_all(lun, FL_ALL_NEXUS, 0x38, 0x07);
+		lun_ua_all(lun, FL_ALL_NEXUS, ASC_THIN_PROVISIONING, ASCQ_SOFT_THRESHOLD_REACHED);
 	} else if (mapped < lun->cfg.soft_threshold) {
 		lun->soft_threshold_reported = false; /* re-armed once below */
 	}

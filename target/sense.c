@@ -104,6 +104,15 @@ uint8_t sense_encode(uint8_t *buf, bool descriptor, uint8_t key, uint8_t asc, ui
 	return 18;
 }
 
+/* Fills cmd with CHECK CONDITION and sense in an explicit format (fl_target.h). */
+void fl_cmd_set_sense(struct fl_cmd *cmd, bool descriptor, uint8_t key, uint8_t asc, uint8_t ascq,
+		      bool info_valid, uint64_t info)
+{
+	cmd->status = FL_STATUS_CHECK_CONDITION;
+	cmd->sense_len =
+	    sense_encode(cmd->sense, descriptor, key, asc, ascq, info_valid, info, NULL);
+}
+
 /* Sets the field pointer for a 24/00 or 26/00 and returns `reason`. */
 enum sense_reason exec_invalid_field(struct exec_ctx *x, enum sense_reason reason, uint16_t byte,
 				     int8_t bit)

@@ -78,30 +78,30 @@ enum sense_reason spc_inquiry(struct exec_ctx *x)
 /* NOT READY condition of a LUN that REQUEST SENSE reports, or false. */
 static bool not_ready_condition(const struct fl_lun *lun, uint8_t *asc, uint8_t *ascq)
 {
-	*asc = 0x04;
+	*asc = ASC_NOT_READY;
 	switch (lun->alua_state) {
 	case FL_ALUA_STANDBY:
-		*ascq = 0x0b;
+		*ascq = ASCQ_NOT_READY_ALUA_STANDBY;
 		return true;
 	case FL_ALUA_UNAVAILABLE:
-		*ascq = 0x0c;
+		*ascq = ASCQ_NOT_READY_ALUA_UNAVAILABLE;
 		return true;
 	case FL_ALUA_TRANSITIONING:
-		*ascq = 0x0a;
+		*ascq = ASCQ_NOT_READY_ALUA_TRANSITION;
 		return true;
 	case FL_ALUA_OFFLINE:
-		*ascq = 0x12;
+		*ascq = ASCQ_NOT_READY_OFFLINE;
 		return true;
 	default:
 		break;
 	}
 	if (lun->medium_ejected) {
-		*asc = 0x3a; /* MEDIUM NOT PRESENT */
-		*ascq = 0x00;
+		*asc = ASC_MEDIUM_NOT_PRESENT;
+		*ascq = ASCQ_MEDIUM_NOT_PRESENT;
 		return true;
 	}
 	if (lun->stopped) {
-		*ascq = 0x02;
+		*ascq = ASCQ_NOT_READY_INIT_CMD_REQUIRED;
 		return true;
 	}
 	return false;

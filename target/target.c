@@ -60,7 +60,8 @@ int fl_target_add_lun(struct fl_target *tgt, uint16_t lun_id, struct fl_lun *lun
 	lun->lun_id = lun_id;
 	pthread_mutex_unlock(&lun->lock);
 	for (unsigned i = 0; i < n; i++)
-		fl_lun_queue_ua(others[i], FL_ALL_NEXUS, 0x3f, 0x0e);
+		fl_lun_queue_ua(others[i], FL_ALL_NEXUS, ASC_TARGET_CONDITIONS_CHANGED,
+				ASCQ_REPORTED_LUNS_DATA_HAS_CHANGED);
 	return 0;
 }
 
@@ -124,7 +125,7 @@ enum sense_reason target_report_luns(struct exec_ctx *x)
 		buf[9 + 8 * i] = (uint8_t)ids[i];
 	}
 	if (x->ns)
-		ua_clear(x->ns, 0x3f, 0x0e);
+		ua_clear(x->ns, ASC_TARGET_CONDITIONS_CHANGED, ASCQ_REPORTED_LUNS_DATA_HAS_CHANGED);
 	exec_data_in(x, buf, 8 + 8 * n, alloc);
 	return SENSE_OK;
 }
@@ -163,8 +164,9 @@ static enum sense_reason absent_lun(struct exec_ctx *x)
 		return target_report_luns(x);
 	if (cdb[0] == 0x03 && len >= 6) {
 		/* SPC-4 r37 6.29: the sense data is the parameter data, status GOOD */
-		uint8_t n = sense_encode(buf, cdb[1] & 0x01, FL_KEY_ILLEGAL_REQUEST, 0x25, 0x00,
-					 false, 0, NULL);
+		uint8_t n =
+		    sense_encode(buf, cdb[1] & 0x01, FL_KEY_ILLEGAL_REQUEST, ASC_LUN_NOT_SUPPORTED,
+				 ASCQ_LUN_NOT_SUPPORTED, false, 0, NULL);
 
 		exec_data_in(x, buf, n, cdb[4]);
 		return SENSE_OK;

@@ -599,12 +599,12 @@ static void test_concurrency(void)
 /* A logout request falls due after after_ms: the notifier runs and the state says so. */
 static void test_logout_request_timer(void)
 {
+	uint64_t t0 = mono_ns(); /* before the engine arms: after_ms counts from there */
 	struct fl_engine *e =
 	    mk_engine("{\"faultlun\": 1, \"frontends\": [\"iscsi\"], \"transport\":"
 		      " {\"session\": {\"request_logout\": {\"after_ms\": 30, \"wait_s\": 4}}}}",
 		      1, NULL);
 	struct fl_xport_state xs;
-	uint64_t t0 = mono_ns();
 
 	CU_ASSERT_PTR_NOT_NULL_FATAL(e);
 	atomic_store(&notified, 0);

@@ -241,6 +241,25 @@ static void test_sense_descriptor_format(void)
 	CU_ASSERT_EQUAL(buf[7], 0);
 }
 
+/* fl_cmd_set_sense (the fault engine's way in) is the same encoder, in the format asked for. */
+static void test_cmd_set_sense(void)
+{
+	uint8_t buf[FL_SENSE_MAX];
+	struct fl_cmd cmd;
+	uint8_t len;
+
+	for (int descriptor = 0; descriptor < 2; descriptor++) {
+		memset(&cmd, 0, sizeof(cmd));
+		fl_cmd_set_sense(&cmd, descriptor, FL_KEY_MEDIUM_ERROR, 0x11, 0x00, true, 2048);
+		len = sense_encode(buf, descriptor, FL_KEY_MEDIUM_ERROR, 0x11, 0x00, true, 2048,
+				   NULL);
+		CU_ASSERT_EQUAL(cmd.status, FL_STATUS_CHECK_CONDITION);
+		CU_ASSERT_EQUAL(cmd.sense_len, len);
+		CU_ASSERT_EQUAL(memcmp(cmd.sense, buf, len), 0);
+		CU_ASSERT_EQUAL(cmd.sense[0], descriptor ? 0x72 : 0xf0);
+	}
+}
+
 /* Every sense reason maps to something sane through sense_complete. */
 static void test_sense_table_complete(void)
 {
@@ -279,6 +298,7 @@ static CU_TestInfo cdb_tests[] = {
 static CU_TestInfo sense_tests[] = {
     {"test_sense_fixed_format", test_sense_fixed_format},
     {"test_sense_descriptor_format", test_sense_descriptor_format},
+    {"test_cmd_set_sense", test_cmd_set_sense},
     {"test_sense_table_complete", test_sense_table_complete},
     CU_TEST_INFO_NULL,
 };

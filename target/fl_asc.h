@@ -1,0 +1,46 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * fl_asc.h - the additional sense codes (ASC) and qualifiers (ASCQ) the core
+ * and the fault engine report by name (SPC-4 r37 4.5.6, Annex D table D.1).
+ *
+ * An ASC_ name is the code; an ASCQ_ name is one qualifier under it, named
+ * after the pair. The sense table in target/sense.c keeps its own numbers:
+ * nobody else writes an ASC/ASCQ as a raw number.
+ */
+#ifndef FL_ASC_H
+#define FL_ASC_H
+
+/* 04h LOGICAL UNIT NOT READY, ... */
+#define ASC_NOT_READY 0x04
+#define ASCQ_NOT_READY_CAUSE_NOT_REPORTABLE 0x00
+#define ASCQ_NOT_READY_INIT_CMD_REQUIRED 0x02
+#define ASCQ_NOT_READY_ALUA_TRANSITION 0x0a
+#define ASCQ_NOT_READY_ALUA_STANDBY 0x0b
+#define ASCQ_NOT_READY_ALUA_UNAVAILABLE 0x0c
+#define ASCQ_NOT_READY_OFFLINE 0x12
+/* 25h/00h LOGICAL UNIT NOT SUPPORTED */
+#define ASC_LUN_NOT_SUPPORTED 0x25
+#define ASCQ_LUN_NOT_SUPPORTED 0x00
+/* 29h POWER ON, RESET, OR BUS DEVICE RESET OCCURRED, ... */
+#define ASC_POWER_ON_RESET 0x29
+#define ASCQ_POWER_ON_RESET_OCCURRED 0x00
+#define ASCQ_POWER_ON_OCCURRED 0x01
+/* 2Ah PARAMETERS CHANGED, ... */
+#define ASC_PARAMETERS_CHANGED 0x2a
+#define ASCQ_MODE_PARAMETERS_CHANGED 0x01
+#define ASCQ_RESERVATIONS_PREEMPTED 0x03
+#define ASCQ_RESERVATIONS_RELEASED 0x04
+#define ASCQ_REGISTRATIONS_PREEMPTED 0x05
+#define ASCQ_ASYMMETRIC_ACCESS_STATE_CHANGED 0x06
+#define ASCQ_CAPACITY_DATA_HAS_CHANGED 0x09
+/* 38h/07h THIN PROVISIONING SOFT THRESHOLD REACHED */
+#define ASC_THIN_PROVISIONING 0x38
+#define ASCQ_SOFT_THRESHOLD_REACHED 0x07
+/* 3Ah/00h MEDIUM NOT PRESENT */
+#define ASC_MEDIUM_NOT_PRESENT 0x3a
+#define ASCQ_MEDIUM_NOT_PRESENT 0x00
+/* 3Fh/0Eh REPORTED LUNS DATA HAS CHANGED */
+#define ASC_TARGET_CONDITIONS_CHANGED 0x3f
+#define ASCQ_REPORTED_LUNS_DATA_HAS_CHANGED 0x0e
+
+#endif
