@@ -255,6 +255,12 @@ void fl_lun_reset(struct fl_lun *lun, uint64_t from_nexus, uint8_t asc, uint8_t 
 
 /* A nexus went away (logout, device close): drop its UA queue. */
 void fl_lun_nexus_gone(struct fl_lun *lun, uint64_t nexus_id);
+/*
+ * True while the LU holds state of this nexus that must follow its initiator
+ * port: a persistent-reservation registration or reservation, or a pending
+ * unit attention. A transport may forget the port's nexus id otherwise.
+ */
+bool fl_lun_nexus_in_use(struct fl_lun *lun, uint64_t nexus_id);
 
 /* Changes the capacity; queues UA 2A/09 CAPACITY DATA HAS CHANGED for all. */
 int fl_lun_resize(struct fl_lun *lun, uint64_t num_blocks);

@@ -641,6 +641,26 @@ void fl_lun_nexus_gone(struct fl_lun *lun, uint64_t nexus_id)
 	pthread_mutex_unlock(&lun->lock);
 }
 
+/*
+ * Whether the LU keeps state of a nexus that a transport must not forget the
+ * identity of: a persistent-reservation registration or reservation (SPC-4
+ * r37 5.12), or a pending unit attention.
+ */
+bool fl_lun_nexus_in_use(struct fl_lun *lun, uint64_t nexus_id)
+{
+	bool used = false;
+
+	pthread_mutex_lock(&lun->lock);
+	for (unsigned i = 0; i < lun->pr.nreg && !used; i++)
+		used = lun->pr.reg[i].nexus_id == nexus_id;
+	if (lun->pr.reserved && lun->pr.holder_nexus == nexus_id)
+		used = true;
+	for (struct nexus_state *ns = lun->nexuses; ns && !used; ns = ns->next)
+		used = ns->id == nexus_id && ns->ua_count;
+	pthread_mutex_unlock(&lun->lock);
+	return used;
+}
+
 /* Changes the capacity; UA 2A/09 for all. */
 int fl_lun_resize(struct fl_lun *lun, uint64_t num_blocks)
 {

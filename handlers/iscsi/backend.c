@@ -165,6 +165,20 @@ bool be_lun_exists(struct portal *p, uint16_t lun_id)
 	return fl_target_lun(be_target(p), lun_id) != NULL;
 }
 
+/* Whether any LUN keeps state of this nexus (a PR registration, a pending UA). */
+bool be_nexus_in_use(struct portal *p, uint64_t nexus_id)
+{
+	uint16_t ids[FL_MAX_LUNS];
+	unsigned n = fl_target_lun_ids(be_target(p), ids, FL_MAX_LUNS);
+
+	for (unsigned i = 0; i < n; i++) {
+		struct fl_lun *lun = fl_target_lun(be_target(p), ids[i]);
+		if (lun && fl_lun_nexus_in_use(lun, nexus_id))
+			return true;
+	}
+	return false;
+}
+
 /* Logical block size of a LUN (512 when it does not exist). */
 uint32_t be_block_size(struct portal *p, uint16_t lun_id)
 {

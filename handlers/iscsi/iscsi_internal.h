@@ -102,8 +102,16 @@ struct r2t_seq {
 	uint32_t ttt, offset, len, got, next_datasn, r2tsn;
 };
 
-/* Room for an initiator port name: an iSCSI name (RFC 7143 6.1: 223 bytes) + ",i,0x" + ISID. */
-#define ISCSI_INITIATOR_PORT_MAX 256
+/* Ports whose nexus ids are kept before idle ones are forgotten (portal_nexus_id). */
+#define ISCSI_NEXUS_KEEP 65536
+
+/* One initiator port name and its I_T nexus id. */
+struct nexus_ent {
+	struct nexus_ent *next;
+	uint64_t hash, id;
+	bool live; /* scratch: a session uses it (nexus_forget) */
+	char name[];
+};
 
 /* One SCSI task of a session; outlives its connection while the engine has it. */
 struct task {
@@ -131,10 +139,11 @@ struct task {
 	struct r2t_seq r2t[ISCSI_MAX_R2T];
 	uint32_t datain_pdus;
 	/*
-	 * The initiator port name, copied: the core reads it from a store worker
-	 * thread, possibly after the connection (which owns its own copy) is gone.
+	 * The initiator port name, copied whole: the core reads it from a store
+	 * worker thread, possibly after the connection (which owns its own copy)
+	 * is gone.
 	 */
-	char initiator[ISCSI_INITIATOR_PORT_MAX];
+	char *initiator;
 	struct fl_cmd cmd;
 };
 
@@ -292,12 +301,13 @@ struct portal {
 	pthread_t loop_thread;
 	bool no_pwait2; /* epoll_pwait2 unavailable: millisecond waits */
 	volatile int stop;
-	/* I_T nexus ids stable per initiator port name */
-	struct nexus_ent {
-		char *port_name;
-		uint64_t id;
-	} * nexus;
-	size_t nnexus, nexus_cap;
+	/*
+	 * I_T nexus ids stable per initiator port name (the whole name): a hash
+	 * table; past ISCSI_NEXUS_KEEP ports, those with no session and nothing
+	 * in the core (no PR registration, no pending UA) are forgotten.
+	 */
+	struct nexus_ent **nexus_tab;
+	size_t nexus_buckets, nnexus;
 	uint64_t next_nexus;
 };
 
@@ -405,6 +415,7 @@ void be_pdu(struct portal *p, const struct fl_pdu_info *info, struct fl_xport_ve
 void be_xport_state(struct portal *p, struct conn *c, struct fl_xport_state *out);
 void be_conn_event(struct portal *p, struct conn *c, enum fl_conn_event ev);
 bool be_lun_exists(struct portal *p, uint16_t lun_id);
+bool be_nexus_in_use(struct portal *p, uint64_t nexus_id);
 uint32_t be_block_size(struct portal *p, uint16_t lun_id);
 void be_init(struct portal *p);
 /* The loop drives the engine's timers while it runs (fl_engine_timers_adopt). */

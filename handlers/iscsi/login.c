@@ -113,10 +113,12 @@ static int login_first(struct conn *c, const uint8_t *req, const struct kvlist *
 	}
 	c->initiator_name = strdup(iname);
 	c->target_name = strdup(tname ? tname : "");
-	char port[320];
-	snprintf(port, sizeof(port), "%.255s,i,0x%02x%02x%02x%02x%02x%02x", iname, c->isid[0],
-		 c->isid[1], c->isid[2], c->isid[3], c->isid[4], c->isid[5]);
-	c->initiator_port = strdup(port);
+	/* the whole name: two names alike in their first bytes are two ports */
+	size_t plen = strlen(iname) + sizeof(",i,0x000000000000");
+	c->initiator_port = malloc(plen);
+	if (c->initiator_port)
+		snprintf(c->initiator_port, plen, "%s,i,0x%02x%02x%02x%02x%02x%02x", iname,
+			 c->isid[0], c->isid[1], c->isid[2], c->isid[3], c->isid[4], c->isid[5]);
 	if (!c->initiator_name || !c->target_name || !c->initiator_port)
 		return login_fail(c, req, ISCSI_LOGIN_OUT_OF_RESOURCES, "out of memory"), -1;
 	if (c->tsih) {

@@ -148,28 +148,103 @@ void portal_kick(struct portal *p)
 	(void)r;
 }
 
-/* Stable I_T nexus id for an initiator port name (SAM-5 4.6). */
+/* FNV-1a of a port name. */
+static uint64_t nexus_hash(const char *s)
+{
+	uint64_t h = 0xcbf29ce484222325ull;
+	for (; *s; s++)
+		h = (h ^ (uint8_t)*s) * 0x100000001b3ull;
+	return h;
+}
+
+/* The entry of a port name, or NULL. */
+static struct nexus_ent *nexus_find(struct portal *p, const char *name, uint64_t h)
+{
+	if (!p->nexus_buckets)
+		return NULL;
+	for (struct nexus_ent *e = p->nexus_tab[h & (p->nexus_buckets - 1)]; e; e = e->next)
+		if (e->hash == h && !strcmp(e->name, name))
+			return e;
+	return NULL;
+}
+
+/* Doubles the table (16 buckets at first); false when out of memory. */
+static bool nexus_grow(struct portal *p)
+{
+	size_t nb = p->nexus_buckets ? p->nexus_buckets * 2 : 16;
+	struct nexus_ent **tab = calloc(nb, sizeof(*tab));
+	if (!tab)
+		return false;
+	for (size_t i = 0; i < p->nexus_buckets; i++)
+		for (struct nexus_ent *e = p->nexus_tab[i], *n; e; e = n) {
+			n = e->next;
+			e->next = tab[e->hash & (nb - 1)];
+			tab[e->hash & (nb - 1)] = e;
+		}
+	free(p->nexus_tab);
+	p->nexus_tab = tab;
+	p->nexus_buckets = nb;
+	return true;
+}
+
+/*
+ * Forgets the ports that no session uses and of which the core keeps nothing
+ * (no persistent-reservation registration, no pending unit attention): their
+ * next login gets a new nexus id, which nothing can tell from the old one.
+ */
+static void nexus_forget(struct portal *p)
+{
+	for (struct conn *c = p->conns; c; c = c->next)
+		if (c->initiator_port) {
+			struct nexus_ent *e =
+			    nexus_find(p, c->initiator_port, nexus_hash(c->initiator_port));
+			if (e)
+				e->live = true;
+		}
+	size_t before = p->nnexus;
+	for (size_t i = 0; i < p->nexus_buckets; i++)
+		for (struct nexus_ent **pp = &p->nexus_tab[i]; *pp;) {
+			struct nexus_ent *e = *pp;
+			if (!e->live && !be_nexus_in_use(p, e->id)) {
+				*pp = e->next;
+				free(e);
+				p->nnexus--;
+				continue;
+			}
+			e->live = false;
+			pp = &e->next;
+		}
+	iscsi_log(p, LOG_INFO, NULL, "forgot %zu of %zu initiator ports (no session, no state)",
+		  before - p->nnexus, before);
+}
+
+/*
+ * Stable I_T nexus id for an initiator port name (SAM-5 4.6), keyed by the
+ * whole name, so that persistent reservations and unit attentions follow the
+ * port across logins.
+ */
 uint64_t portal_nexus_id(struct portal *p, const char *port_name)
 {
-	for (size_t i = 0; i < p->nnexus; i++)
-		if (!strcmp(p->nexus[i].port_name, port_name))
-			return p->nexus[i].id;
+	uint64_t h = nexus_hash(port_name);
+	struct nexus_ent *e = nexus_find(p, port_name, h);
+
+	if (e)
+		return e->id;
 	uint64_t id = ++p->next_nexus;
-	if (p->nnexus >= 4096) /* bounded: very many distinct ISIDs get fresh ids */
+	if (p->nnexus >= ISCSI_NEXUS_KEEP)
+		nexus_forget(p);
+	if (p->nnexus >= p->nexus_buckets && !nexus_grow(p))
 		return id;
-	if (p->nnexus == p->nexus_cap) {
-		size_t cap = p->nexus_cap ? p->nexus_cap * 2 : 16;
-		void *v = realloc(p->nexus, cap * sizeof(*p->nexus));
-		if (!v)
-			return id;
-		p->nexus = v;
-		p->nexus_cap = cap;
-	}
-	char *s = strdup(port_name);
-	if (!s)
+	size_t len = strlen(port_name) + 1;
+	e = malloc(sizeof(*e) + len);
+	if (!e)
 		return id;
-	p->nexus[p->nnexus].port_name = s;
-	p->nexus[p->nnexus].id = id;
+	memcpy(e->name, port_name, len);
+	e->hash = h;
+	e->id = id;
+	e->live = false;
+	e->next = p->nexus_tab[h & (p->nexus_buckets - 1)];
+	p->nexus_tab[h & (p->nexus_buckets - 1)] = e;
 	p->nnexus++;
 	return id;
 }
@@ -947,9 +1022,12 @@ void fl_iscsi_destroy(struct fl_iscsi *t)
 		close(p->efd);
 	if (p->epfd >= 0)
 		close(p->epfd);
-	for (size_t i = 0; i < p->nnexus; i++)
-		free(p->nexus[i].port_name);
-	free(p->nexus);
+	for (size_t i = 0; i < p->nexus_buckets; i++)
+		for (struct nexus_ent *e = p->nexus_tab[i], *n; e; e = n) {
+			n = e->next;
+			free(e);
+		}
+	free(p->nexus_tab);
 	free((char *)p->opts.listen);
 	free((char *)p->opts.iqn);
 	free((char *)p->opts.alias);

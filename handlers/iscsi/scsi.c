@@ -29,6 +29,7 @@ void task_put(struct task *t)
 	if (--t->refs > 0)
 		return;
 	free(t->buf);
+	free(t->initiator);
 	free(t);
 }
 
@@ -401,8 +402,13 @@ int scsi_cmd(struct conn *c, const uint8_t *bhs, const uint8_t *ahs, uint32_t ah
 	memcpy(t->cmd.cdb, cdb, cdb_len);
 	t->cmd.cdb_len = (uint8_t)cdb_len;
 	t->cmd.nexus.id = c->nexus_id;
-	snprintf(t->initiator, sizeof(t->initiator), "%s",
-		 c->initiator_port ? c->initiator_port : "");
+	t->initiator = strdup(c->initiator_port ? c->initiator_port : "");
+	if (!t->initiator) {
+		free(t->buf);
+		free(t);
+		respond_status_only(c, bhs, FL_STATUS_TASK_SET_FULL);
+		return 0;
+	}
 	t->cmd.nexus.initiator = t->initiator;
 	t->cmd.nexus.rel_port_id = 1;
 	t->cmd.tag = itt;

@@ -361,11 +361,11 @@ static bool put_pdu(int fd, uint8_t bhs[48], const void *data, uint32_t dlen)
  */
 static int login_as(const char *name, uint32_t isid, const char *target, int *status)
 {
-	char keys[2048];
+	char keys[4096];
 	int n = snprintf(keys, sizeof(keys),
 			 "InitiatorName=%s%cSessionType=Normal%cTargetName=%s%c"
 			 "HeaderDigest=None%cDataDigest=None%cInitialR2T=Yes%c"
-			 "ImmediateData=No%cMaxRecvDataSegmentLength=65536%c",
+			 "ImmediateData=Yes%cMaxRecvDataSegmentLength=65536%c",
 			 name, 0, 0, target ? target : IQN, 0, 0, 0, 0, 0, 0);
 	if (status)
 		*status = 0xffff;
@@ -745,6 +745,117 @@ static void on_alarm(int sig)
 	_exit(1);
 }
 
+/* ---- nexus ------------------------------------------------------------------------------ */
+
+/*
+ * Sends one SCSI command (CDB of 10 bytes, optional immediate data out) and
+ * returns its status (0x100 + opcode for an unexpected PDU, -1 on no answer).
+ */
+static int scsi(int fd, uint32_t *cmdsn, const uint8_t cdb[10], const void *out, uint32_t len)
+{
+	uint8_t bhs[48] = {0x01, 0x80 | (len ? 0x20 : 0)};
+	static uint32_t itt = 0x9000;
+	bhs[9] = 0; /* LUN 0 */
+	be32(bhs + 16, ++itt);
+	be32(bhs + 20, len);
+	be32(bhs + 24, (*cmdsn)++);
+	memcpy(bhs + 32, cdb, 10);
+	if (!put_pdu(fd, bhs, out, len))
+		return -1;
+	for (;;) {
+		uint8_t r[48];
+		int op = get_pdu(fd, r, 5000);
+		if (op < 0)
+			return -1;
+		if (op == 0x21 || (op == 0x25 && (r[1] & 0x01)))
+			return r[3];
+		if (op != 0x25 && op != 0x20)
+			return 0x100 + op;
+	}
+}
+
+/* TEST UNIT READY until GOOD (the unit attention of a new nexus comes first). */
+static bool tur(int fd, uint32_t *cmdsn)
+{
+	static const uint8_t cdb[10] = {0x00};
+	for (int i = 0; i < 4; i++)
+		if (scsi(fd, cmdsn, cdb, NULL, 0) == 0)
+			return true;
+	return false;
+}
+
+/* PERSISTENT RESERVE OUT, REGISTER (SPC-4 6.16): reservation key rk, new key sak. */
+static int pr_register(int fd, uint32_t *cmdsn, uint64_t rk, uint64_t sak)
+{
+	uint8_t cdb[10] = {0x5f, 0x00, 0x00, 0, 0, 0, 0, 0, 24, 0};
+	uint8_t par[24] = {0};
+	for (int i = 0; i < 8; i++) {
+		par[i] = (uint8_t)(rk >> (56 - 8 * i));
+		par[8 + i] = (uint8_t)(sak >> (56 - 8 * i));
+	}
+	return scsi(fd, cmdsn, cdb, par, sizeof(par));
+}
+
+/* Logs a port in, registers rk -> sak, logs it out; the command's status (-1: no session). */
+static int port_register(const char *name, uint32_t isid, uint64_t rk, uint64_t sak)
+{
+	int fd = login_as(name, isid, NULL, NULL);
+	if (fd < 0)
+		return -1;
+	uint32_t sn = 0;
+	int st = tur(fd, &sn) ? pr_register(fd, &sn, rk, sak) : -1;
+	drop(fd);
+	return st;
+}
+
+#define NEXUS_CHURN 4100
+
+/*
+ * Persistent-reservation identity: a port registered after 4100 other ports
+ * have come and gone keeps its registration on its next login; two names
+ * that share their first 255 bytes are two ports.
+ */
+static int mode_nexus(const char *fl, char **opts, int nopts)
+{
+	if (!server_start(fl, opts, nopts, 0, 0)) {
+		fprintf(stderr, "FAIL: the target did not start\n");
+		fl_failures++;
+		server_stop();
+		return 1;
+	}
+	int ok = 0;
+	long t0 = now_ms();
+	for (int i = 0; i < NEXUS_CHURN; i++) {
+		int fd = login_as("iqn.2026-12.org.faultlun:churn", 0x20000 + (uint32_t)i, NULL,
+				  NULL);
+		if (fd >= 0) {
+			ok++;
+			drop(fd);
+		}
+	}
+	fprintf(stderr, "nexus: %d ports logged in and out in %ld ms\n", ok, now_ms() - t0);
+	CHECK(ok == NEXUS_CHURN, "%d of %d churn logins", ok, NEXUS_CHURN);
+	const char *holder = "iqn.2026-12.org.faultlun:holder";
+	int st = port_register(holder, 7, 0, 0x1111);
+	CHECK(st == 0, "the holder registers key 0x1111 (status %d)", st);
+	st = port_register(holder, 7, 0x1111, 0x2222);
+	CHECK(st == 0, "the holder's next login is the same I_T nexus: REGISTER 0x1111 -> 0x2222 "
+		       "(status 0x%x; 0x18 = RESERVATION CONFLICT: a new nexus)",
+	      st);
+	/* two names alike in their first 255 bytes */
+	char a[400], b[400];
+	snprintf(a, sizeof(a), "iqn.2026-12.org.faultlun:%0270d-one", 0);
+	snprintf(b, sizeof(b), "iqn.2026-12.org.faultlun:%0270d-two", 0);
+	st = port_register(a, 9, 0, 0x3333);
+	CHECK(st == 0, "long name one registers (status 0x%x)", st);
+	st = port_register(b, 9, 0, 0x4444);
+	CHECK(st == 0, "long name two is another nexus: it registers with key 0 (status 0x%x)", st);
+	st = port_register(a, 9, 0x3333, 0x5555);
+	CHECK(st == 0, "long name one keeps its key (status 0x%x)", st);
+	server_stop();
+	return fl_failures ? 1 : 0;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc < 3) {
@@ -765,6 +876,8 @@ int main(int argc, char **argv)
 		return mode_timeouts(fl, opts, nopts);
 	if (!strcmp(mode, "lockout"))
 		return mode_lockout(fl, opts, nopts);
+	if (!strcmp(mode, "nexus"))
+		return mode_nexus(fl, opts, nopts);
 	fprintf(stderr, "unknown mode %s\n", mode);
 	return 2;
 }
