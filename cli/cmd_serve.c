@@ -214,6 +214,21 @@ struct trace_tap {
 	pthread_t th;
 };
 
+/*
+ * Prints a string value with every byte that is not printable ASCII, and the
+ * backslash (kept in JSON text, which escapes its own), as \xNN: initiator
+ * names come from the peer, and one with a newline must not forge log lines.
+ */
+static void print_escaped(const char *s, bool json)
+{
+	for (const unsigned char *c = (const unsigned char *)s; *c; c++) {
+		if (*c >= 0x20 && *c < 0x7f && (*c != '\\' || json))
+			fputc(*c, stderr);
+		else
+			fprintf(stderr, "\\x%02x", *c);
+	}
+}
+
 /* Prints one trace line as "faultlun serve: HH:MM:SS.mmm EVENT key=value ...". */
 static void tap_print(const char *line)
 {
@@ -231,7 +246,8 @@ static void tap_print(const char *line)
 	strftime(when, sizeof(when), "%H:%M:%S", &tm);
 	flockfile(stderr);
 	k = json_string_value(json_object_get(o, "event"));
-	fprintf(stderr, "faultlun serve: %s.%03ld %s", when, ts.tv_nsec / 1000000, k ? k : "event");
+	fprintf(stderr, "faultlun serve: %s.%03ld ", when, ts.tv_nsec / 1000000);
+	print_escaped(k ? k : "event", false);
 	json_object_foreach(o, k, v)
 	{
 		char *text;
@@ -239,7 +255,10 @@ static void tap_print(const char *line)
 		if (!strcmp(k, "event") || !strcmp(k, "t_us"))
 			continue;
 		text = json_is_string(v) ? NULL : json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY);
-		fprintf(stderr, " %s=%s", k, text ? text : json_string_value(v));
+		fputc(' ', stderr);
+		print_escaped(k, false);
+		fputc('=', stderr);
+		print_escaped(text ? text : json_string_value(v), text != NULL);
 		free(text);
 	}
 	fputc('\n', stderr);

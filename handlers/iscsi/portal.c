@@ -47,17 +47,41 @@ uint64_t iscsi_now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-/* Writes one log line: "faultlun serve: [conn N peer] message". */
+/*
+ * Copies a log message with every byte that is not printable ASCII, and the
+ * backslash, written as \xNN: names and keys come from the peer, and one with
+ * a newline must not forge log lines of its own.
+ */
+static void log_escape(const char *in, char *out, size_t cap)
+{
+	static const char hex[] = "0123456789abcdef";
+	size_t o = 0;
+
+	for (const unsigned char *s = (const unsigned char *)in; *s && o + 5 < cap; s++) {
+		if (*s >= 0x20 && *s < 0x7f && *s != '\\') {
+			out[o++] = (char)*s;
+			continue;
+		}
+		out[o++] = '\\';
+		out[o++] = 'x';
+		out[o++] = hex[*s >> 4];
+		out[o++] = hex[*s & 15];
+	}
+	out[o] = 0;
+}
+
+/* Writes one log line: "faultlun serve: [conn N peer] message" (escaped). */
 void iscsi_log(struct portal *p, int level, struct conn *c, const char *fmt, ...)
 {
-	char msg[512];
+	char raw[512], msg[4 * sizeof(raw)];
 	va_list ap;
 
 	if (level > p->opts.verbose)
 		return;
 	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
+	vsnprintf(raw, sizeof(raw), fmt, ap);
 	va_end(ap);
+	log_escape(raw, msg, sizeof(msg));
 	FILE *out = p->opts.log ? p->opts.log : stderr;
 	if (c)
 		fprintf(out, "faultlun serve: conn %llu %s: %s\n", (unsigned long long)c->id,

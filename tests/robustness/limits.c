@@ -107,7 +107,7 @@ static long log_size(void)
 }
 
 /* True if the log holds this text. */
-static __attribute__((unused)) bool log_has(const char *text)
+static bool log_has(const char *text)
 {
 	FILE *f = fopen(logpath, "r");
 	char line[4096];
@@ -856,6 +856,267 @@ static int mode_nexus(const char *fl, char **opts, int nopts)
 	return fl_failures ? 1 : 0;
 }
 
+/* ---- CHAP logins ------------------------------------------------------------------------ */
+
+/* MD5 (RFC 1321) of handlers/iscsi/chap.c, which this program links. */
+void md5_digest(const uint8_t *data, size_t len, uint8_t out[16]);
+
+/* The value of key in a login response's key=value\0 text, or NULL. */
+static const char *key_of(const char *text, size_t len, const char *key)
+{
+	size_t kl = strlen(key);
+	for (size_t i = 0; i < len;) {
+		const char *kv = text + i;
+		size_t n = strnlen(kv, len - i);
+		if (n > kl && !strncmp(kv, key, kl) && kv[kl] == '=')
+			return kv + kl + 1;
+		i += n + 1;
+	}
+	return NULL;
+}
+
+/* Sends one Login Request with these flags and keys; the response's status (0xffff: none). */
+static int login_pdu(int fd, uint8_t flags, uint32_t isid, const char *keys, size_t klen,
+		     char *resp, size_t rcap, size_t *rlen)
+{
+	uint8_t bhs[48] = {0x43, flags};
+	bhs[8] = 0x80;
+	be32(bhs + 10, isid);
+	be32(bhs + 16, 0x7000 + isid);
+	if (!put_pdu(fd, bhs, keys, (uint32_t)klen))
+		return 0xffff;
+	uint8_t r[48];
+	if (get_pdu_data(fd, r, (uint8_t *)resp, rcap, 5000) != 0x23)
+		return 0xffff;
+	uint32_t dlen = ((uint32_t)r[5] << 16) | ((uint32_t)r[6] << 8) | r[7];
+	*rlen = dlen < rcap - 1 ? dlen : rcap - 1;
+	return r[36] << 8 | r[37];
+}
+
+/* Base64 (RFC 4648) of n bytes. */
+static void b64(const uint8_t *in, size_t n, char *out)
+{
+	static const char a[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+	size_t o = 0;
+	for (size_t i = 0; i < n; i += 3) {
+		uint32_t v = (uint32_t)in[i] << 16 | (i + 1 < n ? (uint32_t)in[i + 1] << 8 : 0) |
+			     (i + 2 < n ? in[i + 2] : 0);
+		out[o++] = a[v >> 18 & 63];
+		out[o++] = a[v >> 12 & 63];
+		out[o++] = i + 1 < n ? a[v >> 6 & 63] : '=';
+		out[o++] = i + 2 < n ? a[v & 63] : '=';
+	}
+	out[o] = 0;
+}
+
+/*
+ * A login through CHAP (RFC 7143 12.1.3) as initiator iname, CHAP user
+ * `user`; secret NULL answers wrongly; base64: CHAP_R as 0b... Returns the
+ * status of the Login Response that ends it (0: logged in; then *fdp is the
+ * session, else -1), 0xffff when the target did not answer.
+ */
+static int chap_login(const char *iname, uint32_t isid, const char *user, const char *secret,
+		      bool base64, int *fdp)
+{
+	char keys[2048], resp[4096];
+	size_t rlen = 0;
+	int st = 0xffff;
+	*fdp = -1;
+	int fd = dial();
+	if (fd < 0)
+		return 0xffff;
+	int n = snprintf(keys, sizeof(keys),
+			 "InitiatorName=%s%cSessionType=Normal%cTargetName=%s%cAuthMethod=CHAP%c",
+			 iname, 0, 0, IQN, 0, 0);
+	if ((st = login_pdu(fd, 0x00, isid, keys, (size_t)n, resp, sizeof(resp), &rlen)))
+		goto out;
+	n = snprintf(keys, sizeof(keys), "CHAP_A=5%c", 0);
+	if ((st = login_pdu(fd, 0x00, isid, keys, (size_t)n, resp, sizeof(resp), &rlen)))
+		goto out;
+	const char *ci = key_of(resp, rlen, "CHAP_I"), *cc = key_of(resp, rlen, "CHAP_C");
+	if (!ci || !cc || strncmp(cc, "0x", 2)) {
+		st = 0xfffe;
+		goto out;
+	}
+	uint8_t buf[512], md[16];
+	size_t bl = 0;
+	buf[bl++] = (uint8_t)atoi(ci);
+	const char *sec = secret ? secret : "not-the-secret";
+	memcpy(buf + bl, sec, strlen(sec));
+	bl += strlen(sec);
+	for (const char *h = cc + 2; h[0] && h[1] && bl < sizeof(buf); h += 2) {
+		char x[3] = {h[0], h[1], 0};
+		buf[bl++] = (uint8_t)strtoul(x, NULL, 16);
+	}
+	md5_digest(buf, bl, md);
+	char r[64];
+	if (base64) {
+		strcpy(r, "0b");
+		b64(md, 16, r + 2);
+	} else {
+		strcpy(r, "0x");
+		for (int i = 0; i < 16; i++)
+			snprintf(r + 2 + 2 * i, 3, "%02x", md[i]);
+	}
+	n = snprintf(keys, sizeof(keys), "CHAP_N=%s%cCHAP_R=%s%c", user, 0, r, 0);
+	/* T=1, CSG 0 -> NSG 1 */
+	if ((st = login_pdu(fd, 0x81, isid, keys, (size_t)n, resp, sizeof(resp), &rlen)))
+		goto out;
+	n = snprintf(keys, sizeof(keys), "HeaderDigest=None%cDataDigest=None%c", 0, 0);
+	/* T=1, CSG 1 -> NSG 3 */
+	st = login_pdu(fd, 0x87, isid, keys, (size_t)n, resp, sizeof(resp), &rlen);
+out:
+	if (st == 0)
+		*fdp = fd;
+	else
+		drop(fd);
+	return st;
+}
+
+/* ---- logesc ----------------------------------------------------------------------------- */
+
+/* True if a line of the log starts with text (a forged line). */
+static bool log_line_starts(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "r");
+	char line[8192];
+	bool found = false;
+	if (!f)
+		return false;
+	while (!found && fgets(line, sizeof(line), f))
+		found = !strncmp(line, text, strlen(text));
+	fclose(f);
+	return found;
+}
+
+/*
+ * Peer strings with newlines in the log and the trace: InitiatorName of a
+ * session (-v), TargetName of a refused login, CHAP_N of a failed CHAP.
+ */
+static int mode_logesc(const char *fl, char **opts, int nopts)
+{
+	char trace[300];
+	snprintf(trace, sizeof(trace), "/tmp/fl_limits.%d.trace", (int)getpid());
+	char *o1[] = {"-v", "--trace", trace};
+	(void)opts;
+	(void)nopts;
+	if (!server_start(fl, o1, 3, 0, 0)) {
+		fprintf(stderr, "FAIL: the target did not start\n");
+		fl_failures++;
+		server_stop();
+		return 1;
+	}
+	int st;
+	int fd = login_as("iqn.2026-12.org.faultlun:evil\nfaultlun serve: FORGED-INITIATOR", 1,
+			  NULL, &st);
+	CHECK(fd >= 0, "a session with a newline in its InitiatorName (status 0x%x)", st);
+	uint32_t sn = 0;
+	if (fd >= 0) {
+		tur(fd, &sn);
+		drop(fd);
+	}
+	fd = login_as("iqn.2026-12.org.faultlun:x", 2, "iqn.bad\nfaultlun serve: FORGED-TARGET\r",
+		      &st);
+	CHECK(fd < 0 && st == 0x0203, "an unknown TargetName is refused (status 0x%x)", st);
+	usleep(200000);
+	CHECK(!log_line_starts(logpath, "faultlun serve: FORGED"), "a forged line in the log");
+	CHECK(log_has("evil\\x0afaultlun serve: FORGED-INITIATOR"),
+	      "the InitiatorName is in the log, its newline as \\x0a");
+	CHECK(log_has("iqn.bad\\x0afaultlun serve: FORGED-TARGET\\x0d"),
+	      "the TargetName is in the log, escaped");
+	CHECK(!log_line_starts(trace, "faultlun serve: FORGED"), "a forged line in the trace");
+	server_stop();
+	unlink(trace);
+
+	char *o2[] = {"--chap-user", "fluser", "--chap-secret", "flsecret-0123-good"};
+	if (!server_start(fl, o2, 4, 0, 0)) {
+		fprintf(stderr, "FAIL: the target did not start\n");
+		fl_failures++;
+		server_stop();
+		return 1;
+	}
+	st = chap_login("iqn.2026-12.org.faultlun:chap", 3, "fluser\nfaultlun serve: FORGED-CHAP_N",
+			NULL, false, &fd);
+	CHECK(st == 0x0201, "a wrong CHAP answer is refused (status 0x%x)", st);
+	usleep(200000);
+	CHECK(!log_line_starts(logpath, "faultlun serve: FORGED"), "a forged line in the log");
+	CHECK(log_has("fluser\\x0afaultlun serve: FORGED-CHAP_N"), "CHAP_N in the log, escaped");
+	server_stop();
+	return fl_failures ? 1 : 0;
+}
+
+/* ---- chap ------------------------------------------------------------------------------- */
+
+/*
+ * CHAP: the secret from --chap-secret-file, CHAP_R in hex or base64 (RFC
+ * 7143 5.1: 0b), failures throttled per initiator name (not per address
+ * alone), and the start-up warnings about weak secrets.
+ */
+static int mode_chap(const char *fl, char **opts, int nopts)
+{
+	char secfile[300];
+	const char *secret = "fl-chap-secret-0123";
+	snprintf(secfile, sizeof(secfile), "/tmp/fl_limits.%d.secret", (int)getpid());
+	FILE *f = fopen(secfile, "w");
+	if (!f)
+		return 2;
+	fprintf(f, "%s\n", secret);
+	fclose(f);
+	chmod(secfile, 0600);
+	char *o1[] = {"-v", "--chap-user", "fluser", "--chap-secret-file", secfile};
+	(void)opts;
+	(void)nopts;
+	bool up = server_start(fl, o1, 5, 0, 0);
+	CHECK(up, "the target starts with --chap-secret-file");
+	if (!up) {
+		server_stop();
+		unlink(secfile);
+		return 1;
+	}
+	int fd, st;
+	st = chap_login("iqn.2026-12.org.faultlun:hex", 1, "fluser", secret, false, &fd);
+	CHECK(st == 0, "CHAP_R in hex, secret from the file (status 0x%x)", st);
+	if (fd >= 0)
+		drop(fd);
+	st = chap_login("iqn.2026-12.org.faultlun:b64", 2, "fluser", secret, true, &fd);
+	CHECK(st == 0, "CHAP_R in base64 (status 0x%x)", st);
+	if (fd >= 0)
+		drop(fd);
+	/* a guesser: three failures are free, then each try waits for a while */
+	const char *guesser = "iqn.2026-12.org.faultlun:guesser";
+	for (int i = 0; i < 4; i++) {
+		st = chap_login(guesser, 3, "fluser", NULL, false, &fd);
+		CHECK(st == 0x0201, "wrong answer %d refused (status 0x%x)", i, st);
+	}
+	st = chap_login(guesser, 3, "fluser", secret, false, &fd);
+	CHECK(st == 0x0201, "right after the failures even the right secret is refused (0x%x)",
+	      st);
+	if (fd >= 0)
+		drop(fd);
+	CHECK(log_has("CHAP: too many failed authentications"), "the throttle is logged");
+	st = chap_login("iqn.2026-12.org.faultlun:other", 4, "fluser", secret, false, &fd);
+	CHECK(st == 0, "another initiator from the same address logs in (status 0x%x)", st);
+	if (fd >= 0)
+		drop(fd);
+	usleep(1300000);
+	st = chap_login(guesser, 3, "fluser", secret, false, &fd);
+	CHECK(st == 0, "the guesser with the right secret once the delay is over (0x%x)", st);
+	if (fd >= 0)
+		drop(fd);
+	server_stop();
+	unlink(secfile);
+
+	char *o2[] = {"--chap-user", "fluser", "--chap-secret", "short", "--mutual-user", "tgt",
+		      "--mutual-secret", "short"};
+	up = server_start(fl, o2, 8, 0, 0);
+	CHECK(up, "the target starts with weak secrets");
+	usleep(100000);
+	CHECK(log_has("shorter than 12"), "a warning about a CHAP secret under 12 bytes");
+	CHECK(log_has("same secret"), "a warning about one secret for both directions");
+	server_stop();
+	return fl_failures ? 1 : 0;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc < 3) {
@@ -878,6 +1139,10 @@ int main(int argc, char **argv)
 		return mode_lockout(fl, opts, nopts);
 	if (!strcmp(mode, "nexus"))
 		return mode_nexus(fl, opts, nopts);
+	if (!strcmp(mode, "logesc"))
+		return mode_logesc(fl, opts, nopts);
+	if (!strcmp(mode, "chap"))
+		return mode_chap(fl, opts, nopts);
 	fprintf(stderr, "unknown mode %s\n", mode);
 	return 2;
 }
