@@ -85,8 +85,8 @@ static int apply_option(const char *key, const char *val, struct cfgstr *out, ch
 			unsigned *seen)
 {
 	static const char *const keys[] = {
-	    "scenario", "store", "lun", "seed", "trace", "ctl", "read_only", "tcmur_cmd_time_out",
-	    NULL,
+	    "scenario",		  "store", "lun", "seed", "trace", "ctl", "read_only",
+	    "tcmur_cmd_time_out", NULL, /* end of the list for fl_list_index */
 	};
 	int found = fl_list_index(keys, key);
 	unsigned idx = (unsigned)found;

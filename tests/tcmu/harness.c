@@ -897,8 +897,10 @@ static void test_resize_reconfig_rules(void)
 	CHECK(rc == 0, "reconfig dev_size 16 MiB: rc %d", rc);
 	run(dev, tur, 6, NULL, 0); /* UA 2A/09 CAPACITY DATA HAS CHANGED */
 	rc = read_key(dev, 20000, 1, &key);
-	CHECK(rc == TCMU_STS_OK, "READ at LBA 20000 inside the grown 16 MiB: status %d key %x, "
-				 "want OK (the rule tested the old capacity)", rc, key);
+	CHECK(rc == TCMU_STS_OK,
+	      "READ at LBA 20000 inside the grown 16 MiB: status %d key %x, "
+	      "want OK (the rule tested the old capacity)",
+	      rc, key);
 	rc = read_key(dev, 32767, 2, &key);
 	CHECK(rc == TCMU_STS_PASSTHROUGH_ERR && key == 3,
 	      "READ crossing the new 16 MiB end: status %d key %x, want the rule's 3/11/00", rc,

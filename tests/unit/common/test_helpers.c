@@ -30,7 +30,7 @@ static void test_parse_size_good(void)
 	    {"4096B", 0, 0, 4096},
 	    {"64MiB", 0, 0, 64ull << 20},
 	    {"010MiB", 0, 0, 10ull << 20}, /* decimal, not octal 8 MiB */
-	    {"0x10", 0, -EINVAL, 0},	    /* no hexadecimal */
+	    {"0x10", 0, -EINVAL, 0},	   /* no hexadecimal */
 	    {"08", 0, 0, 8},
 	    {"1KiB", 0, 0, 1024},
 	    {"3GiB", 0, 0, 3ull << 30},
@@ -54,7 +54,8 @@ static void test_parse_size_good(void)
 		snprintf(msg, sizeof(msg), "'%s': rc %d value %llu", cases[i].text, rc,
 			 (unsigned long long)v);
 		CU_ASSERT_EQUAL_FATAL(rc, cases[i].rc);
-		CU_ASSERT_EQUAL(v, cases[i].rc == 0 ? cases[i].bytes : 12345); /* untouched on error */
+		CU_ASSERT_EQUAL(v,
+				cases[i].rc == 0 ? cases[i].bytes : 12345); /* untouched on error */
 		if (rc != cases[i].rc || (rc == 0 && v != cases[i].bytes))
 			fprintf(stderr, "  %s\n", msg);
 	}
@@ -64,9 +65,9 @@ static void test_parse_size_good(void)
 static void test_parse_size_bad_units(void)
 {
 	static const char *const bad[] = {
-	    "",	     "MiB",	"64M",	   "1G",     "16K",	"64mib",   "64MIB", "64 MiB ",
-	    "64KiBB", "-1",	"+1",	   " 64",    "1.5GiB", "64 iB",   "1e6",   "64\tMiB",
-	    "blocks", "8block", "8Blocks", "64MiB;", "0x40",	"1,024",
+	    "",	      "MiB",	"64M",	   "1G",     "16K",    "64mib", "64MIB", "64 MiB ",
+	    "64KiBB", "-1",	"+1",	   " 64",    "1.5GiB", "64 iB", "1e6",	 "64\tMiB",
+	    "blocks", "8block", "8Blocks", "64MiB;", "0x40",   "1,024",
 	};
 
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
@@ -85,9 +86,9 @@ static void test_parse_size_bad_units(void)
 static void test_parse_size_overflow(void)
 {
 	static const struct size_case cases[] = {
-	    {"18446744073709551616", 0, -ERANGE, 0},	     /* 2^64 */
+	    {"18446744073709551616", 0, -ERANGE, 0},	   /* 2^64 */
 	    {"99999999999999999999999999", 0, -ERANGE, 0}, /* far past */
-	    {"16777216TiB", 0, -ERANGE, 0},		     /* 2^24 TiB = 2^64 */
+	    {"16777216TiB", 0, -ERANGE, 0},		   /* 2^24 TiB = 2^64 */
 	    {"18446744073709552KB", 0, -ERANGE, 0},
 	    {"36028797018963968blocks", 512, -ERANGE, 0}, /* 2^55 * 2^9 */
 	    {"18446744073709551616blocks", 0, -ERANGE, 0},
@@ -100,8 +101,7 @@ static void test_parse_size_overflow(void)
 				       cases[i].block_size ? NULL : &blk);
 
 		if (rc != cases[i].rc)
-			fprintf(stderr, "  '%s': rc %d, want %d\n", cases[i].text, rc,
-				cases[i].rc);
+			fprintf(stderr, "  '%s': rc %d, want %d\n", cases[i].text, rc, cases[i].rc);
 		CU_ASSERT_EQUAL(rc, cases[i].rc);
 		CU_ASSERT_EQUAL(v, 7);
 	}

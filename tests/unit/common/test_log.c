@@ -122,10 +122,11 @@ static void test_default_sink_format(void)
 	CU_ASSERT_PTR_NOT_NULL(fgets(line, sizeof(line), f));
 	fclose(f);
 	unlink(path);
-	CU_ASSERT_FATAL(regcomp(&re,
-				"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\\.[0-9]{3}Z "
-				"faultlun: warning: hello 5\n$",
-				REG_EXTENDED) == 0);
+	CU_ASSERT_FATAL(
+	    regcomp(&re,
+		    "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\\.[0-9]{3}Z "
+		    "faultlun: warning: hello 5\n$",
+		    REG_EXTENDED) == 0);
 	CU_ASSERT_EQUAL(regexec(&re, line, 0, NULL, 0), 0);
 	regfree(&re);
 }
