@@ -7,8 +7,8 @@
  * true, ...} or {"ok": false, "error": "..."}. The "trace" request turns the
  * connection into a stream of trace lines until the client closes it.
  */
-#include "fl_log.h"
 #include "engine_internal.h"
+#include "fl_log.h"
 
 #include <errno.h>
 #include <fcntl.h>

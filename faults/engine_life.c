@@ -5,8 +5,8 @@
  * program), fl_engine_destroy, the atomic fl_engine_replace, arming and
  * disarming rules, releasing held commands, counters and accessors.
  */
-#include "fl_log.h"
 #include "engine_internal.h"
+#include "fl_log.h"
 
 #include <errno.h>
 #include <fcntl.h>
