@@ -27,6 +27,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -56,9 +57,12 @@ static void serve_usage(FILE *out)
 	    "  --seed N             seed of the scenario's randomness (0..2^64-1)\n"
 	    "  --trace FILE         JSON-lines trace of faults and events\n"
 	    "  --ctl SOCKET         control socket for `faultlun ctl`\n"
-	    "  --chap-user USER     require CHAP; secret from --chap-secret or "
+	    "  --chap-user USER     require CHAP; secret from --chap-secret-file, "
 	    "$FAULTLUN_CHAP_SECRET\n"
+	    "                       or --chap-secret (which `ps` shows to every user)\n"
+	    "  --chap-secret-file F the first line of F\n"
 	    "  --chap-secret S\n"
+	    "  --mutual-secret-file F\n"
 	    "  --mutual-user USER   mutual CHAP; secret from --mutual-secret or "
 	    "$FAULTLUN_MUTUAL_SECRET\n"
 	    "  --mutual-secret S\n"
@@ -115,6 +119,37 @@ static void raise_nofile(void)
 	if (setrlimit(RLIMIT_NOFILE, &rl))
 		fprintf(stderr, "faultlun serve: cannot raise the open-file limit to %llu: %s\n",
 			(unsigned long long)rl.rlim_max, strerror(errno));
+}
+
+/*
+ * Reads a secret: the first line of a file (without its line end). Says so
+ * when others may read the file. NULL, with a message, on failure.
+ */
+static char *read_secret_file(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	char *line = NULL;
+	size_t cap = 0;
+	struct stat st;
+
+	if (!f) {
+		fprintf(stderr, "faultlun serve: cannot read the secret file %s: %s\n", path,
+			strerror(errno));
+		return NULL;
+	}
+	if (!fstat(fileno(f), &st) && (st.st_mode & 077))
+		fprintf(stderr, "faultlun serve: warning: %s is readable by other users (mode %03o)\n",
+			path, (unsigned)(st.st_mode & 0777));
+	ssize_t n = getline(&line, &cap, f);
+	fclose(f);
+	while (n > 0 && (line[n - 1] == '\n' || line[n - 1] == '\r'))
+		line[--n] = 0;
+	if (n <= 0) {
+		fprintf(stderr, "faultlun serve: the secret file %s is empty\n", path);
+		free(line);
+		return NULL;
+	}
+	return line;
 }
 
 /* The loop thread's body. */
@@ -391,6 +426,8 @@ int cmd_serve(int argc, char **argv)
 	    {"max-sessions-per-initiator", required_argument, NULL, 11},
 	    {"max-sessions-per-address", required_argument, NULL, 12},
 	    {"max-queued-mem", required_argument, NULL, 13},
+	    {"chap-secret-file", required_argument, NULL, 14},
+	    {"mutual-secret-file", required_argument, NULL, 15},
 	    {"verbose", no_argument, NULL, 'v'},
 	    {"quiet", no_argument, NULL, 'q'},
 	    {"help", no_argument, NULL, 'h'},
@@ -398,6 +435,7 @@ int cmd_serve(int argc, char **argv)
 	    {NULL, 0, NULL, 0},
 	};
 	struct fl_iscsi_opts o = {0};
+	char *chap_file_secret = NULL, *mutual_file_secret = NULL;
 	const char *run = NULL, *store = NULL, *trace = NULL, *ctl = NULL;
 	uint64_t size = 0, seed = 0, v;
 	unsigned lun_id = 0;
@@ -505,6 +543,16 @@ int cmd_serve(int argc, char **argv)
 				      : &o.max_sessions_per_address) = (unsigned)v;
 			break;
 		}
+		case 14:
+		case 15: {
+			char *sec = read_secret_file(optarg);
+			if (!sec)
+				return 2;
+			free(opt == 14 ? chap_file_secret : mutual_file_secret);
+			*(opt == 14 ? &chap_file_secret : &mutual_file_secret) = sec;
+			*(opt == 14 ? &o.chap_secret : &o.mutual_secret) = sec;
+			break;
+		}
 		case 13:
 			if (cli_opt_size("serve", "--max-queued-mem", optarg, &o.max_queued_bytes))
 				return 2;
@@ -543,6 +591,7 @@ int cmd_serve(int argc, char **argv)
 			return 2;
 		}
 	}
+	/* a secret on the command line is in /proc/PID/cmdline for every user to read */
 	if (!o.chap_secret)
 		o.chap_secret = getenv("FAULTLUN_CHAP_SECRET");
 	if (!o.mutual_secret)
@@ -708,6 +757,8 @@ out:
 		fl_engine_destroy(engine);
 	fl_iscsi_destroy(t);
 	fl_scenario_free(sc);
+	free(chap_file_secret);
+	free(mutual_file_secret);
 	if (tap_wfd >= 0)
 		tap_stop(&tap, tap_wfd);
 	return ret;

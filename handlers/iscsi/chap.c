@@ -6,7 +6,9 @@
  * algorithm 5, MD5; one-way and mutual; a target must refuse a challenge
  * equal to the one it sent), RFC 1994 (response = MD5(id || secret ||
  * challenge)) and RFC 1321 (MD5, implemented here so the target has no
- * crypto library dependency). Secrets are never logged or echoed.
+ * crypto library dependency). Binary values are hex (0x) or base64 (0b)
+ * constants (RFC 7143 5.1). Failed authentications are throttled per
+ * initiator name and source address. Secrets are never logged or echoed.
  */
 #include "iscsi_internal.h"
 
@@ -149,6 +151,63 @@ int chap_hex_decode(const char *s, uint8_t *out, size_t cap, size_t *len)
 	return 0;
 }
 
+/* Value of a base64 digit (RFC 4648 4), or -1. */
+static int b64_digit(char ch)
+{
+	if (ch >= 'A' && ch <= 'Z')
+		return ch - 'A';
+	if (ch >= 'a' && ch <= 'z')
+		return ch - 'a' + 26;
+	if (ch >= '0' && ch <= '9')
+		return ch - '0' + 52;
+	if (ch == '+')
+		return 62;
+	if (ch == '/')
+		return 63;
+	return -1;
+}
+
+/* Decodes a base64-constant "0b..." (RFC 7143 5.1, RFC 4648 4 with padding). */
+static int chap_b64_decode(const char *s, uint8_t *out, size_t cap, size_t *len)
+{
+	uint32_t acc = 0;
+	unsigned bits = 0;
+	size_t o = 0, n = strlen(s), pad = 0;
+
+	while (n && s[n - 1] == '=' && pad < 2) {
+		n--;
+		pad++;
+	}
+	if (n == 0 || (n + pad) % 4)
+		return -1;
+	for (size_t i = 0; i < n; i++) {
+		int d = b64_digit(s[i]);
+		if (d < 0)
+			return -1;
+		acc = acc << 6 | (uint32_t)d;
+		bits += 6;
+		if (bits >= 8) {
+			bits -= 8;
+			if (o >= cap)
+				return -1;
+			out[o++] = (uint8_t)(acc >> bits);
+		}
+	}
+	*len = o;
+	return 0;
+}
+
+/*
+ * Decodes a CHAP binary value (RFC 7143 5.1, 12.1.3): a hex-constant "0x..."
+ * or a base64-constant "0b..." (either prefix in either case).
+ */
+int chap_value_decode(const char *s, uint8_t *out, size_t cap, size_t *len)
+{
+	if (s[0] == '0' && (s[1] == 'b' || s[1] == 'B'))
+		return chap_b64_decode(s + 2, out, cap, len);
+	return chap_hex_decode(s, out, cap, len);
+}
+
 /* Formats bytes as a CHAP hex value. */
 static void hex_encode(const uint8_t *b, size_t n, char *out)
 {
@@ -186,6 +245,113 @@ static bool list_has(const char *list, const char *item)
 		p = comma ? comma + 1 : NULL;
 	}
 	return false;
+}
+
+/*
+ * Failed authentications, per initiator name and per source address: the
+ * first few are free, then each try waits twice as long as the last (from 1 s
+ * up to CHAP_DELAY_MAX_S) after the latest failure; a try within that time is
+ * refused without looking at it. Records are forgotten CHAP_FORGET_S after
+ * their latest failure, and a success clears the initiator's record.
+ */
+#define CHAP_FREE_PER_NAME 3
+#define CHAP_FREE_PER_ADDR 20 /* many initiators may share an address (NAT) */
+#define CHAP_DELAY_MAX_S 300
+#define CHAP_FORGET_S 900
+#define CHAP_RECORDS_MAX 4096
+
+struct chap_fail {
+	struct chap_fail *next;
+	uint64_t last_ns;
+	unsigned count;
+	bool is_addr;
+	char key[];
+};
+
+/* The record of a name or address, or NULL; drops expired records on the way. */
+static struct chap_fail *fail_find(struct portal *p, const char *key, bool is_addr)
+{
+	uint64_t now = iscsi_now_ns();
+
+	for (struct chap_fail **pp = &p->chap_fails; *pp;) {
+		struct chap_fail *f = *pp;
+		if (now - f->last_ns > (uint64_t)CHAP_FORGET_S * 1000000000u) {
+			*pp = f->next;
+			free(f);
+			p->nchap_fails--;
+			continue;
+		}
+		if (f->is_addr == is_addr && !strcmp(f->key, key))
+			return f;
+		pp = &f->next;
+	}
+	return NULL;
+}
+
+/* Seconds a new try of this record must still wait (0: it may go ahead). */
+static unsigned fail_wait_s(const struct chap_fail *f, unsigned free_tries)
+{
+	if (!f || f->count < free_tries)
+		return 0;
+	unsigned shift = f->count - free_tries;
+	uint64_t delay = shift >= 9 ? CHAP_DELAY_MAX_S : 1u << shift;
+	if (delay > CHAP_DELAY_MAX_S)
+		delay = CHAP_DELAY_MAX_S;
+	uint64_t until = f->last_ns + delay * 1000000000u, now = iscsi_now_ns();
+	return until > now ? (unsigned)((until - now + 999999999u) / 1000000000u) : 0;
+}
+
+/* Counts one failure of a name or address. */
+static void fail_note(struct portal *p, const char *key, bool is_addr)
+{
+	struct chap_fail *f = fail_find(p, key, is_addr);
+
+	if (!f) {
+		if (p->nchap_fails >= CHAP_RECORDS_MAX) {
+			/* full: the record of oldest failure goes (the list is newest first) */
+			struct chap_fail **pp = &p->chap_fails;
+			while ((*pp)->next)
+				pp = &(*pp)->next;
+			free(*pp);
+			*pp = NULL;
+			p->nchap_fails--;
+		}
+		size_t len = strlen(key) + 1;
+		f = calloc(1, sizeof(*f) + len);
+		if (!f)
+			return;
+		memcpy(f->key, key, len);
+		f->is_addr = is_addr;
+		f->next = p->chap_fails;
+		p->chap_fails = f;
+		p->nchap_fails++;
+	}
+	f->count++;
+	f->last_ns = iscsi_now_ns();
+}
+
+/* Forgets the failures of an initiator name that has now authenticated. */
+static void fail_clear(struct portal *p, const char *key)
+{
+	for (struct chap_fail **pp = &p->chap_fails; *pp; pp = &(*pp)->next)
+		if (!(*pp)->is_addr && !strcmp((*pp)->key, key)) {
+			struct chap_fail *f = *pp;
+			*pp = f->next;
+			free(f);
+			p->nchap_fails--;
+			return;
+		}
+}
+
+/* Frees every failure record (portal teardown). */
+void chap_fails_free(struct portal *p)
+{
+	while (p->chap_fails) {
+		struct chap_fail *f = p->chap_fails;
+		p->chap_fails = f->next;
+		free(f);
+	}
+	p->nchap_fails = 0;
 }
 
 /*
@@ -231,15 +397,30 @@ int chap_step(struct conn *c, const struct kvlist *req, struct kvlist *resp, boo
 		iscsi_log(p, LOG_ERR, c, "CHAP: CHAP_N or CHAP_R missing");
 		return ISCSI_LOGIN_AUTH_FAILED;
 	}
+	const char *iname = c->initiator_name ? c->initiator_name : "";
+	unsigned wait_n = fail_wait_s(fail_find(p, iname, false), CHAP_FREE_PER_NAME);
+	unsigned wait_a = fail_wait_s(fail_find(p, c->peer_host, true), CHAP_FREE_PER_ADDR);
+	if (wait_n || wait_a) {
+		iscsi_log(p, LOG_ERR, c,
+			  "CHAP: too many failed authentications of %s '%s': refused without a "
+			  "check for %u s more",
+			  wait_n ? "initiator" : "address", wait_n ? iname : c->peer_host,
+			  wait_n > wait_a ? wait_n : wait_a);
+		return ISCSI_LOGIN_AUTH_FAILED;
+	}
 	uint8_t got[64], want[16];
 	size_t glen;
 	chap_response(l->chap_id, p->opts.chap_secret ? p->opts.chap_secret : "", l->chap_challenge,
 		      sizeof(l->chap_challenge), want);
 	if (!p->opts.chap_user || strcmp(name, p->opts.chap_user) ||
-	    chap_hex_decode(r, got, sizeof(got), &glen) || glen != 16 || memcmp(got, want, 16)) {
+	    chap_value_decode(r, got, sizeof(got), &glen) || glen != 16 ||
+	    memcmp(got, want, 16)) {
 		iscsi_log(p, LOG_ERR, c, "CHAP: authentication failed for user '%s'", name);
+		fail_note(p, iname, false);
+		fail_note(p, c->peer_host, true);
 		return ISCSI_LOGIN_AUTH_FAILED;
 	}
+	fail_clear(p, iname);
 	const char *mi = kv_get(req, "CHAP_I"), *mc = kv_get(req, "CHAP_C");
 	if (mi || mc) {
 		/* Mutual CHAP: the initiator challenges us. */
@@ -248,7 +429,7 @@ int chap_step(struct conn *c, const struct kvlist *req, struct kvlist *resp, boo
 		char *end;
 		unsigned long id = mi ? strtoul(mi, &end, 0) : 256;
 		if (!mi || !mc || *end || id > 255 ||
-		    chap_hex_decode(mc, chal, sizeof(chal), &clen)) {
+		    chap_value_decode(mc, chal, sizeof(chal), &clen)) {
 			iscsi_log(p, LOG_ERR, c, "CHAP: malformed mutual challenge");
 			return ISCSI_LOGIN_AUTH_FAILED;
 		}

@@ -286,6 +286,9 @@ struct portal {
 	uint64_t acclog_ns;	  /* rate limit of the accept log lines */
 	unsigned acclog_quiet;	  /* lines not written since */
 	struct timer *sweep_timer;
+	/* failed CHAP authentications per initiator name and address (chap.c) */
+	struct chap_fail *chap_fails;
+	unsigned nchap_fails;
 	uint64_t next_conn_id;
 	uint16_t next_tsih;
 	uint32_t next_ttt;
@@ -372,6 +375,8 @@ int negotiate_key(struct login_state *l, bool discovery, const char *key, const 
 void md5_digest(const uint8_t *data, size_t len, uint8_t out[16]);
 int chap_step(struct conn *c, const struct kvlist *req, struct kvlist *resp, bool *done);
 int chap_hex_decode(const char *s, uint8_t *out, size_t cap, size_t *len);
+int chap_value_decode(const char *s, uint8_t *out, size_t cap, size_t *len);
+void chap_fails_free(struct portal *p);
 
 /* session.c */
 int session_dispatch(struct conn *c, const uint8_t *bhs, const uint8_t *ahs, uint32_t ahs_len,

@@ -862,6 +862,23 @@ int fl_iscsi_create(const struct fl_iscsi_opts *opts, struct fl_engine *engine,
 		err = -ENOMEM;
 		goto fail;
 	}
+	/*
+	 * RFC 7143 9.2.1: a CHAP secret needs at least 96 bits to resist
+	 * offline guessing; 12.1.3: the two directions must use two secrets.
+	 */
+	if (p->opts.chap_secret && strlen(p->opts.chap_secret) < 12)
+		iscsi_log(p, LOG_ERR, NULL,
+			  "warning: the CHAP secret is shorter than 12 bytes (RFC 7143 9.2.1 asks for "
+			  "96 bits at least)");
+	if (p->opts.mutual_secret && strlen(p->opts.mutual_secret) < 12)
+		iscsi_log(p, LOG_ERR, NULL,
+			  "warning: the mutual CHAP secret is shorter than 12 bytes (RFC 7143 9.2.1 "
+			  "asks for 96 bits at least)");
+	if (p->opts.chap_secret && p->opts.mutual_secret &&
+	    !strcmp(p->opts.chap_secret, p->opts.mutual_secret))
+		iscsi_log(p, LOG_ERR, NULL,
+			  "warning: mutual CHAP uses the same secret in both directions (RFC 7143 "
+			  "12.1.3 forbids it)");
 	if (!engine && !target) {
 		iscsi_log(p, LOG_ERR, NULL, "no engine and no target to serve");
 		err = -EINVAL;
@@ -1052,6 +1069,7 @@ void fl_iscsi_destroy(struct fl_iscsi *t)
 			free(e);
 		}
 	free(p->nexus_tab);
+	chap_fails_free(p);
 	free((char *)p->opts.listen);
 	free((char *)p->opts.iqn);
 	free((char *)p->opts.alias);
