@@ -91,20 +91,36 @@ done
 flurl="iscsi://127.0.0.1:$flport/iqn.2026-12.org.faultlun:target/0"
 
 # tgtd: foreground child, its own control port (socket /var/run/tgtd/socket.N).
-tgtport=$(freeport)
-ctl=$((5000 + $$ % 50000))
+# tgtd takes control ports 0..32767 only; 0 is the system's own tgtd. A port
+# whose socket exists belongs to another tgtd: never talk to it. If tgtd still
+# cannot have the pair (control port locked, portal taken), try another.
 mkdir -p /var/run/tgtd
 img=/dev/shm/fl-bench-$$.img
 trap 'rc=$?; cleanup; rm -f "$img"; exit $rc' EXIT
 truncate -s 256M "$img"
-tgtd -f -C "$ctl" --iscsi "portal=127.0.0.1:$tgtport" >"$tmp/tgt.log" 2>&1 &
-tgtpid=$!
 iqn=iqn.2026-12.org.faultlun:tgt-bench
-i=0
-until tgtadm -C "$ctl" --lld iscsi --op new --mode target --tid 1 -T "$iqn" 2>/dev/null; do
-	i=$((i + 1))
-	[ $i -lt 50 ] || { echo "vs-tgt: tgtd did not start" >&2; cat "$tmp/tgt.log" >&2; exit 1; }
-	sleep 0.1
+try=0
+while :; do
+	try=$((try + 1))
+	[ $try -le 10 ] || { echo "vs-tgt: tgtd did not start on any control port" >&2; cat "$tmp/tgt.log" >&2 2>/dev/null; exit 1; }
+	ctl=$((1024 + $(od -An -N2 -tu2 /dev/urandom) % 31744))
+	[ -e "/var/run/tgtd/socket.$ctl" ] && continue
+	tgtport=$(freeport)
+	tgtd -f -C "$ctl" --iscsi "portal=127.0.0.1:$tgtport" >"$tmp/tgt.log" 2>&1 &
+	tgtpid=$!
+	i=0
+	while kill -0 "$tgtpid" 2>/dev/null && [ $i -lt 50 ]; do
+		tgtadm -C "$ctl" --lld iscsi --op new --mode target --tid 1 -T "$iqn" 2>/dev/null && break
+		i=$((i + 1))
+		sleep 0.1
+	done
+	if kill -0 "$tgtpid" 2>/dev/null && [ $i -lt 50 ]; then
+		break
+	fi
+	echo "vs-tgt: tgtd on control port $ctl, portal $tgtport: no luck, another pair" >&2
+	kill "$tgtpid" 2>/dev/null || true
+	wait "$tgtpid" 2>/dev/null || true
+	tgtpid=""
 done
 tgtadm -C "$ctl" --lld iscsi --op new --mode logicalunit --tid 1 --lun 1 -b "$img"
 tgtadm -C "$ctl" --lld iscsi --op bind --mode target --tid 1 -I ALL
