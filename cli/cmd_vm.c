@@ -12,6 +12,7 @@
 #include "cli_opts.h"
 #include "fl_faults.h"
 #include "fl_vm.h"
+#include "vm_paths.h"
 
 #include <jansson.h>
 #include <limits.h>
@@ -37,6 +38,8 @@ static void usage(FILE *out)
 	    "  --memory MB     guest memory (default 2048)\n"
 	    "  --recheck DIR   check a kept run directory again (one scenario)\n"
 	    "  --quiet         no timeline\n"
+	    "  --where         print where the lab's scripts, guest programs and tcmu\n"
+	    "                  handler are taken from, and exit\n"
 	    "  -h, --help      this text\n"
 	    "  -V, --version   print the version\n"
 	    "Exit status: 0 every expectation holds, 1 one failed, 2 setup or guest error,\n"
@@ -78,6 +81,7 @@ int cmd_vm(int argc, char **argv)
 	    {"quiet", no_argument, NULL, 'q'},
 	    {"help", no_argument, NULL, 'h'},
 	    {"version", no_argument, NULL, 'V'},
+	    {"where", no_argument, NULL, 'W'},
 	    {NULL, 0, NULL, 0},
 	};
 	static const char *const path_words[] = {"iscsi", "tcmu", "both", "lio", NULL};
@@ -128,6 +132,10 @@ int cmd_vm(int argc, char **argv)
 			return 0;
 		case 'V':
 			cli_print_version(stdout);
+			return 0;
+		case 'W':
+			printf("scripts %s\nprograms %s\nhandler %s\n", vm_path(VM_SCRIPTS),
+			       vm_path(VM_PROGRAMS), vm_path(VM_HANDLER));
 			return 0;
 		default:
 			cli_try_help("vm");

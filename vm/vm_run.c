@@ -11,6 +11,7 @@
  */
 #include "fl_vm.h"
 #include "vm_internal.h"
+#include "vm_paths.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -69,7 +70,7 @@ int vm_mkdirs(const char *path)
 static const char *vm_src_dir(void)
 {
 	const char *e = getenv("FAULTLUN_VM_DIR");
-	return e && *e ? e : FL_VM_SOURCE_DIR;
+	return e && *e ? e : vm_path(VM_SCRIPTS);
 }
 
 /* Runs argv with stdout to a pipe; returns exit status, last stdout line in last. */
@@ -447,10 +448,13 @@ static int write_job(const struct fl_scenario *sc, const char *scenario, const c
 	env_put(f, "FL_GUEST", guest);
 	env_put(f, "FL_PATH", path);
 	env_put(f, "FL_FAULTLUN", fl);
-	env_put(f, "FL_AGENT", FL_VM_BINARY_DIR "/fl-vm-agent");
-	env_put(f, "FL_UEVENT", FL_VM_BINARY_DIR "/fl-vm-uevent");
+	char prog[PATH_MAX];
+	snprintf(prog, sizeof(prog), "%s/fl-vm-agent", vm_path(VM_PROGRAMS));
+	env_put(f, "FL_AGENT", prog);
+	snprintf(prog, sizeof(prog), "%s/fl-vm-uevent", vm_path(VM_PROGRAMS));
+	env_put(f, "FL_UEVENT", prog);
 	env_put(f, "FL_HANDLER_DIR",
-		getenv("FAULTLUN_HANDLER_DIR") ? getenv("FAULTLUN_HANDLER_DIR") : FL_TCMU_DIR);
+		getenv("FAULTLUN_HANDLER_DIR") ? getenv("FAULTLUN_HANDLER_DIR") : vm_path(VM_HANDLER));
 	env_put(f, "FL_SCENARIO", "/fl-results/scenario.json");
 	env_put(f, "FL_SERVE_ARGS",
 		"/fl-results/scenario.json --listen 127.0.0.1:3260 --trace "
