@@ -45,9 +45,10 @@
 /*
  * Memory queued for a connection: buffers of its commands plus every PDU
  * waiting to be sent (Data-In, echoes, held back by a delay fault), counted
- * in one budget. Above it the connection is not read (unless a write of its
- * own waits for Data-Out) and new commands get TASK SET FULL; the portal
- * keeps a process-wide budget over all connections too (opts.max_queued_bytes).
+ * in one budget. A command that would pass it gets TASK SET FULL; unsent
+ * PDUs above it stop the reading of the connection until the peer reads.
+ * The portal keeps a process-wide budget over all connections too
+ * (opts.max_queued_bytes).
  */
 #define ISCSI_CONN_BUDGET (64u * 1024 * 1024)
 #define ISCSI_QUEUED_DEFAULT (256ull * 1024 * 1024) /* process-wide default */

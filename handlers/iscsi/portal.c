@@ -279,37 +279,26 @@ uint64_t conn_queued(const struct conn *c)
 	return c->task_bytes + c->tx_bytes + c->held_bytes;
 }
 
-/* True if a write of this connection waits for Data-Out (reading must go on for it). */
-static bool conn_awaits_data(const struct conn *c)
-{
-	for (const struct task *t = c->tasks; t; t = t->next)
-		if (t->write && !t->submitted && !t->aborted)
-			return true;
-	return false;
-}
-
 /*
- * True if the connection must not be read now: what it has queued is over
- * its budget, or it has something queued while the portal is over the
- * process-wide budget. A peer that never reads its responses so stops being
- * read, unless that would stall a write of its own waiting for Data-Out
- * while its unsent responses are under the budget.
+ * True if the connection must not be read now: the responses it has not
+ * read (unsent PDUs) are over its budget, or it has unread responses while
+ * the portal is over the process-wide budget. A peer that never reads its
+ * socket so stops being read. Command buffers are bounded by TASK SET FULL
+ * instead (scsi_cmd), and PDUs held back by a delay fault do not count here:
+ * a connection whose commands the engine holds must still be read, or its
+ * task-management requests would never be seen.
  */
 bool conn_read_blocked(struct conn *c)
 {
 	struct portal *p = c->portal;
-	uint64_t tx = c->tx_bytes + c->held_bytes, q = tx + c->task_bytes;
 
-	if (tx >= ISCSI_CONN_BUDGET)
+	if (c->tx_bytes >= ISCSI_CONN_BUDGET)
 		return true;
-	bool global = q > 0 && p->queued_bytes >= p->budget;
-	if (q < ISCSI_CONN_BUDGET && !global)
-		return false;
-	if (conn_awaits_data(c))
-		return false;
-	if (global)
+	if (c->tx_bytes && p->queued_bytes >= p->budget) {
 		p->budget_over = true;
-	return true;
+		return true;
+	}
+	return false;
 }
 
 /* Re-registers the connection's epoll interest from its state. */
