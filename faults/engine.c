@@ -498,6 +498,7 @@ static void pend_finish(struct pend *p)
 
 	cmd->done = done;
 	cmd->engine_priv = NULL;
+	cmd->decoded = false; /* as the core does when it completes a command */
 	free(p);
 	done(cmd);
 }
@@ -847,10 +848,7 @@ void fl_engine_submit(struct fl_engine *e, uint16_t lun_id, struct fl_cmd *cmd)
 		fl_target_submit(e->tgt, lun_id, cmd);
 		return;
 	}
-	if (fl_cdb_decode(cmd->cdb, cmd->cdb_len, &ci)) {
-		memset(&ci, 0, sizeof(ci));
-		ci.opcode = cmd->cdb_len ? cmd->cdb[0] : 0;
-	}
+	ci = *fl_cmd_decode(cmd); /* the core reuses it: one decode per command */
 	pthread_mutex_lock(&e->lock);
 	old_state = e->state;
 	e->counters.commands++;

@@ -16,6 +16,7 @@
 #include "target_internal.h"
 
 #include <errno.h>
+#include <stdatomic.h>
 #include <string.h>
 
 /* READ(6)/WRITE(6): 21-bit LBA, length 0 means 256 blocks (SBC-3 r36 5.15). */
@@ -269,11 +270,25 @@ const struct fl_opcode_desc *cdb_table_row(size_t i)
 	return i < TABLE_ROWS ? &table[i] : NULL;
 }
 
+/*
+ * Decodes done so far (fl_cdb_decode_count). A relaxed atomic rather than a
+ * thread-local: the tcmu handler is a dlopen'ed module and must not need the
+ * loader's TLS entry point.
+ */
+static atomic_uint_fast64_t decodes;
+
+/* How many CDBs have been decoded. */
+uint64_t fl_cdb_decode_count(void)
+{
+	return atomic_load_explicit(&decodes, memory_order_relaxed);
+}
+
 /* Fills *info from a CDB; a CDB too short for its opcode decodes as unknown. */
 int fl_cdb_decode(const uint8_t *cdb, size_t cdb_len, struct fl_cdb_info *info)
 {
 	const struct fl_opcode_desc *d;
 
+	atomic_fetch_add_explicit(&decodes, 1, memory_order_relaxed);
 	memset(info, 0, sizeof(*info));
 	if (!cdb || cdb_len == 0 || cdb_len > FL_CDB_MAX)
 		return -EINVAL;
@@ -309,4 +324,15 @@ const char *fl_opcode_name(uint8_t opcode, uint16_t service_action)
 			return d->name;
 	}
 	return NULL;
+}
+
+/* The command's decoded CDB, decoded once per submission (fl_target.h). */
+const struct fl_cdb_info *fl_cmd_decode(struct fl_cmd *cmd)
+{
+	if (!cmd->decoded) {
+		if (fl_cdb_decode(cmd->cdb, cmd->cdb_len, &cmd->info) && cmd->cdb_len)
+			cmd->info.opcode = cmd->cdb[0];
+		cmd->decoded = true;
+	}
+	return &cmd->info;
 }

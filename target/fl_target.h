@@ -85,6 +85,8 @@ struct fl_cdb_info {
 
 /* Fills *info from a CDB; returns 0, or -EINVAL for an empty/oversized CDB. */
 int fl_cdb_decode(const uint8_t *cdb, size_t cdb_len, struct fl_cdb_info *info);
+/* How many CDBs have been decoded (fl_cdb_decode calls, all threads): tests count with it. */
+uint64_t fl_cdb_decode_count(void);
 
 /* Human-readable opcode name ("READ(10)"), or NULL when unknown. */
 const char *fl_opcode_name(uint8_t opcode, uint16_t service_action);
@@ -121,6 +123,16 @@ struct fl_cmd {
 	fl_cmd_done_fn done;
 	void *priv;		/* the submitter's */
 	void *engine_priv;	/* reserved for the fault engine */
+	/*
+	 * The decoded CDB travels with the command: whoever needs it first (front
+	 * end, fault engine or core) calls fl_cmd_decode, which decodes once and
+	 * sets `decoded`; the others reuse `info`. The core clears `decoded` when
+	 * it completes the command (`info` keeps its contents), so an fl_cmd used
+	 * again for another CDB is decoded again; a submitter that changes the
+	 * CDB of a command not yet submitted clears `decoded` itself.
+	 */
+	struct fl_cdb_info info;
+	bool decoded;
 
 	/* out, valid in done() */
 	uint8_t status;
@@ -142,6 +154,12 @@ struct fl_cmd {
 	bool no_response;
 	bool aborted;
 };
+
+/*
+ * The command's decoded CDB (see `info` above), decoding it on first use. An
+ * empty or oversized CDB decodes as an unknown opcode (cdb[0] if any).
+ */
+const struct fl_cdb_info *fl_cmd_decode(struct fl_cmd *cmd);
 
 /* Backing stores. */
 enum fl_store_kind {

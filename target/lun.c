@@ -259,7 +259,7 @@ static enum sense_reason lun_dispatch(struct exec_ctx *x)
 	if (cmd->cdb[d->cdb_len - 1] & 0x05)
 		return exec_invalid_field(x, SENSE_INVALID_FIELD_IN_CDB, d->cdb_len - 1,
 					  cmd->cdb[d->cdb_len - 1] & 0x04 ? 2 : 0);
-	fl_cdb_decode(cmd->cdb, len, &x->info);
+	x->info = *fl_cmd_decode(cmd); /* decoded once: a front end or the engine may have */
 	/* SPC-4 r37 5.15.2.4.6: a transitioning port serves almost nothing */
 	if (lun->alua_state == FL_ALUA_TRANSITIONING && !(d->flags & OPF_ALUA_ANY))
 		return SENSE_ALUA_TRANSITIONING;
@@ -303,6 +303,7 @@ static void lun_execute(struct fl_lun *lun, struct fl_cmd *cmd)
 	}
 	sense_complete(&x, r);
 	pthread_mutex_unlock(&lun->lock);
+	cmd->decoded = false; /* the decode lives for one submission (fl_target.h) */
 }
 
 /* Worker of a LUN with an asynchronous store. */
@@ -360,6 +361,7 @@ void fl_lun_submit(struct fl_lun *lun, struct fl_cmd *cmd)
 	it = malloc(sizeof(*it));
 	if (!it) {
 		cmd->status = FL_STATUS_TASK_SET_FULL;
+		cmd->decoded = false;
 		cmd->done(cmd);
 		return;
 	}

@@ -195,6 +195,7 @@ void fl_target_submit(struct fl_target *tgt, uint16_t lun_id, struct fl_cmd *cmd
 	x.tgt = tgt;
 	x.sks_bit = -1;
 	sense_complete(&x, absent_lun(&x));
+	cmd->decoded = false; /* the decode lives for one submission (fl_target.h) */
 	cmd->done(cmd);
 }
 

@@ -126,7 +126,6 @@ struct task {
 	uint8_t lun_raw[8];
 	bool read, write, immediate;
 	bool submitted, completed, aborted, answered;
-	struct fl_cdb_info cdb;
 	uint8_t *buf;
 	uint32_t buf_len;
 	/* Data-Out bookkeeping */

@@ -369,12 +369,14 @@ int scsi_cmd(struct conn *c, const uint8_t *bhs, const uint8_t *ahs, uint32_t ah
 	t->immediate = bhs[0] & ISCSI_FLAG_IMMEDIATE;
 	memcpy(t->lun_raw, bhs + BHS_LUN, 8);
 	lun_decode(t->lun_raw, &t->lun_id);
-	if (fl_cdb_decode(cdb, cdb_len, &t->cdb))
-		memset(&t->cdb, 0, sizeof(t->cdb));
+	memcpy(t->cmd.cdb, cdb, cdb_len);
+	t->cmd.cdb_len = (uint8_t)cdb_len;
+	/* decoded once here; the engine, the core and the PDU verdicts reuse t->cmd.info */
+	const struct fl_cdb_info *ci = fl_cmd_decode(&t->cmd);
 	/* A read gets room for the whole SCSI transfer, so overflow is measurable. */
 	uint64_t want = edtl;
-	if (rd && t->cdb.has_lba && t->cdb.data_in) {
-		uint64_t spdtl = (uint64_t)t->cdb.nblocks * be_block_size(p, t->lun_id);
+	if (rd && ci->has_lba && ci->data_in) {
+		uint64_t spdtl = (uint64_t)ci->nblocks * be_block_size(p, t->lun_id);
 		if (spdtl > want && spdtl <= ISCSI_MAX_EDTL)
 			want = spdtl;
 	}
@@ -399,8 +401,6 @@ int scsi_cmd(struct conn *c, const uint8_t *bhs, const uint8_t *ahs, uint32_t ah
 		respond_status_only(c, bhs, FL_STATUS_TASK_SET_FULL);
 		return 0;
 	}
-	memcpy(t->cmd.cdb, cdb, cdb_len);
-	t->cmd.cdb_len = (uint8_t)cdb_len;
 	t->cmd.nexus.id = c->nexus_id;
 	t->initiator = strdup(c->initiator_port ? c->initiator_port : "");
 	if (!t->initiator) {

@@ -133,7 +133,7 @@ static void pdu_info(struct conn *c, enum fl_pdu_kind kind, const struct task *t
 	if (t) {
 		info->lun_id = t->lun_id;
 		info->has_cdb = true;
-		info->cdb = t->cdb;
+		info->cdb = t->cmd.info; /* kept after completion (only `decoded` is cleared) */
 	}
 }
 

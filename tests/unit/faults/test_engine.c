@@ -1067,6 +1067,64 @@ static void test_engine_options(void)
 	free(t);
 }
 
+/*
+ * A CDB is decoded once per command: whoever needs it first (here the engine,
+ * or a front end before it) decodes it into the command, and the rules and
+ * the core use that decode. Counted with the core's decode counter (the
+ * memory store completes inline, and nothing else decodes meanwhile).
+ */
+static void test_cdb_decoded_once(void)
+{
+	struct fl_engine *e = mk_engine(
+	    "{\"faultlun\": 1, \"frontends\": [\"iscsi\"], \"luns\": [{\"size\": \"1MiB\"}],"
+	    " \"rules\": [{\"id\": \"bad\", \"match\": {\"class\": \"read\","
+	    "  \"lba\": {\"first\": 100, \"last\": 199}},"
+	    "  \"action\": {\"sense\": \"MEDIUM_ERROR/11/00\"}},"
+	    " {\"id\": \"cut\", \"match\": {\"class\": \"read\","
+	    "  \"lba\": {\"first\": 200, \"last\": 299}},"
+	    "  \"action\": {\"short\": {\"blocks\": 1}}}]}",
+	    1, NULL);
+	struct tcmd *t = calloc(1, sizeof(*t));
+	uint64_t n;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(e);
+	clear_ua(e, 1);
+	/* no rule, a rule answering before the LUN, a rule after it: one decode each */
+	for (uint64_t lba = 0; lba <= 200; lba += 100) {
+		tcmd_init(t, 0x28, lba, 2, lba, 1);
+		n = fl_cdb_decode_count();
+		tsubmit(e, t, 0);
+		CU_ASSERT_TRUE(twait(t, 1000));
+		CU_ASSERT_EQUAL(fl_cdb_decode_count() - n, 1);
+		CU_ASSERT_FALSE(t->cmd.decoded); /* a reused fl_cmd is decoded again */
+	}
+	/* a front end that decoded first: neither the engine nor the core decodes again */
+	tcmd_init(t, 0x28, 0, 2, 7, 1);
+	n = fl_cdb_decode_count();
+	fl_cmd_decode(&t->cmd);
+	tsubmit(e, t, 0);
+	CU_ASSERT_TRUE(twait(t, 1000));
+	CU_ASSERT_EQUAL(fl_cdb_decode_count() - n, 1);
+	CU_ASSERT_EQUAL(t->cmd.status, FL_STATUS_GOOD);
+	/* the carried decode is what the rules match: it says LBA 150 although the CDB says 0 */
+	tcmd_init(t, 0x28, 0, 2, 8, 1);
+	fl_cmd_decode(&t->cmd);
+	t->cmd.info.lba = 150;
+	tsubmit(e, t, 0);
+	CU_ASSERT_TRUE(twait(t, 1000));
+	CU_ASSERT_EQUAL(sense_key(&t->cmd), FL_KEY_MEDIUM_ERROR);
+	/* and what the core executes: LBA 4096 is past the end of the 2048-block LUN */
+	tcmd_init(t, 0x28, 0, 2, 9, 1);
+	fl_cmd_decode(&t->cmd);
+	t->cmd.info.lba = 4096;
+	tsubmit(e, t, 0);
+	CU_ASSERT_TRUE(twait(t, 1000));
+	CU_ASSERT_EQUAL(sense_key(&t->cmd), FL_KEY_ILLEGAL_REQUEST);
+	CU_ASSERT_EQUAL(sense_asc(&t->cmd), 0x21);
+	fl_engine_destroy(e);
+	free(t);
+}
+
 static CU_TestInfo engine_tests[] = {
     {"test_lba_tree_oracle", test_lba_tree_oracle},
     {"test_match_oracle", test_match_oracle},
@@ -1087,6 +1145,7 @@ static CU_TestInfo engine_tests[] = {
     {"test_match_details", test_match_details},
     {"test_delay_distributions", test_delay_distributions},
     {"test_engine_options", test_engine_options},
+    {"test_cdb_decoded_once", test_cdb_decoded_once},
     CU_TEST_INFO_NULL,
 };
 
