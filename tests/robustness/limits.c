@@ -200,6 +200,10 @@ static void server_stop(void)
 		}
 		server = -1;
 	}
+	/* the Sanitize build: a report of the target fails the test */
+	CHECK(!log_has("AddressSanitizer") && !log_has("LeakSanitizer") &&
+		  !log_has("runtime error:"),
+	      "a sanitizer report in the target's log");
 	if (fl_failures) {
 		char cmd[320];
 		fprintf(stderr, "--- last lines of the target's log:\n");
