@@ -570,6 +570,10 @@ static int start_step(size_t i, const struct fl_step *step, struct running_step 
 		return -errno;
 	}
 	if (rs->pid == 0) {
+		/* A ctl step in a process group of its own: past its deadline it is
+		 * killed with its program. */
+		if (step->op == FL_OP_CTL)
+			setpgid(0, 0);
 		close(pfd[0]);
 		json_t *res = json_object();
 		int e = run_step(step, res);
@@ -588,8 +592,8 @@ static int start_step(size_t i, const struct fl_step *step, struct running_step 
 
 /*
  * Collects a started step by its deadline and writes its record. A child
- * past its deadline is left behind (it is stuck in the kernel) and the
- * step's errno is "TIMEOUT".
+ * past its deadline is left behind (it is stuck in the kernel), a ctl step's
+ * killed, and the step's errno is "TIMEOUT".
  */
 static void finish_step(FILE *out, struct running_step *rs)
 {
@@ -622,8 +626,13 @@ static void finish_step(FILE *out, struct running_step *rs)
 	json_t *res = got ? json_loads(buf, 0, NULL) : NULL;
 	if (!res)
 		res = json_object();
-	if (!timed_out)
+	if (!timed_out) {
 		waitpid(rs->pid, NULL, 0);
+	} else if (rs->step->op == FL_OP_CTL) {
+		/* A faultlun ctl still running at the deadline is killed (TIMEOUT). */
+		kill(-rs->pid, SIGKILL);
+		waitpid(rs->pid, NULL, 0);
+	}
 	/* The child's own end time counts (a background step is collected late). */
 	if (json_is_real(json_object_get(res, "t1")))
 		t1 = json_real_value(json_object_get(res, "t1"));
