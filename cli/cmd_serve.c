@@ -69,7 +69,8 @@ static void serve_usage(FILE *out)
 	    "  --login-timeout S    close connections not logged in after S seconds (30)\n"
 	    "  --pdu-timeout S      close a connection whose PDU is not complete after S\n"
 	    "                       seconds (30; 0 = never)\n"
-	    "  --nopin-interval S   ping a session idle for S seconds with a NOP-In (15; 0 = never)\n"
+	    "  --nopin-interval S   ping a session idle for S seconds with a NOP-In (15; 0 = "
+	    "never)\n"
 	    "  --nopin-timeout S    close it when the ping gets no answer in S seconds (30)\n"
 	    "  --max-connections N  connections at once (1024, fewer if the open-file limit\n"
 	    "                       is low)\n"
@@ -138,7 +139,8 @@ static char *read_secret_file(const char *path)
 		return NULL;
 	}
 	if (!fstat(fileno(f), &st) && (st.st_mode & 077))
-		fprintf(stderr, "faultlun serve: warning: %s is readable by other users (mode %03o)\n",
+		fprintf(stderr,
+			"faultlun serve: warning: %s is readable by other users (mode %03o)\n",
 			path, (unsigned)(st.st_mode & 0777));
 	ssize_t n = getline(&line, &cap, f);
 	fclose(f);
@@ -244,8 +246,8 @@ static void banner(struct fl_iscsi *t, struct fl_target *tgt, const struct fl_sc
 
 /* The -v printer: the engine's trace lines, also copied to --trace FILE. */
 struct trace_tap {
-	int rfd;      /* read end of the engine's trace pipe */
-	FILE *copy;   /* --trace FILE, or NULL */
+	int rfd;    /* read end of the engine's trace pipe */
+	FILE *copy; /* --trace FILE, or NULL */
 	pthread_t th;
 };
 
@@ -472,9 +474,10 @@ int cmd_serve(int argc, char **argv)
 		case 'S':
 			store = optarg;
 			if (strcmp(store, "memory") && (strncmp(store, "file:", 5) || !store[5])) {
-				fprintf(stderr,
-					"faultlun serve: --store: '%s' is not memory or file:PATH\n",
-					store);
+				fprintf(
+				    stderr,
+				    "faultlun serve: --store: '%s' is not memory or file:PATH\n",
+				    store);
 				return 2;
 			}
 			break;
@@ -525,7 +528,7 @@ int cmd_serve(int argc, char **argv)
 					names[opt - 7], optarg);
 				return 2;
 			}
-			*(opt == 7 ? &o.pdu_timeout_ms
+			*(opt == 7   ? &o.pdu_timeout_ms
 			  : opt == 8 ? &o.nopin_interval_ms
 				     : &o.nopin_timeout_ms) = ms;
 			break;
@@ -538,7 +541,7 @@ int cmd_serve(int argc, char **argv)
 							    "--max-sessions-per-address"};
 			if (cli_opt_uint("serve", names[opt - 10], optarg, 1, 1000000, &v))
 				return 2;
-			*(opt == 10 ? &o.max_connections
+			*(opt == 10   ? &o.max_connections
 			  : opt == 11 ? &o.max_sessions_per_initiator
 				      : &o.max_sessions_per_address) = (unsigned)v;
 			break;
@@ -584,10 +587,11 @@ int cmd_serve(int argc, char **argv)
 	if (!scenario_path) {
 		uint32_t bs = block_size ? block_size : 512;
 		if (size % bs) {
-			fprintf(stderr,
-				"faultlun serve: --size: %llu bytes is not a whole number of %u-byte "
-				"blocks\n",
-				(unsigned long long)size, bs);
+			fprintf(
+			    stderr,
+			    "faultlun serve: --size: %llu bytes is not a whole number of %u-byte "
+			    "blocks\n",
+			    (unsigned long long)size, bs);
 			return 2;
 		}
 	}
@@ -646,8 +650,9 @@ int cmd_serve(int argc, char **argv)
 	if (scenario_path) {
 		struct fl_diags d = {0};
 		if (lun_set || block_size)
-			fprintf(stderr, "faultlun serve: --lun and --block-size apply to the default "
-					"LUN only; the scenario's LUNs are served\n");
+			fprintf(stderr,
+				"faultlun serve: --lun and --block-size apply to the default "
+				"LUN only; the scenario's LUNs are served\n");
 		int err = fl_scenario_load_file(scenario_path, FL_FE_ISCSI, &sc, &d);
 		if (err) {
 			fl_diags_print(&d, stderr);

@@ -413,8 +413,7 @@ int chap_step(struct conn *c, const struct kvlist *req, struct kvlist *resp, boo
 	chap_response(l->chap_id, p->opts.chap_secret ? p->opts.chap_secret : "", l->chap_challenge,
 		      sizeof(l->chap_challenge), want);
 	if (!p->opts.chap_user || strcmp(name, p->opts.chap_user) ||
-	    chap_value_decode(r, got, sizeof(got), &glen) || glen != 16 ||
-	    memcmp(got, want, 16)) {
+	    chap_value_decode(r, got, sizeof(got), &glen) || glen != 16 || memcmp(got, want, 16)) {
 		iscsi_log(p, LOG_ERR, c, "CHAP: authentication failed for user '%s'", name);
 		fail_note(p, iname, false);
 		fail_note(p, c->peer_host, true);

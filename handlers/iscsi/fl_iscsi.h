@@ -64,8 +64,8 @@ struct fl_iscsi_opts {
 	unsigned max_sessions_per_initiator, max_sessions_per_address;
 	uint64_t max_queued_bytes;
 	unsigned pdu_timeout_ms, nopin_interval_ms, nopin_timeout_ms;
-	int verbose;		  /* 0 errors, 1 connections, 2 every PDU */
-	FILE *log;		  /* NULL = stderr */
+	int verbose; /* 0 errors, 1 connections, 2 every PDU */
+	FILE *log;   /* NULL = stderr */
 };
 
 struct fl_iscsi;

@@ -37,11 +37,11 @@
 #include <stdint.h>
 
 /* Limits that bound memory per connection. */
-#define ISCSI_OUR_MAX_RECV_DSL (256 * 1024)	/* what we declare and accept */
-#define ISCSI_LOGIN_MAX_DSL 8192		/* RFC 7143 13.12 default, during login */
-#define ISCSI_LOGIN_TEXT_MAX (64 * 1024)	/* accumulated login/text key bytes */
-#define ISCSI_CMD_WINDOW 128			/* commands in flight per session */
-#define ISCSI_MAX_EDTL (64u * 1024 * 1024)	/* largest data transfer per command */
+#define ISCSI_OUR_MAX_RECV_DSL (256 * 1024) /* what we declare and accept */
+#define ISCSI_LOGIN_MAX_DSL 8192	    /* RFC 7143 13.12 default, during login */
+#define ISCSI_LOGIN_TEXT_MAX (64 * 1024)    /* accumulated login/text key bytes */
+#define ISCSI_CMD_WINDOW 128		    /* commands in flight per session */
+#define ISCSI_MAX_EDTL (64u * 1024 * 1024)  /* largest data transfer per command */
 /*
  * Memory queued for a connection: buffers of its commands plus every PDU
  * waiting to be sent (Data-In, echoes, held back by a delay fault), counted
@@ -216,8 +216,8 @@ struct conn {
 	uint32_t rx_ahs, rx_dsl;
 	bool rx_in_body;
 	bool rx_hdigest, rx_ddigest;
-	uint64_t rx_start_ns; /* a PDU in progress began then (0: none) */
-	uint64_t last_rx_ns;  /* the last complete PDU, or the connection */
+	uint64_t rx_start_ns;  /* a PDU in progress began then (0: none) */
+	uint64_t last_rx_ns;   /* the last complete PDU, or the connection */
 	uint64_t ping_sent_ns; /* an idle ping awaits its answer since then (0: none) */
 	/* transmit */
 	struct txpdu *tx_head, *tx_tail;
@@ -238,7 +238,7 @@ struct conn {
 	char *initiator_port; /* "iqn...,i,0x<isid>" */
 	char *target_name;
 	bool discovery;
-	bool logged_in; /* full feature phase reached (normal session) */
+	bool logged_in;	    /* full feature phase reached (normal session) */
 	bool authenticated; /* CHAP succeeded: never evicted for a newcomer */
 	uint64_t nexus_id;
 	uint32_t stat_sn, exp_cmd_sn, max_cmd_sn;
@@ -273,18 +273,18 @@ struct portal {
 	struct conn *conns;
 	unsigned nconns;
 	/* limits, from the options and RLIMIT_NOFILE (fl_iscsi_create) */
-	unsigned max_conns;	  /* connections of any kind */
-	unsigned max_sessions;	  /* logged-in sessions: max_conns less a share for logins */
+	unsigned max_conns;    /* connections of any kind */
+	unsigned max_sessions; /* logged-in sessions: max_conns less a share for logins */
 	unsigned max_per_initiator, max_per_address;
 	uint64_t pdu_timeout_ns, nopin_interval_ns, nopin_timeout_ns; /* 0: off */
-	uint64_t budget;	  /* process-wide queued bytes */
-	uint64_t queued_bytes;	  /* sum of every connection's queued bytes */
-	bool budget_over;	  /* some connection stopped reading for the budget */
-	int reserve_fd;		  /* closed to accept-and-close when out of files */
+	uint64_t budget;       /* process-wide queued bytes */
+	uint64_t queued_bytes; /* sum of every connection's queued bytes */
+	bool budget_over;      /* some connection stopped reading for the budget */
+	int reserve_fd;	       /* closed to accept-and-close when out of files */
 	bool listen_on;
 	struct timer *listen_timer;
-	uint64_t acclog_ns;	  /* rate limit of the accept log lines */
-	unsigned acclog_quiet;	  /* lines not written since */
+	uint64_t acclog_ns;    /* rate limit of the accept log lines */
+	unsigned acclog_quiet; /* lines not written since */
 	struct timer *sweep_timer;
 	/* failed CHAP authentications per initiator name and address (chap.c) */
 	struct chap_fail *chap_fails;

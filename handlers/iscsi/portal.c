@@ -401,7 +401,8 @@ static void login_timeout(struct portal *p, struct conn *c, void *arg)
 }
 
 /* Writes an accept-path log line, at most one a second (a flood must not fill the disk). */
-static void accept_log(struct portal *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void accept_log(struct portal *p, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
 static void accept_log(struct portal *p, const char *fmt, ...)
 {
 	uint64_t now = iscsi_now_ns();
@@ -550,7 +551,8 @@ int portal_admit_session(struct conn *c, char *why, size_t whylen)
 	for (struct conn *x = p->conns; x; x = x->next) {
 		if (x == c || x->dead || !x->logged_in)
 			continue;
-		if (!x->discovery && !c->discovery && !strcasecmp(x->initiator_name, c->initiator_name) &&
+		if (!x->discovery && !c->discovery &&
+		    !strcasecmp(x->initiator_name, c->initiator_name) &&
 		    !memcmp(x->isid, c->isid, 6))
 			continue; /* reinstated by this login */
 		sessions++;
@@ -587,8 +589,9 @@ int portal_admit_session(struct conn *c, char *why, size_t whylen)
 			 sessions);
 		return ISCSI_LOGIN_OUT_OF_RESOURCES;
 	}
-	accept_log(p, "session limit reached (%u sessions, %u from %s): evicting the idle "
-		      "unauthenticated sessions of longest standing for new logins",
+	accept_log(p,
+		   "session limit reached (%u sessions, %u from %s): evicting the idle "
+		   "unauthenticated sessions of longest standing for new logins",
 		   sessions, same_addr, c->peer_host);
 	victim->quiet_close = true;
 	conn_close(victim, "session evicted for a new login (idle, not authenticated)");
@@ -624,7 +627,8 @@ static void portal_sweep(struct portal *p, struct conn *unused, void *arg)
 	for (struct conn *c = p->conns; c; c = c->next) {
 		if (c->dead || c->state != CONN_FULL)
 			continue;
-		/* RFC 7143 leaves it to the target: a PDU begun is finished or the connection goes */
+		/* RFC 7143 leaves it to the target: a PDU begun is finished or the connection goes
+		 */
 		if (p->pdu_timeout_ns && c->rx_start_ns && (c->ep_events & EPOLLIN) &&
 		    now - c->rx_start_ns > p->pdu_timeout_ns) {
 			snprintf(why, sizeof(why), "a PDU not completed within %llu ms",
@@ -637,7 +641,8 @@ static void portal_sweep(struct portal *p, struct conn *unused, void *arg)
 		if (c->ping_sent_ns) {
 			/* RFC 7143 11.19: our NOP-In asked for a NOP-Out; none came */
 			if (p->nopin_timeout_ns && now - c->ping_sent_ns > p->nopin_timeout_ns) {
-				snprintf(why, sizeof(why), "no answer to a NOP-In ping within %llu ms",
+				snprintf(why, sizeof(why),
+					 "no answer to a NOP-In ping within %llu ms",
 					 (unsigned long long)(p->nopin_timeout_ns / 1000000));
 				conn_close(c, why);
 			}
@@ -683,8 +688,8 @@ static void portal_limits(struct portal *p)
 	p->max_sessions = cap - cap / 8;
 	if (!p->max_sessions)
 		p->max_sessions = 1;
-	p->max_per_initiator = o->max_sessions_per_initiator ? o->max_sessions_per_initiator
-							     : (cap / 4 ? cap / 4 : 1);
+	p->max_per_initiator =
+	    o->max_sessions_per_initiator ? o->max_sessions_per_initiator : (cap / 4 ? cap / 4 : 1);
 	p->max_per_address =
 	    o->max_sessions_per_address ? o->max_sessions_per_address : (cap / 2 ? cap / 2 : 1);
 	p->budget = o->max_queued_bytes ? o->max_queued_bytes : ISCSI_QUEUED_DEFAULT;
@@ -856,13 +861,15 @@ int fl_iscsi_create(const struct fl_iscsi_opts *opts, struct fl_engine *engine,
 	 * offline guessing; 12.1.3: the two directions must use two secrets.
 	 */
 	if (p->opts.chap_secret && strlen(p->opts.chap_secret) < 12)
-		iscsi_log(p, LOG_ERR, NULL,
-			  "warning: the CHAP secret is shorter than 12 bytes (RFC 7143 9.2.1 asks for "
-			  "96 bits at least)");
+		iscsi_log(
+		    p, LOG_ERR, NULL,
+		    "warning: the CHAP secret is shorter than 12 bytes (RFC 7143 9.2.1 asks for "
+		    "96 bits at least)");
 	if (p->opts.mutual_secret && strlen(p->opts.mutual_secret) < 12)
-		iscsi_log(p, LOG_ERR, NULL,
-			  "warning: the mutual CHAP secret is shorter than 12 bytes (RFC 7143 9.2.1 "
-			  "asks for 96 bits at least)");
+		iscsi_log(
+		    p, LOG_ERR, NULL,
+		    "warning: the mutual CHAP secret is shorter than 12 bytes (RFC 7143 9.2.1 "
+		    "asks for 96 bits at least)");
 	if (p->opts.chap_secret && p->opts.mutual_secret &&
 	    !strcmp(p->opts.chap_secret, p->opts.mutual_secret))
 		iscsi_log(p, LOG_ERR, NULL,

@@ -389,8 +389,8 @@ int scsi_cmd(struct conn *c, const uint8_t *bhs, const uint8_t *ahs, uint32_t ah
 	if ((q && q + want > ISCSI_CONN_BUDGET) ||
 	    (p->queued_bytes + want > p->budget && (q || want > ISCSI_MIN_SHARE))) {
 		iscsi_log(p, LOG_INFO, c,
-			  "TASK SET FULL for ITT 0x%08x: %llu bytes queued here, %llu in all",
-			  itt, (unsigned long long)q, (unsigned long long)p->queued_bytes);
+			  "TASK SET FULL for ITT 0x%08x: %llu bytes queued here, %llu in all", itt,
+			  (unsigned long long)q, (unsigned long long)p->queued_bytes);
 		free(t);
 		respond_status_only(c, bhs, FL_STATUS_TASK_SET_FULL);
 		return 0;

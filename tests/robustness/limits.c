@@ -166,7 +166,8 @@ static bool server_start(const char *fl, char **opts, int nopts, rlim_t soft, rl
 			char *p = strstr(line, "listening on 127.0.0.1:");
 			if (p) {
 				addr.sin_family = AF_INET;
-				addr.sin_port = htons((uint16_t)atoi(p + strlen("listening on 127.0.0.1:")));
+				addr.sin_port =
+				    htons((uint16_t)atoi(p + strlen("listening on 127.0.0.1:")));
 				inet_pton(AF_INET, "127.0.0.1", &addr.sin_addr);
 				fclose(f);
 				return true;
@@ -317,15 +318,20 @@ static __attribute__((unused)) bool closed_within(int fd, int ms)
 	}
 }
 
-/* True if the target has closed fd already (a pending EOF or reset), without waiting. */
+/*
+ * True if the target has closed fd already (an EOF or reset is pending),
+ * without waiting; PDUs the target sent before (a NOP-In ping, say) are read
+ * and discarded on the way.
+ */
 static bool is_closed(int fd)
 {
-	struct pollfd pf = {.fd = fd, .events = POLLIN};
-	if (poll(&pf, 1, 0) <= 0)
-		return false;
-	char b;
-	ssize_t r = recv(fd, &b, 1, MSG_PEEK | MSG_DONTWAIT);
-	return r == 0 || (r < 0 && errno != EAGAIN);
+	char buf[4096];
+	for (;;) {
+		ssize_t r = recv(fd, buf, sizeof(buf), MSG_DONTWAIT);
+		if (r > 0)
+			continue;
+		return r == 0 || (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR);
+	}
 }
 
 static void be24(uint8_t *p, uint32_t v)
@@ -487,9 +493,9 @@ static bool send_big_reads(int fd, int n)
 {
 	for (int i = 0; i < n; i++) {
 		uint8_t bhs[48] = {0x01, 0x80 | 0x40}; /* F, R */
-		be32(bhs + 16, 0x100 + (uint32_t)i);	/* ITT */
-		be32(bhs + 20, 32u << 20);		/* EDTL */
-		be32(bhs + 24, (uint32_t)i);		/* CmdSN */
+		be32(bhs + 16, 0x100 + (uint32_t)i);   /* ITT */
+		be32(bhs + 20, 32u << 20);	       /* EDTL */
+		be32(bhs + 24, (uint32_t)i);	       /* CmdSN */
 		bhs[32] = 0x28;
 		be32(bhs + 34, (uint32_t)(i % 2) * 65536);
 		bhs[39] = 0x00;
@@ -567,8 +573,7 @@ static int mode_pinned(const char *fl, char **opts, int nopts)
 		"pinned: VmRSS %ld KiB before, %ld KiB under attack, VmHWM %ld KiB; %ld NOP-Outs "
 		"of 64 KiB sent\n",
 		base, rss, hwm_seen, sent_nop);
-	CHECK(hwm_seen < PIN_BOUND_MB * 1024L, "VmHWM %ld KiB over %d MiB", hwm_seen,
-	      PIN_BOUND_MB);
+	CHECK(hwm_seen < PIN_BOUND_MB * 1024L, "VmHWM %ld KiB over %d MiB", hwm_seen, PIN_BOUND_MB);
 	CHECK(answered, "the healthy session is answered during the attack");
 	for (int i = 0; i < PIN_PEERS + 1; i++)
 		if (fds[i] >= 0)
@@ -622,7 +627,8 @@ static int mode_timeouts(const char *fl, char **opts, int nopts)
 		if (slow_closed < 0 && is_closed(slow))
 			slow_closed = el;
 		/* the silent peer reads what comes (to see the pings) but never answers */
-		struct pollfd pf[2] = {{.fd = silent, .events = POLLIN}, {.fd = good, .events = POLLIN}};
+		struct pollfd pf[2] = {{.fd = silent, .events = POLLIN},
+				       {.fd = good, .events = POLLIN}};
 		poll(pf, 2, 50);
 		if (silent_closed < 0 && pf[0].revents) {
 			uint8_t r[48];
@@ -725,8 +731,7 @@ static int mode_lockout(const char *fl, char **opts, int nopts)
 	fprintf(stderr,
 		"lockout: %d of %d flood sessions logged in in %ld ms; the newcomer %s after %ld "
 		"ms (last status 0x%04x); %d flood sessions still open\n",
-		in, LOCK_FLOOD, flood_ms, fd >= 0 ? "got in" : "was kept out", admit_ms, st,
-		still);
+		in, LOCK_FLOOD, flood_ms, fd >= 0 ? "got in" : "was kept out", admit_ms, st, still);
 	CHECK(works, "a new initiator logs in while the flood holds on");
 	for (int i = 0; i < LOCK_FLOOD; i++)
 		if (fds[i] >= 0)
@@ -830,8 +835,8 @@ static int mode_nexus(const char *fl, char **opts, int nopts)
 	int ok = 0;
 	long t0 = now_ms();
 	for (int i = 0; i < NEXUS_CHURN; i++) {
-		int fd = login_as("iqn.2026-12.org.faultlun:churn", 0x20000 + (uint32_t)i, NULL,
-				  NULL);
+		int fd =
+		    login_as("iqn.2026-12.org.faultlun:churn", 0x20000 + (uint32_t)i, NULL, NULL);
 		if (fd >= 0) {
 			ok++;
 			drop(fd);
@@ -843,8 +848,9 @@ static int mode_nexus(const char *fl, char **opts, int nopts)
 	int st = port_register(holder, 7, 0, 0x1111);
 	CHECK(st == 0, "the holder registers key 0x1111 (status %d)", st);
 	st = port_register(holder, 7, 0x1111, 0x2222);
-	CHECK(st == 0, "the holder's next login is the same I_T nexus: REGISTER 0x1111 -> 0x2222 "
-		       "(status 0x%x; 0x18 = RESERVATION CONFLICT: a new nexus)",
+	CHECK(st == 0,
+	      "the holder's next login is the same I_T nexus: REGISTER 0x1111 -> 0x2222 "
+	      "(status 0x%x; 0x18 = RESERVATION CONFLICT: a new nexus)",
 	      st);
 	/* two names alike in their first 255 bytes */
 	char a[400], b[400];
@@ -1093,8 +1099,7 @@ static int mode_chap(const char *fl, char **opts, int nopts)
 		CHECK(st == 0x0201, "wrong answer %d refused (status 0x%x)", i, st);
 	}
 	st = chap_login(guesser, 3, "fluser", secret, false, &fd);
-	CHECK(st == 0x0201, "right after the failures even the right secret is refused (0x%x)",
-	      st);
+	CHECK(st == 0x0201, "right after the failures even the right secret is refused (0x%x)", st);
 	if (fd >= 0)
 		drop(fd);
 	CHECK(log_has("CHAP: too many failed authentications"), "the throttle is logged");
@@ -1110,8 +1115,8 @@ static int mode_chap(const char *fl, char **opts, int nopts)
 	server_stop();
 	unlink(secfile);
 
-	char *o2[] = {"--chap-user", "fluser", "--chap-secret", "short", "--mutual-user", "tgt",
-		      "--mutual-secret", "short"};
+	char *o2[] = {"--chap-user",   "fluser", "--chap-secret",   "short",
+		      "--mutual-user", "tgt",	 "--mutual-secret", "short"};
 	up = server_start(fl, o2, 8, 0, 0);
 	CHECK(up, "the target starts with weak secrets");
 	usleep(100000);
