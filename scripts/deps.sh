@@ -1,11 +1,15 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
 # Installs (as root) or lists (otherwise) the Debian 12 packages faultlun needs.
-#   scripts/deps.sh [build|test|vm|bench|fuzz|all]   (default: test)
+#   scripts/deps.sh [build|test|vm|bench|fuzz|package|all]   (default: test)
+# build: compiler, libraries, python3 (scripts/md2man.py writes the man pages);
+# package: what dpkg-buildpackage needs for debian/ (also in test: the
+# package.deb test builds the packages in about a minute).
 set -eu
 want=${1:-test}
-build="build-essential cmake pkg-config libjansson-dev libcunit1-dev libiscsi-dev libnl-3-dev libnl-genl-3-dev"
-test="$build libiscsi-bin tcmu-runner python3 valgrind python3-jsonschema clang libclang-rt-14-dev"
+build="build-essential cmake pkg-config python3 libjansson-dev libcunit1-dev libiscsi-dev libnl-3-dev libnl-genl-3-dev"
+package="$build dpkg-dev debhelper man-db"
+test="$package libiscsi-bin tcmu-runner valgrind python3-jsonschema clang libclang-rt-14-dev"
 vm="$test qemu-system-x86 busybox-static cpio kmod open-iscsi sg3-utils e2fsprogs util-linux"
 bench="$test tgt linux-perf valgrind"
 fuzz="$build clang libclang-rt-14-dev"
@@ -15,8 +19,9 @@ test) pkgs=$test ;;
 vm) pkgs=$vm ;;
 bench) pkgs=$bench ;;
 fuzz) pkgs=$fuzz ;;
+package) pkgs=$package ;;
 all) pkgs="$vm tgt linux-perf valgrind clang libclang-rt-14-dev" ;;
-*) echo "usage: $0 [build|test|vm|bench|fuzz|all]" >&2; exit 2 ;;
+*) echo "usage: $0 [build|test|vm|bench|fuzz|package|all]" >&2; exit 2 ;;
 esac
 missing=""
 for p in $pkgs; do

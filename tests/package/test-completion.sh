@@ -1,0 +1,55 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+# test-completion.sh FAULTLUN COMPLETION - sources the bash completion in bash
+# and checks what it offers for a few command lines: commands, a command's
+# options, an option's values, sense names after `ctl SOCKET act LUN`.
+set -u
+fl=$1
+comp=$2
+bindir=$(mktemp -d)
+trap 'rm -rf "$bindir"' EXIT
+ln -s "$(cd "$(dirname "$fl")" && pwd)/$(basename "$fl")" "$bindir/faultlun"
+PATH=$bindir:$PATH
+# shellcheck source=/dev/null
+. "$comp" || { echo "FAIL: cannot source $comp"; exit 1; }
+complete -p faultlun | grep -q -- '-F _faultlun' || { echo "FAIL: no completion for faultlun"; exit 1; }
+fails=0
+
+# offers 'LINE' WORD...: completing LINE (the cursor at its end) offers every WORD.
+offers() {
+	local line=$1 w
+	shift
+	read -r -a COMP_WORDS <<<"$line"
+	[[ $line == *" " ]] && COMP_WORDS+=("")
+	COMP_CWORD=$((${#COMP_WORDS[@]} - 1))
+	COMP_LINE=$line
+	COMP_POINT=${#line}
+	COMPREPLY=()
+	_faultlun faultlun "${COMP_WORDS[COMP_CWORD]}" "${COMP_WORDS[COMP_CWORD - 1]}"
+	for w in "$@"; do
+		if ! printf '%s\n' "${COMPREPLY[@]}" | grep -qx -- "$w"; then
+			echo "FAIL: '$line<TAB>' does not offer $w (offers: ${COMPREPLY[*]:0:12})"
+			fails=$((fails + 1))
+		fi
+	done
+}
+
+offers "faultlun " serve lint ctl vm report help
+offers "faultlun se" serve
+offers "faultlun --v" --version
+offers "faultlun help l" lint
+offers "faultlun serve --bl" --block-size
+offers "faultlun serve --" --listen --iqn --seed --run --verbose --version
+offers "faultlun lint --fr" --frontend
+offers "faultlun lint --sen" --sense-names
+offers "faultlun lint --frontend t" tcmu
+offers "faultlun vm --path " iscsi tcmu both lio
+offers "faultlun vm --accel k" kvm
+offers "faultlun ctl /tmp/fl.sock ar" arm
+offers "faultlun ctl /tmp/fl.sock act 0 MEDIUM_E" MEDIUM_ERROR
+offers "faultlun ctl /tmp/fl.sock act 0 UNRECOVERED_R" UNRECOVERED_READ_ERROR
+# Nothing for a word that no command starts with.
+offers "faultlun zz"
+[ ${#COMPREPLY[@]} = 0 ] || { echo "FAIL: 'faultlun zz' offers ${COMPREPLY[*]}"; fails=$((fails + 1)); }
+[ "$fails" = 0 ] && echo "completion: all cases pass"
+[ "$fails" = 0 ]
