@@ -3,6 +3,8 @@
 # record-libiscsi.sh BUILD_DIR - records what the libiscsi runner observes of
 # every shipped scenario (`faultlun check --obs`) into recorded/NAME.libiscsi.json,
 # for test_judge. Run by hand after a change to a scenario or to the runner.
+# The VM lab's recordings (recorded/NAME.vm-PATH.json) are the obs.json that
+# `faultlun vm SCENARIO --path PATH --out DIR` writes beside result.json.
 set -eu
 build=$(cd "$1" && pwd)
 here=$(cd "$(dirname "$0")" && pwd)
