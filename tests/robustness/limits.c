@@ -11,6 +11,8 @@
  *   emfile    the target runs with 64 (soft) / 128 (hard) open files; 200
  *             peers hold connections: its CPU time and log stay small, and
  *             once they go a new session logs in
+ *   emfile-ctl the same at 64 files with 32 control-socket clients, so that
+ *             accept itself fails (EMFILE) below the connection cap
  *   pinned    8 logged-in peers send 32 MiB READs and never read, one peer
  *             floods NOP-Outs and never reads: VmHWM of the target stays
  *             under a bound, and a healthy peer is still answered
@@ -45,6 +47,7 @@
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -479,6 +482,77 @@ static int mode_emfile(const char *fl, char **opts, int nopts)
 	if (fd >= 0)
 		drop(fd);
 	server_stop();
+	return fl_failures ? 1 : 0;
+}
+
+/*
+ * The target at 64 open files with its control socket full (32 clients):
+ * accept itself runs out of descriptors (EMFILE) below the connection cap.
+ * The peers it cannot take are closed (the reserve descriptor), it does not
+ * spin, its log stays small, and a session works once they go.
+ */
+static int mode_emfile_ctl(const char *fl, char **opts, int nopts)
+{
+	char sock[108], *o[] = {"--ctl", sock};
+	snprintf(sock, sizeof(sock), "/tmp/fl_limits.%d.ctl", (int)getpid());
+	(void)opts;
+	(void)nopts;
+	if (!server_start(fl, o, 2, 64, 64)) {
+		fprintf(stderr, "FAIL: the target did not start\n");
+		fl_failures++;
+		server_stop();
+		return 1;
+	}
+	int ctl[32], nctl = 0;
+	for (int i = 0; i < 32; i++) {
+		struct sockaddr_un un = {.sun_family = AF_UNIX};
+		snprintf(un.sun_path, sizeof(un.sun_path), "%s", sock);
+		ctl[i] = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+		if (ctl[i] >= 0 && !connect(ctl[i], (struct sockaddr *)&un, sizeof(un)))
+			nctl++;
+	}
+	usleep(200000);
+	static int fds[100];
+	for (int i = 0; i < 100; i++)
+		fds[i] = dial();
+	usleep(500000);
+	long t0 = server_ticks(), l0 = log_size();
+	usleep(1500000);
+	long t1 = server_ticks(), l1 = log_size();
+	int held = 0, closed = 0;
+	for (int i = 0; i < 100; i++) {
+		if (fds[i] < 0)
+			continue;
+		if (is_closed(fds[i]))
+			closed++;
+		else
+			held++;
+	}
+	fprintf(stderr,
+		"emfile-ctl: %d control clients; of 100 peers %d held, %d closed; %ld ticks and "
+		"%ld log bytes in 1.5 s\n",
+		nctl, held, closed, t1 - t0, l1 - l0);
+	CHECK(log_has("Too many open files"), "accept ran out of descriptors (the case tested)");
+	CHECK(t1 - t0 <= 15, "the target used %ld ticks in 1.5 s out of descriptors", t1 - t0);
+	CHECK(l1 - l0 < 8192, "the log grew by %ld bytes in 1.5 s", l1 - l0);
+	CHECK(closed > 0, "peers the target could not take were closed, not left hanging");
+	for (int i = 0; i < 100; i++)
+		if (fds[i] >= 0)
+			drop(fds[i]);
+	for (int i = 0; i < 32; i++)
+		if (ctl[i] >= 0)
+			close(ctl[i]);
+	int fd = -1;
+	for (long s = now_ms(); fd < 0 && now_ms() - s < 3000;) {
+		fd = login_as("iqn.2026-12.org.faultlun:after", 1, NULL, NULL);
+		if (fd < 0)
+			usleep(150000);
+	}
+	CHECK(fd >= 0 && ping(fd, 7, 0, 2000), "a session once the peers are gone");
+	if (fd >= 0)
+		drop(fd);
+	server_stop();
+	unlink(sock);
 	return fl_failures ? 1 : 0;
 }
 
@@ -1140,6 +1214,8 @@ int main(int argc, char **argv)
 	int nopts = argc - 3;
 	if (!strcmp(mode, "emfile"))
 		return mode_emfile(fl, opts, nopts);
+	if (!strcmp(mode, "emfile-ctl"))
+		return mode_emfile_ctl(fl, opts, nopts);
 	if (!strcmp(mode, "pinned"))
 		return mode_pinned(fl, opts, nopts);
 	if (!strcmp(mode, "timeouts"))
