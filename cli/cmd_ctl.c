@@ -107,9 +107,9 @@ static json_t *ctl_bad_args(const char *cmd, const char *want)
 /* Builds the request for argv; returns NULL (after a message) on usage errors. */
 static json_t *build_request(int argc, char **argv)
 {
-	static const char *const commands[] = {"ping", "status", "counters", "held",  "state",
-					       "arm",  "disarm", "release",  "load",  "act",
-					       "trace", "raw",   NULL};
+	static const char *const commands[] = {"ping",	"status", "counters", "held", "state",
+					       "arm",	"disarm", "release",  "load", "act",
+					       "trace", "raw",	  NULL};
 	const char *cmd = argv[0];
 	uint64_t tag, lun;
 
@@ -117,7 +117,8 @@ static json_t *build_request(int argc, char **argv)
 		return NULL;
 	if (!strcmp(cmd, "ping") || !strcmp(cmd, "status") || !strcmp(cmd, "counters") ||
 	    !strcmp(cmd, "held") || !strcmp(cmd, "trace"))
-		return argc == 1 ? json_pack("{s:s}", "cmd", cmd) : ctl_bad_args(cmd, "no arguments");
+		return argc == 1 ? json_pack("{s:s}", "cmd", cmd)
+				 : ctl_bad_args(cmd, "no arguments");
 	if (!strcmp(cmd, "state"))
 		return argc == 1   ? json_pack("{s:s}", "cmd", "state")
 		       : argc == 2 ? json_pack("{s:s, s:s}", "cmd", "state", "set", argv[1])

@@ -15,14 +15,15 @@
 /* Prints the usage text. */
 static void report_usage(FILE *out)
 {
-	fprintf(out, "usage: faultlun report RESULT.json [--html OUT.html] [--no-timeline]\n"
-		     "Prints a VM-lab result (`faultlun vm`): verdict per expectation, wall\n"
-		     "time, timeline.\n"
-		     "  --html FILE      also write the HTML report there\n"
-		     "  --no-timeline    verdicts only\n"
-		     "  -h, --help       this text\n"
-		     "  -V, --version    print the version\n"
-		     "Exit status: the result's verdict: 0 pass, 1 an expectation failed, 2 error.\n");
+	fprintf(out,
+		"usage: faultlun report RESULT.json [--html OUT.html] [--no-timeline]\n"
+		"Prints a VM-lab result (`faultlun vm`): verdict per expectation, wall\n"
+		"time, timeline.\n"
+		"  --html FILE      also write the HTML report there\n"
+		"  --no-timeline    verdicts only\n"
+		"  -h, --help       this text\n"
+		"  -V, --version    print the version\n"
+		"Exit status: the result's verdict: 0 pass, 1 an expectation failed, 2 error.\n");
 }
 
 int cmd_report(int argc, char **argv)

@@ -58,13 +58,15 @@ int cli_opt_uint(const char *cmd, const char *opt, const char *s, uint64_t min, 
 	int r = read_uint(s, &v);
 
 	if (r == -EINVAL) {
-		fprintf(stderr, "faultlun %s: %s: '%s' is not a number (%" PRIu64 "..%" PRIu64 ")\n",
-			cmd, opt, s, min, max);
+		fprintf(stderr,
+			"faultlun %s: %s: '%s' is not a number (%" PRIu64 "..%" PRIu64 ")\n", cmd,
+			opt, s, min, max);
 		return -1;
 	}
 	if (r || v < min || v > max) {
-		fprintf(stderr, "faultlun %s: %s: '%s' is out of range (%" PRIu64 "..%" PRIu64 ")\n",
-			cmd, opt, s, min, max);
+		fprintf(stderr,
+			"faultlun %s: %s: '%s' is out of range (%" PRIu64 "..%" PRIu64 ")\n", cmd,
+			opt, s, min, max);
 		return -1;
 	}
 	*out = v;
@@ -77,8 +79,8 @@ int cli_opt_size(const char *cmd, const char *opt, const char *s, uint64_t *out)
 	int r = fl_parse_size(s, 0, &v, NULL);
 
 	if (r == -ERANGE) {
-		fprintf(stderr, "faultlun %s: %s: '%s' is too large (at most 2^64 - 1 bytes)\n", cmd,
-			opt, s);
+		fprintf(stderr, "faultlun %s: %s: '%s' is too large (at most 2^64 - 1 bytes)\n",
+			cmd, opt, s);
 		return -1;
 	}
 	if (r || !v) {
@@ -202,7 +204,8 @@ int cli_getopt(const char *cmd, int argc, char **argv, const char *shortopts,
 		if (optopt && optopt < 128 && !(optind > 0 && !strncmp(argv[optind - 1], "--", 2)))
 			fprintf(stderr, "faultlun %s: unknown option '-%c'\n", cmd, optopt);
 		else
-			fprintf(stderr, "faultlun %s: unknown option '%s'\n", cmd, argv[optind - 1]);
+			fprintf(stderr, "faultlun %s: unknown option '%s'\n", cmd,
+				argv[optind - 1]);
 	}
 	return opt;
 }
