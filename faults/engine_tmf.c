@@ -333,6 +333,9 @@ void fl_engine_conn_event(struct fl_engine *e, enum fl_conn_event ev, uint64_t n
 void fl_engine_pdu(struct fl_engine *e, const struct fl_pdu_info *pdu, struct fl_xport_verdict *out)
 {
 	struct program *p;
+	struct fl_cdb_info raw;
+	const struct fl_cdb_info *cdb = pdu->has_cdb ? &pdu->cdb : NULL;
+	bool raw_tried = false;
 
 	memset(out, 0, sizeof(*out));
 	out->action = FL_XPORT_PASS;
@@ -350,10 +353,15 @@ void fl_engine_pdu(struct fl_engine *e, const struct fl_pdu_info *pdu, struct fl
 		if (pdu->kind <= 0 || pdu->kind > FL_PDU_REJECT ||
 		    !(r->pdu_mask & (1u << pdu->kind)))
 			continue;
-		if (r->has_opcode && (!pdu->has_cdb || !(r->opcode_map[pdu->cdb.opcode / 8] &
-							 (1u << (pdu->cdb.opcode % 8)))))
+		if ((r->has_opcode || r->class_mask) && !cdb && pdu->raw_cdb && !raw_tried) {
+			raw_tried = true; /* the only decode of a transport verdict, when needed */
+			if (!fl_cdb_decode(pdu->raw_cdb, pdu->raw_cdb_len, &raw))
+				cdb = &raw;
+		}
+		if (r->has_opcode &&
+		    (!cdb || !(r->opcode_map[cdb->opcode / 8] & (1u << (cdb->opcode % 8)))))
 			continue;
-		if (r->class_mask && (!pdu->has_cdb || !(r->class_mask & (1u << pdu->cdb.cls))))
+		if (r->class_mask && (!cdb || !(r->class_mask & (1u << cdb->cls))))
 			continue;
 		n = ++rt->seen;
 		if (k->after && n <= k->after)
@@ -380,14 +388,18 @@ void fl_engine_pdu(struct fl_engine *e, const struct fl_pdu_info *pdu, struct fl
 			json_object_set_new(o, "delay_us", json_integer(r->delay_us));
 		json_object_set_new(o, "nexus", json_integer((json_int_t)pdu->nexus_id));
 		json_object_set_new(o, "lun", json_integer(pdu->lun_id));
-		if (pdu->has_cdb) {
+		if (!cdb && pdu->raw_cdb && !raw_tried) {
+			raw_tried = true;
+			if (!fl_cdb_decode(pdu->raw_cdb, pdu->raw_cdb_len, &raw))
+				cdb = &raw;
+		}
+		if (cdb) {
 			char op[8];
 
-			snprintf(op, sizeof(op), "0x%02x", pdu->cdb.opcode);
+			snprintf(op, sizeof(op), "0x%02x", cdb->opcode);
 			json_object_set_new(o, "opcode", json_string(op));
-			if (pdu->cdb.has_lba)
-				json_object_set_new(o, "lba",
-						    json_integer((json_int_t)pdu->cdb.lba));
+			if (cdb->has_lba)
+				json_object_set_new(o, "lba", json_integer((json_int_t)cdb->lba));
 		}
 		if (pdu->kind == FL_PDU_DATA_OUT || pdu->kind == FL_PDU_DATA_IN)
 			json_object_set_new(o, "data_sn", json_integer(pdu->data_sn));

@@ -126,6 +126,13 @@ struct fl_pdu_info {
 	uint16_t lun_id;
 	bool has_cdb;		/* SCSI_CMD / DATA_OUT / DATA_IN / SCSI_RESP of a command */
 	struct fl_cdb_info cdb; /* its decoded CDB when has_cdb */
+	/*
+	 * Without has_cdb: the CDB bytes of a command not yet decoded (an inbound
+	 * SCSI Command PDU), decoded only if a transport rule asks for its opcode
+	 * or class, so that the command itself is decoded once (struct fl_cmd).
+	 */
+	const uint8_t *raw_cdb;
+	uint8_t raw_cdb_len;
 	uint32_t data_sn;	/* DATA_OUT / DATA_IN: DataSN; else 0 */
 	uint32_t buffer_offset;
 };

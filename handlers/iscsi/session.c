@@ -475,7 +475,9 @@ int session_dispatch(struct conn *c, const uint8_t *bhs, const uint8_t *ahs, uin
 		pdu_info(c, pdu_kind(op), t, &info);
 		if (op == ISCSI_OP_SCSI_CMD) {
 			lun_decode(bhs + BHS_LUN, &info.lun_id);
-			info.has_cdb = fl_cdb_decode(bhs + BHS_CDB, 16, &info.cdb) == 0;
+			/* decoded by the engine only if a transport rule needs it */
+			info.raw_cdb = bhs + BHS_CDB;
+			info.raw_cdb_len = 16;
 		} else if (op == ISCSI_OP_TMF_REQ) {
 			lun_decode(bhs + BHS_LUN, &info.lun_id);
 		} else if (op == ISCSI_OP_DATA_OUT) {

@@ -450,6 +450,50 @@ static void test_transport_verdicts(void)
 	free(t);
 }
 
+/*
+ * An inbound SCSI Command PDU comes with its raw CDB: the engine decodes it
+ * only for a transport rule that asks for the opcode or class (and for the
+ * trace of a verdict), so the command itself is decoded once.
+ */
+static void test_xport_raw_cdb(void)
+{
+	static const char *const fmt =
+	    "{\"faultlun\": 1, \"frontends\": [\"iscsi\"], \"transport\": {\"rules\": ["
+	    "  {\"id\": \"nop\", \"match\": {\"pdu\": \"nop_out\"}, \"action\": \"drop\"}%s]}}";
+	char text[512];
+	struct fl_engine *e;
+	uint8_t cdb[16] = {0x28, 0, 0, 0, 0, 8, 0, 0, 1, 0};
+	struct fl_pdu_info pdu = {
+	    .kind = FL_PDU_SCSI_CMD, .nexus_id = 1, .raw_cdb = cdb, .raw_cdb_len = 16};
+	struct fl_xport_verdict v;
+	uint64_t n;
+
+	/* no rule reads the CDB: not decoded */
+	snprintf(text, sizeof(text), fmt, "");
+	e = mk_engine(text, 1, NULL);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(e);
+	n = fl_cdb_decode_count();
+	fl_engine_pdu(e, &pdu, &v);
+	CU_ASSERT_EQUAL(v.action, FL_XPORT_PASS);
+	CU_ASSERT_EQUAL(fl_cdb_decode_count() - n, 0);
+	fl_engine_destroy(e);
+	/* a rule on the class: decoded once for it */
+	snprintf(text, sizeof(text), fmt,
+		 ", {\"id\": \"writes\", \"match\": {\"pdu\": \"scsi_command\", \"class\":"
+		 " \"write\"}, \"action\": \"drop\"}");
+	e = mk_engine(text, 1, NULL);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(e);
+	n = fl_cdb_decode_count();
+	fl_engine_pdu(e, &pdu, &v);
+	CU_ASSERT_EQUAL(v.action, FL_XPORT_PASS);
+	CU_ASSERT_EQUAL(fl_cdb_decode_count() - n, 1);
+	cdb[0] = 0x2a;
+	fl_engine_pdu(e, &pdu, &v);
+	CU_ASSERT_EQUAL(v.action, FL_XPORT_DROP);
+	CU_ASSERT_STRING_EQUAL(v.rule, "writes");
+	fl_engine_destroy(e);
+}
+
 /* The transport notifier runs when the state moves. */
 static atomic_int notified;
 static void on_notify(void *ctx)
@@ -631,6 +675,7 @@ static CU_TestInfo tmf_tests[] = {
     {"test_tmf_delay", test_tmf_delay},
     {"test_conn_events", test_conn_events},
     {"test_transport_verdicts", test_transport_verdicts},
+    {"test_xport_raw_cdb", test_xport_raw_cdb},
     {"test_xport_notify", test_xport_notify},
     {"test_clear_faults", test_clear_faults},
     {"test_concurrency", test_concurrency},
