@@ -314,8 +314,8 @@ static json_t *do_act(struct fl_engine *e, json_t *req)
 		fl_diags_free(&d);
 		return out;
 	}
-	if (sc->rules[0].a.verb != VERB_UA && sc->rules[0].a.verb != VERB_POWER_LOSS &&
-	    sc->rules[0].a.verb != VERB_RESIZE && sc->rules[0].a.verb != VERB_ALUA) {
+	/* the LUN-wide effects of the table of actions: there is no command to act on */
+	if (fl_action_by_verb(sc->rules[0].a.verb)->phase != FL_PHASE_EFFECT) {
 		fl_scenario_free(sc);
 		return ctl_error("act carries out ua, power_loss, resize or alua");
 	}
