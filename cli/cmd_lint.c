@@ -12,7 +12,6 @@
 
 #include "fl_faults.h"
 
-#include <jansson.h>
 
 #include <errno.h>
 #include <stdio.h>
@@ -54,27 +53,6 @@ static int parse_frontends(const char *list, unsigned *mask)
 			return -1;
 	}
 	return 0;
-}
-
-/*
- * True when path is a regular file holding a JSON Schema document rather than
- * a scenario: it has "$schema" and no "faultlun" key (scenarios/ ships the
- * scenario schema beside the scenarios, where a shell glob of them meets it).
- * Pipes and devices are never read here: the loader reads them once.
- */
-static bool is_json_schema(const char *path)
-{
-	struct stat st;
-	json_t *doc;
-	bool yes;
-
-	if (stat(path, &st) || !S_ISREG(st.st_mode))
-		return false;
-	doc = json_load_file(path, 0, NULL);
-	yes = json_is_object(doc) && json_object_get(doc, "$schema") &&
-	      !json_object_get(doc, "faultlun");
-	json_decref(doc);
-	return yes;
 }
 
 /* `faultlun lint`: checks each file, prints every problem. */
@@ -127,7 +105,7 @@ int cmd_lint(int argc, char **argv)
 		int r;
 
 		nfiles++;
-		if (is_json_schema(argv[i])) {
+		if (fl_scenario_file_is_schema(argv[i])) {
 			if (!quiet)
 				fprintf(stderr, "%s: a JSON Schema, not a scenario: skipped\n",
 					argv[i]);

@@ -9,6 +9,7 @@
  * or guest error; 77: qemu or the kernel package cannot be had).
  */
 #include "cli.h"
+#include "fl_scenario.h"
 #include "cli_opts.h"
 #include "fl_faults.h"
 #include "fl_vm.h"
@@ -46,17 +47,27 @@ static void usage(FILE *out)
 	    "77 qemu or the kernel package cannot be had.\n");
 }
 
-/* Paths a scenario asks for ("iscsi" when it says nothing). */
-static int scenario_paths(const char *file, char paths[2][8])
+/*
+ * Paths a scenario's check asks for ("iscsi" when it says nothing, or when the
+ * scenario does not load: the run then reports its diagnostics).
+ */
+static int scenario_paths(const char *file, char paths[3][8])
 {
-	json_t *sc = json_load_file(file, 0, NULL);
-	json_t *p = json_object_get(json_object_get(sc, "check"), "paths");
+	static const struct {
+		unsigned bit;
+		const char *name;
+	} names[] = {{FL_PATH_ISCSI, "iscsi"}, {FL_PATH_TCMU, "tcmu"}, {FL_PATH_LIO, "lio"}};
+	struct fl_scenario *sc = NULL;
+	struct fl_diags d = {0};
+	const struct fl_check *ck;
 	int n = 0;
-	size_t i;
-	json_t *v;
-	json_array_foreach(p, i, v) if (n < 2 && json_is_string(v))
-	    snprintf(paths[n++], 8, "%s", json_string_value(v));
-	json_decref(sc);
+
+	if (!fl_scenario_load_file(file, FL_FE_ANY, &sc, &d) && (ck = fl_scenario_check(sc)))
+		for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+			if (ck->paths & names[i].bit)
+				snprintf(paths[n++], 8, "%s", names[i].name);
+	fl_diags_free(&d);
+	fl_scenario_free(sc);
 	if (!n)
 		snprintf(paths[n++], 8, "iscsi");
 	return n;
@@ -178,7 +189,7 @@ int cmd_vm(int argc, char **argv)
 	}
 	int worst = 0, runs = 0, skips = 0;
 	for (int f = 0; f < nfiles; f++) {
-		char paths[2][8];
+		char paths[3][8];
 		int np;
 		if (!path) {
 			np = scenario_paths(files[f], paths);

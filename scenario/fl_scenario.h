@@ -68,6 +68,12 @@ int fl_scenario_load_file(const char *path, unsigned frontends, struct fl_scenar
 int fl_scenario_load_string(const char *name, const char *text, unsigned frontends,
 			    struct fl_scenario **out, struct fl_diags *diags);
 void fl_scenario_free(struct fl_scenario *sc);
+/*
+ * True when path is a regular file holding a JSON Schema document ("$schema"
+ * and no "faultlun") rather than a scenario: scenarios/ ships the scenario
+ * schema beside the scenarios, where a shell glob of them meets it.
+ */
+bool fl_scenario_file_is_schema(const char *path);
 
 /* Accessors used by front ends and the CLI. */
 const char *fl_scenario_name(const struct fl_scenario *sc);

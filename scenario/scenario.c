@@ -766,3 +766,19 @@ int fl_scenario_lun(const struct fl_scenario *sc, unsigned i, uint16_t *lun_id,
 	return 0;
 }
 
+
+/* True when path is a regular file holding a JSON Schema, not a scenario. */
+bool fl_scenario_file_is_schema(const char *path)
+{
+	struct stat st;
+	json_t *doc;
+	bool yes;
+
+	if (stat(path, &st) || !S_ISREG(st.st_mode) || st.st_size > FL_SCENARIO_MAX_BYTES)
+		return false;
+	doc = json_load_file(path, 0, NULL);
+	yes = json_is_object(doc) && json_object_get(doc, "$schema") &&
+	      !json_object_get(doc, "faultlun");
+	json_decref(doc);
+	return yes;
+}
