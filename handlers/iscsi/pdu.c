@@ -8,11 +8,13 @@
  * segment at the MaxRecvDataSegmentLength we declared (13.12), so a hostile
  * peer cannot make us allocate more. Transmit is a queue of framed PDUs
  * written with writev; digests (13.1, Appendix B) are computed when a PDU is
- * queued. Reject PDUs (11.17) carry the offending BHS.
+ * queued. Reject PDUs (11.17) carry the offending BHS. At verbosity 2
+ * (`faultlun serve -vv`) every PDU received and sent is logged, decoded.
  */
 #include "iscsi_internal.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/uio.h>
@@ -72,6 +74,90 @@ void txpdu_free(struct txpdu *t)
 	free(t);
 }
 
+/* Names of the PDU opcodes (RFC 7143 11.1.1), for the -vv log. */
+static const char *const pdu_names[ISCSI_OPCODE_MASK + 1] = {
+    [ISCSI_OP_NOP_OUT] = "NOP-Out",
+    [ISCSI_OP_SCSI_CMD] = "SCSI Command",
+    [ISCSI_OP_TMF_REQ] = "Task Management Request",
+    [ISCSI_OP_LOGIN_REQ] = "Login Request",
+    [ISCSI_OP_TEXT_REQ] = "Text Request",
+    [ISCSI_OP_DATA_OUT] = "Data-Out",
+    [ISCSI_OP_LOGOUT_REQ] = "Logout Request",
+    [ISCSI_OP_SNACK] = "SNACK",
+    [ISCSI_OP_NOP_IN] = "NOP-In",
+    [ISCSI_OP_SCSI_RESP] = "SCSI Response",
+    [ISCSI_OP_TMF_RESP] = "Task Management Response",
+    [ISCSI_OP_LOGIN_RESP] = "Login Response",
+    [ISCSI_OP_TEXT_RESP] = "Text Response",
+    [ISCSI_OP_DATA_IN] = "Data-In",
+    [ISCSI_OP_LOGOUT_RESP] = "Logout Response",
+    [ISCSI_OP_R2T] = "R2T",
+    [ISCSI_OP_ASYNC] = "Async Message",
+    [ISCSI_OP_REJECT] = "Reject",
+};
+
+/*
+ * Logs one PDU decoded (RFC 7143 11): its name, ITT, the sequence numbers of
+ * its direction, and per opcode what matters: the LUN, CDB and expected
+ * length of a command, the offset of data, status and residual of a response,
+ * the function of a TMF.
+ */
+static void pdu_log(struct conn *c, const char *dir, const uint8_t *bhs, uint32_t dlen)
+{
+	uint8_t op = bhs[0] & ISCSI_OPCODE_MASK, flags = bhs[BHS_FLAGS];
+	bool initiator = op < ISCSI_OP_NOP_IN;
+	char extra[160] = "";
+
+	switch (op) {
+	case ISCSI_OP_SCSI_CMD: {
+		const uint8_t *cdb = bhs + BHS_CDB;
+		const char *name = fl_opcode_name(cdb[0], cdb[1] & 0x1f);
+
+		snprintf(extra, sizeof(extra), " lun %u cdb 0x%02x %s%s%s edtl %u",
+			 ((bhs[BHS_LUN] & 0x3f) << 8) | bhs[BHS_LUN + 1], cdb[0], name ? name : "?",
+			 flags & 0x40 ? " R" : "", flags & 0x20 ? " W" : "",
+			 get_be32(bhs + BHS_TTT));
+		break;
+	}
+	case ISCSI_OP_DATA_OUT:
+	case ISCSI_OP_DATA_IN:
+		snprintf(extra, sizeof(extra), " ttt 0x%08x datasn %u offset %u%s",
+			 get_be32(bhs + BHS_TTT), get_be32(bhs + BHS_DATASN),
+			 get_be32(bhs + BHS_OFFSET), flags & 0x80 ? " F" : "");
+		if (op == ISCSI_OP_DATA_IN && (flags & 0x01))
+			snprintf(extra + strlen(extra), sizeof(extra) - strlen(extra),
+				 " status 0x%02x", bhs[3]);
+		break;
+	case ISCSI_OP_SCSI_RESP:
+		snprintf(extra, sizeof(extra), " response 0x%02x status 0x%02x residual %u", bhs[2],
+			 bhs[3], get_be32(bhs + BHS_RESIDUAL));
+		break;
+	case ISCSI_OP_TMF_REQ:
+		snprintf(extra, sizeof(extra), " function %u lun %u rtt 0x%08x", flags & 0x7f,
+			 ((bhs[BHS_LUN] & 0x3f) << 8) | bhs[BHS_LUN + 1], get_be32(bhs + BHS_TTT));
+		break;
+	case ISCSI_OP_TMF_RESP:
+	case ISCSI_OP_LOGIN_RESP:
+	case ISCSI_OP_LOGOUT_RESP:
+		snprintf(extra, sizeof(extra), " response 0x%02x%02x", bhs[2], bhs[3]);
+		break;
+	case ISCSI_OP_R2T:
+		snprintf(extra, sizeof(extra), " ttt 0x%08x offset %u length %u",
+			 get_be32(bhs + BHS_TTT), get_be32(bhs + BHS_OFFSET),
+			 get_be32(bhs + BHS_RESIDUAL));
+		break;
+	case ISCSI_OP_LOGOUT_REQ:
+		snprintf(extra, sizeof(extra), " reason %u", flags & 0x7f);
+		break;
+	default:
+		break;
+	}
+	iscsi_log(c->portal, LOG_DEBUG, c, "%s %s itt 0x%08x %s %u %s %u dsl %u%s", dir,
+		  pdu_names[op] ? pdu_names[op] : "unknown opcode", get_be32(bhs + BHS_ITT),
+		  initiator ? "cmdsn" : "statsn", get_be32(bhs + BHS_CMDSN),
+		  initiator ? "expstatsn" : "expcmdsn", get_be32(bhs + BHS_EXPSTATSN), dlen, extra);
+}
+
 /* Stamps the sequence numbers and digests and appends to the transmit queue. */
 void conn_queue(struct conn *c, struct txpdu *t)
 {
@@ -95,6 +181,8 @@ void conn_queue(struct conn *c, struct txpdu *t)
 	}
 	t->total = ISCSI_BHS_LEN + (t->has_hdig ? ISCSI_DIGEST_LEN : 0) + t->dlen + t->trailer_len;
 	t->framed = true;
+	if (c->portal->opts.verbose >= LOG_DEBUG)
+		pdu_log(c, "tx", t->hdr, t->dlen);
 	if (c->tx_tail)
 		c->tx_tail->next = t;
 	else
@@ -208,8 +296,8 @@ static int pdu_dispatch(struct conn *c)
 		c->rx_buf ? c->rx_buf + c->rx_ahs + (c->rx_hdigest ? ISCSI_DIGEST_LEN : 0) : NULL;
 	uint8_t op = c->bhs[0] & ISCSI_OPCODE_MASK;
 
-	iscsi_log(c->portal, LOG_DEBUG, c, "rx opcode 0x%02x itt 0x%08x dsl %u", op,
-		  get_be32(c->bhs + BHS_ITT), dlen);
+	if (c->portal->opts.verbose >= LOG_DEBUG)
+		pdu_log(c, "rx", c->bhs, dlen);
 	if (c->state == CONN_CLOSING)
 		return 0;
 	if (c->state == CONN_LOGIN) {

@@ -3,7 +3,7 @@
 # test-serve-verbose.sh FAULTLUN SCENARIO - serve's banner names each LUN as a
 # host sees it (size, block size, serial, NAA / wwn) and the armed rules, and
 # -v prints the injected fault with a timestamp while --trace FILE still gets
-# the trace. SCENARIO: one 1 MiB LUN, serial FLVERBOSE0, rule rc-busy (BUSY
+# the trace; -vv logs every PDU received and sent, decoded. SCENARIO: one 1 MiB LUN, serial FLVERBOSE0, rule rc-busy (BUSY
 # for READ CAPACITY(16)).
 set -u
 fl=$1
@@ -21,4 +21,13 @@ grep -q '^faultlun serve:   rc-busy: status$' "$tmp/err" || fail "the armed rule
 grep -Eq '^faultlun serve: [0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{3} inject .*rule=rc-busy' "$tmp/err" ||
 	fail "-v printed no timestamped inject line"
 grep -q '"event":"inject".*"rule":"rc-busy"' "$tmp/trace" || fail "--trace FILE lacks the inject line under -v"
-echo "serve banner and -v: ok"
+"$fl" serve -vv -q --listen 127.0.0.1:0 "$scen" \
+	--run 'iscsi-readcapacity16 "$FAULTLUN_URL" >/dev/null 2>&1; true' 2>"$tmp/err" ||
+	fail "serve -vv exited $?"
+grep -Eq ': rx Login Request itt 0x[0-9a-f]{8} cmdsn [0-9]+ expstatsn [0-9]+ dsl [0-9]+$' "$tmp/err" ||
+	fail "-vv: no decoded Login Request"
+grep -Eq ': rx SCSI Command itt .* lun 0 cdb 0x9e READ CAPACITY\(16\) R edtl 32$' "$tmp/err" ||
+	fail "-vv: no decoded READ CAPACITY(16) command"
+grep -Eq ': tx SCSI Response itt .* status 0x08 ' "$tmp/err" ||
+	fail "-vv: no decoded BUSY response"
+echo "serve banner, -v and -vv: ok"
