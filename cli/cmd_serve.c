@@ -81,7 +81,7 @@ static void serve_usage(FILE *out)
 	    "  --run CMD            captive: serve while `sh -c CMD` runs, exit with its status\n"
 	    "  -v, --verbose        log connections and print every trace event (injected\n"
 	    "                       faults, TMFs, state changes) with a timestamp; twice:\n"
-	    "                       every PDU received\n"
+	    "                       every PDU received and sent, decoded\n"
 	    "  -q, --quiet          no banner (only the port, when port 0 was asked)\n"
 	    "  -h, --help           this text\n"
 	    "  -V, --version        print the version\n"
