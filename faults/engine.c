@@ -5,7 +5,13 @@
  * the actions before execution (sense, status, delay, hold, drop, ua, power
  * loss, resize, ALUA, set_state) and after it (drop the response, short
  * transfer with residual per SAM-5 5.3, silent corruption), "until":
- * "written" healing, the state machine, and the seeded generator.
+ * "written" healing, the state machine, and the seeded generator. Which of
+ * these an action is, what it counts and how the trace names it come from
+ * its row in the table of actions (scenario/actions.c).
+ *
+ * Unit attentions first (SAM-5 r21 5.14): a rule that would answer a command
+ * with a status stands back when the core has a UA to report for it, unless
+ * the action says "overtake_ua"; the rule then does not count the command.
  *
  * Matching: a command's candidates come from its LUN's index (per command
  * class, or per opcode for opcode rules): every rule without an LBA condition,
@@ -13,7 +19,8 @@
  * lba_index.c), and crosses_end rules when the command reaches past the end.
  * Candidates are evaluated in scenario order; the first that holds acts, so a
  * command gets at most one injection. Counters (nth / every / after / times)
- * count the commands a rule saw after everything else about it matched.
+ * count the commands a rule saw after everything else about it matched. The
+ * command's CDB is decoded once (fl_cmd_decode); the core reuses the decode.
  *
  * Determinism: each rule draws from its own xoshiro256** stream seeded from
  * (seed, rule number), always at the same point of its evaluation, so the
