@@ -328,11 +328,12 @@ static struct req *req_new(struct dev_state *d, struct tcmur_cmd *tc, bool async
 
 	if (len == 0 || len > FL_CDB_MAX)
 		len = len == 0 ? 6 : FL_CDB_MAX; /* the core answers 20/00 for these */
-	if (dir == DIR_FROM_CDB) {
-		struct fl_cdb_info info;
+	struct fl_cdb_info info;
+	bool decoded = false;
 
-		if (fl_cdb_decode(lib->cdb, len, &info))
-			memset(&info, 0, sizeof(info));
+	if (dir == DIR_FROM_CDB) {
+		(void)fl_cdb_decode(lib->cdb, len, &info); /* as fl_cmd_decode: known or not */
+		decoded = true;
 		dir = info.data_out ? DIR_OUT : info.data_in ? DIR_IN : DIR_NONE;
 	}
 	if (xfer > UINT32_MAX)
@@ -350,6 +351,11 @@ static struct req *req_new(struct dev_state *d, struct tcmur_cmd *tc, bool async
 	r->prev = r->next = r;
 	memcpy(r->fc.cdb, lib->cdb, len);
 	r->fc.cdb_len = (uint8_t)len;
+	if (decoded) {
+		/* the decode travels with the command: the engine and core reuse it */
+		r->fc.info = info;
+		r->fc.decoded = true;
+	}
 	r->fc.nexus.id = d->nexus_id;
 	r->fc.nexus.initiator = d->initiator;
 	r->fc.nexus.rel_port_id = 1;
