@@ -111,8 +111,10 @@ static int tmf(enum iscsi_task_mgmt_funcs fn, int lun, struct scsi_task *t, int 
 		resp = (int)op->tmf_resp;
 	if (op->done)
 		free(op);
-	else if (nstale < sizeof(stale) / sizeof(stale[0]))
-		stale_op[nstale++] = op; /* its task slot stays NULL */
+	else if (nstale < sizeof(stale) / sizeof(stale[0])) {
+		stale[nstale] = NULL; /* a TMF has no task of ours */
+		stale_op[nstale++] = op;
+	}
 	return resp;
 }
 
@@ -635,6 +637,8 @@ int fl_runner_run(const struct fl_check *check, const struct fl_runner_opts *o,
 		if (stale[i])
 			scsi_free_scsi_task(stale[i]);
 		free(stale_op[i]);
+		stale[i] = NULL;
+		stale_op[i] = NULL;
 	}
 	nstale = 0;
 	if (!obs)

@@ -4,7 +4,8 @@
 # --json`: the JUnit XML parses and counts what the verdict lines say, the
 # JSON carries version, sha256 of the file, seed and counters; a scenario
 # with a failing expectation makes the run exit 1 and appears as a <failure>;
-# a file with errors exits 2.
+# a file with errors exits 2; two scenarios with error handling in one run
+# and the schema file among the scenarios work.
 set -u
 fl=$1 dir=$2
 fail() { echo "FAIL: $*"; exit 1; }
@@ -44,6 +45,15 @@ rc=$?
 [ "$rc" = 1 ] || fail "a failing expectation: exit $rc, want 1"
 grep -q '<failure' "$tmp/b.xml" || fail "no <failure> in the JUnit report"
 grep -q '^FAIL' "$tmp/out2" || fail "no FAIL line"
+# Several scenarios whose commands go through the runner's error handling,
+# in one run: nothing of one run's abandoned tasks outlives it.
+"$fl" check -q "$dir/lost-write-ack.json" "$dir/lun-reset-never-completes.json" > "$tmp/out3" 2>&1
+rc=$?
+[ "$rc" = 0 ] || fail "two error-handling scenarios in one check: exit $rc: $(cat "$tmp/out3")"
+# The scenario schema beside the scenarios is skipped, as by lint.
+"$fl" check -q "$dir/demo.json" "$dir/faultlun-scenario.schema.json" > "$tmp/out4" 2>&1
+rc=$?
+[ "$rc" = 0 ] || fail "check of a scenario and the schema: exit $rc: $(cat "$tmp/out4")"
 # A file with errors: exit 2.
 echo '{"faultlun": 1, "rules": [{"id": 3}]}' > "$tmp/bad.json"
 "$fl" check "$tmp/bad.json" > /dev/null 2>&1
