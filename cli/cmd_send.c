@@ -15,6 +15,7 @@
  * comes, or as never answered at the end).
  */
 #include "cli.h"
+#include "cli_opts.h"
 #include "fl_byteorder.h"
 #include "fl_scenario.h"
 #include "initiator.h"
@@ -84,6 +85,7 @@ static void send_usage(FILE *out)
 		"  -j, --json        one JSON object per item\n"
 		"  -t, --timeout S   seconds to wait for each answer (default 30)\n"
 		"  -h, --help\n"
+		"  -V, --version\n"
 		"Exit 0 when every item was answered, 1 when one was not, 2 on a usage error\n"
 		"or when no session could be made.\n");
 }
@@ -599,7 +601,7 @@ int cmd_send(int argc, char **argv)
 	static const struct option longopts[] = {
 	    {"hex", no_argument, NULL, 'x'},	       {"json", no_argument, NULL, 'j'},
 	    {"timeout", required_argument, NULL, 't'}, {"help", no_argument, NULL, 'h'},
-	    {NULL, 0, NULL, 0},
+	    {"version", no_argument, NULL, 'V'},       {NULL, 0, NULL, 0},
 	};
 	struct send_opts o = {.timeout_ms = 30000};
 	struct item *items;
@@ -607,7 +609,7 @@ int cmd_send(int argc, char **argv)
 	uint64_t v;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "+xjt:h", longopts, NULL)) != -1) {
+	while ((c = cli_getopt("send", argc, argv, "+xjt:hV", longopts)) != -1) {
 		switch (c) {
 		case 'x':
 			o.hex = true;
@@ -616,19 +618,18 @@ int cmd_send(int argc, char **argv)
 			o.json = true;
 			break;
 		case 't':
-			if (!num(optarg, 86400, &v) || !v) {
-				fprintf(stderr, "faultlun send: --timeout: '%s' is not a number of "
-						"seconds (1..86400)\n",
-					optarg);
+			if (cli_opt_uint("send", "--timeout", optarg, 1, 86400, &v))
 				return 2;
-			}
 			o.timeout_ms = (int)v * 1000;
 			break;
+		case 'V':
+			cli_print_version(stdout);
+			return 0;
 		case 'h':
 			send_usage(stdout);
 			return 0;
 		default:
-			send_usage(stderr);
+			cli_try_help("send");
 			return 2;
 		}
 	}
