@@ -11,6 +11,7 @@
  * FILE` the verdicts in the VM lab's result.json form, with the version, the
  * scenario's sha256, the seed and the engine's counters at the end.
  */
+#include "ports.h"
 #include "cli.h"
 #include "fl_faults.h"
 #include "fl_iscsi.h"
@@ -163,6 +164,7 @@ static void serve_and_check(const struct fl_scenario *sc, const struct check_opt
 	char dir[] = "/tmp/faultlun-check-XXXXXX", ctl[128], trace[128], url[512];
 	struct fl_engine_opts eo = {.frontend = FL_FE_ISCSI};
 	struct fl_iscsi_opts io = {.listen = "127.0.0.1:0"};
+	struct cli_ports ports;
 	struct fl_engine *engine = NULL;
 	struct fl_ctl *ctl_h = NULL;
 	struct fl_iscsi *t = NULL;
@@ -181,6 +183,14 @@ static void serve_and_check(const struct fl_scenario *sc, const struct check_opt
 	eo.seed_set = co->seed_set;
 	eo.seed = co->seed;
 	io.iqn = fl_scenario_target_iqn(sc);
+	/* every port of the scenario, each on a free port number of its address */
+	if (cli_ports("check", sc, NULL, 0, true, &ports)) {
+		out->rc = 2;
+		snprintf(out->error, sizeof(out->error), "bad ports");
+		goto out;
+	}
+	io.ports = ports.v;
+	io.nports = ports.n;
 	if (fl_engine_create(sc, &eo, &engine)) {
 		out->rc = 2;
 		snprintf(out->error, sizeof(out->error), "cannot build the scenario's LUNs");
@@ -228,6 +238,12 @@ static void check_one(const char *path, const struct check_opts *co, struct outc
 
 	out->path = path;
 	snprintf(out->name, sizeof(out->name), "%s", path);
+	if (err && fl_scenario_file_is_schema(path)) {
+		fl_diags_free(&d);
+		out->rc = 77;
+		snprintf(out->error, sizeof(out->error), "a JSON Schema, not a scenario");
+		return;
+	}
 	if (err) {
 		fl_diags_print(&d, stderr);
 		fl_diags_free(&d);

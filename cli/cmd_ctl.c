@@ -35,6 +35,8 @@ static void ctl_usage(FILE *out)
 		"  load FILE               replace the scenario (rules, tmf, transport, states)\n"
 		"  act LUN ACTION          a LUN-wide effect now: ua, power_loss, resize or alua,\n"
 		"                          e.g. act 0 '{\"power_loss\": true}'\n"
+		"  alua GROUP STATE        target port group GROUP enters STATE on every LUN\n"
+		"                          (standby, active_optimized, transitioning, ...)\n"
 		"  trace                   stream the trace (JSON lines) until interrupted\n"
 		"  raw JSON                send one request as given\n");
 }
@@ -109,7 +111,7 @@ static json_t *build_request(int argc, char **argv)
 {
 	static const char *const commands[] = {"ping",	"status", "counters", "held", "state",
 					       "arm",	"disarm", "release",  "load", "act",
-					       "trace", "raw",	  NULL};
+					       "trace", "raw",	  "alua",     NULL};
 	const char *cmd = argv[0];
 	uint64_t tag, lun;
 
@@ -175,6 +177,16 @@ static json_t *build_request(int argc, char **argv)
 		}
 		return json_pack("{s:s, s:I, s:o}", "cmd", "act", "lun", (json_int_t)lun, "action",
 				 a);
+	}
+	if (!strcmp(cmd, "alua")) {
+		uint64_t group;
+
+		if (argc != 3)
+			return ctl_bad_args(cmd, "a target port group and a state");
+		if (ctl_number("alua GROUP", argv[1], 0xffff, &group))
+			return NULL;
+		return json_pack("{s:s, s:I, s:s}", "cmd", "alua", "group", (json_int_t)group,
+				 "state", argv[2]);
 	}
 	/* raw */
 	if (argc != 2)

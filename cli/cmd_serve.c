@@ -10,6 +10,7 @@
  * FAULTLUN_URL in its environment) and exits with CMD's status.
  * CHAP secrets come from options or the environment and are never printed.
  */
+#include "ports.h"
 #include "cli.h"
 #include "cli_opts.h"
 #include "fl_iscsi.h"
@@ -45,7 +46,8 @@ static void serve_usage(FILE *out)
 	    "scenario: one 1 GiB memory LUN, no faults.\n"
 	    "\n"
 	    "  --listen ADDR:PORT   portal (default " FL_ISCSI_DEFAULT_LISTEN
-	    "; port 0 = any free)\n"
+	    "; port 0 = any free); repeated:\n"
+	    "                       the portals of the scenario's ports, in order\n"
 	    "  --iqn IQN            target name (default: the scenario's, "
 	    "else " FL_ISCSI_DEFAULT_IQN ")\n"
 	    "  --lun N              LUN number of the default LUN (no scenario; default 0)\n"
@@ -204,6 +206,43 @@ static void banner_rules(FILE *out, const struct fl_scenario *sc)
 }
 
 /*
+ * With several portals: one line per target port (docs/multipath.md): its
+ * portal, relative target port, target port group and the group's state on
+ * the first LUN.
+ */
+static void banner_ports(struct fl_iscsi *t, struct fl_target *tgt, const struct fl_scenario *sc,
+			 const uint16_t *luns, unsigned nluns)
+{
+	static const char *const names[16] = {
+	    [FL_ALUA_ACTIVE_OPTIMIZED] = "active_optimized",
+	    [FL_ALUA_ACTIVE_NON_OPTIMIZED] = "active_non_optimized",
+	    [FL_ALUA_STANDBY] = "standby",
+	    [FL_ALUA_UNAVAILABLE] = "unavailable",
+	    [FL_ALUA_LBA_DEPENDENT] = "lba_dependent",
+	    [FL_ALUA_OFFLINE] = "offline",
+	    [FL_ALUA_TRANSITIONING] = "transitioning"};
+	struct fl_lun *lun = nluns ? fl_target_lun(tgt, luns[0]) : NULL;
+
+	if (fl_iscsi_portal_count(t) < 2 && !fl_scenario_port_count(sc))
+		return;
+	for (unsigned i = 0; i < fl_iscsi_portal_count(t); i++) {
+		const struct sc_port *sp = fl_scenario_port(sc, i);
+		enum fl_alua_state st = FL_ALUA_ACTIVE_OPTIMIZED;
+		const char *addr;
+		uint16_t port, rel, tpg;
+
+		fl_iscsi_portal(t, i, &addr, &port, &rel);
+		tpg = fl_scenario_port_group(sc, nluns ? luns[0] : 0, rel);
+		if (lun)
+			fl_lun_tpg_state(lun, tpg, &st);
+		fprintf(stderr,
+			"faultlun serve:   port %s: %s:%u, relative port %u, group %u (%s)\n",
+			sp && sp->name ? sp->name : "-", addr, port, rel, tpg,
+			names[st & 0xf] ? names[st & 0xf] : "?");
+	}
+}
+
+/*
  * Prints where the target listens, each LUN as a host will see it (size,
  * block size, serial, and the NAA that names /dev/disk/by-id/wwn-0x...), the
  * armed rules, and how to connect.
@@ -216,6 +255,7 @@ static void banner(struct fl_iscsi *t, struct fl_target *tgt, const struct fl_sc
 
 	fprintf(stderr, "faultlun serve: listening on %s:%u, target %s (%s)\n", addr, port, iqn,
 		what);
+	banner_ports(t, tgt, sc, luns, nluns);
 	for (unsigned i = 0; i < nluns; i++) {
 		struct fl_lun *lun = fl_target_lun(tgt, luns[i]);
 		struct fl_lun_info info;
@@ -445,12 +485,21 @@ int cmd_serve(int argc, char **argv)
 	bool lun_set = false, seed_set = false;
 	bool quiet = false, read_only = false;
 	int opt, ret = 2;
+	const char *listens[FL_ISCSI_MAX_PORTS];
+	unsigned nlisten = 0;
+	struct cli_ports ports;
 
 	optind = 0;
 	while ((opt = cli_getopt("serve", argc, argv, "vqhV", longopts)) != -1) {
 		switch (opt) {
 		case 'l':
-			o.listen = optarg;
+			if (nlisten == FL_ISCSI_MAX_PORTS) {
+				fprintf(stderr, "faultlun serve: at most %u --listen\n",
+					FL_ISCSI_MAX_PORTS);
+				return 2;
+			}
+			listens[nlisten++] = optarg;
+			o.listen = listens[0];
 			break;
 		case 'i':
 			if (cli_opt_iqn("serve", "--iqn", optarg))
@@ -703,15 +752,25 @@ int cmd_serve(int argc, char **argv)
 	}
 	nluns = fl_target_lun_ids(tgt, luns, FL_MAX_LUNS);
 
+	if (cli_ports("serve", sc, listens, nlisten, false, &ports))
+		goto out;
+	o.ports = ports.v;
+	o.nports = ports.n;
 	if (fl_iscsi_create(&o, engine, NULL, &t))
 		goto out;
 	if (!quiet) {
 		banner(t, tgt, sc, luns, nluns, what);
-	} else if (o.listen && strlen(o.listen) > 2 &&
-		   !strcmp(o.listen + strlen(o.listen) - 2, ":0")) {
+	} else {
 		/* An ephemeral port is useless unless someone learns it. */
-		fprintf(stderr, "faultlun serve: listening on %s:%u\n", fl_iscsi_address(t),
-			fl_iscsi_port(t));
+		for (unsigned i = 0; i < fl_iscsi_portal_count(t); i++) {
+			const char *l = ports.n ? ports.v[i].listen : o.listen;
+			const char *a;
+			uint16_t pt;
+
+			if (l && strlen(l) > 2 && !strcmp(l + strlen(l) - 2, ":0") &&
+			    !fl_iscsi_portal(t, i, &a, &pt, NULL))
+				fprintf(stderr, "faultlun serve: listening on %s:%u\n", a, pt);
+		}
 	}
 	pthread_t th;
 	if (pthread_create(&th, NULL, loop_main, t)) {

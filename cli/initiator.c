@@ -77,7 +77,13 @@ bool ini_connect(struct iscsi_context *ctx, const struct iscsi_url *u, int ms)
 		fprintf(stderr, "no login answer within %d ms\n", ms);
 		return false;
 	}
-	return login_state.status == SCSI_STATUS_GOOD;
+	/*
+	 * libiscsi's full connect ends with a TEST UNIT READY and reports its
+	 * failure; a session that did log in is still a session: a path in ALUA
+	 * standby or unavailable answers TUR with NOT READY 04/0B, 04/0C (SPC-4
+	 * r37 5.15.2.4.4) and serves INQUIRY and REPORT TARGET PORT GROUPS.
+	 */
+	return login_state.status == SCSI_STATUS_GOOD || iscsi_is_logged_in(ctx);
 }
 
 /* A logged-in context for url, or NULL. */

@@ -329,6 +329,55 @@ static json_t *do_act(struct fl_engine *e, json_t *req)
 	return o;
 }
 
+/*
+ * "alua": target port group "group" enters "state" on every LUN that has the
+ * group (SPC-4 r37 5.15.2.5: UA 2A/06 for every I_T nexus), as the alua
+ * action {"group": G, "state": S} would.
+ */
+static json_t *do_alua(struct fl_engine *e, json_t *req)
+{
+	json_t *group = json_object_get(req, "group"), *state = json_object_get(req, "state");
+	json_t *doc, *o;
+	struct fl_diags d = {0};
+	struct fl_scenario *sc = NULL;
+	unsigned changed = 0;
+	char *text;
+	int r;
+
+	if (!json_is_integer(group) || json_integer_value(group) < 1 ||
+	    json_integer_value(group) > 0xffff || !json_is_string(state))
+		return ctl_error("alua needs \"group\": 1..65535 and \"state\": NAME");
+	doc = json_pack("{s:i, s:[{s:s, s:{s:{s:O, s:O}}}]}", "faultlun", 1, "rules", "id",
+			"control", "action", "alua", "group", group, "state", state);
+	text = doc ? json_dumps(doc, JSON_COMPACT) : NULL;
+	json_decref(doc);
+	r = text ? fl_scenario_load_string("<alua>", text, 0, &sc, &d) : -ENOMEM;
+	free(text);
+	if (r) {
+		fl_diags_free(&d);
+		return ctl_error("bad alua state (active_optimized, active_non_optimized, standby, "
+				 "unavailable, lba_dependent, offline, transitioning)");
+	}
+	for (size_t i = 0; i < FL_MAX_LUNS; i++) {
+		struct eng_lun *L = e->by_id[i];
+		enum fl_alua_state old;
+
+		if (!L || fl_lun_tpg_state(L->lun, sc->rules[0].a.alua_group, &old))
+			continue;
+		o = trace_event(&e->trace, "act");
+		json_object_set_new(o, "lun", json_integer(L->id));
+		json_object_set_new(o, "action", json_string("alua"));
+		json_object_set_new(o, "group", json_integer(sc->rules[0].a.alua_group));
+		trace_emit(&e->trace, o);
+		engine_lun_effect(e, L, &sc->rules[0].a, "control");
+		changed++;
+	}
+	fl_scenario_free(sc);
+	if (!changed)
+		return ctl_error("no LUN has that target port group");
+	return json_pack("{s:b, s:I}", "ok", 1, "luns", (json_int_t)changed);
+}
+
 /* Answers one request line; returns false when the connection turns into a trace stream. */
 static bool ctl_request(struct fl_ctl *ctl, struct ctl_client *c, const char *line)
 {
@@ -367,6 +416,8 @@ static bool ctl_request(struct fl_ctl *ctl, struct ctl_client *c, const char *li
 		resp = do_release(ctl->e, req);
 	else if (!strcmp(cmd, "act"))
 		resp = do_act(ctl->e, req);
+	else if (!strcmp(cmd, "alua"))
+		resp = do_alua(ctl->e, req);
 	else if (!strcmp(cmd, "trace"))
 		resp = json_pack("{s:b, s:b}", "ok", 1, "streaming", 1);
 	else

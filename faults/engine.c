@@ -236,6 +236,12 @@ static bool rule_hits(struct fl_engine *e, struct rt_rule *rt, const struct eng_
 	if (r->m.initiator &&
 	    fnmatch(r->m.initiator, cmd->nexus.initiator ? cmd->nexus.initiator : "", 0))
 		return false;
+	/* the port the command came in on, and its target port group (SPC-4 r37 5.15.2.3) */
+	if (r->m.port && r->m.port != (cmd->nexus.rel_port_id ? cmd->nexus.rel_port_id : 1))
+		return false;
+	if (r->m.port_group &&
+	    r->m.port_group != fl_scenario_port_group(e->prog->sc, L->id, cmd->nexus.rel_port_id))
+		return false;
 	*info = ci->has_lba ? lo : 0;
 	if (r->m.lba == LBA_RANGE) {
 		uint64_t a = lo > r->m.first ? lo : r->m.first, b = hi < r->m.last ? hi : r->m.last;
@@ -686,7 +692,10 @@ void engine_lun_effect(struct fl_engine *e, struct eng_lun *L, const struct sc_a
 		break;
 	}
 	case VERB_ALUA:
-		fl_lun_set_alua_state(L->lun, a->alua);
+		if (a->alua_group)
+			fl_lun_set_tpg_state(L->lun, a->alua_group, a->alua);
+		else
+			fl_lun_set_alua_state(L->lun, a->alua);
 		break;
 	default:
 		break;

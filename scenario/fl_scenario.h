@@ -85,6 +85,19 @@ unsigned fl_scenario_lun_count(const struct fl_scenario *sc);
 int fl_scenario_lun(const struct fl_scenario *sc, unsigned i, uint16_t *lun_id,
 		    struct fl_lun_config *cfg);
 
+/*
+ * Target ports of the scenario ("ports"); 0 when it has none (one port,
+ * relative target port 1, on the front end's own portal).
+ */
+unsigned fl_scenario_port_count(const struct fl_scenario *sc);
+const struct sc_port *fl_scenario_port(const struct fl_scenario *sc, unsigned i);
+/*
+ * Target port group of relative target port rel_port (0 counts as 1); LUN
+ * lun_id's default group (its "alua" "group", else 1) when the scenario has
+ * no "ports" or does not list that port.
+ */
+uint16_t fl_scenario_port_group(const struct fl_scenario *sc, uint16_t lun_id, uint16_t rel_port);
+
 /* Task management functions (SAM-5 7). */
 enum fl_tmf_fn {
 	FL_TMF_ABORT_TASK = 1,
@@ -141,6 +154,7 @@ struct fl_pdu_info {
 	uint8_t raw_cdb_len;
 	uint32_t data_sn;	/* DATA_OUT / DATA_IN: DataSN; else 0 */
 	uint32_t buffer_offset;
+	uint16_t rel_port_id; /* the target port of the connection (0: the one port, 1) */
 };
 enum fl_xport_action {
 	FL_XPORT_PASS = 0,
@@ -200,6 +214,7 @@ struct sc_match {
 	bool has_window;
 	uint64_t win_from_ms, win_to_ms; /* win_to_ms UINT64_MAX = open */
 	char *initiator;		 /* fnmatch glob, or NULL */
+	uint16_t port, port_group;	 /* relative target port / its group; 0 = any */
 };
 
 enum sc_verb {
@@ -259,6 +274,7 @@ struct sc_action {
 	bool resize_in_blocks;
 	uint64_t resize;
 	enum fl_alua_state alua;
+	uint16_t alua_group; /* the group whose state changes; 0 = the LUN's default group */
 	int set_state; /* -1: none */
 	/*
 	 * sense / status only: answer even when a unit attention is pending for
@@ -302,6 +318,7 @@ struct sc_xrule {
 	struct sc_count count;
 	enum fl_xport_action action;
 	uint32_t delay_us;
+	uint16_t port, port_group; /* relative target port / its group; 0 = any */
 };
 
 /* Standing session conditions; `set` says which keys were given. */
@@ -336,6 +353,22 @@ struct sc_transition {
 	int tmf_fn;
 };
 
+/*
+ * One target port ("ports"): a portal of the iSCSI front end, with its
+ * relative target port identifier and target port group (SPC-4 r37 5.15.2.3).
+ */
+struct sc_port {
+	char *name;   /* "id": what rules, the banner and the CLI call it */
+	char *listen; /* "ADDR:PORT" */
+	uint16_t rel_port_id;
+	uint16_t tpg_id;
+};
+/* One target port group ("port_groups") and its initial state. */
+struct sc_tpg {
+	uint16_t id;
+	enum fl_alua_state state;
+};
+
 struct sc_lun {
 	uint16_t id;
 	struct fl_lun_config cfg;
@@ -352,6 +385,11 @@ struct fl_scenario {
 	char *iqn;
 	struct sc_lun *luns;
 	size_t nluns;
+	/* target ports and groups; nports == 0: one port (relative 1), as each LUN says */
+	struct sc_port *ports;
+	size_t nports;
+	struct sc_tpg *tpgs;
+	size_t ntpgs;
 	char **states;
 	size_t nstates;
 	struct sc_transition *transitions;

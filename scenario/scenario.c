@@ -78,14 +78,25 @@ static void parse_alua(struct pctx *c, const char *path, json_t *v, struct sc_lu
 	l->cfg.alua_implicit = true;
 	snprintf(sub, sizeof(sub), "%s/group", path);
 	if ((e = json_object_get(v, "group")) && pnum(c, sub, e, 0xffff, &n)) {
+		bool known = !c->sc->nports;
+
+		for (size_t i = 0; i < c->sc->ntpgs; i++)
+			known |= c->sc->tpgs[i].id == n;
 		if (n == 0)
 			perr(c, sub, false,
 			     "\"group\": target port groups are numbered from 1, "
 			     "got 0");
+		else if (!known)
+			perr(c, sub, false, "\"group\": %s is not a group of \"ports\"",
+			     pquote(e, q, sizeof(q)));
 		l->cfg.tpg_id = (uint16_t)n;
 	}
 	snprintf(sub, sizeof(sub), "%s/state", path);
-	if ((e = json_object_get(v, "state")))
+	if ((e = json_object_get(v, "state")) && c->sc->nports)
+		perr(c, sub, true,
+		     "\"state\": with \"ports\", each group's state is given in "
+		     "\"port_groups\"");
+	else if (e)
 		palua(c, sub, e, &l->cfg.alua_state);
 	snprintf(sub, sizeof(sub), "%s/implicit", path);
 	if ((e = json_object_get(v, "implicit")))
@@ -164,7 +175,7 @@ static void parse_lun(struct pctx *c, const char *path, json_t *v, size_t idx, s
 	l->id = (uint16_t)idx;
 	l->cfg.block_size = 512;
 	l->cfg.write_cache = true;
-	l->cfg.tpg_id = 1;
+	l->cfg.tpg_id = c->sc->nports ? c->sc->ports[0].tpg_id : 1; /* the first port's */
 	l->cfg.alua_state = FL_ALUA_ACTIVE_OPTIMIZED;
 	l->cfg.store = FL_STORE_MEMORY;
 	l->vendor = xstrdup("FAULTLUN");
@@ -400,7 +411,8 @@ static void parse_root(struct pctx *c, json_t *root)
 	static const char *const keys[] = {"faultlun",	"name",	       "description", "emulates",
 					   "frontends", "seed",	       "target",      "luns",
 					   "states",	"transitions", "rules",	      "tmf",
-					   "transport", "check",       NULL};
+					   "transport", "check",       "ports",	      "port_groups",
+					   NULL};
 	struct fl_scenario *sc = c->sc;
 	char q[80];
 	json_t *e;
@@ -447,6 +459,7 @@ static void parse_root(struct pctx *c, json_t *root)
 				     pquote(json_object_get(e, "iqn"), q, sizeof(q)));
 		}
 	}
+	parse_ports(c, json_object_get(root, "ports"), json_object_get(root, "port_groups"));
 	parse_luns(c, json_object_get(root, "luns"));
 	parse_states(c, json_object_get(root, "states"));
 	sc->state_session = calloc(sc->nstates ? sc->nstates : 1, sizeof(*sc->state_session));
@@ -702,6 +715,7 @@ void fl_scenario_free(struct fl_scenario *sc)
 	free(sc->states);
 	free(sc->state_session);
 	scenario_free_rules(sc);
+	scenario_free_ports(sc);
 	check_free(sc->check);
 	free(sc->iqn);
 	free(sc->name);
@@ -763,6 +777,7 @@ int fl_scenario_lun(const struct fl_scenario *sc, unsigned i, uint16_t *lun_id,
 	cfg->revision = l->revision;
 	cfg->serial = l->serial;
 	cfg->store_path = l->store_path;
+	scenario_lun_ports(sc, cfg);
 	return 0;
 }
 

@@ -100,6 +100,12 @@ void check_meaning(struct pctx *c);
 void parse_check(struct pctx *c, json_t *check);
 void check_free(struct fl_check *ck);
 void scenario_free_rules(struct fl_scenario *sc);
+/* scenario_ports.c */
+void parse_ports(struct pctx *c, json_t *ports, json_t *groups);
+void scenario_free_ports(struct fl_scenario *sc);
+void parse_match_port(struct pctx *c, const char *path, json_t *v, bool group, uint16_t *out);
+void parse_alua_action(struct pctx *c, const char *path, json_t *v, struct sc_action *a);
+void scenario_lun_ports(const struct fl_scenario *sc, struct fl_lun_config *cfg);
 
 
 #endif

@@ -206,7 +206,8 @@ static void parse_match(struct pctx *c, const char *path, json_t *v, struct sc_m
 {
 	static const char *const keys[] = {"lun",	  "class",     "opcode",    "lba",
 					   "nth",	  "every",     "after",	    "times",
-					   "probability", "window_ms", "initiator", NULL};
+					   "probability", "window_ms", "initiator", "port",
+					   "port_group",  NULL};
 	char sub[512], q[80];
 	json_t *e;
 
@@ -278,6 +279,10 @@ static void parse_match(struct pctx *c, const char *path, json_t *v, struct sc_m
 		else
 			m->initiator = xstrdup(json_string_value(e));
 	}
+	if ((e = json_object_get(v, "port")))
+		parse_match_port(c, SUBP(sub, path, "port"), e, false, &m->port);
+	if ((e = json_object_get(v, "port_group")))
+		parse_match_port(c, SUBP(sub, path, "port_group"), e, true, &m->port_group);
 }
 
 /* Parses a delay: milliseconds, or a distribution object. */
@@ -568,7 +573,7 @@ static void parse_action(struct pctx *c, const char *path, json_t *v, struct sc_
 	if ((e = json_object_get(v, "resize")))
 		psize(c, SUBP(sub, path, "resize"), e, &a->resize, &a->resize_in_blocks);
 	if ((e = json_object_get(v, "alua")))
-		palua(c, SUBP(sub, path, "alua"), e, &a->alua);
+		parse_alua_action(c, SUBP(sub, path, "alua"), e, a);
 }
 
 /* Parses "rules". */

@@ -166,7 +166,7 @@ static void parse_xrule(struct pctx *c, const char *path, json_t *r, size_t idx,
 {
 	static const char *const keys[] = {"id", "states", "match", "action", NULL};
 	static const char *const mkeys[] = {"pdu",   "opcode", "class",	      "nth", "every",
-					    "after", "times",  "probability", NULL};
+					    "after", "times",  "probability", "port", "port_group", NULL};
 	char sub[512], q[80];
 	json_t *e, *m;
 
@@ -232,6 +232,18 @@ static void parse_xrule(struct pctx *c, const char *path, json_t *r, size_t idx,
 			x->class_mask = parse_classes(c, s2, e);
 		}
 		parse_count(c, sub, m, &x->count);
+		if ((e = json_object_get(m, "port"))) {
+			char s2[600];
+
+			snprintf(s2, sizeof(s2), "%s/port", sub);
+			parse_match_port(c, s2, e, false, &x->port);
+		}
+		if ((e = json_object_get(m, "port_group"))) {
+			char s2[600];
+
+			snprintf(s2, sizeof(s2), "%s/port_group", sub);
+			parse_match_port(c, s2, e, true, &x->port_group);
+		}
 	}
 	e = json_object_get(r, "action");
 	SUBP(sub, path, "action");

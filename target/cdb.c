@@ -214,6 +214,10 @@ static const struct fl_opcode_desc table[] = {
 	{0xa3, 0x0c, true, 12, FL_CLASS_OTHER, OPF_DATA_IN | OPF_PR_READ_OK,
 	 "REPORT SUPPORTED OPERATION CODES", spc_report_supported_opcodes, NULL,
 	 {0xa3, 0x0c, 0x87, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0, C6}},
+	/* SPC-4 r37 5.15.2.4: served in every state, like REPORT TARGET PORT GROUPS */
+	{0xa4, 0x0a, true, 12, FL_CLASS_OTHER, OPF_DATA_OUT | OPF_CONFLICT | OPF_ALUA_ANY,
+	 "SET TARGET PORT GROUPS", spc_set_target_port_groups, NULL,
+	 {0xa4, 0x0a, 0, 0, 0, 0, 0xff, 0xff, 0xff, 0xff, 0, C6}},
 	{0xa8, 0, false, 12, FL_CLASS_READ, RD, "READ(12)", sbc_read, dec_12,
 	 {0xa8, 0xfa, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x1f, C6}},
 	{0xaa, 0, false, 12, FL_CLASS_WRITE, WR, "WRITE(12)", sbc_write, dec_12,

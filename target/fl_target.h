@@ -178,6 +178,22 @@ enum fl_alua_state {
 	FL_ALUA_TRANSITIONING = 0xf,
 };
 
+/*
+ * Target ports and target port groups of a multi-port target (SPC-4 r37
+ * 5.15.2.3): every target port has a relative target port identifier and
+ * belongs to one target port group; the asymmetric access state of a LUN is
+ * the state of the group of the port a command came in on.
+ */
+#define FL_MAX_PORTS 16
+struct fl_port_config {
+	uint16_t rel_port_id; /* 1-based */
+	uint16_t tpg_id;      /* its target port group */
+};
+struct fl_tpg_config {
+	uint16_t id; /* target port group, 1-based */
+	enum fl_alua_state state; /* initial asymmetric access state */
+};
+
 /* Personality and resources of one logical unit. Strings are copied. */
 struct fl_lun_config {
 	uint64_t num_blocks;
@@ -200,6 +216,15 @@ struct fl_lun_config {
 	enum fl_alua_state alua_state;
 	bool alua_implicit;	    /* TPGS field: implicit ALUA */
 	bool alua_explicit;	    /* explicit (SET TARGET PORT GROUPS) */
+	/*
+	 * Ports and groups. ntpgs == 0: one group, tpg_id in alua_state, that
+	 * holds every port (a single-port target). Otherwise tpg_id names the
+	 * LUN's default group (the one fl_lun_set_alua_state changes) and a
+	 * port not listed in ports[] belongs to it.
+	 */
+	unsigned nports, ntpgs;
+	struct fl_port_config ports[FL_MAX_PORTS];
+	struct fl_tpg_config tpgs[FL_MAX_PORTS];
 	/* store */
 	enum fl_store_kind store;
 	const char *store_path; /* FL_STORE_FILE: created if missing, sized */
@@ -283,8 +308,18 @@ bool fl_lun_nexus_in_use(struct fl_lun *lun, uint64_t nexus_id);
 /* Changes the capacity; queues UA 2A/09 CAPACITY DATA HAS CHANGED for all. */
 int fl_lun_resize(struct fl_lun *lun, uint64_t num_blocks);
 
-/* Sets the ALUA state; queues UA 2A/06 ASYMMETRIC ACCESS STATE CHANGED. */
+/*
+ * Sets the ALUA state of the LUN's default target port group (cfg.tpg_id);
+ * queues UA 2A/06 ASYMMETRIC ACCESS STATE CHANGED for every nexus.
+ */
 void fl_lun_set_alua_state(struct fl_lun *lun, enum fl_alua_state state);
+/*
+ * Sets the state of target port group tpg_id (SPC-4 r37 5.15.2.5): when it
+ * changes, UA 2A/06 for every I_T nexus of the LUN. Returns 0 or -ENOENT.
+ */
+int fl_lun_set_tpg_state(struct fl_lun *lun, uint16_t tpg_id, enum fl_alua_state state);
+/* The current state of group tpg_id; 0 or -ENOENT. */
+int fl_lun_tpg_state(struct fl_lun *lun, uint16_t tpg_id, enum fl_alua_state *state);
 
 /*
  * Power loss: writes acknowledged while the write cache was on and not yet

@@ -181,10 +181,53 @@ struct nexus_state *lun_nexus(struct fl_lun *lun, const struct fl_nexus *n)
 	return ns;
 }
 
-/* Refusal of a media command in the current ALUA / start-stop state. */
-static enum sense_reason media_state_check(struct fl_lun *lun)
+/* Index of group tpg_id in cfg.tpgs, or -1. */
+static int tpg_find(const struct fl_lun *lun, uint16_t tpg_id)
 {
-	switch (lun->alua_state) {
+	for (unsigned i = 0; i < lun->cfg.ntpgs; i++)
+		if (lun->cfg.tpgs[i].id == tpg_id)
+			return (int)i;
+	return -1;
+}
+
+/* Index in cfg.tpgs of the group of a relative target port (SPC-4 r37 5.15.2.3). */
+unsigned lun_tpg_index(const struct fl_lun *lun, uint16_t rel_port)
+{
+	uint16_t tpg = lun->cfg.tpg_id;
+
+	if (rel_port == 0)
+		rel_port = 1;
+	for (unsigned i = 0; i < lun->cfg.nports; i++)
+		if (lun->cfg.ports[i].rel_port_id == rel_port) {
+			tpg = lun->cfg.ports[i].tpg_id;
+			break;
+		}
+	for (unsigned i = 0; i < lun->cfg.ntpgs; i++)
+		if (lun->cfg.tpgs[i].id == tpg)
+			return i;
+	return 0;
+}
+
+/* The state of the LUN as seen through a port: that of the port's group. */
+enum fl_alua_state lun_port_state(const struct fl_lun *lun, uint16_t rel_port)
+{
+	return lun->tpg_state[lun_tpg_index(lun, rel_port)];
+}
+
+/* Sets a group's state; SPC-4 r37 5.15.2.5: UA 2A/06 on a change. */
+void lun_set_tpg_state(struct fl_lun *lun, unsigned idx, enum fl_alua_state state,
+		       uint64_t except)
+{
+	if (lun->tpg_state[idx] == state)
+		return;
+	lun->tpg_state[idx] = state;
+	lun_ua_all(lun, except, ASC_PARAMETERS_CHANGED, ASCQ_ASYMMETRIC_ACCESS_STATE_CHANGED);
+}
+
+/* Refusal of a media command in the ALUA state of its port / start-stop state. */
+static enum sense_reason media_state_check(struct fl_lun *lun, uint16_t rel_port)
+{
+	switch (lun_port_state(lun, rel_port)) {
 	case FL_ALUA_STANDBY:
 		return SENSE_ALUA_STANDBY;
 	case FL_ALUA_UNAVAILABLE:
@@ -261,10 +304,11 @@ static enum sense_reason lun_dispatch(struct exec_ctx *x)
 					  cmd->cdb[d->cdb_len - 1] & 0x04 ? 2 : 0);
 	x->info = *fl_cmd_decode(cmd); /* decoded once: a front end or the engine may have */
 	/* SPC-4 r37 5.15.2.4.6: a transitioning port serves almost nothing */
-	if (lun->alua_state == FL_ALUA_TRANSITIONING && !(d->flags & OPF_ALUA_ANY))
+	if (lun_port_state(lun, cmd->nexus.rel_port_id) == FL_ALUA_TRANSITIONING &&
+	    !(d->flags & OPF_ALUA_ANY))
 		return SENSE_ALUA_TRANSITIONING;
 	if (d->flags & OPF_MEDIA) {
-		r = media_state_check(lun);
+		r = media_state_check(lun, cmd->nexus.rel_port_id);
 		if (r != SENSE_OK)
 			return r;
 	}
@@ -444,6 +488,16 @@ static const char *config_problem(const struct fl_lun_config *cfg)
 		return "the file store needs a path";
 	if (cfg->store != FL_STORE_FILE && cfg->store != FL_STORE_MEMORY)
 		return "unknown store kind";
+	if (cfg->nports > FL_MAX_PORTS || cfg->ntpgs > FL_MAX_PORTS)
+		return "too many target ports or port groups";
+	for (unsigned i = 0; i < cfg->nports; i++) {
+		bool found = cfg->ntpgs == 0 && cfg->ports[i].tpg_id == cfg->tpg_id;
+
+		for (unsigned j = 0; j < cfg->ntpgs; j++)
+			found |= cfg->tpgs[j].id == cfg->ports[i].tpg_id;
+		if (!found || cfg->ports[i].rel_port_id == 0)
+			return "a target port in no known target port group";
+	}
 	return NULL;
 }
 
@@ -482,7 +536,15 @@ int fl_lun_create(const struct fl_lun_config *cfg, struct fl_lun **out)
 		lun->cfg.pool_blocks = cfg->num_blocks;
 	if (lun->cfg.tpg_id == 0)
 		lun->cfg.tpg_id = 1;
-	lun->alua_state = cfg->alua_state;
+	if (lun->cfg.ntpgs == 0) {
+		lun->cfg.ntpgs = 1;
+		lun->cfg.tpgs[0].id = lun->cfg.tpg_id;
+		lun->cfg.tpgs[0].state = cfg->alua_state;
+	}
+	for (unsigned i = 0; i < lun->cfg.ntpgs; i++)
+		lun->tpg_state[i] = lun->cfg.tpgs[i].state;
+	if (tpg_find(lun, lun->cfg.tpg_id) < 0)
+		lun->cfg.tpg_id = lun->cfg.tpgs[0].id; /* a default group that is not listed */
 	lun->mode.wce = cfg->write_cache;
 	lun->mode.d_sense = cfg->d_sense;
 	lun->mode_saved = lun->mode;
@@ -688,17 +750,36 @@ int fl_lun_resize(struct fl_lun *lun, uint64_t num_blocks)
 	return rc;
 }
 
-/* Sets the ALUA state; UA 2A/06 for all. */
+/* Sets the ALUA state of the default group; UA 2A/06 for all. */
 void fl_lun_set_alua_state(struct fl_lun *lun, enum fl_alua_state state)
 {
+	fl_lun_set_tpg_state(lun, lun->cfg.tpg_id, state);
+}
+
+/* Sets one group's state; UA 2A/06 for every nexus (SPC-4 r37 5.15.2.5). */
+int fl_lun_set_tpg_state(struct fl_lun *lun, uint16_t tpg_id, enum fl_alua_state state)
+{
+	int i;
+
 	pthread_mutex_lock(&lun->lock);
-	if (lun->alua_state != state) {
-		lun->alua_state = state;
-		/* SPC-4 r37 5.15.2.5: ASYMMETRIC ACCESS STATE CHANGED */
-		lun_ua_all(lun, FL_ALL_NEXUS, ASC_PARAMETERS_CHANGED,
-			   ASCQ_ASYMMETRIC_ACCESS_STATE_CHANGED);
-	}
+	i = tpg_find(lun, tpg_id);
+	if (i >= 0)
+		lun_set_tpg_state(lun, (unsigned)i, state, FL_ALL_NEXUS);
 	pthread_mutex_unlock(&lun->lock);
+	return i >= 0 ? 0 : -ENOENT;
+}
+
+/* The current state of one group. */
+int fl_lun_tpg_state(struct fl_lun *lun, uint16_t tpg_id, enum fl_alua_state *state)
+{
+	int i;
+
+	pthread_mutex_lock(&lun->lock);
+	i = tpg_find(lun, tpg_id);
+	if (i >= 0)
+		*state = lun->tpg_state[i];
+	pthread_mutex_unlock(&lun->lock);
+	return i >= 0 ? 0 : -ENOENT;
 }
 
 /* Read-only facts about a LUN. */
@@ -711,7 +792,7 @@ void fl_lun_get_info(struct fl_lun *lun, struct fl_lun_info *info)
 	info->pool_blocks = lun->cfg.pool_blocks;
 	info->mapped_blocks = lun->thin ? thin_mapped_count(lun->thin) : lun->num_blocks;
 	info->write_cache = lun->mode.wce;
-	info->alua_state = lun->alua_state;
+	info->alua_state = lun->tpg_state[tpg_find(lun, lun->cfg.tpg_id)]; /* the default group */
 	info->read_only = lun->cfg.read_only;
 	pthread_mutex_unlock(&lun->lock);
 }

@@ -76,10 +76,11 @@ enum sense_reason spc_inquiry(struct exec_ctx *x)
 }
 
 /* NOT READY condition of a LUN that REQUEST SENSE reports, or false. */
-static bool not_ready_condition(const struct fl_lun *lun, uint8_t *asc, uint8_t *ascq)
+static bool not_ready_condition(const struct fl_lun *lun, uint16_t rel_port, uint8_t *asc,
+				uint8_t *ascq)
 {
 	*asc = ASC_NOT_READY;
-	switch (lun->alua_state) {
+	switch (lun_port_state(lun, rel_port)) {
 	case FL_ALUA_STANDBY:
 		*ascq = ASCQ_NOT_READY_ALUA_STANDBY;
 		return true;
@@ -128,7 +129,7 @@ enum sense_reason spc_request_sense(struct exec_ctx *x)
 	if (ua_pop(x->ns, &ua))
 		len =
 		    sense_encode(buf, desc, FL_KEY_UNIT_ATTENTION, ua.asc, ua.ascq, false, 0, NULL);
-	else if (not_ready_condition(x->lun, &asc, &ascq))
+	else if (not_ready_condition(x->lun, x->cmd->nexus.rel_port_id, &asc, &ascq))
 		len = sense_encode(buf, desc, FL_KEY_NOT_READY, asc, ascq, false, 0, NULL);
 	else
 		len = sense_encode(buf, desc, FL_KEY_NO_SENSE, 0, 0, false, 0, NULL);
@@ -255,17 +256,19 @@ enum sense_reason spc_report_supported_opcodes(struct exec_ctx *x)
 }
 
 /*
- * REPORT TARGET PORT GROUPS (SPC-4 r37 6.36): one target port group per
- * LUN configuration (cfg.tpg_id), in the LUN's current asymmetric access
- * state, with the one relative target port the command came through.
+ * REPORT TARGET PORT GROUPS (SPC-4 r37 6.36): every target port group of
+ * the LUN (cfg.tpgs) in its current asymmetric access state, with the
+ * relative target ports that belong to it. A target without a port table
+ * (cfg.nports == 0) has one port: the one the command came through.
  * PARAMETER DATA FORMAT 000b: length-only header; 001b: extended header.
  */
 enum sense_reason spc_report_target_port_groups(struct exec_ctx *x)
 {
 	const uint8_t *cdb = x->cmd->cdb;
+	const struct fl_lun_config *cfg = &x->lun->cfg;
 	uint8_t format = cdb[1] >> 5;
 	uint32_t alloc = fl_get_be32(cdb + 6);
-	uint8_t buf[8 + 8 + 4];
+	uint8_t buf[8 + FL_MAX_PORTS * 8 + FL_MAX_PORTS * 4];
 	uint8_t *d;
 	uint32_t len;
 
@@ -277,17 +280,75 @@ enum sense_reason spc_report_target_port_groups(struct exec_ctx *x)
 		buf[4] = 0x10; /* FORMAT TYPE 001b */
 		buf[5] = 0;    /* IMPLICIT TRANSITION TIME: not specified */
 	}
-	/* Table 253: PREF 0, ASYMMETRIC ACCESS STATE */
-	d[0] = (uint8_t)(x->lun->alua_state & 0x0f);
-	/* T_SUP, O_SUP, U_SUP, S_SUP, AN_SUP, AO_SUP (no LBA dependent) */
-	d[1] = 0x80 | 0x40 | 0x08 | 0x04 | 0x02 | 0x01;
-	fl_put_be16(d + 2, x->lun->cfg.tpg_id);
-	d[5] = 0; /* STATUS CODE: no status available */
-	d[7] = 1; /* TARGET PORT COUNT */
-	fl_put_be16(d + 8 + 2, spc_rel_port(x));
-	len = (uint32_t)(d + 12 - buf);
+	for (unsigned g = 0; g < cfg->ntpgs; g++) {
+		uint8_t count = 0;
+
+		/* Table 253: PREF 0, ASYMMETRIC ACCESS STATE */
+		d[0] = (uint8_t)(x->lun->tpg_state[g] & 0x0f);
+		/* T_SUP, O_SUP, U_SUP, S_SUP, AN_SUP, AO_SUP (no LBA dependent) */
+		d[1] = 0x80 | 0x40 | 0x08 | 0x04 | 0x02 | 0x01;
+		fl_put_be16(d + 2, cfg->tpgs[g].id);
+		d[5] = 0; /* STATUS CODE: no status available */
+		if (cfg->nports == 0) {
+			fl_put_be16(d + 8 + 2, spc_rel_port(x));
+			count = 1;
+		}
+		for (unsigned i = 0; i < cfg->nports; i++)
+			if (lun_tpg_index(x->lun, cfg->ports[i].rel_port_id) == g)
+				fl_put_be16(d + 8 + 4 * count++ + 2, cfg->ports[i].rel_port_id);
+		d[7] = count; /* TARGET PORT COUNT */
+		d += 8 + 4 * count;
+	}
+	len = (uint32_t)(d - buf);
 	fl_put_be32(buf, len - 4); /* RETURN DATA LENGTH */
 	exec_data_in(x, buf, len, alloc);
+	return SENSE_OK;
+}
+
+/*
+ * SET TARGET PORT GROUPS (SPC-4 r37 6.46): explicit ALUA. Only when the LUN
+ * reports explicit support (TPGS 10b or 11b), else the opcode is not
+ * supported. Each 4-byte descriptor after the 4-byte header names a target
+ * port group and the state it is to enter: active/optimized,
+ * active/non-optimized, standby or unavailable (Table 293); anything else,
+ * or a group the LUN does not know, is INVALID FIELD IN PARAMETER LIST and
+ * changes nothing. 5.15.2.5: the I_T nexus that sent the command gets no
+ * unit attention, every other one gets 2A/06.
+ */
+enum sense_reason spc_set_target_port_groups(struct exec_ctx *x)
+{
+	const uint8_t *cdb = x->cmd->cdb;
+	const uint8_t *p = x->cmd->data_out;
+	uint32_t plen = fl_get_be32(cdb + 6);
+	unsigned idx[FL_MAX_PORTS * 4];
+	enum fl_alua_state st[FL_MAX_PORTS * 4];
+	unsigned n = 0;
+
+	if (!x->lun->cfg.alua_explicit)
+		return SENSE_INVALID_OPCODE;
+	if (plen == 0)
+		return SENSE_OK;
+	if (plen < 4 || (plen - 4) % 4 || !p || x->cmd->data_out_len < plen ||
+	    (plen - 4) / 4 > FL_MAX_PORTS * 4)
+		return SENSE_PARAM_LIST_LENGTH_ERROR;
+	for (uint32_t off = 4; off < plen; off += 4) {
+		uint8_t state = p[off] & 0x0f;
+		uint16_t id = fl_get_be16(p + off + 2);
+		unsigned g;
+
+		if (state > FL_ALUA_UNAVAILABLE)
+			return exec_invalid_field(x, SENSE_INVALID_FIELD_IN_PARAM, (uint16_t)off, 3);
+		for (g = 0; g < x->lun->cfg.ntpgs; g++)
+			if (x->lun->cfg.tpgs[g].id == id)
+				break;
+		if (g == x->lun->cfg.ntpgs)
+			return exec_invalid_field(x, SENSE_INVALID_FIELD_IN_PARAM,
+						  (uint16_t)(off + 2), 7);
+		idx[n] = g;
+		st[n++] = (enum fl_alua_state)state;
+	}
+	for (unsigned i = 0; i < n; i++)
+		lun_set_tpg_state(x->lun, idx[i], st[i], x->ns->id);
 	return SENSE_OK;
 }
 

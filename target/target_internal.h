@@ -305,7 +305,8 @@ struct fl_lun {
 	bool stopped;	     /* START STOP UNIT with START=0 */
 	bool medium_ejected; /* removable: START STOP UNIT with LOEJ=1, START=0 */
 	bool removal_prevented;
-	enum fl_alua_state alua_state;
+	/* asymmetric access state of each target port group, indexed as cfg.tpgs */
+	enum fl_alua_state tpg_state[FL_MAX_PORTS];
 	/* unsynced writes, for power loss: sorted LBA set of dirty blocks */
 	struct dirty_set *dirty;
 	/* async execution (file store) */
@@ -354,6 +355,14 @@ enum sense_reason spc_request_sense(struct exec_ctx *x);
 enum sense_reason spc_report_luns(struct exec_ctx *x);
 enum sense_reason spc_report_supported_opcodes(struct exec_ctx *x);
 enum sense_reason spc_report_target_port_groups(struct exec_ctx *x);
+enum sense_reason spc_set_target_port_groups(struct exec_ctx *x);
+/* Index in cfg.tpgs of the group of relative target port rel_port (LUN locked). */
+unsigned lun_tpg_index(const struct fl_lun *lun, uint16_t rel_port);
+/* The asymmetric access state a command through rel_port meets (LUN locked). */
+enum fl_alua_state lun_port_state(const struct fl_lun *lun, uint16_t rel_port);
+/* Sets group idx's state; UA 2A/06 for every nexus but `except` (LUN locked). */
+void lun_set_tpg_state(struct fl_lun *lun, unsigned idx, enum fl_alua_state state,
+		       uint64_t except);
 enum sense_reason spc_prevent_allow(struct exec_ctx *x);
 enum sense_reason pr_reserve(struct exec_ctx *x);
 enum sense_reason pr_release(struct exec_ctx *x);

@@ -107,7 +107,7 @@ static uint32_t vpd_devid(struct exec_ctx *x, uint8_t *buf)
 	d[0] = 0x01;
 	d[1] = 0x15;
 	d[3] = 4;
-	fl_put_be16(d + 6, lun->cfg.tpg_id);
+	fl_put_be16(d + 6, lun->cfg.tpgs[lun_tpg_index(lun, spc_rel_port(x))].id);
 	d += 8;
 	fl_put_be16(buf + 2, (uint32_t)(d - buf - 4));
 	return (uint32_t)(d - buf);

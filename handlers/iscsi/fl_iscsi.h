@@ -30,9 +30,30 @@ extern "C" {
 /* A timeout option that turns its check off. */
 #define FL_ISCSI_OFF 0xffffffffu
 
+/* Most portals (target ports) one target listens on. */
+#define FL_ISCSI_MAX_PORTS 16
+
+/*
+ * One target port of a multi-port target (docs/multipath.md): its portal,
+ * its relative target port identifier (SPC-4 r37 7.8.6.7), carried by every
+ * command accepted on it, and its TargetPortalGroupTag (RFC 7143 13.9).
+ */
+struct fl_iscsi_port {
+	const char *listen; /* "ADDR:PORT"; port 0 = ephemeral */
+	uint16_t rel_port_id;
+	uint16_t tpgt;
+};
+
 /* Options of a target; strings are copied by fl_iscsi_create. */
 struct fl_iscsi_opts {
 	const char *listen; /* "ADDR:PORT" ("[v6]:PORT" too); NULL = default; port 0 = ephemeral */
+	/*
+	 * Target ports: with nports > 0 the target listens on every port's
+	 * portal instead of `listen` (one target reachable through each, like a
+	 * dual-controller array); SendTargets lists every portal with its tag.
+	 */
+	const struct fl_iscsi_port *ports;
+	unsigned nports;
 	const char *iqn;    /* target name; NULL = default */
 	const char *alias;  /* TargetAlias; NULL = "faultlun" */
 	/*
@@ -78,9 +99,13 @@ struct fl_iscsi;
 int fl_iscsi_create(const struct fl_iscsi_opts *opts, struct fl_engine *engine,
 		    struct fl_target *target, struct fl_iscsi **out);
 
-/* The bound port (useful after asking for port 0) and address. */
+/* The bound port (useful after asking for port 0) and address of the first portal. */
 uint16_t fl_iscsi_port(const struct fl_iscsi *t);
 const char *fl_iscsi_address(const struct fl_iscsi *t);
+/* How many portals; portal i's bound address, port and relative target port (0 or -ENOENT). */
+unsigned fl_iscsi_portal_count(const struct fl_iscsi *t);
+int fl_iscsi_portal(const struct fl_iscsi *t, unsigned i, const char **addr, uint16_t *port,
+		    uint16_t *rel_port_id);
 const char *fl_iscsi_iqn(const struct fl_iscsi *t);
 
 /* Serves until fl_iscsi_stop(); returns 0, or -errno if the loop failed. */

@@ -201,6 +201,8 @@ struct conn {
 	struct portal *portal;
 	int fd;
 	uint64_t id;
+	const struct listener *lsn; /* the portal that accepted it: its target port */
+	uint16_t rel_port_id, tpgt;
 	char peer[64];
 	char peer_host[64]; /* the address alone, for the per-address session limit */
 	enum conn_state state;
@@ -261,15 +263,23 @@ struct conn {
 	uint32_t text_itt;
 };
 
-/* The portal: one listening socket, one loop, many connections. */
+/* One listening socket: the portal of one target port. */
+struct listener {
+	int fd;
+	char addr[64];
+	uint16_t port;
+	uint16_t rel_port_id, tpgt;
+};
+
+/* The portal: its listening sockets, one loop, many connections. */
 struct portal {
 	struct fl_iscsi_opts opts; /* strings owned */
 	struct fl_engine *engine;
 	struct fl_target *target;
 	bool engine_gone; /* after fl_iscsi_disconnect: no more calls into it */
-	int epfd, efd, lfd;
-	char addr[64];
-	uint16_t port;
+	int epfd, efd;
+	struct listener ls[FL_ISCSI_MAX_PORTS]; /* ls[0]: the first portal */
+	unsigned nls;
 	struct conn *conns;
 	unsigned nconns;
 	/* limits, from the options and RLIMIT_NOFILE (fl_iscsi_create) */

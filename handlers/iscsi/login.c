@@ -313,7 +313,10 @@ int login_handle(struct conn *c, const uint8_t *bhs, const uint8_t *data, uint32
 		goto out;
 	/* RFC 7143 13.9: the tag goes in the first response of a session. */
 	if (!l->sent_tpgt) {
-		kv_add(&resp, "TargetPortalGroupTag", "1");
+		char tag[8];
+
+		snprintf(tag, sizeof(tag), "%u", c->tpgt ? c->tpgt : 1u);
+		kv_add(&resp, "TargetPortalGroupTag", tag);
 		if (!c->discovery)
 			kv_add(&resp, "TargetAlias", p->opts.alias);
 		l->sent_tpgt = true;

@@ -36,7 +36,7 @@ struct fl_iscsi {
 };
 
 /* epoll user data tags for the two non-connection fds. */
-static char tag_listen, tag_event;
+static char tag_event;
 
 /* Monotonic clock in nanoseconds. */
 uint64_t iscsi_now_ns(void)
@@ -430,8 +430,10 @@ static void listener_set(struct portal *p, bool on)
 {
 	if (p->listen_on == on)
 		return;
-	struct epoll_event e = {.events = on ? EPOLLIN : 0, .data.ptr = &tag_listen};
-	epoll_ctl(p->epfd, EPOLL_CTL_MOD, p->lfd, &e);
+	for (unsigned i = 0; i < p->nls; i++) {
+		struct epoll_event e = {.events = on ? EPOLLIN : 0, .data.ptr = &p->ls[i]};
+		epoll_ctl(p->epfd, EPOLL_CTL_MOD, p->ls[i].fd, &e);
+	}
 	p->listen_on = on;
 }
 
@@ -454,7 +456,7 @@ static void accept_exhausted(struct portal *p, int err)
 {
 	if (p->reserve_fd >= 0 && (err == EMFILE || err == ENFILE)) {
 		close(p->reserve_fd);
-		int fd = accept4(p->lfd, NULL, NULL, SOCK_CLOEXEC);
+		int fd = accept4(p->ls[0].fd, NULL, NULL, SOCK_CLOEXEC);
 		if (fd >= 0)
 			close(fd);
 		p->reserve_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
@@ -469,13 +471,13 @@ static void accept_exhausted(struct portal *p, int err)
 		listener_set(p, true);
 }
 
-/* Accepts every pending connection. */
-static void portal_accept(struct portal *p)
+/* Accepts every pending connection of one portal (a target port). */
+static void portal_accept(struct portal *p, const struct listener *lsn)
 {
 	for (;;) {
 		struct sockaddr_storage ss;
 		socklen_t sl = sizeof(ss);
-		int fd = accept4(p->lfd, (struct sockaddr *)&ss, &sl, SOCK_NONBLOCK | SOCK_CLOEXEC);
+		int fd = accept4(lsn->fd, (struct sockaddr *)&ss, &sl, SOCK_NONBLOCK | SOCK_CLOEXEC);
 		if (fd < 0) {
 			int err = errno;
 			if (err == EAGAIN || err == EWOULDBLOCK)
@@ -503,6 +505,9 @@ static void portal_accept(struct portal *p)
 		setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
 		c->portal = p;
 		c->fd = fd;
+		c->lsn = lsn;
+		c->rel_port_id = lsn->rel_port_id;
+		c->tpgt = lsn->tpgt;
 		c->id = ++p->next_conn_id;
 		c->last_rx_ns = iscsi_now_ns();
 		char host[INET6_ADDRSTRLEN] = "?", serv[16] = "?";
@@ -765,8 +770,8 @@ static int split_listen(const char *s, char *host, size_t hl, char *port, size_t
 	return 0;
 }
 
-/* Creates, binds and listens on the portal socket. */
-static int portal_listen(struct portal *p, const char *listen_s)
+/* Creates, binds and listens on one portal socket. */
+static int portal_listen(struct portal *p, struct listener *l, const char *listen_s)
 {
 	char host[256], port[32];
 	struct addrinfo hints = {.ai_family = AF_UNSPEC,
@@ -803,12 +808,12 @@ static int portal_listen(struct portal *p, const char *listen_s)
 	char h[INET6_ADDRSTRLEN], sv[16];
 	getnameinfo((struct sockaddr *)&ss, sl, h, sizeof(h), sv, sizeof(sv),
 		    NI_NUMERICHOST | NI_NUMERICSERV);
-	p->port = (uint16_t)atoi(sv);
+	l->port = (uint16_t)atoi(sv);
 	if (ss.ss_family == AF_INET6)
-		snprintf(p->addr, sizeof(p->addr), "[%s]", h);
+		snprintf(l->addr, sizeof(l->addr), "[%s]", h);
 	else
-		snprintf(p->addr, sizeof(p->addr), "%s", h);
-	p->lfd = fd;
+		snprintf(l->addr, sizeof(l->addr), "%s", h);
+	l->fd = fd;
 	err = 0;
 out:
 	freeaddrinfo(ai);
@@ -848,7 +853,10 @@ int fl_iscsi_create(const struct fl_iscsi_opts *opts, struct fl_engine *engine,
 	p->opts.mutual_secret = dup_opt(opts->mutual_secret, &ok);
 	p->engine = engine;
 	p->target = target;
-	p->epfd = p->efd = p->lfd = p->reserve_fd = -1;
+	p->epfd = p->efd = p->reserve_fd = -1;
+	for (unsigned i = 0; i < FL_ISCSI_MAX_PORTS; i++)
+		p->ls[i].fd = -1;
+	p->opts.ports = NULL; /* copied into p->ls below */
 	p->next_tsih = 1;
 	pthread_mutex_init(&p->lock, NULL);
 	iscsi_crc32c_init();
@@ -880,9 +888,23 @@ int fl_iscsi_create(const struct fl_iscsi_opts *opts, struct fl_engine *engine,
 		err = -EINVAL;
 		goto fail;
 	}
-	err = portal_listen(p, p->opts.listen);
-	if (err)
+	if (opts->nports > FL_ISCSI_MAX_PORTS) {
+		iscsi_log(p, LOG_ERR, NULL, "too many portals (%u, at most %u)", opts->nports,
+			  FL_ISCSI_MAX_PORTS);
+		err = -EINVAL;
 		goto fail;
+	}
+	/* one listening socket per target port; without ports, one: relative port 1, tag 1 */
+	p->nls = opts->nports ? opts->nports : 1;
+	for (unsigned i = 0; i < p->nls; i++) {
+		const struct fl_iscsi_port *tp = opts->nports ? &opts->ports[i] : NULL;
+
+		p->ls[i].rel_port_id = tp && tp->rel_port_id ? tp->rel_port_id : (uint16_t)(i + 1);
+		p->ls[i].tpgt = tp && tp->tpgt ? tp->tpgt : p->ls[i].rel_port_id;
+		err = portal_listen(p, &p->ls[i], tp ? tp->listen : p->opts.listen);
+		if (err)
+			goto fail;
+	}
 	p->epfd = epoll_create1(EPOLL_CLOEXEC);
 	p->efd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
 	if (p->epfd < 0 || p->efd < 0) {
@@ -891,8 +913,11 @@ int fl_iscsi_create(const struct fl_iscsi_opts *opts, struct fl_engine *engine,
 	}
 	portal_limits(p);
 	p->reserve_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
-	struct epoll_event e = {.events = EPOLLIN, .data.ptr = &tag_listen};
-	epoll_ctl(p->epfd, EPOLL_CTL_ADD, p->lfd, &e);
+	struct epoll_event e = {.events = EPOLLIN};
+	for (unsigned i = 0; i < p->nls; i++) {
+		e.data.ptr = &p->ls[i];
+		epoll_ctl(p->epfd, EPOLL_CTL_ADD, p->ls[i].fd, &e);
+	}
 	p->listen_on = true;
 	sweep_arm(p);
 	e.data.ptr = &tag_event;
@@ -905,16 +930,37 @@ fail:
 	return err;
 }
 
-/* The bound port. */
+/* The bound port of the first portal. */
 uint16_t fl_iscsi_port(const struct fl_iscsi *t)
 {
-	return t->p.port;
+	return t->p.ls[0].port;
 }
 
-/* The bound address (IPv6 in brackets). */
+/* The bound address of the first portal (IPv6 in brackets). */
 const char *fl_iscsi_address(const struct fl_iscsi *t)
 {
-	return t->p.addr;
+	return t->p.ls[0].addr;
+}
+
+/* How many portals the target listens on. */
+unsigned fl_iscsi_portal_count(const struct fl_iscsi *t)
+{
+	return t->p.nls;
+}
+
+/* Portal i: bound address, port, relative target port. */
+int fl_iscsi_portal(const struct fl_iscsi *t, unsigned i, const char **addr, uint16_t *port,
+		    uint16_t *rel_port_id)
+{
+	if (i >= t->p.nls)
+		return -ENOENT;
+	if (addr)
+		*addr = t->p.ls[i].addr;
+	if (port)
+		*port = t->p.ls[i].port;
+	if (rel_port_id)
+		*rel_port_id = t->p.ls[i].rel_port_id;
+	return 0;
 }
 
 /* The target name served. */
@@ -962,8 +1008,8 @@ int fl_iscsi_run(struct fl_iscsi *t)
 		}
 		for (int i = 0; i < n; i++) {
 			void *ptr = evs[i].data.ptr;
-			if (ptr == &tag_listen) {
-				portal_accept(p);
+			if (ptr >= (void *)p->ls && ptr < (void *)(p->ls + p->nls)) {
+				portal_accept(p, ptr);
 				continue;
 			}
 			if (ptr == &tag_event) {
@@ -1051,8 +1097,9 @@ void fl_iscsi_destroy(struct fl_iscsi *t)
 			x->free_arg(x->arg);
 		free(x);
 	}
-	if (p->lfd >= 0)
-		close(p->lfd);
+	for (unsigned i = 0; i < FL_ISCSI_MAX_PORTS; i++)
+		if (p->ls[i].fd >= 0)
+			close(p->ls[i].fd);
 	if (p->reserve_fd >= 0)
 		close(p->reserve_fd);
 	if (p->efd >= 0)

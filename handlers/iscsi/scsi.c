@@ -410,7 +410,7 @@ int scsi_cmd(struct conn *c, const uint8_t *bhs, const uint8_t *ahs, uint32_t ah
 		return 0;
 	}
 	t->cmd.nexus.initiator = t->initiator;
-	t->cmd.nexus.rel_port_id = 1;
+	t->cmd.nexus.rel_port_id = c->rel_port_id ? c->rel_port_id : 1;
 	t->cmd.tag = itt;
 	t->cmd.data_in = rd ? t->buf : NULL;
 	t->cmd.data_in_cap = rd ? t->buf_len : 0;

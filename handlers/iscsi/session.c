@@ -84,7 +84,19 @@ void session_start(struct conn *c)
 	c->logged_in = true;
 	if (c->discovery)
 		return;
-	c->nexus_id = portal_nexus_id(c->portal, c->initiator_port);
+	/*
+	 * SAM-5 r21 4.6.4: an I_T nexus is an initiator port and a target port;
+	 * one initiator port logged in through two portals makes two nexuses.
+	 */
+	if (c->rel_port_id > 1) {
+		char key[600];
+
+		snprintf(key, sizeof(key), "%s,t,0x%x", c->initiator_port ? c->initiator_port : "",
+			 c->rel_port_id);
+		c->nexus_id = portal_nexus_id(c->portal, key);
+	} else {
+		c->nexus_id = portal_nexus_id(c->portal, c->initiator_port);
+	}
 	be_conn_event(c->portal, c, FL_CONN_LOGIN);
 	session_xport_refresh(c);
 }
@@ -130,6 +142,7 @@ static void pdu_info(struct conn *c, enum fl_pdu_kind kind, const struct task *t
 	memset(info, 0, sizeof(*info));
 	info->kind = kind;
 	info->nexus_id = c->nexus_id;
+	info->rel_port_id = c->rel_port_id;
 	if (t) {
 		info->lun_id = t->lun_id;
 		info->has_cdb = true;
@@ -289,7 +302,13 @@ static int session_logout(struct conn *c, const uint8_t *bhs)
 	return 0;
 }
 
-/* Appends "TargetName/TargetAddress" of this portal for SendTargets (Appendix C). */
+/*
+ * Appends "TargetName" and one "TargetAddress" per portal for SendTargets
+ * (RFC 7143 Appendix C: "TargetAddress=domainname[:port][,portal-group-tag]",
+ * repeated for a target reachable through several portals). The portal the
+ * request came through is named by the address the initiator reached; a
+ * portal bound to a wildcard address likewise.
+ */
 static void send_targets(struct conn *c, const char *what, struct kvlist *resp)
 {
 	struct portal *p = c->portal;
@@ -300,15 +319,23 @@ static void send_targets(struct conn *c, const char *what, struct kvlist *resp)
 	struct sockaddr_storage ss;
 	socklen_t sl = sizeof(ss);
 	char host[INET6_ADDRSTRLEN] = "", addr[128];
+	ss.ss_family = AF_INET;
 	if (!getsockname(c->fd, (struct sockaddr *)&ss, &sl))
 		getnameinfo((struct sockaddr *)&ss, sl, host, sizeof(host), NULL, 0,
 			    NI_NUMERICHOST);
-	if (ss.ss_family == AF_INET6)
-		snprintf(addr, sizeof(addr), "[%s]:%u,1", host, p->port);
-	else
-		snprintf(addr, sizeof(addr), "%s:%u,1", host, p->port);
 	kv_add(resp, "TargetName", p->opts.iqn);
-	kv_add(resp, "TargetAddress", addr);
+	for (unsigned i = 0; i < p->nls; i++) {
+		const struct listener *l = &p->ls[i];
+		bool here = l == c->lsn || !strcmp(l->addr, "0.0.0.0") || !strcmp(l->addr, "[::]");
+
+		if (here && ss.ss_family == AF_INET6)
+			snprintf(addr, sizeof(addr), "[%s]:%u,%u", host, l->port, l->tpgt);
+		else if (here)
+			snprintf(addr, sizeof(addr), "%s:%u,%u", host, l->port, l->tpgt);
+		else
+			snprintf(addr, sizeof(addr), "%s:%u,%u", l->addr, l->port, l->tpgt);
+		kv_add(resp, "TargetAddress", addr);
+	}
 }
 
 /* Handles a Text Request (RFC 7143 11.10): SendTargets, else NotUnderstood. */
