@@ -193,9 +193,10 @@ static void step_text(json_t *s, char *buf, size_t len)
 
 /*
  * Reads every trace file of the run into the timeline (guest times "t") and
- * returns its events as compact JSON lines (without the guest time).
+ * returns its events as compact JSON lines (without the guest time); the
+ * events themselves, with the guest time "t", are appended to events.
  */
-static json_t *load_traces(const char *dir, json_t *kmsg, json_t *tl, double off)
+static json_t *load_traces(const char *dir, json_t *kmsg, json_t *tl, double off, json_t *events)
 {
 	json_t *all = json_array();
 	for (int lun = -1; lun < 256; lun++) {
@@ -231,6 +232,7 @@ static json_t *load_traces(const char *dir, json_t *kmsg, json_t *tl, double off
 			free(line);
 			double t = base + json_integer_value(json_object_get(o, "t_us")) / 1e6;
 			json_object_set_new(o, "t", json_real(t));
+			json_array_append(events, o);
 			char text[512];
 			int n = snprintf(text, sizeof(text), "%s",
 					 json_string_value(json_object_get(o, "event")) ?: "?");
@@ -389,7 +391,7 @@ static const char *kind_name(enum fl_expect_kind k)
  */
 static json_t *judge(const struct fl_scenario *sc, const char *run_dir, json_t *steps, json_t *kmsg,
 		     json_t *eh, json_t *last_values, double max_stall, json_t *trace,
-		     int *exit_code)
+		     const char *kernel_release, int *exit_code)
 {
 	const struct fl_check *check = fl_scenario_check(sc);
 	static const struct fl_check none;
@@ -439,6 +441,7 @@ static json_t *judge(const struct fl_scenario *sc, const char *run_dir, json_t *
 	    .has_trace = true,
 	    .trace = events,
 	    .ntrace = nevents,
+	    .kernel_release = kernel_release,
 	};
 	/* The observations as the checker saw them, to judge them again elsewhere. */
 	char p[PATH_MAX];
@@ -459,6 +462,10 @@ static json_t *judge(const struct fl_scenario *sc, const char *run_dir, json_t *
 				      v[k].what, "observed", v[k].observed);
 		if (e && v[k].v != FL_VERDICT_NA)
 			json_object_set_new(e, "ok", json_boolean(v[k].v == FL_VERDICT_PASS));
+		/* The workload step the entry is about, for the report's links. */
+		if (e && v[k].expect < check->nexpects && check->expects[v[k].expect].step >= 0)
+			json_object_set_new(e, "step",
+					    json_integer(check->expects[v[k].expect].step));
 		json_array_append_new(out, e);
 	}
 	*exit_code = fl_verdicts_exit(v, (size_t)n);
@@ -526,7 +533,8 @@ int vm_check_run(const struct fl_scenario *sc, const struct vm_run_info *info)
 		regfree(&res[k]);
 
 	/* The target's trace (its TMF events stay out of the error-handler steps). */
-	json_t *trace = load_traces(dir, kmsg, tl, off);
+	json_t *trace_events = json_array();
+	json_t *trace = load_traces(dir, kmsg, tl, off, trace_events);
 
 	json_array_foreach(uevents, i, o)
 	{
@@ -571,11 +579,17 @@ int vm_check_run(const struct fl_scenario *sc, const struct vm_run_info *info)
 	}
 	/* The healthy LUN's longest read; -1 when there is no healthy LUN to probe. */
 	double max_stall = -1;
+	json_t *probes = json_array();
 	json_array_foreach(stall, i, o)
 	{
 		double ms = json_number_value(json_object_get(o, "ms"));
 		if (!json_object_get(o, "ms"))
 			continue;
+		json_t *pr = json_pack("{s:f,s:f}", "t", json_number_value(json_object_get(o, "t0")),
+				       "ms", ms);
+		if (pr && json_is_true(json_object_get(o, "unfinished")))
+			json_object_set_new(pr, "unfinished", json_true());
+		json_array_append_new(probes, pr);
 		if (ms > max_stall)
 			max_stall = ms;
 		if (ms >= 1000) {
@@ -613,7 +627,8 @@ int vm_check_run(const struct fl_scenario *sc, const struct vm_run_info *info)
 		error = done_text;
 	int judged;
 	json_t *verdicts =
-	    judge(sc, info->run_dir, steps, kmsg, eh_ids, last_values, max_stall, trace, &judged);
+	    judge(sc, info->run_dir, steps, kmsg, eh_ids, last_values, max_stall, trace,
+		  json_string_value(json_object_get(guest, "kernel")), &judged);
 	/* fl_verdicts_exit's 0, 1 and 77 are FL_VM_PASS, FL_VM_FAIL and FL_VM_SKIP. */
 	int rc = error ? FL_VM_ERROR : judged;
 	const char *v = error		   ? "ERROR"
@@ -644,6 +659,17 @@ int vm_check_run(const struct fl_scenario *sc, const struct vm_run_info *info)
 		json_object_set(result, "guest_info", guest);
 	if (max_stall >= 0)
 		json_object_set_new(result, "max_stall_ms", json_real(max_stall));
+	/* For the report: every healthy-LUN probe and the trace with guest times. */
+	json_object_set_new(result, "probes", probes);
+	json_object_set_new(result, "trace_events", trace_events);
+	json_t *knobs = json_object();
+	const struct fl_check *check = fl_scenario_check(sc);
+	for (size_t k = 0; check && k < fl_knob_count; k++) {
+		int kv = *(const int *)((const char *)&check->knobs + fl_knob_descs[k].offset);
+		if (kv >= 0)
+			json_object_set_new(knobs, fl_knob_descs[k].name, json_integer(kv));
+	}
+	json_object_set_new(result, "knobs", knobs);
 	if (test_dev)
 		json_object_set_new(result, "test_dev", json_string(test_dev));
 	json_object_set_new(result, "run_dir", json_string(info->run_dir));

@@ -1,0 +1,338 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * report_html.c - the VM lab's HTML report: one self-contained page (inline
+ * CSS, SVG and a few lines of inline JavaScript; nothing fetched) that shows
+ * the kernel's recovery at a glance: a summary header, the error handler's
+ * escalation ladder under the workload's steps, the sequence chart of one
+ * cycle, device / session state bands over the healthy LUN's latency, the
+ * verdicts (a failing one links to its step on the chart) and the raw
+ * timeline with the noise (module loads, other uevents, boot) hidden behind
+ * a checkbox. trace.json, written beside the page, is the same run for
+ * Perfetto or chrome://tracing (report_trace.c).
+ */
+#include "fl_vm.h"
+#include "report_internal.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define PAGE_W 1300
+
+static const char css[] =
+    "body{font-family:sans-serif;margin:20px;color:#222;max-width:1320px}"
+    "h2{margin:28px 0 6px;font-size:18px}"
+    "table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:3px 6px;"
+    "font-size:13px;text-align:left;vertical-align:top}"
+    ".PASS{color:#1a7f37}.FAIL,.ERROR{color:#c0392b}.NA{color:#777}"
+    ".badge{padding:2px 10px;border-radius:4px;color:#fff}"
+    ".badge.PASS{background:#1a7f37}.badge.FAIL,.badge.ERROR{background:#c0392b}"
+    ".badge.NA{background:#777}"
+    "table.summary th{background:#f2f4f7;width:260px}table.summary td{font-size:14px}"
+    ".legend span{display:inline-block;margin-right:16px;font-size:13px}"
+    ".legend i{display:inline-block;width:14px;height:10px;margin-right:4px;"
+    "vertical-align:middle}"
+    "tr.noise{display:none}body.shownoise tr.noise{display:table-row}"
+    ".note{color:#555;font-size:13px}";
+
+/* Tick spacing for a window of span seconds. */
+static double tick_step(double span)
+{
+	static const double steps[] = {0.5, 1, 2, 5, 10, 20, 30, 60, 120, 300};
+	for (size_t i = 0; i < sizeof(steps) / sizeof(steps[0]); i++)
+		if (span / steps[i] <= 16)
+			return steps[i];
+	return 600;
+}
+
+/* x of t on the page-wide charts (the ladder's frame at x = 0). */
+static double page_x(const struct rp_model *m, double t)
+{
+	return 170 + (t - m->tmin) * (PAGE_W - 180) / (m->tmax - m->tmin);
+}
+
+/* The summary header. */
+static void summary(FILE *f, const struct rp_model *m)
+{
+	json_t *r = m->r;
+	json_t *steps = json_object_get(r, "steps");
+	fprintf(f, "<table class=\"summary\" id=\"summary\">\n<tr><th>kernel, path, "
+		   "accelerator</th><td>");
+	rp_esc(f, json_string_value(json_object_get(json_object_get(r, "guest_info"), "kernel"))
+		      ?: "?");
+	fprintf(f, ", ");
+	rp_esc(f, json_string_value(json_object_get(r, "path")));
+	fprintf(f, ", ");
+	rp_esc(f, json_string_value(json_object_get(r, "accel")));
+	fprintf(f, "</td></tr>\n<tr><th>first error-handler action</th><td id=\"sum-first-eh\">");
+	if (m->first_eh >= 0)
+		fprintf(f, "%.1f s after the workload started", m->first_eh);
+	else
+		fprintf(f, "none");
+	fprintf(f, "</td></tr>\n<tr><th>the application's result</th><td id=\"sum-result\">");
+	json_t *s = json_array_get(steps, m->result_step < 0 ? 0 : (size_t)m->result_step);
+	if (s) {
+		const char *e = json_string_value(json_object_get(s, "errno")) ?: "?";
+		fprintf(f, "step %lld %s: <b class=\"%s\">", (long long)json_integer_value(json_object_get(s, "step")),
+			json_string_value(json_object_get(s, "op")) ?: "?", strcmp(e, "OK") ? "FAIL" : "PASS");
+		rp_esc(f, e);
+		fprintf(f, "</b> after %.1f s",
+			json_number_value(json_object_get(s, "elapsed_ms")) / 1000);
+		size_t n = json_array_size(steps);
+		if (n > 1)
+			fprintf(f, " <span class=\"note\">(%zu steps, all %.1f s)</span>", n,
+				json_number_value(json_object_get(json_array_get(steps, n - 1), "t1")) -
+				    m->origin);
+	} else {
+		fprintf(f, "no step ran");
+	}
+	fprintf(f, "</td></tr>\n<tr><th>error-handler cycles</th><td id=\"sum-cycles\">%d%s",
+		m->ncycles,
+		m->eh_from_trace ? " <span class=\"note\">(the kernel printed no error-handler "
+				   "step: scsi_logging_level / debug_libiscsi_eh were off; the "
+				   "cycles are the TMFs the target received)</span>"
+				 : "");
+	/* What each rung came to, counted over the cycles. */
+	for (int l = RP_ABORT; l < RP_END; l++) {
+		int cnt[RP_NOUTCOMES] = {0};
+		char why[RP_NOUTCOMES][128] = {{0}};
+		for (size_t i = 0; i < m->nspans; i++)
+			if ((int)m->spans[i].level == l) {
+				cnt[m->spans[i].outcome]++;
+				snprintf(why[m->spans[i].outcome], sizeof(why[0]), "%s",
+					 m->spans[i].ended_by);
+			}
+		bool any = false;
+		for (int o = 0; o < RP_NOUTCOMES; o++) {
+			if (!cnt[o])
+				continue;
+			fprintf(f, "%s%d %s", any ? ", " : (l == RP_ABORT ? "<br>" : "; "), cnt[o],
+				rp_outcome_names[o]);
+			if (o != RP_COMPLETED) {
+				fprintf(f, " (");
+				rp_esc(f, why[o]);
+				fprintf(f, ")");
+			}
+			any = true;
+		}
+		if (any)
+			fprintf(f, " <b>%s</b>", rp_level_names[l]);
+	}
+	fprintf(f, "</td></tr>\n<tr><th>healthy LUN stalled</th><td id=\"sum-stall\">");
+	if (!m->has_healthy)
+		fprintf(f, "no healthy LUN in this scenario (nothing probed)");
+	else if (!m->nstalls)
+		fprintf(f, "never (longest read %.0f ms)", m->stall_max_ms);
+	else
+		fprintf(f, "<b>%.1f s</b> in all: %d stall%s of 1 s or more, the longest %.1f s",
+			m->stall_total_ms / 1000, m->nstalls, m->nstalls > 1 ? "s" : "",
+			m->stall_max_ms / 1000);
+	fprintf(f, "</td></tr>\n<tr><th>retries</th><td id=\"sum-retries\">%d <span "
+		   "class=\"note\">(commands the target received again: same LUN, opcode and "
+		   "LBA)</span></td></tr>\n<tr><th>rules fired (trace)</th><td id=\"sum-rules\">",
+		m->retries);
+	rp_esc(f, *m->rules ? m->rules : "none");
+	fprintf(f, "</td></tr>\n</table>\n");
+}
+
+/* The escalation chart: time axis, the workload's steps, the ladder. */
+static void ladder_chart(FILE *f, const struct rp_model *m)
+{
+	const int top = 22, steps_h = 44;
+	int h = top + steps_h + RP_NLEVELS * 40 + 8;
+	fprintf(f,
+		"<div class=\"legend\">"
+		"<span><i style=\"background:%s\"></i>completed</span>"
+		"<span><i style=\"background:%s\"></i>failed (an answer or a dead connection)</span>"
+		"<span><i style=\"background:%s\"></i>timed out (the named timer fired)</span>"
+		"<span><i style=\"border:1px dashed #9aa0a6\"></i>not sent</span>"
+		"<span><i style=\"background:#ccc;border:1px dashed #333\"></i>seen only in the "
+		"target's trace</span><span>&#9670; connection error / retry</span></div>\n",
+		rp_outcome_colors[RP_COMPLETED], rp_outcome_colors[RP_FAILED],
+		rp_outcome_colors[RP_TIMED_OUT]);
+	fprintf(f,
+		"<svg id=\"ladder-chart\" width=\"%d\" height=\"%d\" "
+		"xmlns=\"http://www.w3.org/2000/svg\" font-size=\"11\" font-family=\"sans-serif\">\n",
+		PAGE_W, h);
+	double step = tick_step(m->tmax - m->tmin);
+	for (double t = 0; t <= m->tmax; t += step) {
+		double x = page_x(m, t);
+		fprintf(f,
+			"<line x1=\"%.1f\" x2=\"%.1f\" y1=\"%d\" y2=\"%d\" stroke=\"#e6e6e6\"/>"
+			"<text x=\"%.1f\" y=\"14\" text-anchor=\"middle\" fill=\"#555\">%gs</text>\n",
+			x, x, top - 4, h, x, t);
+	}
+	fprintf(f, "<text x=\"4\" y=\"%d\" font-weight=\"bold\">application</text>\n",
+		top + 26);
+	double last_end[2] = {-1e9, -1e9};
+	size_t i;
+	json_t *o;
+	json_array_foreach(json_object_get(m->r, "steps"), i, o)
+	{
+		long long n = json_integer_value(json_object_get(o, "step"));
+		double a = json_number_value(json_object_get(o, "t0")) - m->origin;
+		double b = json_number_value(json_object_get(o, "t1")) - m->origin;
+		const char *e = json_string_value(json_object_get(o, "errno")) ?: "?";
+		double x0 = page_x(m, a), x1 = page_x(m, b);
+		char label[96];
+		snprintf(label, sizeof(label), "step %lld %s \xe2\x86\x92 %s, %.1f s", n,
+			 json_string_value(json_object_get(o, "op")) ?: "?", e,
+			 json_number_value(json_object_get(o, "elapsed_ms")) / 1000);
+		fprintf(f,
+			"<g id=\"step-%lld\" class=\"step\" data-errno=\"%s\"><title>", n, e);
+		rp_esc(f, label);
+		fprintf(f,
+			"</title><rect x=\"%.1f\" y=\"%d\" width=\"%.1f\" height=\"14\" fill=\"%s\" "
+			"opacity=\"0.8\"/>",
+			x0, top + 26, x1 - x0 < 3 ? 3 : x1 - x0, strcmp(e, "OK") ? "#d03b2f" : "#3b7dd8");
+		double lw = strlen(label) * 5.6;
+		int line = x0 >= last_end[0] ? 0 : x0 >= last_end[1] ? 1 : -1;
+		if (line < 0) {
+			snprintf(label, sizeof(label), "%lld", n);
+			lw = 8;
+			line = x0 >= last_end[0] - lw ? 0 : 1;
+		}
+		last_end[line] = x0 + lw + 6;
+		fprintf(f, "<text x=\"%.1f\" y=\"%d\" font-size=\"10\">", x0,
+			top + (line ? 12 : 23));
+		rp_esc(f, label);
+		fprintf(f, "</text></g>\n");
+	}
+	vm_report_ladder_svg(f, m, "ladder", 0, top + steps_h, PAGE_W, m->tmin, m->tmax);
+	fprintf(f, "</svg>\n");
+}
+
+/* True for timeline rows hidden by default: boot, module loads, other uevents. */
+static bool noise(const char *src, const char *text, double t, double ws)
+{
+	if (t < ws && strcmp(src, "agent"))
+		return true;
+	if (!strcmp(src, "uevent"))
+		return !strstr(text, "SDEV_") && !strstr(text, "RESIZE") && !strstr(text, "DISK_RO");
+	return false;
+}
+
+/* The verdicts and the raw timeline. */
+static void tables(FILE *f, const struct rp_model *m)
+{
+	size_t i;
+	json_t *o;
+	fprintf(f, "<h2>Expectations</h2>\n<table id=\"expectations\"><tr><th>verdict</th>"
+		   "<th>expected</th><th>observed</th><th>on the chart</th></tr>\n");
+	json_array_foreach(json_object_get(m->r, "expectations"), i, o)
+	{
+		const char *word = vm_report_verdict(o);
+		json_t *st = json_object_get(o, "step");
+		fprintf(f, "<tr class=\"exp-%s\"><td class=\"%s\">%s</td><td>",
+			!strcmp(word, "N/A") ? "na" : word, !strcmp(word, "N/A") ? "NA" : word, word);
+		rp_esc(f, json_string_value(json_object_get(o, "what")) ?: "(not recorded)");
+		fprintf(f, "</td><td>");
+		rp_esc(f, json_string_value(json_object_get(o, "observed")));
+		fprintf(f, "</td><td>");
+		if (json_is_integer(st))
+			fprintf(f, "<a href=\"#step-%lld\">step %lld</a>",
+				(long long)json_integer_value(st), (long long)json_integer_value(st));
+		else if (!strcmp(word, "FAIL"))
+			fprintf(f, "<a href=\"#ladder-chart\">ladder</a>");
+		fprintf(f, "</td></tr>\n");
+	}
+	json_t *ph = json_object_get(json_object_get(m->r, "wall"), "guest_phases");
+	double ws = json_number_value(json_object_get(ph, "workload_start"));
+	int hidden = 0;
+	json_array_foreach(json_object_get(m->r, "timeline"), i, o)
+	{
+		const char *src = json_string_value(json_object_get(o, "src")) ?: "";
+		const char *text = json_string_value(json_object_get(o, "text")) ?: "";
+		hidden += noise(src, text, json_number_value(json_object_get(o, "t")), ws);
+	}
+	fprintf(f,
+		"</table>\n<h2>Timeline</h2>\n<p><label><input type=\"checkbox\" id=\"shownoise\" "
+		"onchange=\"document.body.classList.toggle('shownoise', this.checked)\"> show "
+		"the %d rows of boot, module loads and other uevents</label></p>\n"
+		"<table id=\"timeline\"><tr><th>t (s)</th><th>source</th><th>event</th></tr>\n",
+		hidden);
+	json_array_foreach(json_object_get(m->r, "timeline"), i, o)
+	{
+		const char *src = json_string_value(json_object_get(o, "src")) ?: "";
+		const char *text = json_string_value(json_object_get(o, "text")) ?: "";
+		double t = json_number_value(json_object_get(o, "t"));
+		fprintf(f, "<tr%s><td>%+.3f</td><td>", noise(src, text, t, ws) ? " class=\"noise\"" : "",
+			t - m->origin);
+		rp_esc(f, src);
+		fprintf(f, "</td><td>");
+		rp_esc(f, text);
+		fprintf(f, "</td></tr>\n");
+	}
+	fprintf(f, "</table>\n");
+}
+
+/* trace.json beside the page. */
+static void trace_path(const char *html_path, char *buf, size_t len)
+{
+	const char *slash = strrchr(html_path, '/');
+	if (slash)
+		snprintf(buf, len, "%.*s/trace.json", (int)(slash - html_path), html_path);
+	else
+		snprintf(buf, len, "trace.json");
+}
+
+/* See fl_vm.h. */
+int fl_vm_report_html(const char *result_json, const char *html_path)
+{
+	json_t *r = vm_report_load(result_json);
+	if (!r)
+		return -EINVAL;
+	struct rp_model *m = rp_model_new(r);
+	json_decref(r);
+	if (!m)
+		return -ENOMEM;
+	FILE *f = fopen(html_path, "w");
+	if (!f) {
+		int e = errno;
+		rp_model_free(m);
+		return -e;
+	}
+	r = m->r;
+	const char *v = json_string_value(json_object_get(r, "verdict")) ?: "?";
+	const char *vc = !strcmp(v, "N/A") ? "NA" : v;
+	fprintf(f, "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>faultlun vm: ");
+	rp_esc(f, json_string_value(json_object_get(r, "name")));
+	fprintf(f, "</title><style>%s</style></head><body>\n<h1>", css);
+	rp_esc(f, json_string_value(json_object_get(r, "name")));
+	fprintf(f, " <span class=\"badge %s\" id=\"verdict\">%s</span></h1>\n", vc, v);
+	if (json_object_get(r, "error")) {
+		fprintf(f, "<p class=\"ERROR\">");
+		rp_esc(f, json_string_value(json_object_get(r, "error")));
+		fprintf(f, "</p>\n");
+	}
+	summary(f, m);
+	fprintf(f, "<h2>The error handler's escalation</h2>\n<p class=\"note\">Time in seconds "
+		   "from the first workload step. Each bar is one rung the kernel took, labelled "
+		   "with how long it lasted and the timer or answer that ended it.</p>\n");
+	ladder_chart(f, m);
+	if (m->seq_cycle >= 0)
+		fprintf(f,
+			"<h2>Cycle %d, message by message</h2>\n<p class=\"note\">Left: what the "
+			"kernel sent and what came of it; right: what the target received and "
+			"decided (from its trace). A red cross: it never reached the target.</p>\n",
+			m->seq_cycle + 1);
+	else
+		fprintf(f, "<h2>Task management</h2>\n");
+	rp_svg_sequence(f, m);
+	fprintf(f, "<h2>Device and session state; the healthy LUN's reads</h2>\n"
+		   "<p class=\"note\">The error handler stops all I/O to the host while it runs: "
+		   "the healthy LUN shares the host, and its reads (every 100 ms) stall.</p>\n");
+	rp_svg_states(f, m, PAGE_W);
+	tables(f, m);
+	fprintf(f, "<p class=\"note\">trace.json beside this page holds the same run as Chrome "
+		   "trace events (open it in Perfetto or chrome://tracing).</p>\n</body></html>\n");
+	int rc = fclose(f) ? -errno : 0;
+	char tp[PATH_MAX];
+	trace_path(html_path, tp, sizeof(tp));
+	if (!rc)
+		rc = rp_write_chrome_trace(m, tp);
+	rp_model_free(m);
+	return rc;
+}

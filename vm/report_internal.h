@@ -1,0 +1,151 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * report_internal.h - the VM lab's report model (report_model.c) and its
+ * renderers: the error-handler ladder, the sequence chart of one cycle, the
+ * state bands with the healthy LUN's latency (report_svg.c), the page
+ * (report_html.c) and the Chrome trace-event file (report_trace.c).
+ *
+ * The model is derived from one result.json (vm_check.c): the kernel-log
+ * lines of the error handler (scsi_error.c with scsi_logging_level, libiscsi
+ * with debug_libiscsi_eh, LIO's TMR lines), the guest's knob values, and the
+ * target's trace (tmf, tmf_done, reset, conn, inject events). Where the
+ * kernel printed nothing of its error handler, the TMFs the target received
+ * stand in for it (spans marked from_trace).
+ */
+#ifndef FL_VM_REPORT_INTERNAL_H
+#define FL_VM_REPORT_INTERNAL_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stdio.h>
+
+/* Rungs of the escalation ladder, bottom (first) to top. */
+enum rp_level {
+	RP_TIMEOUT = 0, /* the command's timer (device/timeout) */
+	RP_ABORT,	/* ABORT TASK */
+	RP_LUN_RESET,	/* LOGICAL UNIT RESET (sd's "BDR") */
+	RP_TARGET_RESET,
+	RP_SESSION, /* session reset and relogin (iSCSI) */
+	RP_END,	    /* offline or I/O error */
+	RP_NLEVELS,
+};
+
+/* How a span ended. */
+enum rp_outcome {
+	RP_COMPLETED = 0,
+	RP_FAILED,
+	RP_TIMED_OUT, /* a timer ended it: the TMF's, the command's, the session's */
+	RP_SKIPPED,   /* not sent (e.g. "previous abort failed") */
+	RP_NOUTCOMES,
+};
+
+#define RP_MAX_SPANS 256
+#define RP_MAX_MSGS 64
+#define RP_MAX_MARKS 64
+#define RP_MAX_BANDS 128
+
+/* One rung taken by the error handler. */
+struct rp_span {
+	enum rp_level level;
+	enum rp_outcome outcome;
+	double t0, t1; /* seconds from the origin */
+	int cycle;
+	bool from_trace; /* seen only in the target's trace */
+	char ended_by[128]; /* the timer or answer that ended it */
+	/* TMF rungs: the target's side, from its trace (t < -1e8: none) */
+	double t_recv, t_answer;
+	char decision[96]; /* "rejected", "never answered", "never arrived", ... */
+	char detail[120];  /* a tooltip: the kernel's own words */
+};
+
+/* One message of the sequence chart (kernel -> target, and the target's decision). */
+struct rp_msg {
+	double t_sent;	 /* kernel side; < -1e8: not seen in the kernel log */
+	double t_recv;	 /* target side; < -1e8: never arrived */
+	double t_answer; /* the target's answer; < -1e8: none */
+	char sent[64];	 /* "ABORT TASK itt 0x13", "LUN RESET", "login", ... */
+	char decision[96]; /* "rejected", "never answered", "completed (UA 29/00)", ... */
+	char result[160]; /* what the kernel made of it */
+	enum rp_outcome outcome;
+};
+
+/* A point mark on the ladder (a connection error, a command retried). */
+struct rp_mark {
+	enum rp_level level;
+	double t;
+	char text[64];
+};
+
+/* A segment of a state band. */
+struct rp_band {
+	int row; /* in order of first appearance */
+	double t0, t1;
+	char name[24];	/* "lun0", "session1" */
+	char state[24]; /* "running", "blocked", "LOGGED_IN", ... */
+};
+
+/* Everything the drawings need, times in seconds from the origin. */
+struct rp_model {
+	json_t *r;	   /* the result (owned) */
+	double origin;	   /* guest time of the first workload step */
+	double tmin, tmax; /* the drawn window */
+	struct rp_span spans[RP_MAX_SPANS];
+	size_t nspans;
+	struct rp_mark marks[RP_MAX_MARKS];
+	size_t nmarks;
+	struct rp_band bands[RP_MAX_BANDS];
+	size_t nbands;
+	int ncycles;
+	int seq_cycle; /* the cycle of the sequence chart; -1: none */
+	struct rp_msg msgs[RP_MAX_MSGS];
+	size_t nmsgs;
+	bool eh_from_trace; /* the kernel printed no error-handler step */
+	/* summary */
+	double first_eh; /* < 0: none */
+	int result_step; /* the step whose result the summary names; -1: none */
+	double stall_total_ms, stall_max_ms;
+	int nstalls;
+	bool has_healthy;
+	int retries;
+	char rules[512]; /* "hang-read (hold) x6, ..." */
+	/* knobs the guest really had (seconds; -1: unknown) */
+	double k_timeout, k_abort, k_lu, k_tgt, k_recovery, k_cmd_time_out;
+};
+
+/* Builds the model of a result (takes a reference to r). Returns NULL on ENOMEM. */
+struct rp_model *rp_model_new(json_t *r);
+void rp_model_free(struct rp_model *m);
+
+/* Names for the drawings and the trace file. */
+extern const char *const rp_level_names[RP_NLEVELS];
+extern const char *const rp_outcome_names[RP_NOUTCOMES];
+extern const char *const rp_outcome_colors[RP_NOUTCOMES];
+
+/* Loads a result file, printing why it cannot be read; NULL then. */
+json_t *vm_report_load(const char *path);
+/*
+ * PASS, FAIL or N/A of one verdict of result.json ("verdict": pass, fail,
+ * not_applicable; results written before that key have only "ok").
+ */
+const char *vm_report_verdict(json_t *v);
+
+/* Writes s HTML/XML-escaped. */
+void rp_esc(FILE *f, const char *s);
+
+/*
+ * Draws one run's escalation ladder into an SVG group at (x, y), width w,
+ * on the time window [tmin, tmax] (seconds from the run's origin: pass the
+ * same window for runs drawn side by side, as the kernel matrix does);
+ * id names the group. Returns the height used.
+ */
+int vm_report_ladder_svg(FILE *f, const struct rp_model *m, const char *id, int x, int y, int w,
+			 double tmin, double tmax);
+/* The sequence chart of m->seq_cycle (a self-contained <svg>). */
+void rp_svg_sequence(FILE *f, const struct rp_model *m);
+/* Device and session state bands with the healthy LUN's latency (log scale). */
+void rp_svg_states(FILE *f, const struct rp_model *m, int w);
+
+/* Writes the Chrome trace-event JSON of the run; 0 or -errno. */
+int rp_write_chrome_trace(const struct rp_model *m, const char *path);
+
+#endif

@@ -1,0 +1,864 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * report_model.c - turns a VM-lab result into the report's model: the rungs
+ * of the error handler's escalation ladder with their outcome and the timer
+ * or answer that ended each, the cycles, the messages of one cycle paired
+ * with what the target received and decided, state bands and the summary.
+ *
+ * The kernel's side comes from the kernel-log lines vm_check.c keeps in the
+ * timeline (Linux 6.1 wording: scsi_error.c with scsi_logging_level 7,
+ * libiscsi with debug_libiscsi_eh 1, LIO's TMR lines); the timers from the
+ * knobs the guest really had (guest_info.knobs), else the scenario's. The
+ * target's side comes from its trace (tmf: arrived and decided; tmf_done /
+ * reset: answered; conn: closed, login; inject: the faulted command).
+ */
+#include "report_internal.h"
+
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define NONE (-1e9)
+
+const char *const rp_level_names[RP_NLEVELS] = {
+    [RP_TIMEOUT] = "command timeout",
+    [RP_ABORT] = "abort",
+    [RP_LUN_RESET] = "LUN reset",
+    [RP_TARGET_RESET] = "target reset",
+    [RP_SESSION] = "session reset + relogin",
+    [RP_END] = "offline / I/O error",
+};
+const char *const rp_outcome_names[RP_NOUTCOMES] = {
+    [RP_COMPLETED] = "completed",
+    [RP_FAILED] = "failed",
+    [RP_TIMED_OUT] = "timed out",
+    [RP_SKIPPED] = "not sent",
+};
+const char *const rp_outcome_colors[RP_NOUTCOMES] = {
+    [RP_COMPLETED] = "#2a9d5c",
+    [RP_FAILED] = "#d03b2f",
+    [RP_TIMED_OUT] = "#e69a1c",
+    [RP_SKIPPED] = "#9aa0a6",
+};
+
+/* Parser state over the kernel log. */
+struct parse {
+	struct rp_model *m;
+	int open[RP_NLEVELS]; /* index of the open span per level, -1 */
+	bool in_cycle, tmf_timedout, finish, recovery_timedout;
+	double cmd_start; /* when the command of the next cycle was (re)sent */
+	int ntimeouts;	  /* command timer firings since cmd_start */
+	char hostbyte[40];
+};
+
+/* Number value of key in o (a JSON number or a numeric string); def if absent. */
+static double num(json_t *o, const char *key, double def)
+{
+	json_t *v = json_object_get(o, key);
+	if (json_is_number(v))
+		return json_number_value(v);
+	if (json_is_string(v) && *json_string_value(v))
+		return atof(json_string_value(v));
+	return def;
+}
+
+/* A knob in seconds: the guest's value, else the scenario's, else -1. */
+static double knob(json_t *r, const char *guest_name, const char *scenario_name)
+{
+	double v = num(json_object_get(json_object_get(r, "guest_info"), "knobs"), guest_name, -1);
+	return v >= 0 ? v : num(json_object_get(r, "knobs"), scenario_name, -1);
+}
+
+/* "2 s" / "0.5 s" into buf. */
+static const char *secs(char *buf, size_t len, double s)
+{
+	snprintf(buf, len, s == floor(s) ? "%.0f s" : "%.1f s", s);
+	return buf;
+}
+
+/* Opens a span of level at t; returns its index or -1 when full. */
+static int span_open(struct parse *p, enum rp_level level, double t, const char *detail)
+{
+	struct rp_model *m = p->m;
+	if (m->nspans >= RP_MAX_SPANS)
+		return -1;
+	struct rp_span *s = &m->spans[m->nspans];
+	memset(s, 0, sizeof(*s));
+	s->level = level;
+	s->t0 = s->t1 = t;
+	s->t_recv = s->t_answer = NONE;
+	s->cycle = m->ncycles - 1;
+	s->outcome = RP_FAILED;
+	snprintf(s->detail, sizeof(s->detail), "%s", detail ? detail : "");
+	if (level != RP_END && level != RP_TIMEOUT)
+		p->open[level] = (int)m->nspans;
+	return (int)m->nspans++;
+}
+
+/* Fills in why a span ended, from its level, outcome and the knobs. */
+static void span_ended_by(const struct rp_model *m, struct rp_span *s)
+{
+	char b[24];
+	if (s->outcome == RP_TIMED_OUT) {
+		double k = s->level == RP_ABORT		 ? m->k_abort
+			   : s->level == RP_LUN_RESET	 ? m->k_lu
+			   : s->level == RP_TARGET_RESET ? m->k_tgt
+			   : s->level == RP_SESSION	 ? m->k_recovery
+							 : -1;
+		const char *name = s->level == RP_ABORT		 ? "abort_tmo"
+				   : s->level == RP_LUN_RESET	 ? "lu_reset_tmo"
+				   : s->level == RP_TARGET_RESET ? "tgt_reset_tmo"
+								 : "recovery_tmo";
+		if (k >= 0)
+			snprintf(s->ended_by, sizeof(s->ended_by), "%s %s", name,
+				 secs(b, sizeof(b), k));
+		else
+			snprintf(s->ended_by, sizeof(s->ended_by), "%s", name);
+	} else if (s->outcome == RP_COMPLETED) {
+		const char *path = json_string_value(json_object_get(m->r, "path"));
+		if (s->level == RP_SESSION)
+			snprintf(s->ended_by, sizeof(s->ended_by), "relogin");
+		else if (path && !strcmp(path, "tcmu") && m->k_cmd_time_out > 0 &&
+			 s->t1 - s->t0 > m->k_cmd_time_out * 0.5)
+			snprintf(s->ended_by, sizeof(s->ended_by), "cmd_time_out %s",
+				 secs(b, sizeof(b), m->k_cmd_time_out));
+		else
+			snprintf(s->ended_by, sizeof(s->ended_by), "answered");
+	} else if (!*s->ended_by) {
+		snprintf(s->ended_by, sizeof(s->ended_by),
+			 s->t1 - s->t0 < 0.2 ? "failed at once" : "failed");
+	}
+}
+
+/* Closes the open span of level at t. */
+static void span_close(struct parse *p, enum rp_level level, double t, enum rp_outcome out)
+{
+	int i = p->open[level];
+	if (i < 0)
+		return;
+	struct rp_span *s = &p->m->spans[i];
+	s->t1 = t;
+	s->outcome = out;
+	if (out == RP_FAILED && p->tmf_timedout && level != RP_SESSION)
+		s->outcome = RP_TIMED_OUT;
+	if (level != RP_SESSION)
+		p->tmf_timedout = false;
+	span_ended_by(p->m, s);
+	p->open[level] = -1;
+}
+
+/* Guest time (from the origin) of the latest faulted command at or before t, else NONE. */
+static double last_fault_before(const struct rp_model *m, double t)
+{
+	double best = NONE;
+	size_t i;
+	json_t *e;
+	json_array_foreach(json_object_get(m->r, "trace_events"), i, e)
+	{
+		const char *ev = json_string_value(json_object_get(e, "event"));
+		const char *act = json_string_value(json_object_get(e, "action"));
+		double te = num(e, "t", 0) - m->origin;
+		if (ev && !strcmp(ev, "inject") && act &&
+		    (!strcmp(act, "hold") || !strcmp(act, "drop") || !strcmp(act, "drop_response")) &&
+		    te <= t && te > best)
+			best = te;
+	}
+	return best;
+}
+
+/* A cycle starts at t (the error handler's first action): the command-timeout span. */
+static void cycle_begin(struct parse *p, double t)
+{
+	struct rp_model *m = p->m;
+	if (p->in_cycle)
+		return;
+	p->in_cycle = true;
+	m->ncycles++;
+	double start = last_fault_before(m, t);
+	if (start < p->cmd_start)
+		start = p->cmd_start;
+	if (start <= NONE / 2 || start > t) {
+		/* The step running at t, else the command timer before t. */
+		size_t i;
+		json_t *s;
+		start = m->k_timeout > 0 ? t - m->k_timeout : t;
+		json_array_foreach(json_object_get(m->r, "steps"), i, s)
+		{
+			double a = num(s, "t0", 0) - m->origin, b = num(s, "t1", 0) - m->origin;
+			if (a <= t && t <= b + 0.5 && a > p->cmd_start)
+				start = a;
+		}
+	}
+	int k = span_open(p, RP_TIMEOUT, start, "the command's timer");
+	if (k >= 0) {
+		struct rp_span *s = &m->spans[k];
+		char b[24];
+		s->t1 = t;
+		s->outcome = RP_TIMED_OUT;
+		if (m->k_timeout > 0 && p->ntimeouts > 1)
+			snprintf(s->ended_by, sizeof(s->ended_by), "device timeout %s x%d",
+				 secs(b, sizeof(b), m->k_timeout), p->ntimeouts);
+		else if (m->k_timeout > 0)
+			snprintf(s->ended_by, sizeof(s->ended_by), "device timeout %s",
+				 secs(b, sizeof(b), m->k_timeout));
+		else
+			snprintf(s->ended_by, sizeof(s->ended_by), "device timeout");
+		if (p->ntimeouts > 1)
+			snprintf(s->detail, sizeof(s->detail),
+				 "the timer fired %d times; libiscsi asked for more time %d "
+				 "times (NOP-Out answered: \"making progress\")",
+				 p->ntimeouts, p->ntimeouts - 1);
+	}
+	p->ntimeouts = 0;
+}
+
+/* The cycle ends at t: spans left open end with it. */
+static void cycle_end(struct parse *p, double t)
+{
+	if (!p->in_cycle)
+		return;
+	for (int l = RP_ABORT; l < RP_END; l++)
+		span_close(p, (enum rp_level)l, t, RP_FAILED);
+	p->in_cycle = false;
+	p->cmd_start = t;
+}
+
+/* Adds a mark. */
+static void add_mark(struct rp_model *m, enum rp_level level, double t, const char *text)
+{
+	if (m->nmarks >= RP_MAX_MARKS)
+		return;
+	m->marks[m->nmarks].level = level;
+	m->marks[m->nmarks].t = t;
+	snprintf(m->marks[m->nmarks].text, sizeof(m->marks[0].text), "%s", text);
+	m->nmarks++;
+}
+
+/* One kernel-log line of the workload. */
+static void parse_line(struct parse *p, double t, const char *x)
+{
+	struct rp_model *m = p->m;
+	const char *c;
+
+	if (strstr(x, "iscsi_eh_cmd_timed_out") && strstr(x, "timedout")) {
+		p->ntimeouts++;
+	} else if (strstr(x, "timing out command")) {
+		p->ntimeouts++;
+	} else if (strstr(x, "previous abort failed")) {
+		cycle_begin(p, t);
+		int k = span_open(p, RP_ABORT, t, x);
+		if (k >= 0) {
+			m->spans[k].outcome = RP_SKIPPED;
+			snprintf(m->spans[k].ended_by, sizeof(m->spans[k].ended_by),
+				 "not sent: previous abort failed");
+		}
+		p->open[RP_ABORT] = -1;
+	} else if (strstr(x, "abort scheduled") || strstr(x, "aborting command") ||
+		   strstr(x, "iscsi_eh_abort aborting") || strstr(x, "ABORT_TASK: Found")) {
+		cycle_begin(p, t);
+		if (p->open[RP_ABORT] < 0)
+			span_open(p, RP_ABORT, t, x);
+		if ((c = strstr(x, "itt 0x")) && p->open[RP_ABORT] >= 0)
+			snprintf(m->spans[p->open[RP_ABORT]].detail, sizeof(m->spans[0].detail),
+				 "%s", x);
+	} else if (strstr(x, "abort failed")) {
+		span_close(p, RP_ABORT, t, RP_FAILED);
+	} else if (strstr(x, "abort success") || strstr(x, "ABORT_TASK: Sending TMR_FUNCTION_COMPLETE") ||
+		   strstr(x, "cmd abort success")) {
+		span_close(p, RP_ABORT, t, RP_COMPLETED);
+	} else if (strstr(x, "Waking error handler thread") ||
+		   (strstr(x, ": waking up ") && !strstr(x, "waking up host to restart"))) {
+		cycle_begin(p, t);
+	} else if (strstr(x, "Sending BDR") || strstr(x, "iscsi_eh_device_reset LU Reset") ||
+		   (strstr(x, "LUN_RESET:") && strstr(x, "starting"))) {
+		cycle_begin(p, t);
+		span_close(p, RP_ABORT, t, RP_FAILED);
+		if (p->open[RP_LUN_RESET] < 0)
+			span_open(p, RP_LUN_RESET, t, x);
+	} else if (strstr(x, "dev reset result = FAILED") || strstr(x, "BDR failed")) {
+		span_close(p, RP_LUN_RESET, t, RP_FAILED);
+	} else if (strstr(x, "dev reset result = SUCCESS") ||
+		   (strstr(x, "LUN_RESET:") && strstr(x, "Complete"))) {
+		span_close(p, RP_LUN_RESET, t, RP_COMPLETED);
+	} else if (strstr(x, "iscsi_tmf_timedout")) {
+		p->tmf_timedout = true;
+	} else if (strstr(x, "Sending target reset") || strstr(x, "iscsi_eh_target_reset tgt Reset")) {
+		cycle_begin(p, t);
+		span_close(p, RP_LUN_RESET, t, RP_FAILED);
+		if (p->open[RP_TARGET_RESET] < 0)
+			span_open(p, RP_TARGET_RESET, t, x);
+	} else if (strstr(x, "iscsi_eh_target_reset") && strstr(x, "reset result = FAILED")) {
+		span_close(p, RP_TARGET_RESET, t, RP_FAILED);
+	} else if (strstr(x, "iscsi_eh_target_reset") && strstr(x, "reset result = SUCCESS")) {
+		span_close(p, RP_TARGET_RESET, t, RP_COMPLETED);
+	} else if (strstr(x, "iscsi_eh_session_reset") && !strstr(x, "succeeded")) {
+		cycle_begin(p, t);
+		span_close(p, RP_TARGET_RESET, t, RP_FAILED);
+		if (p->open[RP_SESSION] < 0)
+			span_open(p, RP_SESSION, t, x);
+	} else if (strstr(x, "session reset succeeded")) {
+		span_close(p, RP_SESSION, t, RP_COMPLETED);
+	} else if (strstr(x, "session recovery timed out")) {
+		if (p->open[RP_SESSION] < 0) {
+			double t0 = t - (m->k_recovery > 0 ? m->k_recovery : 0);
+			span_open(p, RP_SESSION, t0, x);
+		}
+		span_close(p, RP_SESSION, t, RP_TIMED_OUT);
+		p->recovery_timedout = true;
+	} else if ((c = strstr(x, "detected conn error ("))) {
+		int code = atoi(c + strlen("detected conn error ("));
+		char b[64];
+		snprintf(b, sizeof(b), "conn error %d%s", code,
+			 code == 1021   ? " (TMF timed out)"
+			 : code == 1022 ? " (NOP-Out ping timed out)"
+					: "");
+		add_mark(m, RP_SESSION, t, b);
+	} else if (strstr(x, "flush retry cmd")) {
+		add_mark(m, RP_TIMEOUT, t, "command retried");
+		cycle_end(p, t);
+	} else if (strstr(x, "flush finish cmd")) {
+		p->finish = true;
+		cycle_end(p, t);
+	} else if (strstr(x, "waking up host to restart")) {
+		cycle_end(p, t);
+	} else if ((c = strstr(x, "FAILED Result: hostbyte="))) {
+		snprintf(p->hostbyte, sizeof(p->hostbyte), "%.*s", (int)strcspn(c + 24, " "),
+			 c + 24);
+	} else if (strstr(x, "Device offlined") || strstr(x, "Offlining disk") ||
+		   strstr(x, "I/O error, dev")) {
+		bool off = !strstr(x, "I/O error");
+		/* One mark per second: an offlined disk fails every queued command. */
+		for (size_t i = 0; i < m->nspans; i++)
+			if (m->spans[i].level == RP_END && fabs(m->spans[i].t0 - t) < 1.0 &&
+			    !strcmp(m->spans[i].detail, off ? "offline" : "I/O error"))
+				return;
+		int k = span_open(p, RP_END, t, off ? "offline" : "I/O error");
+		if (k < 0)
+			return;
+		struct rp_span *s = &m->spans[k];
+		s->outcome = RP_FAILED;
+		snprintf(s->ended_by, sizeof(s->ended_by), "%s%s%s%s",
+			 off ? "disk offlined" : "I/O error",
+			 p->recovery_timedout ? " after recovery_tmo"
+			 : strstr(x, "Medium access timeout") ? " (medium access timeouts)"
+			 : p->finish			     ? " (retries used up)"
+							     : "",
+			 *p->hostbyte ? " " : "", p->hostbyte);
+	}
+}
+
+/* TMF name of the trace -> ladder rung. */
+static int tmf_level(const char *tmf)
+{
+	if (!tmf)
+		return -1;
+	if (!strncmp(tmf, "abort", 5) || !strcmp(tmf, "clear_task_set"))
+		return RP_ABORT;
+	if (!strcmp(tmf, "lun_reset"))
+		return RP_LUN_RESET;
+	if (strstr(tmf, "target"))
+		return RP_TARGET_RESET;
+	return -1;
+}
+
+/* The first answer (tmf_done / reset) to a tmf of this name after t. */
+static json_t *tmf_answer(const struct rp_model *m, const char *tmf, double t, double *ta)
+{
+	size_t i;
+	json_t *e;
+	json_array_foreach(json_object_get(m->r, "trace_events"), i, e)
+	{
+		const char *ev = json_string_value(json_object_get(e, "event"));
+		const char *name = json_string_value(json_object_get(e, "tmf"));
+		double te = num(e, "t", 0) - m->origin;
+		if (ev && name && te >= t - 1e-6 && !strcmp(name, tmf) &&
+		    (!strcmp(ev, "tmf_done") || !strcmp(ev, "reset"))) {
+			*ta = te;
+			return e;
+		}
+	}
+	return NULL;
+}
+
+/*
+ * The target's decision on the TMF trace event e (arrived at t): fills
+ * s->decision, s->t_recv and s->t_answer.
+ */
+static void decide(const struct rp_model *m, json_t *e, double t, struct rp_span *s)
+{
+	const char *tmf = json_string_value(json_object_get(e, "tmf")) ?: "?";
+	const char *resp = json_string_value(json_object_get(e, "respond"));
+	double delay = num(e, "delay_ms", 0), ta;
+	json_t *a = tmf_answer(m, tmf, t, &ta);
+	const char *aev = a ? json_string_value(json_object_get(a, "event")) : NULL;
+	char *d = s->decision;
+	size_t n = sizeof(s->decision);
+
+	s->t_recv = t;
+	if (resp && !strcmp(resp, "never")) {
+		snprintf(d, n, "never answered");
+		return;
+	}
+	if (aev && !strcmp(aev, "reset"))
+		snprintf(d, n, "completed%s%s", json_object_get(a, "ua") ? ", UA " : "",
+			 json_string_value(json_object_get(a, "ua")) ?: "");
+	else if (a && num(a, "response", -1) == 1)
+		snprintf(d, n, "answered: task does not exist");
+	else if (a && num(a, "response", -1) == 0)
+		snprintf(d, n, "completed");
+	else
+		snprintf(d, n, "%s", resp ? resp : "?");
+	if (delay > 0)
+		snprintf(d + strlen(d), n - strlen(d), " after a delay of %.0f ms", delay);
+	s->t_answer = a ? ta : t + delay / 1000;
+}
+
+/* s->ended_by = "target: DECISION" (or with prefix, the old text first). */
+static void ended_by_target(struct rp_span *s, bool append)
+{
+	char b[sizeof(s->ended_by) + 80];
+	snprintf(b, sizeof(b), "%.60s%starget: %.60s", append ? s->ended_by : "",
+		 append ? ", " : "", s->decision);
+	snprintf(s->ended_by, sizeof(s->ended_by), "%.127s", b);
+}
+
+/* Pairs each TMF rung the kernel took with the TMF the target received. */
+static void pair_spans(struct rp_model *m)
+{
+	json_t *tr = json_object_get(m->r, "trace_events");
+	bool used[1024] = {false};
+	for (size_t k = 0; k < m->nspans; k++) {
+		struct rp_span *s = &m->spans[k];
+		if (s->level < RP_ABORT || s->level > RP_TARGET_RESET || s->outcome == RP_SKIPPED)
+			continue;
+		const char *itt = strstr(s->detail, "itt 0x");
+		uint32_t kitt = itt ? (uint32_t)strtoul(itt + 4, NULL, 16) : 0;
+		size_t i;
+		json_t *e;
+		json_array_foreach(tr, i, e)
+		{
+			const char *ev = json_string_value(json_object_get(e, "event"));
+			double t = num(e, "t", 0) - m->origin;
+			if (i >= 1024 || used[i] || !ev || strcmp(ev, "tmf") ||
+			    tmf_level(json_string_value(json_object_get(e, "tmf"))) != (int)s->level ||
+			    t < s->t0 - 0.5 || t > s->t1 + 0.5)
+				continue;
+			/* ABORT TASK: the same task (the trace has the tag as read off the wire). */
+			uint32_t ref = (uint32_t)num(e, "ref_tag", 0);
+			if (itt && ref && ref != kitt && __builtin_bswap32(ref) != kitt)
+				continue;
+			used[i] = true;
+			decide(m, e, t, s);
+			break;
+		}
+		if (s->t_recv <= NONE / 2) {
+			snprintf(s->decision, sizeof(s->decision), "never arrived");
+			if (s->outcome == RP_FAILED)
+				snprintf(s->ended_by, sizeof(s->ended_by),
+					 "failed at once: never reached the target");
+		} else {
+			ended_by_target(s, s->outcome == RP_TIMED_OUT ||
+					       !strncmp(s->decision, "never", 5));
+		}
+	}
+}
+
+/* Without error-handler lines in the kernel log: the ladder from the TMFs the target got. */
+static void spans_from_trace(struct parse *p)
+{
+	struct rp_model *m = p->m;
+	size_t i;
+	json_t *e;
+	json_array_foreach(json_object_get(m->r, "trace_events"), i, e)
+	{
+		const char *ev = json_string_value(json_object_get(e, "event"));
+		double t = num(e, "t", 0) - m->origin;
+		if (!ev)
+			continue;
+		if (!strcmp(ev, "tmf")) {
+			const char *tmf = json_string_value(json_object_get(e, "tmf"));
+			const char *resp = json_string_value(json_object_get(e, "respond"));
+			int l = tmf_level(tmf);
+			if (l < 0)
+				continue;
+			cycle_begin(p, t);
+			for (int k = RP_ABORT; k < l; k++)
+				span_close(p, (enum rp_level)k, t, RP_FAILED);
+			int k = span_open(p, (enum rp_level)l, t, tmf);
+			if (k < 0)
+				continue;
+			struct rp_span *s = &m->spans[k];
+			s->from_trace = true;
+			decide(m, e, t, s);
+			if (resp && !strcmp(resp, "never")) {
+				p->tmf_timedout = true;
+				continue; /* closed by what comes next */
+			}
+			bool done = !strncmp(s->decision, "completed", 9);
+			span_close(p, (enum rp_level)l, s->t_answer, done ? RP_COMPLETED : RP_FAILED);
+			ended_by_target(s, false);
+		} else if (!strcmp(ev, "conn") && p->in_cycle) {
+			const char *what = json_string_value(json_object_get(e, "what"));
+			if (what && !strcmp(what, "closed")) {
+				for (int k = RP_ABORT; k < RP_SESSION; k++)
+					span_close(p, (enum rp_level)k, t, RP_FAILED);
+				if (p->open[RP_SESSION] < 0)
+					m->spans[span_open(p, RP_SESSION, t, "connection closed")]
+					    .from_trace = true;
+			} else if (what && !strcmp(what, "login")) {
+				span_close(p, RP_SESSION, t, RP_COMPLETED);
+			}
+		} else if (!strcmp(ev, "inject") && p->in_cycle) {
+			bool busy = false;
+			for (int k = RP_ABORT; k < RP_END; k++)
+				busy |= p->open[k] >= 0;
+			if (!busy)
+				cycle_end(p, t);
+		}
+	}
+	cycle_end(p, m->tmax);
+}
+
+/* Adds a message of the sequence chart. */
+static struct rp_msg *add_msg(struct rp_model *m, const char *sent)
+{
+	if (m->nmsgs >= RP_MAX_MSGS)
+		return NULL;
+	struct rp_msg *g = &m->msgs[m->nmsgs++];
+	memset(g, 0, sizeof(*g));
+	g->t_sent = g->t_recv = g->t_answer = NONE;
+	snprintf(g->sent, sizeof(g->sent), "%s", sent);
+	return g;
+}
+
+/* Compares two messages by the time they happened. */
+static int cmp_msg(const void *a, const void *b)
+{
+	const struct rp_msg *x = a, *y = b;
+	double tx = x->t_sent > NONE / 2 ? x->t_sent : x->t_recv;
+	double ty = y->t_sent > NONE / 2 ? y->t_sent : y->t_recv;
+	return tx < ty ? -1 : tx > ty;
+}
+
+/* The sequence chart of one cycle: kernel's messages paired with the target's trace. */
+static void build_sequence(struct rp_model *m)
+{
+	static const char *const label_of_level[] = {
+	    [RP_ABORT] = "ABORT TASK", [RP_LUN_RESET] = "LOGICAL UNIT RESET",
+	    [RP_TARGET_RESET] = "TARGET WARM RESET"};
+	double c0 = 1e9, c1 = -1e9;
+	bool used[1024] = {false};
+	json_t *tr = json_object_get(m->r, "trace_events");
+
+	m->seq_cycle = -1;
+	for (size_t i = 0; i < m->nspans && m->seq_cycle < 0; i++)
+		if (m->spans[i].level >= RP_ABORT && m->spans[i].level <= RP_TARGET_RESET &&
+		    m->spans[i].outcome != RP_SKIPPED)
+			m->seq_cycle = m->spans[i].cycle;
+	if (m->seq_cycle < 0)
+		return;
+	for (size_t i = 0; i < m->nspans; i++) {
+		const struct rp_span *s = &m->spans[i];
+		if (s->cycle != m->seq_cycle)
+			continue;
+		c0 = fmin(c0, s->t0);
+		c1 = fmax(c1, s->t1);
+	}
+	/* The command that started it: the faulted command the target got. */
+	size_t i;
+	json_t *e;
+	json_array_foreach(tr, i, e)
+	{
+		const char *ev = json_string_value(json_object_get(e, "event"));
+		const char *act = json_string_value(json_object_get(e, "action"));
+		double t = num(e, "t", 0) - m->origin;
+		if (!ev || strcmp(ev, "inject") || !act || t < c0 - 0.2 || t > c1)
+			continue;
+		if (strcmp(act, "hold") && strcmp(act, "drop") && strcmp(act, "drop_response"))
+			continue;
+		char b[64];
+		snprintf(b, sizeof(b), "%s LBA %lld (tag 0x%llx)",
+			 json_string_value(json_object_get(e, "op")) ?: "command",
+			 (long long)num(e, "lba", 0), (unsigned long long)num(e, "tag", 0));
+		struct rp_msg *g = add_msg(m, b);
+		if (!g)
+			break;
+		g->t_sent = g->t_recv = t;
+		snprintf(g->decision, sizeof(g->decision), "%s (rule %s)",
+			 !strcmp(act, "hold")	? "held, never answered"
+			 : !strcmp(act, "drop") ? "dropped, never answered"
+						: "executed, answer dropped",
+			 json_string_value(json_object_get(e, "rule")) ?: "?");
+		g->outcome = RP_TIMED_OUT;
+		snprintf(g->result, sizeof(g->result), "command timer fired");
+		break;
+	}
+	for (size_t k = 0; k < m->nspans; k++) {
+		const struct rp_span *s = &m->spans[k];
+		if (s->cycle != m->seq_cycle || s->level < RP_ABORT || s->level > RP_TARGET_RESET)
+			continue;
+		char b[64];
+		const char *itt = strstr(s->detail, "itt 0x");
+		unsigned long kitt = itt ? strtoul(itt + 4, NULL, 16) : 0;
+		if (itt)
+			snprintf(b, sizeof(b), "%s (itt 0x%lx)", label_of_level[s->level], kitt);
+		else
+			snprintf(b, sizeof(b), "%s", label_of_level[s->level]);
+		struct rp_msg *g = add_msg(m, b);
+		if (!g)
+			break;
+		g->outcome = s->outcome;
+		if (!s->from_trace)
+			g->t_sent = s->t0;
+		if (s->outcome == RP_SKIPPED) {
+			snprintf(g->decision, sizeof(g->decision), "-");
+			snprintf(g->result, sizeof(g->result), "%s", s->ended_by);
+			continue;
+		}
+		snprintf(g->result, sizeof(g->result), "%s: %.140s", rp_outcome_names[s->outcome],
+			 s->ended_by);
+		g->t_recv = s->t_recv;
+		g->t_answer = strncmp(s->decision, "never", 5) ? s->t_answer : NONE;
+		snprintf(g->decision, sizeof(g->decision), "%s", s->decision);
+	}
+	/* Connection drops and logins in the cycle. */
+	for (size_t k = 0; k < m->nmarks; k++) {
+		if (m->marks[k].level != RP_SESSION || m->marks[k].t < c0 || m->marks[k].t > c1)
+			continue;
+		struct rp_msg *g = add_msg(m, "drops the connection");
+		if (!g)
+			break;
+		g->t_sent = m->marks[k].t;
+		g->outcome = RP_FAILED;
+		snprintf(g->result, sizeof(g->result), "%s", m->marks[k].text);
+		snprintf(g->decision, sizeof(g->decision), "never noticed");
+		json_array_foreach(tr, i, e)
+		{
+			const char *ev = json_string_value(json_object_get(e, "event"));
+			const char *what = json_string_value(json_object_get(e, "what"));
+			double t = num(e, "t", 0) - m->origin;
+			if (i < 1024 && !used[i] && ev && !strcmp(ev, "conn") && what &&
+			    !strcmp(what, "closed") && t >= g->t_sent - 0.5 && t <= c1 + 0.5) {
+				used[i] = true;
+				g->t_recv = t;
+				snprintf(g->decision, sizeof(g->decision),
+					 "connection closed, %lld task(s) dropped",
+					 (long long)num(e, "aborted", 0));
+				break;
+			}
+		}
+	}
+	json_array_foreach(tr, i, e)
+	{
+		const char *ev = json_string_value(json_object_get(e, "event"));
+		const char *what = json_string_value(json_object_get(e, "what"));
+		double t = num(e, "t", 0) - m->origin;
+		if (i >= 1024 || used[i] || !ev || strcmp(ev, "conn") || !what || t < c0 ||
+		    t > c1 + 0.5)
+			continue;
+		struct rp_msg *g = add_msg(m, !strcmp(what, "login") ? "login (relogin)" : what);
+		if (!g)
+			break;
+		g->t_recv = t;
+		g->outcome = RP_COMPLETED;
+		snprintf(g->decision, sizeof(g->decision), "%s",
+			 !strcmp(what, "login") ? "logged in" : what);
+		snprintf(g->result, sizeof(g->result), "%s",
+			 !strcmp(what, "login") ? "session back: command retried" : "");
+	}
+	qsort(m->msgs, m->nmsgs, sizeof(m->msgs[0]), cmp_msg);
+}
+
+/* Device and session state bands from the sysfs changes in the timeline. */
+static void build_bands(struct rp_model *m)
+{
+	size_t i;
+	json_t *e;
+	json_array_foreach(json_object_get(m->r, "timeline"), i, e)
+	{
+		const char *src = json_string_value(json_object_get(e, "src"));
+		const char *text = json_string_value(json_object_get(e, "text"));
+		if (!src || strcmp(src, "sysfs") || !text)
+			continue;
+		const char *eq = strstr(text, " = ");
+		if (!eq || !(strstr(text, ".state =")))
+			continue;
+		bool session = !strncmp(text, "session", 7);
+		if (!session && strncmp(text, "lun", 3))
+			continue;
+		char name[24];
+		snprintf(name, sizeof(name), "%.*s", (int)(eq - text - 6), text);
+		double t = num(e, "t", 0) - m->origin;
+		/* The previous segment of this row ends here. */
+		int row = -1;
+		for (size_t k = m->nbands; k-- > 0;) {
+			if (!strcmp(m->bands[k].name, name)) {
+				m->bands[k].t1 = t;
+				row = m->bands[k].row;
+				break;
+			}
+		}
+		if (m->nbands >= RP_MAX_BANDS)
+			break;
+		struct rp_band *b = &m->bands[m->nbands++];
+		if (row < 0) {
+			row = 0;
+			for (size_t k = 0; k + 1 < m->nbands; k++)
+				if (m->bands[k].row >= row)
+					row = m->bands[k].row + 1;
+		}
+		b->row = row;
+		b->t0 = t;
+		b->t1 = m->tmax;
+		snprintf(b->name, sizeof(b->name), "%s", name);
+		snprintf(b->state, sizeof(b->state), "%s", eq + 3);
+	}
+}
+
+/* The summary: stalls, retries, rules fired. */
+static void build_summary(struct rp_model *m)
+{
+	size_t i;
+	json_t *e;
+	json_array_foreach(json_object_get(m->r, "probes"), i, e)
+	{
+		double ms = num(e, "ms", 0);
+		m->has_healthy = true;
+		if (ms >= 1000) {
+			m->nstalls++;
+			m->stall_total_ms += ms;
+		}
+		if (ms > m->stall_max_ms)
+			m->stall_max_ms = ms;
+	}
+	/* Rules fired, and commands the target saw again (same LUN, opcode, LBA). */
+	json_t *rules = json_object(), *cmds = json_object();
+	json_array_foreach(json_object_get(m->r, "trace_events"), i, e)
+	{
+		const char *ev = json_string_value(json_object_get(e, "event"));
+		if (!ev || strcmp(ev, "inject"))
+			continue;
+		char key[160];
+		snprintf(key, sizeof(key), "%s (%s)",
+			 json_string_value(json_object_get(e, "rule")) ?: "?",
+			 json_string_value(json_object_get(e, "action")) ?: "?");
+		json_object_set_new(rules, key,
+				    json_integer(json_integer_value(json_object_get(rules, key)) + 1));
+		snprintf(key, sizeof(key), "%lld/%s/%lld", (long long)num(e, "lun", 0),
+			 json_string_value(json_object_get(e, "opcode")) ?: "?",
+			 (long long)num(e, "lba", -1));
+		if (json_object_get(cmds, key))
+			m->retries++;
+		json_object_set_new(cmds, key, json_true());
+	}
+	const char *k;
+	json_t *v;
+	size_t n = 0;
+	json_object_foreach(rules, k, v)
+	{
+		n += (size_t)snprintf(m->rules + n, n < sizeof(m->rules) ? sizeof(m->rules) - n : 0,
+				      "%s%s x%lld", n ? ", " : "", k, (long long)json_integer_value(v));
+		if (n >= sizeof(m->rules))
+			break;
+	}
+	json_decref(rules);
+	json_decref(cmds);
+	m->first_eh = -1;
+	for (i = 0; i < m->nspans; i++)
+		if (m->spans[i].level > RP_TIMEOUT && m->spans[i].level < RP_END &&
+		    (m->first_eh < 0 || m->spans[i].t0 < m->first_eh))
+			m->first_eh = m->spans[i].t0;
+	/* The step the application was in when recovery began; else the longest. */
+	m->result_step = -1;
+	double longest = -1;
+	json_array_foreach(json_object_get(m->r, "steps"), i, e)
+	{
+		double a = num(e, "t0", 0) - m->origin, b = num(e, "t1", 0) - m->origin;
+		if (m->first_eh >= 0 && a <= m->first_eh && m->first_eh <= b) {
+			m->result_step = (int)i;
+			break;
+		}
+		if (m->first_eh < 0 && b - a > longest) {
+			longest = b - a;
+			m->result_step = (int)i;
+		}
+	}
+}
+
+/* See report_internal.h. */
+struct rp_model *rp_model_new(json_t *r)
+{
+	struct rp_model *m = calloc(1, sizeof(*m));
+	if (!m)
+		return NULL;
+	m->r = json_incref(r);
+	json_t *s0 = json_array_get(json_object_get(r, "steps"), 0);
+	json_t *e0 = json_array_get(json_object_get(r, "timeline"), 0);
+	m->origin = s0 ? num(s0, "t0", 0) : e0 ? num(e0, "t", 0) : 0;
+	m->k_timeout = knob(r, "timeout", "timeout_s");
+	m->k_abort = knob(r, "abort_tmo", "abort_tmo_s");
+	m->k_lu = knob(r, "lu_reset_tmo", "lu_reset_tmo_s");
+	m->k_tgt = knob(r, "tgt_reset_tmo", "tgt_reset_tmo_s");
+	m->k_recovery = knob(r, "recovery_tmo", "recovery_tmo_s");
+	m->k_cmd_time_out = knob(r, "cmd_time_out", "cmd_time_out_s");
+
+	/* The window: the workload, with a little context before it. */
+	json_t *ph = json_object_get(json_object_get(r, "wall"), "guest_phases");
+	double ws = num(ph, "workload_start", m->origin) - m->origin;
+	double we = num(ph, "workload_end", -1);
+	m->tmax = 1;
+	size_t i;
+	json_t *e;
+	json_array_foreach(json_object_get(r, "steps"), i, e)
+	    m->tmax = fmax(m->tmax, num(e, "t1", 0) - m->origin);
+	if (we > 0)
+		m->tmax = fmax(m->tmax, we - m->origin);
+	m->tmin = fmin(ws, 0) - 0.02 * m->tmax;
+
+	struct parse p = {.m = m, .cmd_start = NONE};
+	for (int l = 0; l < RP_NLEVELS; l++)
+		p.open[l] = -1;
+	json_array_foreach(json_object_get(r, "timeline"), i, e)
+	{
+		const char *src = json_string_value(json_object_get(e, "src"));
+		double t = num(e, "t", 0) - m->origin;
+		if (src && !strcmp(src, "kernel") && t >= ws)
+			parse_line(&p, t, json_string_value(json_object_get(e, "text")) ?: "");
+	}
+	cycle_end(&p, m->tmax);
+	bool kernel_eh = false;
+	for (i = 0; i < m->nspans; i++)
+		kernel_eh |= m->spans[i].level > RP_TIMEOUT && m->spans[i].level < RP_END;
+	if (kernel_eh)
+		pair_spans(m);
+	if (!kernel_eh) {
+		/* Keep what the kernel said about the end (I/O error, offline). */
+		size_t kept = 0;
+		for (i = 0; i < m->nspans; i++)
+			if (m->spans[i].level == RP_END)
+				m->spans[kept++] = m->spans[i];
+		m->nspans = kept;
+		m->ncycles = 0;
+		memset(&p, 0, sizeof(p));
+		p.m = m;
+		p.cmd_start = NONE;
+		for (int l = 0; l < RP_NLEVELS; l++)
+			p.open[l] = -1;
+		spans_from_trace(&p);
+		m->eh_from_trace = m->ncycles > 0;
+	}
+	build_sequence(m);
+	build_bands(m);
+	build_summary(m);
+	return m;
+}
+
+/* See report_internal.h. */
+void rp_model_free(struct rp_model *m)
+{
+	if (!m)
+		return;
+	json_decref(m->r);
+	free(m);
+}
