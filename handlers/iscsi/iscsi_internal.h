@@ -238,6 +238,7 @@ struct conn {
 	uint16_t tsih, cid;
 	char *initiator_name;
 	char *initiator_port; /* "iqn...,i,0x<isid>" */
+	char *nexus_key;      /* initiator port, and target port past the first (portal_nexus_id) */
 	char *target_name;
 	bool discovery;
 	bool logged_in;	    /* full feature phase reached (normal session) */

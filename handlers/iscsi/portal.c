@@ -219,9 +219,8 @@ static bool nexus_grow(struct portal *p)
 static void nexus_forget(struct portal *p)
 {
 	for (struct conn *c = p->conns; c; c = c->next)
-		if (c->initiator_port) {
-			struct nexus_ent *e =
-			    nexus_find(p, c->initiator_port, nexus_hash(c->initiator_port));
+		if (c->nexus_key) {
+			struct nexus_ent *e = nexus_find(p, c->nexus_key, nexus_hash(c->nexus_key));
 			if (e)
 				e->live = true;
 		}
@@ -375,6 +374,7 @@ static void conn_destroy(struct conn *c)
 	free(c->rx_buf);
 	free(c->initiator_name);
 	free(c->initiator_port);
+	free(c->nexus_key);
 	free(c->target_name);
 	free(c->text);
 	free(c);
@@ -452,11 +452,11 @@ static void listener_resume(struct portal *p, struct conn *c, void *arg)
  * sees a close, not a hang), then stop polling the listener for a while
  * instead of spinning on a socket that stays readable.
  */
-static void accept_exhausted(struct portal *p, int err)
+static void accept_exhausted(struct portal *p, const struct listener *lsn, int err)
 {
 	if (p->reserve_fd >= 0 && (err == EMFILE || err == ENFILE)) {
 		close(p->reserve_fd);
-		int fd = accept4(p->ls[0].fd, NULL, NULL, SOCK_CLOEXEC);
+		int fd = accept4(lsn->fd, NULL, NULL, SOCK_CLOEXEC);
 		if (fd >= 0)
 			close(fd);
 		p->reserve_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
@@ -477,7 +477,8 @@ static void portal_accept(struct portal *p, const struct listener *lsn)
 	for (;;) {
 		struct sockaddr_storage ss;
 		socklen_t sl = sizeof(ss);
-		int fd = accept4(lsn->fd, (struct sockaddr *)&ss, &sl, SOCK_NONBLOCK | SOCK_CLOEXEC);
+		int fd =
+		    accept4(lsn->fd, (struct sockaddr *)&ss, &sl, SOCK_NONBLOCK | SOCK_CLOEXEC);
 		if (fd < 0) {
 			int err = errno;
 			if (err == EAGAIN || err == EWOULDBLOCK)
@@ -485,7 +486,7 @@ static void portal_accept(struct portal *p, const struct listener *lsn)
 			if (err == EINTR || err == ECONNABORTED)
 				continue;
 			if (err == EMFILE || err == ENFILE || err == ENOBUFS || err == ENOMEM) {
-				accept_exhausted(p, err);
+				accept_exhausted(p, lsn, err);
 				return;
 			}
 			accept_log(p, "accept: %s", strerror(err));
@@ -632,8 +633,7 @@ static void portal_sweep(struct portal *p, struct conn *unused, void *arg)
 	for (struct conn *c = p->conns; c; c = c->next) {
 		if (c->dead || c->state != CONN_FULL)
 			continue;
-		/* RFC 7143 leaves it to the target: a PDU begun is finished or the connection goes
-		 */
+		/* RFC 7143 leaves it to the target: a PDU begun is finished, or the conn. goes */
 		if (p->pdu_timeout_ns && c->rx_start_ns && (c->ep_events & EPOLLIN) &&
 		    now - c->rx_start_ns > p->pdu_timeout_ns) {
 			snprintf(why, sizeof(why), "a PDU not completed within %llu ms",

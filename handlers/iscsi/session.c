@@ -88,14 +88,19 @@ void session_start(struct conn *c)
 	 * SAM-5 r21 4.6.4: an I_T nexus is an initiator port and a target port;
 	 * one initiator port logged in through two portals makes two nexuses.
 	 */
-	if (c->rel_port_id > 1) {
-		char key[600];
-
-		snprintf(key, sizeof(key), "%s,t,0x%x", c->initiator_port ? c->initiator_port : "",
-			 c->rel_port_id);
-		c->nexus_id = portal_nexus_id(c->portal, key);
+	const char *iport = c->initiator_port ? c->initiator_port : "";
+	size_t len = strlen(iport) + sizeof(",t,0xffff");
+	free(c->nexus_key);
+	c->nexus_key = malloc(len);
+	if (c->nexus_key) {
+		/* the whole name: a key cut short could join two ports in one nexus */
+		if (c->rel_port_id > 1)
+			snprintf(c->nexus_key, len, "%s,t,0x%x", iport, c->rel_port_id);
+		else
+			snprintf(c->nexus_key, len, "%s", iport);
+		c->nexus_id = portal_nexus_id(c->portal, c->nexus_key);
 	} else {
-		c->nexus_id = portal_nexus_id(c->portal, c->initiator_port);
+		c->nexus_id = ++c->portal->next_nexus; /* out of memory: a nexus of its own */
 	}
 	be_conn_event(c->portal, c, FL_CONN_LOGIN);
 	session_xport_refresh(c);
