@@ -545,7 +545,7 @@ static void parse_expect(struct pctx *c, const char *path, json_t *v, struct fl_
 	static const char *const keys[] = {
 	    "step",   "errno", "status", "sense", "within_ms", "min_ms",       "kernel_log",
 	    "count",  "min",   "max",	 "eh",	  "device_state", "lun",    "max_stall_ms",
-	    "trace",  "runner", NULL};
+	    "trace",  "runner", "kernel", NULL};
 	static const char *const whole[] = {"kernel_log", "eh", "device_state", "max_stall_ms",
 					    "trace"};
 	char sub[512], q[80];
@@ -574,6 +574,13 @@ static void parse_expect(struct pctx *c, const char *path, json_t *v, struct fl_
 			     "unknown runner %s (expected \"vm\" or \"libiscsi\")",
 			     pquote(e, q, sizeof(q)));
 	}
+	if ((e = json_object_get(v, "kernel")) &&
+	    pstr(c, SUBP(sub, path, "kernel"), e, 64, &x->kernel) &&
+	    fl_kernel_in_range(x->kernel, "0") < 0)
+		perr(c, sub, false,
+		     "\"kernel\": %s is not a kernel range (e.g. \">=6.12\", \"<6.12\", "
+		     "\"6.1\", \">=6.1,<6.12\")",
+		     pquote(e, q, sizeof(q)));
 	for (size_t i = 0; i < sizeof(whole) / sizeof(whole[0]); i++)
 		nwhole += json_object_get(v, whole[i]) != NULL;
 	if ((e = json_object_get(v, "step"))) {
@@ -864,6 +871,7 @@ void check_free(struct fl_check *ck)
 		free(x->kernel_log);
 		free(x->eh);
 		free(x->device_state);
+		free(x->kernel);
 		for (size_t k = 0; k < x->ntrace; k++) {
 			free(x->trace[k].key);
 			free(x->trace[k].json);

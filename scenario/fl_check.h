@@ -141,6 +141,7 @@ struct fl_expect {
 	uint64_t stall_max_ms, stall_min_ms; /* FL_EX_STALL */
 	struct fl_trace_member *trace;	     /* FL_EX_TRACE: members every counted event has */
 	size_t ntrace;
+	char *kernel; /* kernels it holds for (fl_kernel_in_range); NULL: every kernel */
 };
 
 /* Kernel settings of the VM lab ("knobs"); -1 (or NULL): not given. */
@@ -238,6 +239,8 @@ struct fl_obs {
 	bool has_trace;
 	const char *const *trace;
 	size_t ntrace;
+	/* the kernel's release (uname -r) when the runner runs on one; NULL: none (libiscsi) */
+	const char *kernel_release;
 };
 
 enum fl_verdict_kind {
@@ -276,6 +279,15 @@ int fl_obs_write(const struct fl_obs *obs, const char *path);
 int fl_obs_read(const char *path, struct fl_obs_doc **out);
 const struct fl_obs *fl_obs_of(const struct fl_obs_doc *doc);
 void fl_obs_free(struct fl_obs_doc *doc);
+
+/*
+ * Is kernel release (e.g. "6.12.117+deb13-amd64", "6.1.0-57-amd64") in range
+ * spec: comma-separated terms that must all hold, each an optional operator
+ * (>=, <=, >, <, =) and a version of one to three numbers, compared on the
+ * version's numbers only: ">=6.12", "<6.12", "6.1" (any 6.1.x), ">=6.1,<6.12".
+ * Returns 1 in range, 0 not, -EINVAL for a malformed spec.
+ */
+int fl_kernel_in_range(const char *spec, const char *release);
 
 /* Prints a sense as "KEY/NAME (AA/QQ)" into buf. */
 void fl_sense_text(uint8_t key, uint8_t asc, uint8_t ascq, char *buf, size_t len);

@@ -443,6 +443,73 @@ static void judge_run(struct vlist *l, const struct fl_expect *x, size_t xi,
 		describe(x, kind, v->what, sizeof(v->what));
 }
 
+/* Reads up to three dot-separated numbers at s into v; returns how many, 0: none. */
+static int version_numbers(const char *s, unsigned long v[3], const char **end)
+{
+	int n = 0;
+
+	while (n < 3 && *s >= '0' && *s <= '9') {
+		char *e;
+
+		v[n++] = strtoul(s, &e, 10);
+		s = e;
+		if (*s != '.' || s[1] < '0' || s[1] > '9')
+			break;
+		s++;
+	}
+	*end = s;
+	return n;
+}
+
+/* See fl_check.h. */
+int fl_kernel_in_range(const char *spec, const char *release)
+{
+	unsigned long rel[3] = {0, 0, 0};
+	const char *s = spec, *end;
+	int in = 1;
+
+	if (!spec || !*spec)
+		return -EINVAL;
+	if (!release || !version_numbers(release, rel, &end))
+		release = NULL;
+	for (;;) {
+		unsigned long want[3] = {0, 0, 0};
+		char op[3] = "=";
+		int n, cmp = 0;
+
+		while (*s == ' ')
+			s++;
+		if (s[0] == '>' || s[0] == '<' || s[0] == '=') {
+			op[0] = s[0];
+			op[1] = s[1] == '=' ? '=' : 0;
+			s += op[1] ? 2 : 1;
+		}
+		if (!(n = version_numbers(s, want, &end)))
+			return -EINVAL;
+		s = end;
+		while (*s == ' ')
+			s++;
+		if (*s && *s != ',')
+			return -EINVAL;
+		for (int i = 0; i < n && !cmp; i++)
+			cmp = rel[i] < want[i] ? -1 : rel[i] > want[i];
+		if (!strcmp(op, "=") || !strcmp(op, "=="))
+			in &= cmp == 0;
+		else if (!strcmp(op, ">="))
+			in &= cmp >= 0;
+		else if (!strcmp(op, "<="))
+			in &= cmp <= 0;
+		else if (!strcmp(op, ">"))
+			in &= cmp > 0;
+		else
+			in &= cmp < 0;
+		if (!*s)
+			break;
+		s++;
+	}
+	return release ? in : 0;
+}
+
 /* Judges every expectation against what a runner observed. */
 int fl_check_judge(const struct fl_check *check, const struct fl_obs *obs,
 		   struct fl_verdict **out)
@@ -463,6 +530,19 @@ int fl_check_judge(const struct fl_check *check, const struct fl_obs *obs,
 
 				observed(v, "only the %s runner checks it",
 					 runner_name((enum fl_runner)x->runners));
+				if (v)
+					describe(x, kind, v->what, sizeof(v->what));
+				continue;
+			}
+			if (x->kernel && fl_kernel_in_range(x->kernel, obs->kernel_release) != 1) {
+				struct fl_verdict *v = vadd(&l, xi, kind, FL_VERDICT_NA);
+
+				if (obs->kernel_release)
+					observed(v, "scoped to kernel %s; this run is on %s",
+						 x->kernel, obs->kernel_release);
+				else
+					observed(v, "scoped to kernel %s; the %s runner runs on no "
+						    "kernel", x->kernel, runner_name(obs->runner));
 				if (v)
 					describe(x, kind, v->what, sizeof(v->what));
 				continue;

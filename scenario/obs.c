@@ -47,6 +47,8 @@ int fl_obs_write(const struct fl_obs *obs, const char *path)
 			    json_string(obs->runner == FL_RUNNER_VM ? "vm" : "libiscsi"));
 	json_object_set_new(root, "test_lun", json_integer(obs->test_lun));
 	json_object_set_new(root, "can_status_all", json_boolean(obs->can_status_all));
+	if (obs->kernel_release)
+		json_object_set_new(root, "kernel_release", json_string(obs->kernel_release));
 	for (size_t i = 0; i < obs->nsteps; i++) {
 		const struct fl_step_obs *s = &obs->steps[i];
 		json_t *o = json_pack("{s:s, s:s, s:f, s:i}", "end", end_names[s->end], "errno",
@@ -134,6 +136,7 @@ int fl_obs_read(const char *path, struct fl_obs_doc **out)
 			    : FL_RUNNER_LIBISCSI;
 	d->obs.test_lun = (int)json_integer_value(json_object_get(d->root, "test_lun"));
 	d->obs.can_status_all = json_is_true(json_object_get(d->root, "can_status_all"));
+	d->obs.kernel_release = json_string_value(json_object_get(d->root, "kernel_release"));
 	d->steps = calloc(json_array_size(steps) + 1, sizeof(*d->steps));
 	if (!d->steps) {
 		fl_obs_free(d);

@@ -147,6 +147,9 @@ static const char *const base =
     " \"check\": {\"workload\": [{\"op\": \"read\"}, {\"op\": \"tur\"}, {\"op\": \"mkfs\"}],"
     " \"expect\": [%s]}}";
 
+/* The kernel release judge_one's runner reports (NULL: none). */
+static const char *judge_kernel;
+
 /* Judges one expectation (JSON text) against steps observed by runner. */
 static int judge_one(const char *expect, enum fl_runner runner, const struct fl_step_obs *steps,
 		     bool kernel, struct fl_verdict *out)
@@ -167,7 +170,8 @@ static int judge_one(const char *expect, enum fl_runner runner, const struct fl_
 			     .kmsg = kmsg,
 			     .nkmsg = kernel ? 3 : 0,
 			     .eh = eh,
-			     .neh = kernel ? 3 : 0};
+			     .neh = kernel ? 3 : 0,
+			     .kernel_release = judge_kernel};
 	int n;
 
 	/* The VM lab sees a SCSI status only of pass-through ops (step 1, tur). */
@@ -348,6 +352,10 @@ static void test_expect_values(void)
 	    "{\"errno\": \"OK\"}",
 	    "{\"runner\": \"kernel\", \"step\": 0}",
 	    "{\"trace\": {\"event\": {\"nested\": 1}}}",
+	    "{\"step\": 0, \"kernel\": \"six\"}",
+	    "{\"step\": 0, \"kernel\": \">=6.12,\"}",
+	    "{\"step\": 0, \"kernel\": \"=>6.1\"}",
+	    "{\"step\": 0, \"kernel\": 612}",
 	};
 
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
@@ -364,12 +372,91 @@ static void test_expect_values(void)
 	}
 }
 
+/* Kernel ranges: each term on the release's numbers, to the term's precision. */
+static void test_kernel_range(void)
+{
+	static const struct {
+		const char *spec, *release;
+		int in;
+	} cases[] = {
+	    {">=6.12", "6.12.117+deb13-amd64", 1},
+	    {">=6.12", "6.1.0-57-amd64", 0},
+	    {">=6.12", "7.2.13+deb14-amd64", 1},
+	    {"<6.12", "6.1.0-57-amd64", 1},
+	    {"<6.12", "6.12.0", 0},
+	    {"6.1", "6.1.0-57-amd64", 1},
+	    {"6.1", "6.12.117+deb13-amd64", 0},
+	    {"=7.2", "7.2.13+deb14-amd64", 1},
+	    {">=6.1,<6.12", "6.1.0-57-amd64", 1},
+	    {">=6.1,<6.12", "6.12.117", 0},
+	    {">=6.1, <6.12", "6.6.30", 1},
+	    {">6.1", "6.1.99", 0},
+	    {">6.1.5", "6.1.99", 1},
+	    {"<=6.12", "6.12.200", 1},
+	    {">=6.1", "garbage", 0},
+	    {">=6.1", NULL, 0},
+	    {"", "6.1", -EINVAL},
+	    {">=", "6.1", -EINVAL},
+	    {"6.1,", "6.1", -EINVAL},
+	    {"6.1x", "6.1", -EINVAL},
+	    {"~6.1", "6.1", -EINVAL},
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		int got = fl_kernel_in_range(cases[i].spec, cases[i].release);
+
+		if (got != cases[i].in)
+			printf("%s on %s: %d, expected %d\n", cases[i].spec,
+			       cases[i].release ? cases[i].release : "(none)", got, cases[i].in);
+		CU_ASSERT_EQUAL(got, cases[i].in);
+	}
+}
+
+/* An entry scoped to kernels the run is not on is N/A; on them it is judged. */
+static void test_kernel_scope(void)
+{
+	struct fl_verdict v;
+
+	judge_kernel = "6.12.117+deb13-amd64";
+	CU_ASSERT_EQUAL(judge_one("{\"step\": 0, \"errno\": \"ENODATA\", \"kernel\": \">=6.12\"}",
+				  FL_RUNNER_VM, medium_error, true, &v),
+			FL_VERDICT_PASS);
+	CU_ASSERT_EQUAL(judge_one("{\"step\": 0, \"errno\": \"EIO\", \"kernel\": \">=6.12\"}",
+				  FL_RUNNER_VM, medium_error, true, &v),
+			FL_VERDICT_FAIL);
+	CU_ASSERT_EQUAL(judge_one("{\"step\": 0, \"errno\": \"EIO\", \"kernel\": \"<6.12\"}",
+				  FL_RUNNER_VM, medium_error, true, &v),
+			FL_VERDICT_NA);
+	CU_ASSERT_PTR_NOT_NULL(strstr(v.observed, "this run is on 6.12.117+deb13-amd64"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(v.what, "step 0 errno EIO"));
+	CU_ASSERT_EQUAL(judge_one("{\"kernel_log\": \"abort scheduled\", \"kernel\": \"6.1\"}",
+				  FL_RUNNER_VM, medium_error, true, &v),
+			FL_VERDICT_NA);
+	judge_kernel = "6.1.0-57-amd64";
+	CU_ASSERT_EQUAL(judge_one("{\"kernel_log\": \"abort scheduled\", \"kernel\": \"6.1\"}",
+				  FL_RUNNER_VM, medium_error, true, &v),
+			FL_VERDICT_PASS);
+	/* the libiscsi runner runs on no kernel: scoped entries are N/A there */
+	judge_kernel = NULL;
+	CU_ASSERT_EQUAL(judge_one("{\"step\": 0, \"errno\": \"ENODATA\", \"kernel\": \">=6.1\"}",
+				  FL_RUNNER_LIBISCSI, medium_error, false, &v),
+			FL_VERDICT_NA);
+	CU_ASSERT_PTR_NOT_NULL(strstr(v.observed, "runs on no kernel"));
+	/* unscoped entries are judged on every kernel and in every runner */
+	CU_ASSERT_EQUAL(judge_one("{\"step\": 0, \"errno\": \"ENODATA\"}", FL_RUNNER_LIBISCSI,
+				  medium_error, false, &v),
+			FL_VERDICT_PASS);
+}
+
 /* Observations survive a write and a read. */
 static void test_obs_round_trip(void)
 {
 	char path[] = "/tmp/fl-obs-XXXXXX";
 	int fd = mkstemp(path);
-	struct fl_obs obs = {.runner = FL_RUNNER_LIBISCSI, .steps = medium_error, .nsteps = 3};
+	struct fl_obs obs = {.runner = FL_RUNNER_LIBISCSI,
+			     .steps = medium_error,
+			     .nsteps = 3,
+			     .kernel_release = "7.2.13+deb14-amd64"};
 	struct fl_obs_doc *doc = NULL;
 	const struct fl_obs *o;
 
@@ -384,6 +471,7 @@ static void test_obs_round_trip(void)
 	CU_ASSERT_EQUAL(o->steps[0].asc, 0x11);
 	CU_ASSERT_EQUAL(o->steps[2].end, FL_END_UNSUPPORTED);
 	CU_ASSERT_FALSE(o->has_kernel);
+	CU_ASSERT_STRING_EQUAL(o->kernel_release ? o->kernel_release : "", "7.2.13+deb14-amd64");
 	fl_obs_free(doc);
 	unlink(path);
 }
@@ -395,6 +483,8 @@ static CU_TestInfo tests[] = {
     {"test_timeout", test_timeout},
     {"test_step_values", test_step_values},
     {"test_expect_values", test_expect_values},
+    {"test_kernel_range", test_kernel_range},
+    {"test_kernel_scope", test_kernel_scope},
     {"test_obs_round_trip", test_obs_round_trip},
     CU_TEST_INFO_NULL,
 };
