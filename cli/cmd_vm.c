@@ -37,6 +37,13 @@ static void usage(FILE *out)
 	    "  --accel auto|kvm|tcg   accelerator (default auto: KVM if it boots, else TCG)\n"
 	    "  --timeout S     guest time limit (default check.vm_timeout_s or 300)\n"
 	    "  --memory MB     guest memory (default 2048)\n"
+	    "  --kernel K      the guest's kernel: stock (Debian 12's, the default),\n"
+	    "                  debian:SUITE (bookworm, trixie, sid), or a kernel image\n"
+	    "                  (bzImage or vmlinux)\n"
+	    "  --modules DIR   the image's module tree (a build tree or /lib/modules/VER)\n"
+	    "  --kernels K1,K2,...   run everything on each kernel and write a matrix\n"
+	    "                  report (matrix.json, matrix.html); an image's module\n"
+	    "                  tree follows it after '=' (IMAGE=DIR)\n"
 	    "  --recheck DIR   check a kept run directory again (one scenario)\n"
 	    "  --quiet         no timeline\n"
 	    "  --where         print where the lab's scripts, guest programs and tcmu\n"
@@ -73,10 +80,185 @@ static int scenario_paths(const char *file, char paths[3][8])
 	return n;
 }
 
+/* A file name's stem: "dir/end-of-disk.json" -> "end-of-disk". */
+static void file_stem(const char *file, char *stem, size_t len)
+{
+	const char *slash = strrchr(file, '/');
+
+	snprintf(stem, len, "%s", slash ? slash + 1 : file);
+	stem[strcspn(stem, ".")] = 0;
+}
+
+/* A kernel's label as a directory name: "debian:trixie" -> "debian-trixie", an image's base name. */
+static void kernel_dir(const char *kernel, char *dir, size_t len)
+{
+	const char *slash = strrchr(kernel, '/');
+
+	snprintf(dir, len, "%s", slash ? slash + 1 : kernel);
+	for (char *c = dir; *c; c++)
+		if (*c == ':' || *c == '=' || *c == ' ')
+			*c = '-';
+}
+
+/*
+ * Runs every scenario on every path on every kernel (kernel_list: K1,K2,...,
+ * each "stock", "debian:SUITE" or IMAGE[=MODULE_DIR]; else kernel/modules, or
+ * the stock kernel); with kernel_list, writes the matrix report. Returns the
+ * worst exit status, 77 when every run was skipped.
+ */
+static int run_kernels(const char **files, int nfiles, const char *path, struct fl_vm_opts *o,
+		       char *kernel_list, const char *kernel, const char *modules, const char *out,
+		       bool keep)
+{
+	const char *kernels[16];
+	char *kmods[16];
+	int nk = 0;
+	struct fl_vm_matrix_cell *cells = NULL;
+	char **cell_strings = NULL;
+	size_t ncells = 0;
+
+	if (kernel_list) {
+		char *save = NULL;
+		for (char *k = strtok_r(kernel_list, ",", &save); k; k = strtok_r(NULL, ",", &save)) {
+			if (nk == 16) {
+				fprintf(stderr, "faultlun vm: at most 16 kernels at a time\n");
+				free(kernel_list);
+				return 2;
+			}
+			char *eq = strchr(k, '=');
+			kmods[nk] = NULL;
+			if (eq) {
+				*eq = 0;
+				kmods[nk] = eq + 1;
+			}
+			kernels[nk++] = k;
+		}
+		if (!nk) {
+			fprintf(stderr, "faultlun vm: --kernels names no kernel\n");
+			free(kernel_list);
+			return 2;
+		}
+		cells = calloc((size_t)nk * (size_t)nfiles * 3, sizeof(*cells));
+		cell_strings = calloc((size_t)nk * (size_t)nfiles * 3 * 3, sizeof(char *));
+	} else {
+		kernels[nk] = kernel;
+		kmods[nk++] = (char *)modules;
+	}
+	char base[PATH_MAX];
+	if (out) {
+		snprintf(base, sizeof(base), "%s", out);
+	} else {
+		snprintf(base, sizeof(base), "/tmp/faultlun-vm.XXXXXX");
+		if (!mkdtemp(base)) {
+			perror("faultlun vm: mkdtemp");
+			return 2;
+		}
+	}
+	int worst = 0, runs = 0, skips = 0;
+	for (int k = 0; k < nk; k++) {
+	/* "stock" is the default kernel */
+	o->kernel = kernels[k] && strcmp(kernels[k], "stock") ? kernels[k] : NULL;
+	o->modules = kmods[k];
+	for (int f = 0; f < nfiles; f++) {
+		char paths[3][8];
+		int np;
+		if (!path) {
+			np = scenario_paths(files[f], paths);
+		} else if (!strcmp(path, "both")) {
+			snprintf(paths[0], 8, "iscsi");
+			snprintf(paths[1], 8, "tcmu");
+			np = 2;
+		} else {
+			snprintf(paths[0], 8, "%s", path);
+			np = 1;
+		}
+		for (int p = 0; p < np; p++) {
+			char dir[PATH_MAX + 400], res[PATH_MAX + 440], html[PATH_MAX + 440];
+			char stem[128], kdir[128] = "";
+			file_stem(files[f], stem, sizeof(stem));
+			if (kernel_list)
+				kernel_dir(kernels[k], kdir, sizeof(kdir));
+			snprintf(dir, sizeof(dir), "%s/%s%s%s-%s", base, kdir, *kdir ? "/" : "", stem,
+				 paths[p]);
+			o->path = paths[p];
+			/* A broken scenario is reported before a guest boots for it. */
+			if (strcmp(paths[p], "lio")) {
+				struct fl_scenario *sc = NULL;
+				struct fl_diags diags = {0};
+				unsigned fe = !strcmp(paths[p], "tcmu") ? FL_FE_TCMU : FL_FE_ISCSI;
+				int lr = fl_scenario_load_file(files[f], fe, &sc, &diags);
+				if (lr < 0) {
+					fl_diags_print(&diags, stderr);
+					fl_diags_free(&diags);
+					fprintf(
+					    stderr,
+					    "faultlun vm: %s: not a valid scenario for path %s\n",
+					    files[f], paths[p]);
+					if (worst < 2)
+						worst = 2;
+					runs++;
+					continue;
+				}
+				fl_diags_free(&diags);
+				fl_scenario_free(sc);
+			}
+			int rc = fl_vm_run(files[f], o, dir);
+			runs++;
+			snprintf(res, sizeof(res), "%s/result.json", dir);
+			if (cells) {
+				char **cs = cell_strings + ncells * 3;
+				cs[0] = strdup(stem);
+				cs[1] = strdup(paths[p]);
+				cs[2] = strdup(res);
+				cells[ncells++] = (struct fl_vm_matrix_cell){
+				    .kernel = kernels[k], .scenario = cs[0], .path = cs[1],
+				    .result_json = cs[2], .rc = rc};
+			}
+			if (rc == FL_VM_SKIP) {
+				skips++;
+				continue;
+			}
+			snprintf(res, sizeof(res), "%s/result.json", dir);
+			snprintf(html, sizeof(html), "%s/report.html", dir);
+			if (access(res, R_OK) == 0) {
+				fl_vm_report_text(res, stdout, !o->quiet);
+				if (fl_vm_report_html(res, html) == 0)
+					printf("result: %s\nreport: %s\n", res, html);
+			}
+			if (rc > worst)
+				worst = rc;
+		}
+	}
+	}
+	if (cells) {
+		if (fl_vm_matrix_write(cells, ncells, kernels, (size_t)nk, base, stdout) < 0)
+			fprintf(stderr, "faultlun vm: cannot write the matrix report in %s\n", base);
+		for (size_t i = 0; i < ncells * 3; i++)
+			free(cell_strings[i]);
+		free(cell_strings);
+		free(cells);
+	}
+	free(kernel_list);
+	if (skips == runs) {
+		fprintf(stderr, "faultlun vm: skipped (no qemu or no kernel package)\n");
+		return 77;
+	}
+	if (!out && !keep && worst == 0) {
+		char cmd[PATH_MAX + 16];
+		snprintf(cmd, sizeof(cmd), "rm -rf '%s'", base);
+		if (system(cmd) != 0)
+			fprintf(stderr, "faultlun vm: could not remove %s\n", base);
+	} else {
+		printf("run directory: %s\n", base);
+	}
+	return worst;
+}
+
 int cmd_vm(int argc, char **argv)
 {
 	struct fl_vm_opts o = {.accel = "auto"};
-	const char *path = NULL, *out = NULL, *recheck = NULL;
+	const char *path = NULL, *out = NULL, *recheck = NULL, *kernel = NULL, *modules = NULL;
+	char *kernel_list = NULL;
 	bool keep = false;
 	const char *files[64];
 	int nfiles = 0;
@@ -93,6 +275,9 @@ int cmd_vm(int argc, char **argv)
 	    {"help", no_argument, NULL, 'h'},
 	    {"version", no_argument, NULL, 'V'},
 	    {"where", no_argument, NULL, 'W'},
+	    {"kernel", required_argument, NULL, 'K'},
+	    {"modules", required_argument, NULL, 'M'},
+	    {"kernels", required_argument, NULL, 'X'},
 	    {NULL, 0, NULL, 0},
 	};
 	static const char *const path_words[] = {"iscsi", "tcmu", "both", "lio", NULL};
@@ -145,9 +330,20 @@ int cmd_vm(int argc, char **argv)
 			cli_print_version(stdout);
 			return 0;
 		case 'W':
-			printf("scripts %s\nprograms %s\nhandler %s\n", vm_path(VM_SCRIPTS),
-			       vm_path(VM_PROGRAMS), vm_path(VM_HANDLER));
+			printf("scripts %s\nprograms %s\nhandler %s\ncache %s\n", vm_path(VM_SCRIPTS),
+			       vm_path(VM_PROGRAMS), vm_path(VM_HANDLER),
+			       fl_vm_cache_dir(o.cache_dir));
 			return 0;
+		case 'K':
+			kernel = optarg;
+			break;
+		case 'M':
+			modules = optarg;
+			break;
+		case 'X':
+			free(kernel_list);
+			kernel_list = strdup(optarg);
+			break;
 		default:
 			cli_try_help("vm");
 			return 2;
@@ -163,8 +359,20 @@ int cmd_vm(int argc, char **argv)
 	if (!nfiles) {
 		fprintf(stderr, "faultlun vm: no scenario given\n");
 		usage(stderr);
+		free(kernel_list);
 		return 2;
 	}
+	if (kernel_list && (kernel || modules)) {
+		fprintf(stderr, "faultlun vm: --kernels takes the place of --kernel and --modules\n");
+		free(kernel_list);
+		return 2;
+	}
+	if (modules && !kernel) {
+		fprintf(stderr, "faultlun vm: --modules goes with --kernel IMAGE\n");
+		return 2;
+	}
+	if (kernel_list || kernel)
+		return run_kernels(files, nfiles, path, &o, kernel_list, kernel, modules, out, keep);
 	if (recheck) {
 		char res[PATH_MAX + 16];
 		if (nfiles != 1) {
@@ -177,87 +385,5 @@ int cmd_vm(int argc, char **argv)
 			fl_vm_report_text(res, stdout, !o.quiet);
 		return rc;
 	}
-	char base[PATH_MAX];
-	if (out) {
-		snprintf(base, sizeof(base), "%s", out);
-	} else {
-		snprintf(base, sizeof(base), "/tmp/faultlun-vm.XXXXXX");
-		if (!mkdtemp(base)) {
-			perror("faultlun vm: mkdtemp");
-			return 2;
-		}
-	}
-	int worst = 0, runs = 0, skips = 0;
-	for (int f = 0; f < nfiles; f++) {
-		char paths[3][8];
-		int np;
-		if (!path) {
-			np = scenario_paths(files[f], paths);
-		} else if (!strcmp(path, "both")) {
-			snprintf(paths[0], 8, "iscsi");
-			snprintf(paths[1], 8, "tcmu");
-			np = 2;
-		} else {
-			snprintf(paths[0], 8, "%s", path);
-			np = 1;
-		}
-		for (int p = 0; p < np; p++) {
-			char dir[PATH_MAX + 200], res[PATH_MAX + 240], html[PATH_MAX + 240];
-			char stem[128];
-			const char *slash = strrchr(files[f], '/');
-			snprintf(stem, sizeof(stem), "%s", slash ? slash + 1 : files[f]);
-			stem[strcspn(stem, ".")] = 0;
-			snprintf(dir, sizeof(dir), "%s/%s-%s", base, stem, paths[p]);
-			o.path = paths[p];
-			/* A broken scenario is reported before a guest boots for it. */
-			if (strcmp(paths[p], "lio")) {
-				struct fl_scenario *sc = NULL;
-				struct fl_diags diags = {0};
-				unsigned fe = !strcmp(paths[p], "tcmu") ? FL_FE_TCMU : FL_FE_ISCSI;
-				int lr = fl_scenario_load_file(files[f], fe, &sc, &diags);
-				if (lr < 0) {
-					fl_diags_print(&diags, stderr);
-					fl_diags_free(&diags);
-					fprintf(
-					    stderr,
-					    "faultlun vm: %s: not a valid scenario for path %s\n",
-					    files[f], paths[p]);
-					if (worst < 2)
-						worst = 2;
-					runs++;
-					continue;
-				}
-				fl_diags_free(&diags);
-				fl_scenario_free(sc);
-			}
-			int rc = fl_vm_run(files[f], &o, dir);
-			runs++;
-			if (rc == FL_VM_SKIP) {
-				skips++;
-				continue;
-			}
-			snprintf(res, sizeof(res), "%s/result.json", dir);
-			snprintf(html, sizeof(html), "%s/report.html", dir);
-			if (access(res, R_OK) == 0) {
-				fl_vm_report_text(res, stdout, !o.quiet);
-				if (fl_vm_report_html(res, html) == 0)
-					printf("result: %s\nreport: %s\n", res, html);
-			}
-			if (rc > worst)
-				worst = rc;
-		}
-	}
-	if (skips == runs) {
-		fprintf(stderr, "faultlun vm: skipped (no qemu or no kernel package)\n");
-		return 77;
-	}
-	if (!out && !keep && worst == 0) {
-		char cmd[PATH_MAX + 16];
-		snprintf(cmd, sizeof(cmd), "rm -rf '%s'", base);
-		if (system(cmd) != 0)
-			fprintf(stderr, "faultlun vm: could not remove %s\n", base);
-	} else {
-		printf("run directory: %s\n", base);
-	}
-	return worst;
+	return run_kernels(files, nfiles, path, &o, NULL, NULL, NULL, out, keep);
 }

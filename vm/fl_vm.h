@@ -21,6 +21,7 @@
 #define FL_VM_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdio.h>
 
 enum { FL_VM_PASS = 0, FL_VM_FAIL = 1, FL_VM_ERROR = 2, FL_VM_SKIP = 77 };
@@ -32,6 +33,9 @@ struct fl_vm_opts {
 	int guest_timeout_s;   /* 0: 300 */
 	int memory_mb;	       /* 0: 2048 */
 	bool quiet;	       /* no timeline on stdout */
+	/* NULL: Debian 12's stock kernel; "debian:SUITE"; or a kernel image's path */
+	const char *kernel;
+	const char *modules; /* the image's module tree (build tree or /lib/modules/VER) */
 };
 
 /* Runs scenario on opts->path; results go to run_dir (created). */
@@ -48,6 +52,25 @@ int fl_vm_recheck(const char *scenario, const char *path, const char *run_dir);
 int fl_vm_report_text(const char *result_json, FILE *out, bool timeline);
 /* Writes the HTML report of a result; returns 0 or -errno. */
 int fl_vm_report_html(const char *result_json, const char *html_path);
+
+/* One run of a kernel matrix: its kernel's label, scenario, path and result. */
+struct fl_vm_matrix_cell {
+	const char *kernel;	 /* the label as given to --kernels */
+	const char *scenario;	 /* the scenario's file stem */
+	const char *path;	 /* "iscsi", "tcmu", "lio" */
+	const char *result_json; /* RUN_DIR/result.json (may be missing: rc says why) */
+	int rc;			 /* what fl_vm_run returned */
+};
+
+/*
+ * Writes out_dir/matrix.json and out_dir/matrix.html: scenario x path rows,
+ * one column per kernel (in the order of kernels), and where kernels did
+ * different things the differences side by side; prints a summary to text
+ * (may be NULL). Returns 0 or -errno.
+ */
+int fl_vm_matrix_write(const struct fl_vm_matrix_cell *cells, size_t n,
+		       const char *const *kernels, size_t nkernels, const char *out_dir,
+		       FILE *text);
 
 /* The cache directory the lab uses (static storage). */
 const char *fl_vm_cache_dir(const char *override);

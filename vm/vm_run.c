@@ -113,15 +113,27 @@ static int run_capture(char *const argv[], char *last, size_t lastlen)
 	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
 }
 
-/* Assembles or reuses the guest; guest gets its directory. */
-static int prepare_guest(const char *cache, char *guest, size_t len)
+/*
+ * Assembles or reuses the guest of kernel (NULL: the stock one; "debian:SUITE";
+ * an image's path, with its module tree modules); guest gets its directory.
+ */
+static int prepare_guest(const char *cache, const char *kernel, const char *modules, char *guest,
+			 size_t len)
 {
 	char script[PATH_MAX];
 	snprintf(script, sizeof(script), "%s/mkguest.sh", vm_src_dir());
-	char *argv[] = {(char *)"sh", script, (char *)cache, NULL};
+	char *argv[] = {(char *)"sh", script, (char *)cache, (char *)kernel, (char *)modules, NULL};
+	if (!kernel)
+		argv[3] = NULL;
+	else if (!modules)
+		argv[4] = NULL;
 	int rc = run_capture(argv, guest, len);
 	if (rc == 77)
 		return FL_VM_SKIP;
+	if (rc == 2) {
+		fprintf(stderr, "faultlun vm: the kernel %s cannot be used (see above)\n", kernel);
+		return FL_VM_ERROR;
+	}
 	if (rc != 0 || !*guest) {
 		fprintf(stderr, "faultlun vm: assembling the guest failed (%s exited %d)\n", script,
 			rc);
@@ -554,7 +566,7 @@ int fl_vm_run(const char *scenario, const struct fl_vm_opts *opts, const char *r
 		goto out;
 	}
 	fprintf(stderr, "faultlun vm: cache %s\n", cache);
-	int g = prepare_guest(cache, guest, sizeof(guest));
+	int g = prepare_guest(cache, opts->kernel, opts->modules, guest, sizeof(guest));
 	if (g) {
 		if (g == FL_VM_SKIP)
 			fprintf(stderr, "faultlun vm: the guest kernel cannot be had: skipped\n");

@@ -1,0 +1,443 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * vm_matrix.c - the kernel matrix report of `faultlun vm --kernels K1,K2,...`
+ * (docs/vm-lab.md "Kernel matrix"): one row per scenario and path, one column
+ * per kernel, each cell the run's verdict (from its result.json), and under a
+ * row, where the kernels did different things, the difference side by side:
+ * each step's errno, the error-handler steps, the expectations' verdicts,
+ * kernel-log lines (numbers and disk names folded, so that "sda" and "sdb",
+ * tag#3 and tag#7 are one line) seen on some kernels and not on others, and
+ * step times that differ by more than half (and 500 ms). Written as
+ * matrix.json ("faultlun_vm_matrix": 1) and matrix.html, and printed as text.
+ */
+#include "fl_vm.h"
+#include "vm_internal.h"
+
+#include <errno.h>
+#include <jansson.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The kernel-log lines of a run's workload, folded, as a JSON object used as a set. */
+static json_t *log_patterns(json_t *result)
+{
+	json_t *set = json_object(), *tl = json_object_get(result, "timeline"), *e;
+	json_t *ph = json_object_get(json_object_get(result, "wall"), "guest_phases");
+	double from = json_number_value(json_object_get(ph, "workload_start"));
+	size_t i;
+
+	json_array_foreach(tl, i, e)
+	{
+		const char *src = json_string_value(json_object_get(e, "src"));
+		const char *text = json_string_value(json_object_get(e, "text"));
+		char buf[256];
+		size_t o = 0;
+
+		if (!src || !text || strcmp(src, "kernel") ||
+		    json_number_value(json_object_get(e, "t")) < from)
+			continue;
+		for (const char *s = text; *s && o + 4 < sizeof(buf); s++) {
+			if (*s >= '0' && *s <= '9') {
+				while (s[1] >= '0' && s[1] <= '9')
+					s++;
+				buf[o++] = 'N';
+			} else if (s[0] == 's' && s[1] == 'd' && s[2] >= 'a' && s[2] <= 'z' &&
+				   (s[3] < 'a' || s[3] > 'z')) {
+				memcpy(buf + o, "sdX", 3);
+				o += 3;
+				s += 2;
+			} else {
+				buf[o++] = *s;
+			}
+		}
+		buf[o] = 0;
+		json_object_set_new(set, buf, json_true());
+	}
+	return set;
+}
+
+/* Adds a difference {what, values{kernel: text}} when the values are not all equal. */
+static void differ(json_t *diffs, const char *what, json_t *values)
+{
+	const char *k, *first = NULL;
+	json_t *v;
+	bool same = true;
+
+	json_object_foreach(values, k, v)
+	{
+		const char *t = json_string_value(v) ?: "";
+		if (!first)
+			first = t;
+		else if (strcmp(first, t))
+			same = false;
+	}
+	if (!same && json_object_size(values) > 1)
+		json_array_append_new(diffs, json_pack("{s:s,s:O}", "what", what, "values", values));
+	json_decref(values);
+}
+
+/* The step record of index k in a result's steps. */
+static json_t *step_of(json_t *result, size_t k)
+{
+	json_t *steps = json_object_get(result, "steps"), *s;
+	size_t i;
+
+	json_array_foreach(steps, i, s) if ((size_t)json_integer_value(json_object_get(s, "step")) ==
+					    k) return s;
+	return NULL;
+}
+
+/* The differences between the runs of one row (results by kernel label). */
+static json_t *row_differences(json_t *results)
+{
+	json_t *diffs = json_array(), *r, *values;
+	const char *k;
+	size_t nsteps = 0, nexp = 0;
+	char what[160];
+
+	json_object_foreach(results, k, r)
+	{
+		size_t n = json_array_size(json_object_get(r, "steps"));
+		size_t x = json_array_size(json_object_get(r, "expectations"));
+		nsteps = n > nsteps ? n : nsteps;
+		nexp = x > nexp ? x : nexp;
+	}
+	for (size_t s = 0; s < nsteps; s++) {
+		double lo = -1, hi = -1;
+
+		values = json_object();
+		json_object_foreach(results, k, r)
+		{
+			json_t *st = step_of(r, s);
+			const char *e = json_string_value(json_object_get(st, "errno"));
+			json_object_set_new(values, k, json_string(st ? (e ?: "?") : "(no record)"));
+		}
+		snprintf(what, sizeof(what), "step %zu errno", s);
+		differ(diffs, what, values);
+		values = json_object();
+		json_object_foreach(results, k, r)
+		{
+			json_t *st = step_of(r, s);
+			double ms = json_number_value(json_object_get(st, "elapsed_ms"));
+			char t[32];
+			if (!st)
+				continue;
+			lo = lo < 0 || ms < lo ? ms : lo;
+			hi = ms > hi ? ms : hi;
+			snprintf(t, sizeof(t), "%.0f ms", ms);
+			json_object_set_new(values, k, json_string(t));
+		}
+		snprintf(what, sizeof(what), "step %zu time", s);
+		if (hi - lo > 500 && hi > 1.5 * lo)
+			differ(diffs, what, values);
+		else
+			json_decref(values);
+	}
+	values = json_object();
+	json_object_foreach(results, k, r)
+	{
+		json_t *seq = json_object_get(r, "eh_sequence"), *e;
+		char t[512] = "";
+		size_t i, o = 0;
+		json_array_foreach(seq, i, e) if (json_is_string(e) && o + 40 < sizeof(t)) o +=
+		    (size_t)snprintf(t + o, sizeof(t) - o, "%s%s", o ? " " : "", json_string_value(e));
+		json_object_set_new(values, k, json_string(o ? t : "(none)"));
+	}
+	differ(diffs, "error-handler steps", values);
+	for (size_t x = 0; x < nexp; x++) {
+		const char *label = NULL;
+
+		values = json_object();
+		json_object_foreach(results, k, r)
+		{
+			json_t *e = json_array_get(json_object_get(r, "expectations"), x);
+			char t[600];
+			if (!e)
+				continue;
+			label = json_string_value(json_object_get(e, "what"));
+			snprintf(t, sizeof(t), "%s: %s",
+				 json_string_value(json_object_get(e, "verdict")) ?: "?",
+				 json_string_value(json_object_get(e, "observed")) ?: "");
+			json_object_set_new(values, k, json_string(t));
+		}
+		/* Only the verdict counts as a difference, the text shows why. */
+		json_t *verd = json_object();
+		json_object_foreach(results, k, r)
+		{
+			json_t *e = json_array_get(json_object_get(r, "expectations"), x);
+			if (e)
+				json_object_set(verd, k, json_object_get(e, "verdict"));
+		}
+		const char *vk, *first = NULL;
+		json_t *vv;
+		bool same = true;
+		json_object_foreach(verd, vk, vv)
+		{
+			const char *t = json_string_value(vv) ?: "";
+			if (!first)
+				first = t;
+			else if (strcmp(first, t))
+				same = false;
+		}
+		json_decref(verd);
+		snprintf(what, sizeof(what), "expectation: %s", label ?: "?");
+		if (!same)
+			json_array_append_new(diffs,
+					      json_pack("{s:s,s:O}", "what", what, "values", values));
+		json_decref(values);
+	}
+	/* Kernel-log lines some kernels printed and others did not. */
+	json_t *sets = json_object(), *all = json_object(), *set, *one;
+	json_object_foreach(results, k, r)
+	{
+		set = log_patterns(r);
+		const char *line;
+		json_object_foreach(set, line, one) json_object_set_new(all, line, json_true());
+		json_object_set_new(sets, k, set);
+	}
+	const char *line;
+	size_t shown = 0;
+	json_object_foreach(all, line, one)
+	{
+		size_t have = 0;
+		json_object_foreach(sets, k, set) have += json_object_get(set, line) != NULL;
+		if (have == json_object_size(sets) || shown >= 16)
+			continue;
+		values = json_object();
+		json_object_foreach(sets, k, set) json_object_set_new(
+		    values, k, json_string(json_object_get(set, line) ? "printed" : "-"));
+		snprintf(what, sizeof(what), "kernel log: %.140s", line);
+		differ(diffs, what, values);
+		shown++;
+	}
+	json_decref(sets);
+	json_decref(all);
+	return diffs;
+}
+
+/* Writes text with <, >, & and quotes escaped. */
+static void html_text(FILE *f, const char *s)
+{
+	for (; s && *s; s++) {
+		if (*s == '<')
+			fputs("&lt;", f);
+		else if (*s == '>')
+			fputs("&gt;", f);
+		else if (*s == '&')
+			fputs("&amp;", f);
+		else if (*s == '"')
+			fputs("&quot;", f);
+		else
+			fputc(*s, f);
+	}
+}
+
+/* Writes matrix.html from the matrix document. */
+static int write_html(json_t *doc, const char *path)
+{
+	FILE *f = fopen(path, "w");
+	json_t *kernels = json_object_get(doc, "kernels"), *kv, *row;
+	size_t i, j;
+
+	if (!f)
+		return -errno;
+	fputs("<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>faultlun kernel "
+	      "matrix</title>\n<style>body{font-family:sans-serif;margin:1em}"
+	      "table{border-collapse:collapse;margin:.5em 0}td,th{border:1px solid #bbb;"
+	      "padding:.2em .5em;text-align:left;vertical-align:top}"
+	      ".PASS{background:#c8f0c8}.FAIL{background:#f6c0c0}.ERROR{background:#f0d090}"
+	      ".SKIP,.NA{background:#e0e0e0}details{margin:.3em 0 1em 1em}"
+	      "td.d{font-family:monospace;font-size:90%}</style></head><body>\n"
+	      "<h1>Kernel matrix</h1>\n<table><tr><th>scenario</th><th>path</th>",
+	      f);
+	json_array_foreach(kernels, i, kv)
+	{
+		fputs("<th>", f);
+		html_text(f, json_string_value(json_object_get(kv, "label")));
+		fputs("<br><small>", f);
+		html_text(f, json_string_value(json_object_get(kv, "release")) ?: "");
+		fputs("</small></th>", f);
+	}
+	fputs("</tr>\n", f);
+	json_array_foreach(json_object_get(doc, "rows"), j, row)
+	{
+		fputs("<tr><td>", f);
+		html_text(f, json_string_value(json_object_get(row, "scenario")));
+		fputs("</td><td>", f);
+		html_text(f, json_string_value(json_object_get(row, "path")));
+		fputs("</td>", f);
+		json_array_foreach(kernels, i, kv)
+		{
+			json_t *c = json_object_get(json_object_get(row, "cells"),
+						    json_string_value(json_object_get(kv, "label")));
+			const char *v = json_string_value(json_object_get(c, "verdict")) ?: "-";
+			const char *html = json_string_value(json_object_get(c, "report"));
+			fprintf(f, "<td class=\"%s\">", !strcmp(v, "N/A") ? "NA" : v);
+			if (html)
+				fprintf(f, "<a href=\"%s\">", html);
+			html_text(f, v);
+			if (html)
+				fputs("</a>", f);
+			if (c && json_object_get(c, "workload_s"))
+				fprintf(f, " <small>%.1f s</small>",
+					json_number_value(json_object_get(c, "workload_s")));
+			fputs("</td>", f);
+		}
+		fputs("</tr>\n", f);
+	}
+	fputs("</table>\n<h2>Where the kernels differ</h2>\n", f);
+	json_array_foreach(json_object_get(doc, "rows"), j, row)
+	{
+		json_t *diffs = json_object_get(row, "differences"), *d;
+		size_t k;
+
+		if (!json_array_size(diffs))
+			continue;
+		fputs("<details open><summary>", f);
+		html_text(f, json_string_value(json_object_get(row, "scenario")));
+		fputs(" on ", f);
+		html_text(f, json_string_value(json_object_get(row, "path")));
+		fprintf(f, " (%zu)</summary>\n<table><tr><th></th>", json_array_size(diffs));
+		json_array_foreach(kernels, i, kv)
+		{
+			fputs("<th>", f);
+			html_text(f, json_string_value(json_object_get(kv, "label")));
+			fputs("</th>", f);
+		}
+		fputs("</tr>\n", f);
+		json_array_foreach(diffs, k, d)
+		{
+			fputs("<tr><td class=\"d\">", f);
+			html_text(f, json_string_value(json_object_get(d, "what")));
+			fputs("</td>", f);
+			json_array_foreach(kernels, i, kv)
+			{
+				fputs("<td class=\"d\">", f);
+				html_text(f, json_string_value(json_object_get(
+						 json_object_get(d, "values"),
+						 json_string_value(json_object_get(kv, "label")))) ?:
+						 "");
+				fputs("</td>", f);
+			}
+			fputs("</tr>\n", f);
+		}
+		fputs("</table></details>\n", f);
+	}
+	fputs("</body></html>\n", f);
+	return fclose(f) ? -errno : 0;
+}
+
+/* See fl_vm.h. */
+int fl_vm_matrix_write(const struct fl_vm_matrix_cell *cells, size_t n,
+		       const char *const *kernels, size_t nkernels, const char *out_dir,
+		       FILE *text)
+{
+	json_t *doc = json_object(), *kl = json_array(), *rows = json_array();
+	char p[PATH_MAX];
+	int rc = 0;
+
+	for (size_t k = 0; k < nkernels; k++) {
+		const char *release = NULL;
+		json_t *kv = json_pack("{s:s}", "label", kernels[k]);
+		for (size_t i = 0; i < n && !release; i++) {
+			if (strcmp(cells[i].kernel, kernels[k]))
+				continue;
+			json_t *r = json_load_file(cells[i].result_json, 0, NULL);
+			const char *rel = json_string_value(
+			    json_object_get(json_object_get(r, "guest_info"), "kernel"));
+			if (rel) {
+				release = rel;
+				json_object_set_new(kv, "release", json_string(rel));
+			}
+			json_decref(r);
+		}
+		json_array_append_new(kl, kv);
+	}
+	json_object_set_new(doc, "faultlun_vm_matrix", json_integer(1));
+	json_object_set_new(doc, "kernels", kl);
+	for (size_t i = 0; i < n; i++) {
+		bool seen = false;
+		for (size_t j = 0; j < i && !seen; j++)
+			seen = !strcmp(cells[j].scenario, cells[i].scenario) &&
+			       !strcmp(cells[j].path, cells[i].path);
+		if (seen)
+			continue;
+		json_t *row = json_pack("{s:s,s:s}", "scenario", cells[i].scenario, "path",
+					cells[i].path);
+		json_t *cl = json_object(), *results = json_object();
+		for (size_t j = i; j < n; j++) {
+			if (strcmp(cells[j].scenario, cells[i].scenario) ||
+			    strcmp(cells[j].path, cells[i].path))
+				continue;
+			json_t *r = json_load_file(cells[j].result_json, 0, NULL);
+			const char *v = cells[j].rc == FL_VM_SKIP ? "SKIP" : "ERROR";
+			json_t *c = json_object();
+			if (r && json_string_value(json_object_get(r, "verdict")))
+				v = json_string_value(json_object_get(r, "verdict"));
+			json_object_set_new(c, "verdict", json_string(v));
+			if (r) {
+				json_t *ph = json_object_get(json_object_get(r, "wall"),
+							     "guest_phases");
+				char html[PATH_MAX];
+				json_object_set_new(c, "result", json_string(cells[j].result_json));
+				snprintf(html, sizeof(html), "%s", cells[j].result_json);
+				char *slash = strrchr(html, '/');
+				if (slash && strlen(slash) >= strlen("/report.html")) {
+					strcpy(slash, "/report.html");
+					if (strstr(html, out_dir) == html)
+						json_object_set_new(
+						    c, "report",
+						    json_string(html + strlen(out_dir) + 1));
+				}
+				if (json_object_get(ph, "workload_end"))
+					json_object_set_new(
+					    c, "workload_s",
+					    json_real(json_number_value(
+							  json_object_get(ph, "workload_end")) -
+						      json_number_value(
+							  json_object_get(ph, "workload_start"))));
+				json_object_set(
+				    c, "release",
+				    json_object_get(json_object_get(r, "guest_info"), "kernel"));
+				json_object_set(results, cells[j].kernel, r);
+			}
+			json_decref(r);
+			json_object_set_new(cl, cells[j].kernel, c);
+		}
+		json_object_set_new(row, "cells", cl);
+		json_object_set_new(row, "differences", row_differences(results));
+		json_decref(results);
+		json_array_append_new(rows, row);
+	}
+	json_object_set_new(doc, "rows", rows);
+	snprintf(p, sizeof(p), "%s/matrix.json", out_dir);
+	if (json_dump_file(doc, p, JSON_INDENT(1)) < 0)
+		rc = -EIO;
+	snprintf(p, sizeof(p), "%s/matrix.html", out_dir);
+	if (!rc)
+		rc = write_html(doc, p);
+	if (text) {
+		json_t *row, *kv;
+		size_t j, i;
+
+		fprintf(text, "kernel matrix:\n");
+		json_array_foreach(json_object_get(doc, "rows"), j, row)
+		{
+			fprintf(text, "  %-28s %-6s", json_string_value(json_object_get(row, "scenario")),
+				json_string_value(json_object_get(row, "path")));
+			json_array_foreach(json_object_get(doc, "kernels"), i, kv)
+			{
+				const char *l = json_string_value(json_object_get(kv, "label"));
+				json_t *c = json_object_get(json_object_get(row, "cells"), l);
+				fprintf(text, "  %s %s", l,
+					json_string_value(json_object_get(c, "verdict")) ?: "-");
+			}
+			fprintf(text, "  (%zu differences)\n",
+				json_array_size(json_object_get(row, "differences")));
+		}
+		fprintf(text, "matrix: %s/matrix.json, %s/matrix.html\n", out_dir, out_dir);
+	}
+	json_decref(doc);
+	return rc;
+}
