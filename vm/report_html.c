@@ -137,10 +137,80 @@ static void summary(FILE *f, const struct rp_model *m)
 	fprintf(f, "</td></tr>\n</table>\n");
 }
 
-/* The escalation chart: time axis, the workload's steps, the ladder. */
+/*
+ * What the target's rules did, on the chart's time axis: one bar per burst of
+ * one rule (injections less than a second apart), labelled with the rule,
+ * the action and how many commands it met.
+ */
+static void faults_row(FILE *f, const struct rp_model *m, int y)
+{
+	json_t *tr = json_object_get(m->r, "trace_events");
+	size_t n = json_array_size(tr);
+	bool *done = calloc(n ? n : 1, sizeof(*done));
+	double last_end = -1e9;
+
+	fprintf(f, "<text x=\"4\" y=\"%d\" font-weight=\"bold\">target: faults</text>\n",
+		y + 12);
+	for (size_t i = 0; done && i < n; i++) {
+		json_t *e = json_array_get(tr, i);
+		const char *ev = json_string_value(json_object_get(e, "event"));
+		const char *rule = json_string_value(json_object_get(e, "rule"));
+		if (done[i] || !ev || strcmp(ev, "inject") || !rule)
+			continue;
+		double a = json_number_value(json_object_get(e, "t")) - m->origin, b = a;
+		int cnt = 0;
+		for (size_t k = i; k < n; k++) {
+			json_t *o = json_array_get(tr, k);
+			const char *r2 = json_string_value(json_object_get(o, "rule"));
+			double t = json_number_value(json_object_get(o, "t")) - m->origin;
+			if (done[k] || !r2 || strcmp(r2, rule))
+				continue;
+			if (t - b > 1.0)
+				break;
+			done[k] = true;
+			b = t;
+			cnt++;
+		}
+		const char *act = json_string_value(json_object_get(e, "action")) ?: "?";
+		char label[160];
+		if (!strcmp(act, "status"))
+			snprintf(label, sizeof(label), "%s: status %s x%d", rule,
+				 json_string_value(json_object_get(e, "status")) ?: "?", cnt);
+		else if (!strcmp(act, "hold"))
+			snprintf(label, sizeof(label), "%s: held %s", rule,
+				 json_string_value(json_object_get(e, "op")) ?: "");
+		else
+			snprintf(label, sizeof(label), "%s: %s%s%s x%d", rule, act,
+				 json_object_get(e, "op") ? " " : "",
+				 json_string_value(json_object_get(e, "op")) ?: "", cnt);
+		if (!strcmp(label + strlen(label) - 3, " x1"))
+			label[strlen(label) - 3] = 0;
+		double x0 = page_x(m, a), x1 = page_x(m, b);
+		fprintf(f, "<g class=\"fault\" data-rule=\"");
+		rp_esc(f, rule);
+		fprintf(f, "\" data-count=\"%d\"><title>%+.2f .. %+.2f s: ", cnt, a, b);
+		rp_esc(f, label);
+		fprintf(f,
+			"</title><rect x=\"%.1f\" y=\"%d\" width=\"%.1f\" height=\"10\" "
+			"fill=\"#8a3bd8\" opacity=\"0.75\"/>",
+			x0, y + 14, x1 - x0 < 3 ? 3 : x1 - x0);
+		double lw = strlen(label) * 5.6;
+		if (x0 >= last_end && x0 + lw < PAGE_W) {
+			fprintf(f, "<text x=\"%.1f\" y=\"%d\" font-size=\"10\" fill=\"#5b1f9a\">",
+				x0, y + 10);
+			rp_esc(f, label);
+			fprintf(f, "</text>");
+			last_end = x0 + lw + 6;
+		}
+		fprintf(f, "</g>\n");
+	}
+	free(done);
+}
+
+/* The escalation chart: time axis, the workload's steps, the target's faults, the ladder. */
 static void ladder_chart(FILE *f, const struct rp_model *m)
 {
-	const int top = 22, steps_h = 44;
+	const int top = 22, steps_h = 78;
 	int h = top + steps_h + RP_NLEVELS * 40 + 8;
 	fprintf(f,
 		"<div class=\"legend\">"
@@ -187,19 +257,23 @@ static void ladder_chart(FILE *f, const struct rp_model *m)
 			"</title><rect x=\"%.1f\" y=\"%d\" width=\"%.1f\" height=\"14\" fill=\"%s\" "
 			"opacity=\"0.8\"/>",
 			x0, top + 26, x1 - x0 < 3 ? 3 : x1 - x0, strcmp(e, "OK") ? "#d03b2f" : "#3b7dd8");
+		/* The label goes inside a bar long enough, else above it where there is room. */
 		double lw = strlen(label) * 5.6;
-		int line = x0 >= last_end[0] ? 0 : x0 >= last_end[1] ? 1 : -1;
-		if (line < 0) {
-			snprintf(label, sizeof(label), "%lld", n);
-			lw = 8;
-			line = x0 >= last_end[0] - lw ? 0 : 1;
+		int line = x1 - x0 >= lw + 6 ? 2 : x0 >= last_end[0] ? 0 : x0 >= last_end[1] ? 1 : -1;
+		if (line < 2 && x0 + lw > PAGE_W - 10)
+			line = -1;
+		if (line >= 0) {
+			if (line < 2)
+				last_end[line] = x0 + lw + 6;
+			fprintf(f, "<text x=\"%.1f\" y=\"%d\" font-size=\"10\"%s>", x0 + (line == 2 ? 3 : 0),
+				top + (line == 2 ? 37 : line ? 12 : 23),
+				line == 2 ? " fill=\"#fff\"" : "");
+			rp_esc(f, label);
+			fprintf(f, "</text>");
 		}
-		last_end[line] = x0 + lw + 6;
-		fprintf(f, "<text x=\"%.1f\" y=\"%d\" font-size=\"10\">", x0,
-			top + (line ? 12 : 23));
-		rp_esc(f, label);
-		fprintf(f, "</text></g>\n");
+		fprintf(f, "</g>\n");
 	}
+	faults_row(f, m, top + 48);
 	vm_report_ladder_svg(f, m, "ladder", 0, top + steps_h, PAGE_W, m->tmin, m->tmax);
 	fprintf(f, "</svg>\n");
 }
@@ -207,11 +281,9 @@ static void ladder_chart(FILE *f, const struct rp_model *m)
 /* True for timeline rows hidden by default: boot, module loads, other uevents. */
 static bool noise(const char *src, const char *text, double t, double ws)
 {
-	if (t < ws && strcmp(src, "agent"))
-		return true;
 	if (!strcmp(src, "uevent"))
 		return !strstr(text, "SDEV_") && !strstr(text, "RESIZE") && !strstr(text, "DISK_RO");
-	return false;
+	return t < ws && strcmp(src, "agent");
 }
 
 /* The verdicts and the raw timeline. */
@@ -312,18 +384,27 @@ int fl_vm_report_html(const char *result_json, const char *html_path)
 		   "from the first workload step. Each bar is one rung the kernel took, labelled "
 		   "with how long it lasted and the timer or answer that ended it.</p>\n");
 	ladder_chart(f, m);
-	if (m->seq_cycle >= 0)
+	if (m->seq_cycle >= 0) {
 		fprintf(f,
 			"<h2>Cycle %d, message by message</h2>\n<p class=\"note\">Left: what the "
 			"kernel sent and what came of it; right: what the target received and "
-			"decided (from its trace). A red cross: it never reached the target.</p>\n",
-			m->seq_cycle + 1);
-	else
-		fprintf(f, "<h2>Task management</h2>\n");
-	rp_svg_sequence(f, m);
+			"decided (from its trace). A red cross: it never reached the target.%s</p>\n",
+			m->seq_cycle + 1,
+			m->eh_from_trace ? " The kernel printed nothing of its error handler in this "
+					   "run: its side is what the target received (dotted)."
+					 : "");
+		rp_svg_sequence(f, m);
+	} else {
+		fprintf(f, "<h2>Task management</h2>\n<p id=\"no-tmf\">The target received no "
+			   "task-management function in this run.</p>\n");
+	}
 	fprintf(f, "<h2>Device and session state; the healthy LUN's reads</h2>\n"
 		   "<p class=\"note\">The error handler stops all I/O to the host while it runs: "
-		   "the healthy LUN shares the host, and its reads (every 100 ms) stall.</p>\n");
+		   "the healthy LUN shares the host, and its reads (every 100 ms) stall. "
+		   "<span class=\"legend\"><span><i style=\"background:#bfe5cc\"></i>running, "
+		   "logged in</span><span><i style=\"background:#f6d28b\"></i>blocked</span>"
+		   "<span><i style=\"background:#f09a92\"></i>offline, session failed</span>"
+		   "</span></p>\n");
 	rp_svg_states(f, m, PAGE_W);
 	tables(f, m);
 	fprintf(f, "<p class=\"note\">trace.json beside this page holds the same run as Chrome "

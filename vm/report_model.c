@@ -199,6 +199,9 @@ static void cycle_begin(struct parse *p, double t)
 		if (m->k_timeout > 0 && p->ntimeouts > 1)
 			snprintf(s->ended_by, sizeof(s->ended_by), "device timeout %s x%d",
 				 secs(b, sizeof(b), m->k_timeout), p->ntimeouts);
+		else if (m->k_timeout > 0 && t - start > 1.5 * m->k_timeout)
+			snprintf(s->ended_by, sizeof(s->ended_by), "device timeout %s, extended",
+				 secs(b, sizeof(b), m->k_timeout));
 		else if (m->k_timeout > 0)
 			snprintf(s->ended_by, sizeof(s->ended_by), "device timeout %s",
 				 secs(b, sizeof(b), m->k_timeout));
@@ -616,8 +619,17 @@ static void build_sequence(struct rp_model *m)
 			snprintf(g->result, sizeof(g->result), "%s", s->ended_by);
 			continue;
 		}
-		snprintf(g->result, sizeof(g->result), "%s: %.140s", rp_outcome_names[s->outcome],
-			 s->ended_by);
+		if (s->outcome == RP_TIMED_OUT) {
+			snprintf(g->result, sizeof(g->result), "timed out: %.120s", s->ended_by);
+			if (strstr(g->result, ", target:"))
+				*strstr(g->result, ", target:") = 0;
+		} else if (s->outcome == RP_FAILED) {
+			snprintf(g->result, sizeof(g->result), "%s",
+				 s->t_recv <= NONE / 2 ? "failed at once: connection down"
+						       : "failed on the target's answer");
+		} else {
+			snprintf(g->result, sizeof(g->result), "completed");
+		}
 		g->t_recv = s->t_recv;
 		g->t_answer = strncmp(s->decision, "never", 5) ? s->t_answer : NONE;
 		snprintf(g->decision, sizeof(g->decision), "%s", s->decision);
@@ -771,7 +783,7 @@ static void build_summary(struct rp_model *m)
 			m->first_eh = m->spans[i].t0;
 	/* The step the application was in when recovery began; else the longest. */
 	m->result_step = -1;
-	double longest = -1;
+	double best = -1;
 	json_array_foreach(json_object_get(m->r, "steps"), i, e)
 	{
 		double a = num(e, "t0", 0) - m->origin, b = num(e, "t1", 0) - m->origin;
@@ -779,8 +791,20 @@ static void build_summary(struct rp_model *m)
 			m->result_step = (int)i;
 			break;
 		}
-		if (m->first_eh < 0 && b - a > longest) {
-			longest = b - a;
+		/* Without recovery: the step that met the most faults, then the longest. */
+		size_t k;
+		json_t *t;
+		int faults = 0;
+		json_array_foreach(json_object_get(m->r, "trace_events"), k, t)
+		{
+			double tt = num(t, "t", 0) - m->origin;
+			const char *ev = json_string_value(json_object_get(t, "event"));
+			faults += ev && !strcmp(ev, "inject") && tt >= a && tt <= b;
+		}
+		const char *op = json_string_value(json_object_get(e, "op"));
+		double score = faults * 1e6 + (op && !strcmp(op, "sleep") ? 0 : b - a);
+		if (m->first_eh < 0 && score > best) {
+			best = score;
 			m->result_step = (int)i;
 		}
 	}

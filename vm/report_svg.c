@@ -95,12 +95,18 @@ int vm_report_ladder_svg(FILE *f, const struct rp_model *m, const char *id, int 
 		int ry = y + (RP_NLEVELS - 1 - (int)s->level) * ROW_H;
 		double x0 = xof(s->t0, x, w, tmin, tmax), x1 = xof(s->t1, x, w, tmin, tmax);
 		double bw = x1 - x0 < 4 ? 4 : x1 - x0;
-		char len[24], label[160];
+		char len[24], label[160], why[128];
+		/* The chart says what ended the span; the target's side is in the sequence. */
+		snprintf(why, sizeof(why), "%s", s->ended_by);
+		if (s->outcome == RP_TIMED_OUT && strstr(why, ", target:"))
+			*strstr(why, ", target:") = 0;
+		if (!strcmp(why, "failed at once: never reached the target"))
+			snprintf(why, sizeof(why), "never reached the target");
 		dur(len, sizeof(len), s->t1 - s->t0);
 		if (s->level == RP_END || s->outcome == RP_SKIPPED)
-			snprintf(label, sizeof(label), "%s", s->ended_by);
+			snprintf(label, sizeof(label), "%s", why);
 		else
-			snprintf(label, sizeof(label), "%s \xc2\xb7 %s", len, s->ended_by);
+			snprintf(label, sizeof(label), "%s \xc2\xb7 %s", len, why);
 		fprintf(f,
 			"<g class=\"eh-span\" data-level=\"%s\" data-outcome=\"%s\" data-cycle=\"%d\" "
 			"data-len-s=\"%.3f\" data-ended-by=\"",
@@ -120,13 +126,17 @@ int vm_report_ladder_svg(FILE *f, const struct rp_model *m, const char *id, int 
 						 : "");
 		/* Labels sit above their span, on one of two lines, never on another label. */
 		double lw = strlen(label) * 5.6;
-		int line = x0 >= last_end[s->level][0] ? 0 : x0 >= last_end[s->level][1] ? 1 : -1;
+		/* Near the right edge a label ends at its span instead of starting there. */
+		bool right = x0 + lw > x + w - 10;
+		double lx = right ? x0 + bw - lw : x0;
+		int line = lx >= last_end[s->level][0] ? 0 : lx >= last_end[s->level][1] ? 1 : -1;
 		if (line >= 0) {
-			last_end[s->level][line] = x0 + lw + 6;
+			last_end[s->level][line] = right ? x + w : x0 + lw + 6;
 			fprintf(f,
 				"<text class=\"span-label\" x=\"%.1f\" y=\"%d\" font-size=\"10\" "
-				"fill=\"#222\">",
-				x0, ry + (line ? 8 : 17));
+				"fill=\"#222\"%s>",
+				right ? x0 + bw : x0, ry + (line ? 8 : 17),
+				right ? " text-anchor=\"end\"" : "");
 			rp_esc(f, label);
 			fprintf(f, "</text>");
 		}
@@ -175,7 +185,7 @@ void rp_svg_states(FILE *f, const struct rp_model *m, int w)
 			nrows = m->bands[i].row + 1;
 	const int band_h = 22, lat_h = 170, top = 6;
 	int ly = top + nrows * (band_h + 4) + 14;
-	int h = ly + lat_h + 30;
+	int h = json_array_size(json_object_get(m->r, "probes")) ? ly + lat_h + 30 : ly + 30;
 	double tmin = m->tmin, tmax = m->tmax;
 	fprintf(f,
 		"<svg id=\"states\" width=\"%d\" height=\"%d\" xmlns=\"http://www.w3.org/2000/svg\" "
@@ -216,6 +226,13 @@ void rp_svg_states(FILE *f, const struct rp_model *m, int w)
 		   "<text x=\"4\" y=\"%d\" font-size=\"10\">read latency (log)</text>\n",
 		ly + 14, ly + 28);
 	int x0 = LABEL_W, x1 = w - 10;
+	if (!json_array_size(json_object_get(m->r, "probes"))) {
+		fprintf(f,
+			"<text class=\"no-healthy\" x=\"%d\" y=\"%d\" fill=\"#666\">no healthy "
+			"LUN in this scenario: nothing was probed</text>\n</svg>\n",
+			x0 + 10, ly + 14);
+		return;
+	}
 	fprintf(f, "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"#fbfbfb\" "
 		   "stroke=\"#ddd\"/>\n",
 		x0, ly, x1 - x0, lat_h);
@@ -282,7 +299,7 @@ void rp_svg_states(FILE *f, const struct rp_model *m, int w)
 /* See report_internal.h. */
 void rp_svg_sequence(FILE *f, const struct rp_model *m)
 {
-	const int W = 1300, kx = 380, tx = 880, row = 46, top = 50;
+	const int W = 1300, kx = 430, tx = 880, row = 46, top = 50;
 	int h = top + (int)m->nmsgs * row + 20;
 	fprintf(f,
 		"<svg id=\"sequence\" data-cycle=\"%d\" width=\"%d\" height=\"%d\" "
@@ -356,8 +373,5 @@ void rp_svg_sequence(FILE *f, const struct rp_model *m)
 		rp_esc(f, g->result);
 		fprintf(f, "</text></g>\n");
 	}
-	if (!m->nmsgs)
-		fprintf(f, "<text x=\"%d\" y=\"%d\">no task management in this run</text>\n",
-			kx + 20, top + 20);
 	fprintf(f, "</svg>\n");
 }
