@@ -453,9 +453,18 @@ debian:bookworm | debian:trixie | debian:sid)
 			echo "mkguest: apt-get update for $suite failed (see $apt/update.log)" >&2
 		fi
 	fi
-	# shellcheck disable=SC2046
-	pkg=$(apt-cache $(apt_opts) depends linux-image-amd64 2>/dev/null |
-		sed -n 's/^ *Depends: \(linux-image-[0-9][^ ]*-amd64\)$/\1/p' | head -n1)
+	# The package, resolved again only when the suite's lists change.
+	# shellcheck disable=SC2012 # a listing to checksum
+	skey=$(ls -l --full-time "$apt/lists/" "$apt/sources.list" 2>/dev/null | cksum | cut -d' ' -f1-2)
+	pkg=""
+	[ "$(sed -n 1p "$apt/kernel-pkg" 2>/dev/null)" = "$skey" ] && pkg=$(sed -n 2p "$apt/kernel-pkg")
+	if [ -z "$pkg" ]; then
+		# shellcheck disable=SC2046
+		pkg=$(apt-cache $(apt_opts) depends linux-image-amd64 2>/dev/null |
+			sed -n 's/^ *Depends: \(linux-image-[0-9][^ ]*-amd64\)$/\1/p' | head -n1)
+		[ -n "$pkg" ] && { put "$apt/kernel-pkg" "$skey
+$pkg" || true; }
+	fi
 	if [ -z "$pkg" ]; then
 		last=$(cat "$apt/last-guest" 2>/dev/null || true)
 		[ -n "$last" ] && [ -f "$last/ready" ] && done_guest "$last"
