@@ -2,8 +2,10 @@
 /*
  * cmd_report.c - `faultlun report RESULT.json [--html OUT.html] [--no-timeline]`:
  * prints a VM-lab result (verdict per expectation, wall time, timeline) and
- * optionally writes its HTML report. Exits with the result's verdict: 0 pass,
- * 1 an expectation failed, 2 error.
+ * optionally writes its HTML report (summary, error-handler ladder, sequence
+ * of one cycle, state bands and latency, tables) with trace.json beside it
+ * (Chrome trace events). Exits with the result's verdict: 0 pass, 1 an
+ * expectation failed, 2 error.
  */
 #include "cli.h"
 #include "cli_opts.h"
@@ -19,7 +21,8 @@ static void report_usage(FILE *out)
 		"usage: faultlun report RESULT.json [--html OUT.html] [--no-timeline]\n"
 		"Prints a VM-lab result (`faultlun vm`): verdict per expectation, wall\n"
 		"time, timeline.\n"
-		"  --html FILE      also write the HTML report there\n"
+		"  --html FILE      also write the HTML report there, and trace.json\n"
+		"                   (Chrome trace events, for Perfetto) beside it\n"
 		"  --no-timeline    verdicts only\n"
 		"  -h, --help       this text\n"
 		"  -V, --version    print the version\n"

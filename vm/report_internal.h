@@ -116,6 +116,19 @@ struct rp_model {
 struct rp_model *rp_model_new(json_t *r);
 void rp_model_free(struct rp_model *m);
 
+/* Number value of key in o (a JSON number or a numeric string); def if absent. */
+double rp_num(json_t *o, const char *key, double def);
+/* The ladder rung of a trace TMF name ("lun_reset"), or -1. */
+int rp_tmf_level(const char *tmf);
+/* The target's decision on the TMF trace event e (arrived at t): s->decision, t_recv, t_answer. */
+void rp_decide(const struct rp_model *m, json_t *e, double t, struct rp_span *s);
+/* s->ended_by = "target: DECISION" (append: after the text it has). */
+void rp_ended_by_target(struct rp_span *s, bool append);
+/* Pairs each TMF rung the kernel took with the TMF the target received (report_seq.c). */
+void rp_pair_spans(struct rp_model *m);
+/* The messages of the sequence chart (the first cycle with task management). */
+void rp_build_sequence(struct rp_model *m);
+
 /* Names for the drawings and the trace file. */
 extern const char *const rp_level_names[RP_NLEVELS];
 extern const char *const rp_outcome_names[RP_NOUTCOMES];

@@ -52,8 +52,8 @@ struct parse {
 	char hostbyte[40];
 };
 
-/* Number value of key in o (a JSON number or a numeric string); def if absent. */
-static double num(json_t *o, const char *key, double def)
+/* See report_internal.h. */
+double rp_num(json_t *o, const char *key, double def)
 {
 	json_t *v = json_object_get(o, key);
 	if (json_is_number(v))
@@ -66,8 +66,8 @@ static double num(json_t *o, const char *key, double def)
 /* A knob in seconds: the guest's value, else the scenario's, else -1. */
 static double knob(json_t *r, const char *guest_name, const char *scenario_name)
 {
-	double v = num(json_object_get(json_object_get(r, "guest_info"), "knobs"), guest_name, -1);
-	return v >= 0 ? v : num(json_object_get(r, "knobs"), scenario_name, -1);
+	double v = rp_num(json_object_get(json_object_get(r, "guest_info"), "knobs"), guest_name, -1);
+	return v >= 0 ? v : rp_num(json_object_get(r, "knobs"), scenario_name, -1);
 }
 
 /* "2 s" / "0.5 s" into buf. */
@@ -158,7 +158,7 @@ static double last_fault_before(const struct rp_model *m, double t)
 	{
 		const char *ev = json_string_value(json_object_get(e, "event"));
 		const char *act = json_string_value(json_object_get(e, "action"));
-		double te = num(e, "t", 0) - m->origin;
+		double te = rp_num(e, "t", 0) - m->origin;
 		if (ev && !strcmp(ev, "inject") && act &&
 		    (!strcmp(act, "hold") || !strcmp(act, "drop") || !strcmp(act, "drop_response")) &&
 		    te <= t && te > best)
@@ -185,7 +185,7 @@ static void cycle_begin(struct parse *p, double t)
 		start = m->k_timeout > 0 ? t - m->k_timeout : t;
 		json_array_foreach(json_object_get(m->r, "steps"), i, s)
 		{
-			double a = num(s, "t0", 0) - m->origin, b = num(s, "t1", 0) - m->origin;
+			double a = rp_num(s, "t0", 0) - m->origin, b = rp_num(s, "t1", 0) - m->origin;
 			if (a <= t && t <= b + 0.5 && a > p->cmd_start)
 				start = a;
 		}
@@ -351,122 +351,6 @@ static void parse_line(struct parse *p, double t, const char *x)
 	}
 }
 
-/* TMF name of the trace -> ladder rung. */
-static int tmf_level(const char *tmf)
-{
-	if (!tmf)
-		return -1;
-	if (!strncmp(tmf, "abort", 5) || !strcmp(tmf, "clear_task_set"))
-		return RP_ABORT;
-	if (!strcmp(tmf, "lun_reset"))
-		return RP_LUN_RESET;
-	if (strstr(tmf, "target"))
-		return RP_TARGET_RESET;
-	return -1;
-}
-
-/* The first answer (tmf_done / reset) to a tmf of this name after t. */
-static json_t *tmf_answer(const struct rp_model *m, const char *tmf, double t, double *ta)
-{
-	size_t i;
-	json_t *e;
-	json_array_foreach(json_object_get(m->r, "trace_events"), i, e)
-	{
-		const char *ev = json_string_value(json_object_get(e, "event"));
-		const char *name = json_string_value(json_object_get(e, "tmf"));
-		double te = num(e, "t", 0) - m->origin;
-		if (ev && name && te >= t - 1e-6 && !strcmp(name, tmf) &&
-		    (!strcmp(ev, "tmf_done") || !strcmp(ev, "reset"))) {
-			*ta = te;
-			return e;
-		}
-	}
-	return NULL;
-}
-
-/*
- * The target's decision on the TMF trace event e (arrived at t): fills
- * s->decision, s->t_recv and s->t_answer.
- */
-static void decide(const struct rp_model *m, json_t *e, double t, struct rp_span *s)
-{
-	const char *tmf = json_string_value(json_object_get(e, "tmf")) ?: "?";
-	const char *resp = json_string_value(json_object_get(e, "respond"));
-	double delay = num(e, "delay_ms", 0), ta;
-	json_t *a = tmf_answer(m, tmf, t, &ta);
-	const char *aev = a ? json_string_value(json_object_get(a, "event")) : NULL;
-	char *d = s->decision;
-	size_t n = sizeof(s->decision);
-
-	s->t_recv = t;
-	if (resp && !strcmp(resp, "never")) {
-		snprintf(d, n, "never answered");
-		return;
-	}
-	if (aev && !strcmp(aev, "reset"))
-		snprintf(d, n, "completed%s%s", json_object_get(a, "ua") ? ", UA " : "",
-			 json_string_value(json_object_get(a, "ua")) ?: "");
-	else if (a && num(a, "response", -1) == 1)
-		snprintf(d, n, "answered: task does not exist");
-	else if (a && num(a, "response", -1) == 0)
-		snprintf(d, n, "completed");
-	else
-		snprintf(d, n, "%s", resp ? resp : "?");
-	if (delay > 0)
-		snprintf(d + strlen(d), n - strlen(d), " after a delay of %.0f ms", delay);
-	s->t_answer = a ? ta : t + delay / 1000;
-}
-
-/* s->ended_by = "target: DECISION" (or with prefix, the old text first). */
-static void ended_by_target(struct rp_span *s, bool append)
-{
-	char b[sizeof(s->ended_by) + 80];
-	snprintf(b, sizeof(b), "%.60s%starget: %.60s", append ? s->ended_by : "",
-		 append ? ", " : "", s->decision);
-	snprintf(s->ended_by, sizeof(s->ended_by), "%.127s", b);
-}
-
-/* Pairs each TMF rung the kernel took with the TMF the target received. */
-static void pair_spans(struct rp_model *m)
-{
-	json_t *tr = json_object_get(m->r, "trace_events");
-	bool used[1024] = {false};
-	for (size_t k = 0; k < m->nspans; k++) {
-		struct rp_span *s = &m->spans[k];
-		if (s->level < RP_ABORT || s->level > RP_TARGET_RESET || s->outcome == RP_SKIPPED)
-			continue;
-		const char *itt = strstr(s->detail, "itt 0x");
-		uint32_t kitt = itt ? (uint32_t)strtoul(itt + 4, NULL, 16) : 0;
-		size_t i;
-		json_t *e;
-		json_array_foreach(tr, i, e)
-		{
-			const char *ev = json_string_value(json_object_get(e, "event"));
-			double t = num(e, "t", 0) - m->origin;
-			if (i >= 1024 || used[i] || !ev || strcmp(ev, "tmf") ||
-			    tmf_level(json_string_value(json_object_get(e, "tmf"))) != (int)s->level ||
-			    t < s->t0 - 0.5 || t > s->t1 + 0.5)
-				continue;
-			/* ABORT TASK: the same task (the trace has the tag as read off the wire). */
-			uint32_t ref = (uint32_t)num(e, "ref_tag", 0);
-			if (itt && ref && ref != kitt && __builtin_bswap32(ref) != kitt)
-				continue;
-			used[i] = true;
-			decide(m, e, t, s);
-			break;
-		}
-		if (s->t_recv <= NONE / 2) {
-			snprintf(s->decision, sizeof(s->decision), "never arrived");
-			if (s->outcome == RP_FAILED)
-				snprintf(s->ended_by, sizeof(s->ended_by),
-					 "failed at once: never reached the target");
-		} else {
-			ended_by_target(s, s->outcome == RP_TIMED_OUT ||
-					       !strncmp(s->decision, "never", 5));
-		}
-	}
-}
-
 /* Without error-handler lines in the kernel log: the ladder from the TMFs the target got. */
 static void spans_from_trace(struct parse *p)
 {
@@ -476,13 +360,13 @@ static void spans_from_trace(struct parse *p)
 	json_array_foreach(json_object_get(m->r, "trace_events"), i, e)
 	{
 		const char *ev = json_string_value(json_object_get(e, "event"));
-		double t = num(e, "t", 0) - m->origin;
+		double t = rp_num(e, "t", 0) - m->origin;
 		if (!ev)
 			continue;
 		if (!strcmp(ev, "tmf")) {
 			const char *tmf = json_string_value(json_object_get(e, "tmf"));
 			const char *resp = json_string_value(json_object_get(e, "respond"));
-			int l = tmf_level(tmf);
+			int l = rp_tmf_level(tmf);
 			if (l < 0)
 				continue;
 			cycle_begin(p, t);
@@ -493,14 +377,14 @@ static void spans_from_trace(struct parse *p)
 				continue;
 			struct rp_span *s = &m->spans[k];
 			s->from_trace = true;
-			decide(m, e, t, s);
+			rp_decide(m, e, t, s);
 			if (resp && !strcmp(resp, "never")) {
 				p->tmf_timedout = true;
 				continue; /* closed by what comes next */
 			}
 			bool done = !strncmp(s->decision, "completed", 9);
 			span_close(p, (enum rp_level)l, s->t_answer, done ? RP_COMPLETED : RP_FAILED);
-			ended_by_target(s, false);
+			rp_ended_by_target(s, false);
 		} else if (!strcmp(ev, "conn") && p->in_cycle) {
 			const char *what = json_string_value(json_object_get(e, "what"));
 			if (what && !strcmp(what, "closed")) {
@@ -523,165 +407,6 @@ static void spans_from_trace(struct parse *p)
 	cycle_end(p, m->tmax);
 }
 
-/* Adds a message of the sequence chart. */
-static struct rp_msg *add_msg(struct rp_model *m, const char *sent)
-{
-	if (m->nmsgs >= RP_MAX_MSGS)
-		return NULL;
-	struct rp_msg *g = &m->msgs[m->nmsgs++];
-	memset(g, 0, sizeof(*g));
-	g->t_sent = g->t_recv = g->t_answer = NONE;
-	snprintf(g->sent, sizeof(g->sent), "%s", sent);
-	return g;
-}
-
-/* Compares two messages by the time they happened. */
-static int cmp_msg(const void *a, const void *b)
-{
-	const struct rp_msg *x = a, *y = b;
-	double tx = x->t_sent > NONE / 2 ? x->t_sent : x->t_recv;
-	double ty = y->t_sent > NONE / 2 ? y->t_sent : y->t_recv;
-	return tx < ty ? -1 : tx > ty;
-}
-
-/* The sequence chart of one cycle: kernel's messages paired with the target's trace. */
-static void build_sequence(struct rp_model *m)
-{
-	static const char *const label_of_level[] = {
-	    [RP_ABORT] = "ABORT TASK", [RP_LUN_RESET] = "LOGICAL UNIT RESET",
-	    [RP_TARGET_RESET] = "TARGET WARM RESET"};
-	double c0 = 1e9, c1 = -1e9;
-	bool used[1024] = {false};
-	json_t *tr = json_object_get(m->r, "trace_events");
-
-	m->seq_cycle = -1;
-	for (size_t i = 0; i < m->nspans && m->seq_cycle < 0; i++)
-		if (m->spans[i].level >= RP_ABORT && m->spans[i].level <= RP_TARGET_RESET &&
-		    m->spans[i].outcome != RP_SKIPPED)
-			m->seq_cycle = m->spans[i].cycle;
-	if (m->seq_cycle < 0)
-		return;
-	for (size_t i = 0; i < m->nspans; i++) {
-		const struct rp_span *s = &m->spans[i];
-		if (s->cycle != m->seq_cycle)
-			continue;
-		c0 = fmin(c0, s->t0);
-		c1 = fmax(c1, s->t1);
-	}
-	/* The command that started it: the faulted command the target got. */
-	size_t i;
-	json_t *e;
-	json_array_foreach(tr, i, e)
-	{
-		const char *ev = json_string_value(json_object_get(e, "event"));
-		const char *act = json_string_value(json_object_get(e, "action"));
-		double t = num(e, "t", 0) - m->origin;
-		if (!ev || strcmp(ev, "inject") || !act || t < c0 - 0.2 || t > c1)
-			continue;
-		if (strcmp(act, "hold") && strcmp(act, "drop") && strcmp(act, "drop_response"))
-			continue;
-		char b[64];
-		snprintf(b, sizeof(b), "%s LBA %lld (tag 0x%llx)",
-			 json_string_value(json_object_get(e, "op")) ?: "command",
-			 (long long)num(e, "lba", 0), (unsigned long long)num(e, "tag", 0));
-		struct rp_msg *g = add_msg(m, b);
-		if (!g)
-			break;
-		g->t_sent = g->t_recv = t;
-		snprintf(g->decision, sizeof(g->decision), "%s (rule %s)",
-			 !strcmp(act, "hold")	? "held, never answered"
-			 : !strcmp(act, "drop") ? "dropped, never answered"
-						: "executed, answer dropped",
-			 json_string_value(json_object_get(e, "rule")) ?: "?");
-		g->outcome = RP_TIMED_OUT;
-		snprintf(g->result, sizeof(g->result), "command timer fired");
-		break;
-	}
-	for (size_t k = 0; k < m->nspans; k++) {
-		const struct rp_span *s = &m->spans[k];
-		if (s->cycle != m->seq_cycle || s->level < RP_ABORT || s->level > RP_TARGET_RESET)
-			continue;
-		char b[64];
-		const char *itt = strstr(s->detail, "itt 0x");
-		unsigned long kitt = itt ? strtoul(itt + 4, NULL, 16) : 0;
-		if (itt)
-			snprintf(b, sizeof(b), "%s (itt 0x%lx)", label_of_level[s->level], kitt);
-		else
-			snprintf(b, sizeof(b), "%s", label_of_level[s->level]);
-		struct rp_msg *g = add_msg(m, b);
-		if (!g)
-			break;
-		g->outcome = s->outcome;
-		if (!s->from_trace)
-			g->t_sent = s->t0;
-		if (s->outcome == RP_SKIPPED) {
-			snprintf(g->decision, sizeof(g->decision), "-");
-			snprintf(g->result, sizeof(g->result), "%s", s->ended_by);
-			continue;
-		}
-		if (s->outcome == RP_TIMED_OUT) {
-			snprintf(g->result, sizeof(g->result), "timed out: %.120s", s->ended_by);
-			if (strstr(g->result, ", target:"))
-				*strstr(g->result, ", target:") = 0;
-		} else if (s->outcome == RP_FAILED) {
-			snprintf(g->result, sizeof(g->result), "%s",
-				 s->t_recv <= NONE / 2 ? "failed at once: connection down"
-						       : "failed on the target's answer");
-		} else {
-			snprintf(g->result, sizeof(g->result), "completed");
-		}
-		g->t_recv = s->t_recv;
-		g->t_answer = strncmp(s->decision, "never", 5) ? s->t_answer : NONE;
-		snprintf(g->decision, sizeof(g->decision), "%s", s->decision);
-	}
-	/* Connection drops and logins in the cycle. */
-	for (size_t k = 0; k < m->nmarks; k++) {
-		if (m->marks[k].level != RP_SESSION || m->marks[k].t < c0 || m->marks[k].t > c1)
-			continue;
-		struct rp_msg *g = add_msg(m, "drops the connection");
-		if (!g)
-			break;
-		g->t_sent = m->marks[k].t;
-		g->outcome = RP_FAILED;
-		snprintf(g->result, sizeof(g->result), "%s", m->marks[k].text);
-		snprintf(g->decision, sizeof(g->decision), "never noticed");
-		json_array_foreach(tr, i, e)
-		{
-			const char *ev = json_string_value(json_object_get(e, "event"));
-			const char *what = json_string_value(json_object_get(e, "what"));
-			double t = num(e, "t", 0) - m->origin;
-			if (i < 1024 && !used[i] && ev && !strcmp(ev, "conn") && what &&
-			    !strcmp(what, "closed") && t >= g->t_sent - 0.5 && t <= c1 + 0.5) {
-				used[i] = true;
-				g->t_recv = t;
-				snprintf(g->decision, sizeof(g->decision),
-					 "connection closed, %lld task(s) dropped",
-					 (long long)num(e, "aborted", 0));
-				break;
-			}
-		}
-	}
-	json_array_foreach(tr, i, e)
-	{
-		const char *ev = json_string_value(json_object_get(e, "event"));
-		const char *what = json_string_value(json_object_get(e, "what"));
-		double t = num(e, "t", 0) - m->origin;
-		if (i >= 1024 || used[i] || !ev || strcmp(ev, "conn") || !what || t < c0 ||
-		    t > c1 + 0.5)
-			continue;
-		struct rp_msg *g = add_msg(m, !strcmp(what, "login") ? "login (relogin)" : what);
-		if (!g)
-			break;
-		g->t_recv = t;
-		g->outcome = RP_COMPLETED;
-		snprintf(g->decision, sizeof(g->decision), "%s",
-			 !strcmp(what, "login") ? "logged in" : what);
-		snprintf(g->result, sizeof(g->result), "%s",
-			 !strcmp(what, "login") ? "session back: command retried" : "");
-	}
-	qsort(m->msgs, m->nmsgs, sizeof(m->msgs[0]), cmp_msg);
-}
-
 /* Device and session state bands from the sysfs changes in the timeline. */
 static void build_bands(struct rp_model *m)
 {
@@ -701,7 +426,7 @@ static void build_bands(struct rp_model *m)
 			continue;
 		char name[24];
 		snprintf(name, sizeof(name), "%.*s", (int)(eq - text - 6), text);
-		double t = num(e, "t", 0) - m->origin;
+		double t = rp_num(e, "t", 0) - m->origin;
 		/* The previous segment of this row ends here. */
 		int row = -1;
 		for (size_t k = m->nbands; k-- > 0;) {
@@ -735,7 +460,7 @@ static void build_summary(struct rp_model *m)
 	json_t *e;
 	json_array_foreach(json_object_get(m->r, "probes"), i, e)
 	{
-		double ms = num(e, "ms", 0);
+		double ms = rp_num(e, "ms", 0);
 		m->has_healthy = true;
 		if (ms >= 1000) {
 			m->nstalls++;
@@ -757,9 +482,9 @@ static void build_summary(struct rp_model *m)
 			 json_string_value(json_object_get(e, "action")) ?: "?");
 		json_object_set_new(rules, key,
 				    json_integer(json_integer_value(json_object_get(rules, key)) + 1));
-		snprintf(key, sizeof(key), "%lld/%s/%lld", (long long)num(e, "lun", 0),
+		snprintf(key, sizeof(key), "%lld/%s/%lld", (long long)rp_num(e, "lun", 0),
 			 json_string_value(json_object_get(e, "opcode")) ?: "?",
-			 (long long)num(e, "lba", -1));
+			 (long long)rp_num(e, "lba", -1));
 		if (json_object_get(cmds, key))
 			m->retries++;
 		json_object_set_new(cmds, key, json_true());
@@ -786,7 +511,7 @@ static void build_summary(struct rp_model *m)
 	double best = -1;
 	json_array_foreach(json_object_get(m->r, "steps"), i, e)
 	{
-		double a = num(e, "t0", 0) - m->origin, b = num(e, "t1", 0) - m->origin;
+		double a = rp_num(e, "t0", 0) - m->origin, b = rp_num(e, "t1", 0) - m->origin;
 		if (m->first_eh >= 0 && a <= m->first_eh && m->first_eh <= b) {
 			m->result_step = (int)i;
 			break;
@@ -797,7 +522,7 @@ static void build_summary(struct rp_model *m)
 		int faults = 0;
 		json_array_foreach(json_object_get(m->r, "trace_events"), k, t)
 		{
-			double tt = num(t, "t", 0) - m->origin;
+			double tt = rp_num(t, "t", 0) - m->origin;
 			const char *ev = json_string_value(json_object_get(t, "event"));
 			faults += ev && !strcmp(ev, "inject") && tt >= a && tt <= b;
 		}
@@ -819,7 +544,7 @@ struct rp_model *rp_model_new(json_t *r)
 	m->r = json_incref(r);
 	json_t *s0 = json_array_get(json_object_get(r, "steps"), 0);
 	json_t *e0 = json_array_get(json_object_get(r, "timeline"), 0);
-	m->origin = s0 ? num(s0, "t0", 0) : e0 ? num(e0, "t", 0) : 0;
+	m->origin = s0 ? rp_num(s0, "t0", 0) : e0 ? rp_num(e0, "t", 0) : 0;
 	m->k_timeout = knob(r, "timeout", "timeout_s");
 	m->k_abort = knob(r, "abort_tmo", "abort_tmo_s");
 	m->k_lu = knob(r, "lu_reset_tmo", "lu_reset_tmo_s");
@@ -829,13 +554,13 @@ struct rp_model *rp_model_new(json_t *r)
 
 	/* The window: the workload, with a little context before it. */
 	json_t *ph = json_object_get(json_object_get(r, "wall"), "guest_phases");
-	double ws = num(ph, "workload_start", m->origin) - m->origin;
-	double we = num(ph, "workload_end", -1);
+	double ws = rp_num(ph, "workload_start", m->origin) - m->origin;
+	double we = rp_num(ph, "workload_end", -1);
 	m->tmax = 1;
 	size_t i;
 	json_t *e;
 	json_array_foreach(json_object_get(r, "steps"), i, e)
-	    m->tmax = fmax(m->tmax, num(e, "t1", 0) - m->origin);
+	    m->tmax = fmax(m->tmax, rp_num(e, "t1", 0) - m->origin);
 	if (we > 0)
 		m->tmax = fmax(m->tmax, we - m->origin);
 	m->tmin = fmin(ws, 0) - 0.02 * m->tmax;
@@ -846,7 +571,7 @@ struct rp_model *rp_model_new(json_t *r)
 	json_array_foreach(json_object_get(r, "timeline"), i, e)
 	{
 		const char *src = json_string_value(json_object_get(e, "src"));
-		double t = num(e, "t", 0) - m->origin;
+		double t = rp_num(e, "t", 0) - m->origin;
 		if (src && !strcmp(src, "kernel") && t >= ws)
 			parse_line(&p, t, json_string_value(json_object_get(e, "text")) ?: "");
 	}
@@ -855,7 +580,7 @@ struct rp_model *rp_model_new(json_t *r)
 	for (i = 0; i < m->nspans; i++)
 		kernel_eh |= m->spans[i].level > RP_TIMEOUT && m->spans[i].level < RP_END;
 	if (kernel_eh)
-		pair_spans(m);
+		rp_pair_spans(m);
 	if (!kernel_eh) {
 		/* Keep what the kernel said about the end (I/O error, offline). */
 		size_t kept = 0;
@@ -872,7 +597,7 @@ struct rp_model *rp_model_new(json_t *r)
 		spans_from_trace(&p);
 		m->eh_from_trace = m->ncycles > 0;
 	}
-	build_sequence(m);
+	rp_build_sequence(m);
 	build_bands(m);
 	build_summary(m);
 	return m;
