@@ -81,6 +81,7 @@ static void serve_usage(FILE *out)
 	    "  --max-queued-mem SIZE  command buffers and unsent responses over all\n"
 	    "                       connections (256MiB)\n"
 	    "  --run CMD            captive: serve while `sh -c CMD` runs, exit with its status\n"
+	    "                       ($FAULTLUN_URL: the first portal; $FAULTLUN_URLS: every one)\n"
 	    "  -v, --verbose        log connections and print every trace event (injected\n"
 	    "                       faults, TMFs, state changes) with a timestamp; twice:\n"
 	    "                       every PDU received and sent, decoded\n"
@@ -422,6 +423,18 @@ static int run_child(const char *cmd, struct fl_iscsi *t, uint16_t lun, pid_t *p
 	setenv("FAULTLUN_ADDR", fl_iscsi_address(t), 1);
 	setenv("FAULTLUN_IQN", fl_iscsi_iqn(t), 1);
 	setenv("FAULTLUN_URL", url, 1);
+	/* every portal's URL, in the order of the scenario's ports (docs/multipath.md) */
+	char urls[FL_ISCSI_MAX_PORTS * 300] = "";
+	for (unsigned i = 0; i < fl_iscsi_portal_count(t); i++) {
+		const char *a;
+		uint16_t pt;
+		size_t used = strlen(urls);
+
+		fl_iscsi_portal(t, i, &a, &pt, NULL);
+		snprintf(urls + used, sizeof(urls) - used, "%siscsi://%s:%u/%s/%u", i ? " " : "", a,
+			 pt, fl_iscsi_iqn(t), lun);
+	}
+	setenv("FAULTLUN_URLS", urls, 1);
 
 	posix_spawnattr_t attr;
 	sigset_t none, all;
