@@ -317,6 +317,13 @@ static void parse_line(struct parse *p, double t, const char *x)
 			 : code == 1022 ? " (NOP-Out ping timed out)"
 					: "");
 		add_mark(m, RP_SESSION, t, b);
+	} else if (strstr(x, "Power-on or device reset occurred")) {
+		/* The reset's unit attention: scsi_error.c logs no success of its own. */
+		span_close(p, RP_LUN_RESET, t, RP_COMPLETED);
+		span_close(p, RP_TARGET_RESET, t, RP_COMPLETED);
+	} else if (strstr(x, "retry aborted command")) {
+		add_mark(m, RP_TIMEOUT, t, "command retried");
+		cycle_end(p, t);
 	} else if (strstr(x, "flush retry cmd")) {
 		add_mark(m, RP_TIMEOUT, t, "command retried");
 		cycle_end(p, t);
@@ -572,8 +579,17 @@ struct rp_model *rp_model_new(json_t *r)
 	{
 		const char *src = json_string_value(json_object_get(e, "src"));
 		double t = rp_num(e, "t", 0) - m->origin;
+		const char *text = json_string_value(json_object_get(e, "text")) ?: "";
 		if (src && !strcmp(src, "kernel") && t >= ws)
-			parse_line(&p, t, json_string_value(json_object_get(e, "text")) ?: "");
+			parse_line(&p, t, text);
+		/* The faulted command arriving again with no rung open: a retry. */
+		if (src && !strcmp(src, "target") && !strncmp(text, "inject", 6) && p.in_cycle) {
+			bool busy = false;
+			for (int l = RP_ABORT; l < RP_END; l++)
+				busy |= p.open[l] >= 0;
+			if (!busy)
+				cycle_end(&p, t);
+		}
 	}
 	cycle_end(&p, m->tmax);
 	bool kernel_eh = false;

@@ -92,11 +92,20 @@ void rp_ended_by_target(struct rp_span *s, bool append)
 void rp_pair_spans(struct rp_model *m)
 {
 	json_t *tr = json_object_get(m->r, "trace_events");
+	const char *path = json_string_value(json_object_get(m->r, "path"));
 	bool used[1024] = {false};
 	for (size_t k = 0; k < m->nspans; k++) {
 		struct rp_span *s = &m->spans[k];
 		if (s->level < RP_ABORT || s->level > RP_TARGET_RESET || s->outcome == RP_SKIPPED)
 			continue;
+		if (path && strcmp(path, "iscsi")) {
+			/* tcm_loop's TMFs end in LIO: the TCMU handler never sees one. */
+			s->t_recv = s->t0;
+			s->t_answer = s->outcome == RP_COMPLETED ? s->t1 : NONE;
+			snprintf(s->decision, sizeof(s->decision),
+				 "LIO handles it: the TCMU handler sees no TMF");
+			continue;
+		}
 		const char *itt = strstr(s->detail, "itt 0x");
 		uint32_t kitt = itt ? (uint32_t)strtoul(itt + 4, NULL, 16) : 0;
 		size_t i;

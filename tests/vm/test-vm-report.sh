@@ -47,9 +47,11 @@ run hung-lun-reset-iscsi "$tdir/hung-lun-reset.json" iscsi
 run dropped-commands-iscsi "$src/scenarios/dropped-commands.json" iscsi
 run busy-storm-iscsi "$src/scenarios/busy-storm.json" iscsi
 run end-of-disk-tcmu "$tdir/end-of-disk.json" tcmu
+run hung-read-tcmu-tcmu "$tdir/hung-read-tcmu.json" tcmu
 
 if [ "$mode" = render ]; then
-	for n in hung-lun-reset-iscsi dropped-commands-iscsi busy-storm-iscsi end-of-disk-tcmu; do
+	for n in hung-lun-reset-iscsi dropped-commands-iscsi busy-storm-iscsi end-of-disk-tcmu \
+		hung-read-tcmu-tcmu; do
 		h=$out/$n/report.html
 		# Self-contained: nothing to fetch (the SVG namespace is a name, not a fetch).
 		grep -Eq '<(script|img|link|iframe)[^>]* (src|href)=|url\(http|@import' "$h" &&
@@ -91,7 +93,7 @@ assert sum(1 for e in ev if e['ph']=='X' and e['name'].startswith('LUN reset: ti
 		"$out/fail/report.html" || fail "the failing row does not link to its step"
 	grep -q '<g id="step-1" class="step" data-errno="ENOSPC">' "$out/fail/report.html" ||
 		fail "step 1 has no anchor on the chart"
-	echo "render: 4 recorded runs, trace.json, links and filter checked"
+	echo "render: 5 recorded runs, trace.json, links and filter checked"
 	exit 0
 fi
 
@@ -101,7 +103,8 @@ dom() {
 		--disable-background-networking --disable-component-update --disable-sync \
 		--user-data-dir="$(mktemp -d)" "$@" 2>>"$out/chromium.log"
 }
-for n in hung-lun-reset-iscsi dropped-commands-iscsi busy-storm-iscsi end-of-disk-tcmu; do
+for n in hung-lun-reset-iscsi dropped-commands-iscsi busy-storm-iscsi end-of-disk-tcmu \
+	hung-read-tcmu-tcmu; do
 	dom --dump-dom "file://$out/$n/report.html" >"$out/$n.dom" || fail "$n: chromium failed"
 	grep -q '<svg id="ladder-chart"' "$out/$n.dom" || fail "$n: no ladder in the DOM"
 done
@@ -138,6 +141,12 @@ has $d 'class="no-eh"' "no error-handler action said"
 has $d 'class="fault" data-rule="busy" data-count="164"' "the BUSY storm on the chart"
 has $d 'id="no-tmf"' "no task management said"
 has end-of-disk-tcmu 'class="no-eh"' "end-of-disk: no error handling"
+d=hung-read-tcmu-tcmu
+has $d 'data-level="abort" data-outcome="completed" data-cycle="1"' "tcm_loop's abort completed"
+has $d 'data-ended-by="cmd_time_out 8 s"' "LIO waited for the TCMU command timer"
+has $d 'data-level="LUN reset" data-outcome="completed"' "tcm_loop's LUN reset completed"
+has $d 'data-decision="LIO handles it: the TCMU handler sees no TMF"' "TMFs end in LIO on the TCMU path"
+has $d 'disk offlined (medium access timeouts)' "the disk offlined"
 for n in hung-lun-reset-iscsi dropped-commands-iscsi busy-storm-iscsi; do
 	dom --hide-scrollbars --window-size=1400,2000 --screenshot="$out/$n.png" \
 		"file://$out/$n/report.html" >/dev/null || fail "$n: no screenshot"
