@@ -108,17 +108,19 @@ static void summary(FILE *f, const struct rp_model *m)
 		for (int o = 0; o < RP_NOUTCOMES; o++) {
 			if (!cnt[o])
 				continue;
-			fprintf(f, "%s%d %s", any ? ", " : (l == RP_ABORT ? "<br>" : "; "), cnt[o],
-				rp_outcome_names[o]);
+			if (!any)
+				fprintf(f, "<br><b>%s</b>: ", rp_level_names[l]);
+			fprintf(f, "%s%d %s", any ? ", " : "", cnt[o], rp_outcome_names[o]);
+			const char *w = why[o];
+			if (!strncmp(w, "not sent: ", 10))
+				w += 10;
 			if (o != RP_COMPLETED) {
 				fprintf(f, " (");
-				rp_esc(f, why[o]);
+				rp_esc(f, w);
 				fprintf(f, ")");
 			}
 			any = true;
 		}
-		if (any)
-			fprintf(f, " <b>%s</b>", rp_level_names[l]);
 	}
 	fprintf(f, "</td></tr>\n<tr><th>healthy LUN stalled</th><td id=\"sum-stall\">");
 	if (!m->has_healthy)
@@ -147,10 +149,10 @@ static void faults_row(FILE *f, const struct rp_model *m, int y)
 	json_t *tr = json_object_get(m->r, "trace_events");
 	size_t n = json_array_size(tr);
 	bool *done = calloc(n ? n : 1, sizeof(*done));
-	double last_end = -1e9;
+	double last_end[2] = {-1e9, -1e9};
 
 	fprintf(f, "<text x=\"4\" y=\"%d\" font-weight=\"bold\">target: faults</text>\n",
-		y + 12);
+		y + 22);
 	for (size_t i = 0; done && i < n; i++) {
 		json_t *e = json_array_get(tr, i);
 		const char *ev = json_string_value(json_object_get(e, "event"));
@@ -193,14 +195,15 @@ static void faults_row(FILE *f, const struct rp_model *m, int y)
 		fprintf(f,
 			"</title><rect x=\"%.1f\" y=\"%d\" width=\"%.1f\" height=\"10\" "
 			"fill=\"#8a3bd8\" opacity=\"0.75\"/>",
-			x0, y + 14, x1 - x0 < 3 ? 3 : x1 - x0);
+			x0, y + 24, x1 - x0 < 3 ? 3 : x1 - x0);
 		double lw = strlen(label) * 5.6;
-		if (x0 >= last_end && x0 + lw < PAGE_W) {
+		int line = x0 >= last_end[0] ? 0 : x0 >= last_end[1] ? 1 : -1;
+		if (line >= 0 && x0 + lw < PAGE_W) {
 			fprintf(f, "<text x=\"%.1f\" y=\"%d\" font-size=\"10\" fill=\"#5b1f9a\">",
-				x0, y + 10);
+				x0, y + (line ? 10 : 20));
 			rp_esc(f, label);
 			fprintf(f, "</text>");
-			last_end = x0 + lw + 6;
+			last_end[line] = x0 + lw + 6;
 		}
 		fprintf(f, "</g>\n");
 	}
@@ -210,8 +213,8 @@ static void faults_row(FILE *f, const struct rp_model *m, int y)
 /* The escalation chart: time axis, the workload's steps, the target's faults, the ladder. */
 static void ladder_chart(FILE *f, const struct rp_model *m)
 {
-	const int top = 22, steps_h = 78;
-	int h = top + steps_h + RP_NLEVELS * 40 + 8;
+	const int top = 22, steps_h = 88;
+	int h = top + steps_h + RP_NLEVELS * 40 + 22;
 	fprintf(f,
 		"<div class=\"legend\">"
 		"<span><i style=\"background:%s\"></i>completed</span>"

@@ -88,7 +88,7 @@ int vm_report_ladder_svg(FILE *f, const struct rp_model *m, const char *id, int 
 			"<line x1=\"%.1f\" x2=\"%.1f\" y1=\"%d\" y2=\"%d\" stroke=\"#bbb\" "
 			"stroke-dasharray=\"2,3\"/><text x=\"%.1f\" y=\"%d\" fill=\"#777\" "
 			"font-size=\"10\">cycle %d</text>\n",
-			cx, cx, y, y + h, cx + 2, y + 10, cyc + 1);
+			cx, cx, y, y + h, cx + 2, y + h + 11, cyc + 1);
 	}
 	for (size_t i = 0; i < m->nspans; i++) {
 		const struct rp_span *s = &m->spans[i];
@@ -161,7 +161,7 @@ int vm_report_ladder_svg(FILE *f, const struct rp_model *m, const char *id, int 
 			"or reset anything</text>\n",
 			x + LABEL_W + 20, y + (RP_NLEVELS - 1) * ROW_H + 26);
 	fprintf(f, "</g>\n");
-	return h;
+	return h + 14; /* the cycle numbers under it */
 }
 
 /* Fill colour of a device or session state. */
