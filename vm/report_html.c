@@ -75,16 +75,19 @@ static void summary(FILE *f, const struct rp_model *m)
 	json_t *s = json_array_get(steps, m->result_step < 0 ? 0 : (size_t)m->result_step);
 	if (s) {
 		const char *e = json_string_value(json_object_get(s, "errno")) ?: "?";
-		fprintf(f, "step %lld %s: <b class=\"%s\">", (long long)json_integer_value(json_object_get(s, "step")),
-			json_string_value(json_object_get(s, "op")) ?: "?", strcmp(e, "OK") ? "FAIL" : "PASS");
+		fprintf(f, "step %lld %s: <b class=\"%s\">",
+			(long long)json_integer_value(json_object_get(s, "step")),
+			json_string_value(json_object_get(s, "op")) ?: "?",
+			strcmp(e, "OK") ? "FAIL" : "PASS");
 		rp_esc(f, e);
 		fprintf(f, "</b> after %.1f s",
 			json_number_value(json_object_get(s, "elapsed_ms")) / 1000);
 		size_t n = json_array_size(steps);
 		if (n > 1)
-			fprintf(f, " <span class=\"note\">(%zu steps, all %.1f s)</span>", n,
-				json_number_value(json_object_get(json_array_get(steps, n - 1), "t1")) -
-				    m->origin);
+			fprintf(
+			    f, " <span class=\"note\">(%zu steps, all %.1f s)</span>", n,
+			    json_number_value(json_object_get(json_array_get(steps, n - 1), "t1")) -
+				m->origin);
 	} else {
 		fprintf(f, "no step ran");
 	}
@@ -131,9 +134,10 @@ static void summary(FILE *f, const struct rp_model *m)
 		fprintf(f, "<b>%.1f s</b> in all: %d stall%s of 1 s or more, the longest %.1f s",
 			m->stall_total_ms / 1000, m->nstalls, m->nstalls > 1 ? "s" : "",
 			m->stall_max_ms / 1000);
-	fprintf(f, "</td></tr>\n<tr><th>retries</th><td id=\"sum-retries\">%d <span "
-		   "class=\"note\">(commands the target received again: same LUN, opcode and "
-		   "LBA)</span></td></tr>\n<tr><th>rules fired (trace)</th><td id=\"sum-rules\">",
+	fprintf(f,
+		"</td></tr>\n<tr><th>retries</th><td id=\"sum-retries\">%d <span "
+		"class=\"note\">(commands the target received again: same LUN, opcode and "
+		"LBA)</span></td></tr>\n<tr><th>rules fired (trace)</th><td id=\"sum-rules\">",
 		m->retries);
 	rp_esc(f, *m->rules ? m->rules : "none");
 	fprintf(f, "</td></tr>\n</table>\n");
@@ -151,8 +155,7 @@ static void faults_row(FILE *f, const struct rp_model *m, int y)
 	bool *done = calloc(n ? n : 1, sizeof(*done));
 	double last_end[2] = {-1e9, -1e9};
 
-	fprintf(f, "<text x=\"4\" y=\"%d\" font-weight=\"bold\">target: faults</text>\n",
-		y + 22);
+	fprintf(f, "<text x=\"4\" y=\"%d\" font-weight=\"bold\">target: faults</text>\n", y + 22);
 	for (size_t i = 0; done && i < n; i++) {
 		json_t *e = json_array_get(tr, i);
 		const char *ev = json_string_value(json_object_get(e, "event"));
@@ -215,30 +218,32 @@ static void ladder_chart(FILE *f, const struct rp_model *m)
 {
 	const int top = 22, steps_h = 88;
 	int h = top + steps_h + RP_NLEVELS * 40 + 22;
-	fprintf(f,
-		"<div class=\"legend\">"
-		"<span><i style=\"background:%s\"></i>completed</span>"
-		"<span><i style=\"background:%s\"></i>failed (an answer or a dead connection)</span>"
-		"<span><i style=\"background:%s\"></i>timed out (the named timer fired)</span>"
-		"<span><i style=\"border:1px dashed #9aa0a6\"></i>not sent</span>"
-		"<span><i style=\"background:#ccc;border:1px dashed #333\"></i>seen only in the "
-		"target's trace</span><span>&#9670; connection error / retry</span></div>\n",
-		rp_outcome_colors[RP_COMPLETED], rp_outcome_colors[RP_FAILED],
-		rp_outcome_colors[RP_TIMED_OUT]);
-	fprintf(f,
-		"<svg id=\"ladder-chart\" width=\"%d\" height=\"%d\" "
-		"xmlns=\"http://www.w3.org/2000/svg\" font-size=\"11\" font-family=\"sans-serif\">\n",
-		PAGE_W, h);
+	fprintf(
+	    f,
+	    "<div class=\"legend\">"
+	    "<span><i style=\"background:%s\"></i>completed</span>"
+	    "<span><i style=\"background:%s\"></i>failed (an answer or a dead connection)</span>"
+	    "<span><i style=\"background:%s\"></i>timed out (the named timer fired)</span>"
+	    "<span><i style=\"border:1px dashed #9aa0a6\"></i>not sent</span>"
+	    "<span><i style=\"background:#ccc;border:1px dashed #333\"></i>seen only in the "
+	    "target's trace</span><span>&#9670; connection error / retry</span></div>\n",
+	    rp_outcome_colors[RP_COMPLETED], rp_outcome_colors[RP_FAILED],
+	    rp_outcome_colors[RP_TIMED_OUT]);
+	fprintf(
+	    f,
+	    "<svg id=\"ladder-chart\" width=\"%d\" height=\"%d\" "
+	    "xmlns=\"http://www.w3.org/2000/svg\" font-size=\"11\" font-family=\"sans-serif\">\n",
+	    PAGE_W, h);
 	double step = tick_step(m->tmax - m->tmin);
 	for (double t = 0; t <= m->tmax; t += step) {
 		double x = page_x(m, t);
-		fprintf(f,
-			"<line x1=\"%.1f\" x2=\"%.1f\" y1=\"%d\" y2=\"%d\" stroke=\"#e6e6e6\"/>"
-			"<text x=\"%.1f\" y=\"14\" text-anchor=\"middle\" fill=\"#555\">%gs</text>\n",
-			x, x, top - 4, h, x, t);
+		fprintf(
+		    f,
+		    "<line x1=\"%.1f\" x2=\"%.1f\" y1=\"%d\" y2=\"%d\" stroke=\"#e6e6e6\"/>"
+		    "<text x=\"%.1f\" y=\"14\" text-anchor=\"middle\" fill=\"#555\">%gs</text>\n",
+		    x, x, top - 4, h, x, t);
 	}
-	fprintf(f, "<text x=\"4\" y=\"%d\" font-weight=\"bold\">application</text>\n",
-		top + 26);
+	fprintf(f, "<text x=\"4\" y=\"%d\" font-weight=\"bold\">application</text>\n", top + 26);
 	double last_end[2] = {-1e9, -1e9};
 	size_t i;
 	json_t *o;
@@ -253,23 +258,30 @@ static void ladder_chart(FILE *f, const struct rp_model *m)
 		snprintf(label, sizeof(label), "step %lld %s \xe2\x86\x92 %s, %.1f s", n,
 			 json_string_value(json_object_get(o, "op")) ?: "?", e,
 			 json_number_value(json_object_get(o, "elapsed_ms")) / 1000);
-		fprintf(f,
-			"<g id=\"step-%lld\" class=\"step\" data-errno=\"%s\"><title>", n, e);
+		fprintf(f, "<g id=\"step-%lld\" class=\"step\" data-errno=\"%s\"><title>", n, e);
 		rp_esc(f, label);
-		fprintf(f,
-			"</title><rect x=\"%.1f\" y=\"%d\" width=\"%.1f\" height=\"14\" fill=\"%s\" "
-			"opacity=\"0.8\"/>",
-			x0, top + 26, x1 - x0 < 3 ? 3 : x1 - x0, strcmp(e, "OK") ? "#d03b2f" : "#3b7dd8");
+		fprintf(
+		    f,
+		    "</title><rect x=\"%.1f\" y=\"%d\" width=\"%.1f\" height=\"14\" fill=\"%s\" "
+		    "opacity=\"0.8\"/>",
+		    x0, top + 26, x1 - x0 < 3 ? 3 : x1 - x0,
+		    strcmp(e, "OK") ? "#d03b2f" : "#3b7dd8");
 		/* The label goes inside a bar long enough, else above it where there is room. */
 		double lw = strlen(label) * 5.6;
-		int line = x1 - x0 >= lw + 6 ? 2 : x0 >= last_end[0] ? 0 : x0 >= last_end[1] ? 1 : -1;
+		int line = x1 - x0 >= lw + 6   ? 2
+			   : x0 >= last_end[0] ? 0
+			   : x0 >= last_end[1] ? 1
+					       : -1;
 		if (line < 2 && x0 + lw > PAGE_W - 10)
 			line = -1;
 		if (line >= 0) {
 			if (line < 2)
 				last_end[line] = x0 + lw + 6;
-			fprintf(f, "<text x=\"%.1f\" y=\"%d\" font-size=\"10\"%s>", x0 + (line == 2 ? 3 : 0),
-				top + (line == 2 ? 37 : line ? 12 : 23),
+			fprintf(f, "<text x=\"%.1f\" y=\"%d\" font-size=\"10\"%s>",
+				x0 + (line == 2 ? 3 : 0),
+				top + (line == 2 ? 37
+				       : line	 ? 12
+						 : 23),
 				line == 2 ? " fill=\"#fff\"" : "");
 			rp_esc(f, label);
 			fprintf(f, "</text>");
@@ -285,7 +297,8 @@ static void ladder_chart(FILE *f, const struct rp_model *m)
 static bool noise(const char *src, const char *text, double t, double ws)
 {
 	if (!strcmp(src, "uevent"))
-		return !strstr(text, "SDEV_") && !strstr(text, "RESIZE") && !strstr(text, "DISK_RO");
+		return !strstr(text, "SDEV_") && !strstr(text, "RESIZE") &&
+		       !strstr(text, "DISK_RO");
 	return t < ws && strcmp(src, "agent");
 }
 
@@ -301,14 +314,16 @@ static void tables(FILE *f, const struct rp_model *m)
 		const char *word = vm_report_verdict(o);
 		json_t *st = json_object_get(o, "step");
 		fprintf(f, "<tr class=\"exp-%s\"><td class=\"%s\">%s</td><td>",
-			!strcmp(word, "N/A") ? "na" : word, !strcmp(word, "N/A") ? "NA" : word, word);
+			!strcmp(word, "N/A") ? "na" : word, !strcmp(word, "N/A") ? "NA" : word,
+			word);
 		rp_esc(f, json_string_value(json_object_get(o, "what")) ?: "(not recorded)");
 		fprintf(f, "</td><td>");
 		rp_esc(f, json_string_value(json_object_get(o, "observed")));
 		fprintf(f, "</td><td>");
 		if (json_is_integer(st))
 			fprintf(f, "<a href=\"#step-%lld\">step %lld</a>",
-				(long long)json_integer_value(st), (long long)json_integer_value(st));
+				(long long)json_integer_value(st),
+				(long long)json_integer_value(st));
 		else if (!strcmp(word, "FAIL"))
 			fprintf(f, "<a href=\"#ladder-chart\">ladder</a>");
 		fprintf(f, "</td></tr>\n");
@@ -333,8 +348,8 @@ static void tables(FILE *f, const struct rp_model *m)
 		const char *src = json_string_value(json_object_get(o, "src")) ?: "";
 		const char *text = json_string_value(json_object_get(o, "text")) ?: "";
 		double t = json_number_value(json_object_get(o, "t"));
-		fprintf(f, "<tr%s><td>%+.3f</td><td>", noise(src, text, t, ws) ? " class=\"noise\"" : "",
-			t - m->origin);
+		fprintf(f, "<tr%s><td>%+.3f</td><td>",
+			noise(src, text, t, ws) ? " class=\"noise\"" : "", t - m->origin);
 		rp_esc(f, src);
 		fprintf(f, "</td><td>");
 		rp_esc(f, text);
@@ -388,14 +403,15 @@ int fl_vm_report_html(const char *result_json, const char *html_path)
 		   "with how long it lasted and the timer or answer that ended it.</p>\n");
 	ladder_chart(f, m);
 	if (m->seq_cycle >= 0) {
-		fprintf(f,
-			"<h2>Cycle %d, message by message</h2>\n<p class=\"note\">Left: what the "
-			"kernel sent and what came of it; right: what the target received and "
-			"decided (from its trace). A red cross: it never reached the target.%s</p>\n",
-			m->seq_cycle + 1,
-			m->eh_from_trace ? " The kernel printed nothing of its error handler in this "
-					   "run: its side is what the target received (dotted)."
-					 : "");
+		fprintf(
+		    f,
+		    "<h2>Cycle %d, message by message</h2>\n<p class=\"note\">Left: what the "
+		    "kernel sent and what came of it; right: what the target received and "
+		    "decided (from its trace). A red cross: it never reached the target.%s</p>\n",
+		    m->seq_cycle + 1,
+		    m->eh_from_trace ? " The kernel printed nothing of its error handler in this "
+				       "run: its side is what the target received (dotted)."
+				     : "");
 		rp_svg_sequence(f, m);
 	} else {
 		fprintf(f, "<h2>Task management</h2>\n<p id=\"no-tmf\">The target received no "

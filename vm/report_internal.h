@@ -50,7 +50,7 @@ struct rp_span {
 	enum rp_outcome outcome;
 	double t0, t1; /* seconds from the origin */
 	int cycle;
-	bool from_trace; /* seen only in the target's trace */
+	bool from_trace;    /* seen only in the target's trace */
 	char ended_by[128]; /* the timer or answer that ended it */
 	/* TMF rungs: the target's side, from its trace (t < -1e8: none) */
 	double t_recv, t_answer;
@@ -60,12 +60,12 @@ struct rp_span {
 
 /* One message of the sequence chart (kernel -> target, and the target's decision). */
 struct rp_msg {
-	double t_sent;	 /* kernel side; < -1e8: not seen in the kernel log */
-	double t_recv;	 /* target side; < -1e8: never arrived */
-	double t_answer; /* the target's answer; < -1e8: none */
-	char sent[64];	 /* "ABORT TASK itt 0x13", "LUN RESET", "login", ... */
+	double t_sent;	   /* kernel side; < -1e8: not seen in the kernel log */
+	double t_recv;	   /* target side; < -1e8: never arrived */
+	double t_answer;   /* the target's answer; < -1e8: none */
+	char sent[64];	   /* "ABORT TASK itt 0x13", "LUN RESET", "login", ... */
 	char decision[96]; /* "rejected", "never answered", "completed (UA 29/00)", ... */
-	char result[160]; /* what the kernel made of it */
+	char result[160];  /* what the kernel made of it */
 	enum rp_outcome outcome;
 };
 

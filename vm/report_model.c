@@ -66,7 +66,8 @@ double rp_num(json_t *o, const char *key, double def)
 /* A knob in seconds: the guest's value, else the scenario's, else -1. */
 static double knob(json_t *r, const char *guest_name, const char *scenario_name)
 {
-	double v = rp_num(json_object_get(json_object_get(r, "guest_info"), "knobs"), guest_name, -1);
+	double v =
+	    rp_num(json_object_get(json_object_get(r, "guest_info"), "knobs"), guest_name, -1);
 	return v >= 0 ? v : rp_num(json_object_get(r, "knobs"), scenario_name, -1);
 }
 
@@ -160,7 +161,8 @@ static double last_fault_before(const struct rp_model *m, double t)
 		const char *act = json_string_value(json_object_get(e, "action"));
 		double te = rp_num(e, "t", 0) - m->origin;
 		if (ev && !strcmp(ev, "inject") && act &&
-		    (!strcmp(act, "hold") || !strcmp(act, "drop") || !strcmp(act, "drop_response")) &&
+		    (!strcmp(act, "hold") || !strcmp(act, "drop") ||
+		     !strcmp(act, "drop_response")) &&
 		    te <= t && te > best)
 			best = te;
 	}
@@ -185,7 +187,8 @@ static void cycle_begin(struct parse *p, double t)
 		start = m->k_timeout > 0 ? t - m->k_timeout : t;
 		json_array_foreach(json_object_get(m->r, "steps"), i, s)
 		{
-			double a = rp_num(s, "t0", 0) - m->origin, b = rp_num(s, "t1", 0) - m->origin;
+			double a = rp_num(s, "t0", 0) - m->origin,
+			       b = rp_num(s, "t1", 0) - m->origin;
 			if (a <= t && t <= b + 0.5 && a > p->cmd_start)
 				start = a;
 		}
@@ -267,7 +270,8 @@ static void parse_line(struct parse *p, double t, const char *x)
 				 "%s", x);
 	} else if (strstr(x, "abort failed")) {
 		span_close(p, RP_ABORT, t, RP_FAILED);
-	} else if (strstr(x, "abort success") || strstr(x, "ABORT_TASK: Sending TMR_FUNCTION_COMPLETE") ||
+	} else if (strstr(x, "abort success") ||
+		   strstr(x, "ABORT_TASK: Sending TMR_FUNCTION_COMPLETE") ||
 		   strstr(x, "cmd abort success")) {
 		span_close(p, RP_ABORT, t, RP_COMPLETED);
 	} else if (strstr(x, "Waking error handler thread") ||
@@ -286,7 +290,8 @@ static void parse_line(struct parse *p, double t, const char *x)
 		span_close(p, RP_LUN_RESET, t, RP_COMPLETED);
 	} else if (strstr(x, "iscsi_tmf_timedout")) {
 		p->tmf_timedout = true;
-	} else if (strstr(x, "Sending target reset") || strstr(x, "iscsi_eh_target_reset tgt Reset")) {
+	} else if (strstr(x, "Sending target reset") ||
+		   strstr(x, "iscsi_eh_target_reset tgt Reset")) {
 		cycle_begin(p, t);
 		span_close(p, RP_LUN_RESET, t, RP_FAILED);
 		if (p->open[RP_TARGET_RESET] < 0)
@@ -313,7 +318,7 @@ static void parse_line(struct parse *p, double t, const char *x)
 		int code = atoi(c + strlen("detected conn error ("));
 		char b[64];
 		snprintf(b, sizeof(b), "conn error %d%s", code,
-			 code == 1021   ? " (TMF timed out)"
+			 code == 1021	? " (TMF timed out)"
 			 : code == 1022 ? " (NOP-Out ping timed out)"
 					: "");
 		add_mark(m, RP_SESSION, t, b);
@@ -350,10 +355,10 @@ static void parse_line(struct parse *p, double t, const char *x)
 		s->outcome = RP_FAILED;
 		snprintf(s->ended_by, sizeof(s->ended_by), "%s%s%s%s",
 			 off ? "disk offlined" : "I/O error",
-			 p->recovery_timedout ? " after recovery_tmo"
+			 p->recovery_timedout		      ? " after recovery_tmo"
 			 : strstr(x, "Medium access timeout") ? " (medium access timeouts)"
-			 : p->finish			     ? " (retries used up)"
-							     : "",
+			 : p->finish			      ? " (retries used up)"
+							      : "",
 			 *p->hostbyte ? " " : "", p->hostbyte);
 	}
 }
@@ -390,7 +395,8 @@ static void spans_from_trace(struct parse *p)
 				continue; /* closed by what comes next */
 			}
 			bool done = !strncmp(s->decision, "completed", 9);
-			span_close(p, (enum rp_level)l, s->t_answer, done ? RP_COMPLETED : RP_FAILED);
+			span_close(p, (enum rp_level)l, s->t_answer,
+				   done ? RP_COMPLETED : RP_FAILED);
 			rp_ended_by_target(s, false);
 		} else if (!strcmp(ev, "conn") && p->in_cycle) {
 			const char *what = json_string_value(json_object_get(e, "what"));
@@ -487,8 +493,8 @@ static void build_summary(struct rp_model *m)
 		snprintf(key, sizeof(key), "%s (%s)",
 			 json_string_value(json_object_get(e, "rule")) ?: "?",
 			 json_string_value(json_object_get(e, "action")) ?: "?");
-		json_object_set_new(rules, key,
-				    json_integer(json_integer_value(json_object_get(rules, key)) + 1));
+		json_object_set_new(
+		    rules, key, json_integer(json_integer_value(json_object_get(rules, key)) + 1));
 		snprintf(key, sizeof(key), "%lld/%s/%lld", (long long)rp_num(e, "lun", 0),
 			 json_string_value(json_object_get(e, "opcode")) ?: "?",
 			 (long long)rp_num(e, "lba", -1));
@@ -502,7 +508,8 @@ static void build_summary(struct rp_model *m)
 	json_object_foreach(rules, k, v)
 	{
 		n += (size_t)snprintf(m->rules + n, n < sizeof(m->rules) ? sizeof(m->rules) - n : 0,
-				      "%s%s x%lld", n ? ", " : "", k, (long long)json_integer_value(v));
+				      "%s%s x%lld", n ? ", " : "", k,
+				      (long long)json_integer_value(v));
 		if (n >= sizeof(m->rules))
 			break;
 	}
@@ -566,8 +573,8 @@ struct rp_model *rp_model_new(json_t *r)
 	m->tmax = 1;
 	size_t i;
 	json_t *e;
-	json_array_foreach(json_object_get(r, "steps"), i, e)
-	    m->tmax = fmax(m->tmax, rp_num(e, "t1", 0) - m->origin);
+	json_array_foreach(json_object_get(r, "steps"), i, e) m->tmax =
+	    fmax(m->tmax, rp_num(e, "t1", 0) - m->origin);
 	if (we > 0)
 		m->tmax = fmax(m->tmax, we - m->origin);
 	m->tmin = fmin(ws, 0) - 0.02 * m->tmax;

@@ -115,10 +115,12 @@ void rp_pair_spans(struct rp_model *m)
 			const char *ev = json_string_value(json_object_get(e, "event"));
 			double t = rp_num(e, "t", 0) - m->origin;
 			if (i >= 1024 || used[i] || !ev || strcmp(ev, "tmf") ||
-			    rp_tmf_level(json_string_value(json_object_get(e, "tmf"))) != (int)s->level ||
+			    rp_tmf_level(json_string_value(json_object_get(e, "tmf"))) !=
+				(int)s->level ||
 			    t < s->t0 - 0.5 || t > s->t1 + 0.5)
 				continue;
-			/* ABORT TASK: the same task (the trace has the tag as read off the wire). */
+			/* ABORT TASK: the same task (the trace has the tag as read off the wire).
+			 */
 			uint32_t ref = (uint32_t)rp_num(e, "ref_tag", 0);
 			if (itt && ref && ref != kitt && __builtin_bswap32(ref) != kitt)
 				continue;
@@ -133,7 +135,7 @@ void rp_pair_spans(struct rp_model *m)
 					 "failed at once: never reached the target");
 		} else {
 			rp_ended_by_target(s, s->outcome == RP_TIMED_OUT ||
-					       !strncmp(s->decision, "never", 5));
+						  !strncmp(s->decision, "never", 5));
 		}
 	}
 }
@@ -162,9 +164,9 @@ static int cmp_msg(const void *a, const void *b)
 /* See report_internal.h. */
 void rp_build_sequence(struct rp_model *m)
 {
-	static const char *const label_of_level[] = {
-	    [RP_ABORT] = "ABORT TASK", [RP_LUN_RESET] = "LOGICAL UNIT RESET",
-	    [RP_TARGET_RESET] = "TARGET WARM RESET"};
+	static const char *const label_of_level[] = {[RP_ABORT] = "ABORT TASK",
+						     [RP_LUN_RESET] = "LOGICAL UNIT RESET",
+						     [RP_TARGET_RESET] = "TARGET WARM RESET"};
 	double c0 = 1e9, c1 = -1e9;
 	bool used[1024] = {false};
 	json_t *tr = json_object_get(m->r, "trace_events");
@@ -296,4 +298,3 @@ void rp_build_sequence(struct rp_model *m)
 	}
 	qsort(m->msgs, m->nmsgs, sizeof(m->msgs[0]), cmp_msg);
 }
-

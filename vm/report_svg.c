@@ -73,8 +73,8 @@ int vm_report_ladder_svg(FILE *f, const struct rp_model *m, const char *id, int 
 		fprintf(f,
 			"<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"%s\"/>"
 			"<text x=\"%d\" y=\"%d\" class=\"rung\" font-weight=\"bold\">%s</text>\n",
-			x + LABEL_W, ry, w - LABEL_W - 10, ROW_H, l % 2 ? "#fafafa" : "#f2f4f7", x + 4,
-			ry + ROW_H / 2 + 4, rp_level_names[l]);
+			x + LABEL_W, ry, w - LABEL_W - 10, ROW_H, l % 2 ? "#fafafa" : "#f2f4f7",
+			x + 4, ry + ROW_H / 2 + 4, rp_level_names[l]);
 	}
 	/* Cycle boundaries. */
 	int cyc = -1;
@@ -107,11 +107,12 @@ int vm_report_ladder_svg(FILE *f, const struct rp_model *m, const char *id, int 
 			snprintf(label, sizeof(label), "%s", why);
 		else
 			snprintf(label, sizeof(label), "%s \xc2\xb7 %s", len, why);
-		fprintf(f,
-			"<g class=\"eh-span\" data-level=\"%s\" data-outcome=\"%s\" data-cycle=\"%d\" "
-			"data-len-s=\"%.3f\" data-ended-by=\"",
-			rp_level_names[s->level], rp_outcome_names[s->outcome], s->cycle + 1,
-			s->t1 - s->t0);
+		fprintf(
+		    f,
+		    "<g class=\"eh-span\" data-level=\"%s\" data-outcome=\"%s\" data-cycle=\"%d\" "
+		    "data-len-s=\"%.3f\" data-ended-by=\"",
+		    rp_level_names[s->level], rp_outcome_names[s->outcome], s->cycle + 1,
+		    s->t1 - s->t0);
 		rp_esc(f, s->ended_by);
 		fprintf(f, "\"><title>%s, %s (%s at %+.1f s): ", rp_level_names[s->level],
 			rp_outcome_names[s->outcome], len, s->t0);
@@ -120,7 +121,8 @@ int vm_report_ladder_svg(FILE *f, const struct rp_model *m, const char *id, int 
 		fprintf(f,
 			"<rect x=\"%.1f\" y=\"%d\" width=\"%.1f\" height=\"14\" rx=\"2\" "
 			"fill=\"%s\"%s/>",
-			x0, ry + 20, bw, s->outcome == RP_SKIPPED ? "none" : rp_outcome_colors[s->outcome],
+			x0, ry + 20, bw,
+			s->outcome == RP_SKIPPED ? "none" : rp_outcome_colors[s->outcome],
 			s->outcome == RP_SKIPPED ? " stroke=\"#9aa0a6\" stroke-dasharray=\"2,2\""
 			: s->from_trace		 ? " stroke=\"#333\" stroke-dasharray=\"3,2\""
 						 : "");
@@ -146,8 +148,7 @@ int vm_report_ladder_svg(FILE *f, const struct rp_model *m, const char *id, int 
 		const struct rp_mark *k = &m->marks[i];
 		int ry = y + (RP_NLEVELS - 1 - (int)k->level) * ROW_H;
 		double mx = xof(k->t, x, w, tmin, tmax);
-		fprintf(f,
-			"<g class=\"eh-mark\"><title>%+.1f s: ", k->t);
+		fprintf(f, "<g class=\"eh-mark\"><title>%+.1f s: ", k->t);
 		rp_esc(f, k->text);
 		fprintf(f,
 			"</title><path d=\"M%.1f %d l5 6 l-5 6 l-5 -6 z\" fill=\"%s\" "
@@ -187,10 +188,11 @@ void rp_svg_states(FILE *f, const struct rp_model *m, int w)
 	int ly = top + nrows * (band_h + 4) + 14;
 	int h = json_array_size(json_object_get(m->r, "probes")) ? ly + lat_h + 30 : ly + 30;
 	double tmin = m->tmin, tmax = m->tmax;
-	fprintf(f,
-		"<svg id=\"states\" width=\"%d\" height=\"%d\" xmlns=\"http://www.w3.org/2000/svg\" "
-		"font-size=\"11\" font-family=\"sans-serif\">\n",
-		w, h);
+	fprintf(
+	    f,
+	    "<svg id=\"states\" width=\"%d\" height=\"%d\" xmlns=\"http://www.w3.org/2000/svg\" "
+	    "font-size=\"11\" font-family=\"sans-serif\">\n",
+	    w, h);
 	for (int r = 0; r < nrows; r++) {
 		const char *name = "";
 		for (size_t i = 0; i < m->nbands; i++)
@@ -222,8 +224,9 @@ void rp_svg_states(FILE *f, const struct rp_model *m, int w)
 		fprintf(f, "<text x=\"4\" y=\"%d\">no device or session state recorded</text>\n",
 			top + 14);
 	/* Latency of the healthy LUN's probes, 1 ms .. 100 s on a log scale. */
-	fprintf(f, "<text x=\"4\" y=\"%d\" font-weight=\"bold\">healthy LUN</text>"
-		   "<text x=\"4\" y=\"%d\" font-size=\"10\">read latency (log)</text>\n",
+	fprintf(f,
+		"<text x=\"4\" y=\"%d\" font-weight=\"bold\">healthy LUN</text>"
+		"<text x=\"4\" y=\"%d\" font-size=\"10\">read latency (log)</text>\n",
 		ly + 14, ly + 28);
 	int x0 = LABEL_W, x1 = w - 10;
 	if (!json_array_size(json_object_get(m->r, "probes"))) {
@@ -233,14 +236,15 @@ void rp_svg_states(FILE *f, const struct rp_model *m, int w)
 			x0 + 10, ly + 14);
 		return;
 	}
-	fprintf(f, "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"#fbfbfb\" "
-		   "stroke=\"#ddd\"/>\n",
+	fprintf(f,
+		"<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"#fbfbfb\" "
+		"stroke=\"#ddd\"/>\n",
 		x0, ly, x1 - x0, lat_h);
 	static const struct {
 		double ms;
 		const char *label;
-	} grid[] = {{1, "1 ms"}, {10, "10 ms"}, {100, "100 ms"}, {1000, "1 s"}, {10000, "10 s"},
-		    {100000, "100 s"}};
+	} grid[] = {{1, "1 ms"},   {10, "10 ms"},   {100, "100 ms"},
+		    {1000, "1 s"}, {10000, "10 s"}, {100000, "100 s"}};
 	for (size_t g = 0; g < sizeof(grid) / sizeof(grid[0]); g++) {
 		double gy = ly + lat_h - log10(grid[g].ms) / 5.0 * lat_h;
 		fprintf(f,
@@ -268,11 +272,12 @@ void rp_svg_states(FILE *f, const struct rp_model *m, int w)
 		if (stall) {
 			/* A stalled read is a bar as long as it lasted. */
 			double px1 = xof(t + ms / 1000, 0, w, tmin, tmax);
-			fprintf(f,
-				"<g class=\"stall\" data-ms=\"%.0f\"><title>%+.1f s: healthy LUN read "
-				"took %.0f ms</title><rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" "
-				"height=\"4\" fill=\"#d03b2f\"/>",
-				ms, t, ms, px, py - 2, px1 - px < 2 ? 2 : px1 - px);
+			fprintf(
+			    f,
+			    "<g class=\"stall\" data-ms=\"%.0f\"><title>%+.1f s: healthy LUN read "
+			    "took %.0f ms</title><rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" "
+			    "height=\"4\" fill=\"#d03b2f\"/>",
+			    ms, t, ms, px, py - 2, px1 - px < 2 ? 2 : px1 - px);
 			if (px > last_label_x) {
 				fprintf(f,
 					"<text x=\"%.1f\" y=\"%.1f\" font-size=\"10\" "
@@ -301,23 +306,25 @@ void rp_svg_sequence(FILE *f, const struct rp_model *m)
 {
 	const int W = 1300, kx = 430, tx = 880, row = 46, top = 50;
 	int h = top + (int)m->nmsgs * row + 20;
-	fprintf(f,
-		"<svg id=\"sequence\" data-cycle=\"%d\" width=\"%d\" height=\"%d\" "
-		"xmlns=\"http://www.w3.org/2000/svg\" font-size=\"12\" font-family=\"sans-serif\">\n"
-		"<defs><marker id=\"arr\" viewBox=\"0 0 10 10\" refX=\"9\" refY=\"5\" "
-		"markerWidth=\"7\" markerHeight=\"7\" orient=\"auto\"><path d=\"M0 0 L10 5 L0 10 "
-		"z\" fill=\"#333\"/></marker></defs>\n",
-		m->seq_cycle + 1, W, h);
-	fprintf(f,
-		"<text x=\"%d\" y=\"18\" text-anchor=\"middle\" font-weight=\"bold\">kernel "
-		"(initiator)</text><text x=\"%d\" y=\"18\" text-anchor=\"middle\" "
-		"font-weight=\"bold\">faultlun target</text>"
-		"<text x=\"%d\" y=\"36\" text-anchor=\"end\" fill=\"#555\">what came of it "
-		"(kernel)</text><text x=\"%d\" y=\"36\" fill=\"#555\">what the target "
-		"received and decided</text>\n"
-		"<line x1=\"%d\" x2=\"%d\" y1=\"40\" y2=\"%d\" stroke=\"#888\" stroke-width=\"2\"/>"
-		"<line x1=\"%d\" x2=\"%d\" y1=\"40\" y2=\"%d\" stroke=\"#888\" stroke-width=\"2\"/>\n",
-		kx, tx, kx - 10, tx + 10, kx, kx, h - 10, tx, tx, h - 10);
+	fprintf(
+	    f,
+	    "<svg id=\"sequence\" data-cycle=\"%d\" width=\"%d\" height=\"%d\" "
+	    "xmlns=\"http://www.w3.org/2000/svg\" font-size=\"12\" font-family=\"sans-serif\">\n"
+	    "<defs><marker id=\"arr\" viewBox=\"0 0 10 10\" refX=\"9\" refY=\"5\" "
+	    "markerWidth=\"7\" markerHeight=\"7\" orient=\"auto\"><path d=\"M0 0 L10 5 L0 10 "
+	    "z\" fill=\"#333\"/></marker></defs>\n",
+	    m->seq_cycle + 1, W, h);
+	fprintf(
+	    f,
+	    "<text x=\"%d\" y=\"18\" text-anchor=\"middle\" font-weight=\"bold\">kernel "
+	    "(initiator)</text><text x=\"%d\" y=\"18\" text-anchor=\"middle\" "
+	    "font-weight=\"bold\">faultlun target</text>"
+	    "<text x=\"%d\" y=\"36\" text-anchor=\"end\" fill=\"#555\">what came of it "
+	    "(kernel)</text><text x=\"%d\" y=\"36\" fill=\"#555\">what the target "
+	    "received and decided</text>\n"
+	    "<line x1=\"%d\" x2=\"%d\" y1=\"40\" y2=\"%d\" stroke=\"#888\" stroke-width=\"2\"/>"
+	    "<line x1=\"%d\" x2=\"%d\" y1=\"40\" y2=\"%d\" stroke=\"#888\" stroke-width=\"2\"/>\n",
+	    kx, tx, kx - 10, tx + 10, kx, kx, h - 10, tx, tx, h - 10);
 	for (size_t i = 0; i < m->nmsgs; i++) {
 		const struct rp_msg *g = &m->msgs[i];
 		int y = top + (int)i * row + 20;
@@ -368,8 +375,8 @@ void rp_svg_sequence(FILE *f, const struct rp_model *m)
 			fprintf(f, " (got it %+.0f ms later)", (g->t_recv - g->t_sent) * 1000);
 		fprintf(f, "</text>");
 		/* what the kernel made of it */
-		fprintf(f, "<text x=\"%d\" y=\"%d\" text-anchor=\"end\" fill=\"%s\">", kx - 10, y + 4,
-			rp_outcome_colors[g->outcome]);
+		fprintf(f, "<text x=\"%d\" y=\"%d\" text-anchor=\"end\" fill=\"%s\">", kx - 10,
+			y + 4, rp_outcome_colors[g->outcome]);
 		rp_esc(f, g->result);
 		fprintf(f, "</text></g>\n");
 	}

@@ -16,7 +16,7 @@
 
 enum {
 	TID_STEPS = 1,
-	TID_EH = 10, /* + enum rp_level */
+	TID_EH = 10,	/* + enum rp_level */
 	TID_STATE = 30, /* + band row */
 	TID_KERNEL = 60,
 	TID_TARGET,
@@ -61,9 +61,10 @@ int rp_write_chrome_trace(const struct rp_model *m, const char *path)
 	json_t *o;
 	char name[256];
 
-	json_array_append_new(
-	    ev, json_pack("{s:s,s:s,s:i,s:{s:s}}", "name", "process_name", "ph", "M", "pid", 1,
-			  "args", "name", json_string_value(json_object_get(m->r, "name")) ?: "run"));
+	json_array_append_new(ev,
+			      json_pack("{s:s,s:s,s:i,s:{s:s}}", "name", "process_name", "ph", "M",
+					"pid", 1, "args", "name",
+					json_string_value(json_object_get(m->r, "name")) ?: "run"));
 	thread_name(ev, TID_STEPS, "workload steps");
 	for (int l = 0; l < RP_NLEVELS; l++) {
 		snprintf(name, sizeof(name), "EH: %s", rp_level_names[l]);
@@ -115,8 +116,8 @@ int rp_write_chrome_trace(const struct rp_model *m, const char *path)
 			continue;
 		json_array_append_new(
 		    ev, json_pack("{s:s,s:s,s:s,s:I,s:i,s:i}", "name",
-				  json_string_value(json_object_get(o, "text")) ?: "", "ph", "i", "s",
-				  "t", "ts", us(m, t), "pid", 1, "tid", tid));
+				  json_string_value(json_object_get(o, "text")) ?: "", "ph", "i",
+				  "s", "t", "ts", us(m, t), "pid", 1, "tid", tid));
 	}
 	json_array_foreach(json_object_get(m->r, "probes"), i, o)
 	{
@@ -125,9 +126,9 @@ int rp_write_chrome_trace(const struct rp_model *m, const char *path)
 		if (t < m->tmin)
 			continue;
 		json_array_append_new(ev, json_pack("{s:s,s:s,s:I,s:i,s:i,s:{s:f}}", "name",
-						    "healthy LUN read latency (ms)", "ph", "C", "ts",
-						    us(m, t), "pid", 1, "tid", TID_HEALTHY, "args",
-						    "ms", ms));
+						    "healthy LUN read latency (ms)", "ph", "C",
+						    "ts", us(m, t), "pid", 1, "tid", TID_HEALTHY,
+						    "args", "ms", ms));
 		if (ms >= 1000) {
 			snprintf(name, sizeof(name), "stall %.1f s", ms / 1000);
 			slice(ev, TID_HEALTHY, name, us(m, t), (json_int_t)(ms * 1000), NULL);

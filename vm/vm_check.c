@@ -585,8 +585,8 @@ int vm_check_run(const struct fl_scenario *sc, const struct vm_run_info *info)
 		double ms = json_number_value(json_object_get(o, "ms"));
 		if (!json_object_get(o, "ms"))
 			continue;
-		json_t *pr = json_pack("{s:f,s:f}", "t", json_number_value(json_object_get(o, "t0")),
-				       "ms", ms);
+		json_t *pr = json_pack("{s:f,s:f}", "t",
+				       json_number_value(json_object_get(o, "t0")), "ms", ms);
 		if (pr && json_is_true(json_object_get(o, "unfinished")))
 			json_object_set_new(pr, "unfinished", json_true());
 		json_array_append_new(probes, pr);
