@@ -245,8 +245,10 @@ stage_modules() {
 	mkdir -p "$_s/kernel"
 	if [ -n "$2" ]; then
 		_abs=$(cd "$2" && pwd)
-		find "$_abs" \( -name build -o -name source \) -prune -o -name '*.ko*' -type f -print0 |
-			xargs -0 -r cp -s --parents -t "$_s/kernel"
+		# One symlink per file, at its path under the tree (depmod skips
+		# directories named build or source: the tree's own paths only).
+		cp -rs "$_abs/." "$_s/kernel/" 2>/dev/null || true
+		rm -f "$_s/kernel/build" "$_s/kernel/source" "$_s"/kernel/modules.*
 		for _f in modules.builtin modules.builtin.modinfo; do
 			[ -f "$_abs/$_f" ] && cp "$_abs/$_f" "$_s/"
 		done
