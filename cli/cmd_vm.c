@@ -89,7 +89,7 @@ static void file_stem(const char *file, char *stem, size_t len)
 	stem[strcspn(stem, ".")] = 0;
 }
 
-/* A kernel's label as a directory name: "debian:trixie" -> "debian-trixie", an image's base name. */
+/* A kernel's label as a folder name: "debian:trixie" -> "debian-trixie", an image's file name. */
 static void kernel_dir(const char *kernel, char *dir, size_t len)
 {
 	const char *slash = strrchr(kernel, '/');
@@ -119,7 +119,8 @@ static int run_kernels(const char **files, int nfiles, const char *path, struct 
 
 	if (kernel_list) {
 		char *save = NULL;
-		for (char *k = strtok_r(kernel_list, ",", &save); k; k = strtok_r(NULL, ",", &save)) {
+		for (char *k = strtok_r(kernel_list, ",", &save); k;
+		     k = strtok_r(NULL, ",", &save)) {
 			if (nk == 16) {
 				fprintf(stderr, "faultlun vm: at most 16 kernels at a time\n");
 				free(kernel_list);
@@ -156,83 +157,88 @@ static int run_kernels(const char **files, int nfiles, const char *path, struct 
 	}
 	int worst = 0, runs = 0, skips = 0;
 	for (int k = 0; k < nk; k++) {
-	/* "stock" is the default kernel */
-	o->kernel = kernels[k] && strcmp(kernels[k], "stock") ? kernels[k] : NULL;
-	o->modules = kmods[k];
-	for (int f = 0; f < nfiles; f++) {
-		char paths[3][8];
-		int np;
-		if (!path) {
-			np = scenario_paths(files[f], paths);
-		} else if (!strcmp(path, "both")) {
-			snprintf(paths[0], 8, "iscsi");
-			snprintf(paths[1], 8, "tcmu");
-			np = 2;
-		} else {
-			snprintf(paths[0], 8, "%s", path);
-			np = 1;
-		}
-		for (int p = 0; p < np; p++) {
-			char dir[PATH_MAX + 400], res[PATH_MAX + 440], html[PATH_MAX + 440];
-			char stem[128], kdir[128] = "";
-			file_stem(files[f], stem, sizeof(stem));
-			if (kernel_list)
-				kernel_dir(kernels[k], kdir, sizeof(kdir));
-			snprintf(dir, sizeof(dir), "%s/%s%s%s-%s", base, kdir, *kdir ? "/" : "", stem,
-				 paths[p]);
-			o->path = paths[p];
-			/* A broken scenario is reported before a guest boots for it. */
-			if (strcmp(paths[p], "lio")) {
-				struct fl_scenario *sc = NULL;
-				struct fl_diags diags = {0};
-				unsigned fe = !strcmp(paths[p], "tcmu") ? FL_FE_TCMU : FL_FE_ISCSI;
-				int lr = fl_scenario_load_file(files[f], fe, &sc, &diags);
-				if (lr < 0) {
-					fl_diags_print(&diags, stderr);
+		/* "stock" is the default kernel */
+		o->kernel = kernels[k] && strcmp(kernels[k], "stock") ? kernels[k] : NULL;
+		o->modules = kmods[k];
+		for (int f = 0; f < nfiles; f++) {
+			char paths[3][8];
+			int np;
+			if (!path) {
+				np = scenario_paths(files[f], paths);
+			} else if (!strcmp(path, "both")) {
+				snprintf(paths[0], 8, "iscsi");
+				snprintf(paths[1], 8, "tcmu");
+				np = 2;
+			} else {
+				snprintf(paths[0], 8, "%s", path);
+				np = 1;
+			}
+			for (int p = 0; p < np; p++) {
+				char dir[PATH_MAX + 400], res[PATH_MAX + 440], html[PATH_MAX + 440];
+				char stem[128], kdir[128] = "";
+				file_stem(files[f], stem, sizeof(stem));
+				if (kernel_list)
+					kernel_dir(kernels[k], kdir, sizeof(kdir));
+				snprintf(dir, sizeof(dir), "%s/%s%s%s-%s", base, kdir,
+					 *kdir ? "/" : "", stem, paths[p]);
+				o->path = paths[p];
+				/* A broken scenario is reported before a guest boots for it. */
+				if (strcmp(paths[p], "lio")) {
+					struct fl_scenario *sc = NULL;
+					struct fl_diags diags = {0};
+					unsigned fe =
+					    !strcmp(paths[p], "tcmu") ? FL_FE_TCMU : FL_FE_ISCSI;
+					int lr = fl_scenario_load_file(files[f], fe, &sc, &diags);
+					if (lr < 0) {
+						fl_diags_print(&diags, stderr);
+						fl_diags_free(&diags);
+						fprintf(stderr,
+							"faultlun vm: %s: not a valid scenario for "
+							"path %s\n",
+							files[f], paths[p]);
+						if (worst < 2)
+							worst = 2;
+						runs++;
+						continue;
+					}
 					fl_diags_free(&diags);
-					fprintf(
-					    stderr,
-					    "faultlun vm: %s: not a valid scenario for path %s\n",
-					    files[f], paths[p]);
-					if (worst < 2)
-						worst = 2;
-					runs++;
+					fl_scenario_free(sc);
+				}
+				int rc = fl_vm_run(files[f], o, dir);
+				runs++;
+				snprintf(res, sizeof(res), "%s/result.json", dir);
+				if (cells) {
+					char **cs = cell_strings + ncells * 3;
+					cs[0] = strdup(stem);
+					cs[1] = strdup(paths[p]);
+					cs[2] = strdup(res);
+					cells[ncells++] =
+					    (struct fl_vm_matrix_cell){.kernel = kernels[k],
+								       .scenario = cs[0],
+								       .path = cs[1],
+								       .result_json = cs[2],
+								       .rc = rc};
+				}
+				if (rc == FL_VM_SKIP) {
+					skips++;
 					continue;
 				}
-				fl_diags_free(&diags);
-				fl_scenario_free(sc);
+				snprintf(res, sizeof(res), "%s/result.json", dir);
+				snprintf(html, sizeof(html), "%s/report.html", dir);
+				if (access(res, R_OK) == 0) {
+					fl_vm_report_text(res, stdout, !o->quiet);
+					if (fl_vm_report_html(res, html) == 0)
+						printf("result: %s\nreport: %s\n", res, html);
+				}
+				if (rc > worst)
+					worst = rc;
 			}
-			int rc = fl_vm_run(files[f], o, dir);
-			runs++;
-			snprintf(res, sizeof(res), "%s/result.json", dir);
-			if (cells) {
-				char **cs = cell_strings + ncells * 3;
-				cs[0] = strdup(stem);
-				cs[1] = strdup(paths[p]);
-				cs[2] = strdup(res);
-				cells[ncells++] = (struct fl_vm_matrix_cell){
-				    .kernel = kernels[k], .scenario = cs[0], .path = cs[1],
-				    .result_json = cs[2], .rc = rc};
-			}
-			if (rc == FL_VM_SKIP) {
-				skips++;
-				continue;
-			}
-			snprintf(res, sizeof(res), "%s/result.json", dir);
-			snprintf(html, sizeof(html), "%s/report.html", dir);
-			if (access(res, R_OK) == 0) {
-				fl_vm_report_text(res, stdout, !o->quiet);
-				if (fl_vm_report_html(res, html) == 0)
-					printf("result: %s\nreport: %s\n", res, html);
-			}
-			if (rc > worst)
-				worst = rc;
 		}
-	}
 	}
 	if (cells) {
 		if (fl_vm_matrix_write(cells, ncells, kernels, (size_t)nk, base, stdout) < 0)
-			fprintf(stderr, "faultlun vm: cannot write the matrix report in %s\n", base);
+			fprintf(stderr, "faultlun vm: cannot write the matrix report in %s\n",
+				base);
 		for (size_t i = 0; i < ncells * 3; i++)
 			free(cell_strings[i]);
 		free(cell_strings);
@@ -263,22 +269,14 @@ int cmd_vm(int argc, char **argv)
 	const char *files[64];
 	int nfiles = 0;
 	static const struct option longopts[] = {
-	    {"path", required_argument, NULL, 'p'},
-	    {"recheck", required_argument, NULL, 'R'},
-	    {"out", required_argument, NULL, 'o'},
-	    {"cache", required_argument, NULL, 'c'},
-	    {"accel", required_argument, NULL, 'a'},
-	    {"timeout", required_argument, NULL, 't'},
-	    {"memory", required_argument, NULL, 'm'},
-	    {"keep", no_argument, NULL, 'k'},
-	    {"quiet", no_argument, NULL, 'q'},
-	    {"help", no_argument, NULL, 'h'},
-	    {"version", no_argument, NULL, 'V'},
-	    {"where", no_argument, NULL, 'W'},
-	    {"kernel", required_argument, NULL, 'K'},
-	    {"modules", required_argument, NULL, 'M'},
-	    {"kernels", required_argument, NULL, 'X'},
-	    {NULL, 0, NULL, 0},
+	    {"path", required_argument, NULL, 'p'},    {"recheck", required_argument, NULL, 'R'},
+	    {"out", required_argument, NULL, 'o'},     {"cache", required_argument, NULL, 'c'},
+	    {"accel", required_argument, NULL, 'a'},   {"timeout", required_argument, NULL, 't'},
+	    {"memory", required_argument, NULL, 'm'},  {"keep", no_argument, NULL, 'k'},
+	    {"quiet", no_argument, NULL, 'q'},	       {"help", no_argument, NULL, 'h'},
+	    {"version", no_argument, NULL, 'V'},       {"where", no_argument, NULL, 'W'},
+	    {"kernel", required_argument, NULL, 'K'},  {"modules", required_argument, NULL, 'M'},
+	    {"kernels", required_argument, NULL, 'X'}, {NULL, 0, NULL, 0},
 	};
 	static const char *const path_words[] = {"iscsi", "tcmu", "both", "lio", NULL};
 	static const char *const accel_words[] = {"auto", "kvm", "tcg", NULL};
@@ -330,8 +328,8 @@ int cmd_vm(int argc, char **argv)
 			cli_print_version(stdout);
 			return 0;
 		case 'W':
-			printf("scripts %s\nprograms %s\nhandler %s\ncache %s\n", vm_path(VM_SCRIPTS),
-			       vm_path(VM_PROGRAMS), vm_path(VM_HANDLER),
+			printf("scripts %s\nprograms %s\nhandler %s\ncache %s\n",
+			       vm_path(VM_SCRIPTS), vm_path(VM_PROGRAMS), vm_path(VM_HANDLER),
 			       fl_vm_cache_dir(o.cache_dir));
 			return 0;
 		case 'K':
@@ -363,7 +361,8 @@ int cmd_vm(int argc, char **argv)
 		return 2;
 	}
 	if (kernel_list && (kernel || modules)) {
-		fprintf(stderr, "faultlun vm: --kernels takes the place of --kernel and --modules\n");
+		fprintf(stderr,
+			"faultlun vm: --kernels takes the place of --kernel and --modules\n");
 		free(kernel_list);
 		return 2;
 	}
@@ -372,7 +371,8 @@ int cmd_vm(int argc, char **argv)
 		return 2;
 	}
 	if (kernel_list || kernel)
-		return run_kernels(files, nfiles, path, &o, kernel_list, kernel, modules, out, keep);
+		return run_kernels(files, nfiles, path, &o, kernel_list, kernel, modules, out,
+				   keep);
 	if (recheck) {
 		char res[PATH_MAX + 16];
 		if (nfiles != 1) {

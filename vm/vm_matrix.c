@@ -73,7 +73,8 @@ static void differ(json_t *diffs, const char *what, json_t *values)
 			same = false;
 	}
 	if (!same && json_object_size(values) > 1)
-		json_array_append_new(diffs, json_pack("{s:s,s:O}", "what", what, "values", values));
+		json_array_append_new(diffs,
+				      json_pack("{s:s,s:O}", "what", what, "values", values));
 	json_decref(values);
 }
 
@@ -83,8 +84,8 @@ static json_t *step_of(json_t *result, size_t k)
 	json_t *steps = json_object_get(result, "steps"), *s;
 	size_t i;
 
-	json_array_foreach(steps, i, s) if ((size_t)json_integer_value(json_object_get(s, "step")) ==
-					    k) return s;
+	json_array_foreach(
+	    steps, i, s) if ((size_t)json_integer_value(json_object_get(s, "step")) == k) return s;
 	return NULL;
 }
 
@@ -111,7 +112,8 @@ static json_t *row_differences(json_t *results)
 		{
 			json_t *st = step_of(r, s);
 			const char *e = json_string_value(json_object_get(st, "errno"));
-			json_object_set_new(values, k, json_string(st ? (e ?: "?") : "(no record)"));
+			json_object_set_new(values, k,
+					    json_string(st ? (e ?: "?") : "(no record)"));
 		}
 		snprintf(what, sizeof(what), "step %zu errno", s);
 		differ(diffs, what, values);
@@ -141,7 +143,8 @@ static json_t *row_differences(json_t *results)
 		char t[512] = "";
 		size_t i, o = 0;
 		json_array_foreach(seq, i, e) if (json_is_string(e) && o + 40 < sizeof(t)) o +=
-		    (size_t)snprintf(t + o, sizeof(t) - o, "%s%s", o ? " " : "", json_string_value(e));
+		    (size_t)snprintf(t + o, sizeof(t) - o, "%s%s", o ? " " : "",
+				     json_string_value(e));
 		json_object_set_new(values, k, json_string(o ? t : "(none)"));
 	}
 	differ(diffs, "error-handler steps", values);
@@ -183,8 +186,8 @@ static json_t *row_differences(json_t *results)
 		json_decref(verd);
 		snprintf(what, sizeof(what), "expectation: %s", label ?: "?");
 		if (!same)
-			json_array_append_new(diffs,
-					      json_pack("{s:s,s:O}", "what", what, "values", values));
+			json_array_append_new(
+			    diffs, json_pack("{s:s,s:O}", "what", what, "values", values));
 		json_decref(values);
 	}
 	/* Kernel-log lines some kernels printed and others did not. */
@@ -269,8 +272,9 @@ static int write_html(json_t *doc, const char *path)
 		fputs("</td>", f);
 		json_array_foreach(kernels, i, kv)
 		{
-			json_t *c = json_object_get(json_object_get(row, "cells"),
-						    json_string_value(json_object_get(kv, "label")));
+			json_t *c =
+			    json_object_get(json_object_get(row, "cells"),
+					    json_string_value(json_object_get(kv, "label")));
 			const char *v = json_string_value(json_object_get(c, "verdict")) ?: "-";
 			const char *html = json_string_value(json_object_get(c, "report"));
 			fprintf(f, "<td class=\"%s\">", !strcmp(v, "N/A") ? "NA" : v);
@@ -316,8 +320,8 @@ static int write_html(json_t *doc, const char *path)
 				fputs("<td class=\"d\">", f);
 				html_text(f, json_string_value(json_object_get(
 						 json_object_get(d, "values"),
-						 json_string_value(json_object_get(kv, "label")))) ?:
-						 "");
+						 json_string_value(json_object_get(kv, "label"))))
+						 ?: "");
 				fputs("</td>", f);
 			}
 			fputs("</tr>\n", f);
@@ -329,9 +333,8 @@ static int write_html(json_t *doc, const char *path)
 }
 
 /* See fl_vm.h. */
-int fl_vm_matrix_write(const struct fl_vm_matrix_cell *cells, size_t n,
-		       const char *const *kernels, size_t nkernels, const char *out_dir,
-		       FILE *text)
+int fl_vm_matrix_write(const struct fl_vm_matrix_cell *cells, size_t n, const char *const *kernels,
+		       size_t nkernels, const char *out_dir, FILE *text)
 {
 	json_t *doc = json_object(), *kl = json_array(), *rows = json_array();
 	char p[PATH_MAX];
@@ -363,8 +366,8 @@ int fl_vm_matrix_write(const struct fl_vm_matrix_cell *cells, size_t n,
 			       !strcmp(cells[j].path, cells[i].path);
 		if (seen)
 			continue;
-		json_t *row = json_pack("{s:s,s:s}", "scenario", cells[i].scenario, "path",
-					cells[i].path);
+		json_t *row =
+		    json_pack("{s:s,s:s}", "scenario", cells[i].scenario, "path", cells[i].path);
 		json_t *cl = json_object(), *results = json_object();
 		for (size_t j = i; j < n; j++) {
 			if (strcmp(cells[j].scenario, cells[i].scenario) ||
@@ -377,8 +380,8 @@ int fl_vm_matrix_write(const struct fl_vm_matrix_cell *cells, size_t n,
 				v = json_string_value(json_object_get(r, "verdict"));
 			json_object_set_new(c, "verdict", json_string(v));
 			if (r) {
-				json_t *ph = json_object_get(json_object_get(r, "wall"),
-							     "guest_phases");
+				json_t *ph =
+				    json_object_get(json_object_get(r, "wall"), "guest_phases");
 				char html[PATH_MAX];
 				json_object_set_new(c, "result", json_string(cells[j].result_json));
 				snprintf(html, sizeof(html), "%s", cells[j].result_json);
@@ -424,7 +427,8 @@ int fl_vm_matrix_write(const struct fl_vm_matrix_cell *cells, size_t n,
 		fprintf(text, "kernel matrix:\n");
 		json_array_foreach(json_object_get(doc, "rows"), j, row)
 		{
-			fprintf(text, "  %-28s %-6s", json_string_value(json_object_get(row, "scenario")),
+			fprintf(text, "  %-28s %-6s",
+				json_string_value(json_object_get(row, "scenario")),
 				json_string_value(json_object_get(row, "path")));
 			json_array_foreach(json_object_get(doc, "kernels"), i, kv)
 			{
