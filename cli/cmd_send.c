@@ -55,6 +55,8 @@ struct item {
 	int status;
 	uint32_t tmf_resp;
 	struct scsi_task *task;
+	/* data-out: libiscsi sends it from this buffer, kept until the session ends */
+	uint8_t *out_buf;
 	double t_sent, t_done;
 };
 
@@ -571,7 +573,7 @@ static int send_scsi(struct item *it)
 		scsi_free_scsi_task(t);
 		return -EIO;
 	}
-	free(buf); /* libiscsi copies data-out into its PDUs */
+	it->out_buf = buf; /* libiscsi writes data-out from it, up to the last R2T */
 	return 0;
 }
 
@@ -735,9 +737,11 @@ int cmd_send(int argc, char **argv)
 	}
 	iscsi_logout_sync(ctx);
 	iscsi_destroy_context(ctx);
-	for (int i = 0; i < n; i++)
+	for (int i = 0; i < n; i++) {
 		if (items[i].task && items[i].done)
 			scsi_free_scsi_task(items[i].task);
+		free(items[i].out_buf);
+	}
 	free(items);
 	return rc;
 }
