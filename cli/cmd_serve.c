@@ -214,14 +214,14 @@ static void banner_rules(FILE *out, const struct fl_scenario *sc)
 static void banner_ports(struct fl_iscsi *t, struct fl_target *tgt, const struct fl_scenario *sc,
 			 const uint16_t *luns, unsigned nluns)
 {
-	static const char *const names[16] = {
-	    [FL_ALUA_ACTIVE_OPTIMIZED] = "active_optimized",
-	    [FL_ALUA_ACTIVE_NON_OPTIMIZED] = "active_non_optimized",
-	    [FL_ALUA_STANDBY] = "standby",
-	    [FL_ALUA_UNAVAILABLE] = "unavailable",
-	    [FL_ALUA_LBA_DEPENDENT] = "lba_dependent",
-	    [FL_ALUA_OFFLINE] = "offline",
-	    [FL_ALUA_TRANSITIONING] = "transitioning"};
+	static const char *const names[16] = {[FL_ALUA_ACTIVE_OPTIMIZED] = "active_optimized",
+					      [FL_ALUA_ACTIVE_NON_OPTIMIZED] =
+						  "active_non_optimized",
+					      [FL_ALUA_STANDBY] = "standby",
+					      [FL_ALUA_UNAVAILABLE] = "unavailable",
+					      [FL_ALUA_LBA_DEPENDENT] = "lba_dependent",
+					      [FL_ALUA_OFFLINE] = "offline",
+					      [FL_ALUA_TRANSITIONING] = "transitioning"};
 	struct fl_lun *lun = nluns ? fl_target_lun(tgt, luns[0]) : NULL;
 
 	if (fl_iscsi_portal_count(t) < 2 && !fl_scenario_port_count(sc))

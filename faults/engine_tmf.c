@@ -365,8 +365,8 @@ void fl_engine_pdu(struct fl_engine *e, const struct fl_pdu_info *pdu, struct fl
 			continue;
 		if (r->port && r->port != (pdu->rel_port_id ? pdu->rel_port_id : 1))
 			continue;
-		if (r->port_group && r->port_group != fl_scenario_port_group(p->sc, pdu->lun_id,
-									       pdu->rel_port_id))
+		if (r->port_group &&
+		    r->port_group != fl_scenario_port_group(p->sc, pdu->lun_id, pdu->rel_port_id))
 			continue;
 		n = ++rt->seen;
 		if (k->after && n <= k->after)

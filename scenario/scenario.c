@@ -408,11 +408,10 @@ static void parse_emulates(struct pctx *c, json_t *v)
 /* Parses the whole document into c->sc. */
 static void parse_root(struct pctx *c, json_t *root)
 {
-	static const char *const keys[] = {"faultlun",	"name",	       "description", "emulates",
-					   "frontends", "seed",	       "target",      "luns",
-					   "states",	"transitions", "rules",	      "tmf",
-					   "transport", "check",       "ports",	      "port_groups",
-					   NULL};
+	static const char *const keys[] = {
+	    "faultlun",	 "name",  "description", "emulates",	"frontends", "seed",
+	    "target",	 "luns",  "states",	 "transitions", "rules",     "tmf",
+	    "transport", "check", "ports",	 "port_groups", NULL};
 	struct fl_scenario *sc = c->sc;
 	char q[80];
 	json_t *e;

@@ -107,5 +107,4 @@ void parse_match_port(struct pctx *c, const char *path, json_t *v, bool group, u
 void parse_alua_action(struct pctx *c, const char *path, json_t *v, struct sc_action *a);
 void scenario_lun_ports(const struct fl_scenario *sc, struct fl_lun_config *cfg);
 
-
 #endif

@@ -204,10 +204,9 @@ static void parse_lba(struct pctx *c, const char *path, json_t *v, struct sc_mat
 /* Parses a rule's match object. */
 static void parse_match(struct pctx *c, const char *path, json_t *v, struct sc_match *m)
 {
-	static const char *const keys[] = {"lun",	  "class",     "opcode",    "lba",
-					   "nth",	  "every",     "after",	    "times",
-					   "probability", "window_ms", "initiator", "port",
-					   "port_group",  NULL};
+	static const char *const keys[] = {
+	    "lun",   "class",	    "opcode",	 "lba",	      "nth",  "every",	    "after",
+	    "times", "probability", "window_ms", "initiator", "port", "port_group", NULL};
 	char sub[512], q[80];
 	json_t *e;
 

@@ -165,8 +165,9 @@ void parse_tmf(struct pctx *c, json_t *tmf)
 static void parse_xrule(struct pctx *c, const char *path, json_t *r, size_t idx, struct sc_xrule *x)
 {
 	static const char *const keys[] = {"id", "states", "match", "action", NULL};
-	static const char *const mkeys[] = {"pdu",   "opcode", "class",	      "nth", "every",
-					    "after", "times",  "probability", "port", "port_group", NULL};
+	static const char *const mkeys[] = {"pdu",   "opcode",	   "class", "nth",
+					    "every", "after",	   "times", "probability",
+					    "port",  "port_group", NULL};
 	char sub[512], q[80];
 	json_t *e, *m;
 

@@ -190,7 +190,7 @@ struct fl_port_config {
 	uint16_t tpg_id;      /* its target port group */
 };
 struct fl_tpg_config {
-	uint16_t id; /* target port group, 1-based */
+	uint16_t id;		  /* target port group, 1-based */
 	enum fl_alua_state state; /* initial asymmetric access state */
 };
 

@@ -215,8 +215,7 @@ enum fl_alua_state lun_port_state(const struct fl_lun *lun, uint16_t rel_port)
 }
 
 /* Sets a group's state; SPC-4 r37 5.15.2.5: UA 2A/06 on a change. */
-void lun_set_tpg_state(struct fl_lun *lun, unsigned idx, enum fl_alua_state state,
-		       uint64_t except)
+void lun_set_tpg_state(struct fl_lun *lun, unsigned idx, enum fl_alua_state state, uint64_t except)
 {
 	if (lun->tpg_state[idx] == state)
 		return;

@@ -337,7 +337,8 @@ enum sense_reason spc_set_target_port_groups(struct exec_ctx *x)
 		unsigned g;
 
 		if (state > FL_ALUA_UNAVAILABLE)
-			return exec_invalid_field(x, SENSE_INVALID_FIELD_IN_PARAM, (uint16_t)off, 3);
+			return exec_invalid_field(x, SENSE_INVALID_FIELD_IN_PARAM, (uint16_t)off,
+						  3);
 		for (g = 0; g < x->lun->cfg.ntpgs; g++)
 			if (x->lun->cfg.tpgs[g].id == id)
 				break;

@@ -361,8 +361,7 @@ unsigned lun_tpg_index(const struct fl_lun *lun, uint16_t rel_port);
 /* The asymmetric access state a command through rel_port meets (LUN locked). */
 enum fl_alua_state lun_port_state(const struct fl_lun *lun, uint16_t rel_port);
 /* Sets group idx's state; UA 2A/06 for every nexus but `except` (LUN locked). */
-void lun_set_tpg_state(struct fl_lun *lun, unsigned idx, enum fl_alua_state state,
-		       uint64_t except);
+void lun_set_tpg_state(struct fl_lun *lun, unsigned idx, enum fl_alua_state state, uint64_t except);
 enum sense_reason spc_prevent_allow(struct exec_ctx *x);
 enum sense_reason pr_reserve(struct exec_ctx *x);
 enum sense_reason pr_release(struct exec_ctx *x);
