@@ -2,10 +2,11 @@
 /*
  * fl_iscsi.h - public contract of faultlun's embedded iSCSI target (RFC 7143).
  *
- * A userspace iSCSI target: one listening portal, one epoll event loop, any
- * number of sessions (MaxConnections=1 each, ErrorRecoveryLevel=0). Every SCSI
- * command, task-management function, PDU and connection event goes through the
- * fault engine (fl_faults.h), which decides what the initiator sees.
+ * A userspace iSCSI target: one listening portal per target port, one epoll
+ * event loop, any number of sessions (MaxConnections=1 each,
+ * ErrorRecoveryLevel=0). Every SCSI command, task-management function, PDU and
+ * connection event goes through the fault engine (fl_faults.h), which decides
+ * what the initiator sees.
  *
  * Threading: fl_iscsi_run() runs the loop on the calling thread until
  * fl_iscsi_stop(). fl_iscsi_stop() may be called from any thread and from a

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * portal.c - the embedded target's event loop: one listening socket, one
- * epoll set, non-blocking connections, loop timers and the completion queue.
+ * portal.c - the embedded target's event loop: one listening socket per
+ * target port (docs/multipath.md), one epoll set, non-blocking connections,
+ * loop timers and the completion queue.
  *
  * Completions of SCSI commands and TMFs may arrive on any thread (engine
  * timers, file-store workers); they are appended to a locked list and the
@@ -901,7 +902,7 @@ int fl_iscsi_create(const struct fl_iscsi_opts *opts, struct fl_engine *engine,
 
 		p->ls[i].rel_port_id = tp && tp->rel_port_id ? tp->rel_port_id : (uint16_t)(i + 1);
 		p->ls[i].tpgt = tp && tp->tpgt ? tp->tpgt : p->ls[i].rel_port_id;
-		err = portal_listen(p, &p->ls[i], tp ? tp->listen : p->opts.listen);
+		err = portal_listen(p, &p->ls[i], tp && tp->listen ? tp->listen : p->opts.listen);
 		if (err)
 			goto fail;
 	}
