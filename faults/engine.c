@@ -817,6 +817,10 @@ static void trace_inject(struct fl_engine *e, const struct eng_lun *L, const str
 		snprintf(buf, sizeof(buf), "%02x/%02x", a->ua_asc, a->ua_ascq);
 		json_object_set_new(o, "ua", json_string(buf));
 		break;
+	case VERB_ALUA:
+		if (a->alua_group)
+			json_object_set_new(o, "group", json_integer(a->alua_group));
+		break;
 	default:
 		break;
 	}

@@ -119,6 +119,9 @@ void trace_cmd_fields(json_t *o, uint16_t lun, const struct fl_cmd *cmd,
 	if (cmd->nexus.initiator)
 		json_object_set_new(o, "initiator", json_string(cmd->nexus.initiator));
 	json_object_set_new(o, "nexus", json_integer((json_int_t)cmd->nexus.id));
+	/* the target port, on a target with several (relative port 1 is left out) */
+	if (cmd->nexus.rel_port_id > 1)
+		json_object_set_new(o, "port", json_integer(cmd->nexus.rel_port_id));
 	json_object_set_new(o, "tag", json_integer((json_int_t)cmd->tag));
 	snprintf(op, sizeof(op), "0x%02x", ci->opcode);
 	json_object_set_new(o, "opcode", json_string(op));
