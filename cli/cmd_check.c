@@ -13,6 +13,7 @@
  */
 #include "ports.h"
 #include "cli.h"
+#include "cli_opts.h"
 #include "fl_faults.h"
 #include "fl_iscsi.h"
 #include "runner.h"
@@ -76,7 +77,8 @@ static void check_usage(FILE *out)
 		"                   --ctl SOCKET and --trace FILE name its control socket and trace\n"
 		"  -v, --verbose    print each step as it ends\n"
 		"  -q, --quiet      print failures and the summary only\n"
-		"  -h, --help\n");
+		"  -h, --help\n"
+		"  -V, --version\n");
 }
 
 /* Milliseconds of CLOCK_MONOTONIC. */
@@ -460,15 +462,15 @@ int cmd_check(int argc, char **argv)
 	    {"ctl", required_argument, NULL, 'c'},   {"trace", required_argument, NULL, 't'},
 	    {"obs", required_argument, NULL, 'o'},   {"verbose", no_argument, NULL, 'v'},
 	    {"quiet", no_argument, NULL, 'q'},	     {"help", no_argument, NULL, 'h'},
-	    {NULL, 0, NULL, 0},
+	    {"version", no_argument, NULL, 'V'},     {NULL, 0, NULL, 0},
 	};
 	struct check_opts co = {0};
 	struct outcome *out;
 	struct fl_scenario **scs;
 	int c, n, rc = 0, held = 0, failed = 0, na = 0, errors = 0, skipped = 0;
 
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "vqh", longopts, NULL)) != -1) {
+	optind = 0; /* a fresh getopt_long: options may follow the scenarios */
+	while ((c = cli_getopt("check", argc, argv, "vqhV", longopts)) != -1) {
 		switch (c) {
 		case 'J':
 			co.junit = optarg;
@@ -476,20 +478,11 @@ int cmd_check(int argc, char **argv)
 		case 'j':
 			co.json = optarg;
 			break;
-		case 's': {
-			char *end;
-
-			errno = 0;
-			co.seed = strtoull(optarg, &end, 0);
-			if (errno || *end || !*optarg || *optarg == '-') {
-				fprintf(stderr, "faultlun check: --seed: '%s' is not a number "
-						"(0..2^64-1)\n",
-					optarg);
+		case 's':
+			if (cli_opt_uint("check", "--seed", optarg, 0, UINT64_MAX, &co.seed))
 				return 2;
-			}
 			co.seed_set = true;
 			break;
-		}
 		case 'u':
 			co.url = optarg;
 			break;
@@ -511,8 +504,11 @@ int cmd_check(int argc, char **argv)
 		case 'h':
 			check_usage(stdout);
 			return 0;
+		case 'V':
+			cli_print_version(stdout);
+			return 0;
 		default:
-			check_usage(stderr);
+			cli_try_help("check");
 			return 2;
 		}
 	}

@@ -610,7 +610,7 @@ int cmd_send(int argc, char **argv)
 	int c, n, rc = 0, last_scsi = 0;
 	uint64_t v;
 
-	optind = 1;
+	optind = 0;
 	while ((c = cli_getopt("send", argc, argv, "+xjt:hV", longopts)) != -1) {
 		switch (c) {
 		case 'x':

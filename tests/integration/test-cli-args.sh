@@ -95,7 +95,15 @@ row 2 "faultlun: unknown command 'serv' (commands:"                  serv
 row 2 "faultlun: unknown command 'nosuch'"                           help nosuch
 row 0 ''                                                             help serve
 row 0 ''                                                             help
-for cmd in serve lint ctl vm report; do
+row 2 "faultlun check: --seed: 'banana' is not a number"             check --seed banana x.json
+row 2 "faultlun check: unknown option '--bogus'"                     check --bogus x.json
+row 2 "faultlun check: no scenario given"                            check
+row 2 "faultlun check: --url: 'http://x' is not an iscsi:// URL"     check --url http://x x.json
+row 2 "faultlun send: --timeout: '0' is out of range (1..86400)"     send -t 0 iscsi://127.0.0.1/iqn.x/0 tur
+row 2 "faultlun send: unknown item 'reed:lba=1'"                     send iscsi://127.0.0.1/iqn.x/0 reed:lba=1
+row 2 "faultlun send: 'read:lba=x': bad option 'lba=x'"              send iscsi://127.0.0.1/iqn.x/0 read:lba=x
+row 2 "faultlun send: 'http://x' is not an iscsi://HOST[:PORT]/IQN/LUN URL" send http://x tur
+for cmd in serve lint ctl vm report check send; do
 	row 0 '' "$cmd" --version
 	grep -q "^faultlun [0-9]" "$tmp/out" || { echo "FAIL: $cmd --version: $(cat "$tmp/out")"; fails=$((fails + 1)); }
 	row 0 '' help "$cmd"
