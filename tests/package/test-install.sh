@@ -20,7 +20,9 @@ fl=$root/usr/bin/faultlun
 	{ cat "$tmp/lint.err"; fail "lint of the installed scenarios"; }
 grep -q "faultlun-scenario.schema.json: a JSON Schema, not a scenario: skipped" "$tmp/lint.err" ||
 	fail "the schema was not recognised: $(cat "$tmp/lint.err")"
-"$fl" vm --where >"$tmp/where" || fail "vm --where"
+"$fl" vm --where >"$tmp/where.all" || fail "vm --where"
+grep -v "^cache " "$tmp/where.all" >"$tmp/where"
+grep -q "^cache /" "$tmp/where.all" || fail "vm --where: no cache line"
 cat >"$tmp/want" <<EOT
 scripts $root/usr/libexec/faultlun
 programs $root/usr/libexec/faultlun
