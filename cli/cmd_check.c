@@ -90,16 +90,6 @@ static double now_ms(void)
 	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
 }
 
-/* The event loop's thread. */
-static void *loop_main(void *arg)
-{
-	int err = fl_iscsi_run(arg);
-
-	if (err)
-		fprintf(stderr, "faultlun check: event loop failed: %s\n", strerror(-err));
-	return NULL;
-}
-
 /* The running binary, for ctl steps (`faultlun ctl`). */
 static const char *self_path(void)
 {
@@ -200,7 +190,7 @@ static void serve_and_check(const struct fl_scenario *sc, const struct check_opt
 	}
 	out->seed = fl_engine_seed(engine);
 	if (fl_ctl_start(engine, ctl, &ctl_h) || fl_iscsi_create(&io, engine, NULL, &t) ||
-	    pthread_create(&th, NULL, loop_main, t)) {
+	    cli_loop_start(t, "check", &th)) {
 		out->rc = 2;
 		snprintf(out->error, sizeof(out->error), "cannot start the target");
 		if (t) {
@@ -215,9 +205,7 @@ static void serve_and_check(const struct fl_scenario *sc, const struct check_opt
 	run_and_judge(sc, url, ctl, trace, co, out);
 	fl_engine_get_counters(engine, &out->counters);
 	out->have_counters = true;
-	fl_iscsi_stop(t);
-	pthread_join(th, NULL);
-	fl_iscsi_disconnect(t);
+	cli_loop_stop(t, th);
 out:
 	if (ctl_h)
 		fl_ctl_stop(ctl_h);

@@ -157,15 +157,6 @@ static char *read_secret_file(const char *path)
 	return line;
 }
 
-/* The loop thread's body. */
-static void *loop_main(void *arg)
-{
-	int err = fl_iscsi_run(arg);
-	if (err)
-		fprintf(stderr, "faultlun serve: event loop failed: %s\n", strerror(-err));
-	return NULL;
-}
-
 /* Appends " (in state A, B)" for a rule scoped to states, else nothing. */
 static void print_states(FILE *out, const struct fl_scenario *sc, uint64_t states)
 {
@@ -786,10 +777,8 @@ int cmd_serve(int argc, char **argv)
 		}
 	}
 	pthread_t th;
-	if (pthread_create(&th, NULL, loop_main, t)) {
-		fprintf(stderr, "faultlun serve: cannot start the event loop\n");
+	if (cli_loop_start(t, "serve", &th))
 		goto out;
-	}
 	pid_t child = -1;
 	ret = 0;
 	if (run) {
@@ -822,11 +811,7 @@ int cmd_serve(int argc, char **argv)
 			sig == SIGINT ? "interrupted" : "terminated");
 		break;
 	}
-	fl_iscsi_stop(t);
-	pthread_join(th, NULL);
-	/* Connections first, then the engine (its held commands complete into
-	 * the portal's queue), then the portal. */
-	fl_iscsi_disconnect(t);
+	cli_loop_stop(t, th);
 out:
 	if (ctl_h)
 		fl_ctl_stop(ctl_h);
