@@ -16,6 +16,7 @@
 #include "cli_opts.h"
 #include "fl_faults.h"
 #include "fl_iscsi.h"
+#include "initiator.h"
 #include "runner.h"
 
 #include <errno.h>
@@ -79,15 +80,6 @@ static void check_usage(FILE *out)
 		"  -q, --quiet      print failures and the summary only\n"
 		"  -h, --help\n"
 		"  -V, --version\n");
-}
-
-/* Milliseconds of CLOCK_MONOTONIC. */
-static double now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
 }
 
 /* The running binary, for ctl steps (`faultlun ctl`). */
@@ -224,7 +216,7 @@ static void check_one(const char *path, const struct check_opts *co, struct outc
 {
 	struct fl_diags d = {0};
 	int err = fl_scenario_load_file(path, FL_FE_ISCSI, scp, &d);
-	double t0 = now_ms();
+	double t0 = (double)ini_now_ms();
 
 	out->path = path;
 	snprintf(out->name, sizeof(out->name), "%s", path);
@@ -261,7 +253,7 @@ static void check_one(const char *path, const struct check_opts *co, struct outc
 		run_and_judge(*scp, co->url, co->ctl, co->trace, co, out);
 	else
 		serve_and_check(*scp, co, out);
-	out->ms = now_ms() - t0;
+	out->ms = (double)ini_now_ms() - t0;
 }
 
 /* Writes s into f with XML's special characters escaped. */
