@@ -12,28 +12,10 @@ t=$3
 secs=$4
 here=$src/tests/fuzz
 
-command -v clang >/dev/null 2>&1 || { echo "skip: clang not installed (scripts/deps.sh fuzz)"; exit 77; }
-mkdir -p "$bld"
-probe=$bld/probe.c
-printf 'int LLVMFuzzerTestOneInput(const char *d, unsigned long n) { (void)d; (void)n; return 0; }\n' >"$probe"
-if ! clang -fsanitize=fuzzer,address,undefined "$probe" -o "$bld/probe" >/dev/null 2>&1; then
-	echo "skip: clang cannot link -fsanitize=fuzzer (libclang-rt-14-dev missing?)"
-	exit 77
-fi
-
-# One configure + build at a time; later tests find it up to date.
-flags="-O1 -g -fno-omit-frame-pointer -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=all -Wno-unknown-warning-option"
-(
-	flock 9
-	cmake -S "$src" -B "$bld" -DCMAKE_C_COMPILER=clang -DCMAKE_BUILD_TYPE=Debug \
-		-DCMAKE_C_FLAGS="$flags" -DFL_FUZZ=ON >"$bld/configure.log" 2>&1 ||
-		{ cat "$bld/configure.log"; exit 1; }
-	cmake --build "$bld" --target "fuzz_$t" -j2 >"$bld/build-$t.log" 2>&1 ||
-		{ tail -50 "$bld/build-$t.log"; exit 1; }
-) 9>"$bld/.lock"
-
-exe=$(find "$bld" -name "fuzz_$t" -type f -perm -u+x | head -1)
-[ -n "$exe" ] || { echo "fuzz_$t was not built"; exit 1; }
+# Exit 77 (skip) passes through; any other failure is a failed test.
+rc=0
+exe=$(sh "$here/build-fuzz.sh" "$src" "$bld" "$t") || rc=$?
+[ "$rc" = 0 ] || exit "$rc"
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=0
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 
