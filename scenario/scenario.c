@@ -411,7 +411,7 @@ static void parse_root(struct pctx *c, json_t *root)
 	static const char *const keys[] = {
 	    "faultlun",	 "name",  "description", "emulates",	"frontends", "seed",
 	    "target",	 "luns",  "states",	 "transitions", "rules",     "tmf",
-	    "transport", "check", "ports",	 "port_groups", NULL};
+	    "transport", "check", "ports",	 "port_groups", "$schema",    NULL};
 	struct fl_scenario *sc = c->sc;
 	char q[80];
 	json_t *e;
@@ -425,6 +425,11 @@ static void parse_root(struct pctx *c, json_t *root)
 		perr(c, "/faultlun", false,
 		     "unsupported format version %s (this faultlun reads "
 		     "version 1)",
+		     pquote(e, q, sizeof(q)));
+	/* "$schema": the JSON Schema an editor validates the file with; not read further */
+	if ((e = json_object_get(root, "$schema")) && !json_is_string(e))
+		perr(c, "/$schema", false,
+		     "\"$schema\": expected the URI or path of the JSON Schema, got %s",
 		     pquote(e, q, sizeof(q)));
 	if ((e = json_object_get(root, "name")) && pstr(c, "/name", e, 0, &sc->name) &&
 	    !sc->name[0])
