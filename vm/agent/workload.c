@@ -559,6 +559,10 @@ static int start_step(size_t i, const struct fl_step *step, struct running_step 
 	int pfd[2];
 	if (pipe(pfd) < 0)
 		return -errno;
+	/* Not inherited by what a step runs: a daemon a shell step starts must
+	 * not hold the report pipe open (the step would last to its deadline). */
+	fcntl(pfd[0], F_SETFD, FD_CLOEXEC);
+	fcntl(pfd[1], F_SETFD, FD_CLOEXEC);
 	rs->t0 = now_s();
 	rs->deadline = rs->t0 + step->timeout_s;
 	rs->i = i;
