@@ -12,7 +12,9 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <poll.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -288,6 +290,7 @@ static json_t *do_act(struct fl_engine *e, json_t *req)
 	struct fl_diags d = {0};
 	struct fl_scenario *sc = NULL;
 	struct eng_lun *L;
+	uint64_t blocks = 0;
 	char *text;
 	int r;
 
@@ -319,11 +322,35 @@ static json_t *do_act(struct fl_engine *e, json_t *req)
 		fl_scenario_free(sc);
 		return ctl_error("act carries out ua, power_loss, resize or alua");
 	}
+	if (sc->rules[0].a.verb == VERB_RESIZE) {
+		/* a size the LUN cannot take is answered, and changes nothing */
+		char msg[256];
+
+		blocks = engine_resize_blocks(L, &sc->rules[0].a, msg, sizeof(msg));
+		if (!blocks) {
+			fl_scenario_free(sc);
+			return ctl_error(msg);
+		}
+	}
 	o = trace_event(&e->trace, "act");
 	json_object_set_new(o, "lun", json_integer(L->id));
 	json_object_set_new(o, "action", json_string(sc_verb_name(sc->rules[0].a.verb)));
 	trace_emit(&e->trace, o);
-	engine_lun_effect(e, L, &sc->rules[0].a, "control");
+	if (blocks) {
+		char msg[160];
+
+		r = engine_resize(e, L, blocks, "control");
+		if (r) {
+			fl_scenario_free(sc);
+			snprintf(msg, sizeof(msg),
+				 "resize of LUN %u to %" PRIu64 " blocks failed: %s; the size is "
+				 "unchanged",
+				 L->id, blocks, strerror(-r));
+			return ctl_error(msg);
+		}
+	} else {
+		engine_lun_effect(e, L, &sc->rules[0].a, "control");
+	}
 	o = json_pack("{s:b, s:s}", "ok", 1, "action", sc_verb_name(sc->rules[0].a.verb));
 	fl_scenario_free(sc);
 	return o;

@@ -27,6 +27,7 @@
  * same seed and the same command sequence give the same injections.
  */
 #include "engine_internal.h"
+#include "fl_log.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -686,9 +687,15 @@ void engine_lun_effect(struct fl_engine *e, struct eng_lun *L, const struct sc_a
 		break;
 	}
 	case VERB_RESIZE: {
-		uint64_t blocks = a->resize_in_blocks ? a->resize : a->resize / L->block_size;
+		char msg[256];
+		uint64_t blocks = engine_resize_blocks(L, a, msg, sizeof(msg));
+		int r = blocks ? engine_resize(e, L, blocks, why) : -EINVAL;
 
-		engine_resize(e, L, blocks, why);
+		if (!blocks)
+			fl_log(FL_LOG_ERR, "%s: %s; the size is unchanged\n", why, msg);
+		else if (r)
+			fl_log(FL_LOG_ERR, "%s: resize of LUN %u to %" PRIu64 " blocks: %s\n", why,
+			       L->id, blocks, strerror(-r));
 		break;
 	}
 	case VERB_ALUA:

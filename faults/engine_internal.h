@@ -175,6 +175,12 @@ bool engine_event(struct fl_engine *e, enum sc_on on, int tmf_fn, uint64_t value
 /* Carries out a LUN-wide effect (ua, power_loss, resize, alua); no lock held. */
 void engine_lun_effect(struct fl_engine *e, struct eng_lun *L, const struct sc_action *a,
 		       const char *why);
+/*
+ * The capacity in blocks a resize action asks of L, or 0 with the reason in
+ * msg: 0, a byte size not a multiple of the block size, over FL_LUN_MAX_BLOCKS.
+ */
+uint64_t engine_resize_blocks(const struct eng_lun *L, const struct sc_action *a, char *msg,
+			      size_t len);
 /* Resizes a LUN in the core and in the engine together and traces it (no lock held). */
 int engine_resize(struct fl_engine *e, struct eng_lun *L, uint64_t num_blocks, const char *why);
 /* Releases held commands (e->lock NOT held); returns the count. */

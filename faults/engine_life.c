@@ -10,6 +10,8 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
@@ -252,6 +254,40 @@ int fl_engine_replace(struct fl_engine *e, const struct fl_scenario *csc)
 	pthread_mutex_unlock(&e->lock);
 	engine_notify(e);
 	return 0;
+}
+
+/*
+ * The capacity in blocks a resize action asks of LUN L, or 0 with the reason
+ * in msg (quoting the bad value and the limit): a size of 0, a byte size not
+ * a multiple of the block size, or more than FL_LUN_MAX_BLOCKS blocks.
+ */
+uint64_t engine_resize_blocks(const struct eng_lun *L, const struct sc_action *a, char *msg,
+			      size_t len)
+{
+	uint64_t max_bytes = FL_LUN_MAX_BLOCKS * L->block_size;
+	uint64_t blocks = a->resize_in_blocks ? a->resize : a->resize / L->block_size;
+
+	if (a->resize == 0) {
+		snprintf(msg, len, "resize to 0 %s: a LUN needs at least one block",
+			 a->resize_in_blocks ? "blocks" : "bytes");
+		return 0;
+	}
+	if (blocks > FL_LUN_MAX_BLOCKS) {
+		snprintf(msg, len,
+			 "resize to %" PRIu64 " %s: more than the largest LUN, %" PRIu64
+			 " blocks (%" PRIu64 " bytes at LUN %u's block size of %u)",
+			 a->resize, a->resize_in_blocks ? "blocks" : "bytes",
+			 (uint64_t)FL_LUN_MAX_BLOCKS, max_bytes, L->id, L->block_size);
+		return 0;
+	}
+	if (!a->resize_in_blocks && a->resize % L->block_size) {
+		snprintf(msg, len,
+			 "resize to %" PRIu64 " bytes: not a multiple of LUN %u's block size (%u "
+			 "bytes)",
+			 a->resize, L->id, L->block_size);
+		return 0;
+	}
+	return blocks;
 }
 
 /*

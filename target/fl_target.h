@@ -305,7 +305,18 @@ void fl_lun_nexus_gone(struct fl_lun *lun, uint64_t nexus_id);
  */
 bool fl_lun_nexus_in_use(struct fl_lun *lun, uint64_t nexus_id);
 
-/* Changes the capacity; queues UA 2A/09 CAPACITY DATA HAS CHANGED for all. */
+/*
+ * The most blocks a LUN may have, at creation and after a resize: 2^47 - 1,
+ * so that its size in bytes fits in 63 bits at any block size (64 PiB at 512).
+ */
+#define FL_LUN_MAX_BLOCKS (UINT64_MAX >> 17)
+
+/*
+ * Changes the capacity; queues UA 2A/09 CAPACITY DATA HAS CHANGED for all.
+ * -EINVAL for 0 or more than FL_LUN_MAX_BLOCKS blocks, or the store's error
+ * (a file system that cannot hold the file: -EFBIG); the size is unchanged
+ * on error. Costs what the blocks cut off hold, not the capacity.
+ */
 int fl_lun_resize(struct fl_lun *lun, uint64_t num_blocks);
 
 /*

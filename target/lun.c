@@ -481,7 +481,7 @@ static const char *config_problem(const struct fl_lun_config *cfg)
 		return "block size must be a power of two between 512 and 65536";
 	if (cfg->num_blocks == 0)
 		return "a LUN needs at least one block";
-	if (cfg->num_blocks > (UINT64_MAX >> 17))
+	if (cfg->num_blocks > FL_LUN_MAX_BLOCKS)
 		return "too many blocks";
 	if (cfg->store == FL_STORE_FILE && !cfg->store_path)
 		return "the file store needs a path";
@@ -729,7 +729,7 @@ int fl_lun_resize(struct fl_lun *lun, uint64_t num_blocks)
 {
 	int rc;
 
-	if (num_blocks == 0 || num_blocks > (UINT64_MAX >> 17))
+	if (num_blocks == 0 || num_blocks > FL_LUN_MAX_BLOCKS)
 		return -EINVAL;
 	pthread_mutex_lock(&lun->lock);
 	rc = lun->store->ops->resize(lun->store, num_blocks << lun->block_shift);

@@ -2,11 +2,12 @@
 /*
  * store_mem.c - sparse in-memory backing store.
  *
- * Data lives in 64 KiB chunks found through a two-level table (a directory
- * of leaves of MEM_LEAF_CHUNKS chunk pointers), allocated on first non-zero
- * write; unwritten and discarded ranges read as zeroes, so a multi-terabyte
- * LUN costs only what was written. The LUN lock serialises all calls; the
- * store completes inline (async = false).
+ * Data lives in 64 KiB chunks kept in a sparse table (sparse.c) by chunk
+ * number, allocated on first non-zero write; unwritten and discarded ranges
+ * read as zeroes. Neither the capacity nor a resize costs memory: a
+ * multi-petabyte LUN costs only what was written, and discarding or cutting
+ * off a range visits only the chunks it holds. The LUN lock serialises all
+ * calls; the store completes inline (async = false).
  */
 #include "target_internal.h"
 
@@ -16,39 +17,11 @@
 
 #define MEM_CHUNK_SHIFT 16
 #define MEM_CHUNK (1u << MEM_CHUNK_SHIFT)
-#define MEM_LEAF_SHIFT 9
-#define MEM_LEAF_CHUNKS (1u << MEM_LEAF_SHIFT)
 
 struct mem_store {
 	struct store s;
-	uint8_t ***dir; /* dir[leaf][chunk] -> MEM_CHUNK bytes or NULL */
-	size_t ndir;
+	struct sparse_tab chunks; /* chunk number -> MEM_CHUNK bytes */
 };
-
-/* Number of directory entries needed for `bytes`. */
-static size_t dir_entries(uint64_t bytes)
-{
-	uint64_t chunks = (bytes + MEM_CHUNK - 1) >> MEM_CHUNK_SHIFT;
-
-	return (size_t)((chunks + MEM_LEAF_CHUNKS - 1) >> MEM_LEAF_SHIFT);
-}
-
-/* Returns the slot of chunk `c`; allocates the leaf when `create`. */
-static uint8_t **chunk_slot(struct mem_store *m, uint64_t c, bool create)
-{
-	size_t leaf = (size_t)(c >> MEM_LEAF_SHIFT);
-
-	if (leaf >= m->ndir)
-		return NULL;
-	if (!m->dir[leaf]) {
-		if (!create)
-			return NULL;
-		m->dir[leaf] = calloc(MEM_LEAF_CHUNKS, sizeof(uint8_t *));
-		if (!m->dir[leaf])
-			return NULL;
-	}
-	return &m->dir[leaf][c & (MEM_LEAF_CHUNKS - 1)];
-}
 
 /* True when len bytes are all zero. */
 static bool all_zero(const uint8_t *p, size_t len)
@@ -59,20 +32,44 @@ static bool all_zero(const uint8_t *p, size_t len)
 	return true;
 }
 
-/* What mem_walk does to each piece of a range. */
-enum mem_op {
-	MEM_READ,    /* copy out; holes read as zeroes */
-	MEM_WRITE,   /* copy in; zero data into a hole stays a hole */
-	MEM_DISCARD, /* zero; chunks covered entirely are freed */
-};
+/* Frees one chunk (a sparse_clear callback). */
+static void chunk_free(void *chunk, void *arg)
+{
+	(void)arg;
+	free(chunk);
+}
 
 /*
- * The one chunk walk of the store: splits [off, off + len) at chunk
- * boundaries and applies `op` to each piece. `out` is the read buffer,
- * `in_p` the write data (each NULL when op does not use it).
+ * Zeroes [off, off + len): chunks covered entirely are freed, the partial
+ * ones at either end zeroed; only the chunks held are visited.
  */
-static int mem_walk(struct store *s, enum mem_op op, uint8_t *out, const uint8_t *in_p,
-		    uint64_t off, uint64_t len)
+static void mem_zero_range(struct mem_store *m, uint64_t off, uint64_t len)
+{
+	uint64_t first = off >> MEM_CHUNK_SHIFT, last = (off + len - 1) >> MEM_CHUNK_SHIFT;
+	uint64_t whole_lo = (off + MEM_CHUNK - 1) >> MEM_CHUNK_SHIFT;
+	uint64_t whole_hi = (off + len) >> MEM_CHUNK_SHIFT; /* [whole_lo, whole_hi) */
+	uint8_t *c;
+
+	if (len == 0)
+		return;
+	if (whole_lo < whole_hi)
+		sparse_clear(&m->chunks, whole_lo, whole_hi, chunk_free, NULL);
+	if ((c = sparse_get(&m->chunks, first)) && (first < whole_lo || first >= whole_hi)) {
+		size_t in = off & (MEM_CHUNK - 1);
+		size_t n = first == last ? (size_t)len : MEM_CHUNK - in;
+
+		memset(c + in, 0, n);
+	}
+	if (last != first && last >= whole_hi && (c = sparse_get(&m->chunks, last)))
+		memset(c, 0, (size_t)((off + len) & (MEM_CHUNK - 1)));
+}
+
+/*
+ * The chunk walk of reads and writes: splits [off, off + len) at chunk
+ * boundaries and copies each piece out (`out`; holes read as zeroes) or in
+ * (`in_p`; zero data into a hole stays a hole).
+ */
+static int mem_walk(struct store *s, uint8_t *out, const uint8_t *in_p, uint64_t off, uint64_t len)
 {
 	struct mem_store *m = (struct mem_store *)s;
 
@@ -82,39 +79,27 @@ static int mem_walk(struct store *s, enum mem_op op, uint8_t *out, const uint8_t
 		uint64_t c = off >> MEM_CHUNK_SHIFT;
 		size_t in = off & (MEM_CHUNK - 1);
 		size_t n = MEM_CHUNK - in < len ? MEM_CHUNK - in : (size_t)len;
-		uint8_t **slot = chunk_slot(m, c, false);
-		bool held = slot && *slot;
+		uint8_t *chunk = sparse_get(&m->chunks, c);
 
-		switch (op) {
-		case MEM_READ:
-			if (held)
-				memcpy(out, *slot + in, n);
+		if (out) {
+			if (chunk)
+				memcpy(out, chunk + in, n);
 			else
 				memset(out, 0, n);
 			out += n;
-			break;
-		case MEM_WRITE:
-			if (!held && !all_zero(in_p, n)) {
-				slot = chunk_slot(m, c, true);
-				if (!slot)
+		} else {
+			if (!chunk && !all_zero(in_p, n)) {
+				chunk = calloc(1, MEM_CHUNK);
+				if (!chunk)
 					return -ENOMEM;
-				*slot = calloc(1, MEM_CHUNK);
-				if (!*slot)
+				if (sparse_set(&m->chunks, c, chunk)) {
+					free(chunk);
 					return -ENOMEM;
-				held = true;
+				}
 			}
-			if (held)
-				memcpy(*slot + in, in_p, n);
+			if (chunk)
+				memcpy(chunk + in, in_p, n);
 			in_p += n;
-			break;
-		case MEM_DISCARD:
-			if (held && n == MEM_CHUNK) {
-				free(*slot);
-				*slot = NULL;
-			} else if (held) {
-				memset(*slot + in, 0, n);
-			}
-			break;
 		}
 		off += n;
 		len -= n;
@@ -125,19 +110,22 @@ static int mem_walk(struct store *s, enum mem_op op, uint8_t *out, const uint8_t
 /* Reads len bytes at off; holes read as zeroes. */
 static int mem_read(struct store *s, void *buf, uint64_t off, uint64_t len)
 {
-	return mem_walk(s, MEM_READ, buf, NULL, off, len);
+	return mem_walk(s, buf, NULL, off, len);
 }
 
 /* Writes len bytes at off; zero data into a hole stays a hole. */
 static int mem_write(struct store *s, const void *buf, uint64_t off, uint64_t len)
 {
-	return mem_walk(s, MEM_WRITE, NULL, buf, off, len);
+	return mem_walk(s, NULL, buf, off, len);
 }
 
 /* Zeroes a range, freeing chunks it covers entirely. */
 static int mem_discard(struct store *s, uint64_t off, uint64_t len)
 {
-	return mem_walk(s, MEM_DISCARD, NULL, NULL, off, len);
+	if (off > s->size || len > s->size - off)
+		return -EINVAL;
+	mem_zero_range((struct mem_store *)s, off, len);
+	return 0;
 }
 
 /* Memory is as durable as it gets. */
@@ -147,40 +135,14 @@ static int mem_sync(struct store *s)
 	return 0;
 }
 
-/* Frees every chunk of leaves [from, to). */
-static void free_leaves(struct mem_store *m, size_t from, size_t to)
-{
-	for (size_t l = from; l < to; l++) {
-		if (!m->dir[l])
-			continue;
-		for (size_t c = 0; c < MEM_LEAF_CHUNKS; c++)
-			free(m->dir[l][c]);
-		free(m->dir[l]);
-		m->dir[l] = NULL;
-	}
-}
-
-/* Grows or shrinks; the tail beyond a shrink is forgotten. */
+/*
+ * Grows or shrinks. Growing allocates nothing; a shrink zeroes and frees the
+ * tail's chunks (so that growing again reads zeroes), visiting only those held.
+ */
 static int mem_resize(struct store *s, uint64_t bytes)
 {
-	struct mem_store *m = (struct mem_store *)s;
-	size_t nd = dir_entries(bytes);
-
-	if (bytes < s->size) {
-		/* zero the partial tail so that growing again reads zeroes */
-		mem_discard(s, bytes, s->size - bytes);
-		free_leaves(m, nd, m->ndir);
-	}
-	if (nd != m->ndir) {
-		uint8_t ***d = realloc(m->dir, (nd ? nd : 1) * sizeof(*d));
-
-		if (!d)
-			return -ENOMEM;
-		for (size_t l = m->ndir; l < nd; l++)
-			d[l] = NULL;
-		m->dir = d;
-		m->ndir = nd;
-	}
+	if (bytes < s->size)
+		mem_zero_range((struct mem_store *)s, bytes, s->size - bytes);
 	s->size = bytes;
 	return 0;
 }
@@ -190,8 +152,7 @@ static void mem_close(struct store *s)
 {
 	struct mem_store *m = (struct mem_store *)s;
 
-	free_leaves(m, 0, m->ndir);
-	free(m->dir);
+	sparse_clear(&m->chunks, 0, UINT64_MAX, chunk_free, NULL);
 	free(m);
 }
 
@@ -205,7 +166,7 @@ static const struct store_ops mem_ops = {
     .mapped = NULL,
 };
 
-/* Opens an empty (all-zero) memory store of `bytes`. */
+/* Opens an empty (all-zero) memory store of `bytes`; it allocates nothing more. */
 int store_mem_open(uint64_t bytes, struct store **out)
 {
 	struct mem_store *m = calloc(1, sizeof(*m));
@@ -214,12 +175,6 @@ int store_mem_open(uint64_t bytes, struct store **out)
 	if (!m)
 		return -ENOMEM;
 	m->s.ops = &mem_ops;
-	m->ndir = dir_entries(bytes);
-	m->dir = calloc(m->ndir ? m->ndir : 1, sizeof(*m->dir));
-	if (!m->dir) {
-		free(m);
-		return -ENOMEM;
-	}
 	m->s.size = bytes;
 	m->s.async = false;
 	*out = &m->s;

@@ -168,6 +168,28 @@ void sense_complete(struct exec_ctx *x, enum sense_reason reason);
 uint8_t sense_encode(uint8_t *buf, bool descriptor, uint8_t key, uint8_t asc, uint8_t ascq,
 		     bool info_valid, uint64_t info, const uint8_t *sks3);
 
+/*
+ * Sparse table (sparse.c): pointers by a 64-bit index in a radix tree that
+ * holds only the nodes above present entries. Zero-initialised = empty. Not
+ * thread-safe (the LUN lock covers the stores and the thin map).
+ */
+#define SPARSE_MAX_INDEX ((1ull << 54) - 1)
+struct sparse_node;
+struct sparse_tab {
+	struct sparse_node *root;
+	unsigned height; /* levels of 512 slots; indexes below 2^(9 * height) */
+};
+void *sparse_get(const struct sparse_tab *t, uint64_t i);
+/* Stores a non-NULL item at i: 0, -ENOMEM or -ERANGE (i > SPARSE_MAX_INDEX). */
+int sparse_set(struct sparse_tab *t, uint64_t i, void *item);
+/* Removes the entries of [from, to), calling drop (when not NULL) on each item. */
+void sparse_clear(struct sparse_tab *t, uint64_t from, uint64_t to,
+		  void (*drop)(void *item, void *arg), void *arg);
+/* The first item at an index in [*i, end), with its index in *i; NULL if none. */
+void *sparse_next(const struct sparse_tab *t, uint64_t *i, uint64_t end);
+/* Number of tree nodes allocated (about 4 KiB each). */
+size_t sparse_nodes(const struct sparse_tab *t);
+
 /* Backing store contract: byte addressed, whole blocks only. */
 struct thin_map;
 struct store;

@@ -4,9 +4,11 @@
  *
  * One bit per logical block: 1 = mapped (anchored/allocated from the pool),
  * 0 = deallocated. Leaves of THIN_LEAF_BLOCKS bits are allocated when a block
- * in them is first mapped, so an empty multi-terabyte LUN costs one pointer
- * per leaf. The map counts mapped blocks; sbc.c compares that count with the
- * pool size (27/07) and the soft threshold (UA 38/07).
+ * in them is first mapped and kept in a sparse table (sparse.c), so an empty
+ * LUN costs nothing whatever its size, and walks over ranges (unmap, counts,
+ * extents, a shrink) skip the leaves that are not there. The map counts
+ * mapped blocks; sbc.c compares that count with the pool size (27/07) and the
+ * soft threshold (UA 38/07).
  */
 #include "target_internal.h"
 
@@ -26,14 +28,14 @@ struct thin_leaf {
 struct thin_map {
 	uint64_t nblocks;
 	uint64_t mapped;
-	struct thin_leaf **leaves;
-	size_t nleaves;
+	struct sparse_tab leaves; /* leaf number -> struct thin_leaf */
 };
 
-/* Leaves needed for nblocks. */
-static size_t leaves_for(uint64_t nblocks)
+/* Frees one leaf (a sparse_clear callback). */
+static void leaf_free(void *leaf, void *arg)
 {
-	return (size_t)((nblocks + THIN_LEAF_BLOCKS - 1) >> THIN_LEAF_SHIFT);
+	(void)arg;
+	free(leaf);
 }
 
 /* Creates an all-deallocated map. */
@@ -45,12 +47,6 @@ int thin_create(uint64_t nblocks, struct thin_map **out)
 	if (!t)
 		return -ENOMEM;
 	t->nblocks = nblocks;
-	t->nleaves = leaves_for(nblocks);
-	t->leaves = calloc(t->nleaves ? t->nleaves : 1, sizeof(*t->leaves));
-	if (!t->leaves) {
-		free(t);
-		return -ENOMEM;
-	}
 	*out = t;
 	return 0;
 }
@@ -60,34 +56,15 @@ void thin_destroy(struct thin_map *t)
 {
 	if (!t)
 		return;
-	for (size_t i = 0; i < t->nleaves; i++)
-		free(t->leaves[i]);
-	free(t->leaves);
+	sparse_clear(&t->leaves, 0, UINT64_MAX, leaf_free, NULL);
 	free(t);
 }
 
-/* Changes the number of blocks; blocks cut off are deallocated. */
+/* Changes the number of blocks; blocks cut off are deallocated (only held leaves are visited). */
 int thin_resize(struct thin_map *t, uint64_t nblocks)
 {
-	size_t nl = leaves_for(nblocks);
-
 	if (nblocks < t->nblocks)
 		thin_unmap_range(t, nblocks, t->nblocks - nblocks);
-	if (nl != t->nleaves) {
-		struct thin_leaf **l;
-
-		for (size_t i = nl; i < t->nleaves; i++) {
-			free(t->leaves[i]);
-			t->leaves[i] = NULL;
-		}
-		l = realloc(t->leaves, (nl ? nl : 1) * sizeof(*l));
-		if (!l)
-			return -ENOMEM;
-		for (size_t i = t->nleaves; i < nl; i++)
-			l[i] = NULL;
-		t->leaves = l;
-		t->nleaves = nl;
-	}
 	t->nblocks = nblocks;
 	return 0;
 }
@@ -99,7 +76,7 @@ bool thin_is_mapped(const struct thin_map *t, uint64_t lba)
 
 	if (lba >= t->nblocks)
 		return false;
-	l = t->leaves[lba >> THIN_LEAF_SHIFT];
+	l = sparse_get(&t->leaves, lba >> THIN_LEAF_SHIFT);
 	if (!l)
 		return false;
 	lba &= THIN_LEAF_BLOCKS - 1;
@@ -115,14 +92,17 @@ static uint64_t count_mapped(const struct thin_map *t, uint64_t lba, uint64_t n)
 		return 0;
 	end = n > t->nblocks - lba ? t->nblocks : lba + n;
 	while (lba < end) {
-		const struct thin_leaf *l = t->leaves[lba >> THIN_LEAF_SHIFT];
-		uint64_t leaf_end = ((lba >> THIN_LEAF_SHIFT) + 1) << THIN_LEAF_SHIFT;
-		uint64_t stop = leaf_end < end ? leaf_end : end;
+		uint64_t li = lba >> THIN_LEAF_SHIFT, from = li;
+		const struct thin_leaf *l =
+		    sparse_next(&t->leaves, &li, ((end - 1) >> THIN_LEAF_SHIFT) + 1);
+		uint64_t leaf_end, stop;
 
-		if (!l) {
-			lba = stop;
-			continue;
-		}
+		if (!l)
+			break; /* no mapped block in the rest */
+		if (li != from)
+			lba = li << THIN_LEAF_SHIFT;
+		leaf_end = (li + 1) << THIN_LEAF_SHIFT;
+		stop = leaf_end < end ? leaf_end : end;
 		if ((lba & (THIN_LEAF_BLOCKS - 1)) == 0 && stop == leaf_end) {
 			cnt += l->count;
 			lba = stop;
@@ -157,21 +137,28 @@ static uint64_t set_range(struct thin_map *t, uint64_t lba, uint64_t n, bool map
 		return 0;
 	end = n > t->nblocks - lba ? t->nblocks : lba + n;
 	while (lba < end) {
-		size_t li = (size_t)(lba >> THIN_LEAF_SHIFT);
-		uint64_t leaf_end = ((uint64_t)li + 1) << THIN_LEAF_SHIFT;
-		uint64_t stop = leaf_end < end ? leaf_end : end;
-		struct thin_leaf *l = t->leaves[li];
+		uint64_t li = lba >> THIN_LEAF_SHIFT;
+		uint64_t leaf_end, stop;
+		struct thin_leaf *l;
 
-		if (!l) {
-			if (!map) {
-				lba = stop;
-				continue;
-			}
-			l = calloc(1, sizeof(*l));
+		if (!map) {
+			/* clearing: jump to the next leaf held */
+			uint64_t from = li;
+
+			l = sparse_next(&t->leaves, &li, ((end - 1) >> THIN_LEAF_SHIFT) + 1);
 			if (!l)
-				return changed; /* accounting stays exact */
-			t->leaves[li] = l;
+				break;
+			if (li != from)
+				lba = li << THIN_LEAF_SHIFT;
+		} else if (!(l = sparse_get(&t->leaves, li))) {
+			l = calloc(1, sizeof(*l));
+			if (!l || sparse_set(&t->leaves, li, l)) {
+				free(l);
+				break; /* accounting stays exact */
+			}
 		}
+		leaf_end = (li + 1) << THIN_LEAF_SHIFT;
+		stop = leaf_end < end ? leaf_end : end;
 		for (; lba < stop; lba++) {
 			uint64_t b = lba & (THIN_LEAF_BLOCKS - 1);
 			uint64_t bit = 1ull << (b % 64);
@@ -186,10 +173,8 @@ static uint64_t set_range(struct thin_map *t, uint64_t lba, uint64_t n, bool map
 			else
 				l->count--;
 		}
-		if (l->count == 0) {
-			free(l);
-			t->leaves[li] = NULL;
-		}
+		if (l->count == 0)
+			sparse_clear(&t->leaves, li, li + 1, leaf_free, NULL);
 	}
 	if (map)
 		t->mapped += changed;
@@ -224,9 +209,26 @@ uint64_t thin_extent(const struct thin_map *t, uint64_t lba, uint64_t max, bool 
 	state = thin_is_mapped(t, lba);
 	*mapped = state;
 	while (cur < end) {
-		const struct thin_leaf *l = t->leaves[cur >> THIN_LEAF_SHIFT];
-		uint64_t leaf_end = ((cur >> THIN_LEAF_SHIFT) + 1) << THIN_LEAF_SHIFT;
-		uint64_t stop = leaf_end < end ? leaf_end : end;
+		uint64_t li = cur >> THIN_LEAF_SHIFT;
+		const struct thin_leaf *l;
+		uint64_t leaf_end, stop;
+
+		if (!state) {
+			/* a run of deallocated blocks: the leaves not held are skipped at once */
+			uint64_t from = li;
+
+			l = sparse_next(&t->leaves, &li, ((end - 1) >> THIN_LEAF_SHIFT) + 1);
+			if (!l) {
+				cur = end;
+				break;
+			}
+			if (li != from)
+				cur = li << THIN_LEAF_SHIFT;
+		} else {
+			l = sparse_get(&t->leaves, li);
+		}
+		leaf_end = (li + 1) << THIN_LEAF_SHIFT;
+		stop = leaf_end < end ? leaf_end : end;
 
 		/* whole empty (or full) leaves are skipped in one step */
 		if ((!l && !state) || (l && state && l->count == THIN_LEAF_BLOCKS &&

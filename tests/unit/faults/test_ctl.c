@@ -383,11 +383,79 @@ static void test_ctl_act(void)
 	free(t);
 }
 
+/* The error message of an answer, or "". */
+static const char *answer_error(json_t *r)
+{
+	const char *m = json_string_value(json_object_get(r, "error"));
+
+	return m ? m : "";
+}
+
+/*
+ * act resize: a size the LUN cannot take is answered with an error naming the
+ * value and the limit, and changes nothing; 4096 TiB and back both work.
+ */
+static void test_ctl_act_resize_limits(void)
+{
+	static const struct {
+		const char *size, *says;
+	} bad[] = {
+	    {"0", "at least one block"},
+	    {"\"0blocks\"", "at least one block"},
+	    {"1000", "not a multiple of LUN 0's block size (512 bytes)"},
+	    {"\"18446744073709551615\"", "18446744073709551615 bytes: more than the largest LUN, "
+					 "140737488355327 blocks"},
+	    {"\"140737488355328blocks\"", "more than the largest LUN"},
+	};
+	struct fl_engine *e = mk_engine(scenario, 1, NULL);
+	struct fl_ctl *ctl = NULL;
+	struct fl_lun_info info;
+	char line[200];
+	json_t *r;
+	int fd;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(e);
+	mk_path();
+	CU_ASSERT_EQUAL_FATAL(fl_ctl_start(e, sock_path, &ctl), 0);
+	fd = ctl_connect();
+	CU_ASSERT_TRUE_FATAL(fd >= 0);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		snprintf(line, sizeof(line),
+			 "{\"cmd\": \"act\", \"lun\": 0, \"action\": {\"resize\": %s}}",
+			 bad[i].size);
+		r = rpc(fd, line);
+		CU_ASSERT_PTR_NOT_NULL(r);
+		CU_ASSERT_FALSE(ok(r));
+		if (!strstr(answer_error(r), bad[i].says))
+			fprintf(stderr, "\n  resize %s answered \"%s\", expected \"%s\"\n",
+				bad[i].size, answer_error(r), bad[i].says);
+		CU_ASSERT_PTR_NOT_NULL(strstr(answer_error(r), bad[i].says));
+		json_decref(r);
+		fl_lun_get_info(fl_target_lun(fl_engine_target(e), 0), &info);
+		CU_ASSERT_EQUAL(info.num_blocks, 2048);
+	}
+	/* 4096 TiB and back: both answered ok, and the size follows */
+	r = rpc(fd, "{\"cmd\": \"act\", \"lun\": 0, \"action\": {\"resize\": \"4096TiB\"}}");
+	CU_ASSERT_TRUE(ok(r));
+	json_decref(r);
+	fl_lun_get_info(fl_target_lun(fl_engine_target(e), 0), &info);
+	CU_ASSERT_EQUAL(info.num_blocks, 1ull << 43);
+	r = rpc(fd, "{\"cmd\": \"act\", \"lun\": 0, \"action\": {\"resize\": \"1MiB\"}}");
+	CU_ASSERT_TRUE(ok(r));
+	json_decref(r);
+	fl_lun_get_info(fl_target_lun(fl_engine_target(e), 0), &info);
+	CU_ASSERT_EQUAL(info.num_blocks, 2048);
+	close(fd);
+	fl_ctl_stop(ctl);
+	fl_engine_destroy(e);
+}
+
 static CU_TestInfo ctl_tests[] = {
     {"test_ctl_basics", test_ctl_basics},
     {"test_ctl_release", test_ctl_release},
     {"test_ctl_load", test_ctl_load},
     {"test_ctl_act", test_ctl_act},
+    {"test_ctl_act_resize_limits", test_ctl_act_resize_limits},
     {"test_ctl_trace_stream", test_ctl_trace_stream},
     {"test_ctl_other_uid_refused", test_ctl_other_uid_refused},
     CU_TEST_INFO_NULL,

@@ -10,12 +10,15 @@
 #include "target_internal.h"
 #include "tharness.h"
 
+#include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 /* The contract every store keeps: read what was written, holes read zero. */
@@ -394,6 +397,135 @@ static void test_file_store_power_loss(void)
 	fl_lun_destroy(lun);
 }
 
+/* The sparse table against a plain array of indexes: set, get, next, clear. */
+static void test_sparse_table(void)
+{
+	static const uint64_t idx[] = {
+	    0, 1, 511, 512, 262143, 262144, 1ull << 36, (1ull << 47) - 1, SPARSE_MAX_INDEX};
+	enum { N = sizeof(idx) / sizeof(idx[0]) };
+	struct sparse_tab t = {0};
+	uint64_t i;
+
+	CU_ASSERT_PTR_NULL(sparse_get(&t, 5));
+	i = 0;
+	CU_ASSERT_PTR_NULL(sparse_next(&t, &i, UINT64_MAX));
+	for (size_t k = 0; k < N; k++)
+		CU_ASSERT_EQUAL(sparse_set(&t, idx[k], (void *)(uintptr_t)(k + 1)), 0);
+	CU_ASSERT_EQUAL(sparse_set(&t, SPARSE_MAX_INDEX + 1, (void *)1), -ERANGE);
+	for (size_t k = 0; k < N; k++)
+		CU_ASSERT_EQUAL((uintptr_t)sparse_get(&t, idx[k]), k + 1);
+	CU_ASSERT_PTR_NULL(sparse_get(&t, 2));
+	CU_ASSERT_PTR_NULL(sparse_get(&t, (1ull << 36) + 1));
+	/* next visits the items in order, and only them */
+	i = 0;
+	for (size_t k = 0; k < N; k++, i++) {
+		CU_ASSERT_EQUAL((uintptr_t)sparse_next(&t, &i, UINT64_MAX), k + 1);
+		CU_ASSERT_EQUAL(i, idx[k]);
+	}
+	CU_ASSERT_PTR_NULL(sparse_next(&t, &i, UINT64_MAX));
+	i = 513;
+	CU_ASSERT_PTR_NULL(sparse_next(&t, &i, 262143)); /* end is exclusive */
+	/* nine items a tree of at most 6 levels apart: a few dozen nodes, not gigabytes */
+	CU_ASSERT(sparse_nodes(&t) < 40);
+	sparse_clear(&t, 512, (1ull << 36) + 1, NULL, NULL);
+	CU_ASSERT_PTR_NOT_NULL(sparse_get(&t, 511));
+	CU_ASSERT_PTR_NULL(sparse_get(&t, 512));
+	CU_ASSERT_PTR_NULL(sparse_get(&t, 262144));
+	CU_ASSERT_PTR_NULL(sparse_get(&t, 1ull << 36));
+	CU_ASSERT_PTR_NOT_NULL(sparse_get(&t, (1ull << 47) - 1));
+	sparse_clear(&t, 0, UINT64_MAX, NULL, NULL);
+	CU_ASSERT_EQUAL(sparse_nodes(&t), 0);
+	CU_ASSERT_PTR_NULL(t.root);
+}
+
+/* VmRSS of this process in KiB (0 when /proc is not there). */
+static uint64_t vm_rss_kib(void)
+{
+	FILE *f = fopen("/proc/self/status", "r");
+	char line[128];
+	uint64_t kib = 0;
+
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "VmRSS: %" SCNu64, &kib) == 1)
+			break;
+	fclose(f);
+	return kib;
+}
+
+/* Seconds since an earlier mono_s() reading. */
+static double mono_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/*
+ * Growing a memory LUN (plain, then thin) to 4096 TiB and shrinking it back
+ * costs what its written blocks cost, and the shrink returns at once; the data
+ * below the old end stays, the block written past it is gone.
+ */
+static void test_resize_huge_costs_used_blocks(void)
+{
+	const uint64_t huge = (4096ull << 40) / 512; /* 4096 TiB in 512-byte blocks */
+	uint8_t w[512], r[512];
+
+	th_pattern(w, sizeof(w), 3);
+	for (int thin = 0; thin < 2; thin++) {
+		struct fl_lun_config cfg;
+		struct fl_lun *lun;
+		struct fl_lun_info info;
+		uint64_t rss0, rss1, rss2;
+		double t0, grow_s, shrink_s;
+
+		th_config(&cfg);
+		cfg.thin = thin;
+		lun = th_lun(&cfg);
+		th_clear_ua(lun, 1);
+		CU_ASSERT_EQUAL(th_write(lun, 1, 5, 1, w), FL_STATUS_GOOD);
+		rss0 = vm_rss_kib();
+		t0 = mono_s();
+		CU_ASSERT_EQUAL_FATAL(fl_lun_resize(lun, huge), 0);
+		grow_s = mono_s() - t0;
+		th_clear_ua(lun, 1);
+		CU_ASSERT_EQUAL(th_write(lun, 1, huge - 1, 1, w), FL_STATUS_GOOD);
+		CU_ASSERT_EQUAL(th_read(lun, 1, huge - 1, 1, r), FL_STATUS_GOOD);
+		CU_ASSERT(memcmp(w, r, 512) == 0);
+		rss1 = vm_rss_kib();
+		t0 = mono_s();
+		CU_ASSERT_EQUAL(fl_lun_resize(lun, TH_BLOCKS), 0);
+		shrink_s = mono_s() - t0;
+		rss2 = vm_rss_kib();
+		th_clear_ua(lun, 1);
+		CU_ASSERT_EQUAL(th_read(lun, 1, 5, 1, r), FL_STATUS_GOOD);
+		CU_ASSERT(memcmp(w, r, 512) == 0);
+		fl_lun_get_info(lun, &info);
+		CU_ASSERT_EQUAL(info.num_blocks, TH_BLOCKS);
+		/* growing again: the block once written at the end reads as zeroes */
+		CU_ASSERT_EQUAL(fl_lun_resize(lun, huge), 0);
+		th_clear_ua(lun, 1);
+		CU_ASSERT_EQUAL(th_read(lun, 1, huge - 1, 1, r), FL_STATUS_GOOD);
+		CU_ASSERT_EQUAL(r[0] | r[511], 0);
+		printf("\n  %s memory LUN, 16 MiB -> 4096 TiB -> 16 MiB: VmRSS %" PRIu64
+		       " KiB before, %" PRIu64
+		       " KiB at 4096 TiB with its last block written, %" PRIu64
+		       " KiB after; grow %.6f s, shrink %.6f s\n",
+		       thin ? "thin" : "plain", rss0, rss1, rss2, grow_s, shrink_s);
+		TH_CHECK(rss1 < rss0 + 16 * 1024, "VmRSS grew by %" PRIu64 " KiB", rss1 - rss0);
+		TH_CHECK(shrink_s < 1.0, "the shrink took %.3f s", shrink_s);
+		/* sizes the core cannot take are refused and change nothing */
+		CU_ASSERT_EQUAL(fl_lun_resize(lun, 0), -EINVAL);
+		CU_ASSERT_EQUAL(fl_lun_resize(lun, FL_LUN_MAX_BLOCKS + 1), -EINVAL);
+		CU_ASSERT_EQUAL(fl_lun_resize(lun, UINT64_MAX), -EINVAL);
+		fl_lun_get_info(lun, &info);
+		CU_ASSERT_EQUAL(info.num_blocks, huge);
+		fl_lun_destroy(lun);
+	}
+}
+
 static CU_TestInfo store_tests[] = {
     {"test_store_mem_contract", test_store_mem_contract},
     {"test_store_file_contract", test_store_file_contract},
@@ -404,6 +536,8 @@ static CU_TestInfo store_tests[] = {
     {"test_file_store_async_completion_from_worker", test_file_store_async_completion_from_worker},
     {"test_mem_store_completes_inline", test_mem_store_completes_inline},
     {"test_file_store_power_loss", test_file_store_power_loss},
+    {"test_sparse_table", test_sparse_table},
+    {"test_resize_huge_costs_used_blocks", test_resize_huge_costs_used_blocks},
     CU_TEST_INFO_NULL,
 };
 
