@@ -94,15 +94,66 @@ static const char *self_path(void)
 	return buf;
 }
 
-/* Runs the check of sc against url; judges into out. */
-static void run_and_judge(const struct fl_scenario *sc, const char *url, const char *ctl,
-			  const char *trace, const struct check_opts *co, struct outcome *out)
+/* Room for the portals of a scenario's ports, for steps with "port". */
+struct step_ports {
+	struct fl_runner_port v[FL_RUNNER_MAX_PORTS];
+	char portal[FL_RUNNER_MAX_PORTS][280];
+	size_t n;
+};
+
+/*
+ * The portals of sc's ports: with t (a target this process serves), where
+ * each port's portal is bound; without, each port's "listen" as the scenario
+ * gives it, unknown when its port number is 0 (any free one).
+ */
+static void step_ports(const struct fl_scenario *sc, const struct fl_iscsi *t,
+		       struct step_ports *sp)
+{
+	unsigned n = fl_scenario_port_count(sc);
+
+	sp->n = n < FL_RUNNER_MAX_PORTS ? n : FL_RUNNER_MAX_PORTS;
+	for (size_t i = 0; i < sp->n; i++) {
+		const struct sc_port *p = fl_scenario_port(sc, (unsigned)i);
+		const char *colon = strrchr(p->listen, ':');
+
+		sp->v[i].name = p->name;
+		sp->v[i].portal = NULL;
+		if (!t) {
+			if (colon && strcmp(colon, ":0")) {
+				snprintf(sp->portal[i], sizeof(sp->portal[i]), "%s", p->listen);
+				sp->v[i].portal = sp->portal[i];
+			}
+			continue;
+		}
+		for (unsigned k = 0; k < fl_iscsi_portal_count(t); k++) {
+			const char *addr;
+			uint16_t port, rel;
+
+			if (fl_iscsi_portal(t, k, &addr, &port, &rel) || rel != p->rel_port_id)
+				continue;
+			snprintf(sp->portal[i], sizeof(sp->portal[i]),
+				 strchr(addr, ':') ? "[%s]:%u" : "%s:%u", addr, port);
+			sp->v[i].portal = sp->portal[i];
+			break;
+		}
+	}
+}
+
+/* Runs the check of sc against url (t: the target this process serves, or NULL); judges into out. */
+static void run_and_judge(const struct fl_scenario *sc, const char *url, const struct fl_iscsi *t,
+			  const char *ctl, const char *trace, const struct check_opts *co,
+			  struct outcome *out)
 {
 	const struct fl_check *check = fl_scenario_check(sc);
+	struct step_ports sp;
 	struct fl_runner_opts ro = {.url = url,
 				    .ctl_socket = ctl,
 				    .faultlun_bin = self_path(),
 				    .log = co->verbose ? stdout : NULL};
+
+	step_ports(sc, t, &sp);
+	ro.ports = sp.v;
+	ro.nports = sp.n;
 	struct fl_step_obs *steps = NULL;
 	char **lines = NULL;
 	size_t nlines = 0;
@@ -194,7 +245,7 @@ static void serve_and_check(const struct fl_scenario *sc, const struct check_opt
 	nluns = fl_target_lun_ids(fl_engine_target(engine), luns, FL_MAX_LUNS);
 	snprintf(url, sizeof(url), "iscsi://%s:%u/%s/%u", fl_iscsi_address(t), fl_iscsi_port(t),
 		 fl_iscsi_iqn(t), nluns ? luns[0] : 0);
-	run_and_judge(sc, url, ctl, trace, co, out);
+	run_and_judge(sc, url, t, ctl, trace, co, out);
 	fl_engine_get_counters(engine, &out->counters);
 	out->have_counters = true;
 	cli_loop_stop(t, th);
@@ -250,7 +301,7 @@ static void check_one(const char *path, const struct check_opts *co, struct outc
 		return;
 	}
 	if (co->url)
-		run_and_judge(*scp, co->url, co->ctl, co->trace, co, out);
+		run_and_judge(*scp, co->url, NULL, co->ctl, co->trace, co, out);
 	else
 		serve_and_check(*scp, co, out);
 	out->ms = (double)ini_now_ms() - t0;

@@ -4,7 +4,10 @@
  * (docs/scenario-format.md "check"), behind `faultlun check`.
  *
  * Runs the check's typed workload against a target with libiscsi's
- * asynchronous API, one iSCSI session of its own: read, write, discard,
+ * asynchronous API, through iSCSI sessions of its own: one to the URL's
+ * portal, and one more per target port a step names with "port" (opened when
+ * the first such step runs; every open session is serviced while any waits,
+ * so that an idle one answers the target's NOP-Ins): read, write, discard,
  * sync/fsync, tur, inquiry (SBC-3, SPC-4), sg_raw (a CDB with data-in or
  * data-out, as the VM lab's agent sends it with SG_IO), ctl (`faultlun ctl
  * SOCKET ARGS...` on the target's control socket) and sleep. It records what
@@ -26,6 +29,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <spawn.h>
 #include <stdbool.h>
@@ -39,8 +43,12 @@
 
 extern char **environ;
 
-static struct iscsi_context *ctx;
+static struct iscsi_context *ctx; /* the session of the step that runs */
 static int url_lun; /* the LUN of the URL: a step's default */
+static const char *run_url, *run_iname;
+/* Sessions: [0] the URL's, [1 + i] the one to the scenario's port i (or NULL). */
+#define MAX_SESSIONS (1 + FL_RUNNER_MAX_PORTS)
+static struct iscsi_context *sessions[MAX_SESSIONS];
 static uint32_t block_size = 512;
 static struct scsi_task *stale[64]; /* timed-out tasks, freed at the end */
 static struct op *stale_op[64];
@@ -70,10 +78,114 @@ static void op_cb(struct iscsi_context *iscsi, int status, void *data, void *pri
 		op->task = data;
 }
 
-/* Services the context until op is done or ms pass; false on timeout. */
+/*
+ * Services every open session until op is done or ms pass (with op NULL, for
+ * ms); false on timeout. A session between reconnect tries has no socket (fd
+ * -1) and is serviced once per round.
+ */
 static bool wait_op(struct op *op, int64_t ms)
 {
-	return ini_wait(ctx, op ? &op->done : NULL, ms);
+	int64_t end = ini_now_ms() + ms;
+
+	while (!op || !op->done) {
+		struct pollfd pfd[MAX_SESSIONS];
+		struct iscsi_context *who[MAX_SESSIONS];
+		int64_t left = end - ini_now_ms();
+		nfds_t n = 0;
+
+		if (left <= 0)
+			return false;
+		for (size_t i = 0; i < MAX_SESSIONS; i++) {
+			if (!sessions[i])
+				continue;
+			who[n] = sessions[i];
+			pfd[n].fd = iscsi_get_fd(sessions[i]);
+			pfd[n].events = (short)iscsi_which_events(sessions[i]);
+			pfd[n++].revents = 0;
+		}
+		if (poll(pfd, n, left > 100 ? 100 : (int)left) < 0 && errno != EINTR)
+			return false;
+		for (nfds_t i = 0; i < n; i++)
+			iscsi_service(who[i], pfd[i].revents);
+	}
+	return true;
+}
+
+/*
+ * url with its portal ("ADDR:PORT" after "iscsi://" and any "USER%SECRET@")
+ * replaced by portal; NULL when url has no portal to replace.
+ */
+static char *url_with_portal(const char *url, const char *portal)
+{
+	const char *host, *end, *at;
+	char *out;
+
+	if (strncmp(url, "iscsi://", 8))
+		return NULL;
+	host = url + 8;
+	end = strchr(host, '/');
+	if (!end)
+		return NULL;
+	for (at = end; at > host && at[-1] != '@'; at--)
+		;
+	if (at > host)
+		host = at;
+	if (asprintf(&out, "%.*s%s%s", (int)(host - url), url, portal, end) < 0)
+		return NULL;
+	return out;
+}
+
+/*
+ * Makes ctx the session a step with port index port (-1: the URL's) goes
+ * through, logging in to that port's portal on first use. False, with why,
+ * when the port has no known portal or the login fails: the step then did
+ * not run.
+ */
+static bool use_session(const struct fl_runner_opts *o, int port, char *why, size_t whylen)
+{
+	const struct fl_runner_port *p;
+	char *url;
+
+	if (port < 0) {
+		ctx = sessions[0];
+		return true;
+	}
+	if ((size_t)port >= o->nports || port >= FL_RUNNER_MAX_PORTS) {
+		snprintf(why, whylen, "port %d: the runner knows no such port", port);
+		return false;
+	}
+	if (sessions[1 + port]) {
+		ctx = sessions[1 + port];
+		return true;
+	}
+	p = &o->ports[port];
+	if (!p->portal) {
+		snprintf(why, whylen,
+			 "port %s: no portal known (with --url, its \"listen\" must give a port "
+			 "number)",
+			 p->name);
+		return false;
+	}
+	url = url_with_portal(run_url, p->portal);
+	if (!url) {
+		snprintf(why, whylen, "port %s: cannot make a URL from %s", p->name, run_url);
+		return false;
+	}
+	if (!strcmp(url, run_url)) {
+		/* the URL's own portal: the same session */
+		free(url);
+		ctx = sessions[0];
+		return true;
+	}
+	sessions[1 + port] = ini_login(url, run_iname, NULL, 15000);
+	if (!sessions[1 + port]) {
+		snprintf(why, whylen, "port %s: cannot log in to %s", p->name, url);
+		free(url);
+		return false;
+	}
+	free(url);
+	ctx = sessions[1 + port];
+	return true;
 }
 
 /* What one step produced. */
@@ -332,7 +444,7 @@ static bool run_ctl(const struct fl_step *s, int64_t deadline, struct result *r,
 			st = -1;
 			break;
 		}
-		ini_wait(ctx, NULL, 20); /* the session lives on meanwhile */
+		wait_op(NULL, 20); /* the sessions live on meanwhile */
 	}
 	for (ssize_t got; len < sizeof(r->answer) - 1 &&
 			  (got = read(fds[0], r->answer + len, sizeof(r->answer) - 1 - len)) > 0;)
@@ -443,11 +555,11 @@ static bool run_failed(const struct fl_step *s, const struct result *r)
 
 /*
  * Runs one workload step (every repeat until one fails, within the step's
- * deadline); fills o. cmd_tmo_ms is the command timeout before the runner's
- * error handling (knobs.timeout_s).
+ * deadline) through the session of its port; fills o. cmd_tmo_ms is the
+ * command timeout before the runner's error handling (knobs.timeout_s).
  */
-static void run_step(const struct fl_step *s, int cmd_tmo_ms, struct fl_step_obs *o,
-		     struct result *r)
+static void run_step(const struct fl_step *s, const struct fl_runner_opts *ro, int cmd_tmo_ms,
+		     struct fl_step_obs *o, struct result *r)
 {
 	int lun = s->lun >= 0 ? s->lun : url_lun;
 	int64_t t0 = ini_now_ms(), deadline = t0 + (int64_t)s->timeout_s * 1000;
@@ -470,6 +582,11 @@ static void run_step(const struct fl_step *s, int cmd_tmo_ms, struct fl_step_obs
 	if (s->background) {
 		o->end = FL_END_UNSUPPORTED;
 		snprintf(o->why, sizeof(o->why), "it runs steps one at a time (background)");
+		return;
+	}
+	if (s->op != FL_OP_SLEEP && s->op != FL_OP_CTL &&
+	    !use_session(ro, s->port, o->why, sizeof(o->why))) {
+		o->end = FL_END_NOT_RUN;
 		return;
 	}
 	if (s->op == FL_OP_SLEEP) {
@@ -563,21 +680,26 @@ size_t fl_runner_read_trace(const char *path, char ***lines)
 
 /* Prints one step's outcome. */
 static void log_step(FILE *log, size_t i, const struct fl_step *s, const struct fl_step_obs *o,
-		     const struct result *r)
+		     const struct result *r, const struct fl_runner_opts *ro)
 {
-	char t[160];
+	char t[160], op[96];
 
 	if (!log)
 		return;
+	if (s->port >= 0 && (size_t)s->port < ro->nports)
+		snprintf(op, sizeof(op), "%s, port %s", fl_step_op_name(s->op),
+			 ro->ports[s->port].name);
+	else
+		snprintf(op, sizeof(op), "%s", fl_step_op_name(s->op));
 	if (o->end == FL_END_UNSUPPORTED || o->end == FL_END_NOT_RUN) {
-		fprintf(log, "step %zu (%s): %s: %s\n", i, fl_step_op_name(s->op),
+		fprintf(log, "step %zu (%s): %s: %s\n", i, op,
 			o->end == FL_END_NOT_RUN ? "NOT RUN" : "not run by the libiscsi runner",
 			o->why);
 		return;
 	}
 	if (o->has_sense)
 		fl_sense_text(o->key, o->asc, o->ascq, t, sizeof(t));
-	fprintf(log, "step %zu (%s): %s", i, fl_step_op_name(s->op),
+	fprintf(log, "step %zu (%s): %s", i, op,
 		o->end == FL_END_TIMEOUT ? "TIMEOUT" : o->errno_name);
 	if (r->ctl)
 		fprintf(log, ", exit %d: %s", r->exit_code, r->answer);
@@ -602,8 +724,10 @@ int fl_runner_run(const struct fl_check *check, const struct fl_runner_opts *o,
 	faultlun_bin = o->faultlun_bin ? o->faultlun_bin : "faultlun";
 	block_size = 512;
 	nstale = 0;
-	ctx = ini_login(o->url, o->initiator ? o->initiator : "iqn.2026-12.org.faultlun:check",
-			&url_lun, 15000);
+	run_url = o->url;
+	run_iname = o->initiator ? o->initiator : "iqn.2026-12.org.faultlun:check";
+	memset(sessions, 0, sizeof(sessions));
+	ctx = sessions[0] = ini_login(o->url, run_iname, &url_lun, 15000);
 	if (!ctx)
 		return -1;
 	*test_lun = url_lun;
@@ -627,11 +751,16 @@ int fl_runner_run(const struct fl_check *check, const struct fl_runner_opts *o,
 	for (size_t i = 0; obs && i < nsteps; i++) {
 		struct result r = {0};
 
-		run_step(&check->steps[i], cmd_tmo_ms, &obs[i], &r);
-		log_step(o->log, i, &check->steps[i], &obs[i], &r);
+		run_step(&check->steps[i], o, cmd_tmo_ms, &obs[i], &r);
+		log_step(o->log, i, &check->steps[i], &obs[i], &r, o);
 	}
-	iscsi_logout_sync(ctx);
-	iscsi_destroy_context(ctx);
+	for (size_t i = 0; i < MAX_SESSIONS; i++) {
+		if (!sessions[i])
+			continue;
+		iscsi_logout_sync(sessions[i]);
+		iscsi_destroy_context(sessions[i]);
+		sessions[i] = NULL;
+	}
 	ctx = NULL;
 	for (size_t i = 0; i < nstale; i++) {
 		if (stale[i])

@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * runner.h - the libiscsi runner of a scenario's check (runner.c): carries
- * the typed workload out through one iSCSI session and records what an
- * initiator observes of each step, for scenario/judge.c.
+ * the typed workload out through iSCSI sessions of its own (the URL's, and
+ * one per target port a step names) and records what an initiator observes
+ * of each step, for scenario/judge.c.
  *
- * One run at a time per process (the runner keeps its session in statics).
+ * One run at a time per process (the runner keeps its sessions in statics).
  */
 #ifndef FL_RUNNER_H
 #define FL_RUNNER_H
@@ -13,8 +14,24 @@
 
 #include <stdio.h>
 
+/* Most target ports a runner addresses ("port" of a step). */
+#define FL_RUNNER_MAX_PORTS 16
+
+/* One target port of the scenario, for steps that name it. */
+struct fl_runner_port {
+	const char *name;   /* its "id" */
+	const char *portal; /* "ADDR:PORT" ("[v6]:PORT") it is served on; NULL: unknown */
+};
+
 struct fl_runner_opts {
 	const char *url;	  /* iscsi://ADDR:PORT/IQN/LUN: the target and the LUN under test */
+	/*
+	 * The scenario's ports, in its order (a step's "port" is an index here):
+	 * a step with a port goes through a session to that portal (the URL with
+	 * its portal replaced), opened on first use.
+	 */
+	const struct fl_runner_port *ports;
+	size_t nports;
 	const char *initiator;	  /* InitiatorName; NULL: a default */
 	const char *ctl_socket;	  /* the target's control socket; NULL: ctl steps cannot run */
 	const char *faultlun_bin; /* the faultlun binary ctl steps run; NULL: "faultlun" on PATH */

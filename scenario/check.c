@@ -290,10 +290,48 @@ static const char *const *op_keys(enum fl_step_op op)
 	}
 }
 
+/*
+ * Parses a step's "port": a port's "id" or its relative port number, into
+ * its index in the scenario's ports. An unknown one is an error that lists
+ * the ports there are.
+ */
+static bool pstep_port(struct pctx *c, const char *path, json_t *v, int *out)
+{
+	const struct fl_scenario *sc = c->sc;
+	char q[80], names[256] = "";
+	size_t len = 0;
+
+	for (size_t i = 0; i < sc->nports; i++) {
+		const struct sc_port *p = &sc->ports[i];
+
+		if ((json_is_string(v) && p->name && !strcmp(p->name, json_string_value(v))) ||
+		    (json_is_integer(v) && json_integer_value(v) == p->rel_port_id)) {
+			*out = (int)i;
+			return true;
+		}
+		if (len < sizeof(names))
+			len += (size_t)snprintf(names + len, sizeof(names) - len, "%s\"%s\" (%u)",
+						i ? ", " : "", p->name ? p->name : "?",
+						p->rel_port_id);
+	}
+	if (!sc->nports)
+		perr(c, path, false,
+		     "\"port\": %s names no port: the scenario has no \"ports\" (its one portal "
+		     "is the step's without \"port\")",
+		     pquote(v, q, sizeof(q)));
+	else
+		perr(c, path, false,
+		     "\"port\": %s is not a port of the scenario (its ports, by \"id\" or relative "
+		     "port: %s)",
+		     pquote(v, q, sizeof(q)), names);
+	return false;
+}
+
 /* Parses one workload step. */
 static void parse_step(struct pctx *c, const char *path, json_t *v, struct fl_step *s)
 {
-	static const char *const common[] = {"op", "lun", "timeout_s", "repeat", "background"};
+	static const char *const common[] = {"op",     "lun",	     "timeout_s",
+					     "repeat", "background", "port"};
 	const char *allowed[24];
 	const char *const *extra;
 	size_t na = 0;
@@ -303,6 +341,7 @@ static void parse_step(struct pctx *c, const char *path, json_t *v, struct fl_st
 	int op;
 
 	s->lun = -1;
+	s->port = -1;
 	s->timeout_s = FL_STEP_TIMEOUT_S;
 	s->repeat = 1;
 	s->blocks = 1;
@@ -343,6 +382,8 @@ static void parse_step(struct pctx *c, const char *path, json_t *v, struct fl_st
 
 	if ((e = json_object_get(v, "lun")))
 		plun(c, SUBP(sub, path, "lun"), e, &s->lun);
+	if ((e = json_object_get(v, "port")))
+		pstep_port(c, SUBP(sub, path, "port"), e, &s->port);
 	if ((e = json_object_get(v, "timeout_s")))
 		pu32(c, SUBP(sub, path, "timeout_s"), e, 1, 86400, &s->timeout_s);
 	if ((e = json_object_get(v, "repeat")))

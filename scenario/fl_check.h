@@ -64,6 +64,7 @@ enum fl_runner {
 struct fl_step {
 	enum fl_step_op op;
 	int lun;	     /* the scenario LUN it addresses; -1: the LUN under test */
+	int port;	     /* libiscsi runner: index in the scenario's ports; -1: the URL's portal */
 	uint32_t timeout_s;  /* deadline of the whole step (default FL_STEP_TIMEOUT_S) */
 	uint32_t repeat;     /* >= 1; stops at the first run that fails */
 	bool background;     /* the next steps start at once (VM lab) */
