@@ -1,29 +1,36 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * cmd_report.c - `faultlun report RESULT.json [--html OUT.html] [--no-timeline]`:
- * prints a VM-lab result (verdict per expectation, wall time, timeline) and
- * optionally writes its HTML report (summary, error-handler ladder, sequence
- * of one cycle, state bands and latency, tables) with trace.json beside it
- * (Chrome trace events). Exits with the result's verdict: 0 pass, 1 an
- * expectation failed, 2 error.
+ * cmd_report.c - `faultlun report RESULT.json|RUN_DIR [--html OUT.html]
+ * [--no-timeline]`: prints a VM-lab result (timeline, the summary header of
+ * the HTML report, verdict per expectation, wall time) and optionally writes
+ * its HTML report (summary, error-handler ladder, sequence of one cycle,
+ * state bands and latency, tables) with trace.json beside it (Chrome trace
+ * events). `faultlun report --matrix OUT_DIR LABEL=RUN_DIR...` writes the
+ * kernel matrix report of runs already done. Exits with the verdict: 0 pass,
+ * 1 an expectation failed, 2 error.
  */
 #include "cli.h"
 #include "cli_opts.h"
 #include "fl_vm.h"
 
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 
 /* Prints the usage text. */
 static void report_usage(FILE *out)
 {
 	fprintf(out,
-		"usage: faultlun report RESULT.json [--html OUT.html] [--no-timeline]\n"
-		"Prints a VM-lab result (`faultlun vm`): verdict per expectation, wall\n"
-		"time, timeline.\n"
+		"usage: faultlun report RESULT.json|RUN_DIR [--html OUT.html] [--no-timeline]\n"
+		"       faultlun report --matrix OUT_DIR LABEL=RUN_DIR...\n"
+		"Prints a VM-lab result (`faultlun vm`): timeline, summary (the HTML\n"
+		"report's header), verdict per expectation, wall time.\n"
 		"  --html FILE      also write the HTML report there, and trace.json\n"
 		"                   (Chrome trace events, for Perfetto) beside it\n"
-		"  --no-timeline    verdicts only\n"
+		"  --no-timeline    summary and verdicts only\n"
+		"  --matrix DIR     write DIR/matrix.json and DIR/matrix.html for the runs\n"
+		"                   given as LABEL=RUN_DIR (LABEL: the kernel's column)\n"
 		"  -h, --help       this text\n"
 		"  -V, --version    print the version\n"
 		"Exit status: the result's verdict: 0 pass, 1 an expectation failed, 2 error.\n");
@@ -34,11 +41,14 @@ int cmd_report(int argc, char **argv)
 	static const struct option longopts[] = {
 	    {"html", required_argument, NULL, 'H'},
 	    {"no-timeline", no_argument, NULL, 'n'},
+	    {"matrix", required_argument, NULL, 'M'},
 	    {"help", no_argument, NULL, 'h'},
 	    {"version", no_argument, NULL, 'V'},
 	    {NULL, 0, NULL, 0},
 	};
-	const char *in = NULL, *html = NULL;
+	const char *in = NULL, *html = NULL, *matrix = NULL;
+	char res[PATH_MAX + 16];
+	struct stat sb;
 	bool timeline = true;
 	int opt;
 
@@ -51,6 +61,9 @@ int cmd_report(int argc, char **argv)
 		case 'n':
 			timeline = false;
 			break;
+		case 'M':
+			matrix = optarg;
+			break;
 		case 'h':
 			report_usage(stdout);
 			return 0;
@@ -62,6 +75,17 @@ int cmd_report(int argc, char **argv)
 			return 2;
 		}
 	}
+	if (matrix) {
+		if (html || optind == argc) {
+			fprintf(stderr, "faultlun report: %s\n",
+				html ? "--matrix writes matrix.html itself"
+				     : "--matrix needs LABEL=RUN_DIR arguments");
+			cli_try_help("report");
+			return 2;
+		}
+		return fl_vm_matrix_from_runs((const char *const *)argv + optind,
+					      (size_t)(argc - optind), matrix, stdout);
+	}
 	if (optind != argc - 1) {
 		fprintf(stderr, "faultlun report: %s\n",
 			optind == argc ? "no RESULT.json given" : "one RESULT.json at a time");
@@ -69,6 +93,11 @@ int cmd_report(int argc, char **argv)
 		return 2;
 	}
 	in = argv[optind];
+	/* A run directory stands for its result.json. */
+	if (stat(in, &sb) == 0 && S_ISDIR(sb.st_mode)) {
+		snprintf(res, sizeof(res), "%s/result.json", in);
+		in = res;
+	}
 	int rc = fl_vm_report_text(in, stdout, timeline);
 	if (html) {
 		if (fl_vm_report_html(in, html) < 0) {

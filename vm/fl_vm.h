@@ -72,6 +72,16 @@ int fl_vm_matrix_write(const struct fl_vm_matrix_cell *cells, size_t n,
 		       const char *const *kernels, size_t nkernels, const char *out_dir,
 		       FILE *text);
 
+/*
+ * The matrix report of runs already done (`faultlun report --matrix`): each
+ * spec is LABEL=RUN_DIR (or LABEL=RUN_DIR/result.json); the kernels are the
+ * labels in order of first appearance, a row is the result's scenario (file
+ * stem) and path. A run without report.html gets one first. Writes as
+ * fl_vm_matrix_write; returns the worst verdict (FL_VM_PASS, FL_VM_FAIL,
+ * FL_VM_ERROR: a spec or result that cannot be read, message printed).
+ */
+int fl_vm_matrix_from_runs(const char *const *specs, size_t n, const char *out_dir, FILE *text);
+
 /* The cache directory the lab uses (static storage). */
 const char *fl_vm_cache_dir(const char *override);
 

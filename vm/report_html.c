@@ -53,94 +53,45 @@ static double page_x(const struct rp_model *m, double t)
 	return 170 + (t - m->tmin) * (PAGE_W - 180) / (m->tmax - m->tmin);
 }
 
-/* The summary header. */
-static void summary(FILE *f, const struct rp_model *m)
+/* A summary row's text, its bold part marked up. */
+static void sum_text(FILE *f, const struct rp_sum_row *row)
 {
-	json_t *r = m->r;
-	json_t *steps = json_object_get(r, "steps");
-	fprintf(f, "<table class=\"summary\" id=\"summary\">\n<tr><th>kernel, path, "
-		   "accelerator</th><td>");
-	rp_esc(f, json_string_value(json_object_get(json_object_get(r, "guest_info"), "kernel"))
-		      ?: "?");
-	fprintf(f, ", ");
-	rp_esc(f, json_string_value(json_object_get(r, "path")));
-	fprintf(f, ", ");
-	rp_esc(f, json_string_value(json_object_get(r, "accel")));
-	fprintf(f, "</td></tr>\n<tr><th>first error-handler action</th><td id=\"sum-first-eh\">");
-	if (m->first_eh >= 0)
-		fprintf(f, "%.1f s after the workload started", m->first_eh);
-	else
-		fprintf(f, "none");
-	fprintf(f, "</td></tr>\n<tr><th>the application's result</th><td id=\"sum-result\">");
-	json_t *s = json_array_get(steps, m->result_step < 0 ? 0 : (size_t)m->result_step);
-	if (s) {
-		const char *e = json_string_value(json_object_get(s, "errno")) ?: "?";
-		fprintf(f, "step %lld %s: <b class=\"%s\">",
-			(long long)json_integer_value(json_object_get(s, "step")),
-			json_string_value(json_object_get(s, "op")) ?: "?",
-			strcmp(e, "OK") ? "FAIL" : "PASS");
-		rp_esc(f, e);
-		fprintf(f, "</b> after %.1f s",
-			json_number_value(json_object_get(s, "elapsed_ms")) / 1000);
-		size_t n = json_array_size(steps);
-		if (n > 1)
-			fprintf(
-			    f, " <span class=\"note\">(%zu steps, all %.1f s)</span>", n,
-			    json_number_value(json_object_get(json_array_get(steps, n - 1), "t1")) -
-				m->origin);
-	} else {
-		fprintf(f, "no step ran");
+	for (size_t i = 0; row->text[i]; i++) {
+		char c[2] = {row->text[i], 0};
+		if (row->em_len && i == row->em_at && row->em_class)
+			fprintf(f, "<b class=\"%s\">", row->em_class);
+		else if (row->em_len && i == row->em_at)
+			fprintf(f, "<b>");
+		rp_esc(f, c);
+		if (row->em_len && i + 1 == row->em_at + row->em_len)
+			fprintf(f, "</b>");
 	}
-	fprintf(f, "</td></tr>\n<tr><th>error-handler cycles</th><td id=\"sum-cycles\">%d%s",
-		m->ncycles,
-		m->eh_from_trace ? " <span class=\"note\">(the kernel printed no error-handler "
-				   "step: scsi_logging_level / debug_libiscsi_eh were off; the "
-				   "cycles are the TMFs the target received)</span>"
-				 : "");
-	/* What each rung came to, counted over the cycles. */
-	for (int l = RP_ABORT; l < RP_END; l++) {
-		int cnt[RP_NOUTCOMES] = {0};
-		char why[RP_NOUTCOMES][128] = {{0}};
-		for (size_t i = 0; i < m->nspans; i++)
-			if ((int)m->spans[i].level == l) {
-				cnt[m->spans[i].outcome]++;
-				snprintf(why[m->spans[i].outcome], sizeof(why[0]), "%s",
-					 m->spans[i].ended_by);
-			}
-		bool any = false;
-		for (int o = 0; o < RP_NOUTCOMES; o++) {
-			if (!cnt[o])
-				continue;
-			if (!any)
-				fprintf(f, "<br><b>%s</b>: ", rp_level_names[l]);
-			fprintf(f, "%s%d %s", any ? ", " : "", cnt[o], rp_outcome_names[o]);
-			const char *w = why[o];
-			if (!strncmp(w, "not sent: ", 10))
-				w += 10;
-			if (o != RP_COMPLETED) {
-				fprintf(f, " (");
-				rp_esc(f, w);
-				fprintf(f, ")");
-			}
-			any = true;
+}
+
+/* The summary header (rp_summary's rows but the verdict, which heads the page). */
+static void summary(FILE *f, const struct rp_sum_row *rows, size_t n)
+{
+	fprintf(f, "<table class=\"summary\" id=\"summary\">\n");
+	for (size_t i = 1; i < n; i++) {
+		const struct rp_sum_row *row = &rows[i];
+		fprintf(f, "<tr><th>");
+		rp_esc(f, row->label);
+		fprintf(f, "</th><td id=\"%s\">", row->id);
+		sum_text(f, row);
+		if (*row->note) {
+			fprintf(f, " <span class=\"note\">(");
+			rp_esc(f, row->note);
+			fprintf(f, ")</span>");
 		}
+		for (int k = 0; k < row->nsub; k++) {
+			fprintf(f, "<br><b>");
+			rp_esc(f, row->sub[k].label);
+			fprintf(f, "</b>: ");
+			rp_esc(f, row->sub[k].text);
+		}
+		fprintf(f, "</td></tr>\n");
 	}
-	fprintf(f, "</td></tr>\n<tr><th>healthy LUN stalled</th><td id=\"sum-stall\">");
-	if (!m->has_healthy)
-		fprintf(f, "no healthy LUN in this scenario (nothing probed)");
-	else if (!m->nstalls)
-		fprintf(f, "never (longest read %.0f ms)", m->stall_max_ms);
-	else
-		fprintf(f, "<b>%.1f s</b> in all: %d stall%s of 1 s or more, the longest %.1f s",
-			m->stall_total_ms / 1000, m->nstalls, m->nstalls > 1 ? "s" : "",
-			m->stall_max_ms / 1000);
-	fprintf(f,
-		"</td></tr>\n<tr><th>retries</th><td id=\"sum-retries\">%d <span "
-		"class=\"note\">(commands the target received again: same LUN, opcode and "
-		"LBA)</span></td></tr>\n<tr><th>rules fired (trace)</th><td id=\"sum-rules\">",
-		m->retries);
-	rp_esc(f, *m->rules ? m->rules : "none");
-	fprintf(f, "</td></tr>\n</table>\n");
+	fprintf(f, "</table>\n");
 }
 
 /*
@@ -385,19 +336,21 @@ int fl_vm_report_html(const char *result_json, const char *html_path)
 		return -e;
 	}
 	r = m->r;
-	const char *v = json_string_value(json_object_get(r, "verdict")) ?: "?";
-	const char *vc = !strcmp(v, "N/A") ? "NA" : v;
+	struct rp_sum_row rows[RP_SUM_ROWS];
+	size_t nrows = rp_summary(m, rows);
 	fprintf(f, "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>faultlun vm: ");
 	rp_esc(f, json_string_value(json_object_get(r, "name")));
 	fprintf(f, "</title><style>%s</style></head><body>\n<h1>", css);
 	rp_esc(f, json_string_value(json_object_get(r, "name")));
-	fprintf(f, " <span class=\"badge %s\" id=\"verdict\">%s</span></h1>\n", vc, v);
-	if (json_object_get(r, "error")) {
+	fprintf(f, " <span class=\"badge %s\" id=\"verdict\">", rows[0].em_class);
+	rp_esc(f, rows[0].text);
+	fprintf(f, "</span></h1>\n");
+	if (*rows[0].note) {
 		fprintf(f, "<p class=\"ERROR\">");
-		rp_esc(f, json_string_value(json_object_get(r, "error")));
+		rp_esc(f, rows[0].note);
 		fprintf(f, "</p>\n");
 	}
-	summary(f, m);
+	summary(f, rows, nrows);
 	fprintf(f, "<h2>The error handler's escalation</h2>\n<p class=\"note\">Time in seconds "
 		   "from the first workload step. Each bar is one rung the kernel took, labelled "
 		   "with how long it lasted and the timer or answer that ended it.</p>\n");

@@ -112,6 +112,30 @@ struct rp_model {
 	double k_timeout, k_abort, k_lu, k_tgt, k_recovery, k_cmd_time_out;
 };
 
+/*
+ * One row of the summary header, the same for the page and the text: the
+ * page shows text with its em part in bold (class em_class) and the note as
+ * an aside; the text prints "label: text (note)". sub lists what each rung
+ * came to, under the cycles.
+ */
+#define RP_SUM_ROWS 8
+struct rp_sum_row {
+	const char *id;	   /* the page's element id: "verdict", "sum-cycles", ... */
+	const char *label; /* "first error-handler action" */
+	char text[512];
+	size_t em_at, em_len; /* the part in bold; em_len 0: none */
+	const char *em_class; /* NULL: none */
+	char note[320];	      /* "": none */
+	int nsub;
+	struct {
+		const char *label; /* a rung's name */
+		char text[256];	   /* "6 timed out (lu_reset_tmo 2 s, ...)" */
+	} sub[RP_NLEVELS];
+};
+
+/* Fills rows with the summary of m (verdict first); returns how many. */
+size_t rp_summary(const struct rp_model *m, struct rp_sum_row rows[RP_SUM_ROWS]);
+
 /* Builds the model of a result (takes a reference to r). Returns NULL on ENOMEM. */
 struct rp_model *rp_model_new(json_t *r);
 void rp_model_free(struct rp_model *m);
@@ -149,10 +173,15 @@ void rp_esc(FILE *f, const char *s);
  * Draws one run's escalation ladder into an SVG group at (x, y), width w,
  * on the time window [tmin, tmax] (seconds from the run's origin: pass the
  * same window for runs drawn side by side, as the kernel matrix does);
- * id names the group. Returns the height used.
+ * id names the group, which carries the window as data-tmin / data-tmax.
+ * Returns the height used.
  */
 int vm_report_ladder_svg(FILE *f, const struct rp_model *m, const char *id, int x, int y, int w,
 			 double tmin, double tmax);
+/* Time ticks from y0 (their labels) down to y1 on the ladder's x scale of [tmin, tmax]. */
+void rp_svg_axis(FILE *f, int x, int y0, int y1, int w, double tmin, double tmax);
+/* The workload's steps as bars on the ladder's x scale; returns the height used. */
+int rp_svg_steps(FILE *f, const struct rp_model *m, int x, int y, int w, double tmin, double tmax);
 /* The sequence chart of m->seq_cycle (a self-contained <svg>). */
 void rp_svg_sequence(FILE *f, const struct rp_model *m);
 /* Device and session state bands with the healthy LUN's latency (log scale). */

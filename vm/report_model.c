@@ -15,6 +15,7 @@
 #include "report_internal.h"
 
 #include <math.h>
+#include <stdarg.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -547,6 +548,113 @@ static void build_summary(struct rp_model *m)
 			m->result_step = (int)i;
 		}
 	}
+}
+
+/* Appends to a row's text; with em, the appended part is the row's bold part. */
+static void sum_put(struct rp_sum_row *row, bool em, const char *fmt, ...)
+{
+	size_t n = strlen(row->text);
+	va_list ap;
+
+	if (n + 1 >= sizeof(row->text))
+		return;
+	va_start(ap, fmt);
+	vsnprintf(row->text + n, sizeof(row->text) - n, fmt, ap);
+	va_end(ap);
+	if (em) {
+		row->em_at = n;
+		row->em_len = strlen(row->text) - n;
+	}
+}
+
+/* See report_internal.h. */
+size_t rp_summary(const struct rp_model *m, struct rp_sum_row rows[RP_SUM_ROWS])
+{
+	json_t *r = m->r, *steps = json_object_get(r, "steps");
+	struct rp_sum_row *w = rows;
+	const char *v = json_string_value(json_object_get(r, "verdict")) ?: "?";
+
+	memset(rows, 0, sizeof(*rows) * RP_SUM_ROWS);
+	*w = (struct rp_sum_row){.id = "verdict", .label = "verdict"};
+	w->em_class = !strcmp(v, "N/A") ? "NA" : v;
+	sum_put(w, true, "%s", v);
+	snprintf(w->note, sizeof(w->note), "%s",
+		 json_string_value(json_object_get(r, "error")) ?: "");
+	*++w = (struct rp_sum_row){.id = "sum-kernel", .label = "kernel, path, accelerator"};
+	sum_put(w, false, "%s, %s, %s",
+		json_string_value(json_object_get(json_object_get(r, "guest_info"), "kernel"))
+		    ?: "?",
+		json_string_value(json_object_get(r, "path")) ?: "?",
+		json_string_value(json_object_get(r, "accel")) ?: "?");
+	*++w = (struct rp_sum_row){.id = "sum-first-eh", .label = "first error-handler action"};
+	if (m->first_eh >= 0)
+		sum_put(w, false, "%.1f s after the workload started", m->first_eh);
+	else
+		sum_put(w, false, "none");
+	*++w = (struct rp_sum_row){.id = "sum-result", .label = "the application's result"};
+	json_t *st = json_array_get(steps, m->result_step < 0 ? 0 : (size_t)m->result_step);
+	if (st) {
+		const char *e = json_string_value(json_object_get(st, "errno")) ?: "?";
+		size_t n = json_array_size(steps);
+		sum_put(w, false, "step %lld %s: ", (long long)json_integer_value(json_object_get(st, "step")),
+			json_string_value(json_object_get(st, "op")) ?: "?");
+		sum_put(w, true, "%s", e);
+		w->em_class = strcmp(e, "OK") ? "FAIL" : "PASS";
+		sum_put(w, false, " after %.1f s", rp_num(st, "elapsed_ms", 0) / 1000);
+		if (n > 1)
+			snprintf(w->note, sizeof(w->note), "%zu steps, all %.1f s", n,
+				 rp_num(json_array_get(steps, n - 1), "t1", 0) - m->origin);
+	} else {
+		sum_put(w, false, "no step ran");
+	}
+	*++w = (struct rp_sum_row){.id = "sum-cycles", .label = "error-handler cycles"};
+	sum_put(w, false, "%d", m->ncycles);
+	if (m->eh_from_trace)
+		snprintf(w->note, sizeof(w->note),
+			 "the kernel printed no error-handler step: scsi_logging_level / "
+			 "debug_libiscsi_eh were off; the cycles are the TMFs the target received");
+	/* What each rung came to, counted over the cycles. */
+	for (int l = RP_ABORT; l < RP_END; l++) {
+		int cnt[RP_NOUTCOMES] = {0};
+		const char *why[RP_NOUTCOMES] = {0};
+		for (size_t i = 0; i < m->nspans; i++)
+			if ((int)m->spans[i].level == l) {
+				cnt[m->spans[i].outcome]++;
+				why[m->spans[i].outcome] = m->spans[i].ended_by;
+			}
+		char *t = w->sub[w->nsub].text;
+		size_t o = 0, len = sizeof(w->sub[0].text);
+		for (int k = 0; k < RP_NOUTCOMES; k++) {
+			const char *y = why[k];
+			if (!cnt[k] || o >= len)
+				continue;
+			if (!strncmp(y, "not sent: ", 10))
+				y += 10;
+			o += (size_t)snprintf(t + o, len - o, "%s%d %s", o ? ", " : "", cnt[k],
+					      rp_outcome_names[k]);
+			if (k != RP_COMPLETED && o < len)
+				o += (size_t)snprintf(t + o, len - o, " (%s)", y);
+		}
+		if (o)
+			w->sub[w->nsub++].label = rp_level_names[l];
+	}
+	*++w = (struct rp_sum_row){.id = "sum-stall", .label = "healthy LUN stalled"};
+	if (!m->has_healthy) {
+		sum_put(w, false, "no healthy LUN in this scenario (nothing probed)");
+	} else if (!m->nstalls) {
+		sum_put(w, false, "never (longest read %.0f ms)", m->stall_max_ms);
+	} else {
+		sum_put(w, true, "%.1f s", m->stall_total_ms / 1000);
+		sum_put(w, false, " in all: %d stall%s of 1 s or more, the longest %.1f s",
+			m->nstalls, m->nstalls > 1 ? "s" : "", m->stall_max_ms / 1000);
+	}
+	*++w = (struct rp_sum_row){.id = "sum-retries", .label = "retries"};
+	sum_put(w, false, "%d", m->retries);
+	snprintf(w->note, sizeof(w->note),
+		 "commands the target received again: same LUN, opcode and LBA");
+	*++w = (struct rp_sum_row){.id = "sum-rules", .label = "rules fired (trace)"};
+	sum_put(w, false, "%s", *m->rules ? m->rules : "none");
+	return (size_t)(w - rows) + 1;
 }
 
 /* See report_internal.h. */

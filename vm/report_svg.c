@@ -66,7 +66,8 @@ int vm_report_ladder_svg(FILE *f, const struct rp_model *m, const char *id, int 
 		tmax = tmin + 1;
 	fprintf(f, "<g id=\"");
 	rp_esc(f, id);
-	fprintf(f, "\" class=\"ladder\" data-cycles=\"%d\">\n", m->ncycles);
+	fprintf(f, "\" class=\"ladder\" data-cycles=\"%d\" data-tmin=\"%.3f\" data-tmax=\"%.3f\">\n",
+		m->ncycles, tmin, tmax);
 	for (int l = 0; l < RP_NLEVELS; l++) {
 		int ry = y + (RP_NLEVELS - 1 - l) * ROW_H;
 		last_end[l][0] = last_end[l][1] = -1e9;
@@ -163,6 +164,69 @@ int vm_report_ladder_svg(FILE *f, const struct rp_model *m, const char *id, int 
 			x + LABEL_W + 20, y + (RP_NLEVELS - 1) * ROW_H + 26);
 	fprintf(f, "</g>\n");
 	return h + 14; /* the cycle numbers under it */
+}
+
+/* See report_internal.h. */
+void rp_svg_axis(FILE *f, int x, int y0, int y1, int w, double tmin, double tmax)
+{
+	static const double steps[] = {0.5, 1, 2, 5, 10, 20, 30, 60, 120, 300, 600};
+	double step = 600;
+
+	if (tmax <= tmin)
+		tmax = tmin + 1;
+	for (size_t i = 0; i < sizeof(steps) / sizeof(steps[0]); i++)
+		if ((tmax - tmin) / steps[i] <= 16) {
+			step = steps[i];
+			break;
+		}
+	for (double t = 0; t <= tmax; t += step) {
+		double tx = xof(t, x, w, tmin, tmax);
+		fprintf(f,
+			"<line x1=\"%.1f\" x2=\"%.1f\" y1=\"%d\" y2=\"%d\" stroke=\"#e6e6e6\"/>"
+			"<text class=\"tick\" x=\"%.1f\" y=\"%d\" text-anchor=\"middle\" "
+			"fill=\"#555\">%gs</text>\n",
+			tx, tx, y0 + 4, y1, tx, y0, t);
+	}
+}
+
+/* See report_internal.h. */
+int rp_svg_steps(FILE *f, const struct rp_model *m, int x, int y, int w, double tmin, double tmax)
+{
+	size_t i;
+	json_t *o;
+
+	if (tmax <= tmin)
+		tmax = tmin + 1;
+	fprintf(f, "<text x=\"%d\" y=\"%d\" font-weight=\"bold\">application</text>\n", x + 4,
+		y + 12);
+	json_array_foreach(json_object_get(m->r, "steps"), i, o)
+	{
+		long long n = json_integer_value(json_object_get(o, "step"));
+		double a = rp_num(o, "t0", 0) - m->origin, b = rp_num(o, "t1", 0) - m->origin;
+		const char *e = json_string_value(json_object_get(o, "errno")) ?: "?";
+		const char *op = json_string_value(json_object_get(o, "op")) ?: "?";
+		double x0 = xof(a, x, w, tmin, tmax), x1 = xof(b, x, w, tmin, tmax);
+		double bw = x1 - x0 < 3 ? 3 : x1 - x0;
+		char label[96];
+		snprintf(label, sizeof(label), "%s %s", op, e);
+		fprintf(f, "<g class=\"side-step\" data-step=\"%lld\" data-errno=\"", n);
+		rp_esc(f, e);
+		fprintf(f, "\"><title>step %lld ", n);
+		rp_esc(f, label);
+		fprintf(f,
+			", %.1f s (%+.1f .. %+.1f s)</title><rect x=\"%.1f\" y=\"%d\" "
+			"width=\"%.1f\" height=\"14\" fill=\"%s\" opacity=\"0.8\"/>",
+			rp_num(o, "elapsed_ms", 0) / 1000, a, b, x0, y + 2, bw,
+			strcmp(e, "OK") ? "#d03b2f" : "#3b7dd8");
+		if (bw > (strlen(label) + 1) * 6.0) {
+			fprintf(f, "<text x=\"%.1f\" y=\"%d\" font-size=\"10\" fill=\"#fff\">",
+				x0 + 3, y + 13);
+			rp_esc(f, label);
+			fprintf(f, "</text>");
+		}
+		fprintf(f, "</g>\n");
+	}
+	return 20;
 }
 
 /* Fill colour of a device or session state. */

@@ -7,17 +7,23 @@
  * each step's errno, the error-handler steps, the expectations' verdicts,
  * kernel-log lines (numbers and disk names folded, so that "sda" and "sdb",
  * tag#3 and tag#7 are one line) seen on some kernels and not on others, and
- * step times that differ by more than half (and 500 ms). Written as
+ * step times that differ by more than half (and 500 ms); then, per row, the
+ * runs' error-handler ladders one above the other on one time axis. Each
+ * cell links to its run's report.html (a relative link). Written as
  * matrix.json ("faultlun_vm_matrix": 1) and matrix.html, and printed as text.
  */
 #include "fl_vm.h"
+#include "report_internal.h"
 #include "vm_internal.h"
 
 #include <errno.h>
 #include <jansson.h>
 #include <limits.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 /* The kernel-log lines of a run's workload, folded, as a JSON object used as a set. */
 static json_t *log_patterns(json_t *result)
@@ -219,6 +225,40 @@ static json_t *row_differences(json_t *results)
 	return diffs;
 }
 
+/*
+ * The link from out_dir to the report.html beside result_json, relative
+ * ("debian-trixie/end-of-disk-iscsi/report.html", "../runs/x/report.html"),
+ * so that the matrix can move with its runs. False when there is no report.
+ */
+static bool report_link(const char *out_dir, const char *result_json, char *rel, size_t len)
+{
+	char html[PATH_MAX + 16], from[PATH_MAX], to[PATH_MAX];
+	const char *slash = strrchr(result_json, '/');
+	size_t common = 0, o = 0;
+
+	snprintf(html, sizeof(html), "%.*s/report.html", slash ? (int)(slash - result_json) : 1,
+		 slash ? result_json : ".");
+	if (!realpath(out_dir, from) || !realpath(html, to))
+		return false;
+	/* The longest common prefix ending at a folder boundary. */
+	size_t nf = strlen(from);
+	if (nf == 1) /* out_dir is "/" */
+		nf = 0;
+	if (!strncmp(from, to, nf) && to[nf] == '/') {
+		common = nf;
+	} else {
+		for (size_t i = 0; from[i] && from[i] == to[i]; i++)
+			if (to[i] == '/')
+				common = i;
+	}
+	/* One ".." per folder of out_dir below the common prefix. */
+	for (const char *c = from + common; c < from + nf; c++)
+		if (*c == '/' && o + 4 < len)
+			o += (size_t)snprintf(rel + o, len - o, "../");
+	snprintf(rel + o, len - o, "%s", to + common + 1);
+	return true;
+}
+
 /* Writes text with <, >, & and quotes escaped. */
 static void html_text(FILE *f, const char *s)
 {
@@ -233,6 +273,120 @@ static void html_text(FILE *f, const char *s)
 			fputs("&quot;", f);
 		else
 			fputc(*s, f);
+	}
+}
+
+/*
+ * Under the table, one figure per row: the error handler's ladder of each
+ * kernel's run, one above the other on one time axis (the union of the
+ * runs' windows, so that the same time is at the same x on every kernel),
+ * each headed by its kernel, release, path and verdict and linked to its
+ * report.
+ */
+static void side_by_side(FILE *f, json_t *doc)
+{
+	json_t *kernels = json_object_get(doc, "kernels"), *kv, *row;
+	size_t i, j;
+	const int W = 1300, head = 18;
+
+	fputs("<h2>The error handler side by side</h2>\n<p class=\"note\">Each row's runs "
+	      "on one time axis (seconds from the first workload step): the workload's steps "
+	      "and the error handler's ladder of each kernel, one above the other.</p>\n",
+	      f);
+	json_array_foreach(json_object_get(doc, "rows"), j, row)
+	{
+		size_t nk = json_array_size(kernels);
+		struct rp_model **m = calloc(nk ? nk : 1, sizeof(*m));
+		double tmin = 0, tmax = 1;
+		bool any = false;
+
+		if (!m)
+			return;
+		json_array_foreach(kernels, i, kv)
+		{
+			json_t *c = json_object_get(json_object_get(row, "cells"),
+						    json_string_value(json_object_get(kv, "label")));
+			const char *res = json_string_value(json_object_get(c, "result"));
+			json_t *r = res ? json_load_file(res, 0, NULL) : NULL;
+			m[i] = r ? rp_model_new(r) : NULL;
+			json_decref(r);
+			if (!m[i])
+				continue;
+			tmin = any ? fmin(tmin, m[i]->tmin) : m[i]->tmin;
+			tmax = any ? fmax(tmax, m[i]->tmax) : m[i]->tmax;
+			any = true;
+		}
+		int per = head + 20 + RP_NLEVELS * 40 + 14 + 16;
+		int h = 24 + (int)nk * per;
+		fprintf(f, "<section class=\"side\" id=\"side-%zu\" data-scenario=\"", j);
+		html_text(f, json_string_value(json_object_get(row, "scenario")));
+		fputs("\" data-path=\"", f);
+		html_text(f, json_string_value(json_object_get(row, "path")));
+		fputs("\"><h3>", f);
+		html_text(f, json_string_value(json_object_get(row, "scenario")));
+		fputs(" on ", f);
+		html_text(f, json_string_value(json_object_get(row, "path")));
+		fprintf(f,
+			"</h3>\n<svg class=\"side-by-side\" width=\"%d\" height=\"%d\" "
+			"data-tmin=\"%.3f\" data-tmax=\"%.3f\" xmlns=\"http://www.w3.org/2000/svg\" "
+			"font-size=\"11\" font-family=\"sans-serif\">\n",
+			W, h, tmin, tmax);
+		rp_svg_axis(f, 0, 14, h, W, tmin, tmax);
+		json_array_foreach(kernels, i, kv)
+		{
+			const char *label = json_string_value(json_object_get(kv, "label"));
+			json_t *c = json_object_get(json_object_get(row, "cells"), label);
+			const char *v = json_string_value(json_object_get(c, "verdict")) ?: "-";
+			const char *rel = json_string_value(json_object_get(c, "release")) ?: "";
+			const char *link = json_string_value(json_object_get(c, "report"));
+			int y = 24 + (int)i * per;
+			fputs("<g class=\"side-run\" data-kernel=\"", f);
+			html_text(f, label);
+			fputs("\" data-release=\"", f);
+			html_text(f, rel);
+			fputs("\" data-path=\"", f);
+			html_text(f, json_string_value(json_object_get(row, "path")));
+			fprintf(f, "\" data-verdict=\"%s\">", v);
+			if (link) {
+				fputs("<a href=\"", f);
+				html_text(f, link);
+				fputs("\">", f);
+			}
+			fprintf(f,
+				"<text class=\"side-label\" x=\"4\" y=\"%d\" font-size=\"13\" "
+				"font-weight=\"bold\" fill=\"%s\">",
+				y + 13,
+				!strcmp(v, "PASS")			   ? "#1a7f37"
+				: !strcmp(v, "FAIL") || !strcmp(v, "ERROR") ? "#c0392b"
+									   : "#555");
+			html_text(f, label);
+			if (*rel) {
+				fputs(" \xc2\xb7 ", f);
+				html_text(f, rel);
+			}
+			fputs(" \xc2\xb7 ", f);
+			html_text(f, json_string_value(json_object_get(row, "path")));
+			fprintf(f, " \xc2\xb7 %s</text>", v);
+			if (link)
+				fputs("</a>", f);
+			fputs("\n", f);
+			if (m[i]) {
+				int sy = y + head;
+				sy += rp_svg_steps(f, m[i], 0, sy, W, tmin, tmax);
+				char id[64];
+				snprintf(id, sizeof(id), "ladder-%zu-%zu", j, i);
+				vm_report_ladder_svg(f, m[i], id, 0, sy, W, tmin, tmax);
+			} else {
+				fprintf(f,
+					"<text class=\"side-none\" x=\"170\" y=\"%d\" "
+					"fill=\"#666\">no result on this kernel</text>\n",
+					y + head + 16);
+			}
+			fputs("</g>\n", f);
+			rp_model_free(m[i]);
+		}
+		fputs("</svg></section>\n", f);
+		free(m);
 	}
 }
 
@@ -278,8 +432,11 @@ static int write_html(json_t *doc, const char *path)
 			const char *v = json_string_value(json_object_get(c, "verdict")) ?: "-";
 			const char *html = json_string_value(json_object_get(c, "report"));
 			fprintf(f, "<td class=\"%s\">", !strcmp(v, "N/A") ? "NA" : v);
-			if (html)
-				fprintf(f, "<a href=\"%s\">", html);
+			if (html) {
+				fputs("<a class=\"run\" href=\"", f);
+				html_text(f, html);
+				fputs("\">", f);
+			}
 			html_text(f, v);
 			if (html)
 				fputs("</a>", f);
@@ -291,6 +448,13 @@ static int write_html(json_t *doc, const char *path)
 		fputs("</tr>\n", f);
 	}
 	fputs("</table>\n<h2>Where the kernels differ</h2>\n", f);
+	size_t ndiff = 0;
+	json_array_foreach(json_object_get(doc, "rows"), j, row) ndiff +=
+	    json_array_size(json_object_get(row, "differences"));
+	if (!ndiff)
+		fputs("<p id=\"no-differences\">Nowhere: every row's runs had the same errno per "
+		      "step, error-handler steps, verdicts and kernel-log lines.</p>\n",
+		      f);
 	json_array_foreach(json_object_get(doc, "rows"), j, row)
 	{
 		json_t *diffs = json_object_get(row, "differences"), *d;
@@ -328,6 +492,7 @@ static int write_html(json_t *doc, const char *path)
 		}
 		fputs("</table></details>\n", f);
 	}
+	side_by_side(f, doc);
 	fputs("</body></html>\n", f);
 	return fclose(f) ? -errno : 0;
 }
@@ -382,17 +547,10 @@ int fl_vm_matrix_write(const struct fl_vm_matrix_cell *cells, size_t n, const ch
 			if (r) {
 				json_t *ph =
 				    json_object_get(json_object_get(r, "wall"), "guest_phases");
-				char html[PATH_MAX];
+				char rel[PATH_MAX];
 				json_object_set_new(c, "result", json_string(cells[j].result_json));
-				snprintf(html, sizeof(html), "%s", cells[j].result_json);
-				char *slash = strrchr(html, '/');
-				if (slash && strlen(slash) >= strlen("/report.html")) {
-					strcpy(slash, "/report.html");
-					if (strstr(html, out_dir) == html)
-						json_object_set_new(
-						    c, "report",
-						    json_string(html + strlen(out_dir) + 1));
-				}
+				if (report_link(out_dir, cells[j].result_json, rel, sizeof(rel)))
+					json_object_set_new(c, "report", json_string(rel));
 				if (json_object_get(ph, "workload_end"))
 					json_object_set_new(
 					    c, "workload_s",
@@ -444,4 +602,91 @@ int fl_vm_matrix_write(const struct fl_vm_matrix_cell *cells, size_t n, const ch
 	}
 	json_decref(doc);
 	return rc;
+}
+
+/* See fl_vm.h. */
+int fl_vm_matrix_from_runs(const char *const *specs, size_t n, const char *out_dir, FILE *text)
+{
+	struct fl_vm_matrix_cell *cells = calloc(n ? n : 1, sizeof(*cells));
+	char **strs = calloc(n ? n * 4 : 1, sizeof(*strs));
+	const char **kernels = calloc(n ? n : 1, sizeof(*kernels));
+	size_t nk = 0, nc = 0;
+	int worst = FL_VM_PASS;
+
+	if (!cells || !strs || !kernels) {
+		worst = FL_VM_ERROR;
+		goto out;
+	}
+	if (mkdir(out_dir, 0755) < 0 && errno != EEXIST) {
+		fprintf(stderr, "faultlun report: %s: %s\n", out_dir, strerror(errno));
+		worst = FL_VM_ERROR;
+		goto out;
+	}
+	for (size_t i = 0; i < n; i++) {
+		const char *eq = strchr(specs[i], '=');
+		char **st = strs + 4 * i;
+		struct stat sb;
+		if (!eq || eq == specs[i] || !eq[1]) {
+			fprintf(stderr, "faultlun report: %s: not LABEL=RUN_DIR\n", specs[i]);
+			worst = FL_VM_ERROR;
+			continue;
+		}
+		st[0] = strndup(specs[i], (size_t)(eq - specs[i]));
+		if (stat(eq + 1, &sb) == 0 && S_ISDIR(sb.st_mode)) {
+			size_t len = strlen(eq + 1) + sizeof("/result.json");
+			st[1] = malloc(len);
+			if (st[1])
+				snprintf(st[1], len, "%s/result.json", eq + 1);
+		} else {
+			st[1] = strdup(eq + 1);
+		}
+		json_t *r = st[0] && st[1] ? vm_report_load(st[1]) : NULL;
+		if (!r) {
+			worst = FL_VM_ERROR;
+			continue;
+		}
+		const char *sc = json_string_value(json_object_get(r, "scenario")) ?: "?";
+		const char *slash = strrchr(sc, '/');
+		st[2] = strdup(slash ? slash + 1 : sc);
+		if (st[2])
+			st[2][strcspn(st[2], ".")] = 0;
+		st[3] = strdup(json_string_value(json_object_get(r, "path")) ?: "?");
+		const char *v = json_string_value(json_object_get(r, "verdict")) ?: "";
+		int rc = !strcmp(v, "PASS")  ? FL_VM_PASS
+			 : !strcmp(v, "FAIL") ? FL_VM_FAIL
+			 : !strcmp(v, "N/A")  ? FL_VM_SKIP
+					      : FL_VM_ERROR;
+		json_decref(r);
+		if (!st[2] || !st[3]) {
+			worst = FL_VM_ERROR;
+			continue;
+		}
+		if (rc != FL_VM_SKIP && rc > worst)
+			worst = rc;
+		/* The run's own report, for the cell to link to. */
+		char html[PATH_MAX + 16];
+		slash = strrchr(st[1], '/');
+		snprintf(html, sizeof(html), "%.*s/report.html", slash ? (int)(slash - st[1]) : 1,
+			 slash ? st[1] : ".");
+		if (access(html, F_OK) && fl_vm_report_html(st[1], html) < 0)
+			fprintf(stderr, "faultlun report: cannot write %s\n", html);
+		size_t k = 0;
+		while (k < nk && strcmp(kernels[k], st[0]))
+			k++;
+		if (k == nk)
+			kernels[nk++] = st[0];
+		cells[nc++] = (struct fl_vm_matrix_cell){
+		    .kernel = st[0], .scenario = st[2], .path = st[3], .result_json = st[1], .rc = rc};
+	}
+	if (worst != FL_VM_ERROR && fl_vm_matrix_write(cells, nc, kernels, nk, out_dir, text) < 0) {
+		fprintf(stderr, "faultlun report: cannot write the matrix report in %s\n", out_dir);
+		worst = FL_VM_ERROR;
+	}
+out:
+	for (size_t i = 0; strs && i < 4 * n; i++)
+		free(strs[i]);
+	free(strs);
+	free(cells);
+	free(kernels);
+	return worst;
 }

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * vm_report.c - renders a VM-lab result (result.json, written by
- * vm_check.c) as text: a verdict per expectation with what was observed,
- * the wall-time split, then the merged timeline. The HTML page is
+ * vm_check.c) as text: the merged timeline, the summary header of the
+ * HTML page (rp_summary: the same rows from the same model), a verdict per
+ * expectation with what was observed, the wall-time split. The HTML page is
  * report_html.c's.
  */
 #include "fl_vm.h"
@@ -81,6 +82,22 @@ int fl_vm_report_text(const char *result_json, FILE *out, bool timeline)
 	    json_string_value(json_object_get(r, "path")),
 	    json_string_value(json_object_get(json_object_get(r, "guest_info"), "kernel")) ?: "?",
 	    json_string_value(json_object_get(r, "accel")));
+	/* The page's summary header, from the same model. */
+	struct rp_model *m = rp_model_new(r);
+	if (m) {
+		struct rp_sum_row rows[RP_SUM_ROWS];
+		size_t n = rp_summary(m, rows);
+		fprintf(out, "summary:\n");
+		for (size_t k = 0; k < n; k++) {
+			fprintf(out, "  %s: %s", rows[k].label, rows[k].text);
+			if (*rows[k].note)
+				fprintf(out, " (%s)", rows[k].note);
+			fprintf(out, "\n");
+			for (int j = 0; j < rows[k].nsub; j++)
+				fprintf(out, "    %s: %s\n", rows[k].sub[j].label, rows[k].sub[j].text);
+		}
+		rp_model_free(m);
+	}
 	json_t *eh = json_object_get(r, "eh_sequence");
 	if (json_array_size(eh)) {
 		fprintf(out, "  error handler: ");

@@ -13,6 +13,12 @@
 #     of one cycle paired with what the target received and decided, the
 #     healthy LUN's stalls; PNG screenshots of the three CI scenarios' reports
 #     are kept in OUTDIR. Exit 77 (skip) without Chromium.
+#   both: dropped-commands recorded on 6.1 and on 6.12 make a kernel matrix
+#     (`faultlun report --matrix`): every cell links to an existing report,
+#     and each row's ladders stand one above the other on one time window,
+#     headed by kernel, release, path and verdict (render reads the page,
+#     dom Chromium's DOM). render also checks that `faultlun report RUN_DIR`
+#     prints the page's summary header row for row.
 #   test-vm-report.sh render|dom FAULTLUN TESTS_VM_DIR SOURCE_DIR OUTDIR
 set -u
 mode=$1 faultlun=$2 tdir=$3 src=$4 out=$5
@@ -48,6 +54,12 @@ run dropped-commands-iscsi "$src/scenarios/dropped-commands.json" iscsi
 run busy-storm-iscsi "$src/scenarios/busy-storm.json" iscsi
 run end-of-disk-tcmu "$tdir/end-of-disk.json" tcmu
 run hung-read-tcmu-tcmu "$tdir/hung-read-tcmu.json" tcmu
+# dropped-commands recorded on Debian 13's 6.12 as well: a matrix of two kernels.
+run dropped-commands-iscsi-6.12 "$src/scenarios/dropped-commands.json" iscsi
+"$faultlun" report --matrix "$out/matrix" stock="$out/dropped-commands-iscsi" \
+	debian:trixie="$out/dropped-commands-iscsi-6.12" >"$out/matrix.out" 2>&1 ||
+	{ rc=$?; cat "$out/matrix.out"; fail "report --matrix exit $rc"; }
+[ -s "$out/matrix/matrix.html" ] || fail "no matrix.html"
 
 if [ "$mode" = render ]; then
 	for n in hung-lun-reset-iscsi dropped-commands-iscsi busy-storm-iscsi end-of-disk-tcmu \
@@ -93,7 +105,81 @@ assert sum(1 for e in ev if e['ph']=='X' and e['name'].startswith('LUN reset: ti
 		"$out/fail/report.html" || fail "the failing row does not link to its step"
 	grep -q '<g id="step-1" class="step" data-errno="ENOSPC">' "$out/fail/report.html" ||
 		fail "step 1 has no anchor on the chart"
-	echo "render: 5 recorded runs, trace.json, links and filter checked"
+	# The matrix: self-contained, each cell and each run's heading links to
+	# an existing report, one figure per row with both kernels' ladders on
+	# one time window.
+	m=$out/matrix/matrix.html
+	grep -Eq '<(script|img|link|iframe)[^>]* (src|href)=|url\(http|@import' "$m" &&
+		fail "matrix.html fetches something"
+	grep -q 'stock PASS  debian:trixie PASS' "$out/matrix.out" || fail "matrix text: $(cat "$out/matrix.out")"
+	python3 - "$out/matrix" <<'PY' || fail "matrix.html"
+import html, json, os, re, sys
+d = sys.argv[1]
+page = open(os.path.join(d, "matrix.html")).read()
+doc = json.load(open(os.path.join(d, "matrix.json")))
+cells = doc["rows"][0]["cells"]
+assert [k["label"] for k in doc["kernels"]] == ["stock", "debian:trixie"], doc["kernels"]
+assert [k["release"] for k in doc["kernels"]] == ["6.1.0-57-amd64", "6.12.117+deb13-amd64"]
+for label, c in cells.items():
+    assert not os.path.isabs(c["report"]), c
+    assert os.path.isfile(os.path.join(d, c["report"])), (label, c["report"])
+links = re.findall(r'<a class="run" href="([^"]*)">', page)
+assert len(links) == 2, links
+heads = re.findall(r'<g class="side-run"[^>]*><a href="([^"]*)">', page)
+assert len(heads) == 2, heads
+for l in links + heads:
+    assert os.path.isfile(os.path.join(d, html.unescape(l))), l
+runs = re.findall(r'<g class="side-run" data-kernel="([^"]*)"', page)
+assert runs == ["stock", "debian:trixie"], runs
+svg = re.search(r'<svg class="side-by-side"[^>]* data-tmin="([^"]*)" data-tmax="([^"]*)"', page)
+wins = re.findall(r'class="ladder" data-cycles="4" data-tmin="([^"]*)" data-tmax="([^"]*)"', page)
+assert len(wins) == 2 and wins[0] == wins[1] == svg.groups(), (wins, svg.groups())
+PY
+	# The text summary is the page's header: the same rows from the same model.
+	for n in hung-lun-reset-iscsi dropped-commands-iscsi busy-storm-iscsi end-of-disk-tcmu \
+		hung-read-tcmu-tcmu dropped-commands-iscsi-6.12; do
+		"$faultlun" report "$out/$n" --no-timeline >"$out/$n.summary" 2>&1 ||
+			fail "$n: report RUN_DIR exit $?"
+		python3 - "$out/$n.summary" "$out/$n/report.html" <<'PY' || fail "$n: the text summary is not the page's"
+import html, re, sys
+text = open(sys.argv[1]).read()
+page = open(sys.argv[2]).read()
+assert "summary:\n" in text, "no summary in the text"
+block = text.split("summary:\n", 1)[1]
+top, last = {}, None
+for l in block.splitlines():
+    if l.startswith("    ") and last:
+        top[last].append(l[4:])
+    elif l.startswith("  ") and ": " in l and not l.startswith("  step ") \
+            and not l.startswith("  error handler:") and last != "rules fired (trace)":
+        k, v = l[2:].split(": ", 1)
+        top[k] = [v]
+        last = k
+    else:
+        break
+def plain(s):
+    return html.unescape(re.sub(r"<[^>]*>", "", s))
+rows = re.findall(r'<tr><th>([^<]*)</th><td id="sum-[a-z-]*">(.*?)</td></tr>', page)
+assert len(rows) == 7, rows
+badge = re.search(r'id="verdict">([^<]*)<', page).group(1)
+assert top.pop("verdict") == [badge], badge
+for label, cell in rows:
+    label = html.unescape(label)
+    want = [plain(p) for p in cell.split("<br>")]
+    assert top.get(label) == want, (label, top.get(label), want)
+    top.pop(label)
+assert not top, top
+PY
+	done
+	s=$out/hung-lun-reset-iscsi.summary
+	grep -qx '  error-handler cycles: 6' "$s" || fail "hung-lun-reset: six cycles in the text"
+	grep -qx '    LUN reset: 6 timed out (lu_reset_tmo 2 s, target: never answered)' "$s" ||
+		fail "hung-lun-reset: the LUN resets in the text"
+	grep -q '^  healthy LUN stalled: 25.7 s in all: ' "$s" || fail "hung-lun-reset: the stall in the text"
+	grep -qx '  verdict: PASS' "$s" || fail "hung-lun-reset: the verdict in the text"
+	grep -q '^  first error-handler action: 4.1 s after the workload started' \
+		"$out/dropped-commands-iscsi-6.12.summary" || fail "6.12: the first EH action in the text"
+	echo "render: 6 recorded runs, trace.json, links and filter, the matrix, the text summary checked"
 	exit 0
 fi
 
@@ -147,9 +233,36 @@ has $d 'data-ended-by="cmd_time_out 8 s"' "LIO waited for the TCMU command timer
 has $d 'data-level="LUN reset" data-outcome="completed"' "tcm_loop's LUN reset completed"
 has $d 'data-decision="LIO handles it: the TCMU handler sees no TMF"' "TMFs end in LIO on the TCMU path"
 has $d 'disk offlined (medium access timeouts)' "the disk offlined"
+# The matrix of dropped-commands on 6.1 and 6.12: both runs' ladders, each
+# headed by its kernel, on one time axis; the cells link to the reports.
+dom --dump-dom "file://$out/matrix/matrix.html" >"$out/matrix.dom" || fail "matrix: chromium failed"
+python3 - "$out/matrix.dom" "$out/matrix" <<'PY' || fail "matrix: the side-by-side ladders"
+import html, os, re, sys
+dom, d = open(sys.argv[1]).read(), sys.argv[2]
+heads = re.findall(r'<g class="side-run" data-kernel="([^"]*)" data-release="([^"]*)" '
+                   r'data-path="iscsi" data-verdict="PASS">', dom)
+assert heads == [("stock", "6.1.0-57-amd64"), ("debian:trixie", "6.12.117+deb13-amd64")], heads
+bodies = dom.split('<g class="side-run" ')[1:]
+windows = set()
+for (k, r), body in zip(heads, bodies):
+    label = re.search(r'class="side-label"[^>]*>([^<]*)<', body).group(1)
+    assert html.unescape(label) == "%s \u00b7 %s \u00b7 iscsi \u00b7 PASS" % (k, r), label
+    spans = re.findall(r'data-level="LUN reset" data-outcome="completed" data-cycle="(\d)"', body)
+    assert spans == ["1", "2", "3", "4"], (k, spans)
+    assert 'data-ended-by="target: completed, UA 29/00"' in body, k
+    assert re.search(r'class="side-step" data-step="\d+" data-errno="OK"', body), k
+    windows.add(re.search(r'class="ladder" data-cycles="4" data-tmin="([^"]*)" '
+                          r'data-tmax="([^"]*)"', body).groups())
+assert len(windows) == 1, windows
+hrefs = re.findall(r'<a class="run" href="([^"]*)"', dom)
+assert len(hrefs) == 2, hrefs
+assert all(os.path.isfile(os.path.join(d, html.unescape(h))) for h in hrefs), hrefs
+PY
+dom --hide-scrollbars --window-size=1400,1500 --screenshot="$out/matrix.png" \
+	"file://$out/matrix/matrix.html" >/dev/null || fail "matrix: no screenshot"
 for n in hung-lun-reset-iscsi dropped-commands-iscsi busy-storm-iscsi; do
 	dom --hide-scrollbars --window-size=1400,2000 --screenshot="$out/$n.png" \
 		"file://$out/$n/report.html" >/dev/null || fail "$n: no screenshot"
 	[ "$(head -c 4 "$out/$n.png" | od -An -c | tr -d ' ')" = '211PNG' ] || fail "$n: not a PNG"
 done
-echo "dom: ladder, sequence and stalls read back from Chromium; screenshots in $out/*.png"
+echo "dom: ladder, sequence, stalls and the matrix's side-by-side ladders read back from Chromium; screenshots in $out/*.png"
