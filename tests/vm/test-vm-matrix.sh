@@ -6,7 +6,8 @@
 # ("faultlun_vm_matrix": 1) lists the three kernels in order with releases
 # 6.1.*, 6.12.*, 7.2.*, one row (the scenario on iscsi) whose three cells
 # PASS, each linking its run's report; matrix.html has the table with each
-# kernel. A kernel whose package cannot be had makes the test a SKIP (77),
+# kernel, cell links that resolve, and the three runs' ladders side by side
+# on one time window. A kernel whose package cannot be had makes the test a SKIP (77),
 # never a pass.
 #   test-vm-matrix.sh FAULTLUN SCENARIO WORKDIR
 set -u
@@ -48,5 +49,16 @@ for l in labels:
         fail("matrix.html does not show %s" % l)
 if "<table>" not in html or "class=\"PASS\"" not in html:
     fail("matrix.html has no verdict table")
+import os, re
+base = os.path.dirname(sys.argv[1])
+for l in re.findall(r'<a class="run" href="([^"]*)"', html):
+    if not os.path.isfile(os.path.join(base, l)):
+        fail("a cell links to %s, which does not exist" % l)
+runs = re.findall(r'<g class="side-run" data-kernel="([^"]*)"', html)
+if runs != labels:
+    fail("side-by-side ladders of %s" % runs)
+wins = set(re.findall(r'class="ladder" data-cycles="\d+" data-tmin="([^"]*)" data-tmax="([^"]*)"', html))
+if len(wins) != 1:
+    fail("the ladders are not on one time window: %s" % wins)
 print("PASS: matrix of %s" % ", ".join(k["release"] for k in d["kernels"]))
 PY
