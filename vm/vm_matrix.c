@@ -452,8 +452,9 @@ static int write_html(json_t *doc, const char *path)
 	json_array_foreach(json_object_get(doc, "rows"), j, row) ndiff +=
 	    json_array_size(json_object_get(row, "differences"));
 	if (!ndiff)
-		fputs("<p id=\"no-differences\">Nowhere: every row's runs had the same errno per "
-		      "step, error-handler steps, verdicts and kernel-log lines.</p>\n",
+		fputs("<p id=\"no-differences\">Nowhere the matrix compares: in every row, each "
+		      "step's errno, the error-handler steps, the verdicts and the workload's "
+		      "kernel-log lines were the same, step times within half.</p>\n",
 		      f);
 	json_array_foreach(json_object_get(doc, "rows"), j, row)
 	{

@@ -60,6 +60,8 @@ run dropped-commands-iscsi-6.12 "$src/scenarios/dropped-commands.json" iscsi
 	debian:trixie="$out/dropped-commands-iscsi-6.12" >"$out/matrix.out" 2>&1 ||
 	{ rc=$?; cat "$out/matrix.out"; fail "report --matrix exit $rc"; }
 [ -s "$out/matrix/matrix.html" ] || fail "no matrix.html"
+"$faultlun" report --matrix "$out/bad" "$out/dropped-commands-iscsi" >/dev/null 2>&1
+[ $? -eq 2 ] || fail "report --matrix took a run without a label"
 
 if [ "$mode" = render ]; then
 	for n in hung-lun-reset-iscsi dropped-commands-iscsi busy-storm-iscsi end-of-disk-tcmu \
