@@ -39,12 +39,9 @@ static void report_usage(FILE *out)
 int cmd_report(int argc, char **argv)
 {
 	static const struct option longopts[] = {
-	    {"html", required_argument, NULL, 'H'},
-	    {"no-timeline", no_argument, NULL, 'n'},
-	    {"matrix", required_argument, NULL, 'M'},
-	    {"help", no_argument, NULL, 'h'},
-	    {"version", no_argument, NULL, 'V'},
-	    {NULL, 0, NULL, 0},
+	    {"html", required_argument, NULL, 'H'},   {"no-timeline", no_argument, NULL, 'n'},
+	    {"matrix", required_argument, NULL, 'M'}, {"help", no_argument, NULL, 'h'},
+	    {"version", no_argument, NULL, 'V'},      {NULL, 0, NULL, 0},
 	};
 	const char *in = NULL, *html = NULL, *matrix = NULL;
 	char res[PATH_MAX + 16];

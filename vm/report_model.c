@@ -596,7 +596,8 @@ size_t rp_summary(const struct rp_model *m, struct rp_sum_row rows[RP_SUM_ROWS])
 	if (st) {
 		const char *e = json_string_value(json_object_get(st, "errno")) ?: "?";
 		size_t n = json_array_size(steps);
-		sum_put(w, false, "step %lld %s: ", (long long)json_integer_value(json_object_get(st, "step")),
+		sum_put(w, false, "step %lld %s: ",
+			(long long)json_integer_value(json_object_get(st, "step")),
 			json_string_value(json_object_get(st, "op")) ?: "?");
 		sum_put(w, true, "%s", e);
 		w->em_class = strcmp(e, "OK") ? "FAIL" : "PASS";

@@ -66,7 +66,8 @@ int vm_report_ladder_svg(FILE *f, const struct rp_model *m, const char *id, int 
 		tmax = tmin + 1;
 	fprintf(f, "<g id=\"");
 	rp_esc(f, id);
-	fprintf(f, "\" class=\"ladder\" data-cycles=\"%d\" data-tmin=\"%.3f\" data-tmax=\"%.3f\">\n",
+	fprintf(f,
+		"\" class=\"ladder\" data-cycles=\"%d\" data-tmin=\"%.3f\" data-tmax=\"%.3f\">\n",
 		m->ncycles, tmin, tmax);
 	for (int l = 0; l < RP_NLEVELS; l++) {
 		int ry = y + (RP_NLEVELS - 1 - l) * ROW_H;

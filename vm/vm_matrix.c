@@ -304,8 +304,9 @@ static void side_by_side(FILE *f, json_t *doc)
 			return;
 		json_array_foreach(kernels, i, kv)
 		{
-			json_t *c = json_object_get(json_object_get(row, "cells"),
-						    json_string_value(json_object_get(kv, "label")));
+			json_t *c =
+			    json_object_get(json_object_get(row, "cells"),
+					    json_string_value(json_object_get(kv, "label")));
 			const char *res = json_string_value(json_object_get(c, "result"));
 			json_t *r = res ? json_load_file(res, 0, NULL) : NULL;
 			m[i] = r ? rp_model_new(r) : NULL;
@@ -326,11 +327,12 @@ static void side_by_side(FILE *f, json_t *doc)
 		html_text(f, json_string_value(json_object_get(row, "scenario")));
 		fputs(" on ", f);
 		html_text(f, json_string_value(json_object_get(row, "path")));
-		fprintf(f,
-			"</h3>\n<svg class=\"side-by-side\" width=\"%d\" height=\"%d\" "
-			"data-tmin=\"%.3f\" data-tmax=\"%.3f\" xmlns=\"http://www.w3.org/2000/svg\" "
-			"font-size=\"11\" font-family=\"sans-serif\">\n",
-			W, h, tmin, tmax);
+		fprintf(
+		    f,
+		    "</h3>\n<svg class=\"side-by-side\" width=\"%d\" height=\"%d\" "
+		    "data-tmin=\"%.3f\" data-tmax=\"%.3f\" xmlns=\"http://www.w3.org/2000/svg\" "
+		    "font-size=\"11\" font-family=\"sans-serif\">\n",
+		    W, h, tmin, tmax);
 		rp_svg_axis(f, 0, 14, h, W, tmin, tmax);
 		json_array_foreach(kernels, i, kv)
 		{
@@ -356,9 +358,9 @@ static void side_by_side(FILE *f, json_t *doc)
 				"<text class=\"side-label\" x=\"4\" y=\"%d\" font-size=\"13\" "
 				"font-weight=\"bold\" fill=\"%s\">",
 				y + 13,
-				!strcmp(v, "PASS")			   ? "#1a7f37"
+				!strcmp(v, "PASS")			    ? "#1a7f37"
 				: !strcmp(v, "FAIL") || !strcmp(v, "ERROR") ? "#c0392b"
-									   : "#555");
+									    : "#555");
 			html_text(f, label);
 			if (*rel) {
 				fputs(" \xc2\xb7 ", f);
@@ -653,7 +655,7 @@ int fl_vm_matrix_from_runs(const char *const *specs, size_t n, const char *out_d
 			st[2][strcspn(st[2], ".")] = 0;
 		st[3] = strdup(json_string_value(json_object_get(r, "path")) ?: "?");
 		const char *v = json_string_value(json_object_get(r, "verdict")) ?: "";
-		int rc = !strcmp(v, "PASS")  ? FL_VM_PASS
+		int rc = !strcmp(v, "PASS")   ? FL_VM_PASS
 			 : !strcmp(v, "FAIL") ? FL_VM_FAIL
 			 : !strcmp(v, "N/A")  ? FL_VM_SKIP
 					      : FL_VM_ERROR;
@@ -676,8 +678,11 @@ int fl_vm_matrix_from_runs(const char *const *specs, size_t n, const char *out_d
 			k++;
 		if (k == nk)
 			kernels[nk++] = st[0];
-		cells[nc++] = (struct fl_vm_matrix_cell){
-		    .kernel = st[0], .scenario = st[2], .path = st[3], .result_json = st[1], .rc = rc};
+		cells[nc++] = (struct fl_vm_matrix_cell){.kernel = st[0],
+							 .scenario = st[2],
+							 .path = st[3],
+							 .result_json = st[1],
+							 .rc = rc};
 	}
 	if (worst != FL_VM_ERROR && fl_vm_matrix_write(cells, nc, kernels, nk, out_dir, text) < 0) {
 		fprintf(stderr, "faultlun report: cannot write the matrix report in %s\n", out_dir);

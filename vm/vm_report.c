@@ -94,7 +94,8 @@ int fl_vm_report_text(const char *result_json, FILE *out, bool timeline)
 				fprintf(out, " (%s)", rows[k].note);
 			fprintf(out, "\n");
 			for (int j = 0; j < rows[k].nsub; j++)
-				fprintf(out, "    %s: %s\n", rows[k].sub[j].label, rows[k].sub[j].text);
+				fprintf(out, "    %s: %s\n", rows[k].sub[j].label,
+					rows[k].sub[j].text);
 		}
 		rp_model_free(m);
 	}
