@@ -5,9 +5,11 @@
 #   getting-started-guest.sh PAGE_BLOCK FAULTLUN_DIR
 # starts what a host's init runs (iscsid, systemd-udevd), runs the block with
 # `set -e` (each command traced with the guest's uptime) in /fl-results/gs
-# (the results share: serve.log and fio.json land there), and records the guest's iSCSI sessions, their disks and the
-# /dev/disk/by-id/wwn-* links just before fio (state-fio.txt) and after the
-# block (state-after.txt). Exits with the block's status (page.rc).
+# (the results share: serve.log and fio.json land there), and records the
+# guest's iSCSI sessions, their disks and the /dev/disk/by-id/wwn-* links
+# just before fio (state-fio.txt; every by-id and by-path link in
+# links-fio.txt) and after the block (state-after.txt, with the number of
+# node records). Exits with the block's status (page.rc).
 # tests/vm/test-vm-getting-started.sh judges what it leaves.
 set -u
 page=$1
@@ -18,22 +20,23 @@ rm -rf "$W"
 mkdir -p "$W" /etc/iscsi /var/lib/iscsi /run/lock/iscsi || exit 1
 cd "$W" || exit 1
 
-# Prints one line per fact: "sessions N", "iscsi_disk sdX WWID",
-# "wwn_link wwn-0x... /dev/sdX", "nodes N".
+# Prints one line per fact, untraced: "sessions N", "iscsi_disk sdX",
+# "wwn_link wwn-0x... /dev/sdX".
 snapshot() {
+	case $- in *x*) _x=1 && set +x ;; *) _x= ;; esac
 	n=0
 	for s in /sys/class/iscsi_session/session*; do
 		[ -e "$s" ] || continue
 		n=$((n + 1))
 		for b in "$s"/device/target*/*:*:*:*/block/*; do
-			[ -e "$b" ] && echo "iscsi_disk ${b##*/} $(cat "$b/device/wwid")"
+			[ -e "$b" ] && echo "iscsi_disk ${b##*/}"
 		done
 	done
 	echo "sessions $n"
 	for l in /dev/disk/by-id/wwn-*; do
 		[ -L "$l" ] && echo "wwn_link ${l##*/} $(readlink -f "$l")"
 	done
-	echo "nodes $(iscsiadm -m node 2>/dev/null | grep -c .)"
+	[ -z "$_x" ] || set -x
 }
 
 # What a host's init runs: the iSCSI daemon (with an initiator name) and udev.
@@ -46,6 +49,7 @@ iscsid || { echo "iscsid did not start" >"$W/page.out"; exit 1; }
 # fio as the page runs it, after a look at the logged-in disk.
 fio() {
 	snapshot >"$W/state-fio.txt"
+	ls -l /dev/disk/by-id /dev/disk/by-path >"$W/links-fio.txt" 2>&1
 	command fio "$@"
 }
 
@@ -60,5 +64,8 @@ rc=$?
 read -r t1 _ </proc/uptime
 echo "$rc" >"$W/page.rc"
 echo "$t0 $t1" >"$W/page.time"
-snapshot >"$W/state-after.txt"
+{
+	snapshot
+	echo "nodes $(iscsiadm -m node 2>/dev/null | grep -c .)"
+} >"$W/state-after.txt"
 exit "$rc"

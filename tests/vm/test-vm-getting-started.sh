@@ -55,7 +55,7 @@ cat "$out/log"
 gs=$out/run/getting-started-lio/guest/gs
 echo "== the page's block in the guest (exit status $(cat "$gs/page.rc" 2>/dev/null))"
 cat "$gs/page.out" 2>/dev/null
-for f in state-fio.txt state-after.txt page.time; do
+for f in state-fio.txt links-fio.txt state-after.txt page.time; do
 	echo "== $f"
 	cat "$gs/$f" 2>/dev/null
 done
