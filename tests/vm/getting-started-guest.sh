@@ -46,7 +46,8 @@ iscsid || { echo "iscsid did not start" >"$W/page.out"; exit 1; }
 /lib/systemd/systemd-udevd --daemon 2>"$W/udevd.log" ||
 	{ echo "systemd-udevd did not start" >"$W/page.out"; exit 1; }
 
-# fio as the page runs it, after a look at the logged-in disk.
+# fio as the page runs it, after a look at the logged-in disk (called by the block).
+# shellcheck disable=SC2317
 fio() {
 	snapshot >"$W/state-fio.txt"
 	ls -l /dev/disk/by-id /dev/disk/by-path >"$W/links-fio.txt" 2>&1
@@ -55,9 +56,11 @@ fio() {
 
 read -r t0 _ </proc/uptime
 # Each command of the block traced with the guest's uptime (page.out).
+# shellcheck disable=SC2154
 PS4='+ [$(read -r u _ </proc/uptime; echo "$u")] '
 (
 	set -ex
+	# shellcheck source=/dev/null
 	. "$page"
 ) >"$W/page.out" 2>&1
 rc=$?
