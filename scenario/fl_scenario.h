@@ -40,9 +40,15 @@ struct fl_diag {
 	int line, col;
 	char *msg;
 };
+/*
+ * The problems of one load. At most FL_DIAGS_MAX are kept (the first found);
+ * `more` counts the others, which fl_diags_print sums up in one line.
+ */
+#define FL_DIAGS_MAX 100
 struct fl_diags {
 	struct fl_diag *v;
 	size_t n, cap;
+	size_t more;
 };
 void fl_diags_print(const struct fl_diags *d, FILE *out);
 void fl_diags_free(struct fl_diags *d);
@@ -50,8 +56,17 @@ void fl_diags_free(struct fl_diags *d);
 /* Prints the sense key and ASC/ASCQ names a scenario may use, one per line. */
 void fl_sense_names_print(FILE *out);
 
-/* Largest scenario text read (bytes), and how long a silent pipe is waited for. */
-#define FL_SCENARIO_MAX_BYTES (16u << 20)
+/*
+ * Limits on a scenario text (docs/scenario-format.md, "Limits"): its size in
+ * bytes, its JSON values, their nesting, its rules (and transport rules, and
+ * transitions, each), checked before the text is built into a tree, so that a
+ * crafted file costs time and memory in proportion to its size; and how long
+ * a silent pipe is waited for.
+ */
+#define FL_SCENARIO_MAX_BYTES (4u << 20)
+#define FL_SCENARIO_MAX_VALUES 131072
+#define FL_SCENARIO_MAX_DEPTH 64
+#define FL_SCENARIO_MAX_RULES 1024
 #define FL_SCENARIO_READ_IDLE_MS 10000
 
 /* A parsed, validated scenario. Immutable once loaded; never half-loaded. */

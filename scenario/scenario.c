@@ -240,6 +240,30 @@ static void parse_lun(struct pctx *c, const char *path, json_t *v, size_t idx, s
 		l->cfg.pool_blocks = l->cfg.num_blocks;
 }
 
+/*
+ * Reports a LUN the target would refuse to build (fl_lun_config_problem, the
+ * check fl_lun_create makes), so that lint accepts only what serve can build.
+ */
+static void check_lun_buildable(struct pctx *c, size_t i)
+{
+	struct fl_lun_config cfg;
+	const char *problem;
+	char path[64], q[80];
+	json_t *size;
+	uint16_t id;
+
+	if (fl_scenario_lun(c->sc, (unsigned)i, &id, &cfg) ||
+	    !(problem = fl_lun_config_problem(&cfg)))
+		return;
+	snprintf(path, sizeof(path), "/luns/%zu/size", i);
+	if (json_is_array(json_object_get(c->root, "luns")) &&
+	    (size = json_object_get(json_array_get(json_object_get(c->root, "luns"), i), "size")))
+		perr(c, path, false, "\"size\": %s: LUN %u cannot be built: %s",
+		     pquote(size, q, sizeof(q)), id, problem);
+	else
+		perr(c, path, false, "LUN %u cannot be built: %s", id, problem);
+}
+
 /* Parses "luns" (default: one LUN 0 with the defaults). */
 static void parse_luns(struct pctx *c, json_t *v)
 {
@@ -272,8 +296,12 @@ static void parse_luns(struct pctx *c, json_t *v)
 	{
 		char sub[64];
 
+		int nerr = c->nerr;
+
 		snprintf(sub, sizeof(sub), "/luns/%zu", i);
 		parse_lun(c, sub, e, i, &sc->luns[i]);
+		if (c->nerr == nerr)
+			check_lun_buildable(c, i);
 		for (size_t j = 0; j < i; j++)
 			if (sc->luns[j].id == sc->luns[i].id) {
 				snprintf(sub, sizeof(sub), "/luns/%zu/lun", i);
@@ -509,24 +537,43 @@ static void sort_diags(struct fl_diags *d, size_t first)
 		qsort(d->v + first, d->n - first, sizeof(d->v[0]), diag_cmp);
 }
 
-/* Reports the first key given twice in one object, at its second occurrence. */
-static bool report_duplicate(struct pctx *c, const char *text)
+/*
+ * Indexes the text (jpos_build) before jansson builds it into a tree, and
+ * reports what the index stopped at: too many values, too deep a nesting, a
+ * key given twice in one object (at its second occurrence). Returns false
+ * then. Both cost time and memory in proportion to the text, so a crafted
+ * file is refused before the tree is built.
+ */
+static bool prescan(struct pctx *c, const char *text, size_t len)
 {
-	bool found = false;
+	struct jpos *p = &c->pos;
+	int line, col;
 
-	jpos_build(&c->pos, text, strlen(text));
-	for (size_t i = 1; i < c->pos.n && !found; i++)
-		for (size_t j = 0; j < i && !found; j++)
-			if (!strcmp(c->pos.v[i].path, c->pos.v[j].path)) {
-				const char *key = strrchr(c->pos.v[i].path, '/');
+	switch (jpos_build(p, text, len)) {
+	case JPOS_TOO_MANY:
+		diag_add(c->d, c->file, p->pline, p->pcol,
+			 "more than %d JSON values: not a scenario (the limit keeps the cost of "
+			 "a file in proportion to its size)",
+			 FL_SCENARIO_MAX_VALUES);
+		return false;
+	case JPOS_TOO_DEEP:
+		diag_add(c->d, c->file, p->pline, p->pcol,
+			 "nested deeper than %d levels: not a scenario", FL_SCENARIO_MAX_DEPTH);
+		return false;
+	case JPOS_DUPLICATE: {
+		char q[80];
+		json_t *k = json_string(p->dup_key);
 
-				diag_add(c->d, c->file, c->pos.v[i].key_line, c->pos.v[i].key_col,
-					 "duplicate key \"%s\" (also at %d:%d)", key ? key + 1 : "",
-					 c->pos.v[j].key_line, c->pos.v[j].key_col);
-				found = true;
-			}
-	jpos_free(&c->pos);
-	return found;
+		line = p->v[p->other].key_line;
+		col = p->v[p->other].key_col;
+		diag_add(c->d, c->file, p->pline, p->pcol, "duplicate key %s (also at %d:%d)",
+			 k ? pquote(k, q, sizeof(q)) : "?", line, col);
+		json_decref(k);
+		return false;
+	}
+	default:
+		return true;
+	}
 }
 
 /* Parses and validates a scenario from text. */
@@ -534,34 +581,43 @@ int fl_scenario_load_string(const char *name, const char *text, unsigned fronten
 			    struct fl_scenario **out, struct fl_diags *diags)
 {
 	struct pctx c = {.file = name ? name : "<scenario>", .d = diags};
-	size_t first = diags->n;
+	size_t first = diags->n, len = strlen(text);
 	json_error_t jerr;
 	json_t *root;
 
 	*out = NULL;
-	root = json_loadb(text, strlen(text), JSON_REJECT_DUPLICATES, &jerr);
+	if (len > FL_SCENARIO_MAX_BYTES) {
+		diag_add(diags, c.file, 1, 1, "the text is larger than %u MiB: not a scenario",
+			 FL_SCENARIO_MAX_BYTES >> 20);
+		return -EINVAL;
+	}
+	if (!prescan(&c, text, len)) {
+		jpos_free(&c.pos);
+		return -EINVAL;
+	}
+	root = json_loadb(text, len, JSON_REJECT_DUPLICATES, &jerr);
 	if (!root) {
-		if (strstr(jerr.text, "duplicate object key") && report_duplicate(&c, text))
-			return -EINVAL;
 		diag_add(diags, c.file, jerr.line > 0 ? jerr.line : 1,
 			 jerr.column > 0 ? jerr.column : 1, "%s", jerr.text);
+		jpos_free(&c.pos);
 		return -EINVAL;
 	}
 	if (!json_is_object(root)) {
 		diag_add(diags, c.file, 1, 1, "a scenario must be a JSON object");
 		json_decref(root);
+		jpos_free(&c.pos);
 		return -EINVAL;
 	}
 	c.sc = calloc(1, sizeof(*c.sc));
 	if (!c.sc) {
 		json_decref(root);
+		jpos_free(&c.pos);
 		return -ENOMEM;
 	}
 	atomic_init(&c.sc->refs, 1);
 	c.sc->file = xstrdup(c.file);
 	c.root = root;
 	c.frontends = frontends;
-	jpos_build(&c.pos, text, strlen(text));
 	parse_root(&c, root);
 	if (frontends)
 		check_frontends(&c);
@@ -786,16 +842,25 @@ int fl_scenario_lun(const struct fl_scenario *sc, unsigned i, uint16_t *lun_id,
 }
 
 
-/* True when path is a regular file holding a JSON Schema, not a scenario. */
+/*
+ * True when path is a regular file holding a JSON Schema, not a scenario.
+ * The text passes the same limits as a scenario before it is parsed.
+ */
 bool fl_scenario_file_is_schema(const char *path)
 {
+	struct jpos pos = {0};
 	struct stat st;
-	json_t *doc;
+	char *text = NULL;
+	json_t *doc = NULL;
 	bool yes;
 
-	if (stat(path, &st) || !S_ISREG(st.st_mode) || st.st_size > FL_SCENARIO_MAX_BYTES)
+	if (stat(path, &st) || !S_ISREG(st.st_mode) || st.st_size > FL_SCENARIO_MAX_BYTES ||
+	    read_file(path, &text))
 		return false;
-	doc = json_load_file(path, 0, NULL);
+	if (jpos_build(&pos, text, strlen(text)) == JPOS_OK)
+		doc = json_loads(text, 0, NULL);
+	jpos_free(&pos);
+	free(text);
 	yes = json_is_object(doc) && json_object_get(doc, "$schema") &&
 	      !json_object_get(doc, "faultlun");
 	json_decref(doc);

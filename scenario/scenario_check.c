@@ -11,49 +11,34 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Index of a rule id among SCSI and transport rules, or -1. */
-static bool rule_id_exists(const struct fl_scenario *sc, const char *id)
-{
-	for (size_t i = 0; i < sc->nrules; i++)
-		if (sc->rules[i].id && !strcmp(sc->rules[i].id, id))
-			return true;
-	for (size_t i = 0; i < sc->nxrules; i++)
-		if (sc->xrules[i].id && !strcmp(sc->xrules[i].id, id))
-			return true;
-	return false;
-}
-
-/* Checks that rule ids are unique and that references resolve. */
+/*
+ * Checks that rule ids are unique and that references resolve; the ids are
+ * hashed, so this is linear in the number of rules and references.
+ */
 static void check_ids(struct pctx *c)
 {
 	struct fl_scenario *sc = c->sc;
 	size_t total = sc->nrules + sc->nxrules;
+	struct strset ids = {0};
 
 	for (size_t i = 0; i < total; i++) {
 		const char *a = i < sc->nrules ? sc->rules[i].id : sc->xrules[i - sc->nrules].id;
+		char path[64];
 
-		for (size_t j = 0; j < i && a; j++) {
-			const char *b =
-			    j < sc->nrules ? sc->rules[j].id : sc->xrules[j - sc->nrules].id;
-			char path[64];
-
-			if (!b || strcmp(a, b))
-				continue;
-			if (i < sc->nrules)
-				snprintf(path, sizeof(path), "/rules/%zu/id", i);
-			else
-				snprintf(path, sizeof(path), "/transport/rules/%zu/id",
-					 i - sc->nrules);
-			perr(c, path, false, "rule id \"%s\" is used twice", a);
-			break;
-		}
+		if (!a || strset_add(&ids, a, i) == SIZE_MAX)
+			continue;
+		if (i < sc->nrules)
+			snprintf(path, sizeof(path), "/rules/%zu/id", i);
+		else
+			snprintf(path, sizeof(path), "/transport/rules/%zu/id", i - sc->nrules);
+		perr(c, path, false, "rule id \"%s\" is used twice", a);
 	}
 	for (int fn = 1; fn < SC_TMF_NR; fn++)
 		for (size_t k = 0; k < sc->tmf[fn].n; k++)
 			for (size_t d = 0; d < sc->tmf[fn].cases[k].ndisarm; d++) {
 				char path[128];
 
-				if (rule_id_exists(sc, sc->tmf[fn].cases[k].disarm[d]))
+				if (strset_get(&ids, sc->tmf[fn].cases[k].disarm[d]) != SIZE_MAX)
 					continue;
 				if (json_is_array(json_object_get(json_object_get(c->root, "tmf"),
 								  sc_tmf_names[fn])))
@@ -67,6 +52,7 @@ static void check_ids(struct pctx *c)
 				     "exist",
 				     sc->tmf[fn].cases[k].disarm[d]);
 			}
+	strset_free(&ids);
 }
 
 /* Reports LBA ranges that start past the end of every LUN they can apply to. */

@@ -19,21 +19,62 @@
 
 /* ---- diagnostics and positions (diag.c) ---- */
 
-/* Position of one JSON value (and of its key, when it is an object member). */
+/*
+ * Position of one JSON value (and of its key, when it is an object member).
+ * Paths are not stored: an entry names its parent and its key (or index), so
+ * the index takes a fixed size per value plus the keys once, whatever the
+ * nesting.
+ */
+#define JPOS_NONE UINT32_MAX
+#define JPOS_ELEM UINT32_MAX /* klen of an array element: key is its index */
 struct jpos_entry {
-	char *path; /* "/rules/0/action/sense"; "" for the root */
+	uint32_t parent; /* JPOS_NONE for the root */
+	uint32_t key;	 /* offset of the key in jpos.keys, or the element's index */
+	uint32_t klen;	 /* key length, or JPOS_ELEM */
+	uint32_t next;	 /* hash chain */
 	int key_line, key_col;
 	int line, col;
+	char kind; /* '{' object, '[' array, 0 anything else */
 };
+/* What jpos_build stopped at (besides a syntax error, left to jansson). */
+enum { JPOS_OK, JPOS_TOO_MANY, JPOS_TOO_DEEP, JPOS_DUPLICATE };
 struct jpos {
 	struct jpos_entry *v;
 	size_t n, cap;
+	char *keys; /* every member key, unescaped, back to back */
+	size_t nkeys, kcap;
+	uint32_t *heads; /* hash buckets of (parent, key or index) */
+	size_t hcap;
+	int problem;	 /* JPOS_* */
+	int pline, pcol; /* where */
+	uint32_t other;	 /* JPOS_DUPLICATE: the entry of the key's first occurrence */
+	char *dup_key;
 };
-/* Indexes every value of a JSON text by path; tolerant of invalid JSON. */
-void jpos_build(struct jpos *p, const char *text, size_t len);
+/*
+ * Indexes every value of a JSON text in one pass; tolerant of invalid JSON.
+ * Stops at FL_SCENARIO_MAX_VALUES values, at nesting deeper than
+ * FL_SCENARIO_MAX_DEPTH and at a key given twice in one object, and returns
+ * which (JPOS_*), or JPOS_OK.
+ */
+int jpos_build(struct jpos *p, const char *text, size_t len);
 void jpos_free(struct jpos *p);
 /* Finds the position of path (at its key when at_key and it has one). */
 void jpos_find(const struct jpos *p, const char *path, bool at_key, int *line, int *col);
+
+/*
+ * A set of strings (rule ids, ...) with their index, hashed: building it and
+ * looking a string up cost O(length) each.
+ */
+struct strset {
+	const char **keys;
+	size_t *vals;
+	size_t cap, n;
+};
+/* Adds s (not copied) with value val; returns the value s already had, or SIZE_MAX. */
+size_t strset_add(struct strset *set, const char *s, size_t val);
+/* The value of s, or SIZE_MAX. */
+size_t strset_get(const struct strset *set, const char *s);
+void strset_free(struct strset *set);
 
 /* Appends FILE:LINE:COL: message to d. */
 void diag_add(struct fl_diags *d, const char *file, int line, int col, const char *fmt, ...)

@@ -589,6 +589,11 @@ void parse_rules(struct pctx *c, json_t *rules)
 		     pquote(rules, q, sizeof(q)));
 		return;
 	}
+	if (json_array_size(rules) > FL_SCENARIO_MAX_RULES) {
+		perr(c, "/rules", false, "\"rules\": %zu rules, more than the limit of %d",
+		     json_array_size(rules), FL_SCENARIO_MAX_RULES);
+		return;
+	}
 	sc->rules = calloc(json_array_size(rules) + 1, sizeof(*sc->rules));
 	if (!sc->rules)
 		return;

@@ -371,6 +371,10 @@ void parse_transport(struct pctx *c, json_t *tr)
 		if (!json_is_array(e)) {
 			perr(c, "/transport/rules", false, "\"rules\": expected a list, got %s",
 			     pquote(e, q, sizeof(q)));
+		} else if (json_array_size(e) > FL_SCENARIO_MAX_RULES) {
+			perr(c, "/transport/rules", false,
+			     "\"rules\": %zu transport rules, more than the limit of %d",
+			     json_array_size(e), FL_SCENARIO_MAX_RULES);
 		} else {
 			c->sc->xrules = calloc(json_array_size(e) + 1, sizeof(*c->sc->xrules));
 			json_array_foreach(e, i, r)
@@ -401,6 +405,12 @@ void parse_transitions(struct pctx *c, json_t *tr)
 	if (!json_is_array(tr)) {
 		perr(c, "/transitions", false, "\"transitions\": expected a list, got %s",
 		     pquote(tr, q, sizeof(q)));
+		return;
+	}
+	if (json_array_size(tr) > FL_SCENARIO_MAX_RULES) {
+		perr(c, "/transitions", false,
+		     "\"transitions\": %zu transitions, more than the limit of %d",
+		     json_array_size(tr), FL_SCENARIO_MAX_RULES);
 		return;
 	}
 	c->sc->transitions = calloc(json_array_size(tr) + 1, sizeof(*c->sc->transitions));

@@ -22,6 +22,11 @@ void perr(struct pctx *c, const char *path, bool at_key, const char *fmt, ...)
 	char *msg = NULL;
 	int line, col;
 
+	c->nerr++;
+	if (c->d->n >= FL_DIAGS_MAX) {
+		c->d->more++; /* counted, not shown: no need to find where */
+		return;
+	}
 	va_start(ap, fmt);
 	if (vasprintf(&msg, fmt, ap) < 0)
 		msg = NULL;
@@ -29,23 +34,36 @@ void perr(struct pctx *c, const char *path, bool at_key, const char *fmt, ...)
 	jpos_find(&c->pos, path, at_key, &line, &col);
 	diag_add(c->d, c->file, line, col, "%s", msg ? msg : "out of memory");
 	free(msg);
-	c->nerr++;
 }
 
-/* Compact JSON of v, cut at ~60 characters, for quoting in messages. */
+/* Collects the start of a JSON dump and stops it (returns -1) once it has enough. */
+static int quote_chunk(const char *buf, size_t n, void *data)
+{
+	char *q = data;
+	size_t have = strlen(q), room = 64 - have;
+
+	memcpy(q + have, buf, n < room ? n : room);
+	q[have + (n < room ? n : room)] = 0;
+	return have + n >= 64 ? -1 : 0;
+}
+
+/*
+ * Compact JSON of v, cut at ~60 characters, for quoting in messages. The
+ * dump stops there, so quoting a large value costs no more than a small one.
+ */
 const char *pquote(const json_t *v, char *buf, size_t size)
 {
-	char *s = v ? json_dumps(v, JSON_ENCODE_ANY | JSON_COMPACT) : NULL;
+	char q[65] = "";
 
-	if (!s) {
+	if (!v) {
 		snprintf(buf, size, "?");
 		return buf;
 	}
-	if (strlen(s) > 60)
-		snprintf(buf, size, "%.57s...", s);
+	json_dump_callback(v, quote_chunk, q, JSON_ENCODE_ANY | JSON_COMPACT);
+	if (strlen(q) > 60)
+		snprintf(buf, size, "%.57s...", q);
 	else
-		snprintf(buf, size, "%s", s);
-	free(s);
+		snprintf(buf, size, "%s", q[0] ? q : "?");
 	return buf;
 }
 
@@ -123,6 +141,11 @@ int pkeys(struct pctx *c, const char *path, json_t *obj, const char *what,
 				break;
 		if (allowed[i])
 			continue;
+		bad++;
+		if (c->d->n >= FL_DIAGS_MAX) { /* not shown: spare the suggestions */
+			perr(c, path, true, "unknown key");
+			continue;
+		}
 		for (i = 0; allowed[i]; i++) {
 			if (i)
 				strncat(list, ", ", sizeof(list) - strlen(list) - 1);
@@ -136,7 +159,6 @@ int pkeys(struct pctx *c, const char *path, json_t *obj, const char *what,
 		else
 			perr(c, sub, true, "unknown key \"%s\" in %s (expected one of: %s)", key,
 			     what, list);
-		bad++;
 	}
 	return bad;
 }

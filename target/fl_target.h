@@ -251,6 +251,13 @@ int fl_lun_create(const struct fl_lun_config *cfg, struct fl_lun **out);
 void fl_lun_destroy(struct fl_lun *lun);
 
 /*
+ * Why cfg cannot make a LUN (a message), or NULL. fl_lun_create refuses
+ * exactly what this refuses, and the scenario loader asks it too, so that a
+ * scenario lint accepts is one serve can build.
+ */
+const char *fl_lun_config_problem(const struct fl_lun_config *cfg);
+
+/*
  * Submits a command. Never blocks on I/O: with the memory store it completes
  * inline, with the file store on a worker thread. Every CDB of any length gets
  * a status; this function itself never fails.

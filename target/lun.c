@@ -474,7 +474,7 @@ static bool dup_str(const char **dst, const char *src)
 }
 
 /* Validates a LUN config; returns a message or NULL. */
-static const char *config_problem(const struct fl_lun_config *cfg)
+const char *fl_lun_config_problem(const struct fl_lun_config *cfg)
 {
 	if (cfg->block_size < 512 || cfg->block_size > 65536 ||
 	    (cfg->block_size & (cfg->block_size - 1)))
@@ -482,7 +482,7 @@ static const char *config_problem(const struct fl_lun_config *cfg)
 	if (cfg->num_blocks == 0)
 		return "a LUN needs at least one block";
 	if (cfg->num_blocks > FL_LUN_MAX_BLOCKS)
-		return "too many blocks";
+		return "more blocks than a LUN can have (at most 2^47 - 1)";
 	if (cfg->store == FL_STORE_FILE && !cfg->store_path)
 		return "the file store needs a path";
 	if (cfg->store != FL_STORE_FILE && cfg->store != FL_STORE_MEMORY)
@@ -503,7 +503,7 @@ static const char *config_problem(const struct fl_lun_config *cfg)
 /* Creates a logical unit. */
 int fl_lun_create(const struct fl_lun_config *cfg, struct fl_lun **out)
 {
-	const char *problem = config_problem(cfg);
+	const char *problem = fl_lun_config_problem(cfg);
 	struct fl_lun *lun;
 	uint64_t bytes;
 	int rc;
