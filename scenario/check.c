@@ -39,16 +39,36 @@ const char *const fl_eh_names[FL_EH_NR] = {
     [FL_EH_IO_ERROR] = "io_error",
 };
 
-#define KNOB(n) {#n, offsetof(struct fl_knobs, n)}
+static const char *const checker_words[] = {"tur", "directio", NULL};
+static const char *const no_path_retry_words[] = {"queue", "fail", NULL};
+#define KNOB(n) {#n, offsetof(struct fl_knobs, n), NULL, false}
 const struct fl_knob_desc fl_knob_descs[] = {
     KNOB(timeout_s),	   KNOB(eh_timeout_s),	     KNOB(abort_tmo_s),
     KNOB(lu_reset_tmo_s),  KNOB(tgt_reset_tmo_s),    KNOB(recovery_tmo_s),
     KNOB(noop_interval_s), KNOB(noop_timeout_s),     KNOB(scsi_logging_level),
     KNOB(debug_libiscsi_eh), KNOB(cmd_time_out_s),   KNOB(queue_depth),
-    KNOB(multipath),
+    KNOB(multipath),	   KNOB(polling_interval_s),
+    {"path_checker", offsetof(struct fl_knobs, path_checker), checker_words, true},
+    {"no_path_retry", offsetof(struct fl_knobs, no_path_retry), no_path_retry_words, false},
 };
 #undef KNOB
 const size_t fl_knob_count = sizeof(fl_knob_descs) / sizeof(fl_knob_descs[0]);
+
+/* A knob's value as text: its number or its word. */
+bool fl_knob_text(const struct fl_knob_desc *d, const struct fl_knobs *k, char *buf, size_t len)
+{
+	int v = *(const int *)((const char *)k + d->offset);
+
+	if (v == -1)
+		return false;
+	if (v >= 0)
+		snprintf(buf, len, "%d", v);
+	else if (d->words)
+		snprintf(buf, len, "%s", d->words[FL_KNOB_WORD_INDEX(v)]);
+	else
+		return false;
+	return true;
+}
 
 static const struct {
 	const char *name;
@@ -579,6 +599,27 @@ static void pexpect_trace(struct pctx *c, const char *path, json_t *v, struct fl
 	}
 }
 
+/* Parses "count" or "min" / "max" of a kernel_log or path expectation. */
+static void pcount(struct pctx *c, const char *path, json_t *v, struct fl_expect *x)
+{
+	json_t *cnt = json_object_get(v, "count"), *e;
+	char sub[512];
+	uint64_t n;
+
+	if (cnt && (json_object_get(v, "min") || json_object_get(v, "max")))
+		perr(c, path, false, "\"count\" is exact: give it or \"min\"/\"max\"");
+	if (cnt && pnum(c, SUBP(sub, path, "count"), cnt, UINT32_MAX, &n)) {
+		x->has_count_min = x->has_count_max = true;
+		x->count_min = x->count_max = n;
+	}
+	if ((e = json_object_get(v, "min")) &&
+	    pnum(c, SUBP(sub, path, "min"), e, UINT32_MAX, &x->count_min))
+		x->has_count_min = true;
+	if ((e = json_object_get(v, "max")) &&
+	    pnum(c, SUBP(sub, path, "max"), e, UINT32_MAX, &x->count_max))
+		x->has_count_max = true;
+}
+
 /* Parses one expectation. */
 static void parse_expect(struct pctx *c, const char *path, json_t *v, struct fl_expect *x,
 			 size_t nsteps)
@@ -586,9 +627,9 @@ static void parse_expect(struct pctx *c, const char *path, json_t *v, struct fl_
 	static const char *const keys[] = {
 	    "step",   "errno", "status", "sense", "within_ms", "min_ms",       "kernel_log",
 	    "count",  "min",   "max",	 "eh",	  "device_state", "lun",    "max_stall_ms",
-	    "trace",  "runner", "kernel", NULL};
+	    "trace",  "runner", "kernel", "path", "state", NULL};
 	static const char *const whole[] = {"kernel_log", "eh", "device_state", "max_stall_ms",
-					    "trace"};
+					    "trace", "path"};
 	char sub[512], q[80];
 	json_t *e;
 	uint64_t n;
@@ -635,7 +676,7 @@ static void parse_expect(struct pctx *c, const char *path, json_t *v, struct fl_
 		if (nwhole)
 			perr(c, path, false,
 			     "an entry with \"step\" is about that step: kernel_log, eh, "
-			     "device_state, max_stall_ms and trace go in entries of their own");
+			     "device_state, max_stall_ms, trace and path go in entries of their own");
 		if ((e = json_object_get(v, "errno"))) {
 			perrnos(c, SUBP(sub, path, "errno"), e, x);
 			x->kinds |= FL_EX_ERRNO;
@@ -679,16 +720,29 @@ static void parse_expect(struct pctx *c, const char *path, json_t *v, struct fl_
 		if (!nwhole)
 			perr(c, path, false,
 			     "an expectation needs \"step\" or one of kernel_log, eh, "
-			     "device_state, max_stall_ms, trace");
+			     "device_state, max_stall_ms, trace, path");
 		else
 			perr(c, path, false,
-			     "one of kernel_log, eh, device_state, max_stall_ms, trace per entry "
-			     "(give each its own entry)");
+			     "one of kernel_log, eh, device_state, max_stall_ms, trace, path per "
+			     "entry (give each its own entry)");
+		return;
+	}
+	if (json_object_get(v, "state") && !json_object_get(v, "path"))
+		perr(c, path, false, "\"state\" goes with \"path\" only");
+	if ((e = json_object_get(v, "path"))) {
+		json_t *st = json_object_get(v, "state");
+
+		if (pstr(c, SUBP(sub, path, "path"), e, 64, &x->path_port) && !st)
+			perr(c, path, false,
+			     "\"path\" needs \"state\": a dm path state (active, failed) or a "
+			     "checker state (ready, ghost, faulty, shaky, delayed, pending)");
+		if (st && pstr(c, SUBP(sub, path, "state"), st, 32, &x->path_state) && x->path_port)
+			x->kinds |= FL_EX_PATH;
+		pcount(c, path, v, x);
 		return;
 	}
 	if ((e = json_object_get(v, "kernel_log"))) {
 		regex_t re;
-		json_t *cnt = json_object_get(v, "count");
 
 		if (pstr(c, SUBP(sub, path, "kernel_log"), e, 1024, &x->kernel_log)) {
 			int r = regcomp(&re, x->kernel_log, REG_EXTENDED | REG_NOSUB);
@@ -705,26 +759,15 @@ static void parse_expect(struct pctx *c, const char *path, json_t *v, struct fl_
 			}
 			x->kinds |= FL_EX_KERNEL_LOG;
 		}
-		if (cnt && (json_object_get(v, "min") || json_object_get(v, "max")))
-			perr(c, path, false, "\"count\" is exact: give it or \"min\"/\"max\"");
-		if (cnt && pnum(c, SUBP(sub, path, "count"), cnt, UINT32_MAX, &n)) {
-			x->has_count_min = x->has_count_max = true;
-			x->count_min = x->count_max = n;
-		}
-		if ((e = json_object_get(v, "min")) &&
-		    pnum(c, SUBP(sub, path, "min"), e, UINT32_MAX, &x->count_min))
-			x->has_count_min = true;
-		if ((e = json_object_get(v, "max")) &&
-		    pnum(c, SUBP(sub, path, "max"), e, UINT32_MAX, &x->count_max))
-			x->has_count_max = true;
+		pcount(c, path, v, x);
 		return;
 	}
 	if (json_object_get(v, "count") ||
 	    (json_object_get(v, "max")) ||
 	    (json_object_get(v, "min") && !json_object_get(v, "max_stall_ms")))
 		perr(c, path, false,
-		     "\"count\", \"min\" and \"max\" bound a kernel_log count (min also a "
-		     "max_stall_ms); for trace they go inside the \"trace\" object");
+		     "\"count\", \"min\" and \"max\" bound a kernel_log or path count (min also "
+		     "a max_stall_ms); for trace they go inside the \"trace\" object");
 	if ((e = json_object_get(v, "eh"))) {
 		size_t i;
 		json_t *w;
@@ -806,6 +849,27 @@ static void parse_knobs(struct pctx *c, json_t *v, struct fl_knobs *k)
 		if (!e)
 			continue;
 		snprintf(sub, sizeof(sub), "/check/knobs/%s", fl_knob_descs[i].name);
+		if (fl_knob_descs[i].words && (json_is_string(e) || fl_knob_descs[i].words_only)) {
+			const char *const *w = fl_knob_descs[i].words;
+			const char *s = json_string_value(e);
+			size_t wi;
+
+			for (wi = 0; s && w[wi]; wi++)
+				if (!strcmp(w[wi], s))
+					break;
+			if (s && w[wi]) {
+				*dst = FL_KNOB_WORD(wi);
+				continue;
+			}
+			char list[128] = "";
+			for (wi = 0; w[wi]; wi++)
+				snprintf(list + strlen(list), sizeof(list) - strlen(list), "%s\"%s\"",
+					 wi ? ", " : "", w[wi]);
+			perr(c, sub, false, "\"%s\": expected %s%s, got %s", fl_knob_descs[i].name,
+			     fl_knob_descs[i].words_only ? "one of " : "a number or one of ", list,
+			     pquote(e, q, sizeof(q)));
+			continue;
+		}
 		if (json_is_boolean(e) && pbool(c, sub, e, &b))
 			*dst = b;
 		else if (!json_is_boolean(e) && pnum(c, sub, e, 86400, &n))
@@ -913,6 +977,8 @@ void check_free(struct fl_check *ck)
 		free(x->eh);
 		free(x->device_state);
 		free(x->kernel);
+		free(x->path_port);
+		free(x->path_state);
 		for (size_t k = 0; k < x->ntrace; k++) {
 			free(x->trace[k].key);
 			free(x->trace[k].json);

@@ -97,6 +97,7 @@ enum fl_expect_kind {
 	FL_EX_DEVICE_STATE = 1 << 8,
 	FL_EX_STALL = 1 << 9,
 	FL_EX_TRACE = 1 << 10,
+	FL_EX_PATH = 1 << 11, /* a dm-multipath path entered a state (VM lab) */
 };
 
 /* One member of a trace expectation: key and its value as compact JSON. */
@@ -143,6 +144,9 @@ struct fl_expect {
 	struct fl_trace_member *trace;	     /* FL_EX_TRACE: members every counted event has */
 	size_t ntrace;
 	char *kernel; /* kernels it holds for (fl_kernel_in_range); NULL: every kernel */
+	char *path_port;  /* FL_EX_PATH: the path's target port (its id) */
+	char *path_state; /* FL_EX_PATH: dm state (active, failed), checker state (ready,
+			     ghost, faulty, ...) or group state (current, enabled, bypassed) */
 };
 
 /* Kernel settings of the VM lab ("knobs"); -1 (or NULL): not given. */
@@ -152,14 +156,24 @@ struct fl_knobs {
 	int noop_interval_s, noop_timeout_s, scsi_logging_level, debug_libiscsi_eh;
 	int cmd_time_out_s, queue_depth;
 	int multipath; /* 0/1 */
+	/* dm-multipath (with multipath): multipathd's checker interval, the
+	 * checker (a word), no_path_retry (a number, or a word: queue, fail) */
+	int polling_interval_s, path_checker, no_path_retry;
 };
+/* A knob given as one of its words is stored as FL_KNOB_WORD(index) (< -1). */
+#define FL_KNOB_WORD(i) (-2 - (int)(i))
+#define FL_KNOB_WORD_INDEX(v) (-2 - (v))
 /* Knob names, in struct order, for the VM lab's job file. */
 struct fl_knob_desc {
 	const char *name;
-	size_t offset; /* of the int in struct fl_knobs */
+	size_t offset;		   /* of the int in struct fl_knobs */
+	const char *const *words;  /* the words it takes besides numbers, or NULL */
+	bool words_only;	   /* no number */
 };
 extern const struct fl_knob_desc fl_knob_descs[];
 extern const size_t fl_knob_count;
+/* A knob's value as the VM lab's job file gives it (a number or its word) into buf; false: not given. */
+bool fl_knob_text(const struct fl_knob_desc *d, const struct fl_knobs *k, char *buf, size_t len);
 
 /* VM-lab paths. */
 enum fl_check_path {
@@ -242,6 +256,12 @@ struct fl_obs {
 	size_t ntrace;
 	/* the kernel's release (uname -r) when the runner runs on one; NULL: none (libiscsi) */
 	const char *kernel_release;
+	/* dm-multipath paths (VM lab with the multipath knob): "PORT DEV DM_STATE
+	 * CHECKER_STATE PRIO GROUP" for each change, in time order; a port's first line
+	 * is its state when the workload started */
+	bool has_paths;
+	const char *const *paths;
+	size_t npaths;
 };
 
 enum fl_verdict_kind {

@@ -119,6 +119,22 @@ static void describe(const struct fl_expect *x, enum fl_expect_kind kind, char *
 		else
 			snprintf(buf, len, "kernel log /%s/", x->kernel_log);
 		break;
+	case FL_EX_PATH:
+		if (x->has_count_min && x->has_count_max && x->count_min == x->count_max)
+			snprintf(buf, len, "path %s enters %s %llu time%s", x->path_port,
+				 x->path_state, (unsigned long long)x->count_min,
+				 x->count_min == 1 ? "" : "s");
+		else if (x->has_count_max)
+			snprintf(buf, len, "path %s enters %s %llu to %llu times", x->path_port,
+				 x->path_state,
+				 (unsigned long long)(x->has_count_min ? x->count_min : 0),
+				 (unsigned long long)x->count_max);
+		else
+			snprintf(buf, len, "path %s enters %s at least %llu time%s", x->path_port,
+				 x->path_state,
+				 (unsigned long long)(x->has_count_min ? x->count_min : 1),
+				 x->has_count_min && x->count_min != 1 ? "s" : "");
+		break;
 	case FL_EX_EH:
 		o = (size_t)snprintf(buf, len, "error-handler steps in order:");
 		for (size_t i = 0; i < x->neh && o < len; i++)
@@ -338,6 +354,50 @@ static size_t count_trace(const struct fl_expect *x, json_t **events, size_t n)
 	return count;
 }
 
+/*
+ * Does path line "PORT DEV DM_STATE CHECKER_STATE PRIO GROUP" name port and
+ * hold state (its dm state, checker state or group state)?
+ */
+static bool path_line(const char *line, const char *port, const char *state, bool *holds)
+{
+	char p[64], dev[32], dm[32], chk[32], prio[16], grp[32] = "";
+
+	if (sscanf(line, "%63s %31s %31s %31s %15s %31s", p, dev, dm, chk, prio, grp) < 4 ||
+	    strcmp(p, port))
+		return false;
+	*holds = !strcmp(dm, state) || !strcmp(chk, state) || !strcmp(grp, state);
+	return true;
+}
+
+/*
+ * How many times the path of port entered state after its first line (the
+ * state when the workload started); its states in observed.
+ */
+static uint64_t count_path(const struct fl_expect *x, const struct fl_obs *obs, char *seen,
+			   size_t len)
+{
+	uint64_t n = 0;
+	bool first = true, was = false;
+	size_t o = 0;
+
+	seen[0] = 0;
+	for (size_t i = 0; i < obs->npaths; i++) {
+		bool holds;
+
+		if (!path_line(obs->paths[i], x->path_port, x->path_state, &holds))
+			continue;
+		if (!first && holds && !was)
+			n++;
+		was = holds;
+		first = false;
+		const char *st = strchr(obs->paths[i], ' ');
+		st = st ? strchr(st + 1, ' ') : NULL;
+		if (st && o + 8 < len)
+			o += (size_t)snprintf(seen + o, len - o, "%s%s", o ? " -> " : "", st + 1);
+	}
+	return n;
+}
+
 /* Judges one whole-run expectation. */
 static void judge_run(struct vlist *l, const struct fl_expect *x, size_t xi,
 		      enum fl_expect_kind kind, const struct fl_obs *obs, json_t ***events)
@@ -415,6 +475,27 @@ static void judge_run(struct vlist *l, const struct fl_expect *x, size_t xi,
 			     : FL_VERDICT_FAIL);
 		observed(v, "longest healthy-LUN read %.0f ms", obs->max_stall_ms);
 		break;
+	case FL_EX_PATH: {
+		char seen[400];
+		uint64_t n, lo = x->has_count_min ? x->count_min : 1;
+
+		if (!obs->has_paths) {
+			v = vadd(l, xi, kind, FL_VERDICT_NA);
+			observed(v, "the %s runner sees no dm-multipath paths%s", who,
+				 obs->runner == FL_RUNNER_VM ? " (knob multipath not set)" : "");
+			break;
+		}
+		n = count_path(x, obs, seen, sizeof(seen));
+		v = vadd(l, xi, kind,
+			 n >= lo && (!x->has_count_max || n <= x->count_max) ? FL_VERDICT_PASS
+									     : FL_VERDICT_FAIL);
+		if (seen[0])
+			observed(v, "entered %llu time%s; states: %s", (unsigned long long)n,
+				 n == 1 ? "" : "s", seen);
+		else
+			observed(v, "no path of port %s was seen", x->path_port);
+		break;
+	}
 	case FL_EX_TRACE: {
 		size_t n;
 		uint64_t lo = x->has_count_min ? x->count_min : 1;
@@ -520,7 +601,7 @@ int fl_check_judge(const struct fl_check *check, const struct fl_obs *obs,
 	for (size_t xi = 0; check && xi < check->nexpects; xi++) {
 		const struct fl_expect *x = &check->expects[xi];
 
-		for (unsigned bit = 1; bit <= FL_EX_TRACE; bit <<= 1) {
+		for (unsigned bit = 1; bit <= FL_EX_PATH; bit <<= 1) {
 			enum fl_expect_kind kind = (enum fl_expect_kind)bit;
 
 			if (!(x->kinds & bit))

@@ -22,7 +22,7 @@ struct fl_obs_doc {
 	struct fl_obs obs;
 	json_t *root;
 	struct fl_step_obs *steps;
-	const char **kmsg, **trace;
+	const char **kmsg, **trace, **paths;
 	enum fl_eh_step *eh;
 	json_t *states;
 };
@@ -96,6 +96,13 @@ int fl_obs_write(const struct fl_obs *obs, const char *path)
 		for (size_t i = 0; i < obs->ntrace; i++)
 			json_array_append_new(t, json_string(obs->trace[i]));
 		json_object_set_new(root, "trace", t);
+	}
+	if (obs->has_paths) {
+		json_t *t = json_array();
+
+		for (size_t i = 0; i < obs->npaths; i++)
+			json_array_append_new(t, json_string(obs->paths[i]));
+		json_object_set_new(root, "paths", t);
 	}
 	r = json_dump_file(root, path, JSON_INDENT(1)) ? -EIO : 0;
 	json_decref(root);
@@ -193,6 +200,11 @@ int fl_obs_read(const char *path, struct fl_obs_doc **out)
 		d->trace = strings_of(e, &d->obs.ntrace);
 		d->obs.trace = d->trace;
 	}
+	if ((e = json_object_get(d->root, "paths"))) {
+		d->obs.has_paths = true;
+		d->paths = strings_of(e, &d->obs.npaths);
+		d->obs.paths = d->paths;
+	}
 	*out = d;
 	return 0;
 }
@@ -211,6 +223,7 @@ void fl_obs_free(struct fl_obs_doc *d)
 	free(d->steps);
 	free(d->kmsg);
 	free(d->trace);
+	free(d->paths);
 	free(d->eh);
 	json_decref(d->root);
 	free(d);

@@ -74,6 +74,9 @@ finish() {
 	mark "finish: $1"
 	[ -n "${kmsg_pid:-}" ] && kill "$kmsg_pid" 2>/dev/null
 	[ -n "${uevent_pid:-}" ] && kill "$uevent_pid" 2>/dev/null
+	: >/tmp/mp-stop
+	[ -n "${mpwatch_pid:-}" ] && kill "$mpwatch_pid" 2>/dev/null
+	[ -f /etc/multipath.conf ] && cp /etc/multipath.conf "$R/multipath.conf"
 	echo "$1" >"$R/done"
 	sync
 	echo o >/proc/sysrq-trigger
@@ -219,7 +222,11 @@ setup_iscsi() {
 		fail "iscsiadm discovery"
 	iqn=$(awk '{print $2; exit}' "$R/discovery.out")
 	mark "discovered $iqn"
-	upd() { iscsiadm -m node -T "$iqn" -p 127.0.0.1:3260 -o update -n "$1" -v "$2" >/dev/null; }
+	# One portal, or with multipath every portal the target lists (one path each).
+	portal="-p 127.0.0.1:3260"
+	[ "$MP" = 1 ] && portal=""
+	# shellcheck disable=SC2086
+	upd() { iscsiadm -m node -T "$iqn" $portal -o update -n "$1" -v "$2" >/dev/null; }
 	[ -n "${FL_KNOB_abort_tmo_s:-}" ] && upd node.session.err_timeo.abort_timeout "$FL_KNOB_abort_tmo_s"
 	[ -n "${FL_KNOB_lu_reset_tmo_s:-}" ] && upd node.session.err_timeo.lu_reset_timeout "$FL_KNOB_lu_reset_tmo_s"
 	[ -n "${FL_KNOB_tgt_reset_tmo_s:-}" ] && upd node.session.err_timeo.tgt_reset_timeout "$FL_KNOB_tgt_reset_tmo_s"
@@ -227,12 +234,143 @@ setup_iscsi() {
 	[ -n "${FL_KNOB_noop_interval_s:-}" ] && upd "node.conn[0].timeo.noop_out_interval" "$FL_KNOB_noop_interval_s"
 	[ -n "${FL_KNOB_noop_timeout_s:-}" ] && upd "node.conn[0].timeo.noop_out_timeout" "$FL_KNOB_noop_timeout_s"
 	[ -n "${FL_KNOB_debug_libiscsi_eh:-}" ] && put /sys/module/libiscsi/parameters/debug_libiscsi_eh "$FL_KNOB_debug_libiscsi_eh"
-	iscsiadm -m node -T "$iqn" -p 127.0.0.1:3260 --login >"$R/login.out" 2>&1 || fail "iscsiadm login"
+	# shellcheck disable=SC2086
+	iscsiadm -m node -T "$iqn" $portal --login >"$R/login.out" 2>&1 || fail "iscsiadm login"
 	mark "logged in"
 	# iscsid scans the new host itself; scan again in case it has not yet.
 	iscsiadm -m session --rescan >>"$R/login.out" 2>&1
 }
 
+# With the multipath knob (iSCSI only): dm-multipath over one path per portal.
+MP=0
+[ "$FL_PATH" = iscsi ] && [ "${FL_KNOB_multipath:-0}" = 1 ] && MP=1
+
+# Writes /etc/multipath.conf from the knobs (docs/vm-lab.md "dm-multipath").
+mp_conf() {
+	mkdir -p /etc/multipath
+	cat >/etc/multipath.conf <<EOF
+defaults {
+	user_friendly_names yes
+	retrigger_tries 0
+	find_multipaths off
+	polling_interval ${FL_KNOB_polling_interval_s:-5}
+	max_polling_interval ${FL_KNOB_polling_interval_s:-5}
+	path_checker ${FL_KNOB_path_checker:-tur}
+	path_grouping_policy group_by_prio
+	prio alua
+	failback immediate
+	no_path_retry ${FL_KNOB_no_path_retry:-fail}
+	fast_io_fail_tmo ${FL_KNOB_recovery_tmo_s:-5}
+}
+EOF
+}
+
+# Loads device-mapper multipath and the ALUA handler (before the login, so
+# that scsi_dh_alua attaches at scan), writes the configuration and starts
+# udevd (multipathd finds its paths through udev's database).
+mp_prepare() {
+	for m in dm_mod dm_multipath scsi_dh_alua; do
+		modprobe "$m" || fail "modprobe $m"
+	done
+	mp_conf
+	# udevd with device-mapper's own rules only (its /dev/mapper nodes and the
+	# cookie libdevmapper waits for): every other rule would run programs
+	# for each disk, seconds under TCG; multipathd reads the WWID from sysfs.
+	mkdir -p /etc/udev/rules.d
+	for r in /lib/udev/rules.d/*.rules; do
+		case "${r##*/}" in
+		55-dm.rules | 95-dm-notify.rules) ;;
+		*) ln -sf /dev/null "/etc/udev/rules.d/${r##*/}" ;;
+		esac
+	done
+	/lib/systemd/systemd-udevd --daemon >"$R/udevd.out" 2>&1 || fail "systemd-udevd"
+	mark "udevd started"
+}
+
+# The port id of path DEV (sdX): its session's portal in FL_PORTS (ID=ADDR:PORT).
+mp_port_of() {
+	_d=$("$BB" readlink -f "/sys/block/$1/device")
+	_s=${_d#*/session}
+	_s=${_s%%/*}
+	_c=/sys/class/iscsi_connection/connection$_s:0
+	_a="$(cat "$_c/persistent_address" 2>/dev/null):$(cat "$_c/persistent_port" 2>/dev/null)"
+	for _p in $FL_PORTS; do
+		[ "${_p#*=}" = "$_a" ] && { echo "${_p%%=*}"; return; }
+	done
+	echo "$_a"
+}
+
+# Starts multipathd once every path has its disk; waits for the map of the
+# LUN under test with all its paths; sets map to the map's name.
+mp_start() {
+	udevadm settle -t 30 || mark "udevadm settle timed out"
+	multipathd -d -s -v2 >"$R/multipathd.log" 2>&1 &
+	mpd_pid=$!
+	mark "multipathd started (pid $mpd_pid)"
+	want=$(grep -c . "$R/discovery.out")
+	i=0
+	while :; do
+		map=$(multipathd show maps raw format "%n %N" 2>/dev/null | awk -v w="$want" '$2 >= w {print $1; exit}')
+		[ -n "$map" ] && [ -e "/dev/mapper/$map" ] && break
+		i=$((i + 1))
+		[ $i -gt 40 ] && fail "no multipath map with $want paths (see multipathd.log)"
+		kill -0 "$mpd_pid" 2>/dev/null || fail "multipathd exited (see multipathd.log)"
+		sleep 0.2
+	done
+}
+
+# Path observer: writes "path PORT DEV DM_STATE CHECKER_STATE PRIO GROUP" for
+# each change of a path (GROUP: current, enabled or bypassed, the state of the
+# path's group in the map's status) and "dm MAP STATUS" for each change of the
+# map's status to the kernel log (the timeline's clock), until /tmp/mp-stop
+# exists.
+mp_watch() {
+	prev_p=""
+	prev_d=""
+	while [ ! -e /tmp/mp-stop ]; do
+		mp_sample
+		sleep 0.2
+	done
+	# One last look after the workload ended.
+	mp_sample
+	: >/tmp/mp-watch-done
+}
+
+# One sample of mp_watch (prev_p, prev_d: the previous one).
+mp_sample() {
+	dm=$(dmsetup status --target multipath 2>/dev/null)
+	cur=$({
+		echo "$dm"
+		echo "--"
+		multipathd show paths raw format "%d %D %t %T %p" 2>/dev/null
+	} | awk '
+		$0 == "--" { paths = 1; next }
+		!paths && NF > 5 {
+			i = 5; i += $i + 1; i += $i + 1; npg = $i; i += 2
+			for (g = 1; g <= npg; g++) {
+				st = $i; i++; i += $i + 1; np = $i; npa = $(i + 1); i += 2
+				for (k = 1; k <= np; k++) { grp[$i] = st; i += 3 + npa }
+			}
+			next
+		}
+		paths && NF >= 5 {
+			g = grp[$2]
+			print $1, $3, $4, $5, (g == "A" ? "current" : g == "D" ? "bypassed" : g == "E" ? "enabled" : "none")
+		}')
+	if [ -n "$cur" ] && [ "$cur" != "$prev_p" ]; then
+		echo "$cur" | while read -r d rest; do
+			printf '%s\n' "$prev_p" | grep -qxF "$d $rest" && continue
+			mark "path $(mp_port_of "$d") $d $rest"
+		done
+		prev_p=$cur
+	fi
+	if [ "$dm" != "$prev_d" ]; then
+		echo "$dm" | while read -r line; do mark "dm $line"; done
+		prev_d=$dm
+	fi
+}
+
+[ "$MP" = 1 ] && mp_prepare
 case "$FL_PATH" in
 lio) setup_lio ;;
 tcmu)
@@ -263,6 +401,33 @@ find_disks() {
 }
 find_disks >/tmp/disks || exit 1
 grep -q . /tmp/disks || fail "no disks"
+if [ "$MP" = 1 ]; then
+	# Every path's disk of the LUNs: the map stands for the LUN under test.
+	want=$(grep -c . "$R/discovery.out")
+	for l in $FL_LUNS; do
+		lun=${l%%:*}
+		i=0
+		while :; do
+			n=0
+			for d in /sys/class/scsi_disk/*:*:*:"$lun"; do
+				[ -e "$d" ] && n=$((n + 1))
+			done
+			[ "$n" -ge "$want" ] && break
+			i=$((i + 1))
+			[ $i -gt 150 ] && fail "LUN $lun has not $want paths"
+			sleep 0.1
+		done
+	done
+	mp_start
+	multipathd show topology >"$R/multipath-topology.txt" 2>&1
+	mark "multipath map $map: $(multipathd show paths raw format '%d' | tr '\n' ' ')"
+	for b in /sys/class/scsi_disk/*:*:*:*/device/block/*; do
+		echo "${b##*/}"
+	done >/tmp/mp-paths
+	echo "$FL_TEST_LUN=/dev/mapper/$map" >/tmp/disks
+	mp_watch &
+	mpwatch_pid=$!
+fi
 cat /tmp/disks >"$R/disks.txt"
 mark "disks: $(tr '\n' ' ' </tmp/disks)"
 
@@ -273,15 +438,26 @@ healthy_dev=""
 while IFS== read -r lun dev; do
 	name=${dev#/dev/}
 	sd=/sys/block/$name/device
-	[ -n "${FL_KNOB_timeout_s:-}" ] && put "$sd/timeout" "$FL_KNOB_timeout_s"
-	[ -n "${FL_KNOB_eh_timeout_s:-}" ] && put "$sd/eh_timeout" "$FL_KNOB_eh_timeout_s"
 	devargs="$devargs --dev $lun=$dev"
-	for f in state iorequest_cnt iodone_cnt ioerr_cnt iotmo_cnt; do
-		watch="$watch --watch lun$lun.$f=$sd/$f"
-	done
+	if [ "$MP" = 0 ]; then
+		[ -n "${FL_KNOB_timeout_s:-}" ] && put "$sd/timeout" "$FL_KNOB_timeout_s"
+		[ -n "${FL_KNOB_eh_timeout_s:-}" ] && put "$sd/eh_timeout" "$FL_KNOB_eh_timeout_s"
+		for f in state iorequest_cnt iodone_cnt ioerr_cnt iotmo_cnt; do
+			watch="$watch --watch lun$lun.$f=$sd/$f"
+		done
+	fi
 	[ "$lun" = "$FL_TEST_LUN" ] && test_dev=$dev
 	[ "$lun" = "${FL_HEALTHY_LUN:-none}" ] && healthy_dev=$dev
 done </tmp/disks
+# The paths under a multipath map: the knobs on each, their states watched.
+[ "$MP" = 1 ] && while read -r name; do
+	sd=/sys/block/$name/device
+	[ -n "${FL_KNOB_timeout_s:-}" ] && put "$sd/timeout" "$FL_KNOB_timeout_s"
+	[ -n "${FL_KNOB_eh_timeout_s:-}" ] && put "$sd/eh_timeout" "$FL_KNOB_eh_timeout_s"
+	for f in state iorequest_cnt iodone_cnt ioerr_cnt iotmo_cnt; do
+		watch="$watch --watch $name.$f=$sd/$f"
+	done
+done </tmp/mp-paths
 for s in /sys/class/iscsi_session/session*; do
 	[ -e "$s/state" ] && watch="$watch --watch ${s##*/}.state=$s/state"
 done
@@ -297,8 +473,10 @@ devargs="--dev $FL_TEST_LUN=$test_dev $devargs"
 	echo "\"test_dev\": \"$test_dev\", \"healthy_dev\": \"$healthy_dev\","
 	printf '"knobs": {'
 	sep=""
+	knob_dev=${test_dev#/dev/}
+	[ "$MP" = 1 ] && read -r knob_dev </tmp/mp-paths
 	for f in timeout eh_timeout queue_depth; do
-		printf '%s"%s": "%s"' "$sep" "$f" "$(cat /sys/block/${test_dev#/dev/}/device/$f 2>/dev/null)"
+		printf '%s"%s": "%s"' "$sep" "$f" "$(cat /sys/block/$knob_dev/device/$f 2>/dev/null)"
 		sep=", "
 	done
 	for s in /sys/class/iscsi_session/session*; do
@@ -317,5 +495,16 @@ mark "workload start"
 	--faultlun "$FL_FAULTLUN" 2>>"$R/agent.log"
 rc=$?
 mark "workload end (rc $rc)"
+if [ -n "${mpwatch_pid:-}" ]; then
+	# The path observer's last sample, then the map's final topology.
+	: >/tmp/mp-stop
+	i=0
+	while [ ! -e /tmp/mp-watch-done ] && [ $i -lt 50 ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+	mpwatch_pid=""
+	multipathd show topology >"$R/multipath-topology-end.txt" 2>&1
+fi
 [ -f /var/log/tcmu-runner.log ] && cp /var/log/tcmu-runner.log "$R/tcmu-runner.log"
 finish "ok $rc"

@@ -73,7 +73,15 @@ boot_mods="virtio_pci 9pnet_virtio 9p overlay"
 lab_mods="$boot_mods configfs scsi_mod sd_mod sg loop uio target_core_mod target_core_user
  tcm_loop iscsi_target_mod target_core_file target_core_iblock iscsi_tcp libiscsi
  scsi_transport_iscsi ext4 crc32c_generic crc32c-intel crct10dif_generic crct10dif-pclmul
- crc64_rocksoft_generic t10-pi dm_multipath dm_mod scsi_dh_alua scsi_dh_emc scsi_dh_rdac"
+ crc64_rocksoft_generic t10-pi dm_multipath dm_mod scsi_dh_alua scsi_dh_emc scsi_dh_rdac
+ dm_service_time dm_round_robin dm_queue_length"
+# A guest assembled with another module set is assembled again.
+modset=$(echo $lab_mods | cksum | cut -d' ' -f1)
+
+# Is guest $1 assembled and ready, with this module set?
+is_ready() {
+	[ -f "$1/ready" ] && [ "$(cat "$1/modset" 2>/dev/null)" = "$modset" ]
+}
 
 # Reports a missing prerequisite and exits 77.
 skip() {
@@ -371,6 +379,7 @@ assemble() {
 	echo "$_version" >"$work/guest/version"
 	rm -rf "$guest"
 	mv "$work/guest" "$guest"
+	echo "$modset" >"$guest/modset"
 	date -u +%FT%TZ >"$guest/ready"
 }
 
@@ -421,7 +430,7 @@ case $kspec in
 		[ -n "$kmods" ] && ls -lL --full-time "$kmods" "$kmods"/modules.* 2>/dev/null
 	} | cksum | cut -d' ' -f1)
 	guest=$cache/guest-user-$version-$ukey
-	[ -f "$guest/ready" ] && done_guest "$guest"
+	is_ready "$guest" && done_guest "$guest"
 	new_work
 	stage_modules "$version" "$kmods"
 	config=$(find_config "$version" "$(dirname "$image")/config-$version" \
@@ -469,12 +478,12 @@ $pkg" || true; }
 	fi
 	if [ -z "$pkg" ]; then
 		last=$(cat "$apt/last-guest" 2>/dev/null || true)
-		[ -n "$last" ] && [ -f "$last/ready" ] && done_guest "$last"
+		[ -n "$last" ] && is_ready "$last" && done_guest "$last"
 		skip "linux-image-amd64 of $suite cannot be had from $uri"
 	fi
 	version=${pkg#linux-image-}
 	guest=$cache/guest-$version
-	if [ "$debs_only" = 1 ] || [ ! -f "$guest/ready" ]; then
+	if [ "$debs_only" = 1 ] || ! is_ready "$guest"; then
 		# The image package and the packages of the same version it depends on
 		# (sid: linux-binary-VER, linux-modules-VER, linux-base-VER).
 		# shellcheck disable=SC2046
@@ -523,12 +532,12 @@ $pkg" || true; }
 fi
 if [ -z "$pkg" ]; then
 	last=$cache/guest-$(sed -n 2p "$pkgcache" 2>/dev/null | sed 's/^linux-image-//')
-	[ -f "$last/ready" ] && done_guest "$last"
+	is_ready "$last" && done_guest "$last"
 	skip "cannot resolve linux-image-amd64 (run apt-get update)"
 fi
 version=${pkg#linux-image-}
 guest=$cache/guest-$version
-[ -f "$guest/ready" ] && done_guest "$guest"
+is_ready "$guest" && done_guest "$guest"
 
 new_work
 echo "mkguest: assembling guest for kernel $version in $guest" >&2

@@ -378,6 +378,8 @@ static const char *kind_name(enum fl_expect_kind k)
 		return "max_stall_ms";
 	case FL_EX_TRACE:
 		return "trace";
+	case FL_EX_PATH:
+		return "path";
 	}
 	return "?";
 }
@@ -391,7 +393,7 @@ static const char *kind_name(enum fl_expect_kind k)
  */
 static json_t *judge(const struct fl_scenario *sc, const char *run_dir, json_t *steps, json_t *kmsg,
 		     json_t *eh, json_t *last_values, double max_stall, json_t *trace,
-		     const char *kernel_release, int *exit_code)
+		     json_t *paths, const char *kernel_release, int *exit_code)
 {
 	const struct fl_check *check = fl_scenario_check(sc);
 	static const struct fl_check none;
@@ -405,11 +407,12 @@ static json_t *judge(const struct fl_scenario *sc, const char *run_dir, json_t *
 	const char **lines = calloc(json_array_size(kmsg) + 1, sizeof(*lines));
 	const char **events = calloc(json_array_size(trace) + 1, sizeof(*events));
 	enum fl_eh_step *seq = calloc(json_array_size(eh) + 1, sizeof(*seq));
+	const char **path_lines = calloc(json_array_size(paths) + 1, sizeof(*path_lines));
 	struct fl_verdict *v = NULL;
 	int n = -ENOMEM;
 
 	*exit_code = FL_VM_ERROR;
-	if (!so || !lines || !events || !seq)
+	if (!so || !lines || !events || !seq || !path_lines)
 		goto out;
 	for (size_t k = 0; k < check->nsteps; k++)
 		step_obs(find_step(steps, k), &check->steps[k], &so[k]);
@@ -422,6 +425,7 @@ static json_t *judge(const struct fl_scenario *sc, const char *run_dir, json_t *
 	}
 	json_array_foreach(trace, i, o) events[nevents++] = json_string_value(o);
 	json_array_foreach(eh, i, o) seq[nseq++] = (enum fl_eh_step)json_integer_value(o);
+	json_array_foreach(paths, i, o) path_lines[i] = json_string_value(o);
 	struct state_ctx states = {.last_values = last_values, .test_lun = vm_test_lun(sc)};
 	struct fl_obs obs = {
 	    .runner = FL_RUNNER_VM,
@@ -442,6 +446,10 @@ static json_t *judge(const struct fl_scenario *sc, const char *run_dir, json_t *
 	    .trace = events,
 	    .ntrace = nevents,
 	    .kernel_release = kernel_release,
+	    /* the map's paths, with the multipath knob */
+	    .has_paths = check->knobs.multipath == 1,
+	    .paths = path_lines,
+	    .npaths = json_array_size(paths),
 	};
 	/* The observations as the checker saw them, to judge them again elsewhere. */
 	char p[PATH_MAX];
@@ -477,6 +485,46 @@ out:
 	free(lines);
 	free(events);
 	free(seq);
+	free(path_lines);
+	return out;
+}
+
+/*
+ * The agent's dm-multipath path lines ("faultlun-agent: path PORT DEV DM CHK
+ * PRIO"): of each port the last one before the workload started, then every
+ * one after it, in order (fl_obs.paths).
+ */
+static json_t *path_lines(json_t *kmsg, double t_workload)
+{
+	static const char tag[] = "faultlun-agent: path ";
+	json_t *before = json_object(), *out = json_array(), *o;
+	size_t i;
+
+	json_array_foreach(kmsg, i, o)
+	{
+		const char *text = json_string_value(json_object_get(o, "text"));
+		const char *p = text ? strstr(text, tag) : NULL;
+		char port[64];
+
+		if (!p || sscanf(p + sizeof(tag) - 1, "%63s", port) != 1)
+			continue;
+		p += sizeof(tag) - 1;
+		if (json_real_value(json_object_get(o, "t")) < t_workload) {
+			json_object_set_new(before, port, json_string(p));
+			continue;
+		}
+		if (json_object_size(before)) {
+			const char *k;
+			json_t *v;
+			json_object_foreach(before, k, v) json_array_append(out, v);
+			json_object_clear(before);
+		}
+		json_array_append_new(out, json_string(p));
+	}
+	const char *k;
+	json_t *v;
+	json_object_foreach(before, k, v) json_array_append(out, v);
+	json_decref(before);
 	return out;
 }
 
@@ -531,6 +579,7 @@ int vm_check_run(const struct fl_scenario *sc, const struct vm_run_info *info)
 	}
 	for (size_t k = 0; k < EH_PATTERNS; k++)
 		regfree(&res[k]);
+	json_t *paths = path_lines(kmsg, t_workload);
 
 	/* The target's trace (its TMF events stay out of the error-handler steps). */
 	json_t *trace_events = json_array();
@@ -545,7 +594,7 @@ int vm_check_run(const struct fl_scenario *sc, const struct vm_run_info *info)
 		json_t *v;
 		json_object_foreach(json_object_get(o, "env"), k, v)
 		{
-			if (strncmp(k, "SDEV_", 5) && strcmp(k, "DEVNAME") &&
+			if (strncmp(k, "SDEV_", 5) && strncmp(k, "DM_", 3) && strcmp(k, "DEVNAME") &&
 			    strcmp(k, "DISK_RO") && strcmp(k, "RESIZE") && strncmp(k, "ISCSI", 5))
 				continue;
 			if (n >= 0 && (size_t)n < sizeof(buf))
@@ -628,7 +677,7 @@ int vm_check_run(const struct fl_scenario *sc, const struct vm_run_info *info)
 	int judged;
 	json_t *verdicts =
 	    judge(sc, info->run_dir, steps, kmsg, eh_ids, last_values, max_stall, trace,
-		  json_string_value(json_object_get(guest, "kernel")), &judged);
+		  paths, json_string_value(json_object_get(guest, "kernel")), &judged);
 	/* fl_verdicts_exit's 0, 1 and 77 are FL_VM_PASS, FL_VM_FAIL and FL_VM_SKIP. */
 	int rc = error ? FL_VM_ERROR : judged;
 	const char *v = error		   ? "ERROR"
@@ -668,6 +717,9 @@ int vm_check_run(const struct fl_scenario *sc, const struct vm_run_info *info)
 		int kv = *(const int *)((const char *)&check->knobs + fl_knob_descs[k].offset);
 		if (kv >= 0)
 			json_object_set_new(knobs, fl_knob_descs[k].name, json_integer(kv));
+		else if (kv < -1 && fl_knob_descs[k].words)
+			json_object_set_new(knobs, fl_knob_descs[k].name,
+					    json_string(fl_knob_descs[k].words[FL_KNOB_WORD_INDEX(kv)]));
 	}
 	json_object_set_new(result, "knobs", knobs);
 	if (test_dev)
@@ -686,6 +738,7 @@ int vm_check_run(const struct fl_scenario *sc, const struct vm_run_info *info)
 	json_decref(sysfs);
 	json_decref(stall);
 	json_decref(trace);
+	json_decref(paths);
 	json_decref(tl);
 	json_decref(eh);
 	json_decref(eh_seq);

@@ -521,16 +521,25 @@ static int write_job(const struct fl_scenario *sc, const char *scenario, const c
 	env_put(f, "FL_HEALTHY_LUN", num);
 	/* Knobs the scenario gives (-1: not given), by their names in the scenario. */
 	for (size_t k = 0; check && k < fl_knob_count; k++) {
-		int v;
 		char name[96];
 
-		memcpy(&v, (const char *)&check->knobs + fl_knob_descs[k].offset, sizeof(v));
-		if (v < 0)
+		if (!fl_knob_text(&fl_knob_descs[k], &check->knobs, num, sizeof(num)))
 			continue;
 		snprintf(name, sizeof(name), "FL_KNOB_%s", fl_knob_descs[k].name);
-		snprintf(num, sizeof(num), "%d", v);
 		env_put(f, name, num);
 	}
+	/* The target ports as ID=ADDR:PORT (the first on the agent's 127.0.0.1:3260). */
+	char ports[1024] = "";
+	used = 0;
+	for (unsigned i = 0; i < fl_scenario_port_count(sc); i++) {
+		const struct sc_port *pt = fl_scenario_port(sc, i);
+		int w = snprintf(ports + used, sizeof(ports) - used, "%s%s=%s", used ? " " : "",
+				 pt->name, i ? pt->listen : "127.0.0.1:3260");
+		if (w < 0 || (size_t)w >= sizeof(ports) - used)
+			break;
+		used += (size_t)w;
+	}
+	env_put(f, "FL_PORTS", ports);
 	if (fclose(f) < 0)
 		return -errno;
 	return 0;
@@ -570,7 +579,7 @@ int fl_vm_run(const char *scenario, const struct fl_vm_opts *opts, const char *r
 	static const char *const old[] = {"done",	 "kmsg.txt",	"steps.jsonl",
 					  "stall.jsonl", "sysfs.jsonl", "uevents.jsonl",
 					  "trace.jsonl", "agent.log",	"guest.json",
-					  "disks.txt",	 "check.json"};
+					  "disks.txt",	 "check.json",	"multipathd.log"};
 	char p[PATH_MAX + 32];
 	for (size_t i = 0; i < sizeof(old) / sizeof(old[0]); i++) {
 		snprintf(p, sizeof(p), "%s/%s", results, old[i]);
@@ -583,6 +592,14 @@ int fl_vm_run(const char *scenario, const struct fl_vm_opts *opts, const char *r
 	if (!have_qemu()) {
 		fprintf(stderr, "faultlun vm: qemu-system-x86_64 not found (Debian package "
 				"qemu-system-x86)\n");
+		rc = FL_VM_SKIP;
+		goto out;
+	}
+	/* dm-multipath runs the host's multipath-tools and udevd in the guest. */
+	if (check && check->knobs.multipath == 1 && !strcmp(opts->path, "iscsi") &&
+	    (access("/sbin/multipathd", X_OK) || access("/lib/systemd/systemd-udevd", X_OK))) {
+		fprintf(stderr, "faultlun vm: the multipath knob needs multipathd and "
+				"systemd-udevd (Debian packages multipath-tools, udev)\n");
 		rc = FL_VM_SKIP;
 		goto out;
 	}
