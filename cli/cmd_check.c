@@ -215,6 +215,7 @@ static void serve_and_check(const struct fl_scenario *sc, const struct check_opt
 	snprintf(ctl, sizeof(ctl), "%s/ctl.sock", dir);
 	snprintf(trace, sizeof(trace), "%s/trace.jsonl", dir);
 	eo.trace_path = trace;
+	eo.scenario_file = out->path; /* its store paths are opened beneath its directory */
 	eo.seed_set = co->seed_set;
 	eo.seed = co->seed;
 	io.iqn = fl_scenario_target_iqn(sc);

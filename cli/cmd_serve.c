@@ -707,6 +707,7 @@ int cmd_serve(int argc, char **argv)
 				"faultlun serve: --lun and --block-size apply to the default "
 				"LUN only; the scenario's LUNs are served\n");
 		int err = fl_scenario_load_file(scenario_path, FL_FE_ISCSI, &sc, &d);
+		eo.scenario_file = scenario_path; /* its store paths are opened beneath its directory */
 		if (err) {
 			fl_diags_print(&d, stderr);
 			fl_diags_free(&d);

@@ -27,10 +27,30 @@ static uint64_t fresh_seed(void)
 	return s & ((1ull << 53) - 1); /* exact in any JSON reader */
 }
 
+/*
+ * The directory of the scenario file `file` (into buf), beneath which its own
+ * store paths are opened; "." for NULL or a name without a slash.
+ */
+static const char *scenario_dir_of(const char *file, char *buf, size_t len)
+{
+	const char *slash = file ? strrchr(file, '/') : NULL;
+
+	if (!slash)
+		return ".";
+	if (slash == file)
+		return "/";
+	snprintf(buf, len, "%.*s", (int)(slash - file), file);
+	return buf;
+}
+
 /* Creates the LUNs of sc into e (with the options' overrides). */
 static int engine_make_luns(struct fl_engine *e, const struct fl_scenario *sc,
 			    const struct fl_engine_opts *o)
 {
+	char dirbuf[4096];
+	const char *scenario_dir =
+	    scenario_dir_of(o ? o->scenario_file : NULL, dirbuf, sizeof(dirbuf));
+
 	for (unsigned i = 0; i < fl_scenario_lun_count(sc); i++) {
 		struct fl_lun_config cfg;
 		struct fl_lun_info info;
@@ -40,7 +60,10 @@ static int engine_make_luns(struct fl_engine *e, const struct fl_scenario *sc,
 		int r;
 
 		fl_scenario_lun(sc, i, &id, &cfg);
+		if (cfg.store == FL_STORE_FILE)
+			cfg.store_dir = scenario_dir;
 		if (o && o->store_override) {
+			cfg.store_dir = NULL;
 			cfg.store = o->store;
 			if (o->store == FL_STORE_FILE) {
 				if (!o->store_path)

@@ -38,6 +38,12 @@ struct fl_engine_opts {
 	enum fl_store_kind store;
 	const char *store_path; /* file store: path; several LUNs get ".N" */
 	uint64_t size_override; /* bytes; 0 = the scenario's */
+	/*
+	 * The scenario's file: its own file-store paths are opened beneath the
+	 * directory that holds it (NULL: a scenario from a string; beneath the
+	 * working directory). store_path above is the operator's, opened as is.
+	 */
+	const char *scenario_file;
 };
 
 struct fl_engine;

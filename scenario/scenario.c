@@ -107,9 +107,11 @@ static void parse_alua(struct pctx *c, const char *path, json_t *v, struct sc_lu
 }
 
 /*
- * True when a scenario's store path cannot reach outside the working directory:
- * relative, non-empty, and without a ".." component. A scenario is data that may
- * come from anyone; which file on the host backs a LUN is the operator's choice.
+ * True when a scenario's store path cannot reach outside the scenario's
+ * directory: relative, non-empty, and without a ".." component (the store
+ * opens it there without following symbolic links, target/store_file.c). A
+ * scenario is data that may come from anyone; which file on the host backs a
+ * LUN is the operator's choice.
  */
 static bool store_path_confined(const char *p)
 {
@@ -150,8 +152,8 @@ static void parse_store(struct pctx *c, const char *path, json_t *v, struct sc_l
 		else if (pstr(c, sub, json_object_get(v, "path"), 0, &l->store_path) &&
 			 !store_path_confined(l->store_path))
 			perr(c, sub, false,
-			     "file store path %s must be relative and stay below the directory "
-			     "faultlun runs in (no leading '/', no '..'); an operator names any "
+			     "file store path %s must be relative and stay below the scenario's "
+			     "directory (no leading '/', no '..'); an operator names any "
 			     "other file with `serve --store file:PATH`",
 			     pquote(json_object_get(v, "path"), q, sizeof(q)));
 	} else {

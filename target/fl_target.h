@@ -228,6 +228,12 @@ struct fl_lun_config {
 	/* store */
 	enum fl_store_kind store;
 	const char *store_path; /* FL_STORE_FILE: created if missing, sized */
+	/*
+	 * Set when store_path comes from a scenario: the directory it is opened
+	 * beneath (only a regular file there, no symbolic link, no "..", no
+	 * absolute path). NULL: the operator's path, any file or a block device.
+	 */
+	const char *store_dir;
 	uint32_t max_xfer_blocks; /* VPD B0 maximum transfer length; 0 = default */
 	/*
 	 * Write protected (SBC-3 r36 6.4.1, WP): WP in the MODE SENSE header, every
@@ -242,6 +248,13 @@ void fl_lun_config_default(struct fl_lun_config *cfg);
 struct fl_lun;
 
 /*
+ * Why cfg cannot make a LUN (a message), or NULL. fl_lun_create refuses
+ * exactly what this refuses, and the scenario loader asks it too, so that a
+ * scenario lint accepts is one serve can build.
+ */
+const char *fl_lun_config_problem(const struct fl_lun_config *cfg);
+
+/*
  * Creates a logical unit; returns 0 and sets *out, or -errno (-EINVAL for a
  * bad config, store errors as returned by open/ftruncate). Logs the reason.
  */
@@ -249,13 +262,6 @@ int fl_lun_create(const struct fl_lun_config *cfg, struct fl_lun **out);
 
 /* Waits for in-flight commands, closes the store, frees the LUN. */
 void fl_lun_destroy(struct fl_lun *lun);
-
-/*
- * Why cfg cannot make a LUN (a message), or NULL. fl_lun_create refuses
- * exactly what this refuses, and the scenario loader asks it too, so that a
- * scenario lint accepts is one serve can build.
- */
-const char *fl_lun_config_problem(const struct fl_lun_config *cfg);
 
 /*
  * Submits a command. Never blocks on I/O: with the memory store it completes

@@ -549,9 +549,10 @@ int fl_lun_create(const struct fl_lun_config *cfg, struct fl_lun **out)
 	lun->mode_saved = lun->mode;
 	bytes = cfg->num_blocks << lun->block_shift;
 	if (cfg->store == FL_STORE_FILE)
-		rc = store_file_open(cfg->store_path, bytes, &lun->store);
+		rc = store_file_open(cfg->store_path, cfg->store_dir, bytes, &lun->store);
 	else
 		rc = store_mem_open(bytes, &lun->store);
+	lun->cfg.store_dir = NULL; /* used only here; the caller's string */
 	if (rc)
 		goto fail;
 	if (lun->cfg.thin) {

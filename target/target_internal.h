@@ -210,7 +210,14 @@ struct store {
 	bool async; /* true: execute on a worker thread (file store) */
 };
 int store_mem_open(uint64_t bytes, struct store **out);
-int store_file_open(const char *path, uint64_t bytes, struct store **out);
+/*
+ * dir NULL: path is the operator's (any file, a regular file or a block
+ * device). Otherwise path is a scenario's, opened beneath dir: regular
+ * files only, no symbolic link, no absolute path, no "..".
+ */
+int store_file_open(const char *path, const char *dir, uint64_t bytes, struct store **out);
+/* Tests set it to take the openat(O_NOFOLLOW) walk instead of openat2. */
+extern bool store_file_no_openat2;
 
 /* Pending unit attention conditions, one queue per I_T nexus. */
 #define UA_QUEUE_MAX 16

@@ -746,6 +746,7 @@ static int fl_tcmu_open(struct tcmu_device *dev, bool reopen)
 		fl_scenario_set_read_only(d->sc);
 
 	opts.frontend = FL_FE_TCMU;
+	opts.scenario_file = d->cfg.scenario; /* its store paths: beneath its directory */
 	opts.seed_set = d->cfg.seed_set;
 	opts.seed = d->cfg.seed;
 	if (d->cfg.store_set) {

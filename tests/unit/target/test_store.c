@@ -128,7 +128,7 @@ static void test_store_model(void)
 	CU_ASSERT_EQUAL(store_mem_open(3 << 20, &s), 0);
 	store_model(s, 17);
 	s->ops->close(s);
-	CU_ASSERT_EQUAL(store_file_open(th_tmpfile(), 3 << 20, &s), 0);
+	CU_ASSERT_EQUAL(store_file_open(th_tmpfile(), NULL, 3 << 20, &s), 0);
 	store_model(s, 18);
 	s->ops->close(s);
 }
@@ -140,13 +140,13 @@ static void test_store_file_contract(void)
 	struct store *s;
 	struct stat st;
 
-	CU_ASSERT_EQUAL(store_file_open(path, 1 << 20, &s), 0);
+	CU_ASSERT_EQUAL(store_file_open(path, NULL, 1 << 20, &s), 0);
 	CU_ASSERT(s->async);
 	CU_ASSERT(stat(path, &st) == 0 && st.st_size == 1 << 20);
 	CU_ASSERT(st.st_blocks * 512 < (1 << 20)); /* sparse */
 	check_store(s);
 	s->ops->close(s);
-	CU_ASSERT(store_file_open("/nonexistent-dir/f", 4096, &s) < 0);
+	CU_ASSERT(store_file_open("/nonexistent-dir/f", NULL, 4096, &s) < 0);
 }
 
 /* A file-backed LUN. */

@@ -1,0 +1,266 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * test_store_path.c - where a file store may be opened. A scenario's path is
+ * opened beneath the scenario's directory: a symbolic link in any component,
+ * "..", an absolute path, and anything but a regular file (FIFO, character
+ * or block device) are refused with a message naming the path, and nothing
+ * outside the directory is created or changed. The operator's path (serve
+ * --store) may be any file or a block device, but not a FIFO or a character
+ * device. Each case runs with openat2 and with the openat(O_NOFOLLOW) walk
+ * taken where the kernel has no openat2.
+ */
+#include "fl_log.h"
+#include "runner.h"
+#include "target_internal.h"
+#include "tharness.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+static char log_text[8192];
+
+/* Keeps the log lines of the last open. */
+static void log_sink(enum fl_log_level level, const char *msg, void *arg)
+{
+	size_t n = strlen(log_text);
+
+	(void)level;
+	(void)arg;
+	snprintf(log_text + n, sizeof(log_text) - n, "%s\n", msg);
+}
+
+/* Two fresh directories: the scenario's, and one outside it. */
+struct dirs {
+	char in[64], out[64];
+};
+
+/* Makes the directories (under TMPDIR or /tmp). */
+static void dirs_make(struct dirs *d)
+{
+	snprintf(d->in, sizeof(d->in), "/tmp/fl-store-in-XXXXXX");
+	snprintf(d->out, sizeof(d->out), "/tmp/fl-store-out-XXXXXX");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(d->in));
+	CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(d->out));
+}
+
+/* Removes the directories and what the tests put in them. */
+static void dirs_remove(struct dirs *d)
+{
+	char cmd[200];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s' '%s'", d->in, d->out);
+	CU_ASSERT_EQUAL(system(cmd), 0);
+}
+
+/* Opens path beneath dir (NULL: as the operator's path); returns 0 or -errno, log kept. */
+static int try_open(const char *path, const char *dir)
+{
+	struct store *s = NULL;
+	int rc;
+
+	log_text[0] = '\0';
+	fl_log_set_sink(log_sink, NULL);
+	rc = store_file_open(path, dir, 1 << 20, &s);
+	fl_log_set_sink(NULL, NULL);
+	if (s)
+		s->ops->close(s);
+	return rc;
+}
+
+/* The number of entries of a directory, "." and ".." aside. */
+static int entries(const char *dir)
+{
+	char cmd[128];
+	FILE *p;
+	int n = -1;
+
+	snprintf(cmd, sizeof(cmd), "ls -A '%s' | wc -l", dir);
+	p = popen(cmd, "r");
+	if (p) {
+		if (fscanf(p, "%d", &n) != 1)
+			n = -1;
+		pclose(p);
+	}
+	return n;
+}
+
+/* Joins a and b into buf. */
+static const char *join(char *buf, size_t len, const char *a, const char *b)
+{
+	snprintf(buf, len, "%s/%s", a, b);
+	return buf;
+}
+
+/* A refusal: the code, and the log naming the path and saying why. */
+static void expect_refused(const char *path, const char *dir, int code, const char *why, int mode)
+{
+	int rc = try_open(path, dir);
+
+	TH_CHECK(rc == code, "%s (%s): %d, expected %d; log: %s", path, mode ? "walk" : "openat2",
+		 rc, code, log_text);
+	TH_CHECK(strstr(log_text, path) != NULL, "%s: the log does not name it: %s", path,
+		 log_text);
+	TH_CHECK(strstr(log_text, why) != NULL, "%s: the log does not say \"%s\": %s", path, why,
+		 log_text);
+}
+
+/* A regular file beneath the directory, at the top or in a subdirectory, works. */
+static void test_scenario_store_regular_file(void)
+{
+	for (int mode = 0; mode < 2; mode++) {
+		struct dirs d;
+		char buf[256];
+		struct stat st;
+
+		store_file_no_openat2 = mode;
+		dirs_make(&d);
+		CU_ASSERT_EQUAL(try_open("disk.img", d.in), 0);
+		CU_ASSERT(stat(join(buf, sizeof(buf), d.in, "disk.img"), &st) == 0 &&
+			  S_ISREG(st.st_mode) && st.st_size == 1 << 20);
+		CU_ASSERT_EQUAL(mkdir(join(buf, sizeof(buf), d.in, "sub"), 0700), 0);
+		CU_ASSERT_EQUAL(try_open("./sub//disk.img", d.in), 0);
+		CU_ASSERT(stat(join(buf, sizeof(buf), d.in, "sub/disk.img"), &st) == 0 &&
+			  st.st_size == 1 << 20);
+		/* and again, now that it exists */
+		CU_ASSERT_EQUAL(try_open("sub/disk.img", d.in), 0);
+		CU_ASSERT_EQUAL(try_open("sub", d.in), -EISDIR);
+		dirs_remove(&d);
+	}
+	store_file_no_openat2 = false;
+}
+
+/* A symbolic link inside the directory that points out of it is refused. */
+static void test_scenario_store_symlink_out(void)
+{
+	for (int mode = 0; mode < 2; mode++) {
+		struct dirs d;
+		char buf[256], target[256];
+		struct stat st;
+
+		store_file_no_openat2 = mode;
+		dirs_make(&d);
+		/* to a file that does not exist yet: it must not be created */
+		join(target, sizeof(target), d.out, "victim.img");
+		CU_ASSERT_EQUAL(symlink(target, join(buf, sizeof(buf), d.in, "link.img")), 0);
+		expect_refused("link.img", d.in, -ELOOP, "symbolic link", mode);
+		CU_ASSERT_EQUAL(entries(d.out), 0);
+		/* to a file that exists: it must not be grown */
+		close(open(target, O_CREAT | O_WRONLY, 0600));
+		expect_refused("link.img", d.in, -ELOOP, "symbolic link", mode);
+		CU_ASSERT(stat(target, &st) == 0 && st.st_size == 0);
+		/* a link to a file inside the directory is refused too: no link is followed */
+		CU_ASSERT_EQUAL(symlink("disk.img", join(buf, sizeof(buf), d.in, "inner.img")), 0);
+		expect_refused("inner.img", d.in, -ELOOP, "symbolic link", mode);
+		/* the operator's path follows links */
+		CU_ASSERT_EQUAL(try_open(join(buf, sizeof(buf), d.in, "link.img"), NULL), 0);
+		CU_ASSERT(stat(target, &st) == 0 && st.st_size == 1 << 20);
+		dirs_remove(&d);
+	}
+	store_file_no_openat2 = false;
+}
+
+/* A symbolic link to a directory, as an intermediate component, is refused. */
+static void test_scenario_store_symlinked_dir(void)
+{
+	for (int mode = 0; mode < 2; mode++) {
+		struct dirs d;
+		char buf[256];
+
+		store_file_no_openat2 = mode;
+		dirs_make(&d);
+		CU_ASSERT_EQUAL(symlink(d.out, join(buf, sizeof(buf), d.in, "sub")), 0);
+		expect_refused("sub/disk.img", d.in, -ELOOP, "symbolic link", mode);
+		CU_ASSERT_EQUAL(mkdir(join(buf, sizeof(buf), d.in, "real"), 0700), 0);
+		CU_ASSERT_EQUAL(symlink("/", join(buf, sizeof(buf), d.in, "real/root")), 0);
+		expect_refused("real/root/tmp/x.img", d.in, -ELOOP, "symbolic link", mode);
+		CU_ASSERT_EQUAL(entries(d.out), 0);
+		dirs_remove(&d);
+	}
+	store_file_no_openat2 = false;
+}
+
+/* ".." that leaves the directory, and an absolute path, are refused. */
+static void test_scenario_store_dotdot(void)
+{
+	for (int mode = 0; mode < 2; mode++) {
+		struct dirs d;
+		char buf[256], up[256];
+
+		store_file_no_openat2 = mode;
+		dirs_make(&d);
+		snprintf(up, sizeof(up), "../%s/x.img", strrchr(d.out, '/') + 1);
+		expect_refused(up, d.in, -EXDEV, "leads out of", mode);
+		CU_ASSERT_EQUAL(mkdir(join(buf, sizeof(buf), d.in, "a"), 0700), 0);
+		snprintf(up, sizeof(up), "a/../../%s/x.img", strrchr(d.out, '/') + 1);
+		expect_refused(up, d.in, -EXDEV, "leads out of", mode);
+		expect_refused(join(buf, sizeof(buf), d.out, "x.img"), d.in, -EXDEV, "leads out of",
+			       mode);
+		CU_ASSERT_EQUAL(entries(d.out), 0);
+		dirs_remove(&d);
+	}
+	store_file_no_openat2 = false;
+}
+
+/*
+ * A FIFO, a character device and a block device in the directory are refused
+ * (and never opened); the operator may name a block device, not the others.
+ */
+static void test_scenario_store_special_files(void)
+{
+	bool root = geteuid() == 0;
+
+	for (int mode = 0; mode < 2; mode++) {
+		struct dirs d;
+		char buf[256];
+		bool nodes;
+
+		store_file_no_openat2 = mode;
+		dirs_make(&d);
+		CU_ASSERT_EQUAL(mkfifo(join(buf, sizeof(buf), d.in, "fifo"), 0600), 0);
+		expect_refused("fifo", d.in, -EINVAL, "is a FIFO", mode);
+		expect_refused(join(buf, sizeof(buf), d.in, "fifo"), NULL, -EINVAL, "a FIFO", mode);
+		/* device nodes: /dev/null's numbers, and the first loop device's */
+		nodes = root;
+		if (nodes &&
+		    mknod(join(buf, sizeof(buf), d.in, "chr"), S_IFCHR | 0600, makedev(1, 3)))
+			nodes = false;
+		if (nodes &&
+		    mknod(join(buf, sizeof(buf), d.in, "blk"), S_IFBLK | 0600, makedev(7, 0)))
+			nodes = false;
+		if (!nodes) {
+			if (mode == 0)
+				printf("\n  SKIP: device nodes (needs root and mknod): %s\n",
+				       strerror(errno));
+		} else {
+			expect_refused("chr", d.in, -EINVAL, "is a character device", mode);
+			expect_refused("blk", d.in, -EINVAL, "is a block device", mode);
+			expect_refused(join(buf, sizeof(buf), d.in, "chr"), NULL, -EINVAL,
+				       "a character device", mode);
+			if (access("/dev/loop0", F_OK) == 0)
+				CU_ASSERT_EQUAL(try_open(join(buf, sizeof(buf), d.in, "blk"), NULL),
+						0);
+		}
+		dirs_remove(&d);
+	}
+	store_file_no_openat2 = false;
+}
+
+static CU_TestInfo store_path_tests[] = {
+    {"test_scenario_store_regular_file", test_scenario_store_regular_file},
+    {"test_scenario_store_symlink_out", test_scenario_store_symlink_out},
+    {"test_scenario_store_symlinked_dir", test_scenario_store_symlinked_dir},
+    {"test_scenario_store_dotdot", test_scenario_store_dotdot},
+    {"test_scenario_store_special_files", test_scenario_store_special_files},
+    CU_TEST_INFO_NULL,
+};
+
+CU_SuiteInfo fl_suites[] = {
+    {"store_path", NULL, NULL, NULL, NULL, store_path_tests},
+    CU_SUITE_INFO_NULL,
+};
