@@ -6,6 +6,12 @@
  * object on one line; each answer is one JSON object on one line, {"ok":
  * true, ...} or {"ok": false, "error": "..."}. The "trace" request turns the
  * connection into a stream of trace lines until the client closes it.
+ *
+ * The thread never blocks on a client: sockets are non-blocking, answers
+ * wait in the client's own buffer and go out when poll says the socket takes
+ * them. A client that lets more than CTL_MAX_OUT of answers pile up unread
+ * is dropped (and logged), so one that never reads cannot stall the others
+ * or grow the server.
  */
 #include "engine_internal.h"
 #include "fl_log.h"
@@ -25,12 +31,22 @@
 /* Largest request line (a scenario sent inline fits easily). */
 #define CTL_MAX_LINE (16u << 20)
 #define CTL_MAX_CLIENTS 32
+/*
+ * Answers a client may leave unread before it is dropped; one answer larger
+ * than this is still sent to a client with nothing else pending.
+ */
+#define CTL_MAX_OUT (1u << 20)
 
 struct ctl_client {
 	int fd;
-	char *buf;
+	char *buf; /* request bytes not yet answered */
 	size_t len, cap;
-	bool streaming;
+	char *out; /* answers not yet sent: out[off, len) */
+	size_t out_off, out_len, out_cap;
+	bool streaming;	  /* subscribed to the trace */
+	bool want_stream; /* asked for the trace: subscribed once its answers are out */
+	bool eof;	  /* the client sent all it will: closed once its answers are out */
+	bool dead;	  /* to be dropped */
 };
 
 struct fl_ctl {
@@ -43,27 +59,101 @@ struct fl_ctl {
 	size_t nclients;
 };
 
-/* Sends one JSON object as a line; takes obj. */
-static void ctl_send(int fd, json_t *obj)
+/* Sends one JSON object as a line to a client about to be closed, without waiting; takes obj. */
+static void ctl_send_now(int fd, json_t *obj)
 {
 	char *s = json_dumps(obj, JSON_COMPACT | JSON_PRESERVE_ORDER);
-	size_t len, off = 0;
+	size_t len;
 
 	json_decref(obj);
 	if (!s)
 		return;
 	len = strlen(s);
 	s[len++] = '\n';
-	while (off < len) {
-		ssize_t w = send(fd, s + off, len - off, MSG_NOSIGNAL);
+	(void)send(fd, s, len, MSG_DONTWAIT | MSG_NOSIGNAL); /* best effort: closed next */
+	free(s);
+}
+
+/* Sends what the socket takes of c's pending answers; marks c dead on an error. */
+static void ctl_flush(struct fl_ctl *ctl, struct ctl_client *c)
+{
+	while (c->out_off < c->out_len) {
+		ssize_t w = send(c->fd, c->out + c->out_off, c->out_len - c->out_off,
+				 MSG_DONTWAIT | MSG_NOSIGNAL);
 
 		if (w < 0 && errno == EINTR)
 			continue;
-		if (w <= 0)
-			break;
-		off += (size_t)w;
+		if (w < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+			return;
+		if (w <= 0) {
+			c->dead = true;
+			return;
+		}
+		c->out_off += (size_t)w;
 	}
+	c->out_off = c->out_len = 0;
+	if (c->eof)
+		c->dead = true;
+	if (c->want_stream && !c->streaming && !c->dead) {
+		/* the trace starts after the answer that says so */
+		c->streaming = true;
+		trace_subscribe(&ctl->e->trace, c->fd);
+	}
+}
+
+/*
+ * Queues one JSON object as a line for client c and sends what the socket
+ * takes; takes obj. Past CTL_MAX_OUT of unread answers the client is marked
+ * dead (it is dropped by the loop) and the answer discarded.
+ */
+static void ctl_send(struct fl_ctl *ctl, struct ctl_client *c, json_t *obj)
+{
+	char *s;
+	size_t len, pending = c->out_len - c->out_off;
+
+	if (c->dead) {
+		json_decref(obj);
+		return;
+	}
+	s = json_dumps(obj, JSON_COMPACT | JSON_PRESERVE_ORDER);
+	json_decref(obj);
+	if (!s)
+		return;
+	len = strlen(s);
+	if (pending && pending + len + 1 > CTL_MAX_OUT) {
+		fl_log(FL_LOG_WARN,
+		       "control socket: dropping a client that leaves its answers unread "
+		       "(%zu bytes pending)\n",
+		       pending);
+		c->dead = true;
+		free(s);
+		return;
+	}
+	if (c->out_off && c->out_len + len + 1 > c->out_cap) {
+		memmove(c->out, c->out + c->out_off, pending);
+		c->out_len = pending;
+		c->out_off = 0;
+	}
+	if (c->out_len + len + 1 > c->out_cap) {
+		size_t cap = c->out_cap ? c->out_cap : 4096;
+		char *b;
+
+		while (cap < c->out_len + len + 1)
+			cap *= 2;
+		b = realloc(c->out, cap);
+		if (!b) {
+			c->dead = true;
+			free(s);
+			return;
+		}
+		c->out = b;
+		c->out_cap = cap;
+	}
+	memcpy(c->out + c->out_len, s, len);
+	c->out[c->out_len + len] = '\n';
+	c->out_len += len + 1;
 	free(s);
+	ctl_flush(ctl, c);
 }
 
 /* An error answer. */
@@ -182,7 +272,7 @@ static json_t *do_load(struct fl_engine *e, json_t *req)
 		}
 		if (r == -EINVAL)
 			r = asprintf(&msg, "the scenario has %zu problem(s); nothing was loaded",
-				     d.n);
+				     d.n + d.more);
 		else
 			r = asprintf(&msg, "cannot read %s: %s", path ? path : "scenario",
 				     strerror(-r));
@@ -417,7 +507,7 @@ static bool ctl_request(struct fl_ctl *ctl, struct ctl_client *c, const char *li
 
 		snprintf(msg, sizeof(msg), "bad request: %s", req ? "not a JSON object" : err.text);
 		json_decref(req);
-		ctl_send(c->fd, ctl_error(msg));
+		ctl_send(ctl, c, ctl_error(msg));
 		return true;
 	}
 	cmd = json_string_value(json_object_get(req, "cmd"));
@@ -452,10 +542,10 @@ static bool ctl_request(struct fl_ctl *ctl, struct ctl_client *c, const char *li
 				 "disarm, release, act, trace)");
 	if ((id = json_object_get(req, "id")))
 		json_object_set(resp, "id", id);
-	ctl_send(c->fd, resp);
-	if (cmd && !strcmp(cmd, "trace")) {
-		c->streaming = true;
-		trace_subscribe(&ctl->e->trace, c->fd);
+	if (cmd && !strcmp(cmd, "trace"))
+		c->want_stream = true; /* subscribed once this answer is out (ctl_flush) */
+	ctl_send(ctl, c, resp);
+	if (c->want_stream) {
 		json_decref(req);
 		return false;
 	}
@@ -472,31 +562,30 @@ static void ctl_drop(struct fl_ctl *ctl, size_t i)
 		trace_unsubscribe(&ctl->e->trace, c->fd);
 	close(c->fd);
 	free(c->buf);
+	free(c->out);
 	ctl->clients[i] = ctl->clients[--ctl->nclients];
 }
 
 /* Accepts a client if it runs as our uid. */
 static void ctl_accept(struct fl_ctl *ctl)
 {
-	int fd = accept4(ctl->lfd, NULL, NULL, SOCK_CLOEXEC);
+	int fd = accept4(ctl->lfd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
 	struct ucred cred;
 	socklen_t len = sizeof(cred);
-	struct timeval tv = {.tv_sec = 5};
 
 	if (fd < 0)
 		return;
 	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) || cred.uid != geteuid()) {
-		ctl_send(fd,
-			 ctl_error("permission denied: the control socket serves its owner only"));
+		ctl_send_now(
+		    fd, ctl_error("permission denied: the control socket serves its owner only"));
 		close(fd);
 		return;
 	}
 	if (ctl->nclients == CTL_MAX_CLIENTS) {
-		ctl_send(fd, ctl_error("too many control clients"));
+		ctl_send_now(fd, ctl_error("too many control clients"));
 		close(fd);
 		return;
 	}
-	setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
 	ctl->clients[ctl->nclients++] = (struct ctl_client){.fd = fd};
 }
 
@@ -508,9 +597,15 @@ static bool ctl_read(struct fl_ctl *ctl, size_t i)
 	ssize_t n = recv(c->fd, tmp, sizeof(tmp), 0);
 	char *nl;
 
+	size_t done = 0;
+
+	if (n == 0 && c->out_off < c->out_len && !c->streaming) {
+		c->eof = true; /* answer what it asked, then close */
+		return true;
+	}
 	if (n <= 0)
 		return n < 0 && (errno == EINTR || errno == EAGAIN);
-	if (c->streaming)
+	if (c->streaming || c->want_stream)
 		return true; /* a streaming client's input is ignored */
 	if (c->len + (size_t)n + 1 > c->cap) {
 		size_t cap = c->cap ? c->cap : 4096;
@@ -519,7 +614,7 @@ static bool ctl_read(struct fl_ctl *ctl, size_t i)
 		while (cap < c->len + (size_t)n + 1)
 			cap *= 2;
 		if (cap > CTL_MAX_LINE) {
-			ctl_send(c->fd, ctl_error("request line too long"));
+			ctl_send_now(c->fd, ctl_error("request line too long"));
 			return false;
 		}
 		b = realloc(c->buf, cap);
@@ -531,19 +626,21 @@ static bool ctl_read(struct fl_ctl *ctl, size_t i)
 	memcpy(c->buf + c->len, tmp, (size_t)n);
 	c->len += (size_t)n;
 	c->buf[c->len] = 0;
-	while ((nl = memchr(c->buf, '\n', c->len))) {
-		size_t used = (size_t)(nl - c->buf) + 1;
+	/* every complete line, then one move of what is left (linear in the input) */
+	while (!c->dead && (nl = memchr(c->buf + done, '\n', c->len - done))) {
+		char *line = c->buf + done;
 		bool more;
 
 		*nl = 0;
-		more = c->buf[0] ? ctl_request(ctl, c, c->buf) : true;
-		memmove(c->buf, c->buf + used, c->len - used);
-		c->len -= used;
-		c->buf[c->len] = 0;
+		done = (size_t)(nl - c->buf) + 1;
+		more = line[0] ? ctl_request(ctl, c, line) : true;
 		if (!more)
 			break;
 	}
-	return true;
+	memmove(c->buf, c->buf + done, c->len - done);
+	c->len -= done;
+	c->buf[c->len] = 0;
+	return !c->dead;
 }
 
 /* The control thread. */
@@ -557,8 +654,14 @@ static void *ctl_main(void *arg)
 
 		pfd[n++] = (struct pollfd){.fd = ctl->wake[0], .events = POLLIN};
 		pfd[n++] = (struct pollfd){.fd = ctl->lfd, .events = POLLIN};
-		for (size_t i = 0; i < ctl->nclients; i++)
-			pfd[n++] = (struct pollfd){.fd = ctl->clients[i].fd, .events = POLLIN};
+		for (size_t i = 0; i < ctl->nclients; i++) {
+			const struct ctl_client *c = &ctl->clients[i];
+
+			pfd[n++] = (struct pollfd){
+			    .fd = c->fd,
+			    .events = (short)((c->eof ? 0 : POLLIN) |
+					      (c->out_off < c->out_len ? POLLOUT : 0))};
+		}
 		if (poll(pfd, n, -1) < 0) {
 			if (errno == EINTR)
 				continue;
@@ -572,9 +675,12 @@ static void *ctl_main(void *arg)
 
 			if (!re)
 				continue;
-			if ((re & (POLLERR | POLLHUP | POLLNVAL)) && !(re & POLLIN))
+			if (re & POLLOUT)
+				ctl_flush(ctl, &ctl->clients[i]);
+			if (((re & (POLLERR | POLLHUP | POLLNVAL)) && !(re & POLLIN)) ||
+			    ctl->clients[i].dead)
 				ctl_drop(ctl, i);
-			else if (!ctl_read(ctl, i))
+			else if ((re & POLLIN) && !ctl_read(ctl, i))
 				ctl_drop(ctl, i);
 		}
 		if (pfd[1].revents & POLLIN)

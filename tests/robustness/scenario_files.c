@@ -9,7 +9,8 @@
  *
  * Modes (each writes its file(s) under WORKDIR):
  *   unknown-keys  100000 unknown keys at the top level (1.3 MB)
- *   rules         90000 rules (2.6 MB), and 1025 rules (over the rule cap)
+ *   rules         90000 rules (3.7 MB), 1025 rules (over the rule cap), 1024
+ *                 rules with an id given twice, 1024 rules (accepted)
  *   dup-key       a key given again after 60000 members
  *   integers      10 MB of integers (over the size cap), and 3.9 MB of them
  *                 (over the cap on JSON values)
@@ -247,21 +248,34 @@ static void mode_unknown_keys(void)
 		       "unknown key \"k000000\"", 16);
 }
 
-/* 90000 rules; then 1025 rules, one more than the cap. */
+/* Appends a "rules" list of n rules, ids r0, r1, ... (the last one dup_last's id when set). */
+static void rules_text(struct text *t, int n, bool dup_last)
+{
+	tprintf(t, "{\"faultlun\": 1, \"rules\": [");
+	for (int i = 0; i < n; i++)
+		tprintf(t, "%s\n{\"id\": \"r%d\", \"action\": {\"drop\": true}}", i ? "," : "",
+			dup_last && i == n - 1 ? 0 : i);
+	tprintf(t, "]}\n");
+}
+
+/* 90000 rules; 1025 rules, one more than the cap; 1024 rules, the last id twice. */
 static void mode_rules(void)
 {
 	struct text t = {0};
+	struct run r;
 
-	tprintf(&t, "{\"faultlun\": 1, \"rules\": [");
-	for (int i = 0; i < 90000; i++)
-		tprintf(&t, "%s\n{\"id\": \"r%d\", \"action\": \"drop\"}", i ? "," : "", i);
-	tprintf(&t, "]}\n");
+	rules_text(&t, 90000, false);
 	expect_refused("90000 rules", tsave(&t, "rules.json"), "JSON values", 16);
-	tprintf(&t, "{\"faultlun\": 1, \"rules\": [");
-	for (int i = 0; i < 1025; i++)
-		tprintf(&t, "%s\n{\"id\": \"r%d\", \"action\": \"drop\"}", i ? "," : "", i);
-	tprintf(&t, "]}\n");
-	expect_refused("1025 rules", tsave(&t, "rules-1025.json"), "rules", 16);
+	rules_text(&t, 1025, false);
+	expect_refused("1025 rules", tsave(&t, "rules-1025.json"), "more than the limit of 1024",
+		       16);
+	rules_text(&t, 1024, true);
+	expect_refused("1024 rules, an id twice", tsave(&t, "rules-dup.json"),
+		       "rule id \"r0\" is used twice", 16);
+	rules_text(&t, 1024, false);
+	lint(&r, tsave(&t, "rules-1024.json"));
+	printf("1024 rules: lint exit %d in %ld ms (CPU %ld ms)\n", r.status, r.ms, r.cpu_ms);
+	CHECK(r.status == 0, "1024 rules: lint exit %d: %.300s", r.status, r.out);
 }
 
 /* A key given again after 60000 members. */
