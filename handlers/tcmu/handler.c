@@ -862,6 +862,13 @@ static int fl_tcmu_reconfig(struct tcmu_device *dev, struct tcmulib_cfg_info *cf
 		uint64_t blocks = cfg->data.dev_size / d->block_size;
 		int rc;
 
+		if (cfg->data.dev_size % d->block_size) {
+			tcmu_abi_err(dev,
+				     "faultlun: dev_size %llu is not a multiple of the block size "
+				     "%u; the size is unchanged\n",
+				     (unsigned long long)cfg->data.dev_size, d->block_size);
+			return -EINVAL;
+		}
 		pthread_mutex_lock(&d->lock);
 		if (blocks == d->lun_blocks) {
 			pthread_mutex_unlock(&d->lock);

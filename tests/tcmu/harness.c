@@ -915,6 +915,14 @@ static void test_resize_reconfig_rules(void)
 	      key);
 	rc = read_key(dev, 8000, 1, &key);
 	CHECK(rc == TCMU_STS_OK, "READ at LBA 8000 inside 4 MiB: status %d key %x", rc, key);
+	/* sizes the LUN cannot take are refused and change nothing */
+	rc = reconfig_size(dev, (4u << 20) + 100);
+	CHECK(rc == -EINVAL, "reconfig dev_size 4 MiB + 100 (not a multiple of 512): rc %d", rc);
+	rc = reconfig_size(dev, 0);
+	CHECK(rc == -EINVAL, "reconfig dev_size 0: rc %d", rc);
+	rc = read_key(dev, 8191, 2, &key);
+	CHECK(rc == TCMU_STS_PASSTHROUGH_ERR && key == 3,
+	      "READ crossing the 4 MiB end after refused resizes: status %d key %x", rc, key);
 	standin_handler->close(dev);
 	free(dev);
 

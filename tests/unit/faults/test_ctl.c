@@ -5,6 +5,7 @@
  * (ping, status, counters, held, state, arm / disarm, release, load with and
  * without errors, trace streaming), and malformed requests.
  */
+#include "fl_log.h"
 #include "harness.h"
 
 #include <sys/socket.h>
@@ -450,12 +451,52 @@ static void test_ctl_act_resize_limits(void)
 	fl_engine_destroy(e);
 }
 
+static char rule_log[1024];
+
+/* Keeps the engine's log lines. */
+static void rule_log_sink(enum fl_log_level level, const char *msg, void *arg)
+{
+	size_t n = strlen(rule_log);
+
+	(void)level;
+	(void)arg;
+	snprintf(rule_log + n, sizeof(rule_log) - n, "%s\n", msg);
+}
+
+/* A resize rule with a size the LUN cannot take: logged, the size unchanged, the command runs. */
+static void test_rule_resize_refused(void)
+{
+	struct fl_engine *e = mk_engine(
+	    "{\"faultlun\": 1, \"frontends\": [\"iscsi\"], \"luns\": [{\"size\": \"1MiB\"}],"
+	    " \"rules\": [{\"id\": \"odd\", \"match\": {\"class\": \"read\"},"
+	    " \"action\": {\"resize\": 1000}}]}",
+	    1, NULL);
+	struct tcmd *t = calloc(1, sizeof(*t));
+	struct fl_lun_info info;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(e);
+	clear_ua(e, 1);
+	rule_log[0] = '\0';
+	fl_log_set_sink(rule_log_sink, NULL);
+	tcmd_init(t, 0x28, 0, 1, 1, 1);
+	tsubmit(e, t, 0);
+	CU_ASSERT_TRUE(twait(t, 2000));
+	fl_log_set_sink(NULL, NULL);
+	CU_ASSERT_EQUAL(t->cmd.status, FL_STATUS_GOOD);
+	fl_lun_get_info(fl_target_lun(fl_engine_target(e), 0), &info);
+	CU_ASSERT_EQUAL(info.num_blocks, 2048);
+	CU_ASSERT_PTR_NOT_NULL(strstr(rule_log, "odd: resize to 1000 bytes: not a multiple"));
+	fl_engine_destroy(e);
+	free(t);
+}
+
 static CU_TestInfo ctl_tests[] = {
     {"test_ctl_basics", test_ctl_basics},
     {"test_ctl_release", test_ctl_release},
     {"test_ctl_load", test_ctl_load},
     {"test_ctl_act", test_ctl_act},
     {"test_ctl_act_resize_limits", test_ctl_act_resize_limits},
+    {"test_rule_resize_refused", test_rule_resize_refused},
     {"test_ctl_trace_stream", test_ctl_trace_stream},
     {"test_ctl_other_uid_refused", test_ctl_other_uid_refused},
     CU_TEST_INFO_NULL,
