@@ -488,6 +488,13 @@ static void sc_array(struct scan *s, uint32_t self, int depth)
 		return;
 	}
 	while (!s->bad && !s->stop && s->i < s->len) {
+		if (idx == FL_SCENARIO_MAX_LIST) {
+			s->p->problem = JPOS_TOO_LONG;
+			s->p->pline = s->p->v[self].line;
+			s->p->pcol = s->p->v[self].col;
+			s->stop = true;
+			return;
+		}
 		sc_value(s, self, false, idx++, 0, 0, depth + 1);
 		sc_ws(s);
 		if (s->i < s->len && s->s[s->i] == ',') {
@@ -542,7 +549,7 @@ static void sc_value(struct scan *s, uint32_t parent, bool member, uint32_t idx,
 /*
  * Indexes every value of a JSON text; tolerant of invalid JSON (it stops at
  * the first syntax error, which jansson reports). Returns 0, or
- * JPOS_TOO_MANY / JPOS_TOO_DEEP / JPOS_DUPLICATE with where in p->pline and
+ * JPOS_TOO_MANY / JPOS_TOO_DEEP / JPOS_TOO_LONG / JPOS_DUPLICATE with where in p->pline and
  * p->pcol (and, for a duplicate, the key and its first entry).
  */
 int jpos_build(struct jpos *p, const char *text, size_t len)

@@ -58,14 +58,15 @@ void fl_sense_names_print(FILE *out);
 
 /*
  * Limits on a scenario text (docs/scenario-format.md, "Limits"): its size in
- * bytes, its JSON values, their nesting, its rules (and transport rules, and
- * transitions, each), checked before the text is built into a tree, so that a
+ * bytes, its JSON values, their nesting, the entries of one list, its rules
+ * (and transport rules, and transitions, each), checked before the text is built into a tree, so that a
  * crafted file costs time and memory in proportion to its size; and how long
  * a silent pipe is waited for.
  */
 #define FL_SCENARIO_MAX_BYTES (4u << 20)
 #define FL_SCENARIO_MAX_VALUES 131072
 #define FL_SCENARIO_MAX_DEPTH 64
+#define FL_SCENARIO_MAX_LIST 4096
 #define FL_SCENARIO_MAX_RULES 1024
 #define FL_SCENARIO_READ_IDLE_MS 10000
 

@@ -562,6 +562,10 @@ static bool prescan(struct pctx *c, const char *text, size_t len)
 		diag_add(c->d, c->file, p->pline, p->pcol,
 			 "nested deeper than %d levels: not a scenario", FL_SCENARIO_MAX_DEPTH);
 		return false;
+	case JPOS_TOO_LONG:
+		diag_add(c->d, c->file, p->pline, p->pcol,
+			 "a list of more than %d entries: not a scenario", FL_SCENARIO_MAX_LIST);
+		return false;
 	case JPOS_DUPLICATE: {
 		char q[80];
 		json_t *k = json_string(p->dup_key);

@@ -37,7 +37,7 @@ struct jpos_entry {
 	char kind; /* '{' object, '[' array, 0 anything else */
 };
 /* What jpos_build stopped at (besides a syntax error, left to jansson). */
-enum { JPOS_OK, JPOS_TOO_MANY, JPOS_TOO_DEEP, JPOS_DUPLICATE };
+enum { JPOS_OK, JPOS_TOO_MANY, JPOS_TOO_DEEP, JPOS_TOO_LONG, JPOS_DUPLICATE };
 struct jpos {
 	struct jpos_entry *v;
 	size_t n, cap;
@@ -53,7 +53,8 @@ struct jpos {
 /*
  * Indexes every value of a JSON text in one pass; tolerant of invalid JSON.
  * Stops at FL_SCENARIO_MAX_VALUES values, at nesting deeper than
- * FL_SCENARIO_MAX_DEPTH and at a key given twice in one object, and returns
+ * FL_SCENARIO_MAX_DEPTH, at a list longer than FL_SCENARIO_MAX_LIST and at a
+ * key given twice in one object, and returns
  * which (JPOS_*), or JPOS_OK.
  */
 int jpos_build(struct jpos *p, const char *text, size_t len);

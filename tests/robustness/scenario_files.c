@@ -9,11 +9,12 @@
  *
  * Modes (each writes its file(s) under WORKDIR):
  *   unknown-keys  100000 unknown keys at the top level (1.3 MB)
- *   rules         90000 rules (3.7 MB), 1025 rules (over the rule cap), 1024
- *                 rules with an id given twice, 1024 rules (accepted)
+ *   rules         90000 rules (3.9 MB, over the cap on list entries), 1025
+ *                 rules (over the rule cap), 1024 rules with an id given
+ *                 twice, 131000 check steps, 1024 rules (accepted)
  *   dup-key       a key given again after 60000 members
- *   integers      10 MB of integers (over the size cap), and 3.9 MB of them
- *                 (over the cap on JSON values)
+ *   integers      10 MB of integers (over the size cap), and 3.9 MB of them in
+ *                 lists of 3601 (over the cap on JSON values)
  *   nested-keys   64 levels of 15000-byte keys above 60000 short members
  *   agree         a table of small scenarios (LUN sizes, block sizes, ...):
  *                 lint and serve both accept or both refuse each
@@ -265,13 +266,18 @@ static void mode_rules(void)
 	struct run r;
 
 	rules_text(&t, 90000, false);
-	expect_refused("90000 rules", tsave(&t, "rules.json"), "JSON values", 16);
+	expect_refused("90000 rules", tsave(&t, "rules.json"), "more than 4096 entries", 16);
 	rules_text(&t, 1025, false);
 	expect_refused("1025 rules", tsave(&t, "rules-1025.json"), "more than the limit of 1024",
 		       16);
 	rules_text(&t, 1024, true);
 	expect_refused("1024 rules, an id twice", tsave(&t, "rules-dup.json"),
 		       "rule id \"r0\" is used twice", 16);
+	tprintf(&t, "{\"faultlun\": 1, \"check\": {\"workload\": [{}");
+	for (int i = 1; i < 131000; i++)
+		tprintf(&t, ",{}");
+	tprintf(&t, "]}}\n");
+	expect_refused("131000 check steps", tsave(&t, "steps.json"), "more than 4096 entries", 16);
 	rules_text(&t, 1024, false);
 	lint(&r, tsave(&t, "rules-1024.json"));
 	printf("1024 rules: lint exit %d in %ld ms (CPU %ld ms)\n", r.status, r.ms, r.cpu_ms);
@@ -301,9 +307,13 @@ static void mode_integers(void)
 		tprintf(&t, ",1,2,3,4,5,6,7,8,9");
 	tprintf(&t, "]}\n");
 	expect_refused("10 MB of integers", tsave(&t, "integers.json"), "larger than", 4);
-	tprintf(&t, "{\"faultlun\": 1, \"seed\": [0");
-	while (t.n < 3900 * 1000)
-		tprintf(&t, ",1,2,3,4,5,6,7,8,9");
+	tprintf(&t, "{\"faultlun\": 1, \"seed\": [[0]");
+	while (t.n < 3900 * 1000) {
+		tprintf(&t, ",[0");
+		for (int i = 0; i < 400; i++)
+			tprintf(&t, ",1,2,3,4,5,6,7,8,9");
+		tprintf(&t, "]");
+	}
 	tprintf(&t, "]}\n");
 	expect_refused("3.9 MB of integers", tsave(&t, "integers-3.9m.json"), "JSON values", 4);
 }
