@@ -342,9 +342,9 @@ mp_sample() {
 	cur=$({
 		echo "$dm"
 		echo "--"
-		multipathd show paths raw format "%d %D %t %T %p" 2>/dev/null
+		multipathd show paths raw format "%d|%D|%t|%T|%p" 2>/dev/null
 	} | awk '
-		$0 == "--" { paths = 1; next }
+		$0 == "--" { paths = 1; FS = "|"; next }
 		!paths && NF > 5 {
 			i = 5; i += $i + 1; i += $i + 1; npg = $i; i += 2
 			for (g = 1; g <= npg; g++) {
@@ -355,6 +355,7 @@ mp_sample() {
 		}
 		paths && NF >= 5 {
 			g = grp[$2]
+			for (f = 1; f <= 5; f++) { gsub(/^ +| +$/, "", $f); gsub(/ /, "_", $f) }
 			print $1, $3, $4, $5, (g == "A" ? "current" : g == "D" ? "bypassed" : g == "E" ? "enabled" : "none")
 		}')
 	if [ -n "$cur" ] && [ "$cur" != "$prev_p" ]; then

@@ -395,6 +395,8 @@ int session_dispatch(struct conn *c, const uint8_t *bhs, const uint8_t *ahs, uin
 void session_start(struct conn *c);
 void session_end(struct conn *c, bool logout);
 void session_xport_refresh(struct conn *c);
+/* The scenario's transport rules on a Login Request: pass, drop or close. */
+void session_login_verdict(struct conn *c, struct fl_xport_verdict *v);
 int session_text(struct conn *c, const uint8_t *bhs, const uint8_t *data, uint32_t dlen);
 struct conn *session_find_tsih(struct portal *p, uint16_t tsih);
 void session_reinstate(struct conn *c);

@@ -305,6 +305,22 @@ static int pdu_dispatch(struct conn *c)
 			conn_close(c, "non-login PDU during login phase");
 			return -1;
 		}
+		/*
+		 * A port that answers nothing answers no login either: a
+		 * login_request rule drops it (the initiator's login times
+		 * out) or closes the connection (delay is not applied here).
+		 */
+		struct fl_xport_verdict v;
+		session_login_verdict(c, &v);
+		if (v.action == FL_XPORT_DROP) {
+			iscsi_log(c->portal, LOG_INFO, c, "fault%s%s: dropping a login request",
+				  v.rule ? " " : "", v.rule ? v.rule : "");
+			return 0;
+		}
+		if (v.action == FL_XPORT_CLOSE) {
+			conn_close(c, "fault: login refused by the scenario");
+			return -1;
+		}
 		return login_handle(c, c->bhs, data, dlen);
 	}
 	return session_dispatch(c, c->bhs, ahs, c->rx_ahs, data, dlen);

@@ -155,6 +155,16 @@ static void pdu_info(struct conn *c, enum fl_pdu_kind kind, const struct task *t
 	}
 }
 
+/* See iscsi_internal.h: login requests meet the transport rules too. */
+void session_login_verdict(struct conn *c, struct fl_xport_verdict *v)
+{
+	struct fl_pdu_info info;
+
+	memset(v, 0, sizeof(*v));
+	pdu_info(c, FL_PDU_LOGIN_REQ, NULL, &info);
+	be_pdu(c->portal, &info, v);
+}
+
 /* Timer: the hold on outbound PDUs ends; they go out in their order. */
 static void tx_hold_fire(struct portal *p, struct conn *c, void *arg)
 {

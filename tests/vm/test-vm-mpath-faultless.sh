@@ -6,7 +6,7 @@
 #   test-vm-mpath-faultless.sh FAULTLUN SCENARIO OUTDIR CASE
 # CASE says what is taken out and which expectation must then fail:
 #   failover   the control steps leave both port groups as they were
-#   path-loss  the transport rule that drops port A's PDUs is never armed
+#   path-loss  the marker write no longer starts the cut of port A
 set -u
 faultlun=$1 src=$2 out=$3 case=$4
 rm -rf "$out"
@@ -20,8 +20,8 @@ failover)
 	must_fail='FAIL  path B enters current'
 	;;
 path-loss)
-	sed -e 's/"args": \[ "arm", "cut-a" \]/"args": [ "disarm", "cut-a" ]/' "$src" >"$out/faultless.json"
-	changed='"disarm", "cut-a"'
+	sed -e 's/"lba": { "first": 8192 }/"lba": { "first": 100000 }/' "$src" >"$out/faultless.json"
+	changed='"first": 100000'
 	must_fail='FAIL  path A enters failed'
 	;;
 *)
