@@ -11,7 +11,8 @@
  * ping every 50 ms, each of which must be answered within 1 s. A must be
  * dropped (its socket closed by the target, a line in the target's log),
  * the target's VmHWM must stay under a bound, and B must still be answered
- * afterwards. Exit 0 pass, 1 fail, 77 skip.
+ * afterwards. Then B loads a crafted 3.9 MB scenario: refused within 2 s,
+ * VmHWM still under the bound. Exit 0 pass, 1 fail, 77 skip.
  */
 #include "fl_test.h"
 
@@ -186,6 +187,56 @@ static bool log_has(const char *text)
 	return found;
 }
 
+/*
+ * `load` of a crafted 3.9 MB scenario (integers in lists of 3601, over the
+ * cap on JSON values) is refused within 2 s, and the target's VmHWM stays
+ * under the bound (the tree of such a file took 190 MiB).
+ */
+static void load_crafted(int fd, const char *dir, long hwm_bound)
+{
+	char path[4096], req[4200], buf[4096];
+	long t0, hwm;
+	size_t n = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/integers.json", dir);
+	f = fopen(path, "w");
+	CHECK(f, "cannot write %s", path);
+	if (!f)
+		return;
+	fputs("{\"faultlun\": 1, \"seed\": [[0]", f);
+	for (long size = 0; size < 3900 * 1000;) {
+		fputs(",[0", f);
+		for (int i = 0; i < 400; i++)
+			fputs(",1,2,3,4,5,6,7,8,9", f);
+		fputs("]", f);
+		size += 2 + 400 * 18 + 1;
+	}
+	fputs("]}\n", f);
+	fclose(f);
+	snprintf(req, sizeof(req), "{\"cmd\": \"load\", \"path\": \"%s\"}\n", path);
+	t0 = now_ms();
+	CHECK(send(fd, req, strlen(req), MSG_NOSIGNAL) == (ssize_t)strlen(req), "send load");
+	while (now_ms() - t0 < 10000 && !memchr(buf, '\n', n)) {
+		struct pollfd p = {.fd = fd, .events = POLLIN};
+		ssize_t r;
+
+		if (poll(&p, 1, 100) <= 0)
+			continue;
+		r = recv(fd, buf + n, sizeof(buf) - 1 - n, 0);
+		if (r <= 0 || (n += (size_t)r) >= sizeof(buf) - 1)
+			break;
+	}
+	buf[n] = 0;
+	hwm = proc_kib("VmHWM:");
+	printf("load of a 3.9 MB crafted file: answered in %ld ms, VmHWM %ld KiB: %.160s\n",
+	       now_ms() - t0, hwm, buf);
+	CHECK(strstr(buf, "JSON values"), "load: no error about the JSON values: %.300s", buf);
+	CHECK(now_ms() - t0 < 2000, "load answered after %ld ms", now_ms() - t0);
+	CHECK(hwm > 0 && hwm < hwm_bound, "target VmHWM %ld KiB after load (bound %ld KiB)", hwm,
+	      hwm_bound);
+}
+
 int main(int argc, char **argv)
 {
 	static const char req[] = "{\"cmd\": \"ping\"}\n";
@@ -274,6 +325,7 @@ int main(int argc, char **argv)
 	      "the target's log does not say it dropped A");
 	CHECK(hwm > 0 && hwm < hwm_bound, "target VmHWM %ld KiB (bound %ld KiB)", hwm, hwm_bound);
 	CHECK(ping(b, 1000) >= 0, "B is not answered after the flood");
+	load_crafted(b, argv[2], hwm_bound);
 out:
 	if (a >= 0)
 		close(a);
