@@ -29,6 +29,18 @@ static const struct bad_case bad_cases[] = {
     {"not_object", "[1, 2]", "[", "must be a JSON object"},
     {"duplicate_key", "{\"faultlun\": 1, \"name\": \"a\", \"name\": \"b\"}", "\"name\": \"b",
      "duplicate key \"name\" (also at 1:17)"},
+    {"duplicate_key_escaped", "{\"faultlun\": 1, \"name\": \"a\", \"n\\u0061me\": \"b\"}",
+     "\"n\\u0061me\"", "duplicate key \"name\" (also at 1:17)"},
+    {"duplicate_key_nested", HDR "\"emulates\": {\"references\": [], \"references\": []}}",
+     "\"references\": []}", "duplicate key \"references\" (also at 1:30)"},
+    {"key_with_slash", HDR "\"a/b\": 1}", "\"a/b\"", "unknown key \"a/b\" in the scenario"},
+    {"too_deep",
+     HDR "\"emulates\": [[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[" /* 64 levels: one too many */
+	 "[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]"
+	 "]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]}",
+     "[]", "nested deeper than 64 levels"},
+    {"lun_too_big", HDR "\"luns\": [{\"size\": \"140737488355328blocks\"}]}",
+     "\"140737488355328blocks\"", "LUN 0 cannot be built: more blocks than a LUN can have"},
     {"no_version", "{\"name\": \"x\"}", "{", "missing \"faultlun\""},
     {"bad_version", "{\"faultlun\": 2}", "2", "unsupported format version 2"},
     {"unknown_top_key", HDR "\"rulez\": []}", "\"rulez\"", "unknown key \"rulez\" in the scenario"},
