@@ -225,7 +225,7 @@ static int walk_beneath(int dfd, const char *path, int flags, mode_t mode)
 		}
 		if (*next == '\0') {
 			/* the last component (a trailing "." or "/" names a directory) */
-			if (n == 0 || (n == 1 && comp[0] == '.'))
+			if (n == 0 || (n == 1 && comp[0] == '.') || p[n] == '/')
 				fd = -EISDIR;
 			else if ((fd = openat(cur, comp, flags | O_NOFOLLOW, mode)) < 0)
 				fd = -errno;

@@ -130,6 +130,8 @@ static void test_scenario_store_regular_file(void)
 		/* and again, now that it exists */
 		CU_ASSERT_EQUAL(try_open("sub/disk.img", d.in), 0);
 		CU_ASSERT_EQUAL(try_open("sub", d.in), -EISDIR);
+		CU_ASSERT_EQUAL(try_open("new.img/", d.in), -EISDIR);
+		CU_ASSERT_EQUAL(try_open("sub/.", d.in), -EISDIR);
 		dirs_remove(&d);
 	}
 	store_file_no_openat2 = false;
