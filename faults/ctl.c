@@ -36,6 +36,8 @@
  * than this is still sent to a client with nothing else pending.
  */
 #define CTL_MAX_OUT (1u << 20)
+/* Requests of one client answered before the others get their turn. */
+#define CTL_BATCH 32
 
 struct ctl_client {
 	int fd;
@@ -45,6 +47,7 @@ struct ctl_client {
 	size_t out_off, out_len, out_cap;
 	bool streaming;	  /* subscribed to the trace */
 	bool want_stream; /* asked for the trace: subscribed once its answers are out */
+	bool backlog;	  /* complete request lines wait for the next turn */
 	bool eof;	  /* the client sent all it will: closed once its answers are out */
 	bool dead;	  /* to be dropped */
 };
@@ -92,7 +95,7 @@ static void ctl_flush(struct fl_ctl *ctl, struct ctl_client *c)
 		c->out_off += (size_t)w;
 	}
 	c->out_off = c->out_len = 0;
-	if (c->eof)
+	if (c->eof && !c->backlog)
 		c->dead = true;
 	if (c->want_stream && !c->streaming && !c->dead) {
 		/* the trace starts after the answer that says so */
@@ -589,17 +592,48 @@ static void ctl_accept(struct fl_ctl *ctl)
 	ctl->clients[ctl->nclients++] = (struct ctl_client){.fd = fd};
 }
 
-/* Reads from client i and answers every complete line; false when it is gone. */
+/*
+ * Answers up to CTL_BATCH complete request lines of c, so that a client
+ * sending many cannot hold the others; sets c->backlog when more wait.
+ */
+static void ctl_process(struct fl_ctl *ctl, struct ctl_client *c)
+{
+	size_t done = 0;
+	unsigned k = 0;
+	char *nl;
+
+	c->backlog = false;
+	while (c->len && !c->dead && !c->want_stream &&
+	       (nl = memchr(c->buf + done, '\n', c->len - done))) {
+		char *line = c->buf + done;
+
+		if (k++ == CTL_BATCH) {
+			c->backlog = true;
+			break;
+		}
+		*nl = 0;
+		done = (size_t)(nl - c->buf) + 1;
+		if (line[0])
+			ctl_request(ctl, c, line);
+	}
+	/* one move of what is left per turn: linear in the input */
+	if (done) {
+		memmove(c->buf, c->buf + done, c->len - done);
+		c->len -= done;
+		c->buf[c->len] = 0;
+	}
+	if (c->eof && !c->backlog && c->out_off == c->out_len)
+		c->dead = true;
+}
+
+/* Reads from client i and answers its first lines; false when it is gone. */
 static bool ctl_read(struct fl_ctl *ctl, size_t i)
 {
 	struct ctl_client *c = &ctl->clients[i];
 	char tmp[65536];
 	ssize_t n = recv(c->fd, tmp, sizeof(tmp), 0);
-	char *nl;
 
-	size_t done = 0;
-
-	if (n == 0 && c->out_off < c->out_len && !c->streaming) {
+	if (n == 0 && !c->streaming && (c->out_off < c->out_len || c->backlog)) {
 		c->eof = true; /* answer what it asked, then close */
 		return true;
 	}
@@ -626,20 +660,7 @@ static bool ctl_read(struct fl_ctl *ctl, size_t i)
 	memcpy(c->buf + c->len, tmp, (size_t)n);
 	c->len += (size_t)n;
 	c->buf[c->len] = 0;
-	/* every complete line, then one move of what is left (linear in the input) */
-	while (!c->dead && (nl = memchr(c->buf + done, '\n', c->len - done))) {
-		char *line = c->buf + done;
-		bool more;
-
-		*nl = 0;
-		done = (size_t)(nl - c->buf) + 1;
-		more = line[0] ? ctl_request(ctl, c, line) : true;
-		if (!more)
-			break;
-	}
-	memmove(c->buf, c->buf + done, c->len - done);
-	c->len -= done;
-	c->buf[c->len] = 0;
+	ctl_process(ctl, c);
 	return !c->dead;
 }
 
@@ -650,6 +671,7 @@ static void *ctl_main(void *arg)
 
 	for (;;) {
 		struct pollfd pfd[CTL_MAX_CLIENTS + 2];
+		bool backlog = false;
 		size_t n = 0;
 
 		pfd[n++] = (struct pollfd){.fd = ctl->wake[0], .events = POLLIN};
@@ -659,10 +681,11 @@ static void *ctl_main(void *arg)
 
 			pfd[n++] = (struct pollfd){
 			    .fd = c->fd,
-			    .events = (short)((c->eof ? 0 : POLLIN) |
+			    .events = (short)((c->eof || c->backlog ? 0 : POLLIN) |
 					      (c->out_off < c->out_len ? POLLOUT : 0))};
+			backlog |= c->backlog;
 		}
-		if (poll(pfd, n, -1) < 0) {
+		if (poll(pfd, n, backlog ? 0 : -1) < 0) {
 			if (errno == EINTR)
 				continue;
 			break;
@@ -671,17 +694,21 @@ static void *ctl_main(void *arg)
 			break;
 		/* clients first, from the end, so that dropping one keeps the others' slots */
 		for (size_t i = ctl->nclients; i-- > 0;) {
+			struct ctl_client *c = &ctl->clients[i];
 			short re = pfd[2 + i].revents;
 
-			if (!re)
-				continue;
 			if (re & POLLOUT)
-				ctl_flush(ctl, &ctl->clients[i]);
-			if (((re & (POLLERR | POLLHUP | POLLNVAL)) && !(re & POLLIN)) ||
-			    ctl->clients[i].dead)
+				ctl_flush(ctl, c);
+			if (((re & (POLLERR | POLLHUP | POLLNVAL)) && !(re & POLLIN)) || c->dead)
 				ctl_drop(ctl, i);
-			else if ((re & POLLIN) && !ctl_read(ctl, i))
-				ctl_drop(ctl, i);
+			else if (re & POLLIN) {
+				if (!ctl_read(ctl, i))
+					ctl_drop(ctl, i);
+			} else if (c->backlog) {
+				ctl_process(ctl, c); /* its next turn */
+				if (c->dead)
+					ctl_drop(ctl, i);
+			}
 		}
 		if (pfd[1].revents & POLLIN)
 			ctl_accept(ctl);
