@@ -556,6 +556,10 @@ int jpos_build(struct jpos *p, const char *text, size_t len)
 {
 	struct scan s = {.s = text, .len = len, .line = 1, .col = 1, .p = p};
 
+	/* a key buffer from the start: an empty key is a key, not an element */
+	s.key = malloc(s.kcap = 64);
+	if (!s.key)
+		return JPOS_OK; /* no index: jansson still checks the text */
 	sc_value(&s, JPOS_NONE, false, 0, 0, 0, 0);
 	free(s.key);
 	return p->problem;

@@ -33,6 +33,7 @@ static const struct bad_case bad_cases[] = {
      "\"n\\u0061me\"", "duplicate key \"name\" (also at 1:17)"},
     {"duplicate_key_nested", HDR "\"emulates\": {\"references\": [], \"references\": []}}",
      "\"references\": []}", "duplicate key \"references\" (also at 1:30)"},
+    {"duplicate_empty_key", "{\"\": 1, \"\": 2}", "\"\": 2", "duplicate key \"\" (also at 1:2)"},
     {"key_with_slash", HDR "\"a/b\": 1}", "\"a/b\"", "unknown key \"a/b\" in the scenario"},
     {"too_deep",
      HDR "\"emulates\": [[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[" /* 64 levels: one too many */
