@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 /* A seed for scenarios that give none (recorded in the trace's first line). */
@@ -28,29 +29,33 @@ static uint64_t fresh_seed(void)
 }
 
 /*
- * The directory of the scenario file `file` (into buf), beneath which its own
- * store paths are opened; "." for NULL or a name without a slash.
+ * The directory of the scenario file `file`, beneath which its own store
+ * paths are opened: the directory of the file itself, links resolved (so
+ * /dev/stdin redirected from a file names that file's directory). "." (the
+ * working directory) for NULL or a scenario that is not in a file (a pipe).
+ * Returns a string to free().
  */
-static const char *scenario_dir_of(const char *file, char *buf, size_t len)
+static char *scenario_dir_of(const char *file)
 {
-	const char *slash = file ? strrchr(file, '/') : NULL;
+	char *real = file ? realpath(file, NULL) : NULL;
+	char *slash = real ? strrchr(real, '/') : NULL;
+	struct stat st;
 
-	if (!slash)
-		return ".";
-	if (slash == file)
-		return "/";
-	snprintf(buf, len, "%.*s", (int)(slash - file), file);
-	return buf;
+	if (!slash || stat(real, &st) || !S_ISREG(st.st_mode)) {
+		free(real);
+		return strdup(".");
+	}
+	if (slash == real)
+		slash[1] = '\0';
+	else
+		*slash = '\0';
+	return real;
 }
 
-/* Creates the LUNs of sc into e (with the options' overrides). */
-static int engine_make_luns(struct fl_engine *e, const struct fl_scenario *sc,
-			    const struct fl_engine_opts *o)
+/* Creates the LUNs of sc into e; a scenario's own store paths are opened beneath scenario_dir. */
+static int engine_make_luns_in(struct fl_engine *e, const struct fl_scenario *sc,
+			       const struct fl_engine_opts *o, const char *scenario_dir)
 {
-	char dirbuf[4096];
-	const char *scenario_dir =
-	    scenario_dir_of(o ? o->scenario_file : NULL, dirbuf, sizeof(dirbuf));
-
 	for (unsigned i = 0; i < fl_scenario_lun_count(sc); i++) {
 		struct fl_lun_config cfg;
 		struct fl_lun_info info;
@@ -99,6 +104,17 @@ static int engine_make_luns(struct fl_engine *e, const struct fl_scenario *sc,
 		e->nluns++;
 	}
 	return 0;
+}
+
+/* Creates the LUNs of sc into e (with the options' overrides). */
+static int engine_make_luns(struct fl_engine *e, const struct fl_scenario *sc,
+			    const struct fl_engine_opts *o)
+{
+	char *scenario_dir = scenario_dir_of(o ? o->scenario_file : NULL);
+	int r = scenario_dir ? engine_make_luns_in(e, sc, o, scenario_dir) : -ENOMEM;
+
+	free(scenario_dir);
+	return r;
 }
 
 /* Writes the trace's first line (e->lock held or not yet shared). */

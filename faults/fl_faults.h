@@ -40,8 +40,8 @@ struct fl_engine_opts {
 	uint64_t size_override; /* bytes; 0 = the scenario's */
 	/*
 	 * The scenario's file: its own file-store paths are opened beneath the
-	 * directory that holds it (NULL: a scenario from a string; beneath the
-	 * working directory). store_path above is the operator's, opened as is.
+	 * directory that holds it, links resolved (NULL, or not a file, such as
+	 * a pipe: the working directory). store_path above is the operator's.
 	 */
 	const char *scenario_file;
 };

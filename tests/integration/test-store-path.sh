@@ -1,7 +1,8 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
 # test-store-path.sh FAULTLUN: where `faultlun serve` opens a file store. A
-# scenario's store path is opened beneath the scenario file's directory; a
+# scenario's store path is opened beneath the scenario file's directory (the
+# working directory for a scenario read from a pipe); a
 # symbolic link in it (to a file or a directory), '..' and a FIFO are refused
 # with a message naming the path, before anything outside is created or
 # grown. `--store file:PATH` is the operator's: it follows links, and still
@@ -29,6 +30,18 @@ out=$(serve_out) || fail "a plain store path was refused: $out"
 [ "$(stat -c %s "$tmp/scen/disk.img" 2>/dev/null)" = 1048576 ] ||
 	fail "disk.img not created (1 MiB) beneath the scenario's directory: $(ls -R "$tmp")"
 [ -e "$tmp/cwd/disk.img" ] && fail "disk.img created in the working directory"
+
+# /dev/stdin redirected from the file: beneath the file's directory, not /dev;
+# a scenario through a pipe: beneath the working directory.
+scen in.img
+(cd "$tmp/cwd" && timeout 20 "$fl" serve -q --listen 127.0.0.1:0 --run true /dev/stdin \
+	<"$tmp/scen/s.json" >/dev/null 2>&1) || fail "serve /dev/stdin failed"
+[ -f "$tmp/scen/in.img" ] || fail "/dev/stdin: in.img not beneath the scenario file's directory"
+[ -e /dev/in.img ] && fail "/dev/stdin: in.img created in /dev"
+scen piped.img
+(cd "$tmp/cwd" && cat "$tmp/scen/s.json" | timeout 20 "$fl" serve -q --listen 127.0.0.1:0 \
+	--run true - >/dev/null 2>&1) || fail "serve - from a pipe failed"
+[ -f "$tmp/cwd/piped.img" ] || fail "a piped scenario's store not in the working directory"
 
 # A link pointing out of the directory, to a file not there yet, then to one that is.
 ln -s "$tmp/outside/victim.img" "$tmp/scen/link.img"
