@@ -64,7 +64,8 @@ static void parse_thin(struct pctx *c, const char *path, json_t *v, struct sc_lu
 /* Parses lun.alua. */
 static void parse_alua(struct pctx *c, const char *path, json_t *v, struct sc_lun *l)
 {
-	static const char *const keys[] = {"group", "state", "implicit", "explicit", NULL};
+	static const char *const keys[] = {"group",    "state", "implicit",
+					   "explicit", "transition_time_s", NULL};
 	char sub[512], q[80];
 	json_t *e;
 	uint64_t n;
@@ -104,6 +105,9 @@ static void parse_alua(struct pctx *c, const char *path, json_t *v, struct sc_lu
 	snprintf(sub, sizeof(sub), "%s/explicit", path);
 	if ((e = json_object_get(v, "explicit")))
 		pbool(c, sub, e, &l->cfg.alua_explicit);
+	snprintf(sub, sizeof(sub), "%s/transition_time_s", path);
+	if ((e = json_object_get(v, "transition_time_s")) && pnum(c, sub, e, 255, &n))
+		l->cfg.alua_transition_s = (uint8_t)n;
 }
 
 /*

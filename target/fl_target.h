@@ -216,6 +216,7 @@ struct fl_lun_config {
 	enum fl_alua_state alua_state;
 	bool alua_implicit;	    /* TPGS field: implicit ALUA */
 	bool alua_explicit;	    /* explicit (SET TARGET PORT GROUPS) */
+	uint8_t alua_transition_s;  /* RTPG IMPLICIT TRANSITION TIME, s; 0 = not specified */
 	/*
 	 * Ports and groups. ntpgs == 0: one group, tpg_id in alua_state, that
 	 * holds every port (a single-port target). Otherwise tpg_id names the

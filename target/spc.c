@@ -278,7 +278,7 @@ enum sense_reason spc_report_target_port_groups(struct exec_ctx *x)
 	d = buf + (format ? 8 : 4);
 	if (format) {
 		buf[4] = 0x10; /* FORMAT TYPE 001b */
-		buf[5] = 0;    /* IMPLICIT TRANSITION TIME: not specified */
+		buf[5] = cfg->alua_transition_s; /* IMPLICIT TRANSITION TIME (0: not specified) */
 	}
 	for (unsigned g = 0; g < cfg->ntpgs; g++) {
 		uint8_t count = 0;

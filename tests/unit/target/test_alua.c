@@ -214,6 +214,38 @@ static void test_rtpg_lists_every_group(void)
 	fl_lun_destroy(lun);
 }
 
+/* RTPG's extended header (PARAMETER DATA FORMAT 001b) carries the implicit transition time. */
+static void test_rtpg_extended_header_transition_time(void)
+{
+	static const uint8_t cdb[12] = {0xa3, 0x2a, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0};
+	static const uint8_t times[] = {0, 4, 255};
+
+	for (size_t i = 0; i < sizeof(times); i++) {
+		struct fl_lun_config cfg;
+		uint8_t buf[256];
+		struct fl_cmd res;
+
+		th_config(&cfg);
+		cfg.alua_implicit = true;
+		cfg.alua_transition_s = times[i];
+		cfg.tpg_id = 1;
+		cfg.nports = 2;
+		cfg.ports[0] = (struct fl_port_config){1, 1};
+		cfg.ports[1] = (struct fl_port_config){2, 2};
+		cfg.ntpgs = 2;
+		cfg.tpgs[0] = (struct fl_tpg_config){1, FL_ALUA_ACTIVE_OPTIMIZED};
+		cfg.tpgs[1] = (struct fl_tpg_config){2, FL_ALUA_STANDBY};
+		struct fl_lun *lun = th_lun(&cfg);
+		settle(lun, 1, 1);
+		res = via(lun, 1, 1, cdb, 12, NULL, 0, buf, sizeof(buf));
+		TH_EXPECT_GOOD(&res, "RTPG extended header");
+		CU_ASSERT_EQUAL(buf[4], 0x10); /* FORMAT TYPE 001b */
+		CU_ASSERT_EQUAL(buf[5], times[i]);
+		CU_ASSERT_EQUAL(fl_get_be32(buf), 4 + 2 * 12);
+		fl_lun_destroy(lun);
+	}
+}
+
 /* SET TARGET PORT GROUPS: explicit ALUA only; swaps the groups; 2A/06 for the others. */
 static void test_stpg(void)
 {
@@ -288,6 +320,7 @@ static CU_TestInfo alua_tests[] = {
     {"test_state_change_ua_every_nexus", test_state_change_ua_every_nexus},
     {"test_vpd83_per_port", test_vpd83_per_port},
     {"test_rtpg_lists_every_group", test_rtpg_lists_every_group},
+    {"test_rtpg_extended_header_transition_time", test_rtpg_extended_header_transition_time},
     {"test_stpg", test_stpg},
     {"test_single_port_default", test_single_port_default},
     CU_TEST_INFO_NULL,
