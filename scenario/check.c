@@ -625,11 +625,11 @@ static void parse_expect(struct pctx *c, const char *path, json_t *v, struct fl_
 			 size_t nsteps)
 {
 	static const char *const keys[] = {
-	    "step",   "errno", "status", "sense", "within_ms", "min_ms",       "kernel_log",
-	    "count",  "min",   "max",	 "eh",	  "device_state", "lun",    "max_stall_ms",
-	    "trace",  "runner", "kernel", "path", "state", NULL};
-	static const char *const whole[] = {"kernel_log", "eh", "device_state", "max_stall_ms",
-					    "trace", "path"};
+	    "step",  "errno",  "status", "sense", "within_ms",	  "min_ms", "kernel_log",
+	    "count", "min",    "max",	 "eh",	  "device_state", "lun",    "max_stall_ms",
+	    "trace", "runner", "kernel", "path",  "state",	  NULL};
+	static const char *const whole[] = {"kernel_log",   "eh",    "device_state",
+					    "max_stall_ms", "trace", "path"};
 	char sub[512], q[80];
 	json_t *e;
 	uint64_t n;
@@ -676,7 +676,8 @@ static void parse_expect(struct pctx *c, const char *path, json_t *v, struct fl_
 		if (nwhole)
 			perr(c, path, false,
 			     "an entry with \"step\" is about that step: kernel_log, eh, "
-			     "device_state, max_stall_ms, trace and path go in entries of their own");
+			     "device_state, max_stall_ms, trace and path go in entries of their "
+			     "own");
 		if ((e = json_object_get(v, "errno"))) {
 			perrnos(c, SUBP(sub, path, "errno"), e, x);
 			x->kinds |= FL_EX_ERRNO;
@@ -863,8 +864,8 @@ static void parse_knobs(struct pctx *c, json_t *v, struct fl_knobs *k)
 			}
 			char list[128] = "";
 			for (wi = 0; w[wi]; wi++)
-				snprintf(list + strlen(list), sizeof(list) - strlen(list), "%s\"%s\"",
-					 wi ? ", " : "", w[wi]);
+				snprintf(list + strlen(list), sizeof(list) - strlen(list),
+					 "%s\"%s\"", wi ? ", " : "", w[wi]);
 			perr(c, sub, false, "\"%s\": expected %s%s, got %s", fl_knob_descs[i].name,
 			     fl_knob_descs[i].words_only ? "one of " : "a number or one of ", list,
 			     pquote(e, q, sizeof(q)));

@@ -166,13 +166,13 @@ struct fl_knobs {
 /* Knob names, in struct order, for the VM lab's job file. */
 struct fl_knob_desc {
 	const char *name;
-	size_t offset;		   /* of the int in struct fl_knobs */
-	const char *const *words;  /* the words it takes besides numbers, or NULL */
-	bool words_only;	   /* no number */
+	size_t offset;		  /* of the int in struct fl_knobs */
+	const char *const *words; /* the words it takes besides numbers, or NULL */
+	bool words_only;	  /* no number */
 };
 extern const struct fl_knob_desc fl_knob_descs[];
 extern const size_t fl_knob_count;
-/* A knob's value as the VM lab's job file gives it (a number or its word) into buf; false: not given. */
+/* A knob's value as the job file gives it (its number or word) into buf; false: not given. */
 bool fl_knob_text(const struct fl_knob_desc *d, const struct fl_knobs *k, char *buf, size_t len);
 
 /* VM-lab paths. */

@@ -64,8 +64,8 @@ static void parse_thin(struct pctx *c, const char *path, json_t *v, struct sc_lu
 /* Parses lun.alua. */
 static void parse_alua(struct pctx *c, const char *path, json_t *v, struct sc_lun *l)
 {
-	static const char *const keys[] = {"group",    "state", "implicit",
-					   "explicit", "transition_time_s", NULL};
+	static const char *const keys[] = {
+	    "group", "state", "implicit", "explicit", "transition_time_s", NULL};
 	char sub[512], q[80];
 	json_t *e;
 	uint64_t n;

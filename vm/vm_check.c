@@ -594,8 +594,9 @@ int vm_check_run(const struct fl_scenario *sc, const struct vm_run_info *info)
 		json_t *v;
 		json_object_foreach(json_object_get(o, "env"), k, v)
 		{
-			if (strncmp(k, "SDEV_", 5) && strncmp(k, "DM_", 3) && strcmp(k, "DEVNAME") &&
-			    strcmp(k, "DISK_RO") && strcmp(k, "RESIZE") && strncmp(k, "ISCSI", 5))
+			if (strncmp(k, "SDEV_", 5) && strncmp(k, "DM_", 3) &&
+			    strcmp(k, "DEVNAME") && strcmp(k, "DISK_RO") && strcmp(k, "RESIZE") &&
+			    strncmp(k, "ISCSI", 5))
 				continue;
 			if (n >= 0 && (size_t)n < sizeof(buf))
 				n += snprintf(buf + n, sizeof(buf) - (size_t)n, " %s=%s", k,
@@ -676,8 +677,8 @@ int vm_check_run(const struct fl_scenario *sc, const struct vm_run_info *info)
 		error = done_text;
 	int judged;
 	json_t *verdicts =
-	    judge(sc, info->run_dir, steps, kmsg, eh_ids, last_values, max_stall, trace,
-		  paths, json_string_value(json_object_get(guest, "kernel")), &judged);
+	    judge(sc, info->run_dir, steps, kmsg, eh_ids, last_values, max_stall, trace, paths,
+		  json_string_value(json_object_get(guest, "kernel")), &judged);
 	/* fl_verdicts_exit's 0, 1 and 77 are FL_VM_PASS, FL_VM_FAIL and FL_VM_SKIP. */
 	int rc = error ? FL_VM_ERROR : judged;
 	const char *v = error		   ? "ERROR"
@@ -718,8 +719,9 @@ int vm_check_run(const struct fl_scenario *sc, const struct vm_run_info *info)
 		if (kv >= 0)
 			json_object_set_new(knobs, fl_knob_descs[k].name, json_integer(kv));
 		else if (kv < -1 && fl_knob_descs[k].words)
-			json_object_set_new(knobs, fl_knob_descs[k].name,
-					    json_string(fl_knob_descs[k].words[FL_KNOB_WORD_INDEX(kv)]));
+			json_object_set_new(
+			    knobs, fl_knob_descs[k].name,
+			    json_string(fl_knob_descs[k].words[FL_KNOB_WORD_INDEX(kv)]));
 	}
 	json_object_set_new(result, "knobs", knobs);
 	if (test_dev)
