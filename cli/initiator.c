@@ -7,6 +7,8 @@
  */
 #include "initiator.h"
 
+#include <iscsi/scsi-lowlevel.h>
+
 #include <errno.h>
 #include <poll.h>
 #include <stdio.h>
@@ -64,26 +66,61 @@ static void login_done(struct iscsi_context *ctx, int status, void *data, void *
 	login_state.status = status;
 }
 
-/* Connects and logs in within ms. */
+/* The login's TEST UNIT READY ended: its task is freed here. */
+static void tur_done(struct iscsi_context *ctx, int status, void *data, void *tag)
+{
+	(void)ctx;
+	(void)status;
+	scsi_free_scsi_task(data);
+	if ((uintptr_t)tag == login_state.tag)
+		login_state.done = true;
+}
+
+/* The TCP connection is up (or failed): the login follows on it. */
+static void connect_done(struct iscsi_context *ctx, int status, void *data, void *tag)
+{
+	(void)data;
+	if ((uintptr_t)tag != login_state.tag)
+		return;
+	if (status || iscsi_login_async(ctx, login_done, tag)) {
+		login_state.done = true;
+		login_state.status = -1;
+	}
+}
+
+/*
+ * Connects and logs in within ms, then sends one TEST UNIT READY. The
+ * connection and the login are two steps, not libiscsi's full connect, which
+ * leaks its own state when the target closes the connection during the login.
+ */
 bool ini_connect(struct iscsi_context *ctx, const struct iscsi_url *u, int ms)
 {
 	login_state.tag++;
 	login_state.done = false;
 	login_state.status = -1;
-	if (iscsi_full_connect_async(ctx, u->portal, u->lun, login_done, (void *)login_state.tag))
+	if (iscsi_connect_async(ctx, u->portal, connect_done, (void *)login_state.tag))
 		return false;
 	if (!ini_wait(ctx, &login_state.done, ms)) {
 		login_state.tag++; /* a late answer is not this login's */
 		fprintf(stderr, "no login answer within %d ms\n", ms);
 		return false;
 	}
+	if (login_state.status != SCSI_STATUS_GOOD || !iscsi_is_logged_in(ctx))
+		return false;
 	/*
-	 * libiscsi's full connect ends with a TEST UNIT READY and reports its
-	 * failure; a session that did log in is still a session: a path in ALUA
-	 * standby or unavailable answers TUR with NOT READY 04/0B, 04/0C (SPC-4
-	 * r37 5.15.2.4.4) and serves INQUIRY and REPORT TARGET PORT GROUPS.
+	 * A TEST UNIT READY, as an initiator's scan begins: it takes the
+	 * power-on unit attention. Any answer will do (a path in ALUA standby
+	 * answers NOT READY 04/0B and is still a path); none is a dead session.
 	 */
-	return login_state.status == SCSI_STATUS_GOOD || iscsi_is_logged_in(ctx);
+	login_state.done = false;
+	if (!iscsi_testunitready_task(ctx, u->lun, tur_done, (void *)login_state.tag))
+		return false;
+	if (!ini_wait(ctx, &login_state.done, ms)) {
+		login_state.tag++;
+		fprintf(stderr, "logged in, but no answer to TEST UNIT READY within %d ms\n", ms);
+		return false;
+	}
+	return true;
 }
 
 /* A logged-in context for url, or NULL. */

@@ -39,6 +39,7 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 extern char **environ;
@@ -49,6 +50,7 @@ static const char *run_url, *run_iname;
 /* Sessions: [0] the URL's, [1 + i] the one to the scenario's port i (or NULL). */
 #define MAX_SESSIONS (1 + FL_RUNNER_MAX_PORTS)
 static struct iscsi_context *sessions[MAX_SESSIONS];
+static char *session_url[MAX_SESSIONS]; /* what each session logged in to */
 static uint32_t block_size = 512;
 static struct scsi_task *stale[64]; /* timed-out tasks, freed at the end */
 static struct op *stale_op[64];
@@ -183,9 +185,42 @@ static bool use_session(const struct fl_runner_opts *o, int port, char *why, siz
 		free(url);
 		return false;
 	}
-	free(url);
+	session_url[1 + port] = url;
 	ctx = sessions[1 + port];
 	return true;
+}
+
+/*
+ * Replaces ctx, whose session error handling gave up on, by a new session to
+ * the same portal, as an initiator's session recovery does: logins are
+ * retried about once a second until one succeeds or deadline passes. The old
+ * context is destroyed only once a new one is logged in (its tasks are
+ * cancelled then; their memory is freed at the end of the run).
+ */
+static bool renew_session(int64_t deadline)
+{
+	size_t k;
+
+	for (k = 0; k < MAX_SESSIONS && sessions[k] != ctx; k++)
+		;
+	if (k == MAX_SESSIONS || !session_url[k])
+		return false;
+	do {
+		int64_t left = deadline - ini_now_ms();
+		struct iscsi_context *n =
+			ini_login(session_url[k], run_iname, NULL,
+				  left < 5000 ? (left > 1000 ? (int)left : 1000) : 5000);
+		if (n) {
+			iscsi_destroy_context(ctx);
+			ctx = sessions[k] = n;
+			return true;
+		}
+		if (ini_now_ms() + 1000 >= deadline)
+			break;
+		struct timespec pause = {1, 0};
+		nanosleep(&pause, NULL);
+	} while (ini_now_ms() < deadline);
+	return false;
 }
 
 /* What one step produced. */
@@ -297,7 +332,7 @@ static void run_task(struct scsi_task *(*make)(void *), void *arg, int lun, stru
 		}
 		if (!recovered) {
 			strncat(r->eh, "reconnect ", sizeof(r->eh) - strlen(r->eh) - 1);
-			recovered = iscsi_reconnect_sync(ctx) == 0;
+			recovered = renew_session(deadline);
 		}
 		(void)a;
 		/* libiscsi may still hold the task: free it after the context. */
@@ -730,6 +765,7 @@ int fl_runner_run(const struct fl_check *check, const struct fl_runner_opts *o,
 	ctx = sessions[0] = ini_login(o->url, run_iname, &url_lun, 15000);
 	if (!ctx)
 		return -1;
+	session_url[0] = strdup(o->url);
 	*test_lun = url_lun;
 	/* Block size, and the power-on unit attention out of the way. */
 	for (int i = 0; i < 3; i++) {
@@ -760,6 +796,10 @@ int fl_runner_run(const struct fl_check *check, const struct fl_runner_opts *o,
 		iscsi_logout_sync(sessions[i]);
 		iscsi_destroy_context(sessions[i]);
 		sessions[i] = NULL;
+	}
+	for (size_t i = 0; i < MAX_SESSIONS; i++) {
+		free(session_url[i]);
+		session_url[i] = NULL;
 	}
 	ctx = NULL;
 	for (size_t i = 0; i < nstale; i++) {
