@@ -84,6 +84,46 @@ struct rp_band {
 	char state[24]; /* "running", "blocked", "LOGGED_IN", ... */
 };
 
+/*
+ * dm-multipath paths (report_paths.c): one band per port (A, B, ...). The
+ * dm state is the kernel's (its "Failing path" / "Reinstating path" lines,
+ * else the PATH_FAILED / PATH_REINSTATED uevents) once it said anything of
+ * the path, the path observer's before that; the checker state, priority
+ * and group state are the observer's ("faultlun-agent: path A sda active
+ * ready 50 current").
+ */
+#define RP_MAX_PATHS 8
+#define RP_MAX_PSEGS 192
+#define RP_MAX_PMARKS 64
+struct rp_path {
+	char port[16];		     /* "A" */
+	char dev[16];		     /* "sda" */
+	char devno[16];		     /* "8:0" */
+	int nfail, nreinstate;	     /* the kernel's lines (the uevents where it printed none) */
+	int nfail_ev, nreinstate_ev; /* dm uevents */
+	bool kernel_said;	     /* the kernel's dm state is known */
+};
+struct rp_pseg {
+	int path; /* index in paths */
+	double t0, t1;
+	char dm[16];	/* "active", "failed" */
+	char chk[24];	/* "ready", "ghost", "faulty", ... ("" unknown) */
+	char group[16]; /* "current", "enabled", "bypassed", "none", "" */
+};
+enum rp_pmark_kind {
+	RP_PM_UEV_FAILED = 0, /* uevent DM_ACTION=PATH_FAILED */
+	RP_PM_UEV_REINSTATED,
+	RP_PM_KERN_FAILING, /* "device-mapper: multipath: 254:0: Failing path 8:0." */
+	RP_PM_KERN_REINSTATING,
+	RP_PM_NKINDS,
+};
+extern const char *const rp_pmark_names[RP_PM_NKINDS];
+struct rp_pmark {
+	int path;
+	enum rp_pmark_kind kind;
+	double t;
+};
+
 /* Everything the drawings need, times in seconds from the origin. */
 struct rp_model {
 	json_t *r;	   /* the result (owned) */
@@ -108,6 +148,15 @@ struct rp_model {
 	bool has_healthy;
 	int retries;
 	char rules[512]; /* "hang-read (hold) x6, ..." */
+	/* dm-multipath paths (npaths 0: no multipath in this run) */
+	struct rp_path paths[RP_MAX_PATHS];
+	size_t npaths;
+	struct rp_pseg psegs[RP_MAX_PSEGS];
+	size_t npsegs;
+	struct rp_pmark pmarks[RP_MAX_PMARKS];
+	size_t npmarks;
+	double first_path_fail; /* < -1e8: no path failed */
+	int failover_step;	/* the step running at the first failure; -1: none */
 	/* knobs the guest really had (seconds; -1: unknown) */
 	double k_timeout, k_abort, k_lu, k_tgt, k_recovery, k_cmd_time_out;
 };
@@ -118,7 +167,7 @@ struct rp_model {
  * an aside; the text prints "label: text (note)". sub lists what each rung
  * came to, under the cycles.
  */
-#define RP_SUM_ROWS 8
+#define RP_SUM_ROWS 10
 struct rp_sum_row {
 	const char *id;	   /* the page's element id: "verdict", "sum-cycles", ... */
 	const char *label; /* "first error-handler action" */
@@ -130,11 +179,18 @@ struct rp_sum_row {
 	struct {
 		const char *label; /* a rung's name */
 		char text[256];	   /* "6 timed out (lu_reset_tmo 2 s, ...)" */
-	} sub[RP_NLEVELS];
+	} sub[RP_NLEVELS > RP_MAX_PATHS ? RP_NLEVELS : RP_MAX_PATHS];
 };
 
 /* Fills rows with the summary of m (verdict first); returns how many. */
 size_t rp_summary(const struct rp_model *m, struct rp_sum_row rows[RP_SUM_ROWS]);
+
+/* The multipath rows (failover, path events) at *w and on; none without paths. */
+void rp_summary_paths(const struct rp_model *m, struct rp_sum_row **w);
+/* The dm-multipath path bands, marks and counts of m (report_paths.c). */
+void rp_build_paths(struct rp_model *m);
+/* The "paths" band: one row per path with its marks (a self-contained <svg>). */
+void rp_svg_paths(FILE *f, const struct rp_model *m, int w);
 
 /* Builds the model of a result (takes a reference to r). Returns NULL on ENOMEM. */
 struct rp_model *rp_model_new(json_t *r);

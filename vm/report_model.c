@@ -608,6 +608,7 @@ size_t rp_summary(const struct rp_model *m, struct rp_sum_row rows[RP_SUM_ROWS])
 	} else {
 		sum_put(w, false, "no step ran");
 	}
+	rp_summary_paths(m, &w);
 	*++w = (struct rp_sum_row){.id = "sum-cycles", .label = "error-handler cycles"};
 	sum_put(w, false, "%d", m->ncycles);
 	if (m->eh_from_trace)
@@ -731,6 +732,7 @@ struct rp_model *rp_model_new(json_t *r)
 	}
 	rp_build_sequence(m);
 	build_bands(m);
+	rp_build_paths(m);
 	build_summary(m);
 	return m;
 }

@@ -24,6 +24,7 @@ enum {
 	TID_SYSFS,
 	TID_AGENT,
 	TID_HEALTHY,
+	TID_PATH = 80, /* + path index */
 };
 
 /* Guest time (seconds from the origin) as trace microseconds. */
@@ -101,6 +102,28 @@ int rp_write_chrome_trace(const struct rp_model *m, const char *path)
 		thread_name(ev, TID_STATE + b->row, name);
 		slice(ev, TID_STATE + b->row, b->state, us(m, b->t0), us(m, b->t1) - us(m, b->t0),
 		      NULL);
+	}
+	for (size_t k = 0; k < m->npaths; k++) {
+		snprintf(name, sizeof(name), "path %s (%s)", m->paths[k].port, m->paths[k].dev);
+		thread_name(ev, TID_PATH + (int)k, name);
+	}
+	for (size_t k = 0; k < m->npsegs; k++) {
+		const struct rp_pseg *s = &m->psegs[k];
+		double a = s->t0 < m->tmin ? m->tmin : s->t0;
+		snprintf(name, sizeof(name), "%s%s%s%s", s->dm, *s->chk ? "/" : "", s->chk,
+			 strcmp(s->group, "current") ? "" : " (current group)");
+		slice(
+		    ev, TID_PATH + s->path, name, us(m, a), us(m, s->t1) - us(m, a),
+		    json_pack("{s:s,s:s,s:s}", "dm", s->dm, "checker", s->chk, "group", s->group));
+	}
+	for (size_t k = 0; k < m->npmarks; k++) {
+		const struct rp_pmark *pm = &m->pmarks[k];
+		if (pm->t < m->tmin)
+			continue;
+		json_array_append_new(ev, json_pack("{s:s,s:s,s:s,s:I,s:i,s:i}", "name",
+						    rp_pmark_names[pm->kind], "ph", "i", "s", "t",
+						    "ts", us(m, pm->t), "pid", 1, "tid",
+						    TID_PATH + pm->path));
 	}
 	json_array_foreach(json_object_get(m->r, "timeline"), i, o)
 	{
