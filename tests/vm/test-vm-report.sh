@@ -19,6 +19,12 @@
 #     headed by kernel, release, path and verdict (render reads the page,
 #     dom Chromium's DOM). render also checks that `faultlun report RUN_DIR`
 #     prints the page's summary header row for row.
+#   both: mpath-controller-failover (dm-multipath, two iSCSI paths) has a
+#     paths band with a band per path (A failed, then a ghost; B's group
+#     current), dm's PATH_FAILED / PATH_REINSTATED uevents and Failing /
+#     Reinstating path lines as marks, a track per path in trace.json, and
+#     the failover and path-failure rows in the header and the text; the
+#     runs without multipath have none of these.
 #   test-vm-report.sh render|dom FAULTLUN TESTS_VM_DIR SOURCE_DIR OUTDIR
 set -u
 mode=$1 faultlun=$2 tdir=$3 src=$4 out=$5
@@ -56,6 +62,8 @@ run end-of-disk-tcmu "$tdir/end-of-disk.json" tcmu
 run hung-read-tcmu-tcmu "$tdir/hung-read-tcmu.json" tcmu
 # dropped-commands recorded on Debian 13's 6.12 as well: a matrix of two kernels.
 run dropped-commands-iscsi-6.12 "$src/scenarios/dropped-commands.json" iscsi
+# dm-multipath over two iSCSI paths (mpath-controller-failover, 6.1): the paths band.
+run mpath-controller-failover-iscsi "$src/scenarios/mpath-controller-failover.json" iscsi
 "$faultlun" report --matrix "$out/matrix" stock="$out/dropped-commands-iscsi" \
 	debian:trixie="$out/dropped-commands-iscsi-6.12" >"$out/matrix.out" 2>&1 ||
 	{ rc=$?; cat "$out/matrix.out"; fail "report --matrix exit $rc"; }
@@ -65,7 +73,7 @@ run dropped-commands-iscsi-6.12 "$src/scenarios/dropped-commands.json" iscsi
 
 if [ "$mode" = render ]; then
 	for n in hung-lun-reset-iscsi dropped-commands-iscsi busy-storm-iscsi end-of-disk-tcmu \
-		hung-read-tcmu-tcmu; do
+		hung-read-tcmu-tcmu mpath-controller-failover-iscsi; do
 		h=$out/$n/report.html
 		# Self-contained: nothing to fetch (the SVG namespace is a name, not a fetch).
 		grep -Eq '<(script|img|link|iframe)[^>]* (src|href)=|url\(http|@import' "$h" &&
@@ -137,12 +145,38 @@ svg = re.search(r'<svg class="side-by-side"[^>]* data-tmin="([^"]*)" data-tmax="
 wins = re.findall(r'class="ladder" data-cycles="4" data-tmin="([^"]*)" data-tmax="([^"]*)"', page)
 assert len(wins) == 2 and wins[0] == wins[1] == svg.groups(), (wins, svg.groups())
 PY
+	# Without multipath: no paths band, no multipath rows in the header.
+	for n in hung-lun-reset-iscsi dropped-commands-iscsi busy-storm-iscsi end-of-disk-tcmu \
+		hung-read-tcmu-tcmu; do
+		grep -Eq 'id="paths"|class="path-|id="sum-failover"|id="sum-paths"' "$out/$n/report.html" &&
+			fail "$n: a paths band or multipath row without multipath"
+		python3 -c "
+import json, sys
+ev = json.load(open(sys.argv[1]))['traceEvents']
+assert not any(e.get('tid', 0) >= 80 for e in ev), 'a path track'
+" "$out/$n/trace.json" || fail "$n: trace.json has a path track without multipath"
+	done
+	# With it: a track per path in trace.json, A's failed span and dm's events on A's.
+	python3 - "$out/mpath-controller-failover-iscsi/trace.json" <<'PY' || fail "mpath: trace.json's path tracks"
+import json, sys
+ev = json.load(open(sys.argv[1]))["traceEvents"]
+tracks = {e["args"]["name"]: e["tid"] for e in ev if e.get("ph") == "M" and e["name"] == "thread_name"}
+a, b = tracks["path A (sda)"], tracks["path B (sdb)"]
+on_a = [e for e in ev if e.get("tid") == a and e["ph"] in "Xi"]
+assert any(e["ph"] == "X" and e["args"]["dm"] == "failed" for e in on_a), on_a
+names = [e["name"] for e in on_a if e["ph"] == "i"]
+assert names.count("PATH_FAILED") == 2 and names.count("PATH_REINSTATED") == 1, names
+assert names.count("Failing path") == 2 and names.count("Reinstating path") == 1, names
+assert any(e.get("tid") == b and e["ph"] == "X" and e["args"]["group"] == "current" for e in ev)
+PY
 	# The text summary is the page's header: the same rows from the same model.
 	for n in hung-lun-reset-iscsi dropped-commands-iscsi busy-storm-iscsi end-of-disk-tcmu \
-		hung-read-tcmu-tcmu dropped-commands-iscsi-6.12; do
+		hung-read-tcmu-tcmu dropped-commands-iscsi-6.12 mpath-controller-failover-iscsi; do
 		"$faultlun" report "$out/$n" --no-timeline >"$out/$n.summary" 2>&1 ||
 			fail "$n: report RUN_DIR exit $?"
-		python3 - "$out/$n.summary" "$out/$n/report.html" <<'PY' || fail "$n: the text summary is not the page's"
+		nrows=7
+		[ "$n" = mpath-controller-failover-iscsi ] && nrows=9
+		python3 - "$out/$n.summary" "$out/$n/report.html" $nrows <<'PY' || fail "$n: the text summary is not the page's"
 import html, re, sys
 text = open(sys.argv[1]).read()
 page = open(sys.argv[2]).read()
@@ -162,7 +196,7 @@ for l in block.splitlines():
 def plain(s):
     return html.unescape(re.sub(r"<[^>]*>", "", s))
 rows = re.findall(r'<tr><th>([^<]*)</th><td id="sum-[a-z-]*">(.*?)</td></tr>', page)
-assert len(rows) == 7, rows
+assert len(rows) == int(sys.argv[3]), rows
 badge = re.search(r'id="verdict">([^<]*)<', page).group(1)
 assert top.pop("verdict") == [badge], badge
 for label, cell in rows:
@@ -181,7 +215,14 @@ PY
 	grep -qx '  verdict: PASS' "$s" || fail "hung-lun-reset: the verdict in the text"
 	grep -q '^  first error-handler action: 4.1 s after the workload started' \
 		"$out/dropped-commands-iscsi-6.12.summary" || fail "6.12: the first EH action in the text"
-	echo "render: 6 recorded runs, trace.json, links and filter, the matrix, the text summary checked"
+	s=$out/mpath-controller-failover-iscsi.summary
+	grep -qx '  failover: 49 ms: path A failed at +0.727 s, step 3 read completed at +0.777 s (from the first path failure dm reported to the end of the step it met; the step took 86 ms in all)' "$s" ||
+		fail "mpath: the failover row in the text"
+	grep -qx '    A: sda (8:0): 2 failed, 1 reinstated (uevents 2 / 1)' "$s" || fail "mpath: path A's events in the text"
+	grep -qx '    B: sdb (8:16): 0 failed, 0 reinstated (uevents 0 / 0)' "$s" || fail "mpath: path B's events in the text"
+	grep -Eq '^  (failover|path failures):' "$out/hung-lun-reset-iscsi.summary" &&
+		fail "hung-lun-reset: multipath rows without multipath"
+	echo "render: 7 recorded runs, trace.json, links and filter, the matrix, the text summary, the paths checked"
 	exit 0
 fi
 
@@ -192,7 +233,7 @@ dom() {
 		--user-data-dir="$(mktemp -d)" "$@" 2>>"$out/chromium.log"
 }
 for n in hung-lun-reset-iscsi dropped-commands-iscsi busy-storm-iscsi end-of-disk-tcmu \
-	hung-read-tcmu-tcmu; do
+	hung-read-tcmu-tcmu mpath-controller-failover-iscsi; do
 	dom --dump-dom "file://$out/$n/report.html" >"$out/$n.dom" || fail "$n: chromium failed"
 	grep -q '<svg id="ladder-chart"' "$out/$n.dom" || fail "$n: no ladder in the DOM"
 done
@@ -235,6 +276,31 @@ has $d 'data-ended-by="cmd_time_out 8 s"' "LIO waited for the TCMU command timer
 has $d 'data-level="LUN reset" data-outcome="completed"' "tcm_loop's LUN reset completed"
 has $d 'data-decision="LIO handles it: the TCMU handler sees no TMF"' "TMFs end in LIO on the TCMU path"
 has $d 'disk offlined (medium access timeouts)' "the disk offlined"
+# dm-multipath: a band per path, A failed (twice by dm's word) then a ghost
+# (standby port), B's group current at the end; dm's events as marks on A.
+python3 - "$out/mpath-controller-failover-iscsi.dom" <<'PY' || fail "mpath: the paths band in the DOM"
+import re, sys
+dom = open(sys.argv[1]).read()
+bands = re.findall(r'<g class="path-band" data-path="([A-Z])" data-dev="(sd[a-z]+)"', dom)
+assert bands == [("A", "sda"), ("B", "sdb")], bands
+spans = re.findall(r'<g class="path-state( current)?" data-path="([AB])" data-dm="([a-z]*)" '
+                   r'data-checker="([a-z/_]*)" data-group="([a-z]*)"', dom)
+a = [s for s in spans if s[1] == "A"]
+assert any(s[2] == "failed" for s in a), a
+assert any(s[3] == "ghost" for s in a), a
+assert [s for s in spans if s[1] == "B" and s[0] and s[4] == "current"], spans
+labels = re.findall(r'<g class="path-state[^"]*" data-path="A"[^>]*>.*?<text[^>]*>([^<]*)</text>', dom)
+assert "failed" in labels, labels
+marks = re.findall(r'<g class="path-mark" data-path="([AB])" data-kind="([A-Za-z_ ]*)"', dom)
+assert marks.count(("A", "PATH_FAILED")) == 2 and marks.count(("A", "PATH_REINSTATED")) == 1, marks
+assert marks.count(("A", "Failing path")) == 2 and marks.count(("A", "Reinstating path")) == 1, marks
+assert not [m for m in marks if m[0] == "B"], marks
+assert re.search(r'<td id="sum-failover"><b class="PASS">49 ms</b>: path A failed at \+0\.727 s', dom)
+assert re.search(r'<b>A</b>: sda \(8:0\): 2 failed, 1 reinstated', dom)
+PY
+for n in hung-lun-reset-iscsi busy-storm-iscsi; do
+	grep -Eq 'class="path-band"|id="sum-failover"' "$out/$n.dom" && fail "$n: a paths band without multipath"
+done
 # The matrix of dropped-commands on 6.1 and 6.12: both runs' ladders, each
 # headed by its kernel, on one time axis; the cells link to the reports.
 dom --dump-dom "file://$out/matrix/matrix.html" >"$out/matrix.dom" || fail "matrix: chromium failed"
@@ -262,9 +328,9 @@ assert all(os.path.isfile(os.path.join(d, html.unescape(h))) for h in hrefs), hr
 PY
 dom --hide-scrollbars --window-size=1400,1500 --screenshot="$out/matrix.png" \
 	"file://$out/matrix/matrix.html" >/dev/null || fail "matrix: no screenshot"
-for n in hung-lun-reset-iscsi dropped-commands-iscsi busy-storm-iscsi; do
+for n in hung-lun-reset-iscsi dropped-commands-iscsi busy-storm-iscsi mpath-controller-failover-iscsi; do
 	dom --hide-scrollbars --window-size=1400,2000 --screenshot="$out/$n.png" \
 		"file://$out/$n/report.html" >/dev/null || fail "$n: no screenshot"
 	[ "$(head -c 4 "$out/$n.png" | od -An -c | tr -d ' ')" = '211PNG' ] || fail "$n: not a PNG"
 done
-echo "dom: ladder, sequence, stalls and the matrix's side-by-side ladders read back from Chromium; screenshots in $out/*.png"
+echo "dom: ladder, sequence, stalls, the paths band and the matrix's side-by-side ladders read back from Chromium; screenshots in $out/*.png"
