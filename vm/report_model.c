@@ -543,6 +543,9 @@ static void build_summary(struct rp_model *m)
 		}
 		const char *op = json_string_value(json_object_get(e, "op"));
 		double score = faults * 1e6 + (op && !strcmp(op, "sleep") ? 0 : b - a);
+		/* With dm-multipath: the step that met the first path failure. */
+		if (m->first_eh < 0 && m->failover_step >= 0)
+			score = (int)i == m->failover_step ? 1e12 : -1;
 		if (m->first_eh < 0 && score > best) {
 			best = score;
 			m->result_step = (int)i;

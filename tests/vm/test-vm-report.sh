@@ -218,6 +218,8 @@ PY
 	s=$out/mpath-controller-failover-iscsi.summary
 	grep -qx '  failover: 49 ms: path A failed at +0.727 s, step 3 read completed at +0.777 s (from the first path failure dm reported to the end of the step it met; the step took 86 ms in all)' "$s" ||
 		fail "mpath: the failover row in the text"
+	grep -q "^  the application's result: step 3 read: OK after 0.1 s" "$s" ||
+		fail "mpath: the application's result is not the step that met the path failure"
 	grep -qx '    A: sda (8:0): 2 failed, 1 reinstated (uevents 2 / 1)' "$s" || fail "mpath: path A's events in the text"
 	grep -qx '    B: sdb (8:16): 0 failed, 0 reinstated (uevents 0 / 0)' "$s" || fail "mpath: path B's events in the text"
 	grep -Eq '^  (failover|path failures):' "$out/hung-lun-reset-iscsi.summary" &&
