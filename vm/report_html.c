@@ -355,6 +355,19 @@ int fl_vm_report_html(const char *result_json, const char *html_path)
 		   "from the first workload step. Each bar is one rung the kernel took, labelled "
 		   "with how long it lasted and the timer or answer that ended it.</p>\n");
 	ladder_chart(f, m);
+	if (m->npaths) {
+		fprintf(f,
+			"<h2>dm-multipath paths</h2>\n<p class=\"note\">Each path's dm state "
+			"and checker state; outlined: its path group is the current one. Marks "
+			"above a band: the kernel's Failing path / Reinstating path lines; below: "
+			"the PATH_FAILED / PATH_REINSTATED uevents (red: failed, green: "
+			"reinstated). <span class=\"legend\"><span><i style=\"background:"
+			"#bfe5cc\"></i>active, ready</span><span><i style=\"background:#c9d3e6\">"
+			"</i>ghost (standby port)</span><span><i style=\"background:#f6d28b\"></i>"
+			"faulty, shaky, pending</span><span><i style=\"background:#f09a92\"></i>"
+			"failed</span></span></p>\n");
+		rp_svg_paths(f, m, PAGE_W);
+	}
 	if (m->seq_cycle >= 0) {
 		fprintf(
 		    f,
@@ -378,19 +391,6 @@ int fl_vm_report_html(const char *result_json, const char *html_path)
 		   "<span><i style=\"background:#f09a92\"></i>offline, session failed</span>"
 		   "</span></p>\n");
 	rp_svg_states(f, m, PAGE_W);
-	if (m->npaths) {
-		fprintf(f,
-			"<h2>dm-multipath paths</h2>\n<p class=\"note\">Each path's dm state "
-			"and checker state; outlined: its path group is the current one. Marks "
-			"above a band: the kernel's Failing path / Reinstating path lines; below: "
-			"the PATH_FAILED / PATH_REINSTATED uevents (red: failed, green: "
-			"reinstated). <span class=\"legend\"><span><i style=\"background:"
-			"#bfe5cc\"></i>active, ready</span><span><i style=\"background:#c9d3e6\">"
-			"</i>ghost (standby port)</span><span><i style=\"background:#f6d28b\"></i>"
-			"faulty, shaky, pending</span><span><i style=\"background:#f09a92\"></i>"
-			"failed</span></span></p>\n");
-		rp_svg_paths(f, m, PAGE_W);
-	}
 	tables(f, m);
 	fprintf(f, "<p class=\"note\">trace.json beside this page holds the same run as Chrome "
 		   "trace events (open it in Perfetto or chrome://tracing).</p>\n</body></html>\n");

@@ -333,7 +333,7 @@ static const char *pseg_color(const struct rp_pseg *s)
 /* See report_internal.h. */
 void rp_svg_paths(FILE *f, const struct rp_model *m, int w)
 {
-	const int band_h = 24, gap = 16, top = 6;
+	const int band_h = 24, gap = 16, top = 30;
 	double tmin = m->tmin, tmax = m->tmax;
 	int h = top + (int)m->npaths * (band_h + gap) + 6;
 
@@ -341,6 +341,7 @@ void rp_svg_paths(FILE *f, const struct rp_model *m, int w)
 		"<svg id=\"paths\" width=\"%d\" height=\"%d\" xmlns=\"http://www.w3.org/2000/svg\" "
 		"font-size=\"11\" font-family=\"sans-serif\" data-paths=\"%zu\">\n",
 		w, h, m->npaths);
+	rp_svg_axis(f, 0, 12, h, w, tmin, tmax);
 	for (size_t k = 0; k < m->npaths; k++) {
 		const struct rp_path *p = &m->paths[k];
 		int y = top + (int)k * (band_h + gap);
