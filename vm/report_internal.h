@@ -3,7 +3,8 @@
  * report_internal.h - the VM lab's report model (report_model.c) and its
  * renderers: the error-handler ladder, the sequence chart of one cycle, the
  * state bands with the healthy LUN's latency (report_svg.c), the page
- * (report_html.c) and the Chrome trace-event file (report_trace.c).
+ * (report_html.c) and the Chrome trace-event file (report_trace.c); with
+ * dm-multipath, the paths band and the failover rows (report_paths.c).
  *
  * The model is derived from one result.json (vm_check.c): the kernel-log
  * lines of the error handler (scsi_error.c with scsi_logging_level, libiscsi

@@ -7,7 +7,8 @@
  * rungs (one track per rung) are complete slices ("X"), state bands are
  * slices on a track per device / session, the kernel log, the target's
  * trace, uevents and the agent's markers are instant events ("i"), and the
- * healthy LUN's read latency is a counter ("C").
+ * healthy LUN's read latency is a counter ("C"). With dm-multipath, each
+ * path is a track: its states as slices, dm's events on it as instants.
  */
 #include "report_internal.h"
 
