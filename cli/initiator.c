@@ -88,12 +88,36 @@ static void connect_done(struct iscsi_context *ctx, int status, void *data, void
 	}
 }
 
-/*
- * Connects and logs in within ms, then sends one TEST UNIT READY. The
- * connection and the login are two steps, not libiscsi's full connect, which
- * leaks its own state when the target closes the connection during the login.
- */
+/* Connects and logs in within ms (libiscsi's full connect). */
 bool ini_connect(struct iscsi_context *ctx, const struct iscsi_url *u, int ms)
+{
+	login_state.tag++;
+	login_state.done = false;
+	login_state.status = -1;
+	if (iscsi_full_connect_async(ctx, u->portal, u->lun, login_done, (void *)login_state.tag))
+		return false;
+	if (!ini_wait(ctx, &login_state.done, ms)) {
+		login_state.tag++; /* a late answer is not this login's */
+		fprintf(stderr, "no login answer within %d ms\n", ms);
+		return false;
+	}
+	/*
+	 * libiscsi's full connect ends with a TEST UNIT READY and reports its
+	 * failure; a session that did log in is still a session: a path in ALUA
+	 * standby or unavailable answers TUR with NOT READY 04/0B, 04/0C (SPC-4
+	 * r37 5.15.2.4.4) and serves INQUIRY and REPORT TARGET PORT GROUPS.
+	 */
+	return login_state.status == SCSI_STATUS_GOOD || iscsi_is_logged_in(ctx);
+}
+
+/*
+ * ini_connect in two steps of libiscsi's, a connection and then a login,
+ * followed by one TEST UNIT READY as the full connect does. libiscsi's full
+ * connect leaks its own state when the target closes the connection during
+ * the login, and its reconnect cannot renew a context logged in this way: the
+ * caller renews it with a new login.
+ */
+static bool connect_plain(struct iscsi_context *ctx, const struct iscsi_url *u, int ms)
 {
 	login_state.tag++;
 	login_state.done = false;
@@ -107,11 +131,7 @@ bool ini_connect(struct iscsi_context *ctx, const struct iscsi_url *u, int ms)
 	}
 	if (login_state.status != SCSI_STATUS_GOOD || !iscsi_is_logged_in(ctx))
 		return false;
-	/*
-	 * A TEST UNIT READY, as an initiator's scan begins: it takes the
-	 * power-on unit attention. Any answer will do (a path in ALUA standby
-	 * answers NOT READY 04/0B and is still a path); none is a dead session.
-	 */
+	/* Any answer will do (see ini_connect); none is a dead session. */
 	login_state.done = false;
 	if (!iscsi_testunitready_task(ctx, u->lun, tur_done, (void *)login_state.tag))
 		return false;
@@ -123,8 +143,8 @@ bool ini_connect(struct iscsi_context *ctx, const struct iscsi_url *u, int ms)
 	return true;
 }
 
-/* A logged-in context for url, or NULL. */
-struct iscsi_context *ini_login(const char *url, const char *iname, int *lun, int ms)
+static struct iscsi_context *login_url(const char *url, const char *iname, int *lun, int ms,
+				       bool plain)
 {
 	struct iscsi_url *u;
 	struct iscsi_context *ctx = ini_context(url, iname, &u);
@@ -132,7 +152,7 @@ struct iscsi_context *ini_login(const char *url, const char *iname, int *lun, in
 		return NULL;
 	if (lun)
 		*lun = u->lun;
-	bool ok = ini_connect(ctx, u, ms);
+	bool ok = plain ? connect_plain(ctx, u, ms) : ini_connect(ctx, u, ms);
 	iscsi_destroy_url(u);
 	if (!ok) {
 		fprintf(stderr, "login of %s failed: %s\n", iname, iscsi_get_error(ctx));
@@ -140,6 +160,18 @@ struct iscsi_context *ini_login(const char *url, const char *iname, int *lun, in
 		return NULL;
 	}
 	return ctx;
+}
+
+/* A logged-in context for url, or NULL. */
+struct iscsi_context *ini_login(const char *url, const char *iname, int *lun, int ms)
+{
+	return login_url(url, iname, lun, ms, false);
+}
+
+/* ini_login through connect_plain: for a session that replaces a failed one. */
+struct iscsi_context *ini_login_plain(const char *url, const char *iname, int ms)
+{
+	return login_url(url, iname, NULL, ms, true);
 }
 
 /* Services ctx until *done or ms pass. */

@@ -39,6 +39,13 @@ bool ini_connect(struct iscsi_context *ctx, const struct iscsi_url *u, int ms);
 struct iscsi_context *ini_login(const char *url, const char *iname, int *lun, int ms);
 
 /*
+ * ini_login without libiscsi's full connect: no leak when the target refuses
+ * the login by closing the connection, but libiscsi cannot reconnect such a
+ * context itself (a caller replaces it with a new login).
+ */
+struct iscsi_context *ini_login_plain(const char *url, const char *iname, int ms);
+
+/*
  * Services ctx until *done is true or ms pass: true if *done. With done NULL,
  * services ctx for ms and returns false.
  */

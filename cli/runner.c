@@ -208,8 +208,8 @@ static bool renew_session(int64_t deadline)
 	do {
 		int64_t left = deadline - ini_now_ms();
 		struct iscsi_context *n =
-			ini_login(session_url[k], run_iname, NULL,
-				  left < 5000 ? (left > 1000 ? (int)left : 1000) : 5000);
+			ini_login_plain(session_url[k], run_iname,
+					left < 5000 ? (left > 1000 ? (int)left : 1000) : 5000);
 		if (n) {
 			iscsi_destroy_context(ctx);
 			ctx = sessions[k] = n;
