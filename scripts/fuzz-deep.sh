@@ -94,6 +94,8 @@ for t in $targets; do
 
 	merged=""
 	if [ "$merge" = 1 ]; then
+		# A control file left by an earlier merge would be taken as a resume.
+		rm -f "$bld/merge-$t.ctl"
 		if "$exe" -merge=1 -timeout=10 -rss_limit_mb=2048 -max_len=8192 \
 			-merge_control_file="$bld/merge-$t.ctl" "$tree" "$work" >"$bld/merge-$t.log" 2>&1; then
 			merged=$(sed -n 's/.*MERGE-OUTER: \([0-9]*\) new files.*/\1/p' "$bld/merge-$t.log")
