@@ -67,6 +67,8 @@ rc=$?
 read -r t1 _ </proc/uptime
 echo "$rc" >"$W/page.rc"
 echo "$t0 $t1" >"$W/page.time"
+# udev removes the disk's links a moment after the logout, as on any host.
+udevadm settle --timeout=15 2>/dev/null
 {
 	snapshot
 	echo "nodes $(iscsiadm -m node 2>/dev/null | grep -c .)"
