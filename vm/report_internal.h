@@ -186,6 +186,11 @@ struct rp_sum_row {
 /* Fills rows with the summary of m (verdict first); returns how many. */
 size_t rp_summary(const struct rp_model *m, struct rp_sum_row rows[RP_SUM_ROWS]);
 
+/* Appends printf-style text to row's text; with em, the appended part becomes
+ * the row's bold part. Text past the row's size is cut. */
+void rp_sum_put(struct rp_sum_row *row, bool em, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
 /* The multipath rows (failover, path events) at *w and on; none without paths. */
 void rp_summary_paths(const struct rp_model *m, struct rp_sum_row **w);
 /* The dm-multipath path bands, marks and counts of m (report_paths.c). */

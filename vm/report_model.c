@@ -553,8 +553,8 @@ static void build_summary(struct rp_model *m)
 	}
 }
 
-/* Appends to a row's text; with em, the appended part is the row's bold part. */
-static void sum_put(struct rp_sum_row *row, bool em, const char *fmt, ...)
+/* See report_internal.h. */
+void rp_sum_put(struct rp_sum_row *row, bool em, const char *fmt, ...)
 {
 	size_t n = strlen(row->text);
 	va_list ap;
@@ -580,40 +580,40 @@ size_t rp_summary(const struct rp_model *m, struct rp_sum_row rows[RP_SUM_ROWS])
 	memset(rows, 0, sizeof(*rows) * RP_SUM_ROWS);
 	*w = (struct rp_sum_row){.id = "verdict", .label = "verdict"};
 	w->em_class = !strcmp(v, "N/A") ? "NA" : v;
-	sum_put(w, true, "%s", v);
+	rp_sum_put(w, true, "%s", v);
 	snprintf(w->note, sizeof(w->note), "%s",
 		 json_string_value(json_object_get(r, "error")) ?: "");
 	*++w = (struct rp_sum_row){.id = "sum-kernel", .label = "kernel, path, accelerator"};
-	sum_put(w, false, "%s, %s, %s",
+	rp_sum_put(w, false, "%s, %s, %s",
 		json_string_value(json_object_get(json_object_get(r, "guest_info"), "kernel"))
 		    ?: "?",
 		json_string_value(json_object_get(r, "path")) ?: "?",
 		json_string_value(json_object_get(r, "accel")) ?: "?");
 	*++w = (struct rp_sum_row){.id = "sum-first-eh", .label = "first error-handler action"};
 	if (m->first_eh >= 0)
-		sum_put(w, false, "%.1f s after the workload started", m->first_eh);
+		rp_sum_put(w, false, "%.1f s after the workload started", m->first_eh);
 	else
-		sum_put(w, false, "none");
+		rp_sum_put(w, false, "none");
 	*++w = (struct rp_sum_row){.id = "sum-result", .label = "the application's result"};
 	json_t *st = json_array_get(steps, m->result_step < 0 ? 0 : (size_t)m->result_step);
 	if (st) {
 		const char *e = json_string_value(json_object_get(st, "errno")) ?: "?";
 		size_t n = json_array_size(steps);
-		sum_put(w, false, "step %lld %s: ",
+		rp_sum_put(w, false, "step %lld %s: ",
 			(long long)json_integer_value(json_object_get(st, "step")),
 			json_string_value(json_object_get(st, "op")) ?: "?");
-		sum_put(w, true, "%s", e);
+		rp_sum_put(w, true, "%s", e);
 		w->em_class = strcmp(e, "OK") ? "FAIL" : "PASS";
-		sum_put(w, false, " after %.1f s", rp_num(st, "elapsed_ms", 0) / 1000);
+		rp_sum_put(w, false, " after %.1f s", rp_num(st, "elapsed_ms", 0) / 1000);
 		if (n > 1)
 			snprintf(w->note, sizeof(w->note), "%zu steps, all %.1f s", n,
 				 rp_num(json_array_get(steps, n - 1), "t1", 0) - m->origin);
 	} else {
-		sum_put(w, false, "no step ran");
+		rp_sum_put(w, false, "no step ran");
 	}
 	rp_summary_paths(m, &w);
 	*++w = (struct rp_sum_row){.id = "sum-cycles", .label = "error-handler cycles"};
-	sum_put(w, false, "%d", m->ncycles);
+	rp_sum_put(w, false, "%d", m->ncycles);
 	if (m->eh_from_trace)
 		snprintf(w->note, sizeof(w->note),
 			 "the kernel printed no error-handler step: scsi_logging_level / "
@@ -645,20 +645,20 @@ size_t rp_summary(const struct rp_model *m, struct rp_sum_row rows[RP_SUM_ROWS])
 	}
 	*++w = (struct rp_sum_row){.id = "sum-stall", .label = "healthy LUN stalled"};
 	if (!m->has_healthy) {
-		sum_put(w, false, "no healthy LUN in this scenario (nothing probed)");
+		rp_sum_put(w, false, "no healthy LUN in this scenario (nothing probed)");
 	} else if (!m->nstalls) {
-		sum_put(w, false, "never (longest read %.0f ms)", m->stall_max_ms);
+		rp_sum_put(w, false, "never (longest read %.0f ms)", m->stall_max_ms);
 	} else {
-		sum_put(w, true, "%.1f s", m->stall_total_ms / 1000);
-		sum_put(w, false, " in all: %d stall%s of 1 s or more, the longest %.1f s",
+		rp_sum_put(w, true, "%.1f s", m->stall_total_ms / 1000);
+		rp_sum_put(w, false, " in all: %d stall%s of 1 s or more, the longest %.1f s",
 			m->nstalls, m->nstalls > 1 ? "s" : "", m->stall_max_ms / 1000);
 	}
 	*++w = (struct rp_sum_row){.id = "sum-retries", .label = "retries"};
-	sum_put(w, false, "%d", m->retries);
+	rp_sum_put(w, false, "%d", m->retries);
 	snprintf(w->note, sizeof(w->note),
 		 "commands the target received again: same LUN, opcode and LBA");
 	*++w = (struct rp_sum_row){.id = "sum-rules", .label = "rules fired (trace)"};
-	sum_put(w, false, "%s", *m->rules ? m->rules : "none");
+	rp_sum_put(w, false, "%s", *m->rules ? m->rules : "none");
 	return (size_t)(w - rows) + 1;
 }
 

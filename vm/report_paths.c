@@ -229,23 +229,6 @@ void rp_build_paths(struct rp_model *m)
 	}
 }
 
-/* Appends to a row's text. */
-static void row_put(struct rp_sum_row *row, bool em, const char *fmt, ...)
-{
-	size_t n = strlen(row->text);
-	va_list ap;
-
-	if (n + 1 >= sizeof(row->text))
-		return;
-	va_start(ap, fmt);
-	vsnprintf(row->text + n, sizeof(row->text) - n, fmt, ap);
-	va_end(ap);
-	if (em) {
-		row->em_at = n;
-		row->em_len = strlen(row->text) - n;
-	}
-}
-
 /* See report_internal.h. */
 void rp_summary_paths(const struct rp_model *m, struct rp_sum_row **wp)
 {
@@ -263,9 +246,9 @@ void rp_summary_paths(const struct rp_model *m, struct rp_sum_row **wp)
 		    m->pmarks[i].t == m->first_path_fail)
 			first = m->pmarks[i].path;
 	if (m->first_path_fail < NONE / 2) {
-		row_put(w, false, "no path failed");
+		rp_sum_put(w, false, "no path failed");
 	} else if (!st) {
-		row_put(w, false, "path %s failed at %+.3f s; no step ran after it",
+		rp_sum_put(w, false, "path %s failed at %+.3f s; no step ran after it",
 			first >= 0 ? m->paths[first].port : "?", m->first_path_fail);
 	} else {
 		const char *err = json_string_value(json_object_get(st, "errno")) ?: "?";
@@ -273,16 +256,16 @@ void rp_summary_paths(const struct rp_model *m, struct rp_sum_row **wp)
 		long long sn = (long long)json_integer_value(json_object_get(st, "step"));
 		const char *op = json_string_value(json_object_get(st, "op")) ?: "?";
 		if (!strcmp(err, "OK")) {
-			row_put(w, true, "%.0f ms", (b - m->first_path_fail) * 1000);
+			rp_sum_put(w, true, "%.0f ms", (b - m->first_path_fail) * 1000);
 			w->em_class = "PASS";
-			row_put(w, false,
+			rp_sum_put(w, false,
 				": path %s failed at %+.3f s, step %lld %s completed at %+.3f s",
 				first >= 0 ? m->paths[first].port : "?", m->first_path_fail, sn, op,
 				b);
 		} else {
-			row_put(w, true, "none");
+			rp_sum_put(w, true, "none");
 			w->em_class = "FAIL";
-			row_put(w, false,
+			rp_sum_put(w, false,
 				": path %s failed at %+.3f s, step %lld %s ended %s at %+.3f s",
 				first >= 0 ? m->paths[first].port : "?", m->first_path_fail, sn, op,
 				err, b);
@@ -305,7 +288,7 @@ void rp_summary_paths(const struct rp_model *m, struct rp_sum_row **wp)
 			 p->nreinstate_ev);
 		w->nsub++;
 	}
-	row_put(w, false, "%d failed, %d reinstated on %zu paths", nf, nr, m->npaths);
+	rp_sum_put(w, false, "%d failed, %d reinstated on %zu paths", nf, nr, m->npaths);
 	snprintf(w->note, sizeof(w->note),
 		 "dm-multipath's Failing path / Reinstating path lines; its PATH_FAILED / "
 		 "PATH_REINSTATED uevents in brackets");
