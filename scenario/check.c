@@ -698,6 +698,58 @@ static unsigned long ere_size(const char *re, unsigned long limit)
 	return sum[d] + last[d];
 }
 
+/* See fl_check.h. */
+const char *fl_check_path_name(enum fl_check_path p)
+{
+	return p == FL_PATH_ISCSI ? "iscsi" : p == FL_PATH_TCMU ? "tcmu" : p == FL_PATH_LIO ? "lio" : NULL;
+}
+
+/* See fl_check.h. */
+enum fl_check_path fl_check_path_by_name(const char *name)
+{
+	static const enum fl_check_path all[] = {FL_PATH_ISCSI, FL_PATH_TCMU, FL_PATH_LIO};
+
+	for (size_t i = 0; name && i < sizeof(all) / sizeof(all[0]); i++)
+		if (!strcmp(name, fl_check_path_name(all[i])))
+			return all[i];
+	return 0;
+}
+
+/* Parses an expectation's "vm_path" scope: a path's name or a non-empty list of them. */
+static void pvm_paths(struct pctx *c, const char *path, json_t *v, unsigned *out)
+{
+	char sub[512], q[80];
+	size_t i;
+	json_t *w;
+
+	if (json_is_string(v)) {
+		if (!(*out = fl_check_path_by_name(json_string_value(v))))
+			perr(c, path, false,
+			     "\"vm_path\": unknown path %s (expected \"iscsi\", \"tcmu\" or "
+			     "\"lio\", or a list of them)",
+			     pquote(v, q, sizeof(q)));
+		return;
+	}
+	if (!json_is_array(v) || !json_array_size(v)) {
+		perr(c, path, false,
+		     "\"vm_path\": expected a path (\"iscsi\", \"tcmu\", \"lio\") or a non-empty "
+		     "list of them, got %s",
+		     pquote(v, q, sizeof(q)));
+		return;
+	}
+	json_array_foreach(v, i, w)
+	{
+		enum fl_check_path p = fl_check_path_by_name(json_string_value(w));
+
+		snprintf(sub, sizeof(sub), "%s/%zu", path, i);
+		if (!p)
+			perr(c, sub, false,
+			     "unknown path %s (expected \"iscsi\", \"tcmu\" or \"lio\")",
+			     pquote(w, q, sizeof(q)));
+		*out |= p;
+	}
+}
+
 /* Parses one expectation. */
 static void parse_expect(struct pctx *c, const char *path, json_t *v, struct fl_expect *x,
 			 size_t nsteps)
@@ -705,7 +757,7 @@ static void parse_expect(struct pctx *c, const char *path, json_t *v, struct fl_
 	static const char *const keys[] = {
 	    "step",  "errno",  "status", "sense", "within_ms",	  "min_ms", "kernel_log",
 	    "count", "min",    "max",	 "eh",	  "device_state", "lun",    "max_stall_ms",
-	    "trace", "runner", "kernel", "path",  "state",	  NULL};
+	    "trace", "runner", "kernel", "path",  "state",	  "vm_path", NULL};
 	static const char *const whole[] = {"kernel_log",   "eh",    "device_state",
 					    "max_stall_ms", "trace", "path"};
 	char sub[512], q[80];
@@ -741,6 +793,8 @@ static void parse_expect(struct pctx *c, const char *path, json_t *v, struct fl_
 		     "\"kernel\": %s is not a kernel range (e.g. \">=6.12\", \"<6.12\", "
 		     "\"6.1\", \">=6.1,<6.12\")",
 		     pquote(e, q, sizeof(q)));
+	if ((e = json_object_get(v, "vm_path")))
+		pvm_paths(c, SUBP(sub, path, "vm_path"), e, &x->vm_paths);
 	for (size_t i = 0; i < sizeof(whole) / sizeof(whole[0]); i++)
 		nwhole += json_object_get(v, whole[i]) != NULL;
 	if ((e = json_object_get(v, "step"))) {
@@ -991,12 +1045,8 @@ void parse_check(struct pctx *c, json_t *v)
 			const char *p = json_string_value(w);
 
 			snprintf(sub, sizeof(sub), "/check/paths/%zu", i);
-			if (p && !strcmp(p, "iscsi"))
-				ck->paths |= FL_PATH_ISCSI;
-			else if (p && !strcmp(p, "tcmu"))
-				ck->paths |= FL_PATH_TCMU;
-			else if (p && !strcmp(p, "lio"))
-				ck->paths |= FL_PATH_LIO;
+			if (fl_check_path_by_name(p))
+				ck->paths |= fl_check_path_by_name(p);
 			else
 				perr(c, sub, false,
 				     "unknown path %s (expected \"iscsi\", \"tcmu\" or \"lio\")",

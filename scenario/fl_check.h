@@ -144,6 +144,7 @@ struct fl_expect {
 	struct fl_trace_member *trace;	     /* FL_EX_TRACE: members every counted event has */
 	size_t ntrace;
 	char *kernel; /* kernels it holds for (fl_kernel_in_range); NULL: every kernel */
+	unsigned vm_paths; /* enum fl_check_path: the VM-lab paths it holds on; 0: every path */
 	char *path_port;  /* FL_EX_PATH: the path's target port (its id) */
 	char *path_state; /* FL_EX_PATH: dm state (active, failed), checker state (ready,
 			     ghost, faulty, ...) or group state (current, enabled, bypassed) */
@@ -181,6 +182,9 @@ enum fl_check_path {
 	FL_PATH_TCMU = 1 << 1,
 	FL_PATH_LIO = 1 << 2, /* LIO's own backstores, the lab's plumbing test */
 };
+/* A path's name ("iscsi", "tcmu", "lio") or NULL; a name's path or 0. */
+const char *fl_check_path_name(enum fl_check_path p);
+enum fl_check_path fl_check_path_by_name(const char *name);
 
 /* The check section. */
 struct fl_check {
@@ -256,6 +260,8 @@ struct fl_obs {
 	size_t ntrace;
 	/* the kernel's release (uname -r) when the runner runs on one; NULL: none (libiscsi) */
 	const char *kernel_release;
+	/* the VM lab's path to the LUN (one enum fl_check_path); 0: none (libiscsi) */
+	unsigned vm_path;
 	/* dm-multipath paths (VM lab with the multipath knob): "PORT DEV DM_STATE
 	 * CHECKER_STATE PRIO GROUP" for each change, in time order; a port's first line
 	 * is its state when the workload started */

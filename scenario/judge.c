@@ -628,6 +628,25 @@ int fl_check_judge(const struct fl_check *check, const struct fl_obs *obs,
 					describe(x, kind, v->what, sizeof(v->what));
 				continue;
 			}
+			if (x->vm_paths && !(x->vm_paths & obs->vm_path)) {
+				struct fl_verdict *v = vadd(&l, xi, kind, FL_VERDICT_NA);
+				char want[32] = "";
+
+				for (unsigned p = FL_PATH_ISCSI; p <= FL_PATH_LIO; p <<= 1)
+					if (x->vm_paths & p)
+						snprintf(want + strlen(want), sizeof(want) - strlen(want),
+							 "%s%s", *want ? "," : "",
+							 fl_check_path_name((enum fl_check_path)p));
+				if (obs->vm_path)
+					observed(v, "scoped to VM-lab path %s; this run is on %s", want,
+						 fl_check_path_name((enum fl_check_path)obs->vm_path));
+				else
+					observed(v, "scoped to VM-lab path %s; the %s runner has no "
+						    "VM-lab path", want, runner_name(obs->runner));
+				if (v)
+					describe(x, kind, v->what, sizeof(v->what));
+				continue;
+			}
 			if (x->step >= 0)
 				judge_step(&l, check, x, xi, kind, obs);
 			else

@@ -49,6 +49,9 @@ int fl_obs_write(const struct fl_obs *obs, const char *path)
 	json_object_set_new(root, "can_status_all", json_boolean(obs->can_status_all));
 	if (obs->kernel_release)
 		json_object_set_new(root, "kernel_release", json_string(obs->kernel_release));
+	if (fl_check_path_name((enum fl_check_path)obs->vm_path))
+		json_object_set_new(root, "vm_path",
+				    json_string(fl_check_path_name((enum fl_check_path)obs->vm_path)));
 	for (size_t i = 0; i < obs->nsteps; i++) {
 		const struct fl_step_obs *s = &obs->steps[i];
 		json_t *o = json_pack("{s:s, s:s, s:f, s:i}", "end", end_names[s->end], "errno",
@@ -144,6 +147,7 @@ int fl_obs_read(const char *path, struct fl_obs_doc **out)
 	d->obs.test_lun = (int)json_integer_value(json_object_get(d->root, "test_lun"));
 	d->obs.can_status_all = json_is_true(json_object_get(d->root, "can_status_all"));
 	d->obs.kernel_release = json_string_value(json_object_get(d->root, "kernel_release"));
+	d->obs.vm_path = fl_check_path_by_name(json_string_value(json_object_get(d->root, "vm_path")));
 	d->steps = calloc(json_array_size(steps) + 1, sizeof(*d->steps));
 	if (!d->steps) {
 		fl_obs_free(d);

@@ -393,7 +393,8 @@ static const char *kind_name(enum fl_expect_kind k)
  */
 static json_t *judge(const struct fl_scenario *sc, const char *run_dir, json_t *steps, json_t *kmsg,
 		     json_t *eh, json_t *last_values, double max_stall, json_t *trace,
-		     json_t *paths, const char *kernel_release, int *exit_code)
+		     json_t *paths, const char *kernel_release, const char *vm_path,
+		     int *exit_code)
 {
 	const struct fl_check *check = fl_scenario_check(sc);
 	static const struct fl_check none;
@@ -446,6 +447,7 @@ static json_t *judge(const struct fl_scenario *sc, const char *run_dir, json_t *
 	    .trace = events,
 	    .ntrace = nevents,
 	    .kernel_release = kernel_release,
+	    .vm_path = fl_check_path_by_name(vm_path),
 	    /* the map's paths, with the multipath knob */
 	    .has_paths = check->knobs.multipath == 1,
 	    .paths = path_lines,
@@ -678,7 +680,7 @@ int vm_check_run(const struct fl_scenario *sc, const struct vm_run_info *info)
 	int judged;
 	json_t *verdicts =
 	    judge(sc, info->run_dir, steps, kmsg, eh_ids, last_values, max_stall, trace, paths,
-		  json_string_value(json_object_get(guest, "kernel")), &judged);
+		  json_string_value(json_object_get(guest, "kernel")), info->path, &judged);
 	/* fl_verdicts_exit's 0, 1 and 77 are FL_VM_PASS, FL_VM_FAIL and FL_VM_SKIP. */
 	int rc = error ? FL_VM_ERROR : judged;
 	const char *v = error		   ? "ERROR"

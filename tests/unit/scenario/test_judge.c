@@ -149,6 +149,8 @@ static const char *const base =
 
 /* The kernel release judge_one's runner reports (NULL: none). */
 static const char *judge_kernel;
+/* The VM-lab path judge_one's run is on (enum fl_check_path; 0: none). */
+static unsigned judge_path;
 
 /* Judges one expectation (JSON text) against steps observed by runner. */
 static int judge_one(const char *expect, enum fl_runner runner, const struct fl_step_obs *steps,
@@ -171,7 +173,8 @@ static int judge_one(const char *expect, enum fl_runner runner, const struct fl_
 			     .nkmsg = kernel ? 3 : 0,
 			     .eh = eh,
 			     .neh = kernel ? 3 : 0,
-			     .kernel_release = judge_kernel};
+			     .kernel_release = judge_kernel,
+			     .vm_path = judge_path};
 	int n;
 
 	/* The VM lab sees a SCSI status only of pass-through ops (step 1, tur). */
@@ -356,6 +359,11 @@ static void test_expect_values(void)
 	    "{\"step\": 0, \"kernel\": \">=6.12,\"}",
 	    "{\"step\": 0, \"kernel\": \"=>6.1\"}",
 	    "{\"step\": 0, \"kernel\": 612}",
+	    "{\"step\": 0, \"vm_path\": \"tcm\"}",
+	    "{\"step\": 0, \"vm_path\": [\"iscsi\", \"fc\"]}",
+	    "{\"step\": 0, \"vm_path\": []}",
+	    "{\"step\": 0, \"vm_path\": 1}",
+	    "{\"step\": 0, \"vm_path\": \"TCMU\"}",
 	};
 
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
@@ -448,6 +456,58 @@ static void test_kernel_scope(void)
 			FL_VERDICT_PASS);
 }
 
+/* An entry scoped to VM-lab paths the run is not on is N/A; on them it is judged. */
+static void test_vm_path_scope(void)
+{
+	struct fl_verdict v;
+
+	judge_path = FL_PATH_TCMU;
+	CU_ASSERT_EQUAL(judge_one("{\"step\": 0, \"errno\": \"ENODATA\", \"vm_path\": \"tcmu\"}",
+				  FL_RUNNER_VM, medium_error, true, &v),
+			FL_VERDICT_PASS);
+	CU_ASSERT_EQUAL(judge_one("{\"step\": 0, \"errno\": \"EIO\", \"vm_path\": \"tcmu\"}",
+				  FL_RUNNER_VM, medium_error, true, &v),
+			FL_VERDICT_FAIL);
+	CU_ASSERT_EQUAL(judge_one("{\"step\": 0, \"errno\": \"EIO\", \"vm_path\": \"iscsi\"}",
+				  FL_RUNNER_VM, medium_error, true, &v),
+			FL_VERDICT_NA);
+	CU_ASSERT_PTR_NOT_NULL(strstr(v.observed, "scoped to VM-lab path iscsi; this run is on tcmu"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(v.what, "step 0 errno EIO"));
+	/* a list: any of its paths */
+	CU_ASSERT_EQUAL(judge_one("{\"kernel_log\": \"abort scheduled\", "
+				  "\"vm_path\": [\"iscsi\", \"tcmu\"]}",
+				  FL_RUNNER_VM, medium_error, true, &v),
+			FL_VERDICT_PASS);
+	CU_ASSERT_EQUAL(judge_one("{\"kernel_log\": \"abort scheduled\", "
+				  "\"vm_path\": [\"iscsi\", \"lio\"]}",
+				  FL_RUNNER_VM, medium_error, true, &v),
+			FL_VERDICT_NA);
+	CU_ASSERT_PTR_NOT_NULL(strstr(v.observed, "path iscsi,lio;"));
+	judge_path = FL_PATH_ISCSI;
+	CU_ASSERT_EQUAL(judge_one("{\"step\": 0, \"errno\": \"EIO\", \"vm_path\": \"iscsi\"}",
+				  FL_RUNNER_VM, medium_error, true, &v),
+			FL_VERDICT_FAIL);
+	/* with a kernel scope too, both must hold */
+	judge_kernel = "6.1.0-57-amd64";
+	CU_ASSERT_EQUAL(judge_one("{\"step\": 0, \"errno\": \"EIO\", \"vm_path\": \"iscsi\", "
+				  "\"kernel\": \">=6.12\"}",
+				  FL_RUNNER_VM, medium_error, true, &v),
+			FL_VERDICT_NA);
+	judge_kernel = NULL;
+	/* the libiscsi runner has no VM-lab path: scoped entries are N/A there */
+	judge_path = 0;
+	CU_ASSERT_EQUAL(judge_one("{\"step\": 0, \"errno\": \"ENODATA\", \"vm_path\": \"iscsi\"}",
+				  FL_RUNNER_LIBISCSI, medium_error, false, &v),
+			FL_VERDICT_NA);
+	CU_ASSERT_PTR_NOT_NULL(strstr(v.observed, "the libiscsi runner has no VM-lab path"));
+	/* unscoped entries are judged on every path */
+	judge_path = FL_PATH_LIO;
+	CU_ASSERT_EQUAL(judge_one("{\"step\": 0, \"errno\": \"ENODATA\"}", FL_RUNNER_VM,
+				  medium_error, true, &v),
+			FL_VERDICT_PASS);
+	judge_path = 0;
+}
+
 /* Observations survive a write and a read. */
 static void test_obs_round_trip(void)
 {
@@ -456,7 +516,8 @@ static void test_obs_round_trip(void)
 	struct fl_obs obs = {.runner = FL_RUNNER_LIBISCSI,
 			     .steps = medium_error,
 			     .nsteps = 3,
-			     .kernel_release = "7.2.13+deb14-amd64"};
+			     .kernel_release = "7.2.13+deb14-amd64",
+			     .vm_path = FL_PATH_TCMU};
 	struct fl_obs_doc *doc = NULL;
 	const struct fl_obs *o;
 
@@ -472,6 +533,7 @@ static void test_obs_round_trip(void)
 	CU_ASSERT_EQUAL(o->steps[2].end, FL_END_UNSUPPORTED);
 	CU_ASSERT_FALSE(o->has_kernel);
 	CU_ASSERT_STRING_EQUAL(o->kernel_release ? o->kernel_release : "", "7.2.13+deb14-amd64");
+	CU_ASSERT_EQUAL(o->vm_path, FL_PATH_TCMU);
 	fl_obs_free(doc);
 	unlink(path);
 }
@@ -485,6 +547,7 @@ static CU_TestInfo tests[] = {
     {"test_expect_values", test_expect_values},
     {"test_kernel_range", test_kernel_range},
     {"test_kernel_scope", test_kernel_scope},
+    {"test_vm_path_scope", test_vm_path_scope},
     {"test_obs_round_trip", test_obs_round_trip},
     CU_TEST_INFO_NULL,
 };
