@@ -1,0 +1,107 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# test-vm-targetcli.sh - docs/tcmu.md "With targetcli" runs as written: the
+# shell block between its targetcli:begin / :end markers runs, verbatim, in a
+# VM-lab guest (Debian's kernel; the host's dbus-daemon, tcmu-runner and
+# targetcli-fb; the built handler_faultlun.so in tcmu-runner's default handler
+# directory and the shipped scenarios where the package puts them, both in
+# the guest's writable layer) by tests/vm/targetcli-guest.sh from a `shell`
+# workload step on the lab's lio path (whose own LIO ramdisk LUN is not used).
+# Asserts that the block exited 0 (it reads the bad range and must see the
+# read fail, rewrite it and read it back); that the read failed with ENODATA
+# ("No data available"), as MEDIUM ERROR 11/00 does; that the handler's trace
+# shows the scenario's rule bad-range injecting MEDIUM ERROR 3/11/00 at LBA
+# 8192; that tcmu-runner offered handler faultlun on the system bus; that
+# after the block no user backstore, tcm_loop target or disk of the LUN is
+# left; and that the host's /etc/target and ~/.targetcli did not change (the
+# guest's are in its own writable layer).
+#   test-vm-targetcli.sh FAULTLUN PAGE.md GUEST_SCRIPT HANDLER_SO SCENARIOS_DIR OUTDIR
+# Exit 77 (skip) without qemu or the guest kernel, targetcli, dbus-daemon,
+# dbus-send or tcmu-runner, or with a handler built with sanitizers (the
+# stock tcmu-runner cannot load it).
+set -u
+faultlun=$1 page=$2 guest_script=$3 handler=$4 scenarios=$5 out=$6
+for need in targetcli dbus-daemon dbus-send tcmu-runner; do
+	command -v "$need" >/dev/null 2>&1 || { echo "SKIP: $need not installed"; exit 77; }
+done
+[ -f /usr/share/dbus-1/system.conf ] || { echo "SKIP: no system bus configuration"; exit 77; }
+if nm -D "$handler" 2>/dev/null | grep -q '__asan_\|__ubsan_'; then
+	echo "SKIP: $handler is built with sanitizers"
+	exit 77
+fi
+rm -rf "$out"
+mkdir -p "$out"
+out=$(cd "$out" && pwd)
+abs() { echo "$(cd "$(dirname "$1")" && pwd)/$(basename "$1")"; }
+
+# The host's targetcli state, to compare after the run.
+host_state() {
+	ls -laR --time-style=+%s.%N /etc/target "$HOME/.targetcli" 2>&1
+	[ -f /etc/target/saveconfig.json ] && cksum /etc/target/saveconfig.json
+}
+host_state >"$out/host-before.txt"
+
+# The page's block: the ```sh fence between the markers, as it is.
+awk '/<!-- targetcli:begin -->/ { on = 1; next }
+     /<!-- targetcli:end -->/ { on = 0 }
+     on && /^```sh$/ { fence = 1; next }
+     on && fence && /^```$/ { fence = 0; next }
+     on && fence { print }' "$page" >"$out/page.sh"
+grep -q 'targetcli /backstores/user:faultlun create' "$out/page.sh" ||
+	{ echo "FAIL: no targetcli block between the markers of $page"; exit 1; }
+
+# One tiny LIO LUN for the lab's own path; the page's LUN is its own.
+cat >"$out/targetcli.json" <<JSON
+{
+  "faultlun": 1,
+  "name": "targetcli",
+  "description": "Runs the shell block of docs/tcmu.md 'With targetcli' in the guest.",
+  "luns": [{"lun": 0, "size": "1MiB"}],
+  "check": {
+    "paths": ["lio"],
+    "workload": [
+      {"op": "shell", "timeout_s": 240,
+       "command": "sh '$(abs "$guest_script")' '$out/page.sh' '$(abs "$handler")' '$(cd "$scenarios" && pwd)'"}
+    ],
+    "expect": [{"step": 0, "errno": "OK"}]
+  }
+}
+JSON
+"$faultlun" vm "$out/targetcli.json" --path lio --quiet --out "$out/run" --timeout 360 \
+	>"$out/log" 2>&1
+rc=$?
+cat "$out/log"
+[ "$rc" -eq 77 ] && exit 77
+g=$out/run/targetcli-lio/guest/tcli
+echo "== the page's block in the guest (exit status $(cat "$g/page.rc" 2>/dev/null))"
+cat "$g/page.out" 2>/dev/null
+for f in trace.jsonl state-after.txt page.time; do
+	echo "== $f"
+	cat "$g/$f" 2>/dev/null
+done
+fail() {
+	echo "FAIL: $*"
+	exit 1
+}
+host_state >"$out/host-after.txt"
+cmp -s "$out/host-before.txt" "$out/host-after.txt" ||
+	fail "the host's /etc/target or ~/.targetcli changed (see $out/host-*.txt)"
+[ -f "$g/page.rc" ] || fail "the block did not run (see $out/run)"
+[ "$(cat "$g/page.rc")" = 0 ] || fail "the page's block failed (exit status $(cat "$g/page.rc"))"
+[ "$rc" -eq 0 ] || fail "faultlun vm exited $rc"
+
+grep -q 'object path "/org/kernel/TCMUService1/faultlun"' "$g/bus.txt" ||
+	fail "tcmu-runner did not offer handler faultlun on the system bus"
+disk=$(sed -n 's|^LUN 0 of naa.5001405000000001 is /dev/\(sd[a-z]*\)$|\1|p' "$g/page.out")
+[ -n "$disk" ] || fail "no disk for the LUN"
+grep -q "^dd: error reading '/dev/sd[a-z]*': No data available$" "$g/page.out" ||
+	fail "the read of the bad range did not fail with ENODATA"
+grep '"event":"inject"' "$g/trace.jsonl" 2>/dev/null | grep '"rule":"bad-range"' |
+	grep '"sense":"3/11/00"' | grep -q '"lba":8192' ||
+	fail "the handler's trace has no MEDIUM ERROR from rule bad-range at LBA 8192"
+
+grep -q '^user_backstore ' "$g/state-after.txt" && fail "a user backstore remains after the teardown"
+grep -q '^loopback ' "$g/state-after.txt" && fail "the tcm_loop target remains after the teardown"
+grep -qx "disk $disk" "$g/state-after.txt" && fail "the LUN's disk $disk remains after the teardown"
+read -r t0 t1 <"$g/page.time"
+echo "the page's commands ran in the guest in $(awk "BEGIN { printf \"%.1f\", $t1 - $t0 }") s; all assertions held"
