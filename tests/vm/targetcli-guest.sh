@@ -26,9 +26,10 @@ mkdir -p "$HOME" /etc/target
 hdir=$(tcmu-runner --help 2>&1 | sed -n 's/^[[:space:]]*default is \(\/.*tcmu-runner\)$/\1/p')
 [ -n "$hdir" ] || { echo "no default handler directory in tcmu-runner --help" >"$W/page.out"; exit 1; }
 mkdir -p "$hdir" /usr/share/faultlun/scenarios
-cp "$handler" "$hdir/handler_faultlun.so" &&
-	cp "$scenarios"/*.json /usr/share/faultlun/scenarios/ ||
-	{ echo "cannot install the handler or the scenarios" >"$W/page.out"; exit 1; }
+if ! cp "$handler" "$hdir/handler_faultlun.so" || ! cp "$scenarios"/*.json /usr/share/faultlun/scenarios/; then
+	echo "cannot install the handler or the scenarios" >"$W/page.out"
+	exit 1
+fi
 
 read -r t0 _ </proc/uptime
 # shellcheck disable=SC2154
@@ -46,8 +47,8 @@ echo "$t0 $t1" >"$W/page.time"
 	for d in /sys/kernel/config/target/core/user_*/*/; do
 		[ -d "$d" ] && echo "user_backstore ${d%/}"
 	done
-	for d in /sys/kernel/config/target/loopback/naa.5001405000000001; do
-		[ -d "$d" ] && echo "loopback $d"
+	for d in /sys/kernel/config/target/loopback/naa.*; do
+		[ -d "$d" ] && echo "loopback ${d##*/}"
 	done
 	for b in /sys/class/scsi_disk/*/device/block/*; do
 		[ -e "$b" ] && echo "disk ${b##*/}"

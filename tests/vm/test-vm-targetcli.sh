@@ -101,7 +101,7 @@ grep '"event":"inject"' "$g/trace.jsonl" 2>/dev/null | grep '"rule":"bad-range"'
 	fail "the handler's trace has no MEDIUM ERROR from rule bad-range at LBA 8192"
 
 grep -q '^user_backstore ' "$g/state-after.txt" && fail "a user backstore remains after the teardown"
-grep -q '^loopback ' "$g/state-after.txt" && fail "the tcm_loop target remains after the teardown"
+grep -qx 'loopback naa.5001405000000001' "$g/state-after.txt" && fail "the tcm_loop target remains after the teardown"
 grep -qx "disk $disk" "$g/state-after.txt" && fail "the LUN's disk $disk remains after the teardown"
 read -r t0 t1 <"$g/page.time"
 echo "the page's commands ran in the guest in $(awk "BEGIN { printf \"%.1f\", $t1 - $t0 }") s; all assertions held"
