@@ -110,6 +110,72 @@ static void parse_alua(struct pctx *c, const char *path, json_t *v, struct sc_lu
 		l->cfg.alua_transition_s = (uint8_t)n;
 }
 
+/* Parses lun.personality: a name, or {"name": NAME, options...}. */
+static void parse_personality(struct pctx *c, const char *path, json_t *v, struct sc_lun *l)
+{
+	static const char *const keys[] = {"name",	   "owner",	  "preferred", "avt",
+					   "rebalance_ms", "quiesce_ms", "transfer_ua", "max_luns",
+					   NULL};
+	struct fl_vendor_config *p = &l->cfg.personality;
+	const char *const *names = fl_vendor_names();
+	char sub[600], q[80], list[256] = "";
+	json_t *name = json_is_object(v) ? json_object_get(v, "name") : v, *e;
+	uint64_t n;
+
+	if (!json_is_object(v) && !json_is_string(v)) {
+		perr(c, path, false,
+		     "\"personality\": expected a name or {\"name\": NAME, ...}, got %s",
+		     pquote(v, q, sizeof(q)));
+		return;
+	}
+	if (json_is_object(v)) {
+		pkeys(c, path, v, "personality", keys);
+		if (!name) {
+			perr(c, path, false, "\"personality\" needs \"name\"");
+			return;
+		}
+		snprintf(sub, sizeof(sub), "%s/name", path);
+	} else {
+		snprintf(sub, sizeof(sub), "%s", path);
+	}
+	for (size_t i = 0; json_is_string(name) && names[i]; i++)
+		if (!strcmp(names[i], json_string_value(name)))
+			p->name = names[i];
+	if (!p->name) {
+		for (size_t k = 0; names[k]; k++)
+			snprintf(list + strlen(list), sizeof(list) - strlen(list), "%s\"%s\"",
+				 k ? ", " : "", names[k]);
+		perr(c, sub, false, "unknown personality %s (known: %s)",
+		     pquote(name, q, sizeof(q)), list);
+		return;
+	}
+	if (!json_is_object(v))
+		return;
+	if ((e = json_object_get(v, "owner")))
+		parse_match_port(c, SUBP(sub, path, "owner"), e, true, &p->owner_tpg);
+	if ((e = json_object_get(v, "preferred")))
+		parse_match_port(c, SUBP(sub, path, "preferred"), e, true, &p->preferred_tpg);
+	if ((e = json_object_get(v, "avt")))
+		pbool(c, SUBP(sub, path, "avt"), e, &p->avt);
+	if ((e = json_object_get(v, "transfer_ua")))
+		pbool(c, SUBP(sub, path, "transfer_ua"), e, &p->transfer_ua);
+	if ((e = json_object_get(v, "rebalance_ms")) &&
+	    pnum(c, SUBP(sub, path, "rebalance_ms"), e, 3600000, &n))
+		p->rebalance_ms = (uint32_t)n;
+	if ((e = json_object_get(v, "quiesce_ms"))) {
+		SUBP(sub, path, "quiesce_ms");
+		if (json_is_string(e) && !strcmp(json_string_value(e), "forever"))
+			p->quiesce_ms = UINT32_MAX;
+		else if (json_is_string(e))
+			perr(c, sub, false, "\"quiesce_ms\": expected ms or \"forever\", got %s",
+			     pquote(e, q, sizeof(q)));
+		else if (pnum(c, sub, e, 3600000, &n))
+			p->quiesce_ms = (uint32_t)n;
+	}
+	if ((e = json_object_get(v, "max_luns")) && pnum(c, SUBP(sub, path, "max_luns"), e, 256, &n))
+		p->max_luns = (uint16_t)n;
+}
+
 /*
  * True when a scenario's store path cannot reach outside the scenario's
  * directory: relative, non-empty, and without a ".." component (the store
@@ -172,7 +238,7 @@ static void parse_lun(struct pctx *c, const char *path, json_t *v, size_t idx, s
 	static const char *const keys[] = {
 	    "lun",    "size",  "block_size",	      "vendor",	 "product",   "revision",
 	    "serial", "naa",   "write_cache",	      "d_sense", "removable", "thin",
-	    "alua",   "store", "max_transfer_blocks", "read_only", NULL};
+	    "alua",   "store", "max_transfer_blocks", "read_only", "personality", NULL};
 	char sub[512], q[80];
 	json_t *e;
 	uint64_t n, size = 1ull << 30;
@@ -241,6 +307,27 @@ static void parse_lun(struct pctx *c, const char *path, json_t *v, size_t idx, s
 		parse_alua(c, SUB("alua"), e, l);
 	if ((e = json_object_get(v, "store")))
 		parse_store(c, SUB("store"), e, l);
+	if ((e = json_object_get(v, "personality"))) {
+		parse_personality(c, SUB("personality"), e, l);
+		/* the personality's identity where the LUN sets none */
+		if (l->cfg.personality.name) {
+			const char *pv, *pp, *pr;
+
+			fl_vendor_identity(l->cfg.personality.name, &pv, &pp, &pr);
+			if (!json_object_get(v, "vendor")) {
+				free(l->vendor);
+				l->vendor = xstrdup(pv);
+			}
+			if (!json_object_get(v, "product")) {
+				free(l->product);
+				l->product = xstrdup(pp);
+			}
+			if (!json_object_get(v, "revision")) {
+				free(l->revision);
+				l->revision = xstrdup(pr);
+			}
+		}
+	}
 #undef SUB
 	if (l->cfg.thin && l->cfg.pool_blocks > l->cfg.num_blocks)
 		l->cfg.pool_blocks = l->cfg.num_blocks;

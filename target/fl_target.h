@@ -194,6 +194,48 @@ struct fl_tpg_config {
 	enum fl_alua_state state; /* initial asymmetric access state */
 };
 
+/*
+ * Vendor personality of a LUN (target/vendor.c): the behaviour a particular
+ * array shows beyond SPC/SBC, so that the host's vendor-specific path code
+ * (a Linux device handler such as scsi_dh_rdac, chosen by INQUIRY vendor and
+ * product) runs against it. `name` NULL: a plain LUN, no vendor hooks run.
+ *
+ * Ownership model: on an active/passive array one controller owns the LUN.
+ * Controllers are target port groups (cfg.tpgs, "port_groups" of a
+ * scenario); a command's controller is the group of the port it came in on.
+ */
+struct fl_vendor_config {
+	const char *name;	/* a name fl_vendor_known accepts, or NULL */
+	uint16_t owner_tpg;	/* group owning the LUN at start; 0 = the LUN's tpg_id */
+	uint16_t preferred_tpg; /* the owner the array prefers; 0 = owner_tpg */
+	/*
+	 * After ownership moves away from the preferred group, the array moves
+	 * it back this many ms later (an array's automatic load balancing);
+	 * 0 = never. Carried out at the first command after that time.
+	 */
+	uint32_t rebalance_ms;
+	/*
+	 * After an ownership transfer, media commands through every port are
+	 * refused with the vendor's "quiescence in progress" for this many ms;
+	 * 0 = no quiescence, UINT32_MAX = a quiescence that never ends.
+	 */
+	uint32_t quiesce_ms;
+	bool avt;		/* auto volume transfer: I/O on a non-owner moves ownership */
+	bool transfer_ua;	/* a transfer queues UA 2A/06 on every other I_T nexus */
+	uint16_t max_luns;	/* RDAC: MAXIMUM LUNS SUPPORTED (C2h); >= 32 = MODE SELECT(10) form */
+};
+
+/* True when `name` is a vendor personality the core implements. */
+bool fl_vendor_known(const char *name);
+/* The names of the personalities, NULL-terminated (for messages and docs). */
+const char *const *fl_vendor_names(void);
+/*
+ * The INQUIRY identity a personality has when the LUN does not set one
+ * (vendor, product, revision); false for an unknown name.
+ */
+bool fl_vendor_identity(const char *name, const char **vendor, const char **product,
+			const char **revision);
+
 /* Personality and resources of one logical unit. Strings are copied. */
 struct fl_lun_config {
 	uint64_t num_blocks;
@@ -241,6 +283,8 @@ struct fl_lun_config {
 	 * command that changes the medium gets DATA PROTECT 27/00; reads work.
 	 */
 	bool read_only;
+	/* vendor personality (struct fl_vendor_config); name NULL = none */
+	struct fl_vendor_config personality;
 };
 
 /* Fills *cfg with a sane 1 GiB, 512-byte-block, memory-backed default disk. */
@@ -345,6 +389,16 @@ void fl_lun_set_alua_state(struct fl_lun *lun, enum fl_alua_state state);
 int fl_lun_set_tpg_state(struct fl_lun *lun, uint16_t tpg_id, enum fl_alua_state state);
 /* The current state of group tpg_id; 0 or -ENOENT. */
 int fl_lun_tpg_state(struct fl_lun *lun, uint16_t tpg_id, enum fl_alua_state *state);
+
+/*
+ * Moves ownership of a LUN with a vendor personality to target port group
+ * tpg_id, as the array's management interface would (no host command): the
+ * personality's own effects of a transfer apply (unit attention, quiescence).
+ * 0, -ENOENT for an unknown group, -ENOTSUP for a LUN without ownership.
+ */
+int fl_lun_set_owner(struct fl_lun *lun, uint16_t tpg_id);
+/* The group owning the LUN now: 0, or -ENOTSUP without ownership. */
+int fl_lun_owner(struct fl_lun *lun, uint16_t *tpg_id);
 
 /*
  * Power loss: writes acknowledged while the write cache was on and not yet

@@ -18,6 +18,7 @@
  */
 #include "fl_log.h"
 #include "target_internal.h"
+#include "vendor.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -302,6 +303,12 @@ static enum sense_reason lun_dispatch(struct exec_ctx *x)
 		return exec_invalid_field(x, SENSE_INVALID_FIELD_IN_CDB, d->cdb_len - 1,
 					  cmd->cdb[d->cdb_len - 1] & 0x04 ? 2 : 0);
 	x->info = *fl_cmd_decode(cmd); /* decoded once: a front end or the engine may have */
+	/* a vendor personality's own refusals (vendor.h); a plain LUN pays this test */
+	if (lun->vops && lun->vops->check) {
+		r = lun->vops->check(x);
+		if (r != SENSE_OK)
+			return r;
+	}
 	/* SPC-4 r37 5.15.2.4.6: a transitioning port serves almost nothing */
 	if (lun_port_state(lun, cmd->nexus.rel_port_id) == FL_ALUA_TRANSITIONING &&
 	    !(d->flags & OPF_ALUA_ANY))
@@ -489,6 +496,8 @@ const char *fl_lun_config_problem(const struct fl_lun_config *cfg)
 		return "unknown store kind";
 	if (cfg->nports > FL_MAX_PORTS || cfg->ntpgs > FL_MAX_PORTS)
 		return "too many target ports or port groups";
+	if (cfg->personality.name && !fl_vendor_known(cfg->personality.name))
+		return "unknown vendor personality";
 	for (unsigned i = 0; i < cfg->nports; i++) {
 		bool found = cfg->ntpgs == 0 && cfg->ports[i].tpg_id == cfg->tpg_id;
 
@@ -520,6 +529,16 @@ int fl_lun_create(const struct fl_lun_config *cfg, struct fl_lun **out)
 	pthread_cond_init(&lun->idle, NULL);
 	pthread_cond_init(&lun->reads_done, NULL);
 	lun->cfg = *cfg;
+	/* a personality's identity where the LUN sets none (vendor.c) */
+	if (cfg->personality.name) {
+		const char *v = NULL, *pr = NULL, *rev = NULL;
+
+		fl_vendor_identity(cfg->personality.name, &v, &pr, &rev);
+		lun->cfg.vendor = cfg->vendor ? cfg->vendor : v;
+		lun->cfg.product = cfg->product ? cfg->product : pr;
+		lun->cfg.revision = cfg->revision ? cfg->revision : rev;
+		cfg = &lun->cfg; /* the strings copied below */
+	}
 	if (!dup_str(&lun->cfg.vendor, cfg->vendor) || !dup_str(&lun->cfg.product, cfg->product) ||
 	    !dup_str(&lun->cfg.revision, cfg->revision) ||
 	    !dup_str(&lun->cfg.serial, cfg->serial) ||
@@ -547,6 +566,9 @@ int fl_lun_create(const struct fl_lun_config *cfg, struct fl_lun **out)
 	lun->mode.wce = cfg->write_cache;
 	lun->mode.d_sense = cfg->d_sense;
 	lun->mode_saved = lun->mode;
+	rc = vendor_attach(lun);
+	if (rc)
+		goto fail;
 	bytes = cfg->num_blocks << lun->block_shift;
 	if (cfg->store == FL_STORE_FILE)
 		rc = store_file_open(cfg->store_path, cfg->store_dir, bytes, &lun->store);
@@ -596,6 +618,7 @@ void fl_lun_destroy(struct fl_lun *lun)
 		lun->store->ops->close(lun->store);
 	}
 	thin_destroy(lun->thin);
+	vendor_detach(lun);
 	dirty_clear(lun, 0, UINT64_MAX);
 	dirty_free(lun);
 	for (ns = lun->nexuses; ns; ns = next) {

@@ -6,7 +6,8 @@
  * (SPC-4 r37 7.5.8: D_SENSE changeable; TST, QErr, SWP, QAM reported),
  * informational exceptions control 1Ch (SPC-4 r37 7.5.12: PERF, DEXCPT,
  * TEST, LOGERR, MRIE, INTERVAL TIMER, REPORT COUNT changeable), and 3Fh
- * for all of them (SPC-4 r37 7.5.1). No subpages exist. Page control
+ * for all of them (SPC-4 r37 7.5.1), plus the pages of a vendor personality
+ * (vendor.h), which may have subpages. No standard subpages exist. Page control
  * (SPC-4 r37 6.11, Table 159): current, changeable, default, saved.
  *
  * Saving is supported: every page reports PS=1, MODE SENSE with PC=11b
@@ -25,10 +26,13 @@
  * sense.c reads the current control page.
  */
 #include "spc_internal.h"
+#include "vendor.h"
 
 #include <string.h>
 
 #define MODE_PAGE_ALL 0x3f
+/* room for the vendor pages of a personality in one MODE SENSE */
+#define MODE_VENDOR_MAX 512
 
 /* One mode page: how to show a state, which bits change, how to read it back. */
 struct mode_page {
@@ -232,19 +236,22 @@ enum sense_reason spc_mode_sense(struct exec_ctx *x)
 	bool dbd = cdb[1] & 0x08, llbaa = ten && (cdb[1] & 0x10);
 	uint8_t pc = cdb[2] >> 6, code = cdb[2] & 0x3f, sub = cdb[3];
 	uint32_t alloc = ten ? fl_get_be16(cdb + 7) : cdb[4];
-	uint8_t buf[8 + 16 + 64 * NPAGES];
+	uint8_t buf[8 + 16 + 64 * NPAGES + MODE_VENDOR_MAX];
 	uint32_t hdr = ten ? 8 : 4, len;
 	const struct mode_page *one = NULL;
+	/* a vendor page asked for by its code (vendor.h) */
+	bool vendor_one = code != MODE_PAGE_ALL && lun->vops && lun->vops->is_mode_page &&
+			  lun->vops->is_mode_page(code);
 
 	if (cdb[1] & ~b1_ok)
 		return exec_invalid_field(x, SENSE_INVALID_FIELD_IN_CDB, 1,
 					  spc_top_bit(cdb[1] & ~b1_ok));
-	if (code != MODE_PAGE_ALL) {
+	if (code != MODE_PAGE_ALL && !vendor_one) {
 		one = mode_page_find(code);
 		if (!one)
 			return exec_invalid_field(x, SENSE_INVALID_FIELD_IN_CDB, 2, 5);
 	}
-	if (sub != 0x00 && sub != 0xff)
+	if (sub != 0x00 && sub != 0xff && !vendor_one)
 		return exec_invalid_field(x, SENSE_INVALID_FIELD_IN_CDB, 3, 7);
 	memset(buf, 0, sizeof(buf));
 	len = hdr;
@@ -259,12 +266,24 @@ enum sense_reason spc_mode_sense(struct exec_ctx *x)
 		if (llbaa)
 			buf[4] = 0x01; /* LONGLBA */
 	}
-	if (one) {
+	if (vendor_one) {
+		uint32_t n = lun->vops->mode_sense(x, code, sub, pc, buf + len, MODE_VENDOR_MAX);
+
+		if (!n)
+			return exec_invalid_field(x, SENSE_INVALID_FIELD_IN_CDB, 3, 7);
+		len += n;
+	} else if (one) {
 		len += mode_page_put(lun, one, pc, buf + len);
 	} else {
 		for (size_t i = 0; i < NPAGES; i++)
 			len += mode_page_put(lun, &mode_pages[i], pc, buf + len);
+		if (lun->vops && lun->vops->mode_sense)
+			len += lun->vops->mode_sense(x, MODE_PAGE_ALL, sub, pc, buf + len,
+						     MODE_VENDOR_MAX);
 	}
+	/* MODE SENSE (6) reports at most 255 bytes of mode data */
+	if (!ten && len > 256)
+		len = 256;
 	/* SBC-3 r36 6.4.1: device-specific parameter, WP and DPOFUA */
 	buf[ten ? 3 : 2] = (uint8_t)((lun->mode.swp || lun->cfg.read_only ? 0x80 : 0) | 0x10);
 	if (ten)
@@ -344,6 +363,12 @@ static enum sense_reason select_page(struct exec_ctx *x, const uint8_t *p, uint3
 	return SENSE_OK;
 }
 
+/* True when a MODE SELECT page (first byte b) is a vendor personality's. */
+static bool select_is_vendor(const struct fl_lun *lun, uint8_t b)
+{
+	return lun->vops && lun->vops->is_mode_page && lun->vops->is_mode_page(b & 0x3f);
+}
+
 /*
  * MODE SELECT (6) / (10) (SPC-4 r37 6.9, 6.10). PF must be one (only the
  * page format is understood); "A PARAMETER LIST LENGTH field set to zero
@@ -389,7 +414,19 @@ enum sense_reason spc_mode_select(struct exec_ctx *x)
 	}
 	m = lun->mode;
 	for (off = hdr + bdl; off < plen; off += used) {
-		r = select_page(x, p + off, off, plen - off, &m, &used);
+		if (select_is_vendor(lun, p[off]))
+			r = lun->vops->mode_select(x, p + off, off, plen - off, &used, false);
+		else
+			r = select_page(x, p + off, off, plen - off, &m, &used);
+		if (r != SENSE_OK)
+			return r;
+	}
+	/* the whole list is valid: the vendor pages take effect, in order */
+	for (off = hdr + bdl; off < plen; off += used) {
+		if (select_is_vendor(lun, p[off]))
+			r = lun->vops->mode_select(x, p + off, off, plen - off, &used, true);
+		else
+			r = select_page(x, p + off, off, plen - off, &m, &used);
 		if (r != SENSE_OK)
 			return r;
 	}

@@ -15,6 +15,7 @@
  */
 #include "fl_byteorder.h"
 #include "target_internal.h"
+#include "vendor.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -490,6 +491,14 @@ enum sense_reason sbc_start_stop(struct exec_ctx *x)
 	uint8_t power_condition = cdb[4] >> 4;
 	bool loej = cdb[4] & 0x02, start = cdb[4] & 0x01;
 
+	/* a vendor personality may give START STOP UNIT its own meaning (vendor.h) */
+	if (lun->vops && lun->vops->start_stop) {
+		bool handled = false;
+		enum sense_reason r = lun->vops->start_stop(x, &handled);
+
+		if (handled)
+			return r;
+	}
 	/*
 	 * SBC-3 r36 5.25: with a POWER CONDITION other than 0h (START_VALID)
 	 * START and LOEJ are ignored; power conditions are not modelled.

@@ -50,6 +50,7 @@ static const struct sense_row sense_table[SENSE_REASON_NR] = {
     [SENSE_PARAM_NOT_SUPPORTED] = {FL_STATUS_CHECK_CONDITION, FL_KEY_ILLEGAL_REQUEST, 0x26, 0x01},
     [SENSE_MEDIUM_NOT_PRESENT] = {FL_STATUS_CHECK_CONDITION, FL_KEY_NOT_READY, 0x3a, 0x00},
     [SENSE_INVALID_RELEASE] = {FL_STATUS_CHECK_CONDITION, FL_KEY_ILLEGAL_REQUEST, 0x26, 0x04},
+    [SENSE_VENDOR] = {FL_STATUS_CHECK_CONDITION, 0, 0, 0}, /* key/ASC/ASCQ from the personality */
     [SENSE_INSUFFICIENT_REG_RESOURCES] = {FL_STATUS_CHECK_CONDITION, FL_KEY_ILLEGAL_REQUEST, 0x55,
 					  0x04},
 };
@@ -130,7 +131,7 @@ void sense_complete(struct exec_ctx *x, enum sense_reason reason)
 {
 	struct fl_cmd *cmd = x->cmd;
 	const struct sense_row *row;
-	uint8_t sks[3], asc, ascq;
+	uint8_t sks[3], key, asc, ascq;
 
 	if ((unsigned)reason >= SENSE_REASON_NR)
 		reason = SENSE_INTERNAL_FAILURE;
@@ -145,6 +146,17 @@ void sense_complete(struct exec_ctx *x, enum sense_reason reason)
 		asc = x->ua_asc;
 		ascq = x->ua_ascq;
 	}
+	key = row->key;
+	if (reason == SENSE_VENDOR && x->vkey) {
+		key = x->vkey;
+		asc = x->vasc;
+		ascq = x->vascq;
+	} else if (reason == SENSE_VENDOR) {
+		/* a personality that named no sense: the core's own failure */
+		key = FL_KEY_HARDWARE_ERROR;
+		asc = sense_table[SENSE_INTERNAL_FAILURE].asc;
+		ascq = sense_table[SENSE_INTERNAL_FAILURE].ascq;
+	}
 	if (x->sks_valid) {
 		/* SPC-4 r37 4.5.2.4.2: SKSV, C/D, BPV + bit pointer, field pointer */
 		sks[0] = 0x80 | (x->sks_cdb ? 0x40 : 0);
@@ -154,6 +166,6 @@ void sense_complete(struct exec_ctx *x, enum sense_reason reason)
 		sks[2] = (uint8_t)x->sks_field;
 	}
 	cmd->sense_len =
-	    sense_encode(cmd->sense, x->lun && x->lun->mode.d_sense, row->key, asc, ascq,
+	    sense_encode(cmd->sense, x->lun && x->lun->mode.d_sense, key, asc, ascq,
 			 x->info_valid, x->information, x->sks_valid ? sks : NULL);
 }

@@ -18,6 +18,8 @@
  *   thin.c     provisioning map (pool accounting is in the write path)
  *   store_mem.c, store_file.c  backing stores behind struct store_ops
  *   target.c   struct fl_target: LUN numbering, REPORT LUNS, absent LUNs
+ *   vendor.c   vendor personalities: the hook table and ownership (vendor.h);
+ *              vendor_NAME.c one personality each
  *
  * A command handler gets the LUN locked and returns a sense reason; it never
  * builds sense bytes itself. SENSE_OK means GOOD (data_in_len set by handler).
@@ -60,6 +62,7 @@ enum sense_reason {
 	SENSE_INVALID_RELEASE,		/* ILLEGAL REQUEST 26/04 invalid release of PR */
 	SENSE_MEDIUM_NOT_PRESENT,	/* NOT READY 3A/00 (removable medium ejected) */
 	SENSE_INSUFFICIENT_REG_RESOURCES, /* ILLEGAL REQUEST 55/04 (PR OUT REGISTER, SPC-4 6.16) */
+	SENSE_VENDOR,			/* a personality's sense: x->vkey/vasc/vascq (vendor.h) */
 	SENSE_REASON_NR
 };
 
@@ -82,6 +85,8 @@ struct exec_ctx {
 	struct fl_target *tgt; /* the target the command came through, or NULL */
 	/* SENSE_UNIT_ATTENTION: the condition being reported */
 	uint8_t ua_asc, ua_ascq;
+	/* SENSE_VENDOR: the personality's sense (vendor_sense in vendor.h) */
+	uint8_t vkey, vasc, vascq;
 	/*
 	 * LBA range after the one range check in lun.c (has_lba only): for
 	 * opcodes with OPF_ZERO_TO_END a length of 0 is widened to the end.
@@ -351,6 +356,9 @@ struct fl_lun {
 	 */
 	unsigned unlocked_reads;
 	pthread_cond_t reads_done;
+	/* vendor personality (vendor.h): NULL for a plain LUN */
+	const struct vendor_ops *vops;
+	struct vendor_state *vstate;
 	/* the target holding this LUN (set by fl_target_add_lun), or NULL */
 	struct fl_target *target;
 	uint16_t lun_id;

@@ -6,7 +6,8 @@
  * (7.8.17), 83h device identification (7.8.6: NAA, T10 vendor ID, relative
  * target port, target port group designators), B0h block limits (SBC-3 r36
  * 6.5.3), B1h block device characteristics (6.5.2), B2h logical block
- * provisioning (6.5.4). The block limits are the ones sbc.c enforces
+ * provisioning (6.5.4), and the pages of a vendor personality (vendor.h),
+ * which page 00h lists after these. The block limits are the ones sbc.c enforces
  * (target_internal.h), so what a host reads here is what it gets.
  *
  * Identity: cfg.naa is an NAA IEEE Registered designator (NAA 5); a value
@@ -16,6 +17,7 @@
  * Without cfg.serial, the serial number is the hexadecimal NAA value.
  */
 #include "spc_internal.h"
+#include "vendor.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -178,8 +180,14 @@ enum sense_reason vpd_inquiry(struct exec_ctx *x, uint8_t page, uint32_t alloc)
 	switch (page) {
 	case 0x00:
 		memcpy(buf + 4, vpd_pages, sizeof(vpd_pages));
-		fl_put_be16(buf + 2, sizeof(vpd_pages));
-		len = 4 + sizeof(vpd_pages);
+		len = sizeof(vpd_pages);
+		/* a personality's pages are all C0h and up: the list stays ascending */
+		if (x->lun->vops) {
+			memcpy(buf + 4 + len, x->lun->vops->vpd_codes, x->lun->vops->nvpd);
+			len += (uint32_t)x->lun->vops->nvpd;
+		}
+		fl_put_be16(buf + 2, (uint16_t)len);
+		len += 4;
 		break;
 	case 0x80:
 		vpd_serial(x->lun, serial, sizeof(serial));
@@ -201,6 +209,11 @@ enum sense_reason vpd_inquiry(struct exec_ctx *x, uint8_t page, uint32_t alloc)
 		len = vpd_provisioning(x->lun, buf);
 		break;
 	default:
+		if (x->lun->vops && x->lun->vops->nvpd &&
+		    memchr(x->lun->vops->vpd_codes, page, x->lun->vops->nvpd)) {
+			len = x->lun->vops->vpd(x, page, buf, sizeof(buf));
+			break;
+		}
 		return exec_invalid_field(x, SENSE_INVALID_FIELD_IN_CDB, 2, 7);
 	}
 	exec_data_in(x, buf, len, alloc);
