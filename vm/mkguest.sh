@@ -73,7 +73,7 @@ boot_mods="virtio_pci 9pnet_virtio 9p overlay"
 lab_mods="$boot_mods configfs scsi_mod sd_mod sg loop uio target_core_mod target_core_user
  tcm_loop iscsi_target_mod target_core_file target_core_iblock iscsi_tcp libiscsi
  scsi_transport_iscsi ext4 crc32c_generic crc32c-intel crct10dif_generic crct10dif-pclmul
- crc64_rocksoft_generic t10-pi dm_multipath dm_mod scsi_dh_alua scsi_dh_emc scsi_dh_rdac
+ crc64_rocksoft_generic t10-pi dm_multipath dm_mod scsi_dh_alua scsi_dh_emc scsi_dh_rdac scsi_dh_hp_sw
  dm_service_time dm_round_robin dm_queue_length"
 # A guest assembled with another module set is assembled again.
 modset=$(echo $lab_mods | cksum | cut -d' ' -f1)
