@@ -413,7 +413,7 @@ static json_t *do_act(struct fl_engine *e, json_t *req)
 	/* the LUN-wide effects of the table of actions: there is no command to act on */
 	if (fl_action_by_verb(sc->rules[0].a.verb)->phase != FL_PHASE_EFFECT) {
 		fl_scenario_free(sc);
-		return ctl_error("act carries out ua, power_loss, resize or alua");
+		return ctl_error("act carries out ua, power_loss, resize, alua or owner");
 	}
 	if (sc->rules[0].a.verb == VERB_RESIZE) {
 		/* a size the LUN cannot take is answered, and changes nothing */

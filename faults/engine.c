@@ -704,6 +704,15 @@ void engine_lun_effect(struct fl_engine *e, struct eng_lun *L, const struct sc_a
 		else
 			fl_lun_set_alua_state(L->lun, a->alua);
 		break;
+	case VERB_OWNER: {
+		int r = fl_lun_set_owner(L->lun, a->owner_group);
+
+		if (r)
+			fl_log(FL_LOG_ERR, "%s: owner of LUN %u to port group %u: %s\n", why, L->id,
+			       a->owner_group,
+			       r == -ENOTSUP ? "the LUN has no vendor personality" : strerror(-r));
+		break;
+	}
 	default:
 		break;
 	}
@@ -827,6 +836,9 @@ static void trace_inject(struct fl_engine *e, const struct eng_lun *L, const str
 	case VERB_ALUA:
 		if (a->alua_group)
 			json_object_set_new(o, "group", json_integer(a->alua_group));
+		break;
+	case VERB_OWNER:
+		json_object_set_new(o, "group", json_integer(a->owner_group));
 		break;
 	default:
 		break;

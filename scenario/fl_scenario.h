@@ -247,6 +247,7 @@ enum sc_verb {
 	VERB_POWER_LOSS,
 	VERB_RESIZE,
 	VERB_ALUA,
+	VERB_OWNER, /* a vendor personality's LUN changes owner (target port group) */
 };
 
 enum sc_hold_kind {
@@ -291,6 +292,7 @@ struct sc_action {
 	uint64_t resize;
 	enum fl_alua_state alua;
 	uint16_t alua_group; /* the group whose state changes; 0 = the LUN's default group */
+	uint16_t owner_group; /* VERB_OWNER: the target port group that becomes owner */
 	int set_state; /* -1: none */
 	/*
 	 * sense / status only: answer even when a unit attention is pending for

@@ -573,6 +573,8 @@ static void parse_action(struct pctx *c, const char *path, json_t *v, struct sc_
 		psize(c, SUBP(sub, path, "resize"), e, &a->resize, &a->resize_in_blocks);
 	if ((e = json_object_get(v, "alua")))
 		parse_alua_action(c, SUBP(sub, path, "alua"), e, a);
+	if ((e = json_object_get(v, "owner")))
+		parse_match_port(c, SUBP(sub, path, "owner"), e, true, &a->owner_group);
 }
 
 /* Parses "rules". */

@@ -241,7 +241,26 @@ static enum sense_reason rdac_mode_select(struct exec_ctx *x, const uint8_t *p, 
 }
 
 /*
- * Before every command: a due rebalance happens first; then media commands
+ * True for the I/O a controller serves only for the LUNs it owns: reads,
+ * writes, cache flushes, unmaps. TEST UNIT READY, READ CAPACITY, INQUIRY,
+ * MODE SENSE / SELECT and the like are answered by both controllers (the
+ * host reads a passive path's capacity and pages too).
+ */
+static bool rdac_io(const struct exec_ctx *x)
+{
+	switch (x->info.cls) {
+	case FL_CLASS_READ:
+	case FL_CLASS_WRITE:
+	case FL_CLASS_FLUSH:
+	case FL_CLASS_UNMAP:
+		return true;
+	default:
+		return false;
+	}
+}
+
+/*
+ * Before every command: a due rebalance happens first; then I/O commands
  * meet the quiescence after a transfer, and on the controller that does not
  * own the LUN "not owned" (or, with AVT, the LUN moves to it).
  */
@@ -250,7 +269,7 @@ static enum sense_reason rdac_check(struct exec_ctx *x)
 	struct fl_lun *lun = x->lun;
 
 	vendor_rebalance(lun);
-	if (!(x->desc->flags & OPF_MEDIA))
+	if (!rdac_io(x))
 		return SENSE_OK;
 	if (vendor_quiescing(lun))
 		return vendor_sense(x, FL_KEY_NOT_READY, RDAC_ASC_NOT_READY, RDAC_ASCQ_QUIESCING);
