@@ -55,11 +55,13 @@ run() {
 	[ -s "$out/$name/report.html" ] || fail "$name: no report.html"
 	[ -s "$out/$name/trace.json" ] || fail "$name: no trace.json beside report.html"
 }
-run hung-lun-reset-iscsi "$tdir/hung-lun-reset.json" iscsi
+# The lab's hung-lun-reset and hung-read-tcmu as they were when recorded
+# (longer knobs than tests/vm/ has now): recorded/NAME.scenario.json.
+run hung-lun-reset-iscsi "$tdir/recorded/hung-lun-reset-iscsi.scenario.json" iscsi
 run dropped-commands-iscsi "$src/scenarios/dropped-commands.json" iscsi
 run busy-storm-iscsi "$src/scenarios/busy-storm.json" iscsi
 run end-of-disk-tcmu "$tdir/end-of-disk.json" tcmu
-run hung-read-tcmu-tcmu "$tdir/hung-read-tcmu.json" tcmu
+run hung-read-tcmu-tcmu "$tdir/recorded/hung-read-tcmu-tcmu.scenario.json" tcmu
 # dropped-commands recorded on Debian 13's 6.12 as well: a matrix of two kernels.
 run dropped-commands-iscsi-6.12 "$src/scenarios/dropped-commands.json" iscsi
 # dm-multipath over two iSCSI paths (mpath-controller-failover, 6.1): the paths band.
