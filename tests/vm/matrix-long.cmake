@@ -7,7 +7,8 @@
 # expectations with "kernel" (docs/kernel-differences.md). A kernel package
 # that cannot be had is a SKIP (exit 77). Times: docs/vm-lab.md.
 set(fl_vm_long_kernels "k6_12=debian:trixie" "k7_2=debian:sid")
-set(fl_vm_long_mpath mpath-controller-failover mpath-path-loss)
+set(fl_vm_long_mpath mpath-controller-failover mpath-path-loss mpath-all-paths-down
+  mpath-busy-path mpath-alua-long-transition)
 
 # fl_vm_long_test(NAME FILE PATH KERNEL TIMEOUT): `faultlun vm FILE --path PATH
 # --kernel KERNEL` as vm.NAME, the guest limited to TIMEOUT seconds.
