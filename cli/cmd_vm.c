@@ -44,6 +44,8 @@ static void usage(FILE *out)
 	    "  --kernels K1,K2,...   run everything on each kernel and write a matrix\n"
 	    "                  report (matrix.json, matrix.html); an image's module\n"
 	    "                  tree follows it after '=' (IMAGE=DIR)\n"
+	    "  --boot-each     boot a guest for each run (default: the runs on one\n"
+	    "                  kernel and path share a boot, each on a fresh target)\n"
 	    "  --recheck DIR   check a kept run directory again (one scenario)\n"
 	    "  --quiet         no timeline\n"
 	    "  --where         print where the lab's scripts, guest programs and tcmu\n"
@@ -100,6 +102,44 @@ static void kernel_dir(const char *kernel, char *dir, size_t len)
 			*c = '-';
 }
 
+/* One run of `faultlun vm`: a scenario on a path on the current kernel. */
+struct vm_one {
+	const char *file;
+	char path[8], stem[128], dir[PATH_MAX + 400];
+	bool batch; /* may share a boot with other runs on its path */
+	int rc;	    /* -1: not run yet */
+};
+
+/*
+ * May the scenario run on path in a boot shared with others? Not when it has
+ * a shell step (it may change anything in the guest). A scenario the loader
+ * refuses for the path gets *rc 2 (diagnostics printed) and does not run: it
+ * is reported before a guest boots for it.
+ */
+static bool vm_batchable(const char *file, const char *path, int *rc)
+{
+	struct fl_scenario *sc = NULL;
+	struct fl_diags diags = {0};
+	unsigned fe = !strcmp(path, "tcmu")    ? FL_FE_TCMU
+		      : !strcmp(path, "iscsi") ? FL_FE_ISCSI
+					       : FL_FE_ANY;
+	bool ok = true;
+
+	if (fl_scenario_load_file(file, fe, &sc, &diags) < 0) {
+		fl_diags_print(&diags, stderr);
+		fprintf(stderr, "faultlun vm: %s: not a valid scenario for path %s\n", file, path);
+		fl_diags_free(&diags);
+		*rc = 2;
+		return false;
+	}
+	const struct fl_check *ck = fl_scenario_check(sc);
+	for (size_t i = 0; ck && i < ck->nsteps; i++)
+		ok &= ck->steps[i].op != FL_OP_SHELL;
+	fl_diags_free(&diags);
+	fl_scenario_free(sc);
+	return ok;
+}
+
 /*
  * Runs every scenario on every path on every kernel (kernel_list: K1,K2,...,
  * each "stock", "debian:SUITE" or IMAGE[=MODULE_DIR]; else kernel/modules, or
@@ -108,7 +148,7 @@ static void kernel_dir(const char *kernel, char *dir, size_t len)
  */
 static int run_kernels(const char **files, int nfiles, const char *path, struct fl_vm_opts *o,
 		       char *kernel_list, const char *kernel, const char *modules, const char *out,
-		       bool keep)
+		       bool keep, bool batch)
 {
 	const char *kernels[16];
 	char *kmods[16];
@@ -156,10 +196,20 @@ static int run_kernels(const char **files, int nfiles, const char *path, struct 
 		}
 	}
 	int worst = 0, runs = 0, skips = 0;
+	struct vm_one *all = calloc((size_t)nfiles * 3, sizeof(*all));
+	if (!all) {
+		fprintf(stderr, "faultlun vm: out of memory\n");
+		free(kernel_list);
+		return 2;
+	}
 	for (int k = 0; k < nk; k++) {
 		/* "stock" is the default kernel */
 		o->kernel = kernels[k] && strcmp(kernels[k], "stock") ? kernels[k] : NULL;
 		o->modules = kmods[k];
+		char kdir[128] = "";
+		if (kernel_list)
+			kernel_dir(kernels[k], kdir, sizeof(kdir));
+		int nrun = 0;
 		for (int f = 0; f < nfiles; f++) {
 			char paths[3][8];
 			int np;
@@ -174,67 +224,73 @@ static int run_kernels(const char **files, int nfiles, const char *path, struct 
 				np = 1;
 			}
 			for (int p = 0; p < np; p++) {
-				char dir[PATH_MAX + 400], res[PATH_MAX + 440], html[PATH_MAX + 440];
-				char stem[128], kdir[128] = "";
+				struct vm_one *r = &all[nrun++];
+				char stem[128];
+				*r = (struct vm_one){.file = files[f], .rc = -1};
+				snprintf(r->path, sizeof(r->path), "%s", paths[p]);
 				file_stem(files[f], stem, sizeof(stem));
-				if (kernel_list)
-					kernel_dir(kernels[k], kdir, sizeof(kdir));
-				snprintf(dir, sizeof(dir), "%s/%s%s%s-%s", base, kdir,
+				snprintf(r->stem, sizeof(r->stem), "%s", stem);
+				snprintf(r->dir, sizeof(r->dir), "%s/%s%s%s-%s", base, kdir,
 					 *kdir ? "/" : "", stem, paths[p]);
-				o->path = paths[p];
-				/* A broken scenario is reported before a guest boots for it. */
-				if (strcmp(paths[p], "lio")) {
-					struct fl_scenario *sc = NULL;
-					struct fl_diags diags = {0};
-					unsigned fe =
-					    !strcmp(paths[p], "tcmu") ? FL_FE_TCMU : FL_FE_ISCSI;
-					int lr = fl_scenario_load_file(files[f], fe, &sc, &diags);
-					if (lr < 0) {
-						fl_diags_print(&diags, stderr);
-						fl_diags_free(&diags);
-						fprintf(stderr,
-							"faultlun vm: %s: not a valid scenario for "
-							"path %s\n",
-							files[f], paths[p]);
-						if (worst < 2)
-							worst = 2;
-						runs++;
-						continue;
-					}
-					fl_diags_free(&diags);
-					fl_scenario_free(sc);
-				}
-				int rc = fl_vm_run(files[f], o, dir);
-				runs++;
-				snprintf(res, sizeof(res), "%s/result.json", dir);
-				if (cells) {
-					char **cs = cell_strings + ncells * 3;
-					cs[0] = strdup(stem);
-					cs[1] = strdup(paths[p]);
-					cs[2] = strdup(res);
-					cells[ncells++] =
-					    (struct fl_vm_matrix_cell){.kernel = kernels[k],
-								       .scenario = cs[0],
-								       .path = cs[1],
-								       .result_json = cs[2],
-								       .rc = rc};
-				}
-				if (rc == FL_VM_SKIP) {
-					skips++;
-					continue;
-				}
-				snprintf(res, sizeof(res), "%s/result.json", dir);
-				snprintf(html, sizeof(html), "%s/report.html", dir);
-				if (access(res, R_OK) == 0) {
-					fl_vm_report_text(res, stdout, !o->quiet);
-					if (fl_vm_report_html(res, html) == 0)
-						printf("result: %s\nreport: %s\n", res, html);
-				}
-				if (rc > worst)
-					worst = rc;
+				r->batch = batch && vm_batchable(files[f], paths[p], &r->rc);
 			}
 		}
+		/* Runs that can share a boot, one boot per path; the others one by one. */
+		static const char *const pw[] = {"iscsi", "tcmu", "lio"};
+		for (size_t w = 0; w < sizeof(pw) / sizeof(pw[0]); w++) {
+			const char *bf[64 * 3], *bd[64 * 3];
+			int brc[64 * 3], bi[64 * 3], nb = 0;
+			for (int i = 0; i < nrun; i++)
+				if (all[i].batch && !strcmp(all[i].path, pw[w])) {
+					bf[nb] = all[i].file;
+					bd[nb] = all[i].dir;
+					bi[nb++] = i;
+				}
+			if (nb < 2)
+				continue;
+			char share[PATH_MAX + 200];
+			snprintf(share, sizeof(share), "%s/%s%sboot-%s", base, kdir,
+				 *kdir ? "/" : "", pw[w]);
+			o->path = pw[w];
+			fl_vm_run_batch(bf, (size_t)nb, o, bd, share, brc);
+			for (int j = 0; j < nb; j++)
+				all[bi[j]].rc = brc[j];
+		}
+		for (int i = 0; i < nrun; i++) {
+			struct vm_one *r = &all[i];
+			char res[PATH_MAX + 440], html[PATH_MAX + 440];
+			if (r->rc == -1) {
+				o->path = r->path;
+				r->rc = fl_vm_run(r->file, o, r->dir);
+			}
+			runs++;
+			snprintf(res, sizeof(res), "%s/result.json", r->dir);
+			if (cells) {
+				char **cs = cell_strings + ncells * 3;
+				cs[0] = strdup(r->stem);
+				cs[1] = strdup(r->path);
+				cs[2] = strdup(res);
+				cells[ncells++] = (struct fl_vm_matrix_cell){.kernel = kernels[k],
+									     .scenario = cs[0],
+									     .path = cs[1],
+									     .result_json = cs[2],
+									     .rc = r->rc};
+			}
+			if (r->rc == FL_VM_SKIP) {
+				skips++;
+				continue;
+			}
+			snprintf(html, sizeof(html), "%s/report.html", r->dir);
+			if (access(res, R_OK) == 0) {
+				fl_vm_report_text(res, stdout, !o->quiet);
+				if (fl_vm_report_html(res, html) == 0)
+					printf("result: %s\nreport: %s\n", res, html);
+			}
+			if (r->rc > worst)
+				worst = r->rc;
+		}
 	}
+	free(all);
 	if (cells) {
 		if (fl_vm_matrix_write(cells, ncells, kernels, (size_t)nk, base, stdout) < 0)
 			fprintf(stderr, "faultlun vm: cannot write the matrix report in %s\n",
@@ -265,7 +321,7 @@ int cmd_vm(int argc, char **argv)
 	struct fl_vm_opts o = {.accel = "auto"};
 	const char *path = NULL, *out = NULL, *recheck = NULL, *kernel = NULL, *modules = NULL;
 	char *kernel_list = NULL;
-	bool keep = false;
+	bool keep = false, boot_each = false;
 	const char *files[64];
 	int nfiles = 0;
 	static const struct option longopts[] = {
@@ -276,7 +332,8 @@ int cmd_vm(int argc, char **argv)
 	    {"quiet", no_argument, NULL, 'q'},	       {"help", no_argument, NULL, 'h'},
 	    {"version", no_argument, NULL, 'V'},       {"where", no_argument, NULL, 'W'},
 	    {"kernel", required_argument, NULL, 'K'},  {"modules", required_argument, NULL, 'M'},
-	    {"kernels", required_argument, NULL, 'X'}, {NULL, 0, NULL, 0},
+	    {"kernels", required_argument, NULL, 'X'}, {"boot-each", no_argument, NULL, 'B'},
+	    {NULL, 0, NULL, 0},
 	};
 	static const char *const path_words[] = {"iscsi", "tcmu", "both", "lio", NULL};
 	static const char *const accel_words[] = {"auto", "kvm", "tcg", NULL};
@@ -317,6 +374,9 @@ int cmd_vm(int argc, char **argv)
 			break;
 		case 'k':
 			keep = true;
+			break;
+		case 'B':
+			boot_each = true;
 			break;
 		case 'q':
 			o.quiet = true;
@@ -372,7 +432,7 @@ int cmd_vm(int argc, char **argv)
 	}
 	if (kernel_list || kernel)
 		return run_kernels(files, nfiles, path, &o, kernel_list, kernel, modules, out,
-				   keep);
+				   keep, !boot_each);
 	if (recheck) {
 		char res[PATH_MAX + 16];
 		if (nfiles != 1) {
@@ -385,5 +445,5 @@ int cmd_vm(int argc, char **argv)
 			fl_vm_report_text(res, stdout, !o.quiet);
 		return rc;
 	}
-	return run_kernels(files, nfiles, path, &o, NULL, NULL, NULL, out, keep);
+	return run_kernels(files, nfiles, path, &o, NULL, NULL, NULL, out, keep, !boot_each);
 }

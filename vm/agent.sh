@@ -127,7 +127,6 @@ done
 if [ "$FL_PATH" != iscsi ]; then
 	mountpoint -q /sys/kernel/config || mount -t configfs none /sys/kernel/config
 fi
-[ -n "${FL_KNOB_scsi_logging_level:-}" ] && put /proc/sys/dev/scsi/logging_level "$FL_KNOB_scsi_logging_level"
 CFS=/sys/kernel/config/target
 WWN_LOOP=naa.5001405f1a000001
 WWN_INIT=naa.5001405f1a000002
@@ -208,7 +207,9 @@ setup_iscsi() {
 	"$FL_FAULTLUN" serve $FL_SERVE_ARGS >"$R/serve.out" 2>&1 &
 	serve_pid=$!
 	i=0
-	while ! grep -q ':3260 ' /proc/net/tcp 2>/dev/null && ! grep -q ':0CBC ' /proc/net/tcp; do
+	# A listening socket on port 3260 (state 0A): an earlier job's connections
+	# may still be listed in TIME_WAIT.
+	while ! awk '$2 ~ /:0CBC$/ && $4 == "0A" { f = 1 } END { exit !f }' /proc/net/tcp; do
 		i=$((i + 1))
 		[ $i -gt 100 ] && fail "faultlun serve did not listen on 127.0.0.1:3260"
 		kill -0 "$serve_pid" 2>/dev/null || fail "faultlun serve exited (see serve.out)"
@@ -216,11 +217,15 @@ setup_iscsi() {
 	done
 	mark "faultlun serve listening (pid $serve_pid)"
 	echo "InitiatorName=iqn.2026-12.org.faultlun:vm-initiator" >/etc/iscsi/initiatorname.iscsi
-	iscsid || fail "iscsid"
-	sleep 0.3
+	# One iscsid for the boot (a batch's later jobs reuse it).
+	if [ -z "${iscsid_up:-}" ]; then
+		iscsid || fail "iscsid"
+		iscsid_up=1
+		sleep 0.3
+	fi
 	iscsiadm -m discovery -t sendtargets -p 127.0.0.1:3260 >"$R/discovery.out" 2>&1 ||
 		fail "iscsiadm discovery"
-	iqn=$(awk '{print $2; exit}' "$R/discovery.out")
+	iqn=$(awk '$1 ~ /,[0-9]+$/ {print $2; exit}' "$R/discovery.out")
 	mark "discovered $iqn"
 	# One portal, or with multipath every portal the target lists (one path each).
 	portal="-p 127.0.0.1:3260"
@@ -241,9 +246,6 @@ setup_iscsi() {
 	iscsiadm -m session --rescan >>"$R/login.out" 2>&1
 }
 
-# With the multipath knob (iSCSI only): dm-multipath over one path per portal.
-MP=0
-[ "$FL_PATH" = iscsi ] && [ "${FL_KNOB_multipath:-0}" = 1 ] && MP=1
 
 # Writes /etc/multipath.conf from the knobs (docs/vm-lab.md "dm-multipath").
 mp_conf() {
@@ -265,11 +267,12 @@ defaults {
 EOF
 }
 
-# Loads device-mapper multipath and the ALUA handler (before the login, so
-# that scsi_dh_alua attaches at scan), writes the configuration and starts
+# Loads device-mapper multipath and the device handlers (before the login, so
+# that scsi_dh_alua, or the handler of an array scsi_dh.c names, attaches at
+# scan), writes the configuration and starts
 # udevd (multipathd finds its paths through udev's database).
 mp_prepare() {
-	for m in dm_mod dm_multipath scsi_dh_alua; do
+	for m in dm_mod dm_multipath scsi_dh_alua scsi_dh_emc scsi_dh_rdac scsi_dh_hp_sw; do
 		modprobe "$m" || fail "modprobe $m"
 	done
 	mp_conf
@@ -285,6 +288,26 @@ mp_prepare() {
 	done
 	/lib/systemd/systemd-udevd --daemon >"$R/udevd.out" 2>&1 || fail "systemd-udevd"
 	mark "udevd started"
+	# The device handler the kernel attached to each path and what it says of
+	# the path, on the timeline: "dh sdX HANDLER ACCESS_STATE max_sectors_kb
+	# N" at each change, for a minute at most (docs/device-handlers/).
+	(
+		i=0
+		while [ ! -e /tmp/mp-stop ] && [ $i -lt 120 ]; do
+			for q in /sys/block/sd*/device/dh_state; do
+				[ -e "$q" ] || continue
+				d=${q#/sys/block/}
+				d=${d%%/*}
+				v="$(cat "$q") $(cat "/sys/block/$d/device/access_state" 2>/dev/null || echo -)"
+				v="$v max_sectors_kb $(cat "/sys/block/$d/queue/max_sectors_kb")"
+				[ "$(cat "/tmp/dh-$d" 2>/dev/null)" = "$v" ] && continue
+				echo "$v" >"/tmp/dh-$d"
+				mark "dh $d $v"
+			done
+			i=$((i + 1))
+			sleep 0.5
+		done
+	) &
 }
 
 # The port id of path DEV (sdX): its session's portal in FL_PORTS (ID=ADDR:PORT).
@@ -371,141 +394,290 @@ mp_sample() {
 	fi
 }
 
-[ "$MP" = 1 ] && mp_prepare
-case "$FL_PATH" in
-lio) setup_lio ;;
-tcmu)
-	setup_tcmu
-	FL_CTL=/run/faultlun-lun$FL_TEST_LUN.sock
-	;;
-iscsi) setup_iscsi ;;
-*) fail "unknown path $FL_PATH" ;;
-esac
+# One job: builds the path to the scenario's LUNs, finds their disks, sets the
+# knobs, starts the observers and runs the workload; job_rc gets fl-vm-agent's
+# status. Outputs go to $R (the job's folder of the results share).
+run_job() {
+	# With the multipath knob (iSCSI only): dm-multipath over one path per portal.
+	MP=0
+	[ "$FL_PATH" = iscsi ] && [ "${FL_KNOB_multipath:-0}" = 1 ] && MP=1
+	[ -n "${FL_KNOB_scsi_logging_level:-}" ] &&
+		put /proc/sys/dev/scsi/logging_level "$FL_KNOB_scsi_logging_level"
+	[ "$MP" = 1 ] && mp_prepare
+	case "$FL_PATH" in
+	lio) setup_lio ;;
+	tcmu)
+		setup_tcmu
+		FL_CTL=/run/faultlun-lun$FL_TEST_LUN.sock
+		;;
+	iscsi) setup_iscsi ;;
+	*) fail "unknown path $FL_PATH" ;;
+	esac
 
-# Waits for the disk of each scenario LUN; prints LUN=/dev/sdX lines.
-find_disks() {
-	for l in $FL_LUNS; do
-		lun=${l%%:*}
-		i=0
-		dev=""
-		while [ -z "$dev" ]; do
-			for b in /sys/class/scsi_disk/*:*:*:"$lun"/device/block/*; do
-				[ -e "$b" ] && dev=${b##*/}
+	# Waits for the disk of each scenario LUN; prints LUN=/dev/sdX lines.
+	find_disks() {
+		for l in $FL_LUNS; do
+			lun=${l%%:*}
+			i=0
+			dev=""
+			while [ -z "$dev" ]; do
+				for b in /sys/class/scsi_disk/*:*:*:"$lun"/device/block/*; do
+					[ -e "$b" ] && dev=${b##*/}
+				done
+				[ -n "$dev" ] && break
+				i=$((i + 1))
+				[ $i -gt 150 ] && fail "no disk for LUN $lun"
+				sleep 0.1
 			done
-			[ -n "$dev" ] && break
-			i=$((i + 1))
-			[ $i -gt 150 ] && fail "no disk for LUN $lun"
-			sleep 0.1
+			echo "$lun=/dev/$dev"
 		done
-		echo "$lun=/dev/$dev"
-	done
-}
-find_disks >/tmp/disks || exit 1
-grep -q . /tmp/disks || fail "no disks"
-if [ "$MP" = 1 ]; then
-	# Every path's disk of the LUNs: the map stands for the LUN under test.
-	want=$(grep -c . "$R/discovery.out")
-	for l in $FL_LUNS; do
-		lun=${l%%:*}
-		i=0
-		while :; do
-			n=0
-			for d in /sys/class/scsi_disk/*:*:*:"$lun"; do
-				[ -e "$d" ] && n=$((n + 1))
+	}
+	find_disks >/tmp/disks || exit 1
+	grep -q . /tmp/disks || fail "no disks"
+	if [ "$MP" = 1 ]; then
+		# Every path's disk of the LUNs: the map stands for the LUN under test.
+		want=$(grep -c . "$R/discovery.out")
+		for l in $FL_LUNS; do
+			lun=${l%%:*}
+			i=0
+			while :; do
+				n=0
+				for d in /sys/class/scsi_disk/*:*:*:"$lun"; do
+					[ -e "$d" ] && n=$((n + 1))
+				done
+				[ "$n" -ge "$want" ] && break
+				i=$((i + 1))
+				[ $i -gt 150 ] && fail "LUN $lun has not $want paths"
+				sleep 0.1
 			done
-			[ "$n" -ge "$want" ] && break
-			i=$((i + 1))
-			[ $i -gt 150 ] && fail "LUN $lun has not $want paths"
-			sleep 0.1
 		done
-	done
-	mp_start
-	multipathd show topology >"$R/multipath-topology.txt" 2>&1
-	mark "multipath map $map: $(multipathd show paths raw format '%d' | tr '\n' ' ')"
-	for b in /sys/class/scsi_disk/*:*:*:*/device/block/*; do
-		echo "${b##*/}"
-	done >/tmp/mp-paths
-	echo "$FL_TEST_LUN=/dev/mapper/$map" >/tmp/disks
-	mp_watch &
-	mpwatch_pid=$!
-fi
-cat /tmp/disks >"$R/disks.txt"
-mark "disks: $(tr '\n' ' ' </tmp/disks)"
+		mp_start
+		multipathd show topology >"$R/multipath-topology.txt" 2>&1
+		mark "multipath map $map: $(multipathd show paths raw format '%d' | tr '\n' ' ')"
+		for b in /sys/class/scsi_disk/*:*:*:*/device/block/*; do
+			echo "${b##*/}"
+		done >/tmp/mp-paths
+		echo "$FL_TEST_LUN=/dev/mapper/$map" >/tmp/disks
+		mp_watch &
+		mpwatch_pid=$!
+	fi
+	cat /tmp/disks >"$R/disks.txt"
+	mark "disks: $(tr '\n' ' ' </tmp/disks)"
 
-devargs=""
-watch=""
-test_dev=""
-healthy_dev=""
-while IFS== read -r lun dev; do
-	name=${dev#/dev/}
-	sd=/sys/block/$name/device
-	devargs="$devargs --dev $lun=$dev"
-	if [ "$MP" = 0 ]; then
+	devargs=""
+	watch=""
+	test_dev=""
+	healthy_dev=""
+	while IFS== read -r lun dev; do
+		name=${dev#/dev/}
+		sd=/sys/block/$name/device
+		devargs="$devargs --dev $lun=$dev"
+		if [ "$MP" = 0 ]; then
+			[ -n "${FL_KNOB_timeout_s:-}" ] && put "$sd/timeout" "$FL_KNOB_timeout_s"
+			[ -n "${FL_KNOB_eh_timeout_s:-}" ] && put "$sd/eh_timeout" "$FL_KNOB_eh_timeout_s"
+			for f in state iorequest_cnt iodone_cnt ioerr_cnt iotmo_cnt; do
+				watch="$watch --watch lun$lun.$f=$sd/$f"
+			done
+		fi
+		[ "$lun" = "$FL_TEST_LUN" ] && test_dev=$dev
+		[ "$lun" = "${FL_HEALTHY_LUN:-none}" ] && healthy_dev=$dev
+	done </tmp/disks
+	# The paths under a multipath map: the knobs on each, their states watched.
+	[ "$MP" = 1 ] && while read -r name; do
+		sd=/sys/block/$name/device
 		[ -n "${FL_KNOB_timeout_s:-}" ] && put "$sd/timeout" "$FL_KNOB_timeout_s"
 		[ -n "${FL_KNOB_eh_timeout_s:-}" ] && put "$sd/eh_timeout" "$FL_KNOB_eh_timeout_s"
 		for f in state iorequest_cnt iodone_cnt ioerr_cnt iotmo_cnt; do
-			watch="$watch --watch lun$lun.$f=$sd/$f"
+			watch="$watch --watch $name.$f=$sd/$f"
 		done
-	fi
-	[ "$lun" = "$FL_TEST_LUN" ] && test_dev=$dev
-	[ "$lun" = "${FL_HEALTHY_LUN:-none}" ] && healthy_dev=$dev
-done </tmp/disks
-# The paths under a multipath map: the knobs on each, their states watched.
-[ "$MP" = 1 ] && while read -r name; do
-	sd=/sys/block/$name/device
-	[ -n "${FL_KNOB_timeout_s:-}" ] && put "$sd/timeout" "$FL_KNOB_timeout_s"
-	[ -n "${FL_KNOB_eh_timeout_s:-}" ] && put "$sd/eh_timeout" "$FL_KNOB_eh_timeout_s"
-	for f in state iorequest_cnt iodone_cnt ioerr_cnt iotmo_cnt; do
-		watch="$watch --watch $name.$f=$sd/$f"
-	done
-done </tmp/mp-paths
-for s in /sys/class/iscsi_session/session*; do
-	[ -e "$s/state" ] && watch="$watch --watch ${s##*/}.state=$s/state"
-done
-for c in /sys/class/iscsi_connection/connection*; do
-	[ -e "$c/state" ] && watch="$watch --watch ${c##*/}.state=$c/state"
-done
-[ -n "$test_dev" ] || fail "no disk for the LUN under test ($FL_TEST_LUN)"
-# The LUN under test comes first: steps without "lun" (or naming a LUN without
-# a disk) use it.
-devargs="--dev $FL_TEST_LUN=$test_dev $devargs"
-{
-	echo "{"
-	echo "\"test_dev\": \"$test_dev\", \"healthy_dev\": \"$healthy_dev\","
-	printf '"knobs": {'
-	sep=""
-	knob_dev=${test_dev#/dev/}
-	[ "$MP" = 1 ] && read -r knob_dev </tmp/mp-paths
-	for f in timeout eh_timeout queue_depth; do
-		printf '%s"%s": "%s"' "$sep" "$f" "$(cat /sys/block/$knob_dev/device/$f 2>/dev/null)"
-		sep=", "
-	done
+	done </tmp/mp-paths
 	for s in /sys/class/iscsi_session/session*; do
-		for f in recovery_tmo abort_tmo lu_reset_tmo tgt_reset_tmo; do
-			[ -e "$s/$f" ] && printf '%s"%s": "%s"' "$sep" "$f" "$(cat "$s/$f")"
+		[ -e "$s/state" ] && watch="$watch --watch ${s##*/}.state=$s/state"
+	done
+	for c in /sys/class/iscsi_connection/connection*; do
+		[ -e "$c/state" ] && watch="$watch --watch ${c##*/}.state=$c/state"
+	done
+	[ -n "$test_dev" ] || fail "no disk for the LUN under test ($FL_TEST_LUN)"
+	# The LUN under test comes first: steps without "lun" (or naming a LUN without
+	# a disk) use it.
+	devargs="--dev $FL_TEST_LUN=$test_dev $devargs"
+	{
+		echo "{"
+		echo "\"test_dev\": \"$test_dev\", \"healthy_dev\": \"$healthy_dev\","
+		printf '"knobs": {'
+		sep=""
+		knob_dev=${test_dev#/dev/}
+		[ "$MP" = 1 ] && read -r knob_dev </tmp/mp-paths
+		for f in timeout eh_timeout queue_depth; do
+			printf '%s"%s": "%s"' "$sep" "$f" "$(cat /sys/block/$knob_dev/device/$f 2>/dev/null)"
+			sep=", "
 		done
-	done
-	printf '%s"scsi_logging_level": "%s"' "$sep" "$(cat /proc/sys/dev/scsi/logging_level)"
-	echo "}, \"kernel\": \"$(uname -r)\"}"
-} >"$R/guest.json"
+		for s in /sys/class/iscsi_session/session*; do
+			for f in recovery_tmo abort_tmo lu_reset_tmo tgt_reset_tmo; do
+				[ -e "$s/$f" ] && printf '%s"%s": "%s"' "$sep" "$f" "$(cat "$s/$f")"
+			done
+		done
+		printf '%s"scsi_logging_level": "%s"' "$sep" "$(cat /proc/sys/dev/scsi/logging_level)"
+		echo "}, \"kernel\": \"$(uname -r)\"}"
+	} >"$R/guest.json"
 
-mark "workload start"
-# shellcheck disable=SC2086
-"$FL_AGENT" --scenario "$FL_SCENARIO" --path "$FL_PATH" --out "$R" $devargs \
-	${healthy_dev:+--healthy "$healthy_dev"} $watch ${FL_CTL:+--ctl "$FL_CTL"} \
-	--faultlun "$FL_FAULTLUN" 2>>"$R/agent.log"
-rc=$?
-mark "workload end (rc $rc)"
-if [ -n "${mpwatch_pid:-}" ]; then
-	# The path observer's last sample, then the map's final topology.
-	: >/tmp/mp-stop
-	i=0
-	while [ ! -e /tmp/mp-watch-done ] && [ $i -lt 50 ]; do
+	mark "workload start"
+	# shellcheck disable=SC2086
+	"$FL_AGENT" --scenario "$FL_SCENARIO" --path "$FL_PATH" --out "$R" $devargs \
+		${healthy_dev:+--healthy "$healthy_dev"} $watch ${FL_CTL:+--ctl "$FL_CTL"} \
+		--faultlun "$FL_FAULTLUN" 2>>"$R/agent.log"
+	rc=$?
+	mark "workload end (rc $rc)"
+	if [ -n "${mpwatch_pid:-}" ]; then
+		# The path observer's last sample, then the map's final topology.
+		: >/tmp/mp-stop
+		i=0
+		while [ ! -e /tmp/mp-watch-done ] && [ $i -lt 50 ]; do
+			sleep 0.1
+			i=$((i + 1))
+		done
+		mpwatch_pid=""
+		multipathd show topology >"$R/multipath-topology-end.txt" 2>&1
+	fi
+	[ -f /var/log/tcmu-runner.log ] && cp /var/log/tcmu-runner.log "$R/tcmu-runner.log"
+	job_rc=$rc
+}
+
+# Stops a process the agent started: TERM, then KILL after 5 s.
+stop_pid() {
+	[ -n "$1" ] || return 0
+	kill "$1" 2>/dev/null || return 0
+	_i=0
+	while kill -0 "$1" 2>/dev/null && [ $_i -lt 50 ]; do
 		sleep 0.1
-		i=$((i + 1))
+		_i=$((_i + 1))
 	done
-	mpwatch_pid=""
-	multipathd show topology >"$R/multipath-topology-end.txt" 2>&1
+	kill -9 "$1" 2>/dev/null
+	wait "$1" 2>/dev/null
+}
+
+# Undoes a job's path so that the next job of a batch starts from a kernel
+# without its devices: the multipath maps and multipathd; the iSCSI sessions,
+# node records and faultlun serve; the tcm_loop host, the LIO backstores and
+# tcmu-runner; the kernel-wide knobs put back.
+teardown_job() {
+	if [ "$MP" = 1 ]; then
+		stop_pid "${mpd_pid:-}"
+		for m in $(dmsetup ls --target multipath 2>/dev/null | awk '{print $1}'); do
+			dmsetup message "$m" 0 fail_if_no_path >/dev/null 2>&1
+			"$BB" timeout 20 dmsetup remove "$m" >/dev/null 2>&1 || mark "could not remove map $m"
+		done
+		udevadm control --exit >/dev/null 2>&1
+		"$BB" rm -f /tmp/mp-stop /tmp/mp-watch-done
+	fi
+	case "$FL_PATH" in
+	iscsi)
+		"$BB" timeout 30 iscsiadm -m node -u >/dev/null 2>&1 || mark "iscsiadm logout failed"
+		iscsiadm -m node -o delete >/dev/null 2>&1
+		iscsiadm -m discoverydb -t sendtargets -p 127.0.0.1:3260 -o delete >/dev/null 2>&1
+		stop_pid "${serve_pid:-}"
+		serve_pid=""
+		;;
+	tcmu | lio)
+		tpg=$CFS/loopback/$WWN_LOOP/tpgt_1
+		for l in "$tpg"/lun/lun_*; do
+			[ -d "$l" ] || continue
+			for x in "$l"/*; do
+				[ -L "$x" ] && "$BB" rm -f "$x"
+			done
+			"$BB" rmdir "$l" || mark "could not remove $l"
+		done
+		if [ -d "$tpg" ]; then
+			put "$tpg/nexus" NULL
+			"$BB" rmdir "$tpg" || mark "could not remove $tpg"
+		fi
+		[ -d "$CFS/loopback/$WWN_LOOP" ] && "$BB" rmdir "$CFS/loopback/$WWN_LOOP"
+		for d in "$CFS"/core/user_0/fl* "$CFS"/core/rd_mcp_0/lun*; do
+			[ -d "$d" ] && { "$BB" rmdir "$d" || mark "could not remove $d"; }
+		done
+		for h in "$CFS"/core/user_0 "$CFS"/core/rd_mcp_0; do
+			[ -d "$h" ] && "$BB" rmdir "$h"
+		done
+		stop_pid "${tcmu_pid:-}"
+		tcmu_pid=""
+		"$BB" rm -f /var/log/tcmu-runner.log
+		;;
+	esac
+	"$BB" rm -f /run/faultlun*.sock
+	[ -n "${FL_KNOB_scsi_logging_level:-}" ] && put /proc/sys/dev/scsi/logging_level 0
+	[ -n "${FL_KNOB_debug_libiscsi_eh:-}" ] &&
+		put /sys/module/libiscsi/parameters/debug_libiscsi_eh 0
+	return 0
+}
+
+# Is the kernel back to no SCSI disk, iSCSI session, dm device or LIO object
+# of a job? Waits up to 15 s for devices still being removed; names what is
+# left otherwise.
+clean_state() {
+	_i=0
+	while :; do
+		left=""
+		for x in /sys/class/scsi_disk/* /sys/class/iscsi_session/* /sys/block/dm-* \
+			"$CFS"/loopback/naa.* "$CFS"/core/user_* "$CFS"/core/rd_mcp_*; do
+			[ -e "$x" ] && left="$left $x"
+		done
+		[ -z "$left" ] && return 0
+		_i=$((_i + 1))
+		if [ $_i -gt 150 ]; then
+			mark "the job left:$left"
+			return 1
+		fi
+		sleep 0.1
+	done
+}
+
+if [ -z "${FL_BATCH:-}" ]; then
+	run_job
+	finish "ok $job_rc"
 fi
-[ -f /var/log/tcmu-runner.log ] && cp /var/log/tcmu-runner.log "$R/tcmu-runner.log"
-finish "ok $rc"
+
+# A batch: jobs 0 to FL_BATCH-1 in one boot, each from its own folder of the
+# results share (job.env, scenario.json; its outputs beside them), each on a
+# fresh path (a new target, new sessions or a new tcm_loop host) torn down
+# after it; its kernel log is the boot's followed by its own lines only. A job
+# whose teardown leaves devices behind ends the batch: the host boots again for
+# the jobs left.
+stop_pid "$uevent_pid"
+uevent_pid=""
+k=0
+while [ "$k" -lt "$FL_BATCH" ]; do
+	R=/fl-results/job$k
+	for v in $(set | "$BB" sed -n 's/^\(FL_KNOB_[A-Za-z0-9_]*\)=.*/\1/p'); do
+		unset "$v"
+	done
+	unset FL_CTL FL_HEALTHY_LUN FL_PORTS
+	. "$R/job.env"
+	exec >>"$R/agent.log" 2>&1
+	"$BB" cat /dev/kmsg | awk -v b="faultlun-agent: job $k begin" -v e="faultlun-agent: job $k over" '
+		/faultlun-agent: job [0-9]+ begin/ { seen = 1; on = index($0, b) > 0 }
+		!seen || on { print; fflush() }
+		on && index($0, e) { on = 0 }' >"$R/kmsg.txt" &
+	jk_pid=$!
+	"$FL_UEVENT" >"$R/uevents.jsonl" 2>>"$R/agent.log" &
+	ju_pid=$!
+	mark "job $k begin: $FL_SCENARIO"
+	run_job
+	mark "job $k over (rc $job_rc)"
+	_i=0
+	while ! grep -q "faultlun-agent: job $k over" "$R/kmsg.txt" && [ $_i -lt 50 ]; do
+		sleep 0.1
+		_i=$((_i + 1))
+	done
+	# Not waited for: the shell's wait would wait for the whole pipeline, and
+	# its cat ends only at the next kernel record (SIGPIPE).
+	kill "$jk_pid" 2>/dev/null
+	stop_pid "$ju_pid"
+	[ -f /etc/multipath.conf ] && cp /etc/multipath.conf "$R/multipath.conf"
+	echo "ok $job_rc" >"$R/done"
+	sync
+	teardown_job
+	clean_state || break
+	k=$((k + 1))
+done
+R=/fl-results
+finish "batch: $k of $FL_BATCH jobs"

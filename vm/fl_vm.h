@@ -42,6 +42,20 @@ struct fl_vm_opts {
 int fl_vm_run(const char *scenario, const struct fl_vm_opts *opts, const char *run_dir);
 
 /*
+ * Runs the scenarios files[0..n) on opts->path in one boot of the guest (a
+ * batch): each is a job of its own in the guest (a fresh target and fresh
+ * sessions or tcm_loop host, torn down after it, the kernel's SCSI, iSCSI,
+ * dm and LIO state checked clean before the next) and gets run_dirs[i] as
+ * fl_vm_run would write it; share is the boot's results share (created,
+ * emptied first). A job that breaks its boot (stuck, or leaving state behind)
+ * is checked as it is and the jobs after it boot again. rcs[i] gets each
+ * run's status as fl_vm_run returns it; returns the worst of them, skips
+ * aside.
+ */
+int fl_vm_run_batch(const char *const *files, size_t n, const struct fl_vm_opts *opts,
+		    const char *const *run_dirs, const char *share, int *rcs);
+
+/*
  * Checks a finished run again without booting: the observations already in
  * run_dir/guest against scenario's (possibly edited) expectations; rewrites
  * run_dir/result.json. Returns as fl_vm_run.

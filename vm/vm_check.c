@@ -266,6 +266,8 @@ static json_t *guest_phases(json_t *kmsg)
 	    {"disks_ready", "faultlun-agent: disks:"},
 	    {"workload_start", "faultlun-agent: workload start"},
 	    {"workload_end", "faultlun-agent: workload end"},
+	    {"job_begin", "faultlun-agent: job "},
+	    {"job_over", " over (rc "},
 	    {"finish", "faultlun-agent: finish"},
 	};
 	json_t *o = json_object();
@@ -707,6 +709,10 @@ int vm_check_run(const struct fl_scenario *sc, const struct vm_run_info *info)
 	    "final_sysfs", last_values, "wall", wall);
 	if (error)
 		json_object_set_new(result, "error", json_string(error));
+	if (info->batch_jobs)
+		json_object_set_new(result, "batch",
+				    json_pack("{s:i,s:i}", "job", info->batch_job, "jobs",
+					      info->batch_jobs));
 	if (guest)
 		json_object_set(result, "guest_info", guest);
 	if (max_stall >= 0)

@@ -18,6 +18,7 @@ struct vm_run_info {
 	bool timed_out;
 	int qemu_status, timeout_s;
 	double wall_guest_build_s, wall_qemu_s, wall_total_s, t_start;
+	int batch_job, batch_jobs; /* the job's index in its boot's batch; 0 jobs: no batch */
 };
 
 double vm_now(void);

@@ -15,6 +15,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <ftw.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -458,11 +459,14 @@ static int load_scenario(const char *file, const char *path, struct fl_scenario 
 	return rc;
 }
 
-/* Writes job.env and the scenario (copied as is) into the results share. */
+/*
+ * Writes job.env and the scenario (copied as is) into results, the job's
+ * folder of the results share; share is that folder as the guest sees it.
+ */
 static int write_job(const struct fl_scenario *sc, const char *scenario, const char *path,
-		     const char *guest, const char *results)
+		     const char *guest, const char *results, const char *share)
 {
-	char p[PATH_MAX + 32], self[PATH_MAX], num[32];
+	char p[PATH_MAX + 32], self[PATH_MAX], num[32], arg[PATH_MAX];
 	const struct fl_check *check = fl_scenario_check(sc);
 	int rc;
 
@@ -488,10 +492,13 @@ static int write_job(const struct fl_scenario *sc, const char *scenario, const c
 	env_put(f, "FL_HANDLER_DIR",
 		getenv("FAULTLUN_HANDLER_DIR") ? getenv("FAULTLUN_HANDLER_DIR")
 					       : vm_path(VM_HANDLER));
-	env_put(f, "FL_SCENARIO", "/fl-results/scenario.json");
-	env_put(f, "FL_SERVE_ARGS",
-		"/fl-results/scenario.json --listen 127.0.0.1:3260 --trace "
-		"/fl-results/trace.jsonl --ctl /run/faultlun.sock");
+	snprintf(arg, sizeof(arg), "%s/scenario.json", share);
+	env_put(f, "FL_SCENARIO", arg);
+	snprintf(arg, sizeof(arg),
+		 "%s/scenario.json --listen 127.0.0.1:3260 --trace %s/trace.jsonl --ctl "
+		 "/run/faultlun.sock",
+		 share, share);
+	env_put(f, "FL_SERVE_ARGS", arg);
 	if (!strcmp(path, "iscsi"))
 		env_put(f, "FL_CTL", "/run/faultlun.sock");
 	/* LUN:BYTES:BLOCK_SIZE for each LUN (a scenario without luns has LUN 0). */
@@ -545,6 +552,63 @@ static int write_job(const struct fl_scenario *sc, const char *scenario, const c
 	return 0;
 }
 
+/*
+ * Boots the guest with the agent reading its job from results (the writable
+ * share); console.log and qemu.log go to log_dir. A kernel that dies or hangs
+ * while booting, before the agent runs, is booted once more: under TCG with
+ * several vCPUs, 7.2 was seen to oops in text patching (int3 in
+ * sched_clock_idle_wakeup_event) at about 1.9 s in two boots of seventeen,
+ * and 6.1 to hang in cryptomgr_test (a soft lockup on CPU 1) once; nothing of
+ * a scenario has run then. Returns 0 (QEMU's status in *st), -ETIMEDOUT (the
+ * guest was killed after timeout seconds) or -errno.
+ */
+static int boot_guest(const char *accel, const char *guest, const char *results,
+		      const char *log_dir, const struct fl_vm_opts *opts, int timeout,
+		      const char *what, int *st)
+{
+	char console[PATH_MAX], qlog[PATH_MAX], append[PATH_MAX + 128];
+	snprintf(append, sizeof(append),
+		 "console=ttyS0 panic=-1 loglevel=4 printk.devkmsg=on log_buf_len=4M "
+		 "fl.agent=%s/agent.sh",
+		 vm_src_dir());
+	snprintf(console, sizeof(console), "%s/console.log", log_dir);
+	snprintf(qlog, sizeof(qlog), "%s/qemu.log", log_dir);
+	char *argv[64];
+	qemu_argv(argv, accel, guest, results, console, append,
+		  opts->memory_mb ? opts->memory_mb : 2048);
+	const char *kernel = "?";
+	for (int i = 0; argv[i]; i++)
+		if (!strcmp(argv[i], "-kernel") && argv[i + 1])
+			kernel = strrchr(argv[i + 1], '/') + 1;
+	fprintf(stderr, "faultlun vm: %s on path %s: booting %s/%s (%s, %d MiB, limit %d s)\n",
+		what, opts->path, strrchr(guest, '/') + 1, kernel, accel,
+		opts->memory_mb ? opts->memory_mb : 2048, timeout);
+	char agent_up[PATH_MAX + 16];
+	snprintf(agent_up, sizeof(agent_up), "%s/kmsg.txt", results);
+	int q = run_qemu_up(argv, qlog, timeout, agent_up, VM_BOOT_LIMIT_S, st);
+	if (q == -EAGAIN ||
+	    (q == 0 && access(agent_up, F_OK) != 0 && file_has(console, "Kernel panic"))) {
+		char again[PATH_MAX + 32];
+		snprintf(again, sizeof(again), "%s/console-boot-failed.log", log_dir);
+		rename(console, again);
+		fprintf(stderr,
+			"faultlun vm: the kernel %s while booting, before the agent ran (%s); "
+			"booting once more\n",
+			q == -EAGAIN ? "did not reach the agent in time" : "panicked", again);
+		q = run_qemu_up(argv, qlog, timeout, agent_up, VM_BOOT_LIMIT_S, st);
+		if (q == -EAGAIN)
+			q = -ETIMEDOUT;
+	}
+	if (q == -ETIMEDOUT)
+		fprintf(stderr,
+			"faultlun vm: the guest did not finish within %d s and was killed "
+			"(stuck kernel or agent); console: %s, agent log: %s/agent.log\n",
+			timeout, console, results);
+	else if (q < 0)
+		fprintf(stderr, "faultlun vm: cannot run qemu: %s\n", strerror(-q));
+	return q;
+}
+
 /* The name of a lab path's bit in check.paths. */
 static unsigned path_bit(const char *path)
 {
@@ -553,6 +617,38 @@ static unsigned path_bit(const char *path)
 	if (!strcmp(path, "tcmu"))
 		return FL_PATH_TCMU;
 	return FL_PATH_LIO;
+}
+
+/*
+ * What every boot needs: QEMU, multipath-tools and udevd when a scenario has
+ * the multipath knob (mp), the guest assembled or reused in cache (its
+ * folder in guest) and the accelerator. Returns 0, FL_VM_SKIP or FL_VM_ERROR
+ * (message printed).
+ */
+static int lab_ready(const struct fl_vm_opts *opts, bool mp, const char *cache, char *guest,
+		     size_t len, const char **accel)
+{
+	if (!have_qemu()) {
+		fprintf(stderr, "faultlun vm: qemu-system-x86_64 not found (Debian package "
+				"qemu-system-x86)\n");
+		return FL_VM_SKIP;
+	}
+	/* dm-multipath runs the host's multipath-tools and udevd in the guest. */
+	if (mp && !strcmp(opts->path, "iscsi") &&
+	    (access("/sbin/multipathd", X_OK) || access("/lib/systemd/systemd-udevd", X_OK))) {
+		fprintf(stderr, "faultlun vm: the multipath knob needs multipathd and "
+				"systemd-udevd (Debian packages multipath-tools, udev)\n");
+		return FL_VM_SKIP;
+	}
+	fprintf(stderr, "faultlun vm: cache %s\n", cache);
+	int g = prepare_guest(cache, opts->kernel, opts->modules, guest, len);
+	if (g) {
+		if (g == FL_VM_SKIP)
+			fprintf(stderr, "faultlun vm: the guest kernel cannot be had: skipped\n");
+		return g;
+	}
+	*accel = pick_accel(opts->accel, cache, guest);
+	return 0;
 }
 
 /* Runs one scenario on one path; see fl_vm.h. */
@@ -567,7 +663,7 @@ int fl_vm_run(const char *scenario, const struct fl_vm_opts *opts, const char *r
 		fprintf(stderr, "faultlun vm: note: the scenario's check.paths does not name %s\n",
 			opts->path);
 	int rc = FL_VM_ERROR;
-	char results[PATH_MAX], guest[PATH_MAX], console[PATH_MAX], qlog[PATH_MAX];
+	char results[PATH_MAX], guest[PATH_MAX];
 	const char *cache = fl_vm_cache_dir(opts->cache_dir);
 	snprintf(results, sizeof(results), "%s/guest", run_dir);
 	if (vm_mkdirs(results) < 0 || vm_mkdirs(cache) < 0) {
@@ -589,79 +685,25 @@ int fl_vm_run(const char *scenario, const struct fl_vm_opts *opts, const char *r
 		snprintf(p, sizeof(p), "%s/trace-lun%d.jsonl", results, lun_id(sc, i));
 		unlink(p);
 	}
-	if (!have_qemu()) {
-		fprintf(stderr, "faultlun vm: qemu-system-x86_64 not found (Debian package "
-				"qemu-system-x86)\n");
-		rc = FL_VM_SKIP;
-		goto out;
-	}
-	/* dm-multipath runs the host's multipath-tools and udevd in the guest. */
-	if (check && check->knobs.multipath == 1 && !strcmp(opts->path, "iscsi") &&
-	    (access("/sbin/multipathd", X_OK) || access("/lib/systemd/systemd-udevd", X_OK))) {
-		fprintf(stderr, "faultlun vm: the multipath knob needs multipathd and "
-				"systemd-udevd (Debian packages multipath-tools, udev)\n");
-		rc = FL_VM_SKIP;
-		goto out;
-	}
-	fprintf(stderr, "faultlun vm: cache %s\n", cache);
-	int g = prepare_guest(cache, opts->kernel, opts->modules, guest, sizeof(guest));
+	const char *accel = NULL;
+	int g = lab_ready(opts, check && check->knobs.multipath == 1, cache, guest, sizeof(guest),
+			  &accel);
 	if (g) {
-		if (g == FL_VM_SKIP)
-			fprintf(stderr, "faultlun vm: the guest kernel cannot be had: skipped\n");
 		rc = g;
 		goto out;
 	}
 	double t_guest = vm_now();
-	const char *accel = pick_accel(opts->accel, cache, guest);
-	if (write_job(sc, scenario, opts->path, guest, results) < 0) {
+	if (write_job(sc, scenario, opts->path, guest, results, "/fl-results") < 0) {
 		fprintf(stderr, "faultlun vm: cannot write the job into %s\n", results);
 		goto out;
 	}
 	int timeout = opts->guest_timeout_s;
 	if (!timeout)
 		timeout = 300;
-	char append[PATH_MAX + 128];
-	snprintf(append, sizeof(append),
-		 "console=ttyS0 panic=-1 loglevel=4 printk.devkmsg=on log_buf_len=4M "
-		 "fl.agent=%s/agent.sh",
-		 vm_src_dir());
-	snprintf(console, sizeof(console), "%s/console.log", run_dir);
-	snprintf(qlog, sizeof(qlog), "%s/qemu.log", run_dir);
-	char *argv[64];
-	qemu_argv(argv, accel, guest, results, console, append,
-		  opts->memory_mb ? opts->memory_mb : 2048);
-	const char *kernel = "?";
-	for (int i = 0; argv[i]; i++)
-		if (!strcmp(argv[i], "-kernel") && argv[i + 1])
-			kernel = strrchr(argv[i + 1], '/') + 1;
-	fprintf(stderr, "faultlun vm: %s on path %s: booting %s/%s (%s, %d MiB, limit %d s)\n",
-		fl_scenario_name(sc) ?: scenario, opts->path, strrchr(guest, '/') + 1, kernel,
-		accel, opts->memory_mb ? opts->memory_mb : 2048, timeout);
 	double t_boot = vm_now();
 	int st = 0;
-	char agent_up[PATH_MAX + 16];
-	snprintf(agent_up, sizeof(agent_up), "%s/kmsg.txt", results);
-	int q = run_qemu_up(argv, qlog, timeout, agent_up, VM_BOOT_LIMIT_S, &st);
-	/*
-	 * A kernel that dies or hangs while booting, before the agent runs, is
-	 * booted once more: under TCG with several vCPUs, 7.2 was seen to oops in
-	 * text patching (int3 in sched_clock_idle_wakeup_event) at about 1.9 s in
-	 * two boots of seventeen, and 6.1 to hang in cryptomgr_test (a soft
-	 * lockup on CPU 1) once; nothing of the scenario has run then.
-	 */
-	if (q == -EAGAIN ||
-	    (q == 0 && access(agent_up, F_OK) != 0 && file_has(console, "Kernel panic"))) {
-		char again[PATH_MAX + 32];
-		snprintf(again, sizeof(again), "%s/console-boot-failed.log", run_dir);
-		rename(console, again);
-		fprintf(stderr,
-			"faultlun vm: the kernel %s while booting, before the agent ran (%s); "
-			"booting once more\n",
-			q == -EAGAIN ? "did not reach the agent in time" : "panicked", again);
-		q = run_qemu_up(argv, qlog, timeout, agent_up, VM_BOOT_LIMIT_S, &st);
-		if (q == -EAGAIN)
-			q = -ETIMEDOUT;
-	}
+	int q = boot_guest(accel, guest, results, run_dir, opts, timeout,
+			   fl_scenario_name(sc) ?: scenario, &st);
 	double t_end = vm_now();
 	struct vm_run_info info = {
 	    .scenario = scenario,
@@ -678,17 +720,188 @@ int fl_vm_run(const char *scenario, const struct fl_vm_opts *opts, const char *r
 	    .wall_total_s = 0,
 	    .t_start = t_start,
 	};
-	if (q == -ETIMEDOUT)
-		fprintf(stderr,
-			"faultlun vm: the guest did not finish within %d s and was killed "
-			"(stuck kernel or agent); console: %s, agent log: %s/agent.log\n",
-			timeout, console, results);
-	else if (q < 0)
-		fprintf(stderr, "faultlun vm: cannot run qemu: %s\n", strerror(-q));
 	rc = vm_check_run(sc, &info);
 out:
 	fl_scenario_free(sc);
 	return rc;
+}
+
+/* nftw callback of rm_tree. */
+static int rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)st;
+	(void)flag;
+	(void)ftw;
+	return remove(path) < 0 && errno != ENOENT ? -1 : 0;
+}
+
+/* Removes dir and everything under it (a run's old outputs). */
+static void rm_tree(const char *dir)
+{
+	nftw(dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+/* Does path exist? */
+static bool exists(const char *path)
+{
+	return access(path, F_OK) == 0;
+}
+
+/*
+ * Writes the jobs idx[0..nj) of a batch into share (job0, job1, ...) and
+ * share/job.env (the first job's, with FL_BATCH: the agent's set-up before
+ * the jobs reads it). Returns 0 or -errno.
+ */
+static int write_batch(struct fl_scenario *const *sc, const char *const *files,
+		       const size_t *idx, size_t nj, const struct fl_vm_opts *opts,
+		       const char *guest, const char *share)
+{
+	char dir[PATH_MAX + 32], in_guest[64], p[PATH_MAX + 48];
+	rm_tree(share);
+	if (vm_mkdirs(share) < 0)
+		return -errno;
+	for (size_t k = 0; k < nj; k++) {
+		snprintf(dir, sizeof(dir), "%s/job%zu", share, k);
+		snprintf(in_guest, sizeof(in_guest), "/fl-results/job%zu", k);
+		int rc = vm_mkdirs(dir);
+		if (rc < 0 || (rc = write_job(sc[idx[k]], files[idx[k]], opts->path, guest, dir,
+					      in_guest)) < 0)
+			return rc;
+	}
+	snprintf(p, sizeof(p), "%s/job.env", share);
+	snprintf(dir, sizeof(dir), "%s/job0/job.env", share);
+	int rc = copy_file(dir, p);
+	if (rc < 0)
+		return rc;
+	FILE *f = fopen(p, "a");
+	if (!f)
+		return -errno;
+	fprintf(f, "FL_BATCH=%zu\n", nj);
+	return fclose(f) < 0 ? -errno : 0;
+}
+
+/* See fl_vm.h. */
+int fl_vm_run_batch(const char *const *files, size_t n, const struct fl_vm_opts *opts,
+		    const char *const *run_dirs, const char *share, int *rcs)
+{
+	double t_start = vm_now();
+	struct fl_scenario **sc = calloc(n, sizeof(*sc));
+	size_t *idx = calloc(n, sizeof(*idx));
+	bool *todo = calloc(n, sizeof(*todo)), mp = false;
+	size_t left = 0;
+	char guest[PATH_MAX];
+	const char *cache = fl_vm_cache_dir(opts->cache_dir), *accel = NULL;
+
+	if (!sc || !idx || !todo) {
+		fprintf(stderr, "faultlun vm: out of memory\n");
+		for (size_t i = 0; i < n; i++)
+			rcs[i] = FL_VM_ERROR;
+		goto out;
+	}
+	for (size_t i = 0; i < n; i++) {
+		rcs[i] = FL_VM_ERROR;
+		if (load_scenario(files[i], opts->path, &sc[i]) < 0)
+			continue;
+		const struct fl_check *check = fl_scenario_check(sc[i]);
+		if (check && check->paths && !(check->paths & path_bit(opts->path)))
+			fprintf(stderr,
+				"faultlun vm: note: %s: the scenario's check.paths does not name "
+				"%s\n",
+				files[i], opts->path);
+		mp |= check && check->knobs.multipath == 1;
+		todo[i] = true;
+		left++;
+	}
+	if (!left)
+		goto out;
+	if (vm_mkdirs(cache) < 0) {
+		fprintf(stderr, "faultlun vm: cannot create %s: %s\n", cache, strerror(errno));
+		goto fail_all;
+	}
+	int g = lab_ready(opts, mp, cache, guest, sizeof(guest), &accel);
+	if (g) {
+		for (size_t i = 0; i < n; i++)
+			if (todo[i])
+				rcs[i] = g;
+		goto out;
+	}
+	double t_guest = vm_now();
+	int per_job = opts->guest_timeout_s ? opts->guest_timeout_s : 300;
+	/* One boot for every job left; a job that broke its boot sends the rest to the next. */
+	while (left) {
+		size_t nj = 0;
+		for (size_t i = 0; i < n; i++)
+			if (todo[i])
+				idx[nj++] = i;
+		if (write_batch(sc, files, idx, nj, opts, guest, share) < 0) {
+			fprintf(stderr, "faultlun vm: cannot write the jobs into %s\n", share);
+			goto fail_all;
+		}
+		char what[64];
+		snprintf(what, sizeof(what), "%zu scenario%s in one boot", nj, nj == 1 ? "" : "s");
+		double t_boot = vm_now();
+		int st = 0;
+		int q = boot_guest(accel, guest, share, share, opts, per_job * (int)nj, what, &st);
+		double t_end = vm_now();
+		bool progress = false;
+		for (size_t k = 0; k < nj; k++) {
+			size_t i = idx[k];
+			char job[PATH_MAX + 32], p[PATH_MAX + 48], results[PATH_MAX + 16];
+			snprintf(job, sizeof(job), "%s/job%zu", share, k);
+			snprintf(p, sizeof(p), "%s/done", job);
+			bool done = exists(p);
+			snprintf(p, sizeof(p), "%s/kmsg.txt", job);
+			/* A job the guest never began waits for the next boot. */
+			if (!done && !exists(p) && progress)
+				continue;
+			snprintf(results, sizeof(results), "%s/guest", run_dirs[i]);
+			rm_tree(results);
+			if (vm_mkdirs(run_dirs[i]) < 0 || rename(job, results) < 0) {
+				fprintf(stderr, "faultlun vm: cannot move %s to %s: %s\n", job,
+					results, strerror(errno));
+				goto fail_all;
+			}
+			snprintf(p, sizeof(p), "%s/console.log", share);
+			snprintf(job, sizeof(job), "%s/console.log", run_dirs[i]);
+			copy_file(p, job);
+			struct vm_run_info info = {
+			    .scenario = files[i],
+			    .path = opts->path,
+			    .accel = accel,
+			    .guest = guest,
+			    .run_dir = run_dirs[i],
+			    .results = results,
+			    .timed_out = !done && q == -ETIMEDOUT,
+			    .qemu_status = st,
+			    .timeout_s = per_job * (int)nj,
+			    .wall_guest_build_s = t_guest - t_start,
+			    .wall_qemu_s = t_end - t_boot,
+			    .t_start = t_start,
+			    .batch_job = (int)k,
+			    .batch_jobs = (int)nj,
+			};
+			rcs[i] = vm_check_run(sc[i], &info);
+			todo[i] = false;
+			left--;
+			progress = true;
+		}
+	}
+	goto out;
+fail_all:
+	for (size_t i = 0; i < n; i++)
+		if (todo[i])
+			rcs[i] = FL_VM_ERROR;
+out:
+	for (size_t i = 0; sc && i < n; i++)
+		fl_scenario_free(sc[i]);
+	free(sc);
+	free(idx);
+	free(todo);
+	int worst = FL_VM_PASS;
+	for (size_t i = 0; i < n; i++)
+		if (rcs[i] != FL_VM_SKIP && rcs[i] > worst)
+			worst = rcs[i];
+	return worst;
 }
 
 /* See fl_vm.h. */
