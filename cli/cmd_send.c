@@ -47,6 +47,9 @@ struct item {
 	int cdb_len;
 	uint32_t in_len, out_len;
 	uint8_t pattern;
+	/* raw data=HEX: the first data_len bytes of data-out (the rest is pattern) */
+	uint8_t data[256];
+	uint32_t data_len;
 	int tmf;      /* enum iscsi_task_mgmt_funcs */
 	int abort_of; /* abort-task: the item whose task to abort (0: the last SCSI item) */
 	uint32_t ms;  /* sleep */
@@ -78,7 +81,7 @@ static void send_usage(FILE *out)
 		"  URL    iscsi://HOST[:PORT]/IQN/LUN (the LUN items address by default)\n"
 		"  ITEM   read[:lba=N,blocks=N]   write[:lba=N,blocks=N,pattern=N]   tur\n"
 		"         inquiry[:vpd=0xNN,len=N]   readcap   sync   report-luns   request-sense\n"
-		"         raw:'HEX BYTES'[,in=N|out=N,pattern=N]\n"
+		"         raw:'HEX BYTES'[,in=N|out=N,pattern=N,data=HEX]\n"
 		"         abort-task[:last|:ITEM_NUMBER]   abort-task-set   clear-task-set\n"
 		"         lun-reset   target-reset   cold-reset   sleep:ms=N\n"
 		"         every SCSI item and TMF also takes lun=N; a SCSI item takes nowait\n"
@@ -138,6 +141,24 @@ static int hex_cdb(const char *s, uint8_t *cdb)
 		cdb[n++] = (uint8_t)v;
 	}
 	return n >= 6 ? n : -1;
+}
+
+/* Parses data=HEX (contiguous hex digits, 1 to 256 bytes) into it->data. */
+static bool hex_data(const char *s, struct item *it)
+{
+	size_t n = strlen(s);
+
+	if (n == 0 || n % 2 || n / 2 > sizeof(it->data))
+		return false;
+	for (size_t i = 0; i < n; i += 2) {
+		char two[3] = {s[i], s[i + 1], 0};
+
+		if (!isxdigit((unsigned char)s[i]) || !isxdigit((unsigned char)s[i + 1]))
+			return false;
+		it->data[i / 2] = (uint8_t)strtoul(two, NULL, 16);
+	}
+	it->data_len = (uint32_t)(n / 2);
+	return true;
 }
 
 /* Fills a CDB's LBA and length for READ(16) / WRITE(16) (SBC-3 5.16, 5.40). */
@@ -211,6 +232,7 @@ static bool parse_item(const char *text, struct item *it, uint32_t bs)
 			it->in_len = (uint32_t)v;
 		} else if (!strcmp(kv, "out") && num(val, 16u << 20, &v)) {
 			it->out_len = (uint32_t)v;
+		} else if (!strcmp(kv, "data") && !strcmp(buf, "raw") && hex_data(val, it)) {
 		} else if (!strcmp(kv, "ms") && num(val, 86400000, &v)) {
 			it->ms = (uint32_t)v;
 		} else {
@@ -220,8 +242,14 @@ static bool parse_item(const char *text, struct item *it, uint32_t bs)
 		}
 	}
 	if (!strcmp(buf, "raw")) {
+		if (it->data_len && !it->out_len)
+			it->out_len = it->data_len;
 		if (it->in_len && it->out_len) {
 			fprintf(stderr, "faultlun send: '%s': in= or out=, not both\n", text);
+			return false;
+		}
+		if (it->data_len > it->out_len) {
+			fprintf(stderr, "faultlun send: '%s': data= longer than out=\n", text);
 			return false;
 		}
 		return true;
@@ -561,6 +589,7 @@ static int send_scsi(struct item *it)
 			return -ENOMEM;
 		}
 		memset(buf, it->pattern, it->out_len);
+		memcpy(buf, it->data, it->data_len);
 		d.data = buf;
 		d.size = it->out_len;
 	}

@@ -391,7 +391,8 @@ enum sense_reason spc_mode_select(struct exec_ctx *x)
 					  spc_top_bit(cdb[1] & 0xee));
 	if (plen == 0)
 		return SENSE_OK;
-	if (!(cdb[1] & 0x10))
+	/* a personality may take its vendor pages without PF, as its array does */
+	if (!(cdb[1] & 0x10) && !(lun->vops && lun->vops->select_without_pf))
 		return exec_invalid_field(x, SENSE_INVALID_FIELD_IN_CDB, 1, 4);
 	if (!p || cmd->data_out_len < plen)
 		return exec_invalid_field(x, SENSE_INVALID_FIELD_IN_CDB, ten ? 7 : 4, 7);

@@ -12,6 +12,7 @@
  * REQUEST SENSE produces sense bytes, because they are its parameter data.
  */
 #include "spc_internal.h"
+#include "vendor.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -30,7 +31,8 @@ enum sense_reason spc_test_unit_ready(struct exec_ctx *x)
 static enum sense_reason inquiry_standard(struct exec_ctx *x, uint32_t alloc)
 {
 	const struct fl_lun_config *cfg = &x->lun->cfg;
-	uint8_t buf[INQ_STD_LEN];
+	uint8_t buf[255]; /* ADDITIONAL LENGTH is one byte */
+	uint32_t len = INQ_STD_LEN;
 
 	memset(buf, 0, sizeof(buf));
 	buf[0] = 0x00; /* peripheral qualifier 0, direct-access block device */
@@ -50,7 +52,16 @@ static enum sense_reason inquiry_standard(struct exec_ctx *x, uint32_t alloc)
 	fl_put_be16(buf + 58, 0x00a0);
 	fl_put_be16(buf + 60, 0x0460);
 	fl_put_be16(buf + 62, 0x04c0);
-	exec_data_in(x, buf, sizeof(buf), alloc);
+	/* a personality's vendor-specific bytes after these (vendor.h) */
+	if (x->lun->vops && x->lun->vops->inquiry) {
+		uint32_t n = x->lun->vops->inquiry(x, buf, sizeof(buf));
+
+		if (n > len) {
+			len = n;
+			buf[4] = (uint8_t)(len - 5);
+		}
+	}
+	exec_data_in(x, buf, len, alloc);
 	return SENSE_OK;
 }
 

@@ -25,6 +25,8 @@
 /* Every personality, one row each. */
 static const struct vendor_ops *const vendor_table[] = {
     &vendor_rdac_ops,
+    &vendor_emc_ops,
+    &vendor_hpsw_ops,
 };
 #define NVENDORS (sizeof(vendor_table) / sizeof(vendor_table[0]))
 

@@ -40,6 +40,12 @@ struct vendor_ops {
 	 * checks. SENSE_OK lets the core execute the command.
 	 */
 	enum sense_reason (*check)(struct exec_ctx *x);
+	/*
+	 * Standard INQUIRY data past the SPC-4 fields: fills buf[96..] (cap
+	 * bytes in all, bytes 0-95 set) and returns the data's whole length (at
+	 * most cap, ADDITIONAL LENGTH follows it), or 0 to keep the standard one.
+	 */
+	uint32_t (*inquiry)(struct exec_ctx *x, uint8_t *buf, uint32_t cap);
 	/* vendor VPD pages: their codes (ascending, all >= 0xC0) listed in page 00h */
 	const uint8_t *vpd_codes;
 	size_t nvpd;
@@ -61,6 +67,8 @@ struct vendor_ops {
 	bool (*is_mode_page)(uint8_t code);
 	enum sense_reason (*mode_select)(struct exec_ctx *x, const uint8_t *p, uint32_t off,
 					 uint32_t avail, uint32_t *used, bool apply);
+	/* MODE SELECT with PF=0 is taken as page format (the array's firmware does) */
+	bool select_without_pf;
 	/* START STOP UNIT: sets *handled when the personality answered it */
 	enum sense_reason (*start_stop)(struct exec_ctx *x, bool *handled);
 	/* ownership moved (by any cause); the personality's own effects */
@@ -103,5 +111,7 @@ void vendor_rebalance(struct fl_lun *lun);
 
 /* The table rows of vendor_NAME.c. */
 extern const struct vendor_ops vendor_rdac_ops;
+extern const struct vendor_ops vendor_emc_ops;
+extern const struct vendor_ops vendor_hpsw_ops;
 
 #endif

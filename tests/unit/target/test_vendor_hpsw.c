@@ -1,0 +1,182 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * test_vendor_hpsw.c - the HP / Compaq active/passive personality
+ * (target/vendor_hpsw.c) on a LUN with two controllers: port 1 on the active
+ * one (group 1), port 2 on the passive one (group 2). What Linux's
+ * scsi_dh_hp_sw and multipath-tools' hp_sw checker and prioritizer rely on:
+ * the identity; TEST UNIT READY and reads through the passive controller get
+ * NOT READY 04/02 while INQUIRY (VPD 80h) and READ CAPACITY work; START STOP
+ * UNIT with START through the passive controller activates it.
+ */
+#include "runner.h"
+#include "tharness.h"
+
+#include <string.h>
+
+/* Completion callback of a command submitted directly (memory store: inline). */
+static void direct_done(struct fl_cmd *cmd)
+{
+	(*(int *)cmd->priv)++;
+}
+
+/* Runs a CDB from nexus `port` (one nexus per port) through relative port `port`. */
+static struct fl_cmd via(struct fl_lun *lun, uint16_t port, const uint8_t *cdb, size_t len,
+			 const void *out, uint32_t out_len, uint8_t *in, uint32_t cap)
+{
+	struct fl_cmd cmd;
+	int calls = 0;
+
+	memset(&cmd, 0, sizeof(cmd));
+	memcpy(cmd.cdb, cdb, len);
+	cmd.cdb_len = (uint8_t)len;
+	cmd.nexus.id = port;
+	cmd.nexus.initiator = "iqn.test:hpsw";
+	cmd.nexus.rel_port_id = port;
+	cmd.data_out = out;
+	cmd.data_out_len = out_len;
+	cmd.data_in = in;
+	cmd.data_in_cap = cap;
+	cmd.done = direct_done;
+	cmd.priv = &calls;
+	fl_lun_submit(lun, &cmd);
+	CU_ASSERT_EQUAL(calls, 1);
+	return cmd;
+}
+
+/* Sends a 6-byte CDB with no data through a port. */
+static struct fl_cmd cmd6(struct fl_lun *lun, uint16_t port, uint8_t op, uint8_t b4)
+{
+	uint8_t cdb[6] = {op, 0, 0, 0, b4, 0};
+
+	return via(lun, port, cdb, 6, NULL, 0, NULL, 0);
+}
+
+/* TUR through a port until it is no unit attention; returns the last answer. */
+static struct fl_cmd settle(struct fl_lun *lun, uint16_t port)
+{
+	struct fl_cmd res;
+	int i = 0;
+
+	do
+		res = cmd6(lun, port, 0x00, 0);
+	while (res.status == FL_STATUS_CHECK_CONDITION && (res.sense[2] & 0x0f) == 6 && ++i < 32);
+	return res;
+}
+
+/* The LUN: controller 1 (group 1, port 1) active, controller 2 (group 2, port 2) passive. */
+static struct fl_lun *hpsw_lun(void)
+{
+	struct fl_lun_config cfg;
+
+	th_config(&cfg);
+	cfg.vendor = NULL;
+	cfg.product = NULL;
+	cfg.revision = NULL;
+	cfg.tpg_id = 1;
+	cfg.nports = 2;
+	cfg.ports[0] = (struct fl_port_config){1, 1};
+	cfg.ports[1] = (struct fl_port_config){2, 2};
+	cfg.ntpgs = 2;
+	cfg.tpgs[0] = (struct fl_tpg_config){1, FL_ALUA_ACTIVE_OPTIMIZED};
+	cfg.tpgs[1] = (struct fl_tpg_config){2, FL_ALUA_ACTIVE_OPTIMIZED};
+	cfg.alua_implicit = false; /* the array does not report TPGS */
+	cfg.alua_explicit = false;
+	cfg.personality.name = "hp_sw";
+	cfg.personality.owner_tpg = 1;
+	return th_lun(&cfg);
+}
+
+/* Reads one block through a port. */
+static struct fl_cmd read1(struct fl_lun *lun, uint16_t port)
+{
+	static const uint8_t rd[10] = {0x28, 0, 0, 0, 0, 0, 0, 0, 1, 0};
+	static uint8_t buf[TH_BS];
+
+	return via(lun, port, rd, 10, NULL, 0, buf, sizeof(buf));
+}
+
+/* The identity scsi_dh.c and multipath-tools match, without TPGS (no ALUA). */
+static void test_identity(void)
+{
+	static const uint8_t inq[6] = {0x12, 0, 0, 0, 96, 0};
+	struct fl_lun *lun = hpsw_lun();
+	uint8_t buf[96];
+	struct fl_cmd res;
+
+	res = via(lun, 2, inq, 6, NULL, 0, buf, sizeof(buf));
+	TH_EXPECT_GOOD(&res, "standard INQUIRY through the passive controller");
+	CU_ASSERT_NSTRING_EQUAL(buf + 8, "COMPAQ  ", 8);
+	CU_ASSERT_NSTRING_EQUAL(buf + 16, "MSA1000 VOLUME  ", 16);
+	CU_ASSERT_EQUAL(buf[5] & 0x30, 0); /* TPGS 00b, or scsi_dh_alua would take the LUN */
+	fl_lun_destroy(lun);
+}
+
+/* The passive controller: TUR and READ get 04/02; VPD 80h and READ CAPACITY work. */
+static void test_passive_not_ready(void)
+{
+	static const uint8_t vpd80[6] = {0x12, 1, 0x80, 0, 255, 0};
+	static const uint8_t rcap[10] = {0x25};
+	struct fl_lun *lun = hpsw_lun();
+	uint8_t buf[255];
+	struct fl_cmd res;
+
+	res = settle(lun, 1);
+	TH_EXPECT_GOOD(&res, "TUR through the active controller");
+	res = read1(lun, 1);
+	TH_EXPECT_GOOD(&res, "READ through the active controller");
+	res = settle(lun, 2);
+	TH_EXPECT(&res, FL_STATUS_CHECK_CONDITION, FL_KEY_NOT_READY, 0x04, 0x02,
+		  "TUR through the passive controller");
+	res = read1(lun, 2);
+	TH_EXPECT(&res, FL_STATUS_CHECK_CONDITION, FL_KEY_NOT_READY, 0x04, 0x02,
+		  "READ through the passive controller");
+	res = via(lun, 2, vpd80, 6, NULL, 0, buf, sizeof(buf));
+	TH_EXPECT_GOOD(&res, "INQUIRY VPD 80h through the passive controller (the hp_sw checker)");
+	res = via(lun, 2, rcap, 10, NULL, 0, buf, 8);
+	TH_EXPECT_GOOD(&res, "READ CAPACITY(10) through the passive controller");
+	fl_lun_destroy(lun);
+}
+
+/* START STOP UNIT, START=1, through the passive controller activates it. */
+static void test_start_activates(void)
+{
+	struct fl_lun *lun = hpsw_lun();
+	struct fl_cmd res;
+	uint16_t owner = 0;
+
+	settle(lun, 1);
+	settle(lun, 2);
+	res = cmd6(lun, 2, 0x1b, 0x01);
+	TH_EXPECT_GOOD(&res, "START STOP UNIT (START) through the passive controller");
+	CU_ASSERT_EQUAL(fl_lun_owner(lun, &owner), 0);
+	CU_ASSERT_EQUAL(owner, 2);
+	res = settle(lun, 2);
+	TH_EXPECT_GOOD(&res, "TUR through the controller just activated");
+	res = read1(lun, 2);
+	TH_EXPECT_GOOD(&res, "READ through the controller just activated");
+	res = settle(lun, 1);
+	TH_EXPECT(&res, FL_STATUS_CHECK_CONDITION, FL_KEY_NOT_READY, 0x04, 0x02,
+		  "TUR through the controller that became passive");
+	/* START through the active one, and a STOP, change nothing */
+	res = cmd6(lun, 2, 0x1b, 0x01);
+	TH_EXPECT_GOOD(&res, "START through the active controller");
+	res = cmd6(lun, 1, 0x1b, 0x00);
+	TH_EXPECT_GOOD(&res, "STOP through the passive controller");
+	CU_ASSERT_EQUAL(fl_lun_owner(lun, &owner), 0);
+	CU_ASSERT_EQUAL(owner, 2);
+	res = read1(lun, 2);
+	TH_EXPECT_GOOD(&res, "READ through the active controller after a STOP elsewhere");
+	fl_lun_destroy(lun);
+}
+
+static CU_TestInfo hpsw_tests[] = {
+    {"test_identity", test_identity},
+    {"test_passive_not_ready", test_passive_not_ready},
+    {"test_start_activates", test_start_activates},
+    CU_TEST_INFO_NULL,
+};
+
+CU_SuiteInfo fl_suites[] = {
+    {"vendor_hpsw", NULL, NULL, NULL, NULL, hpsw_tests},
+    CU_SUITE_INFO_NULL,
+};
