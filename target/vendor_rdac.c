@@ -307,4 +307,6 @@ const struct vendor_ops vendor_rdac_ops = {
     .mode_sense = rdac_mode_sense,
     .is_mode_page = rdac_is_mode_page,
     .mode_select = rdac_mode_select,
+    /* scsi_dh_rdac sends its MODE SELECT (6) / (10) with byte 1 zero: no PF */
+    .select_without_pf = true,
 };

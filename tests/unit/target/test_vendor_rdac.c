@@ -205,8 +205,9 @@ static void test_rdac_not_owned(void)
 static void test_rdac_mode_select_transfer(void)
 {
 	struct fl_lun *lun = rdac_lun(0, 0);
-	uint8_t list[308], buf[255], cdb6[6] = {0x15, 0x10, 0, 0, 0, 0};
-	uint8_t cdb10[10] = {0x55, 0x10, 0, 0, 0, 0, 0, 0, 0, 0};
+	/* as scsi_dh_rdac sends them: PF is zero */
+	uint8_t list[308], buf[255], cdb6[6] = {0x15, 0x00, 0, 0, 0, 0};
+	uint8_t cdb10[10] = {0x55, 0x00, 0, 0, 0, 0, 0, 0, 0, 0};
 	uint16_t owner = 0;
 	size_t n = legacy_transfer(list);
 	struct fl_cmd r;
