@@ -9,8 +9,9 @@
 # writable layer: the host's files are not touched), then runs the block with
 # `set -e` (each command traced with the guest's uptime) in /fl-results/tcli
 # (the results share). Records the LIO objects and disks after the block
-# (state-after.txt), the trace and tcmu-runner's log, and the handlers
-# tcmu-runner offered on the bus (bus.txt). Exits with the block's status
+# (state-after.txt), the trace and tcmu-runner's log, the handlers
+# tcmu-runner offered on the bus (bus.txt), and what targetcli said to a
+# cfgstring naming no scenario (refused.out). Exits with the block's status
 # (page.rc). tests/vm/test-vm-targetcli.sh judges what it leaves.
 set -u
 page=$1 handler=$2 scenarios=$3
@@ -42,6 +43,9 @@ PS4='+ [$(read -r u _ </proc/uptime; echo "$u")] '
 rc=$?
 read -r t1 _ </proc/uptime
 echo "$rc" >"$W/page.rc"
+# A cfgstring naming no scenario: targetcli must refuse it with the handler's reason.
+[ "$rc" = 0 ] && targetcli /backstores/user:faultlun create name=bad size=1M \
+	cfgstring='scenario=/nonexistent/none.json' >"$W/refused.out" 2>&1
 echo "$t0 $t1" >"$W/page.time"
 {
 	for d in /sys/kernel/config/target/core/user_*/*/; do

@@ -12,6 +12,8 @@
 # ("No data available"), as MEDIUM ERROR 11/00 does; that the handler's trace
 # shows the scenario's rule bad-range injecting MEDIUM ERROR 3/11/00 at LBA
 # 8192; that tcmu-runner offered handler faultlun on the system bus; that
+# targetcli refused a cfgstring naming no scenario with the handler's
+# check_config reason ("cfgstring invalid: ...", the path in it); that
 # after the block no user backstore, tcm_loop target or disk of the LUN is
 # left; and that the host's /etc/target and ~/.targetcli did not change (the
 # guest's are in its own writable layer).
@@ -75,7 +77,7 @@ cat "$out/log"
 g=$out/run/targetcli-lio/guest/tcli
 echo "== the page's block in the guest (exit status $(cat "$g/page.rc" 2>/dev/null))"
 cat "$g/page.out" 2>/dev/null
-for f in trace.jsonl state-after.txt page.time; do
+for f in trace.jsonl refused.out state-after.txt page.time; do
 	echo "== $f"
 	cat "$g/$f" 2>/dev/null
 done
@@ -100,6 +102,8 @@ grep '"event":"inject"' "$g/trace.jsonl" 2>/dev/null | grep '"rule":"bad-range"'
 	grep '"sense":"3/11/00"' | grep -q '"lba":8192' ||
 	fail "the handler's trace has no MEDIUM ERROR from rule bad-range at LBA 8192"
 
+grep -q 'cfgstring invalid: .*/nonexistent/none\.json' "$g/refused.out" 2>/dev/null ||
+	fail "targetcli did not refuse a cfgstring naming no scenario with the handler's reason"
 grep -q '^user_backstore ' "$g/state-after.txt" && fail "a user backstore remains after the teardown"
 grep -qx 'loopback naa.5001405000000001' "$g/state-after.txt" && fail "the tcm_loop target remains after the teardown"
 grep -qx "disk $disk" "$g/state-after.txt" && fail "the LUN's disk $disk remains after the teardown"
