@@ -113,9 +113,9 @@ static void parse_alua(struct pctx *c, const char *path, json_t *v, struct sc_lu
 /* Parses lun.personality: a name, or {"name": NAME, options...}. */
 static void parse_personality(struct pctx *c, const char *path, json_t *v, struct sc_lun *l)
 {
-	static const char *const keys[] = {"name",	   "owner",	  "preferred", "avt",
-					   "rebalance_ms", "quiesce_ms", "transfer_ua", "max_luns",
-					   NULL};
+	static const char *const keys[] = {"name",	  "owner",	  "preferred",
+					   "avt",	  "rebalance_ms", "quiesce_ms",
+					   "transfer_ua", "max_luns",	  NULL};
 	struct fl_vendor_config *p = &l->cfg.personality;
 	const char *const *names = fl_vendor_names();
 	char sub[600], q[80], list[256] = "";
@@ -172,7 +172,8 @@ static void parse_personality(struct pctx *c, const char *path, json_t *v, struc
 		else if (pnum(c, sub, e, 3600000, &n))
 			p->quiesce_ms = (uint32_t)n;
 	}
-	if ((e = json_object_get(v, "max_luns")) && pnum(c, SUBP(sub, path, "max_luns"), e, 256, &n))
+	if ((e = json_object_get(v, "max_luns")) &&
+	    pnum(c, SUBP(sub, path, "max_luns"), e, 256, &n))
 		p->max_luns = (uint16_t)n;
 }
 

@@ -56,8 +56,8 @@ struct vendor_ops {
 	 * pc at p (cap bytes) and returns its length, 0 when it is no page of the
 	 * personality. code 3Fh asks for every vendor page with subpage `sub`.
 	 */
-	uint32_t (*mode_sense)(struct exec_ctx *x, uint8_t code, uint8_t sub, uint8_t pc, uint8_t *p,
-			       uint32_t cap);
+	uint32_t (*mode_sense)(struct exec_ctx *x, uint8_t code, uint8_t sub, uint8_t pc,
+			       uint8_t *p, uint32_t cap);
 	/*
 	 * MODE SELECT of a page that is the personality's (p[0] & 3Fh is one of
 	 * its codes; false from is_mode_page otherwise). Called twice: with

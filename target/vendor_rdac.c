@@ -85,7 +85,7 @@ static uint8_t rdac_aas(const struct fl_lun *lun, unsigned idx)
 	if (vendor_quiescing(lun))
 		return FL_ALUA_TRANSITIONING;
 	return lun->cfg.tpgs[idx].id == lun->vstate->owner ? FL_ALUA_ACTIVE_OPTIMIZED
-							    : FL_ALUA_STANDBY;
+							   : FL_ALUA_STANDBY;
 }
 
 /* Builds one of the RDAC VPD pages; returns its length. */
@@ -166,9 +166,9 @@ static void rdac_common(const struct exec_ctx *x, uint8_t *c)
 	c[15] = (uint8_t)('A' + me);
 	rdac_subsys_id(lun, c + 16);
 	c[31] = (uint8_t)('A' + (me ? 0 : 1));
-	c[33] = 0x01;	   /* RDAC MODE: active (dual active controllers) */
-	c[35] = 0x01;	   /* alternate controller's mode */
-	c[36] = 20;	   /* QUIESCENCE TIMEOUT, s */
+	c[33] = 0x01; /* RDAC MODE: active (dual active controllers) */
+	c[35] = 0x01; /* alternate controller's mode */
+	c[36] = 20;   /* QUIESCENCE TIMEOUT, s */
 }
 
 /* MODE SENSE of page 2Ch (legacy, subpage 00h) or 2Ch/01h (expanded). */

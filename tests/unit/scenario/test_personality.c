@@ -24,12 +24,14 @@
 /* Options, identity defaults and the owner action come through typed. */
 static void test_personality_model(void)
 {
-	const char *text = PORTS
-	    " \"luns\": [{\"lun\": 0, \"personality\": {\"name\": \"rdac\", \"owner\": 2,\n"
-	    "   \"preferred\": 1, \"rebalance_ms\": 3000, \"quiesce_ms\": \"forever\", \"avt\": true,\n"
-	    "   \"transfer_ua\": true, \"max_luns\": 16}},\n"
-	    "  {\"lun\": 1, \"product\": \"MD32xxi\", \"vendor\": \"DELL\", \"personality\": \"rdac\"}],\n"
-	    " \"rules\": [{\"id\": \"move\", \"action\": {\"owner\": 2}}]}";
+	const char *text =
+	    PORTS " \"luns\": [{\"lun\": 0, \"personality\": {\"name\": \"rdac\", \"owner\": 2,\n"
+		  "   \"preferred\": 1, \"rebalance_ms\": 3000, \"quiesce_ms\": \"forever\", "
+		  "\"avt\": true,\n"
+		  "   \"transfer_ua\": true, \"max_luns\": 16}},\n"
+		  "  {\"lun\": 1, \"product\": \"MD32xxi\", \"vendor\": \"DELL\", \"personality\": "
+		  "\"rdac\"}],\n"
+		  " \"rules\": [{\"id\": \"move\", \"action\": {\"owner\": 2}}]}";
 	struct fl_diags d = {0};
 	struct fl_scenario *sc = NULL;
 	struct fl_lun_config cfg;
@@ -113,8 +115,8 @@ static void test_personality_errors(void)
 			if (strstr(d.v[k].msg, bc->msg) && d.v[k].line == line && d.v[k].col == col)
 				found = true;
 		if (r != -EINVAL || sc != NULL || !found) {
-			fprintf(stderr, "\ncase %s: r=%d, want %d:%d: ...%s...; got:\n", bc->name, r,
-				line, col, bc->msg);
+			fprintf(stderr, "\ncase %s: r=%d, want %d:%d: ...%s...; got:\n", bc->name,
+				r, line, col, bc->msg);
 			fl_diags_print(&d, stderr);
 		}
 		CU_ASSERT_EQUAL(r, -EINVAL);
