@@ -111,19 +111,17 @@ struct vm_one {
 };
 
 /*
- * May the scenario run on path in a boot shared with others? Not when it has
- * a shell step (it may change anything in the guest). A scenario the loader
- * refuses for the path gets *rc 2 (diagnostics printed) and does not run: it
- * is reported before a guest boots for it.
+ * Loads the scenario for path as the run will. A scenario the loader refuses
+ * gets *rc 2 (diagnostics printed) and does not run: it is reported before
+ * a guest boots for it. Returns whether it loaded.
  */
-static bool vm_batchable(const char *file, const char *path, int *rc)
+static bool vm_loads(const char *file, const char *path, int *rc)
 {
 	struct fl_scenario *sc = NULL;
 	struct fl_diags diags = {0};
 	unsigned fe = !strcmp(path, "tcmu")    ? FL_FE_TCMU
 		      : !strcmp(path, "iscsi") ? FL_FE_ISCSI
 					       : FL_FE_ANY;
-	bool ok = true;
 
 	if (fl_scenario_load_file(file, fe, &sc, &diags) < 0) {
 		fl_diags_print(&diags, stderr);
@@ -132,12 +130,9 @@ static bool vm_batchable(const char *file, const char *path, int *rc)
 		*rc = 2;
 		return false;
 	}
-	const struct fl_check *ck = fl_scenario_check(sc);
-	for (size_t i = 0; ck && i < ck->nsteps; i++)
-		ok &= ck->steps[i].op != FL_OP_SHELL;
 	fl_diags_free(&diags);
 	fl_scenario_free(sc);
-	return ok;
+	return true;
 }
 
 /*
@@ -232,7 +227,7 @@ static int run_kernels(const char **files, int nfiles, const char *path, struct 
 				snprintf(r->stem, sizeof(r->stem), "%s", stem);
 				snprintf(r->dir, sizeof(r->dir), "%s/%s%s%s-%s", base, kdir,
 					 *kdir ? "/" : "", stem, paths[p]);
-				r->batch = batch && vm_batchable(files[f], paths[p], &r->rc);
+				r->batch = vm_loads(files[f], paths[p], &r->rc) && batch;
 			}
 		}
 		/* Runs that can share a boot, one boot per path; the others one by one. */
