@@ -9,8 +9,12 @@
 #                  trespass (dh-emc-sp-failure)
 #   no-personality the LUN keeps DGC / VRAID but loses the emc personality
 #                  (no VPD C0h, no trespass page): scsi_dh_emc does not attach
+#                  ("emc: Attach failed"), so dm-multipath cannot load the map
+#                  multipath-tools' entry (hardware_handler 1 emc) asks for: the
+#                  run ends in a setup error (exit status 2)
 set -u
 faultlun=$1 src=$2 out=$3 case=$4
+want_rc=1
 rm -rf "$out"
 mkdir -p "$out"
 case $case in
@@ -18,7 +22,8 @@ no-cut)
 	must_fail='FAIL  kernel log /emc: long trespass command sent/'
 	;;
 no-personality)
-	must_fail='FAIL  kernel log /emc: detected Clariion VNX5300, flags 0/'
+	must_fail='setup-failed: no multipath map'
+	want_rc=2
 	;;
 *)
 	echo "unknown case $case"
@@ -41,6 +46,10 @@ PY
 rc=$?
 cat "$out/log"
 [ "$rc" -eq 77 ] && exit 77
-[ "$rc" -eq 1 ] || { echo "expected exit status 1 (an expectation failed), got $rc"; exit 1; }
+[ "$rc" -eq "$want_rc" ] || { echo "expected exit status $want_rc, got $rc"; exit 1; }
 grep -q "$must_fail" "$out/log" || { echo "no line '$must_fail'"; exit 1; }
+if [ "$case" = no-personality ]; then
+	grep -q 'emc: Attach failed' "$out"/run/*/guest/kmsg.txt ||
+		{ echo "no 'emc: Attach failed' in the kernel log"; exit 1; }
+fi
 echo "without it the scenario fails, as it should"
