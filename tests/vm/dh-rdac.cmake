@@ -4,7 +4,8 @@
 # their "frontends" leave out "vm", so the generic loops do not run them.
 # vm.dh_faultless.rdac-* runs one without its personality or its fault: it
 # must fail.
-set(fl_vm_dh_rdac_scenarios dh-rdac-failover dh-rdac-not-owned dh-rdac-rebalance-pingpong)
+set(fl_vm_dh_rdac_scenarios dh-rdac-failover dh-rdac-not-owned dh-rdac-rebalance-pingpong
+  dh-rdac-quiescence)
 foreach(sc ${fl_vm_dh_rdac_scenarios})
   string(REGEX REPLACE "^dh-" "" short ${sc})
   add_test(NAME vm.dh.${short}
