@@ -115,6 +115,8 @@ static void test_recorded_runs(void)
 			for (size_t x = 0; x < ck->nexpects; x++)
 				applies |= ck->expects[x].step == (int)s &&
 					   (ck->expects[x].runners & obs->runner) &&
+					   (!ck->expects[x].vm_paths ||
+					    (ck->expects[x].vm_paths & obs->vm_path)) &&
 					   ck->expects[x].kinds != FL_EX_RAN &&
 					   obs->steps[s].end != FL_END_UNSUPPORTED;
 			if (!applies)
