@@ -168,19 +168,27 @@ setup_lio() {
 
 # Path "tcmu": tcmu-runner + handler_faultlun.so, one user backstore per LUN.
 setup_tcmu() {
-	modprobe target_core_user || fail "modprobe target_core_user"
-	mkdir -p /etc/tcmu
-	printf 'log_level = 3\nlog_dir_path = "/var/log"\n' >/etc/tcmu/tcmu.conf
-	tcmu-runner --handler-path "$FL_HANDLER_DIR" >"$R/tcmu-runner.out" 2>&1 &
-	tcmu_pid=$!
-	i=0
-	while ! grep -q "Handler faultlun is registered" /var/log/tcmu-runner.log 2>/dev/null; do
-		i=$((i + 1))
-		[ $i -gt 100 ] && fail "tcmu-runner did not register handler faultlun"
-		kill -0 "$tcmu_pid" 2>/dev/null || fail "tcmu-runner exited"
-		sleep 0.1
-	done
-	mark "tcmu-runner ready (pid $tcmu_pid)"
+	# One tcmu-runner for the boot: a batch's later jobs reuse it (on 7.2 a
+	# tcmu-runner started after an earlier one was stopped had the first
+	# backstore's enable refused now and then). A job's log is what it added.
+	tcmu_log_at=$("$BB" wc -c </var/log/tcmu-runner.log 2>/dev/null || echo 0)
+	if [ -z "${tcmu_pid:-}" ]; then
+		modprobe target_core_user || fail "modprobe target_core_user"
+		mkdir -p /etc/tcmu
+		printf 'log_level = 3\nlog_dir_path = "/var/log"\n' >/etc/tcmu/tcmu.conf
+		tcmu-runner --handler-path "$FL_HANDLER_DIR" >"$R/tcmu-runner.out" 2>&1 &
+		tcmu_pid=$!
+		i=0
+		while ! grep -q "Handler faultlun is registered" /var/log/tcmu-runner.log 2>/dev/null; do
+			i=$((i + 1))
+			[ $i -gt 100 ] && fail "tcmu-runner did not register handler faultlun"
+			kill -0 "$tcmu_pid" 2>/dev/null || fail "tcmu-runner exited"
+			sleep 0.1
+		done
+		tcmu_log_at=0
+		mark "tcmu-runner ready (pid $tcmu_pid)"
+	fi
+	kill -0 "$tcmu_pid" 2>/dev/null || fail "tcmu-runner exited"
 	pairs=""
 	for l in $FL_LUNS; do
 		lun=${l%%:*}
@@ -475,6 +483,7 @@ run_job() {
 		if [ "$MP" = 0 ]; then
 			[ -n "${FL_KNOB_timeout_s:-}" ] && put "$sd/timeout" "$FL_KNOB_timeout_s"
 			[ -n "${FL_KNOB_eh_timeout_s:-}" ] && put "$sd/eh_timeout" "$FL_KNOB_eh_timeout_s"
+			[ -n "${FL_KNOB_queue_depth:-}" ] && put "$sd/queue_depth" "$FL_KNOB_queue_depth"
 			for f in state iorequest_cnt iodone_cnt ioerr_cnt iotmo_cnt; do
 				watch="$watch --watch lun$lun.$f=$sd/$f"
 			done
@@ -487,6 +496,7 @@ run_job() {
 		sd=/sys/block/$name/device
 		[ -n "${FL_KNOB_timeout_s:-}" ] && put "$sd/timeout" "$FL_KNOB_timeout_s"
 		[ -n "${FL_KNOB_eh_timeout_s:-}" ] && put "$sd/eh_timeout" "$FL_KNOB_eh_timeout_s"
+		[ -n "${FL_KNOB_queue_depth:-}" ] && put "$sd/queue_depth" "$FL_KNOB_queue_depth"
 		for f in state iorequest_cnt iodone_cnt ioerr_cnt iotmo_cnt; do
 			watch="$watch --watch $name.$f=$sd/$f"
 		done
@@ -539,7 +549,8 @@ run_job() {
 		mpwatch_pid=""
 		multipathd show topology >"$R/multipath-topology-end.txt" 2>&1
 	fi
-	[ -f /var/log/tcmu-runner.log ] && cp /var/log/tcmu-runner.log "$R/tcmu-runner.log"
+	[ -f /var/log/tcmu-runner.log ] &&
+		"$BB" tail -c +$((${tcmu_log_at:-0} + 1)) /var/log/tcmu-runner.log >"$R/tcmu-runner.log"
 	job_rc=$rc
 }
 
@@ -558,8 +569,9 @@ stop_pid() {
 
 # Undoes a job's path so that the next job of a batch starts from a kernel
 # without its devices: the multipath maps and multipathd; the iSCSI sessions,
-# node records and faultlun serve; the tcm_loop host, the LIO backstores and
-# tcmu-runner; the kernel-wide knobs put back.
+# node records and faultlun serve; the tcm_loop host and the LIO backstores
+# (tcmu-runner, like iscsid, stays for the boot); the kernel-wide knobs put
+# back.
 teardown_job() {
 	if [ "$MP" = 1 ]; then
 		stop_pid "${mpd_pid:-}"
@@ -568,7 +580,9 @@ teardown_job() {
 			"$BB" timeout 20 dmsetup remove "$m" >/dev/null 2>&1 || mark "could not remove map $m"
 		done
 		udevadm control --exit >/dev/null 2>&1
-		"$BB" rm -f /tmp/mp-stop /tmp/mp-watch-done
+		# The device-handler watcher has seen mp-stop by now (it looks every 0.5 s).
+		sleep 0.6
+		"$BB" rm -f /tmp/mp-stop /tmp/mp-watch-done /tmp/dh-*
 	fi
 	case "$FL_PATH" in
 	iscsi)
@@ -598,9 +612,6 @@ teardown_job() {
 		for h in "$CFS"/core/user_0 "$CFS"/core/rd_mcp_0; do
 			[ -d "$h" ] && "$BB" rmdir "$h"
 		done
-		stop_pid "${tcmu_pid:-}"
-		tcmu_pid=""
-		"$BB" rm -f /var/log/tcmu-runner.log
 		;;
 	esac
 	"$BB" rm -f /run/faultlun*.sock

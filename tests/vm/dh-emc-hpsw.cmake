@@ -2,20 +2,15 @@
 # Device-handler library scenarios of the EMC CLARiiON / VNX (scsi_dh_emc),
 # HP active/passive (scsi_dh_hp_sw) and named-ALUA-array (scsi_dh_alua under
 # multipath-tools' built-in table) personalities, under dm-multipath on the
-# stock kernel (docs/device-handlers/emc.md, hp_sw.md, alua-array.md):
-# vm.dh.emc-*, vm.dh.hpsw-*, vm.dh.alua-*. Their "frontends" leave out "vm",
+# stock kernel (docs/device-handlers/emc.md, hp_sw.md, alua-array.md), in the
+# boot of vm.dh (CMakeLists.txt). Their "frontends" leave out "vm",
 # so the scenario loop and the kernel matrix do not run them.
 # vm.dh_faultless.emc-CASE runs dh-emc-sp-failure with its cut or its
 # personality taken out: it must fail.
 set(fl_vm_dh_emc_hpsw_scenarios dh-emc-sp-failure dh-emc-not-owned dh-emc-trespass-rejected
   dh-hpsw-failover dh-hpsw-ping-pong dh-alua-pure-failover dh-alua-pure-controller-loss)
 foreach(sc ${fl_vm_dh_emc_hpsw_scenarios})
-  string(REGEX REPLACE "^dh-" "" short ${sc})
-  add_test(NAME vm.dh.${short}
-    COMMAND faultlun vm ${PROJECT_SOURCE_DIR}/scenarios/${sc}.json --path iscsi --quiet
-            --out ${FL_VM_TIER_DIR}/${sc} --timeout 300)
-  set_tests_properties(vm.dh.${short} PROPERTIES LABELS vm TIMEOUT 400 SKIP_RETURN_CODE 77
-    RESOURCE_LOCK vm_guest)
+  list(APPEND fl_vm_dh_files ${PROJECT_SOURCE_DIR}/scenarios/${sc}.json)
 endforeach()
 foreach(c no-cut no-personality)
   add_test(NAME vm.dh_faultless.emc-${c}
@@ -23,5 +18,5 @@ foreach(c no-cut no-personality)
             ${PROJECT_SOURCE_DIR}/scenarios/dh-emc-sp-failure.json
             ${FL_VM_TIER_DIR}/dh-faultless-emc-${c} ${c})
   set_tests_properties(vm.dh_faultless.emc-${c} PROPERTIES LABELS vm TIMEOUT 400
-    SKIP_RETURN_CODE 77 RESOURCE_LOCK vm_guest)
+    SKIP_RETURN_CODE 77 RESOURCE_LOCK "${FL_VM_ALONE}")
 endforeach()
