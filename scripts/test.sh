@@ -19,7 +19,10 @@ cmake --build build/sanitize -j "$jobs"
 echo "== Debug build: every tier (fuzzing ran above, once)"
 cmake -S . -B build/debug -DCMAKE_BUILD_TYPE=Debug >/dev/null
 cmake --build build/debug -j "$jobs"
-label="-LE fuzz"
-[ "$tier" = test ] && label="-LE vm|fuzz"
-# shellcheck disable=SC2086
-cd build/debug && ctest --output-on-failure -j "$jobs" $label
+cd build/debug
+ctest --output-on-failure -j "$jobs" -LE 'vm|fuzz'
+[ "$tier" = test ] && exit 0
+# The VM-lab tier: real kernels under software emulation, whose timing varies
+# with the machine's load; a test that fails is run once more, and fails the
+# run only if it fails again (ctest prints both attempts).
+ctest --output-on-failure -j "$jobs" -L vm --repeat until-pass:2
