@@ -14,36 +14,6 @@
 #include <errno.h>
 #include <string.h>
 
-/* Completion callback of a command submitted directly (memory store: inline). */
-static void direct_done(struct fl_cmd *cmd)
-{
-	(*(int *)cmd->priv)++;
-}
-
-/* Runs a CDB from `nexus` through relative target port `port`. */
-static struct fl_cmd via(struct fl_lun *lun, uint64_t nexus, uint16_t port, const uint8_t *cdb,
-			 size_t len, const void *out, uint32_t out_len, uint8_t *in, uint32_t cap)
-{
-	struct fl_cmd cmd;
-	int calls = 0;
-
-	memset(&cmd, 0, sizeof(cmd));
-	memcpy(cmd.cdb, cdb, len);
-	cmd.cdb_len = (uint8_t)len;
-	cmd.nexus.id = nexus;
-	cmd.nexus.initiator = "iqn.test:alua";
-	cmd.nexus.rel_port_id = port;
-	cmd.data_out = out;
-	cmd.data_out_len = out_len;
-	cmd.data_in = in;
-	cmd.data_in_cap = cap;
-	cmd.done = direct_done;
-	cmd.priv = &calls;
-	fl_lun_submit(lun, &cmd);
-	CU_ASSERT_EQUAL(calls, 1);
-	return cmd;
-}
-
 /* TUR through a port until GOOD or a non-UA answer; returns the last answer. */
 static struct fl_cmd settle(struct fl_lun *lun, uint64_t nexus, uint16_t port)
 {
@@ -52,7 +22,7 @@ static struct fl_cmd settle(struct fl_lun *lun, uint64_t nexus, uint16_t port)
 	int i = 0;
 
 	do
-		res = via(lun, nexus, port, tur, 6, NULL, 0, NULL, 0);
+		res = th_via(lun, nexus, port, tur, 6, NULL, 0, NULL, 0);
 	while (res.status == FL_STATUS_CHECK_CONDITION && (res.sense[2] & 0x0f) == 6 && ++i < 32);
 	return res;
 }
@@ -65,13 +35,7 @@ static struct fl_lun *two_port_lun(bool explicit_)
 	th_config(&cfg);
 	cfg.alua_implicit = true;
 	cfg.alua_explicit = explicit_;
-	cfg.tpg_id = 1;
-	cfg.nports = 2;
-	cfg.ports[0] = (struct fl_port_config){1, 1};
-	cfg.ports[1] = (struct fl_port_config){2, 2};
-	cfg.ntpgs = 2;
-	cfg.tpgs[0] = (struct fl_tpg_config){1, FL_ALUA_ACTIVE_OPTIMIZED};
-	cfg.tpgs[1] = (struct fl_tpg_config){2, FL_ALUA_STANDBY};
+	th_two_ports(&cfg, FL_ALUA_ACTIVE_OPTIMIZED, FL_ALUA_STANDBY);
 	return th_lun(&cfg);
 }
 
@@ -81,7 +45,7 @@ static struct fl_cmd read1(struct fl_lun *lun, uint64_t nexus, uint16_t port)
 	static const uint8_t rd[10] = {0x28, 0, 0, 0, 0, 0, 0, 0, 1, 0};
 	static uint8_t buf[TH_BS];
 
-	return via(lun, nexus, port, rd, 10, NULL, 0, buf, sizeof(buf));
+	return th_via(lun, nexus, port, rd, 10, NULL, 0, buf, sizeof(buf));
 }
 
 /* Each group's state applies to the commands of its ports only. */
@@ -153,7 +117,7 @@ static void vpd83_via(struct fl_lun *lun, uint64_t nexus, uint16_t port, int *re
 {
 	uint8_t cdb[6] = {0x12, 0x01, 0x83, 0x01, 0x00, 0};
 	uint8_t buf[256];
-	struct fl_cmd res = via(lun, nexus, port, cdb, 6, NULL, 0, buf, sizeof(buf));
+	struct fl_cmd res = th_via(lun, nexus, port, cdb, 6, NULL, 0, buf, sizeof(buf));
 	uint32_t len, off;
 
 	*rel = *tpg = -1;
@@ -196,7 +160,7 @@ static void test_rtpg_lists_every_group(void)
 		struct fl_cmd res;
 
 		settle(lun, port, port); /* RTPG reports a pending UA first */
-		res = via(lun, port, port, cdb, 12, NULL, 0, buf, sizeof(buf));
+		res = th_via(lun, port, port, cdb, 12, NULL, 0, buf, sizeof(buf));
 		TH_EXPECT_GOOD(&res, "RTPG");
 		CU_ASSERT_EQUAL(fl_get_be32(buf), 2 * 12);
 		CU_ASSERT_EQUAL(res.data_in_len, 4 + 2 * 12);
@@ -237,7 +201,7 @@ static void test_rtpg_extended_header_transition_time(void)
 		cfg.tpgs[1] = (struct fl_tpg_config){2, FL_ALUA_STANDBY};
 		struct fl_lun *lun = th_lun(&cfg);
 		settle(lun, 1, 1);
-		res = via(lun, 1, 1, cdb, 12, NULL, 0, buf, sizeof(buf));
+		res = th_via(lun, 1, 1, cdb, 12, NULL, 0, buf, sizeof(buf));
 		TH_EXPECT_GOOD(&res, "RTPG extended header");
 		CU_ASSERT_EQUAL(buf[4], 0x10); /* FORMAT TYPE 001b */
 		CU_ASSERT_EQUAL(buf[5], times[i]);
@@ -259,7 +223,7 @@ static void test_stpg(void)
 	enum fl_alua_state st;
 
 	settle(lun, 1, 1);
-	res = via(lun, 1, 1, cdb, 12, swap, 12, NULL, 0);
+	res = th_via(lun, 1, 1, cdb, 12, swap, 12, NULL, 0);
 	TH_EXPECT(&res, FL_STATUS_CHECK_CONDITION, FL_KEY_ILLEGAL_REQUEST, 0x20, 0x00,
 		  "STPG without explicit ALUA");
 	fl_lun_destroy(lun);
@@ -267,15 +231,15 @@ static void test_stpg(void)
 	lun = two_port_lun(true);
 	settle(lun, 1, 1);
 	settle(lun, 2, 2);
-	res = via(lun, 1, 1, cdb, 12, bad_state, 12, NULL, 0);
+	res = th_via(lun, 1, 1, cdb, 12, bad_state, 12, NULL, 0);
 	TH_EXPECT(&res, FL_STATUS_CHECK_CONDITION, FL_KEY_ILLEGAL_REQUEST, 0x26, 0x00,
 		  "STPG to offline");
-	res = via(lun, 1, 1, cdb, 12, bad_group, 12, NULL, 0);
+	res = th_via(lun, 1, 1, cdb, 12, bad_group, 12, NULL, 0);
 	TH_EXPECT(&res, FL_STATUS_CHECK_CONDITION, FL_KEY_ILLEGAL_REQUEST, 0x26, 0x00,
 		  "STPG of an unknown group");
 	fl_lun_tpg_state(lun, 1, &st);
 	CU_ASSERT_EQUAL(st, FL_ALUA_ACTIVE_OPTIMIZED); /* a refused list changes nothing */
-	res = via(lun, 1, 1, cdb, 12, swap, 12, NULL, 0);
+	res = th_via(lun, 1, 1, cdb, 12, swap, 12, NULL, 0);
 	TH_EXPECT_GOOD(&res, "STPG swapping the groups");
 	fl_lun_tpg_state(lun, 1, &st);
 	CU_ASSERT_EQUAL(st, FL_ALUA_STANDBY);

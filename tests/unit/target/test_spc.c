@@ -19,34 +19,6 @@ static struct fl_cmd in1(struct fl_lun *lun, const uint8_t *cdb, size_t len, voi
 	return sc_run1(lun, 1, cdb, len, NULL, 0, in, cap);
 }
 
-/* Completion callback of a command submitted directly (memory store: inline). */
-static void direct_done(struct fl_cmd *cmd)
-{
-	(*(int *)cmd->priv)++;
-}
-
-/* Submits a CDB from a nexus on relative target port `port`. */
-static struct fl_cmd via_port(struct fl_lun *lun, uint64_t nexus, uint16_t port, const uint8_t *cdb,
-			      size_t len, uint8_t *in, uint32_t cap)
-{
-	struct fl_cmd cmd;
-	int calls = 0;
-
-	memset(&cmd, 0, sizeof(cmd));
-	memcpy(cmd.cdb, cdb, len);
-	cmd.cdb_len = (uint8_t)len;
-	cmd.nexus.id = nexus;
-	cmd.nexus.initiator = "iqn.test:port";
-	cmd.nexus.rel_port_id = port;
-	cmd.data_in = in;
-	cmd.data_in_cap = cap;
-	cmd.done = direct_done;
-	cmd.priv = &calls;
-	fl_lun_submit(lun, &cmd);
-	CU_ASSERT_EQUAL(calls, 1);
-	return cmd;
-}
-
 /* Fetches a VPD page into buf (GOOD expected); returns the bytes returned. */
 static uint32_t vpd(struct fl_lun *lun, uint8_t page, uint8_t *buf, uint32_t cap)
 {
@@ -340,7 +312,7 @@ static void test_inquiry_vpd83_designators(void)
 	cfg.tpg_id = 7;
 	lun = th_lun(&cfg);
 	th_clear_ua(lun, 5);
-	res = via_port(lun, 5, 3, cdb, 6, buf, sizeof(buf));
+	res = th_via(lun, 5, 3, cdb, 6, NULL, 0, buf, sizeof(buf));
 	TH_EXPECT_GOOD(&res, "VPD 83h");
 	CU_ASSERT_EQUAL(4u + (buf[2] << 8 | buf[3]), res.data_in_len);
 	d = find_designator(buf, res.data_in_len, 1, 0);
@@ -630,7 +602,7 @@ static void test_rtpg(void)
 	cfg.tpg_id = 0x21;
 	lun = th_lun(&cfg);
 	th_clear_ua(lun, 9);
-	res = via_port(lun, 9, 2, cdb, 12, buf, sizeof(buf));
+	res = th_via(lun, 9, 2, cdb, 12, NULL, 0, buf, sizeof(buf));
 	TH_EXPECT_GOOD(&res, "RTPG");
 	CU_ASSERT_EQUAL(res.data_in_len, 16);
 	CU_ASSERT_EQUAL(fl_get_be32(buf), 12);
@@ -641,14 +613,14 @@ static void test_rtpg(void)
 	CU_ASSERT_EQUAL(buf[14] << 8 | buf[15], 2);
 	/* the state follows fl_lun_set_alua_state; RTPG is served while standby */
 	fl_lun_set_alua_state(lun, FL_ALUA_STANDBY);
-	res = via_port(lun, 9, 2, cdb, 12, buf, sizeof(buf));
+	res = th_via(lun, 9, 2, cdb, 12, NULL, 0, buf, sizeof(buf));
 	TH_EXPECT(&res, CC, UA, 0x2a, 0x06, "UA after the state change");
-	res = via_port(lun, 9, 2, cdb, 12, buf, sizeof(buf));
+	res = th_via(lun, 9, 2, cdb, 12, NULL, 0, buf, sizeof(buf));
 	TH_EXPECT_GOOD(&res, "RTPG standby");
 	CU_ASSERT_EQUAL(buf[4] & 0x0f, FL_ALUA_STANDBY);
 	/* extended header */
 	cdb[1] = 0x2a;
-	res = via_port(lun, 9, 2, cdb, 12, buf, sizeof(buf));
+	res = th_via(lun, 9, 2, cdb, 12, NULL, 0, buf, sizeof(buf));
 	TH_EXPECT_GOOD(&res, "RTPG extended");
 	CU_ASSERT_EQUAL(res.data_in_len, 20);
 	CU_ASSERT_EQUAL(fl_get_be32(buf), 16);
@@ -658,7 +630,7 @@ static void test_rtpg(void)
 	cdb[1] = 0x0a;
 	cdb[8] = 0;
 	cdb[9] = 4;
-	res = via_port(lun, 9, 2, cdb, 12, buf, sizeof(buf));
+	res = th_via(lun, 9, 2, cdb, 12, NULL, 0, buf, sizeof(buf));
 	TH_EXPECT_GOOD(&res, "RTPG 4 bytes");
 	CU_ASSERT_EQUAL(res.data_in_len, 4);
 	SC_RUN_CASES(lun, 9, cases);

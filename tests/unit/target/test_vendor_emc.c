@@ -13,36 +13,6 @@
 
 #include <string.h>
 
-/* Completion callback of a command submitted directly (memory store: inline). */
-static void direct_done(struct fl_cmd *cmd)
-{
-	(*(int *)cmd->priv)++;
-}
-
-/* Runs a CDB from nexus `port` (one nexus per port) through relative port `port`. */
-static struct fl_cmd via(struct fl_lun *lun, uint16_t port, const uint8_t *cdb, size_t len,
-			 const void *out, uint32_t out_len, uint8_t *in, uint32_t cap)
-{
-	struct fl_cmd cmd;
-	int calls = 0;
-
-	memset(&cmd, 0, sizeof(cmd));
-	memcpy(cmd.cdb, cdb, len);
-	cmd.cdb_len = (uint8_t)len;
-	cmd.nexus.id = port;
-	cmd.nexus.initiator = "iqn.test:emc";
-	cmd.nexus.rel_port_id = port;
-	cmd.data_out = out;
-	cmd.data_out_len = out_len;
-	cmd.data_in = in;
-	cmd.data_in_cap = cap;
-	cmd.done = direct_done;
-	cmd.priv = &calls;
-	fl_lun_submit(lun, &cmd);
-	CU_ASSERT_EQUAL(calls, 1);
-	return cmd;
-}
-
 /* INQUIRY through a port: standard data (page < 0) or VPD page `page`. */
 static struct fl_cmd inquiry(struct fl_lun *lun, uint16_t port, int page, uint8_t *buf,
 			     uint16_t cap)
@@ -51,7 +21,7 @@ static struct fl_cmd inquiry(struct fl_lun *lun, uint16_t port, int page, uint8_
 	    0x12, page >= 0, (uint8_t)(page >= 0 ? page : 0), (uint8_t)(cap >> 8), (uint8_t)cap, 0};
 
 	memset(buf, 0, cap);
-	return via(lun, port, cdb, 6, NULL, 0, buf, cap);
+	return th_via(lun, port, port, cdb, 6, NULL, 0, buf, cap);
 }
 
 /* Consumes the unit attentions of a port's nexus (TUR answers 04/03 on a passive SP). */
@@ -62,7 +32,7 @@ static void settle(struct fl_lun *lun, uint16_t port)
 	int i = 0;
 
 	do
-		res = via(lun, port, tur, 6, NULL, 0, NULL, 0);
+		res = th_via(lun, port, port, tur, 6, NULL, 0, NULL, 0);
 	while (res.status == FL_STATUS_CHECK_CONDITION && (res.sense[2] & 0x0f) == 6 && ++i < 32);
 }
 
@@ -75,13 +45,7 @@ static struct fl_lun *emc_lun(void)
 	cfg.vendor = NULL;
 	cfg.product = NULL;
 	cfg.revision = NULL;
-	cfg.tpg_id = 1;
-	cfg.nports = 2;
-	cfg.ports[0] = (struct fl_port_config){1, 1};
-	cfg.ports[1] = (struct fl_port_config){2, 2};
-	cfg.ntpgs = 2;
-	cfg.tpgs[0] = (struct fl_tpg_config){1, FL_ALUA_ACTIVE_OPTIMIZED};
-	cfg.tpgs[1] = (struct fl_tpg_config){2, FL_ALUA_ACTIVE_OPTIMIZED};
+	th_two_ports(&cfg, FL_ALUA_ACTIVE_OPTIMIZED, FL_ALUA_ACTIVE_OPTIMIZED);
 	cfg.alua_implicit = false; /* the array does not report TPGS in PNR mode */
 	cfg.alua_explicit = false;
 	cfg.personality.name = "emc";
@@ -95,7 +59,7 @@ static struct fl_cmd read1(struct fl_lun *lun, uint16_t port)
 	static const uint8_t rd[10] = {0x28, 0, 0, 0, 0, 0, 0, 0, 1, 0};
 	static uint8_t buf[TH_BS];
 
-	return via(lun, port, rd, 10, NULL, 0, buf, sizeof(buf));
+	return th_via(lun, port, port, rd, 10, NULL, 0, buf, sizeof(buf));
 }
 
 /*
@@ -107,7 +71,7 @@ static struct fl_cmd trespass_long(struct fl_lun *lun, uint16_t port)
 	static const uint8_t cdb[10] = {0x55, 0, 0, 0, 0, 0, 0, 0, 19, 0};
 	static const uint8_t data[19] = {0, 0, 0, 0, 0, 0, 0, 0, 0x22, 0x09, 0x81, 0xff, 0xff};
 
-	return via(lun, port, cdb, 10, data, sizeof(data), NULL, 0);
+	return th_via(lun, port, port, cdb, 10, data, sizeof(data), NULL, 0);
 }
 
 /* The short trespass: MODE SELECT(6), 4-byte header, page 22h of length 2. */
@@ -116,7 +80,7 @@ static struct fl_cmd trespass_short(struct fl_lun *lun, uint16_t port)
 	static const uint8_t cdb[6] = {0x15, 0x10, 0, 0, 8, 0};
 	static const uint8_t data[8] = {0, 0, 0, 0, 0x22, 0x02, 0x81, 0xff};
 
-	return via(lun, port, cdb, 6, data, sizeof(data), NULL, 0);
+	return th_via(lun, port, port, cdb, 6, data, sizeof(data), NULL, 0);
 }
 
 /* The identity scsi_dh.c and multipath-tools match, without TPGS (no ALUA). */
@@ -208,10 +172,10 @@ static void test_not_owned_sense(void)
 	res = read1(lun, 2);
 	TH_EXPECT(&res, FL_STATUS_CHECK_CONDITION, FL_KEY_NOT_READY, 0x04, 0x03,
 		  "READ through the peer SP");
-	res = via(lun, 2, tur, 6, NULL, 0, NULL, 0);
+	res = th_via(lun, 2, 2, tur, 6, NULL, 0, NULL, 0);
 	TH_EXPECT(&res, FL_STATUS_CHECK_CONDITION, FL_KEY_NOT_READY, 0x04, 0x03,
 		  "TEST UNIT READY through the peer SP");
-	res = via(lun, 2, rcap, 10, NULL, 0, buf, sizeof(buf));
+	res = th_via(lun, 2, 2, rcap, 10, NULL, 0, buf, sizeof(buf));
 	TH_EXPECT_GOOD(&res, "READ CAPACITY(10) through the peer SP");
 	fl_lun_destroy(lun);
 }
@@ -297,7 +261,7 @@ static void test_bad_trespass_page(void)
 		data[10] = rows[i].b10;
 		data[11] = rows[i].b11;
 		data[12] = rows[i].b11 == 0xff ? 0xff : 0x34;
-		res = via(lun, 2, cdb, 10, data, sizeof(data), NULL, 0);
+		res = th_via(lun, 2, 2, cdb, 10, data, sizeof(data), NULL, 0);
 		TH_EXPECT(&res, FL_STATUS_CHECK_CONDITION, FL_KEY_ILLEGAL_REQUEST, 0x26, 0x00,
 			  rows[i].what);
 		CU_ASSERT_EQUAL(fl_lun_owner(lun, &owner), 0);

@@ -13,42 +13,12 @@
 
 #include <string.h>
 
-/* Completion callback of a command submitted directly (memory store: inline). */
-static void direct_done(struct fl_cmd *cmd)
-{
-	(*(int *)cmd->priv)++;
-}
-
-/* Runs a CDB from nexus `port` (one nexus per port) through relative port `port`. */
-static struct fl_cmd via(struct fl_lun *lun, uint16_t port, const uint8_t *cdb, size_t len,
-			 const void *out, uint32_t out_len, uint8_t *in, uint32_t cap)
-{
-	struct fl_cmd cmd;
-	int calls = 0;
-
-	memset(&cmd, 0, sizeof(cmd));
-	memcpy(cmd.cdb, cdb, len);
-	cmd.cdb_len = (uint8_t)len;
-	cmd.nexus.id = port;
-	cmd.nexus.initiator = "iqn.test:hpsw";
-	cmd.nexus.rel_port_id = port;
-	cmd.data_out = out;
-	cmd.data_out_len = out_len;
-	cmd.data_in = in;
-	cmd.data_in_cap = cap;
-	cmd.done = direct_done;
-	cmd.priv = &calls;
-	fl_lun_submit(lun, &cmd);
-	CU_ASSERT_EQUAL(calls, 1);
-	return cmd;
-}
-
 /* Sends a 6-byte CDB with no data through a port. */
 static struct fl_cmd cmd6(struct fl_lun *lun, uint16_t port, uint8_t op, uint8_t b4)
 {
 	uint8_t cdb[6] = {op, 0, 0, 0, b4, 0};
 
-	return via(lun, port, cdb, 6, NULL, 0, NULL, 0);
+	return th_via(lun, port, port, cdb, 6, NULL, 0, NULL, 0);
 }
 
 /* TUR through a port until it is no unit attention; returns the last answer. */
@@ -72,13 +42,7 @@ static struct fl_lun *hpsw_lun(void)
 	cfg.vendor = NULL;
 	cfg.product = NULL;
 	cfg.revision = NULL;
-	cfg.tpg_id = 1;
-	cfg.nports = 2;
-	cfg.ports[0] = (struct fl_port_config){1, 1};
-	cfg.ports[1] = (struct fl_port_config){2, 2};
-	cfg.ntpgs = 2;
-	cfg.tpgs[0] = (struct fl_tpg_config){1, FL_ALUA_ACTIVE_OPTIMIZED};
-	cfg.tpgs[1] = (struct fl_tpg_config){2, FL_ALUA_ACTIVE_OPTIMIZED};
+	th_two_ports(&cfg, FL_ALUA_ACTIVE_OPTIMIZED, FL_ALUA_ACTIVE_OPTIMIZED);
 	cfg.alua_implicit = false; /* the array does not report TPGS */
 	cfg.alua_explicit = false;
 	cfg.personality.name = "hp_sw";
@@ -92,7 +56,7 @@ static struct fl_cmd read1(struct fl_lun *lun, uint16_t port)
 	static const uint8_t rd[10] = {0x28, 0, 0, 0, 0, 0, 0, 0, 1, 0};
 	static uint8_t buf[TH_BS];
 
-	return via(lun, port, rd, 10, NULL, 0, buf, sizeof(buf));
+	return th_via(lun, port, port, rd, 10, NULL, 0, buf, sizeof(buf));
 }
 
 /* The identity scsi_dh.c and multipath-tools match, without TPGS (no ALUA). */
@@ -103,7 +67,7 @@ static void test_identity(void)
 	uint8_t buf[96];
 	struct fl_cmd res;
 
-	res = via(lun, 2, inq, 6, NULL, 0, buf, sizeof(buf));
+	res = th_via(lun, 2, 2, inq, 6, NULL, 0, buf, sizeof(buf));
 	TH_EXPECT_GOOD(&res, "standard INQUIRY through the passive controller");
 	CU_ASSERT_NSTRING_EQUAL(buf + 8, "COMPAQ  ", 8);
 	CU_ASSERT_NSTRING_EQUAL(buf + 16, "MSA1000 VOLUME  ", 16);
@@ -130,9 +94,9 @@ static void test_passive_not_ready(void)
 	res = read1(lun, 2);
 	TH_EXPECT(&res, FL_STATUS_CHECK_CONDITION, FL_KEY_NOT_READY, 0x04, 0x02,
 		  "READ through the passive controller");
-	res = via(lun, 2, vpd80, 6, NULL, 0, buf, sizeof(buf));
+	res = th_via(lun, 2, 2, vpd80, 6, NULL, 0, buf, sizeof(buf));
 	TH_EXPECT_GOOD(&res, "INQUIRY VPD 80h through the passive controller (the hp_sw checker)");
-	res = via(lun, 2, rcap, 10, NULL, 0, buf, 8);
+	res = th_via(lun, 2, 2, rcap, 10, NULL, 0, buf, 8);
 	TH_EXPECT_GOOD(&res, "READ CAPACITY(10) through the passive controller");
 	fl_lun_destroy(lun);
 }

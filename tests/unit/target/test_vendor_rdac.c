@@ -16,36 +16,6 @@
 #include <errno.h>
 #include <string.h>
 
-/* Completion callback of a command submitted directly (memory store: inline). */
-static void direct_done(struct fl_cmd *cmd)
-{
-	(*(int *)cmd->priv)++;
-}
-
-/* Runs a CDB from nexus `port` (one nexus per port) through relative port `port`. */
-static struct fl_cmd via(struct fl_lun *lun, uint16_t port, const uint8_t *cdb, size_t len,
-			 const void *out, uint32_t out_len, uint8_t *in, uint32_t cap)
-{
-	struct fl_cmd cmd;
-	int calls = 0;
-
-	memset(&cmd, 0, sizeof(cmd));
-	memcpy(cmd.cdb, cdb, len);
-	cmd.cdb_len = (uint8_t)len;
-	cmd.nexus.id = port;
-	cmd.nexus.initiator = "iqn.test:rdac";
-	cmd.nexus.rel_port_id = port;
-	cmd.data_out = out;
-	cmd.data_out_len = out_len;
-	cmd.data_in = in;
-	cmd.data_in_cap = cap;
-	cmd.done = direct_done;
-	cmd.priv = &calls;
-	fl_lun_submit(lun, &cmd);
-	CU_ASSERT_EQUAL(calls, 1);
-	return cmd;
-}
-
 /* Sends TUR through a port until no unit attention is left. */
 static void settle(struct fl_lun *lun, uint16_t port)
 {
@@ -54,7 +24,7 @@ static void settle(struct fl_lun *lun, uint16_t port)
 	int i = 0;
 
 	do
-		r = via(lun, port, tur, 6, NULL, 0, NULL, 0);
+		r = th_via(lun, port, port, tur, 6, NULL, 0, NULL, 0);
 	while (r.status == FL_STATUS_CHECK_CONDITION && (r.sense[2] & 0x0f) == 6 && ++i < 32);
 }
 
@@ -64,7 +34,7 @@ static struct fl_cmd vpd(struct fl_lun *lun, uint16_t port, uint8_t page, uint8_
 	uint8_t cdb[6] = {0x12, 1, page, 0, 255, 0};
 
 	memset(buf, 0xee, 255);
-	return via(lun, port, cdb, 6, NULL, 0, buf, 255);
+	return th_via(lun, port, port, cdb, 6, NULL, 0, buf, 255);
 }
 
 /* READ(10) of block 0 through a port. */
@@ -74,7 +44,7 @@ static struct fl_cmd read0(struct fl_lun *lun, uint16_t port)
 	uint8_t cdb[10];
 
 	th_cdb10(cdb, 0x28, 0, 0, 1);
-	return via(lun, port, cdb, 10, NULL, 0, buf, sizeof(buf));
+	return th_via(lun, port, port, cdb, 10, NULL, 0, buf, sizeof(buf));
 }
 
 /* An RDAC LUN 0 with two controllers; `quiesce_ms` as given. */
@@ -85,13 +55,7 @@ static struct fl_lun *rdac_lun(uint32_t quiesce_ms, uint16_t max_luns)
 
 	th_config(&cfg);
 	cfg.vendor = cfg.product = cfg.revision = NULL; /* the personality's */
-	cfg.tpg_id = 1;
-	cfg.nports = 2;
-	cfg.ports[0] = (struct fl_port_config){1, 1};
-	cfg.ports[1] = (struct fl_port_config){2, 2};
-	cfg.ntpgs = 2;
-	cfg.tpgs[0] = (struct fl_tpg_config){1, FL_ALUA_ACTIVE_OPTIMIZED};
-	cfg.tpgs[1] = (struct fl_tpg_config){2, FL_ALUA_ACTIVE_OPTIMIZED};
+	th_two_ports(&cfg, FL_ALUA_ACTIVE_OPTIMIZED, FL_ALUA_ACTIVE_OPTIMIZED);
 	cfg.personality.name = "rdac";
 	cfg.personality.quiesce_ms = quiesce_ms;
 	cfg.personality.max_luns = max_luns;
@@ -132,7 +96,7 @@ static void test_rdac_identity(void)
 {
 	struct fl_lun *lun = rdac_lun(0, 0);
 	uint8_t cdb[6] = {0x12, 0, 0, 0, 96, 0}, buf[255];
-	struct fl_cmd r = via(lun, 1, cdb, 6, NULL, 0, buf, 96);
+	struct fl_cmd r = th_via(lun, 1, 1, cdb, 6, NULL, 0, buf, 96);
 
 	TH_EXPECT_GOOD(&r, "standard INQUIRY");
 	CU_ASSERT_EQUAL(memcmp(buf + 8, "NETAPP  INF-01-00       0820", 28), 0);
@@ -192,11 +156,11 @@ static void test_rdac_not_owned(void)
 	TH_EXPECT(&r, FL_STATUS_CHECK_CONDITION, FL_KEY_ILLEGAL_REQUEST, 0x94, 0x01, "READ via B");
 	r = read0(lun, 1);
 	TH_EXPECT_GOOD(&r, "READ via A");
-	r = via(lun, 2, tur, 6, NULL, 0, NULL, 0);
+	r = th_via(lun, 2, 2, tur, 6, NULL, 0, NULL, 0);
 	TH_EXPECT_GOOD(&r, "TUR via B");
 	memset(cap, 0, sizeof(cap));
 	cap[0] = 0x25;
-	r = via(lun, 2, cap, 10, NULL, 0, buf, 8);
+	r = th_via(lun, 2, 2, cap, 10, NULL, 0, buf, 8);
 	TH_EXPECT_GOOD(&r, "READ CAPACITY via B");
 	fl_lun_destroy(lun);
 }
@@ -213,7 +177,7 @@ static void test_rdac_mode_select_transfer(void)
 	struct fl_cmd r;
 
 	cdb6[4] = (uint8_t)n;
-	r = via(lun, 2, cdb6, 6, list, (uint32_t)n, NULL, 0);
+	r = th_via(lun, 2, 2, cdb6, 6, list, (uint32_t)n, NULL, 0);
 	TH_EXPECT_GOOD(&r, "MODE SELECT(6) 2Ch via B");
 	CU_ASSERT_EQUAL(fl_lun_owner(lun, &owner), 0);
 	CU_ASSERT_EQUAL(owner, 2);
@@ -227,14 +191,14 @@ static void test_rdac_mode_select_transfer(void)
 	n = expanded_transfer(list);
 	cdb10[8] = (uint8_t)n;
 	cdb10[7] = (uint8_t)(n >> 8);
-	r = via(lun, 1, cdb10, 10, list, (uint32_t)n, NULL, 0);
+	r = th_via(lun, 1, 1, cdb10, 10, list, (uint32_t)n, NULL, 0);
 	TH_EXPECT_GOOD(&r, "MODE SELECT(10) 2Ch/01h via A");
 	fl_lun_owner(lun, &owner);
 	CU_ASSERT_EQUAL(owner, 1);
 	/* a wrong page length is refused, and moves nothing */
 	n = legacy_transfer(list);
 	list[5] = 0x60;
-	r = via(lun, 2, cdb6, 6, list, (uint32_t)n, NULL, 0);
+	r = th_via(lun, 2, 2, cdb6, 6, list, (uint32_t)n, NULL, 0);
 	TH_EXPECT(&r, FL_STATUS_CHECK_CONDITION, FL_KEY_ILLEGAL_REQUEST, 0x26, 0x00, "bad length");
 	fl_lun_owner(lun, &owner);
 	CU_ASSERT_EQUAL(owner, 1);
@@ -242,7 +206,7 @@ static void test_rdac_mode_select_transfer(void)
 	{
 		uint8_t ms[6] = {0x1a, 0x08, 0x2c, 0, 255, 0};
 
-		r = via(lun, 1, ms, 6, NULL, 0, buf, 255);
+		r = th_via(lun, 1, 1, ms, 6, NULL, 0, buf, 255);
 		TH_EXPECT_GOOD(&r, "MODE SENSE 2Ch");
 		CU_ASSERT_EQUAL(buf[4], 0x2c);
 		CU_ASSERT_EQUAL(buf[5], 0x68);

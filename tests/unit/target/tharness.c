@@ -406,3 +406,47 @@ const char *th_tmpfile(void)
 		atexit(tmp_cleanup);
 	return p;
 }
+
+/* Completion callback of th_via: counts the calls. */
+static void via_done(struct fl_cmd *cmd)
+{
+	(*(int *)cmd->priv)++;
+}
+
+/* See tharness.h. */
+struct fl_cmd th_via(struct fl_lun *lun, uint64_t nexus, uint16_t port, const uint8_t *cdb,
+		     size_t len, const void *out, uint32_t out_len, uint8_t *in, uint32_t cap)
+{
+	struct fl_cmd cmd;
+	int calls = 0;
+
+	memset(&cmd, 0, sizeof(cmd));
+	memcpy(cmd.cdb, cdb, len);
+	cmd.cdb_len = (uint8_t)len;
+	cmd.nexus.id = nexus;
+	cmd.nexus.initiator = "iqn.test:via";
+	cmd.nexus.rel_port_id = port;
+	cmd.data_out = out;
+	cmd.data_out_len = out_len;
+	cmd.data_in = in;
+	cmd.data_in_cap = cap;
+	cmd.done = via_done;
+	cmd.priv = &calls;
+	fl_lun_submit(lun, &cmd);
+	CU_ASSERT_EQUAL(calls, 1);
+	cmd.priv = NULL;
+	return cmd;
+}
+
+/* See tharness.h. */
+void th_two_ports(struct fl_lun_config *cfg, enum fl_alua_state state1,
+		  enum fl_alua_state state2)
+{
+	cfg->tpg_id = 1;
+	cfg->nports = 2;
+	cfg->ports[0] = (struct fl_port_config){1, 1};
+	cfg->ports[1] = (struct fl_port_config){2, 2};
+	cfg->ntpgs = 2;
+	cfg->tpgs[0] = (struct fl_tpg_config){1, state1};
+	cfg->tpgs[1] = (struct fl_tpg_config){2, state2};
+}

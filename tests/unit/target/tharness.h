@@ -24,6 +24,12 @@
 
 /* Fills cfg with the default test LUN. */
 void th_config(struct fl_lun_config *cfg);
+/*
+ * Gives cfg two target ports in two port groups, as a dual-controller array:
+ * port 1 in group 1 (in state1, the LUN's own group), port 2 in group 2.
+ */
+void th_two_ports(struct fl_lun_config *cfg, enum fl_alua_state state1,
+		  enum fl_alua_state state2);
 /* Creates a LUN from cfg (NULL: th_config); a failure fails the test. */
 struct fl_lun *th_lun(const struct fl_lun_config *cfg);
 
@@ -35,6 +41,13 @@ struct fl_lun *th_lun(const struct fl_lun_config *cfg);
  */
 int th_run(struct fl_lun *lun, uint64_t nexus, const uint8_t *cdb, size_t cdb_len, const void *out,
 	   uint32_t out_len, void *in, uint32_t in_cap, struct fl_cmd *res);
+/*
+ * Runs one command on a LUN with the memory store (it completes inline) from
+ * nexus `nexus` through relative target port `port`; asserts that done() came
+ * once and returns the completed command.
+ */
+struct fl_cmd th_via(struct fl_lun *lun, uint64_t nexus, uint16_t port, const uint8_t *cdb,
+		     size_t len, const void *out, uint32_t out_len, uint8_t *in, uint32_t cap);
 /* The same through a target and LUN number. */
 int th_run_target(struct fl_target *tgt, uint16_t lun_id, uint64_t nexus, const uint8_t *cdb,
 		  size_t cdb_len, const void *out, uint32_t out_len, void *in, uint32_t in_cap,
