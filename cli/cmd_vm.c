@@ -105,7 +105,7 @@ static void kernel_dir(const char *kernel, char *dir, size_t len)
 /* One run of `faultlun vm`: a scenario on a path on the current kernel. */
 struct vm_one {
 	const char *file;
-	char path[8], stem[128], dir[PATH_MAX + 400];
+	char path[24], stem[128], dir[PATH_MAX + 400];
 	bool batch; /* may share a boot with other runs on its path */
 	int rc;	    /* -1: not run yet */
 };
