@@ -7,13 +7,16 @@
  * line per expectation; exit 0 when every applicable one holds, 1 when one
  * failed, 2 when a scenario could not be run, 77 when none applied.
  * `--url` runs the check against a target that is already serving instead.
- * `--junit FILE` writes JUnit XML (as Jenkins and GitLab read it), `--json
- * FILE` the verdicts in the VM lab's result.json form, with the version, the
+ * `--junit FILE` writes JUnit XML (as Jenkins and GitLab read it, junit.c),
+ * `--ktap FILE` KTAP version 1 (ktap.c), `--json FILE` the verdicts in the VM
+ * lab's result.json form, with the version, the commit of the build, the
  * scenario's sha256, the seed and the engine's counters at the end.
  */
 #include "ports.h"
+#include "check_report.h"
 #include "cli.h"
 #include "cli_opts.h"
+#include "fl_commit.h"
 #include "fl_faults.h"
 #include "fl_iscsi.h"
 #include "initiator.h"
@@ -31,30 +34,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#ifndef FAULTLUN_COMMIT
-#define FAULTLUN_COMMIT "unknown"
-#endif
-
-/* What one scenario's check gave. */
-struct outcome {
-	const char *path;
-	char name[256];
-	char sha256[65];
-	int rc; /* 0 held, 1 failed, 2 could not run, 77 nothing applied */
-	char error[256];
-	uint64_t seed;
-	bool have_counters;
-	struct fl_engine_counters counters;
-	struct fl_verdict *v;
-	int nv;
-	struct fl_step_obs *steps;
-	size_t nsteps;
-	const struct fl_check *check;
-	double ms;
-};
-
 struct check_opts {
-	const char *url, *ctl, *trace, *junit, *json, *obs;
+	const char *url, *ctl, *trace, *junit, *ktap, *json, *obs;
 	bool seed_set;
 	uint64_t seed;
 	int verbose;
@@ -71,6 +52,7 @@ static void check_usage(FILE *out)
 		"Exit 0: every applicable expectation holds; 1: one failed; 2: a scenario\n"
 		"could not be run; 77: none applied.\n\n"
 		"  --junit FILE     JUnit XML of the verdicts (Jenkins, GitLab)\n"
+		"  --ktap FILE      the verdicts in KTAP version 1 (the kernel's test format)\n"
 		"  --json FILE      the verdicts, observations, version, scenario sha256, seed\n"
 		"                   and the engine's counters, as JSON\n"
 		"  --seed N         seed every random choice (overrides the scenario's)\n"
@@ -142,7 +124,7 @@ static void step_ports(const struct fl_scenario *sc, const struct fl_iscsi *t,
 /* Runs the check of sc against url (t: the target this process serves, or NULL); judges into out. */
 static void run_and_judge(const struct fl_scenario *sc, const char *url, const struct fl_iscsi *t,
 			  const char *ctl, const char *trace, const struct check_opts *co,
-			  struct outcome *out)
+			  struct check_outcome *out)
 {
 	const struct fl_check *check = fl_scenario_check(sc);
 	struct step_ports sp;
@@ -194,7 +176,7 @@ static void run_and_judge(const struct fl_scenario *sc, const char *url, const s
 
 /* Serves sc on a free loopback port in this process and runs its check. */
 static void serve_and_check(const struct fl_scenario *sc, const struct check_opts *co,
-			    struct outcome *out)
+			    struct check_outcome *out)
 {
 	char dir[] = "/tmp/faultlun-check-XXXXXX", ctl[128], trace[128], url[512];
 	struct fl_engine_opts eo = {.frontend = FL_FE_ISCSI};
@@ -262,14 +244,42 @@ out:
 	rmdir(dir);
 }
 
+/* The loader's messages as text for the reports (at most 16 KiB), or NULL. */
+static char *diags_text(const struct fl_diags *d)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+
+	if (!f)
+		return NULL;
+	fl_diags_print(d, f);
+	if (fclose(f)) {
+		free(text);
+		return NULL;
+	}
+	if (len > 16384) {
+		text[16384] = 0;
+		len = 16384;
+	}
+	while (len && text[len - 1] == '\n')
+		text[--len] = 0;
+	if (!len) {
+		free(text);
+		return NULL;
+	}
+	return text;
+}
+
 /* Checks one scenario file. */
-static void check_one(const char *path, const struct check_opts *co, struct outcome *out,
+static void check_one(const char *path, const struct check_opts *co, struct check_outcome *out,
 		      struct fl_scenario **scp)
 {
 	struct fl_diags d = {0};
 	int err = fl_scenario_load_file(path, FL_FE_ISCSI, scp, &d);
 	double t0 = (double)ini_now_ms();
 
+	out->started = time(NULL);
 	out->path = path;
 	snprintf(out->name, sizeof(out->name), "%s", path);
 	if (err && fl_scenario_file_is_schema(path)) {
@@ -280,6 +290,7 @@ static void check_one(const char *path, const struct check_opts *co, struct outc
 	}
 	if (err) {
 		fl_diags_print(&d, stderr);
+		out->diags = diags_text(&d);
 		fl_diags_free(&d);
 		out->rc = 2;
 		snprintf(out->error, sizeof(out->error), "%s",
@@ -308,95 +319,6 @@ static void check_one(const char *path, const struct check_opts *co, struct outc
 	out->ms = (double)ini_now_ms() - t0;
 }
 
-/* Writes s into f with XML's special characters escaped. */
-static void xml_text(FILE *f, const char *s)
-{
-	for (; *s; s++) {
-		switch (*s) {
-		case '<':
-			fputs("&lt;", f);
-			break;
-		case '>':
-			fputs("&gt;", f);
-			break;
-		case '&':
-			fputs("&amp;", f);
-			break;
-		case '"':
-			fputs("&quot;", f);
-			break;
-		default:
-			if ((unsigned char)*s >= 0x20 || *s == '\t' || *s == '\n')
-				fputc(*s, f);
-		}
-	}
-}
-
-/* Writes the JUnit XML report: a testsuite per scenario, a testcase per verdict. */
-static int write_junit(const char *file, const struct outcome *o, size_t n)
-{
-	FILE *f = fopen(file, "w");
-	size_t tests = 0, failures = 0, skipped = 0, errors = 0;
-
-	if (!f)
-		return -errno;
-	for (size_t i = 0; i < n; i++) {
-		errors += o[i].rc == 2;
-		for (int k = 0; k < o[i].nv; k++) {
-			tests++;
-			failures += o[i].v[k].v == FL_VERDICT_FAIL;
-			skipped += o[i].v[k].v == FL_VERDICT_NA;
-		}
-	}
-	fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
-	fprintf(f, "<testsuites name=\"faultlun check\" tests=\"%zu\" failures=\"%zu\" "
-		   "errors=\"%zu\" skipped=\"%zu\">\n",
-		tests + errors, failures, errors, skipped);
-	for (size_t i = 0; i < n; i++) {
-		size_t sf = 0, ss = 0;
-
-		for (int k = 0; k < o[i].nv; k++) {
-			sf += o[i].v[k].v == FL_VERDICT_FAIL;
-			ss += o[i].v[k].v == FL_VERDICT_NA;
-		}
-		fputs("  <testsuite name=\"", f);
-		xml_text(f, o[i].name);
-		fprintf(f, "\" tests=\"%d\" failures=\"%zu\" errors=\"%d\" skipped=\"%zu\" "
-			   "time=\"%.3f\">\n",
-			o[i].nv > 0 ? o[i].nv : 1, sf, o[i].rc == 2, ss, o[i].ms / 1e3);
-		if (o[i].rc == 2 || (o[i].rc == 77 && o[i].nv <= 0)) {
-			fputs("    <testcase classname=\"", f);
-			xml_text(f, o[i].name);
-			fputs("\" name=\"check\">", f);
-			fputs(o[i].rc == 2 ? "<error message=\"" : "<skipped message=\"", f);
-			xml_text(f, o[i].error);
-			fputs("\"/></testcase>\n", f);
-		}
-		for (int k = 0; k < o[i].nv; k++) {
-			const struct fl_verdict *v = &o[i].v[k];
-			char name[400];
-
-			snprintf(name, sizeof(name), "expect %zu: %s", v->expect, v->what);
-			fputs("    <testcase classname=\"", f);
-			xml_text(f, o[i].name);
-			fputs("\" name=\"", f);
-			xml_text(f, name);
-			fputs("\">", f);
-			if (v->v != FL_VERDICT_PASS) {
-				fputs(v->v == FL_VERDICT_FAIL ? "<failure message=\""
-							      : "<skipped message=\"",
-				      f);
-				xml_text(f, v->observed);
-				fputs("\"/>", f);
-			}
-			fputs("</testcase>\n", f);
-		}
-		fputs("  </testsuite>\n", f);
-	}
-	fputs("</testsuites>\n", f);
-	return fclose(f) ? -errno : 0;
-}
-
 /* The verdict word of an outcome for JSON. */
 static const char *rc_word(int rc)
 {
@@ -404,7 +326,7 @@ static const char *rc_word(int rc)
 }
 
 /* Writes the JSON report: one document per run, a result per scenario. */
-static int write_json(const char *file, const struct outcome *o, size_t n)
+static int write_json(const char *file, const struct check_outcome *o, size_t n)
 {
 	json_t *root = json_object(), *results = json_array();
 	int r;
@@ -490,6 +412,7 @@ int cmd_check(int argc, char **argv)
 {
 	static const struct option longopts[] = {
 	    {"junit", required_argument, NULL, 'J'}, {"json", required_argument, NULL, 'j'},
+	    {"ktap", required_argument, NULL, 'K'},
 	    {"seed", required_argument, NULL, 's'},  {"url", required_argument, NULL, 'u'},
 	    {"ctl", required_argument, NULL, 'c'},   {"trace", required_argument, NULL, 't'},
 	    {"obs", required_argument, NULL, 'o'},   {"verbose", no_argument, NULL, 'v'},
@@ -497,7 +420,7 @@ int cmd_check(int argc, char **argv)
 	    {"version", no_argument, NULL, 'V'},     {NULL, 0, NULL, 0},
 	};
 	struct check_opts co = {0};
-	struct outcome *out;
+	struct check_outcome *out;
 	struct fl_scenario **scs;
 	int c, n, rc = 0, held = 0, failed = 0, na = 0, errors = 0, skipped = 0;
 
@@ -509,6 +432,9 @@ int cmd_check(int argc, char **argv)
 			break;
 		case 'j':
 			co.json = optarg;
+			break;
+		case 'K':
+			co.ktap = optarg;
 			break;
 		case 's':
 			if (cli_opt_uint("check", "--seed", optarg, 0, UINT64_MAX, &co.seed))
@@ -572,7 +498,7 @@ int cmd_check(int argc, char **argv)
 		return 2;
 	}
 	for (int i = 0; i < n; i++) {
-		struct outcome *o = &out[i];
+		struct check_outcome *o = &out[i];
 
 		check_one(argv[optind + i], &co, o, &scs[i]);
 		for (int k = 0; k < o->nv; k++) {
@@ -602,14 +528,17 @@ int cmd_check(int argc, char **argv)
 	printf("faultlun check: %d scenario%s, %d held, %d failed, %d not applicable%s%s\n", n,
 	       n == 1 ? "" : "s", held, failed, na, errors ? ", could not run: " : "",
 	       errors ? "see above" : "");
-	if (co.junit && write_junit(co.junit, out, (size_t)n))
+	if (co.junit && cli_junit_write(co.junit, out, (size_t)n))
 		fprintf(stderr, "faultlun check: cannot write %s\n", co.junit);
+	if (co.ktap && cli_ktap_check_write(co.ktap, out, (size_t)n))
+		fprintf(stderr, "faultlun check: cannot write %s\n", co.ktap);
 	if (co.json && write_json(co.json, out, (size_t)n))
 		fprintf(stderr, "faultlun check: cannot write %s\n", co.json);
 	rc = errors ? 2 : failed ? 1 : held ? 0 : 77;
 	for (int i = 0; i < n; i++) {
 		free(out[i].v);
 		free(out[i].steps);
+		free(out[i].diags);
 		fl_scenario_free(scs[i]);
 	}
 	free(out);

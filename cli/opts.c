@@ -7,6 +7,7 @@
  */
 #include "cli_opts.h"
 #include "fl_size.h"
+#include "fl_commit.h" /* FAULTLUN_GIT: the commit of the build (cli/commit.cmake) */
 
 #include <ctype.h>
 #include <errno.h>
