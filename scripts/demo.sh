@@ -22,5 +22,5 @@ exec $b/cli/faultlun serve scenarios/demo.json --listen 127.0.0.1:0 --run "
 	echo '== iscsi-perf on LUN 1: 3 s of 4 KiB random reads at queue depth 32'
 	timeout -s INT 3 iscsi-perf -m 32 -b 8 -r \"\${FAULTLUN_URL%/0}/1\" || true
 	echo '== the scenario check: medium error on LBA 4096, healed by a rewrite'
-	$b/tests/integration/iscsi_runner \"\$FAULTLUN_URL\" scenarios/demo.json
+	$b/cli/faultlun check --url \"\$FAULTLUN_URL\" scenarios/demo.json
 "

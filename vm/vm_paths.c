@@ -27,13 +27,21 @@
 static char paths[3][PATH_MAX];
 static int found;
 
-/* Joins prefix and dir into out, or takes dir when it is absolute. */
+/*
+ * Joins prefix and dir into out, or takes dir when it is absolute. A path
+ * that would not fit in PATH_MAX is left empty: the piece is then not found,
+ * as when it is missing, rather than found under a truncated name.
+ */
 static void under(char *out, const char *prefix, const char *dir, const char *tail)
 {
+	int n;
+
 	if (dir[0] == '/')
-		snprintf(out, PATH_MAX, "%s%s", dir, tail);
+		n = snprintf(out, PATH_MAX, "%s%s", dir, tail);
 	else
-		snprintf(out, PATH_MAX, "%s/%s%s", prefix, dir, tail);
+		n = snprintf(out, PATH_MAX, "%s/%s%s", prefix, dir, tail);
+	if (n < 0 || n >= PATH_MAX)
+		out[0] = 0;
 }
 
 /* Reads "scripts=", "programs=", "handler=" lines of the marker; 0 when all are there. */
@@ -50,7 +58,13 @@ static int read_marker(const char *file)
 		line[strcspn(line, "\n")] = 0;
 		for (int i = 0; i < 3; i++)
 			if (!strncmp(line, keys[i], strlen(keys[i]))) {
-				snprintf(paths[i], PATH_MAX, "%s", line + strlen(keys[i]));
+				const char *v = line + strlen(keys[i]);
+				size_t len = strlen(v);
+
+				/* line holds at most PATH_MAX + 31 bytes: a longer value is refused */
+				if (len >= PATH_MAX)
+					continue;
+				memcpy(paths[i], v, len + 1);
 				have |= 1 << i;
 			}
 	}
