@@ -20,7 +20,8 @@ fail() { echo "FAIL: $*"; exit 1; }
 # The tree without build directories or git metadata.
 mkdir "$tmp/faultlun"
 tar -C "$src" --exclude=./build --exclude=./.git -cf - . | tar -C "$tmp/faultlun" -xf -
-(cd "$tmp/faultlun" && DEB_BUILD_OPTIONS="nocheck parallel=$(nproc)" \
+# Warnings are errors in this build (the package's -O2 with _FORTIFY_SOURCE).
+(cd "$tmp/faultlun" && FAULTLUN_WERROR=ON DEB_BUILD_OPTIONS="nocheck parallel=$(nproc)" \
 	dpkg-buildpackage -b -us -uc >"$tmp/build.log" 2>&1) ||
 	{ tail -40 "$tmp/build.log"; fail "dpkg-buildpackage failed"; }
 ls "$tmp"/faultlun_*.deb "$tmp"/faultlun-tcmu_*.deb >/dev/null 2>&1 || fail "no .deb built"
