@@ -27,6 +27,7 @@ struct check_outcome {
 	int rc; /* 0 held, 1 failed, 2 could not run, 77 nothing applied */
 	char error[256];
 	char *diags; /* the loader's messages when the scenario does not load (malloc'd), or NULL */
+	char *log;   /* what the run wrote to stderr (malloc'd, bounded), or NULL */
 	time_t started;
 	uint64_t seed;
 	bool have_counters;

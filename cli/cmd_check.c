@@ -271,6 +271,78 @@ static char *diags_text(const struct fl_diags *d)
 	return text;
 }
 
+/*
+ * What the target, the runner, libiscsi and ctl steps write to stderr while
+ * a scenario runs: expected login refusals, closed connections, the
+ * target's log. Kept aside (in an unlinked file behind fd 2) so that a run
+ * that holds prints only its verdicts; shown after a failure, in the JUnit
+ * report's system-err, and streamed as it comes with -v (no capture).
+ */
+struct err_capture {
+	int saved; /* the real stderr; -1: not capturing */
+	int fd;	   /* the capture file */
+};
+
+/* The most of a run's stderr kept for the reports. */
+#define CHECK_LOG_MAX (64u << 10)
+
+/* Sends fd 2 into a fresh unlinked file; on failure leaves stderr as it is. */
+static void capture_begin(struct err_capture *c)
+{
+	char tmpl[] = "/tmp/faultlun-check-log-XXXXXX";
+
+	c->saved = c->fd = -1;
+	fflush(stderr);
+	c->fd = mkstemp(tmpl);
+	if (c->fd < 0)
+		return;
+	unlink(tmpl);
+	c->saved = dup(STDERR_FILENO);
+	if (c->saved < 0 || dup2(c->fd, STDERR_FILENO) < 0) {
+		if (c->saved >= 0)
+			close(c->saved);
+		close(c->fd);
+		c->saved = c->fd = -1;
+	}
+}
+
+/* Gives stderr back; returns what was written meanwhile (at most CHECK_LOG_MAX, malloc'd) or NULL. */
+static char *capture_end(struct err_capture *c)
+{
+	char *text = NULL;
+	off_t size;
+	ssize_t got = 0;
+
+	if (c->saved < 0)
+		return NULL;
+	fflush(stderr);
+	dup2(c->saved, STDERR_FILENO);
+	close(c->saved);
+	size = lseek(c->fd, 0, SEEK_END);
+	if (size > 0 && (text = malloc(CHECK_LOG_MAX + 64))) {
+		size_t want = size > (off_t)CHECK_LOG_MAX ? CHECK_LOG_MAX : (size_t)size;
+
+		while ((size_t)got < want) {
+			ssize_t r = pread(c->fd, text + got, want - (size_t)got, got);
+
+			if (r <= 0)
+				break;
+			got += r;
+		}
+		text[got] = 0;
+		if (size > (off_t)CHECK_LOG_MAX)
+			snprintf(text + got, 64, "\n(%lld more bytes not kept)\n",
+				 (long long)(size - (off_t)CHECK_LOG_MAX));
+		if (!got) {
+			free(text);
+			text = NULL;
+		}
+	}
+	close(c->fd);
+	c->fd = c->saved = -1;
+	return text;
+}
+
 /* Checks one scenario file. */
 static void check_one(const char *path, const struct check_opts *co, struct check_outcome *out,
 		      struct fl_scenario **scp)
@@ -312,11 +384,20 @@ static void check_one(const char *path, const struct check_opts *co, struct chec
 		snprintf(out->error, sizeof(out->error), "the check is not for the iscsi path");
 		return;
 	}
+	struct err_capture cap = {.saved = -1, .fd = -1};
+
+	if (!co->verbose)
+		capture_begin(&cap);
 	if (co->url)
 		run_and_judge(*scp, co->url, NULL, co->ctl, co->trace, co, out);
 	else
 		serve_and_check(*scp, co, out);
+	out->log = capture_end(&cap);
 	out->ms = (double)ini_now_ms() - t0;
+	if (out->log && (out->rc == 1 || out->rc == 2)) {
+		fprintf(stderr, "faultlun check: %s: what the run wrote to stderr:\n", out->name);
+		fputs(out->log, stderr);
+	}
 }
 
 /* The verdict word of an outcome for JSON. */
@@ -539,6 +620,7 @@ int cmd_check(int argc, char **argv)
 		free(out[i].v);
 		free(out[i].steps);
 		free(out[i].diags);
+		free(out[i].log);
 		fl_scenario_free(scs[i]);
 	}
 	free(out);

@@ -6,8 +6,10 @@
  * kernel (vm/, docs/vm-lab.md), prints the timeline and a verdict per
  * expectation, writes result.json and report.html per run, and exits 0 only
  * if every expectation of every run holds (1: an expectation failed; 2: setup
- * or guest error; 77: qemu or the kernel package cannot be had).
+ * or guest error; 77: qemu or the kernel package cannot be had). `--ktap
+ * FILE` writes the runs' verdicts as KTAP version 1 (ktap.c).
  */
+#include "check_report.h"
 #include "cli.h"
 #include "fl_scenario.h"
 #include "cli_opts.h"
@@ -48,6 +50,7 @@ static void usage(FILE *out)
 	    "                  kernel and path share a boot, each on a fresh target)\n"
 	    "  --recheck DIR   check a kept run directory again (one scenario)\n"
 	    "  --quiet         no timeline\n"
+	    "  --ktap FILE     the verdicts of every run in KTAP version 1\n"
 	    "  --where         print where the lab's scripts, guest programs and tcmu\n"
 	    "                  handler are taken from, and exit\n"
 	    "  -h, --help      this text\n"
@@ -143,7 +146,7 @@ static bool vm_loads(const char *file, const char *path, int *rc)
  */
 static int run_kernels(const char **files, int nfiles, const char *path, struct fl_vm_opts *o,
 		       char *kernel_list, const char *kernel, const char *modules, const char *out,
-		       bool keep, bool batch)
+		       bool keep, bool batch, const char *ktap)
 {
 	const char *kernels[16];
 	char *kmods[16];
@@ -192,7 +195,12 @@ static int run_kernels(const char **files, int nfiles, const char *path, struct 
 	}
 	int worst = 0, runs = 0, skips = 0;
 	struct vm_one *all = calloc((size_t)nfiles * 3, sizeof(*all));
-	if (!all) {
+	/* every run of every kernel, for --ktap */
+	struct cli_vm_run *kruns = ktap ? calloc((size_t)nk * (size_t)nfiles * 3, sizeof(*kruns)) : NULL;
+	size_t nkruns = 0;
+	if (!all || (ktap && !kruns)) {
+		free(all);
+		free(kruns);
 		fprintf(stderr, "faultlun vm: out of memory\n");
 		free(kernel_list);
 		return 2;
@@ -260,6 +268,14 @@ static int run_kernels(const char **files, int nfiles, const char *path, struct 
 			}
 			runs++;
 			snprintf(res, sizeof(res), "%s/result.json", r->dir);
+			if (kruns) {
+				struct cli_vm_run *kr = &kruns[nkruns++];
+				snprintf(kr->name, sizeof(kr->name), "%s%s%s (%s)",
+					 kernel_list ? kernels[k] : "", kernel_list ? " " : "",
+					 r->stem, r->path);
+				snprintf(kr->result, sizeof(kr->result), "%s", res);
+				kr->rc = r->rc;
+			}
 			if (cells) {
 				char **cs = cell_strings + ncells * 3;
 				cs[0] = strdup(r->stem);
@@ -286,6 +302,9 @@ static int run_kernels(const char **files, int nfiles, const char *path, struct 
 		}
 	}
 	free(all);
+	if (kruns && cli_ktap_vm_write(ktap, kruns, nkruns))
+		fprintf(stderr, "faultlun vm: cannot write %s\n", ktap);
+	free(kruns);
 	if (cells) {
 		if (fl_vm_matrix_write(cells, ncells, kernels, (size_t)nk, base, stdout) < 0)
 			fprintf(stderr, "faultlun vm: cannot write the matrix report in %s\n",
@@ -315,6 +334,7 @@ int cmd_vm(int argc, char **argv)
 {
 	struct fl_vm_opts o = {.accel = "auto"};
 	const char *path = NULL, *out = NULL, *recheck = NULL, *kernel = NULL, *modules = NULL;
+	const char *ktap = NULL;
 	char *kernel_list = NULL;
 	bool keep = false, boot_each = false;
 	const char *files[64];
@@ -328,6 +348,7 @@ int cmd_vm(int argc, char **argv)
 	    {"version", no_argument, NULL, 'V'},       {"where", no_argument, NULL, 'W'},
 	    {"kernel", required_argument, NULL, 'K'},  {"modules", required_argument, NULL, 'M'},
 	    {"kernels", required_argument, NULL, 'X'}, {"boot-each", no_argument, NULL, 'B'},
+	    {"ktap", required_argument, NULL, 'T'},
 	    {NULL, 0, NULL, 0},
 	};
 	static const char *const path_words[] = {"iscsi", "tcmu", "both", "lio", NULL};
@@ -397,6 +418,9 @@ int cmd_vm(int argc, char **argv)
 			free(kernel_list);
 			kernel_list = strdup(optarg);
 			break;
+		case 'T':
+			ktap = optarg;
+			break;
 		default:
 			cli_try_help("vm");
 			return 2;
@@ -427,7 +451,7 @@ int cmd_vm(int argc, char **argv)
 	}
 	if (kernel_list || kernel)
 		return run_kernels(files, nfiles, path, &o, kernel_list, kernel, modules, out,
-				   keep, !boot_each);
+				   keep, !boot_each, ktap);
 	if (recheck) {
 		char res[PATH_MAX + 16];
 		if (nfiles != 1) {
@@ -438,7 +462,18 @@ int cmd_vm(int argc, char **argv)
 		snprintf(res, sizeof(res), "%s/result.json", recheck);
 		if (access(res, R_OK) == 0)
 			fl_vm_report_text(res, stdout, !o.quiet);
+		if (ktap) {
+			struct cli_vm_run kr = {.rc = rc};
+			char stem[128];
+
+			file_stem(files[0], stem, sizeof(stem));
+			snprintf(kr.name, sizeof(kr.name), "%s (%s)", stem, path ? path : "iscsi");
+			snprintf(kr.result, sizeof(kr.result), "%s", res);
+			if (cli_ktap_vm_write(ktap, &kr, 1))
+				fprintf(stderr, "faultlun vm: cannot write %s\n", ktap);
+		}
 		return rc;
 	}
-	return run_kernels(files, nfiles, path, &o, NULL, NULL, NULL, out, keep, !boot_each);
+	return run_kernels(files, nfiles, path, &o, NULL, NULL, NULL, out, keep, !boot_each,
+			   ktap);
 }

@@ -8,8 +8,8 @@
  * the expectation's kind and whose text says what was expected and what was
  * observed; a not-applicable one is <skipped>; a scenario that does not load
  * or cannot run is one testcase with an <error> holding the loader's
- * messages. The counts on testsuite and testsuites are those of the
- * elements written.
+ * messages. What the run wrote to stderr is the testsuite's system-err.
+ * The counts on testsuite and testsuites are those of the elements written.
  */
 #include "check_report.h"
 
@@ -214,6 +214,11 @@ static void testsuite(FILE *f, const struct check_outcome *o, size_t id)
 		scenario_case(f, o);
 	for (int k = 0; k < o->nv; k++)
 		verdict_case(f, o, &o->v[k]);
+	if (o->log) {
+		fputs("    <system-err>", f);
+		xml_text(f, o->log, false);
+		fputs("</system-err>\n", f);
+	}
 	fputs("  </testsuite>\n", f);
 }
 
