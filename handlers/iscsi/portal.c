@@ -747,27 +747,42 @@ void portal_drain(struct portal *p)
 	}
 }
 
-/* Splits "ADDR:PORT" / "[V6]:PORT" into host and port strings. */
+/* True when s is a TCP port number: 1 to 5 decimal digits, at most 65535. */
+static bool port_number_ok(const char *s)
+{
+	size_t n = strspn(s, "0123456789");
+
+	return n >= 1 && n <= 5 && !s[n] && strtoul(s, NULL, 10) <= 65535;
+}
+
+/*
+ * Splits "ADDR:PORT" / "[V6]:PORT" into host and port strings; -EINVAL when
+ * the port is not a number in 0..65535 (getaddrinfo would take 99999 modulo
+ * 65536) or a part does not fit.
+ */
 static int split_listen(const char *s, char *host, size_t hl, char *port, size_t pl)
 {
-	const char *colon;
+	const char *colon, *h = s, *pt = "3260";
+	size_t hlen;
 
 	if (s[0] == '[') {
 		const char *end = strchr(s, ']');
 		if (!end || end[1] != ':')
 			return -EINVAL;
-		snprintf(host, hl, "%.*s", (int)(end - s - 1), s + 1);
-		snprintf(port, pl, "%s", end + 2);
-		return 0;
+		h = s + 1;
+		hlen = (size_t)(end - s - 1);
+		pt = end + 2;
+	} else if ((colon = strrchr(s, ':'))) {
+		hlen = (size_t)(colon - s);
+		pt = colon + 1;
+	} else {
+		hlen = strlen(s);
 	}
-	colon = strrchr(s, ':');
-	if (!colon) {
-		snprintf(host, hl, "%s", s);
-		snprintf(port, pl, "3260");
-		return 0;
-	}
-	snprintf(host, hl, "%.*s", (int)(colon - s), s);
-	snprintf(port, pl, "%s", colon + 1);
+	if (hlen >= hl || strlen(pt) >= pl || !port_number_ok(pt))
+		return -EINVAL;
+	memcpy(host, h, hlen);
+	host[hlen] = 0;
+	memcpy(port, pt, strlen(pt) + 1);
 	return 0;
 }
 
@@ -782,7 +797,10 @@ static int portal_listen(struct portal *p, struct listener *l, const char *liste
 	int err;
 
 	if (split_listen(listen_s, host, sizeof(host), port, sizeof(port))) {
-		iscsi_log(p, LOG_ERR, NULL, "bad listen address '%s'", listen_s);
+		iscsi_log(p, LOG_ERR, NULL,
+			  "bad listen address '%s': expected ADDR:PORT, [IPV6]:PORT or ADDR, the port "
+			  "a number from 0 to 65535",
+			  listen_s);
 		return -EINVAL;
 	}
 	err = getaddrinfo(host[0] ? host : NULL, port, &hints, &ai);

@@ -76,6 +76,9 @@ row 2 "faultlun serve: --max-connections: '0' is out of range (1..1000000)" \
 row 2 "faultlun serve: --store: 'disk' is not memory or file:PATH"   serve --store disk
 row 2 "faultlun serve: unknown option '--bogus'"                     serve --bogus
 row 2 "faultlun serve: --listen needs a value"                       serve --listen
+for l in 127.0.0.1:99999 127.0.0.1:65536 127.0.0.1:-1 127.0.0.1: '[::1]:70000' 127.0.0.1:3x; do
+	row 2 "faultlun serve: bad listen address '$l': expected ADDR:PORT" serve --listen "$l"
+done
 row 2 "faultlun serve: one scenario at a time"                       serve a.json b.json
 row 2 "faultlun lint: --frontend: 'fc' is not iscsi, tcmu or vm"     lint --frontend fc x.json
 row 2 "faultlun lint: unknown option '--nope'"                       lint --nope x.json
