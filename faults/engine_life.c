@@ -52,6 +52,26 @@ static char *scenario_dir_of(const char *file)
 	return real;
 }
 
+/*
+ * A personality's ownership transfer, traced as {"event": "owner_moved",
+ * "lun", "from", "to", "cause"} so that a check can count transfers by cause
+ * (called by the core with the LUN locked; takes only the trace's lock).
+ */
+static void trace_owner_moved(void *arg, uint16_t lun_id, uint16_t from, uint16_t to,
+			      const char *cause)
+{
+	struct fl_engine *e = arg;
+	json_t *o = trace_event(&e->trace, "owner_moved");
+
+	if (!o)
+		return;
+	json_object_set_new(o, "lun", json_integer(lun_id));
+	json_object_set_new(o, "from", json_integer(from));
+	json_object_set_new(o, "to", json_integer(to));
+	json_object_set_new(o, "cause", json_string(cause));
+	trace_emit(&e->trace, o);
+}
+
 /* Creates the LUNs of sc into e; a scenario's own store paths are opened beneath scenario_dir. */
 static int engine_make_luns_in(struct fl_engine *e, const struct fl_scenario *sc,
 			       const struct fl_engine_opts *o, const char *scenario_dir)
@@ -65,6 +85,10 @@ static int engine_make_luns_in(struct fl_engine *e, const struct fl_scenario *sc
 		int r;
 
 		fl_scenario_lun(sc, i, &id, &cfg);
+		if (cfg.personality.name) {
+			cfg.personality.moved = trace_owner_moved;
+			cfg.personality.moved_arg = e;
+		}
 		if (cfg.store == FL_STORE_FILE)
 			cfg.store_dir = scenario_dir;
 		if (o && o->store_override) {

@@ -223,6 +223,16 @@ struct fl_vendor_config {
 	bool avt;		/* auto volume transfer: I/O on a non-owner moves ownership */
 	bool transfer_ua;	/* a transfer queues UA 2A/06 on every other I_T nexus */
 	uint16_t max_luns;	/* RDAC: MAXIMUM LUNS SUPPORTED (C2h); >= 32 = MODE SELECT(10) form */
+	/*
+	 * Called after every ownership transfer, with the LUN locked, on the
+	 * thread that moved it: from and to are target port groups, cause one
+	 * of "avt" (I/O through a non-owner), "mode_select" (the host's
+	 * explicit transfer: RDAC page 2Ch, EMC trespass), "start_stop"
+	 * (hp_sw's START STOP UNIT), "rebalance" (back to the preferred group)
+	 * and "management" (fl_lun_set_owner). NULL: nobody listens.
+	 */
+	void (*moved)(void *arg, uint16_t lun_id, uint16_t from, uint16_t to, const char *cause);
+	void *moved_arg;
 };
 
 /* True when `name` is a vendor personality the core implements. */

@@ -103,7 +103,7 @@ bool vendor_quiescing(const struct fl_lun *lun)
 }
 
 /* Moves ownership to group `to` (LUN locked). */
-void vendor_move(struct fl_lun *lun, uint16_t to, uint64_t except)
+void vendor_move(struct fl_lun *lun, uint16_t to, uint64_t except, const char *cause)
 {
 	struct vendor_state *vs = lun->vstate;
 	const struct fl_vendor_config *p = &lun->cfg.personality;
@@ -126,6 +126,8 @@ void vendor_move(struct fl_lun *lun, uint16_t to, uint64_t except)
 	       (unsigned)lun->lun_id, (unsigned)from, (unsigned)to);
 	if (lun->vops->moved)
 		lun->vops->moved(lun, from, to);
+	if (p->moved)
+		p->moved(p->moved_arg, lun->lun_id, from, to, cause);
 }
 
 /* Carries out a due rebalance to the preferred group (LUN locked). */
@@ -138,7 +140,7 @@ void vendor_rebalance(struct fl_lun *lun)
 		return;
 	if (vendor_now_ns() - vs->moved_ns < (uint64_t)p->rebalance_ms * 1000000ull)
 		return;
-	vendor_move(lun, p->preferred_tpg, FL_ALL_NEXUS);
+	vendor_move(lun, p->preferred_tpg, FL_ALL_NEXUS, "rebalance");
 }
 
 /* Index of group id in cfg.tpgs, or -1. */
@@ -199,7 +201,7 @@ int fl_lun_set_owner(struct fl_lun *lun, uint16_t tpg_id)
 	else if (vendor_tpg_find(lun, tpg_id) < 0)
 		rc = -ENOENT;
 	else
-		vendor_move(lun, tpg_id, FL_ALL_NEXUS);
+		vendor_move(lun, tpg_id, FL_ALL_NEXUS, "management");
 	pthread_mutex_unlock(&lun->lock);
 	return rc;
 }

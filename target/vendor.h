@@ -100,10 +100,11 @@ bool vendor_port_owns(const struct exec_ctx *x);
 /*
  * Moves ownership to group `to` (LUN locked): records the time, starts the
  * quiescence window, queues UA 2A/06 for every nexus but `except` when the
- * personality says so, and calls the personality's moved hook. No-op when
- * `to` already owns the LUN.
+ * personality says so, and calls the personality's moved hook and the
+ * config's moved listener with `cause` (fl_target.h). No-op when `to`
+ * already owns the LUN.
  */
-void vendor_move(struct fl_lun *lun, uint16_t to, uint64_t except);
+void vendor_move(struct fl_lun *lun, uint16_t to, uint64_t except, const char *cause);
 /* True while the quiescence after a transfer lasts. */
 bool vendor_quiescing(const struct fl_lun *lun);
 /* Carries out a due rebalance to the preferred group (LUN locked). */

@@ -141,7 +141,7 @@ static enum sense_reason emc_mode_select(struct exec_ctx *x, const uint8_t *pg, 
 		return exec_invalid_field(x, SENSE_INVALID_FIELD_IN_PARAM, (uint16_t)(off + 3), -1);
 	*used = len + 2;
 	if (apply)
-		vendor_move(x->lun, vendor_port_group(x), x->cmd->nexus.id);
+		vendor_move(x->lun, vendor_port_group(x), x->cmd->nexus.id, "mode_select");
 	return SENSE_OK;
 }
 

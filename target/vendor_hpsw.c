@@ -33,7 +33,7 @@ static enum sense_reason hpsw_start_stop(struct exec_ctx *x, bool *handled)
 {
 	*handled = true;
 	if ((x->cmd->cdb[4] & 0x01) && !vendor_port_owns(x))
-		vendor_move(x->lun, vendor_port_group(x), x->cmd->nexus.id);
+		vendor_move(x->lun, vendor_port_group(x), x->cmd->nexus.id, "start_stop");
 	return SENSE_OK;
 }
 

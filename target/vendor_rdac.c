@@ -236,7 +236,7 @@ static enum sense_reason rdac_mode_select(struct exec_ctx *x, const uint8_t *p, 
 	c = p + hdr;
 	if (c[33] == RDAC_MODE_TRANSFER && x->lun->lun_id < ntab &&
 	    c[RDAC_COMMON_LEN + x->lun->lun_id] == RDAC_LUN_TRANSFER)
-		vendor_move(x->lun, vendor_port_group(x), x->ns->id);
+		vendor_move(x->lun, vendor_port_group(x), x->ns->id, "mode_select");
 	return SENSE_OK;
 }
 
@@ -276,7 +276,7 @@ static enum sense_reason rdac_check(struct exec_ctx *x)
 	if (vendor_port_owns(x))
 		return SENSE_OK;
 	if (lun->cfg.personality.avt) {
-		vendor_move(lun, vendor_port_group(x), x->ns->id);
+		vendor_move(lun, vendor_port_group(x), x->ns->id, "avt");
 		return vendor_quiescing(lun) ? vendor_sense(x, FL_KEY_NOT_READY, RDAC_ASC_NOT_READY,
 							    RDAC_ASCQ_QUIESCING)
 					     : SENSE_OK;

@@ -13,7 +13,9 @@
 #    marked 81h: what scsi_dh_rdac sends) through B moves the LUN: B reads, A
 #    gets 94/01, C9h through B says owned; MODE SELECT(6) with the legacy page
 #    through A moves it back; `ctl act 0 {"owner": 2}` moves it as the array's
-#    management would.
+#    management would;
+#  - each transfer is one "owner_moved" trace event with its cause
+#    (mode_select twice, then management), none for the refused reads.
 set -u
 fl=$1 scen=$2
 fail() { echo "FAIL: $*"; exit 1; }
@@ -21,7 +23,7 @@ tmp=$(mktemp -d) || exit 1
 pid=
 trap '[ -n "$pid" ] && kill "$pid" 2>/dev/null; rm -rf "$tmp"' EXIT
 
-"$fl" serve --ctl "$tmp/ctl" --listen 127.0.0.1:0 --listen 127.0.0.2:0 \
+"$fl" serve --ctl "$tmp/ctl" --trace "$tmp/trace" --listen 127.0.0.1:0 --listen 127.0.0.2:0 \
 	"$scen/dh-rdac-not-owned.json" 2> "$tmp/banner" &
 pid=$!
 for i in $(seq 50); do
@@ -115,5 +117,12 @@ expect "$tmp/r5" 2 GOOD
 expect "$tmp/r6" 1 'CHECK_CONDITION, sense ILLEGAL_REQUEST/94/01'
 "$fl" send "$B" read > "$tmp/r7" 2>&1
 expect "$tmp/r7" 1 GOOD
-echo "rdac: 94/01 on the non-owner, MODE SELECT(10) expanded and (6) legacy transfers, owner action: ok"
+moves=$(python3 -c '
+import json, sys
+print(" ".join("%s:%d>%d" % (e["cause"], e["from"], e["to"])
+               for e in map(json.loads, open(sys.argv[1])) if e["event"] == "owner_moved"))
+' "$tmp/trace")
+[ "$moves" = "mode_select:1>2 mode_select:2>1 management:1>2" ] ||
+	fail "owner_moved trace events: '$moves', want mode_select:1>2 mode_select:2>1 management:1>2"
+echo "rdac: 94/01 on the non-owner, MODE SELECT(10) expanded and (6) legacy transfers, owner action, traced: ok"
 echo ok
