@@ -1,8 +1,9 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
 # test-completion.sh FAULTLUN COMPLETION - sources the bash completion in bash
-# and checks what it offers for a few command lines: commands, a command's
-# options, an option's values, sense names after `ctl SOCKET act LUN`.
+# and checks what it offers for a few command lines: commands (each once),
+# `help` and the commands after it, a command's options, an option's values,
+# sense names after `ctl SOCKET act LUN`.
 set -u
 fl=$1
 comp=$2
@@ -34,7 +35,24 @@ offers() {
 	done
 }
 
-offers "faultlun " serve lint ctl vm report help
+# once 'LINE': completing LINE offered no word twice (run after offers).
+once() {
+	local dup
+	dup=$(printf '%s\n' "${COMPREPLY[@]}" | sort | uniq -d | tr '\n' ' ')
+	[ -z "$dup" ] || { echo "FAIL: '$1<TAB>' offers more than once: $dup"; fails=$((fails + 1)); }
+}
+
+# Every command `faultlun --help` lists, help among them, once; after help, the commands.
+mapfile -t cmds < <(faultlun --help | sed -n 's/^  \([a-z][a-z]*\)  .*/\1/p')
+[ "${#cmds[@]}" -ge 8 ] || { echo "FAIL: faultlun --help lists ${cmds[*]}"; fails=$((fails + 1)); }
+offers "faultlun " serve check send lint ctl vm report help "${cmds[@]}"
+once "faultlun "
+[ "${#COMPREPLY[@]}" = "${#cmds[@]}" ] ||
+	{ echo "FAIL: 'faultlun <TAB>' offers ${COMPREPLY[*]}, want ${cmds[*]}"; fails=$((fails + 1)); }
+offers "faultlun h" help
+once "faultlun h"
+offers "faultlun help " serve check send lint ctl vm report
+once "faultlun help "
 offers "faultlun se" serve
 offers "faultlun --v" --version
 offers "faultlun help l" lint
