@@ -85,7 +85,8 @@ static void serve_usage(FILE *out)
 	    "  -v, --verbose        log connections and print every trace event (injected\n"
 	    "                       faults, TMFs, state changes) with a timestamp; twice:\n"
 	    "                       every PDU received and sent, decoded\n"
-	    "  -q, --quiet          no banner (only the port, when port 0 was asked)\n"
+	    "  -q, --quiet          nothing on stderr but errors (without --run, the port\n"
+	    "                       when port 0 was asked: someone must learn it)\n"
 	    "  -h, --help           this text\n"
 	    "  -V, --version        print the version\n"
 	    "\n"
@@ -765,8 +766,8 @@ int cmd_serve(int argc, char **argv)
 		goto out;
 	if (!quiet) {
 		banner(t, tgt, sc, luns, nluns, what);
-	} else {
-		/* An ephemeral port is useless unless someone learns it. */
+	} else if (!run) {
+		/* An ephemeral port is useless unless someone learns it (--run's command is told). */
 		for (unsigned i = 0; i < fl_iscsi_portal_count(t); i++) {
 			const char *l = ports.n ? ports.v[i].listen : o.listen;
 			const char *a;

@@ -20,6 +20,11 @@ iscsi://127.0.0.1:$port/iqn.*/0) ;;
 *) fail "FAULTLUN_URL looks wrong: $url" ;;
 esac
 
+# -q is quiet: with --run the command learns the port, nothing is printed.
+quiet=$("$fl" serve -q --listen 127.0.0.1:0 --run 'iscsi-inq "$FAULTLUN_URL" >/dev/null' 2>&1) ||
+	fail "quiet captive run failed: $quiet"
+[ -z "$quiet" ] || fail "serve -q --run printed: $quiet"
+
 # The banner names the portal and how to connect.
 banner=$("$fl" serve --listen 127.0.0.1:0 --run true 2>&1) || fail "banner run failed"
 echo "$banner" | grep -q "listening on 127.0.0.1:" || fail "no listening line: $banner"
