@@ -8,9 +8,12 @@
 # a type and says what was expected and observed; the refused file is an
 # <error> holding the loader's FILE:LINE:COL messages; not-applicable is
 # <skipped>; the tests / failures / errors / skipped totals of each
-# testsuite and of testsuites equal the elements written.
+# testsuite and of testsuites equal the elements written. docs/send.md's
+# command line with --junit, --ktap and --json runs as written.
 set -u
 fl=$1 dir=$2 xsd=$3
+case $fl in /*) ;; *) fl=$PWD/$fl ;; esac
+case $dir in /*) ;; *) dir=$PWD/$dir ;; esac
 fail() { echo "FAIL: $*"; exit 1; }
 command -v xmllint >/dev/null 2>&1 ||
 	{ echo "SKIP: xmllint not found (libxml2-utils, scripts/deps.sh test)"; exit 77; }
@@ -72,4 +75,15 @@ assert len(schema.findall("testcase/skipped")) == 1
 print("junit ok: %d testcases, %d failures, %d errors, %d skipped" %
       (tot["tests"], tot["failures"], tot["errors"], tot["skipped"]))
 PY
+
+# docs/send.md, as written (from a directory with the shipped scenarios).
+mkdir "$tmp/doc" && ln -s "$dir" "$tmp/doc/scenarios" || exit 1
+(cd "$tmp/doc" && "$fl" check --junit report.xml --ktap report.tap --json result.json scenarios/busy-storm.json) \
+	> "$tmp/doc.out" 2>&1
+rc=$?
+[ "$rc" = 0 ] || { cat "$tmp/doc.out"; fail "docs/send.md's check line: exit $rc"; }
+xmllint --noout --schema "$xsd" "$tmp/doc/report.xml" || fail "docs/send.md's report.xml is not valid junit-10"
+python3 "$(dirname "$0")/ktap-check.py" "$tmp/doc/report.tap" | grep -qx '0 ok busy-storm' ||
+	fail "docs/send.md's report.tap: $(cat "$tmp/doc/report.tap")"
+[ -s "$tmp/doc/result.json" ] || fail "docs/send.md's result.json is missing"
 echo ok
