@@ -66,7 +66,7 @@ static int help(int argc, char **argv)
 		fprintf(stderr, "faultlun help: one command at a time\n");
 		return 2;
 	}
-	if (!strcmp(argv[1], "help")) {
+	if (!strcmp(argv[1], "help") || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
 		usage(stdout);
 		return 0;
 	}
