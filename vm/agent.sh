@@ -224,6 +224,18 @@ setup_iscsi() {
 		sleep 0.1
 	done
 	mark "faultlun serve listening (pid $serve_pid)"
+	# The ports as serve bound them: a scenario's "127.0.0.2:0" is the port
+	# the kernel chose, read from the banner ("port B: 127.0.0.2:36495, ...").
+	if [ "$(echo $FL_PORTS | wc -w)" -gt 1 ]; then
+		i=0
+		while [ "$(grep -c '^faultlun serve:   port [^ ]*: ' "$R/serve.out")" -lt "$(echo $FL_PORTS | wc -w)" ]; do
+			i=$((i + 1))
+			[ $i -gt 50 ] && fail "faultlun serve's banner lists fewer ports than FL_PORTS ($FL_PORTS)"
+			sleep 0.1
+		done
+		FL_PORTS=$(sed -n 's/^faultlun serve:   port \([^ ]*\): \([^,]*\),.*/\1=\2/p' "$R/serve.out" | tr '\n' ' ')
+		mark "ports $FL_PORTS"
+	fi
 	echo "InitiatorName=iqn.2026-12.org.faultlun:vm-initiator" >/etc/iscsi/initiatorname.iscsi
 	# One iscsid for the boot (a batch's later jobs reuse it).
 	if [ -z "${iscsid_up:-}" ]; then

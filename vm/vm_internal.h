@@ -29,6 +29,18 @@ int vm_test_lun(const struct fl_scenario *sc);
 /* The healthy LUN: the last LUN that no step names and is not under test; -1: none. */
 int vm_healthy_lun(const struct fl_scenario *sc);
 
+/*
+ * After one boot of a batch of nj jobs, in order: which are judged now
+ * (judge[k] true) and which wait for the next boot. done[k]: the job ended
+ * ("done" in its folder); began[k]: the guest began it (its kmsg.txt). A
+ * job the guest never began waits, once an earlier job of this boot was
+ * judged: it is judged now only when it is the first one left, so that a
+ * guest that breaks before its first job cannot loop for ever (that job is
+ * judged as it is, ERROR). Returns how many are judged now (at least 1
+ * when nj > 0).
+ */
+size_t vm_batch_settle(const bool *done, const bool *began, size_t nj, bool *judge);
+
 /* Reads the guest's outputs, judges sc's expectations, writes result.json. */
 int vm_check_run(const struct fl_scenario *sc, const struct vm_run_info *info);
 

@@ -780,6 +780,18 @@ static int write_batch(struct fl_scenario *const *sc, const char *const *files,
 	return fclose(f) < 0 ? -errno : 0;
 }
 
+/* See vm_internal.h. */
+size_t vm_batch_settle(const bool *done, const bool *began, size_t nj, bool *judge)
+{
+	size_t judged = 0;
+
+	for (size_t k = 0; k < nj; k++) {
+		judge[k] = done[k] || began[k] || !judged;
+		judged += judge[k];
+	}
+	return judged;
+}
+
 /* See fl_vm.h. */
 int fl_vm_run_batch(const char *const *files, size_t n, const struct fl_vm_opts *opts,
 		    const char *const *run_dirs, const char *share, int *rcs)
@@ -788,11 +800,13 @@ int fl_vm_run_batch(const char *const *files, size_t n, const struct fl_vm_opts 
 	struct fl_scenario **sc = calloc(n, sizeof(*sc));
 	size_t *idx = calloc(n, sizeof(*idx));
 	bool *todo = calloc(n, sizeof(*todo)), mp = false;
+	bool *done = calloc(n, sizeof(*done)), *began = calloc(n, sizeof(*began));
+	bool *judge = calloc(n, sizeof(*judge));
 	size_t left = 0;
 	char guest[PATH_MAX];
 	const char *cache = fl_vm_cache_dir(opts->cache_dir), *accel = NULL;
 
-	if (!sc || !idx || !todo) {
+	if (!sc || !idx || !todo || !done || !began || !judge) {
 		fprintf(stderr, "faultlun vm: out of memory\n");
 		for (size_t i = 0; i < n; i++)
 			rcs[i] = FL_VM_ERROR;
@@ -843,17 +857,23 @@ int fl_vm_run_batch(const char *const *files, size_t n, const struct fl_vm_opts 
 		int st = 0;
 		int q = boot_guest(accel, guest, share, share, opts, per_job * (int)nj, what, &st);
 		double t_end = vm_now();
-		bool progress = false;
+		for (size_t k = 0; k < nj; k++) {
+			char p[PATH_MAX + 48];
+
+			snprintf(p, sizeof(p), "%s/job%zu/done", share, k);
+			done[k] = exists(p);
+			snprintf(p, sizeof(p), "%s/job%zu/kmsg.txt", share, k);
+			began[k] = exists(p);
+		}
+		/* A job the guest never began waits for the next boot. */
+		vm_batch_settle(done, began, nj, judge);
 		for (size_t k = 0; k < nj; k++) {
 			size_t i = idx[k];
 			char job[PATH_MAX + 32], p[PATH_MAX + 48], results[PATH_MAX + 16];
-			snprintf(job, sizeof(job), "%s/job%zu", share, k);
-			snprintf(p, sizeof(p), "%s/done", job);
-			bool done = exists(p);
-			snprintf(p, sizeof(p), "%s/kmsg.txt", job);
-			/* A job the guest never began waits for the next boot. */
-			if (!done && !exists(p) && progress)
+
+			if (!judge[k])
 				continue;
+			snprintf(job, sizeof(job), "%s/job%zu", share, k);
 			snprintf(results, sizeof(results), "%s/guest", run_dirs[i]);
 			rm_tree(results);
 			if (vm_mkdirs(run_dirs[i]) < 0 || rename(job, results) < 0) {
@@ -871,7 +891,7 @@ int fl_vm_run_batch(const char *const *files, size_t n, const struct fl_vm_opts 
 			    .guest = guest,
 			    .run_dir = run_dirs[i],
 			    .results = results,
-			    .timed_out = !done && q == -ETIMEDOUT,
+			    .timed_out = !done[k] && q == -ETIMEDOUT,
 			    .qemu_status = st,
 			    .timeout_s = per_job * (int)nj,
 			    .wall_guest_build_s = t_guest - t_start,
@@ -883,7 +903,6 @@ int fl_vm_run_batch(const char *const *files, size_t n, const struct fl_vm_opts 
 			rcs[i] = vm_check_run(sc[i], &info);
 			todo[i] = false;
 			left--;
-			progress = true;
 		}
 	}
 	goto out;
@@ -897,6 +916,9 @@ out:
 	free(sc);
 	free(idx);
 	free(todo);
+	free(done);
+	free(began);
+	free(judge);
 	int worst = FL_VM_PASS;
 	for (size_t i = 0; i < n; i++)
 		if (rcs[i] != FL_VM_SKIP && rcs[i] > worst)
