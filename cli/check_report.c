@@ -50,7 +50,8 @@ double cli_verdict_seconds(const struct check_outcome *o, const struct fl_verdic
 		int step = o->check->expects[v->expect].step;
 
 		if (step >= 0 && (size_t)step < o->nsteps && o->steps &&
-		    o->steps[step].end != FL_END_NOT_RUN && o->steps[step].end != FL_END_UNSUPPORTED)
+		    o->steps[step].end != FL_END_NOT_RUN &&
+		    o->steps[step].end != FL_END_UNSUPPORTED)
 			ms = o->steps[step].elapsed_ms;
 	}
 	return isfinite(ms) && ms > 0 ? ms / 1e3 : 0;

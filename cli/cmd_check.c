@@ -306,7 +306,7 @@ static void capture_begin(struct err_capture *c)
 	}
 }
 
-/* Gives stderr back; returns what was written meanwhile (at most CHECK_LOG_MAX, malloc'd) or NULL. */
+/* Gives stderr back; returns what it got meanwhile (at most CHECK_LOG_MAX, malloc'd) or NULL. */
 static char *capture_end(struct err_capture *c)
 {
 	char *text = NULL;

@@ -196,7 +196,8 @@ static int run_kernels(const char **files, int nfiles, const char *path, struct 
 	int worst = 0, runs = 0, skips = 0;
 	struct vm_one *all = calloc((size_t)nfiles * 3, sizeof(*all));
 	/* every run of every kernel, for --ktap */
-	struct cli_vm_run *kruns = ktap ? calloc((size_t)nk * (size_t)nfiles * 3, sizeof(*kruns)) : NULL;
+	struct cli_vm_run *kruns =
+	    ktap ? calloc((size_t)nk * (size_t)nfiles * 3, sizeof(*kruns)) : NULL;
 	size_t nkruns = 0;
 	if (!all || (ktap && !kruns)) {
 		free(all);

@@ -29,12 +29,18 @@ static void indent(FILE *f, int depth)
 		fputs("    ", f);
 }
 
-/* Writes s on one line (at most max bytes): newlines and tabs as spaces, '#' as '_', control characters dropped. */
+/*
+ * Writes s on one line, at most max bytes and never half a UTF-8 sequence:
+ * '#' as '_', newlines and tabs as spaces, no control characters.
+ */
 static void one_line(FILE *f, const char *s, size_t max)
 {
 	for (size_t i = 0; s && s[i] && i < max; i++) {
 		unsigned char c = (unsigned char)s[i];
+		size_t seq = c >= 0xf0 ? 4 : c >= 0xe0 ? 3 : c >= 0xc0 ? 2 : 1;
 
+		if (i + seq > max)
+			break;
 		if (c == '\n' || c == '\r' || c == '\t')
 			fputc(' ', f);
 		else if (c == '#')
@@ -83,8 +89,13 @@ void cli_ktap_diag(FILE *f, int depth, const char *label, const char *text)
 				fprintf(f, "%s: ", label);
 			for (size_t i = 0; i < len && i < 1024; i++) {
 				unsigned char c = (unsigned char)p[i];
+				size_t seq = c >= 0xf0 ? 4 : c >= 0xe0 ? 3 : c >= 0xc0 ? 2 : 1;
 
-				fputc(c == '\t' || c == '\r' ? ' ' : c >= 0x20 && c != 0x7f ? c : '?',
+				if (i + seq > 1024)
+					break; /* never half a UTF-8 sequence */
+				fputc(c == '\t' || c == '\r'   ? ' '
+				      : c >= 0x20 && c != 0x7f ? c
+							       : '?',
 				      f);
 			}
 			fputc('\n', f);
@@ -188,9 +199,10 @@ static void vm_run(FILE *f, const struct cli_vm_run *r, size_t num)
 			const char *word = jstr(e, "verdict", "");
 			json_int_t x = json_integer_value(json_object_get(e, "expect"));
 			/* anything but a pass or a not-applicable is no pass */
-			enum fl_verdict_kind v = !strcmp(word, "pass")		  ? FL_VERDICT_PASS
-						 : !strcmp(word, "not_applicable") ? FL_VERDICT_NA
-										   : FL_VERDICT_FAIL;
+			enum fl_verdict_kind v = !strcmp(word, "pass") ? FL_VERDICT_PASS
+						 : !strcmp(word, "not_applicable")
+						     ? FL_VERDICT_NA
+						     : FL_VERDICT_FAIL;
 
 			failed |= v == FL_VERDICT_FAIL;
 			applied += v != FL_VERDICT_NA;
