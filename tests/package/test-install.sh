@@ -5,6 +5,8 @@
 # lints the installed scenarios (the JSON Schema among them is skipped), finds
 # the VM lab's pieces under the root and not in the build tree, and the man
 # pages, bash completion, documentation and handler are where they belong.
+# The documentation keeps the tree's layout under share/doc/faultlun, and
+# every relative link in it leads to an installed file.
 set -u
 build=$1
 tmp=$(mktemp -d)
@@ -34,10 +36,28 @@ for f in agent.sh mkguest.sh init fl-vm-agent; do
 done
 for f in share/man/man1/faultlun.1 share/man/man5/faultlun-scenario.5 \
 	share/bash-completion/completions/faultlun share/doc/faultlun/LICENSE \
-	share/doc/faultlun/README.md share/doc/faultlun/scenario-format.md \
+	share/doc/faultlun/README.md share/doc/faultlun/CHANGELOG.md \
+	share/doc/faultlun/docs/scenario-format.md share/doc/faultlun/docs/faults/sense.md \
+	share/doc/faultlun/docs/device-handlers/rdac.md \
 	share/faultlun/scenarios/faultlun-scenario.schema.json; do
 	[ -f "$root/usr/$f" ] || fail "no usr/$f"
 done
+# Every Markdown file of docs/ is installed.
+(cd "$(dirname "$0")/../../docs" && find . -name '*.md' ! -path './man/*') | while read -r f; do
+	[ -f "$root/usr/share/doc/faultlun/docs/$f" ] || { echo "FAIL: docs/$f is not installed"; exit 1; }
+done || exit 1
+# Every relative link of the installed documentation leads to an installed file.
+doc=$root/usr/share/doc/faultlun
+find "$doc" -name '*.md' | while read -r f; do
+	grep -o '](\([^)]*\))' "$f" | sed 's/^](//; s/)$//; s/#.*//' | while read -r t; do
+		case $t in
+		"" | *://* | mailto:*) continue ;;
+		/*) [ -e "$root$t" ] || { echo "FAIL: ${f#"$root"}: link $t: no such installed file"; exit 1; } ;;
+		*) [ -e "$(dirname "$f")/$t" ] || { echo "FAIL: ${f#"$root"}: link $t: no such installed file"; exit 1; } ;;
+		esac
+	done || exit 1
+done || fail "links in the installed documentation"
+[ "$(find "$doc" -name '*.md' | wc -l)" -gt 20 ] || fail "only $(find "$doc" -name '*.md' | wc -l) documents installed"
 ls "$root"/usr/lib*/tcmu-runner/handler_faultlun.so "$root"/usr/lib/*/tcmu-runner/handler_faultlun.so \
 	2>/dev/null | grep -q . || fail "no handler_faultlun.so under usr/lib"
 # Nothing outside the root: the handler used to go to /usr/lib/<triplet>.
