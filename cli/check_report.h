@@ -55,7 +55,8 @@ int cli_ktap_check_write(const char *file, const struct check_outcome *o, size_t
 
 /* One run of `faultlun vm`, for its KTAP report. */
 struct cli_vm_run {
-	char name[320];	   /* "STEM (PATH)", with the kernel's label under --kernels */
+	char name[320]; /* "STEM (PATH)", the kernel's label first under --kernels; "": the result's
+			 */
 	char result[4608]; /* RUN_DIR/result.json (may be missing: rc says why) */
 	int rc;		   /* what fl_vm_run returned */
 };

@@ -6,9 +6,11 @@
  * its HTML report (summary, error-handler ladder, sequence of one cycle,
  * state bands and latency, tables) with trace.json beside it (Chrome trace
  * events). `faultlun report --matrix OUT_DIR LABEL=RUN_DIR...` writes the
- * kernel matrix report of runs already done. Exits with the verdict: 0 pass,
- * 1 an expectation failed, 2 error.
+ * kernel matrix report of runs already done. `--ktap FILE` writes the
+ * result's verdicts as KTAP version 1 (ktap.c). Exits with the verdict: 0
+ * pass, 1 an expectation failed, 2 error.
  */
+#include "check_report.h"
 #include "cli.h"
 #include "cli_opts.h"
 #include "fl_vm.h"
@@ -23,12 +25,14 @@ static void report_usage(FILE *out)
 {
 	fprintf(out,
 		"usage: faultlun report RESULT.json|RUN_DIR [--html OUT.html] [--no-timeline]\n"
+		"                       [--ktap FILE]\n"
 		"       faultlun report --matrix OUT_DIR LABEL=RUN_DIR...\n"
 		"Prints a VM-lab result (`faultlun vm`): timeline, summary (the HTML\n"
 		"report's header), verdict per expectation, wall time.\n"
 		"  --html FILE      also write the HTML report there, and trace.json\n"
 		"                   (Chrome trace events, for Perfetto) beside it\n"
 		"  --no-timeline    summary and verdicts only\n"
+		"  --ktap FILE      write the verdicts there in KTAP version 1\n"
 		"  --matrix DIR     write DIR/matrix.json and DIR/matrix.html for the runs\n"
 		"                   given as LABEL=RUN_DIR (LABEL: the kernel's column)\n"
 		"  -h, --help       this text\n"
@@ -39,11 +43,15 @@ static void report_usage(FILE *out)
 int cmd_report(int argc, char **argv)
 {
 	static const struct option longopts[] = {
-	    {"html", required_argument, NULL, 'H'},   {"no-timeline", no_argument, NULL, 'n'},
-	    {"matrix", required_argument, NULL, 'M'}, {"help", no_argument, NULL, 'h'},
-	    {"version", no_argument, NULL, 'V'},      {NULL, 0, NULL, 0},
+	    {"html", required_argument, NULL, 'H'},
+	    {"no-timeline", no_argument, NULL, 'n'},
+	    {"matrix", required_argument, NULL, 'M'},
+	    {"help", no_argument, NULL, 'h'},
+	    {"version", no_argument, NULL, 'V'},
+	    {"ktap", required_argument, NULL, 'K'},
+	    {NULL, 0, NULL, 0},
 	};
-	const char *in = NULL, *html = NULL, *matrix = NULL;
+	const char *in = NULL, *html = NULL, *matrix = NULL, *ktap = NULL;
 	char res[PATH_MAX + 16];
 	struct stat sb;
 	bool timeline = true;
@@ -61,6 +69,9 @@ int cmd_report(int argc, char **argv)
 		case 'M':
 			matrix = optarg;
 			break;
+		case 'K':
+			ktap = optarg;
+			break;
 		case 'h':
 			report_usage(stdout);
 			return 0;
@@ -73,10 +84,11 @@ int cmd_report(int argc, char **argv)
 		}
 	}
 	if (matrix) {
-		if (html || optind == argc) {
+		if (html || ktap || optind == argc) {
 			fprintf(stderr, "faultlun report: %s\n",
-				html ? "--matrix writes matrix.html itself"
-				     : "--matrix needs LABEL=RUN_DIR arguments");
+				html   ? "--matrix writes matrix.html itself"
+				: ktap ? "--ktap goes with one RESULT.json"
+				       : "--matrix needs LABEL=RUN_DIR arguments");
 			cli_try_help("report");
 			return 2;
 		}
@@ -102,6 +114,15 @@ int cmd_report(int argc, char **argv)
 			return 2;
 		}
 		printf("report: %s\n", html);
+	}
+	if (ktap) {
+		struct cli_vm_run kr = {.rc = rc}; /* named after the result's scenario and path */
+
+		snprintf(kr.result, sizeof(kr.result), "%s", in);
+		if (cli_ktap_vm_write(ktap, &kr, 1)) {
+			fprintf(stderr, "faultlun report: cannot write %s\n", ktap);
+			return 2;
+		}
 	}
 	return rc;
 }

@@ -171,6 +171,8 @@ static void vm_run(FILE *f, const struct cli_vm_run *r, size_t num)
 	json_t *res, *ex;
 	size_t nex;
 	bool failed = false;
+	const char *name = r->name;
+	char own[240];
 
 	if (r->rc == 77) {
 		cli_ktap_result(f, 0, true, num, r->name,
@@ -183,9 +185,15 @@ static void vm_run(FILE *f, const struct cli_vm_run *r, size_t num)
 	    !json_is_array(ex)) {
 		cli_ktap_diag(f, 0, "error", res ? "not a VM lab result" : "no result of the run");
 		cli_ktap_diag(f, 0, "result", r->result);
-		cli_ktap_result(f, 0, false, num, r->name, NULL);
+		cli_ktap_result(f, 0, false, num, r->name[0] ? r->name : r->result, NULL);
 		json_decref(res);
 		return;
+	}
+	if (!name[0]) {
+		/* "SCENARIO (PATH)" from the result itself */
+		snprintf(own, sizeof(own), "%.200s (%.16s)", jstr(res, "name", "?"),
+			 jstr(res, "path", "?"));
+		name = own;
 	}
 	nex = json_array_size(ex);
 	if (nex > KTAP_MAX_SUBTESTS)
@@ -210,7 +218,7 @@ static void vm_run(FILE *f, const struct cli_vm_run *r, size_t num)
 				     jstr(e, "what", "?"), jstr(e, "observed", ""));
 		}
 		if (!applied && r->rc == 0) {
-			cli_ktap_result(f, 0, true, num, r->name, "no expectation applies");
+			cli_ktap_result(f, 0, true, num, name, "no expectation applies");
 			json_decref(res);
 			return;
 		}
@@ -218,7 +226,7 @@ static void vm_run(FILE *f, const struct cli_vm_run *r, size_t num)
 	if (r->rc == 2)
 		cli_ktap_diag(f, 0, "error", "setup or guest error (see the run's output)");
 	cli_ktap_result(f, 0, r->rc == 0 && !failed && strcmp(jstr(res, "verdict", ""), "FAIL"),
-			num, r->name, NULL);
+			num, name, NULL);
 	json_decref(res);
 }
 

@@ -9,7 +9,8 @@
 # failing expectation makes both its subtest and its scenario "not ok", a
 # file the loader refuses is "not ok" with its messages as diagnostics. The
 # VM lab's KTAP comes from a recorded run (tests/vm/recorded/end-of-disk-tcmu,
-# checked again with --recheck; no guest boots). The checker itself refuses
+# checked again with --recheck; no guest boots), and `faultlun report
+# --ktap` writes the same from its result.json. The checker itself refuses
 # broken documents.
 set -u
 fl=$1 dir=$2 vmdir=$3
@@ -86,4 +87,13 @@ rc=$?
 chk "$tmp/bad.tap" > "$tmp/bad.res" || { cat "$tmp/bad.res"; fail "vm's KTAP breaks the format"; }
 grep -qx '1 not_ok expect 1: step 1 errno EIO' "$tmp/bad.res" || fail "vm: no failing subtest"
 grep -qx '0 not_ok wrong (tcmu)' "$tmp/bad.res" || fail "vm: the failing run is not 'not ok'"
+# report: the same from a result.json, named after its scenario and path.
+"$fl" report "$tmp/good" --no-timeline --ktap "$tmp/rgood.tap" > "$tmp/r.out" 2>&1 ||
+	{ cat "$tmp/r.out"; fail "report of the recorded run: exit $?"; }
+chk "$tmp/rgood.tap" > "$tmp/rgood.res" || { cat "$tmp/rgood.res"; fail "report's KTAP breaks the format"; }
+cmp -s "$tmp/rgood.res" "$tmp/good.res" || fail "report's KTAP differs from vm's: $(cat "$tmp/rgood.res")"
+"$fl" report "$tmp/bad/result.json" --no-timeline --ktap "$tmp/rbad.tap" > "$tmp/r2.out" 2>&1
+rc=$?
+[ "$rc" = 1 ] || { cat "$tmp/r2.out"; fail "report of a failing result: exit $rc, want 1"; }
+chk "$tmp/rbad.tap" | grep -qx '0 not_ok end-of-disk (tcmu)' || fail "report: the failing run is not 'not ok'"
 echo ok
