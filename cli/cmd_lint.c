@@ -118,8 +118,10 @@ int cmd_lint(int argc, char **argv)
 		} else if (r < 0) {
 			printf("%s:1:1: cannot read the file: %s\n", argv[i], strerror(-r));
 			unreadable++;
-		} else if (!quiet) {
-			fprintf(stderr, "%s: ok\n", argv[i]);
+		} else {
+			fl_diags_print(&d, stdout); /* its warnings, if any */
+			if (!quiet)
+				fprintf(stderr, "%s: ok\n", argv[i]);
 		}
 		fl_diags_free(&d);
 		fl_scenario_free(sc);

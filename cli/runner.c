@@ -9,16 +9,23 @@
  * the first such step runs; every open session is serviced while any waits,
  * so that an idle one answers the target's NOP-Ins): read, write, discard,
  * sync/fsync, tur, inquiry (SBC-3, SPC-4), sg_raw (a CDB with data-in or
- * data-out, as the VM lab's agent sends it with SG_IO), ctl (`faultlun ctl
+ * data-out), unmap and write_same (SBC-3 5.28 UNMAP, 5.42 WRITE SAME(16)),
+ * the task-management functions abort_task (of the previous step's command),
+ * lun_reset and target_reset (SAM-5 7, RFC 7143 11.5), ctl (`faultlun ctl
  * SOCKET ARGS...` on the target's control socket) and sleep. It records what
  * an initiator observes of each step (struct fl_step_obs): status and sense
- * (SAM-5 5.3, SPC-4 4.5), the errno Linux would give a block read or write
- * for that answer, and times; scenario/judge.c gives the verdicts. A command
- * not answered within the command timeout (knobs.timeout_s) goes through an
- * error handling of its own: ABORT TASK, LUN RESET, LUN RESET again, then a
- * reconnect; after a recovery the command is sent once more, as the SCSI
- * midlayer does; a UNIT ATTENTION answer is resent up to 30 times within one
- * command timeout. A step's deadline (timeout_s) ends it as TIMEOUT.
+ * (SAM-5 5.3, SPC-4 4.5) or a TMF's response, the errno Linux would give a
+ * block read or write for that answer, and times; scenario/judge.c gives the
+ * verdicts. A command not answered within the command timeout
+ * (knobs.timeout_s) goes through an error handling of its own: ABORT TASK,
+ * LUN RESET, LUN RESET again (each TMF's answer waited for up to
+ * knobs.reset_wait_ms, default 5 s), then a reconnect; after a recovery the
+ * command is sent once more, as the SCSI midlayer does. A UNIT ATTENTION
+ * answer to a block op (read, write, discard, sync, fsync) is resent up to 30
+ * times within one command timeout, as Linux resends block I/O; the
+ * pass-through ops (tur, inquiry, sg_raw, unmap, write_same, which the VM
+ * lab's agent sends with SG_IO) get the UNIT ATTENTION as their answer, as
+ * SG_IO returns it. A step's deadline (timeout_s) ends it as TIMEOUT.
  */
 #include "fl_scenario.h"
 #include "initiator.h"
@@ -55,6 +62,14 @@ static uint32_t block_size = 512;
 static struct scsi_task *stale[64]; /* timed-out tasks, freed at the end */
 static struct op *stale_op[64];
 static size_t nstale;
+static int reset_wait_ms = FL_RESET_WAIT_MS; /* each error-handling TMF's answer (knobs) */
+/* The last command sent: what an abort_task step aborts. */
+static struct {
+	bool sent;
+	struct iscsi_context *session;
+	int lun;
+	uint32_t itt, cmdsn;
+} last_cmd;
 
 /* Most UNIT ATTENTION answers one command is resent after (within its timeout). */
 #define UA_RETRIES 30
@@ -232,9 +247,12 @@ struct result {
 	uint8_t key, asc, ascq;
 	int64_t ms;
 	char eh[128];	  /* error handling performed, for the log */
+	bool tmf;	  /* a TMF step: */
+	int tmf_resp;	  /* its response (RFC 7143 11.6.1), -1: none */
 	bool ctl;	  /* a ctl step: */
 	int exit_code;	  /* faultlun ctl's exit status (-1: killed at the timeout) */
 	char answer[256]; /* and the first line of its answer */
+	char cmdline[256]; /* the ctl command line it ran, for messages */
 };
 
 /* ctl steps: the target's control socket (--ctl) and the faultlun binary. */
@@ -265,9 +283,12 @@ static int tmf(enum iscsi_task_mgmt_funcs fn, int lun, struct scsi_task *t, int 
 	return resp;
 }
 
-/* Runs one CDB with the runner's error handling; fills r. */
+/*
+ * Runs one CDB with the runner's error handling; fills r. resend_ua: a UNIT
+ * ATTENTION answer is resent (block ops); else it is the answer (pass-through).
+ */
 static void run_task(struct scsi_task *(*make)(void *), void *arg, int lun, struct iscsi_data *out,
-		     int timeout_ms, int64_t deadline, struct result *r)
+		     int timeout_ms, int64_t deadline, bool resend_ua, struct result *r)
 {
 	int64_t t0 = ini_now_ms();
 	int ua_retries = 0;
@@ -280,9 +301,16 @@ static void run_task(struct scsi_task *(*make)(void *), void *arg, int lun, stru
 		struct op *opp = calloc(1, sizeof(*opp));
 		if (!t || iscsi_scsi_command_async(ctx, lun, t, op_cb, out, opp)) {
 			free(opp);
+			if (t)
+				scsi_free_scsi_task(t);
 			r->done = false;
 			break;
 		}
+		last_cmd.sent = true;
+		last_cmd.session = ctx;
+		last_cmd.lun = lun;
+		last_cmd.itt = t->itt;
+		last_cmd.cmdsn = t->cmdsn;
 		int64_t left = deadline - ini_now_ms();
 		bool answered = wait_op(opp, left < timeout_ms ? (left > 0 ? left : 0) : timeout_ms);
 		if (answered && opp->status != SCSI_STATUS_CANCELLED &&
@@ -304,7 +332,7 @@ static void run_task(struct scsi_task *(*make)(void *), void *arg, int lun, stru
 			 * up to UA_RETRIES times while one timeout has not passed since the
 			 * command was sent (or resent after a recovery).
 			 */
-			if (r->status == SCSI_STATUS_CHECK_CONDITION &&
+			if (resend_ua && r->status == SCSI_STATUS_CHECK_CONDITION &&
 			    r->key == SCSI_SENSE_UNIT_ATTENTION && ua_retries < UA_RETRIES &&
 			    ini_now_ms() - t_send < timeout_ms) {
 				ua_retries++;
@@ -325,10 +353,10 @@ static void run_task(struct scsi_task *(*make)(void *), void *arg, int lun, stru
 		/* Error handling: abort, LUN reset twice, then a new session. */
 		bool recovered = false;
 		strncat(r->eh, "abort ", sizeof(r->eh) - strlen(r->eh) - 1);
-		int a = tmf(ISCSI_TM_ABORT_TASK, lun, t, 5000);
+		int a = tmf(ISCSI_TM_ABORT_TASK, lun, t, reset_wait_ms);
 		for (int i = 0; i < 2 && !recovered; i++) {
 			strncat(r->eh, "lun_reset ", sizeof(r->eh) - strlen(r->eh) - 1);
-			recovered = tmf(ISCSI_TM_LUN_RESET, lun, NULL, 5000) == 0;
+			recovered = tmf(ISCSI_TM_LUN_RESET, lun, NULL, reset_wait_ms) == 0;
 		}
 		if (!recovered) {
 			strncat(r->eh, "reconnect ", sizeof(r->eh) - strlen(r->eh) - 1);
@@ -385,6 +413,24 @@ static struct scsi_task *make_discard(void *p)
 	struct rw_arg *a = p;
 	return scsi_cdb_writesame16(0, 0, 1, a->lba, 0, a->blocks, block_size);
 }
+/* SBC-3 5.42 WRITE SAME(16) of the range, one block of data, UNMAP bit as the step says. */
+struct same_arg {
+	uint64_t lba;
+	uint32_t blocks;
+	bool unmap;
+};
+static struct scsi_task *make_write_same(void *p)
+{
+	struct same_arg *a = p;
+	return scsi_cdb_writesame16(0, 0, a->unmap, a->lba, 0, a->blocks, block_size);
+}
+/* SBC-3 5.28 UNMAP with a parameter list of one block descriptor (24 bytes). */
+#define UNMAP_LIST_LEN 24
+static struct scsi_task *make_unmap(void *p)
+{
+	(void)p;
+	return scsi_cdb_unmap(0, 0, UNMAP_LIST_LEN);
+}
 struct raw_arg {
 	uint8_t cdb[16];
 	int len;
@@ -417,8 +463,85 @@ static void run_sg_raw(const struct fl_step *s, int lun, int tmo, int64_t deadli
 
 	memcpy(a.cdb, s->cdb, s->cdb_len);
 	memset(buf, s->pattern, a.out);
-	run_task(make_raw, &a, lun, a.out ? &d : NULL, tmo, deadline, r);
+	run_task(make_raw, &a, lun, a.out ? &d : NULL, tmo, deadline, false, r);
 	free(buf);
+}
+
+/*
+ * unmap step: UNMAP of lba..lba+blocks-1, one block descriptor (SBC-3 5.28.2:
+ * UNMAP DATA LENGTH, BLOCK DESCRIPTOR DATA LENGTH, then LBA and NUMBER OF
+ * LOGICAL BLOCKS), as sg_unmap sends it with SG_IO.
+ */
+static void run_unmap(const struct fl_step *s, int lun, int tmo, int64_t deadline,
+		      struct result *r)
+{
+	unsigned char list[UNMAP_LIST_LEN] = {0};
+	struct iscsi_data d = {.size = sizeof(list), .data = list};
+	uint32_t n = (uint32_t)s->blocks;
+
+	list[1] = UNMAP_LIST_LEN - 2;
+	list[3] = 16;
+	for (int i = 0; i < 8; i++)
+		list[8 + i] = (unsigned char)(s->lba >> (56 - 8 * i));
+	for (int i = 0; i < 4; i++)
+		list[16 + i] = (unsigned char)(n >> (24 - 8 * i));
+	run_task(make_unmap, NULL, lun, &d, tmo, deadline, false, r);
+}
+
+/* write_same step: WRITE SAME(16) with one block of the step's pattern, as sg_write_same. */
+static void run_write_same(const struct fl_step *s, int lun, int tmo, int64_t deadline,
+			   struct result *r)
+{
+	struct same_arg a = {.lba = s->lba, .blocks = (uint32_t)s->blocks, .unmap = s->unmap};
+	unsigned char *buf = malloc(block_size);
+	struct iscsi_data d = {.size = block_size, .data = buf};
+
+	if (!buf)
+		return;
+	memset(buf, s->pattern, block_size);
+	run_task(make_write_same, &a, lun, &d, tmo, deadline, false, r);
+	free(buf);
+}
+
+/*
+ * TMF steps (SAM-5 7, RFC 7143 11.5): ABORT TASK of the last command sent
+ * (over that command's session), LOGICAL UNIT RESET, TARGET WARM RESET; the
+ * answer is waited for until the step's deadline. False (with why) when there
+ * is nothing to abort.
+ */
+static bool run_tmf_step(const struct fl_step *s, int lun, int64_t deadline, struct result *r,
+			 char *why, size_t whylen)
+{
+	enum iscsi_task_mgmt_funcs fn = s->op == FL_OP_ABORT_TASK  ? ISCSI_TM_ABORT_TASK
+					: s->op == FL_OP_LUN_RESET ? ISCSI_TM_LUN_RESET
+								   : ISCSI_TM_TARGET_WARM_RESET;
+	struct scsi_task ref = {0};
+	int64_t t0 = ini_now_ms(), left;
+
+	if (fn == ISCSI_TM_ABORT_TASK) {
+		bool open = false;
+
+		for (size_t k = 0; k < MAX_SESSIONS; k++)
+			open |= last_cmd.session && sessions[k] == last_cmd.session;
+		if (!last_cmd.sent || !open) {
+			snprintf(why, whylen, "abort_task: %s",
+				 last_cmd.sent ? "the session of the command to abort is gone"
+					       : "no command was sent before it");
+			return false;
+		}
+		ctx = last_cmd.session;
+		lun = last_cmd.lun;
+		ref.itt = last_cmd.itt;
+		ref.cmdsn = last_cmd.cmdsn;
+	}
+	r->run = r->tmf = true;
+	left = deadline - t0;
+	r->tmf_resp = tmf(fn, lun, fn == ISCSI_TM_ABORT_TASK ? &ref : NULL,
+			  left > INT32_MAX ? INT32_MAX : (int)(left > 0 ? left : 0));
+	r->ms = ini_now_ms() - t0;
+	r->done = r->tmf_resp >= 0;
+	r->past_deadline = !r->done && ini_now_ms() >= deadline;
+	return true;
 }
 
 /*
@@ -435,7 +558,9 @@ static bool run_ctl(const struct fl_step *s, int64_t deadline, struct result *r,
 	int n = 0, fds[2];
 
 	if (!ctl_socket) {
-		snprintf(why, whylen, "no control socket (iscsi_runner --ctl SOCKET)");
+		snprintf(why, whylen,
+			 "no control socket (faultlun check serves one; with --url, give it "
+			 "with --ctl SOCKET)");
 		return false;
 	}
 	argv[n++] = (char *)faultlun_bin;
@@ -444,6 +569,9 @@ static bool run_ctl(const struct fl_step *s, int64_t deadline, struct result *r,
 	for (size_t i = 0; i < s->nargs; i++)
 		argv[n++] = s->args[i];
 	argv[n] = NULL;
+	for (int i = 0, len = 0; i < n && len < (int)sizeof(r->cmdline); i++)
+		len += snprintf(r->cmdline + len, sizeof(r->cmdline) - (size_t)len, "%s%s",
+				i ? " " : "", argv[i]);
 	if (pipe2(fds, O_CLOEXEC)) {
 		snprintf(why, whylen, "pipe: %s", strerror(errno));
 		return false;
@@ -456,7 +584,8 @@ static bool run_ctl(const struct fl_step *s, int64_t deadline, struct result *r,
 	posix_spawn_file_actions_destroy(&fa);
 	close(fds[1]);
 	if (err) {
-		snprintf(why, whylen, "cannot run %s: %s", faultlun_bin, strerror(err));
+		snprintf(why, whylen, "cannot run %s ctl %s: %s", faultlun_bin, ctl_socket,
+			 strerror(err));
 		close(fds[0]);
 		return false;
 	}
@@ -560,6 +689,14 @@ static void observe(const struct fl_step *s, const struct result *r, struct fl_s
 		snprintf(o->errno_name, sizeof(o->errno_name), "OK");
 		return;
 	}
+	if (r->tmf) {
+		/* as sg_reset's ioctl: 0 for a function complete, EIO for any other answer */
+		o->has_tmf_response = r->done;
+		o->tmf_response = (uint8_t)(r->done ? r->tmf_resp : 0);
+		snprintf(o->errno_name, sizeof(o->errno_name), "%s",
+			 !r->done || r->tmf_resp != 0 ? "EIO" : "OK");
+		return;
+	}
 	if (r->done) {
 		o->has_status = true;
 		o->status = (uint8_t)r->status;
@@ -583,6 +720,8 @@ static bool run_failed(const struct fl_step *s, const struct result *r)
 		return true;
 	if (r->ctl)
 		return r->exit_code != 0;
+	if (r->tmf)
+		return r->tmf_resp != 0;
 	if (fl_step_op_is_passthrough(s->op))
 		return false;
 	return strcmp(errno_of(r), "OK") != 0;
@@ -636,7 +775,7 @@ static void run_step(const struct fl_step *s, const struct fl_runner_opts *ro, i
 		struct result one = {0};
 		switch (s->op) {
 		case FL_OP_READ:
-			run_task(make_rw, &rw, lun, NULL, cmd_tmo_ms, deadline, &one);
+			run_task(make_rw, &rw, lun, NULL, cmd_tmo_ms, deadline, true, &one);
 			break;
 		case FL_OP_WRITE: {
 			size_t len = (size_t)rw.blocks * block_size;
@@ -644,29 +783,43 @@ static void run_step(const struct fl_step *s, const struct fl_runner_opts *ro, i
 			memset(buf, s->pattern, len);
 			struct iscsi_data d = {.size = len, .data = buf};
 			rw.write = true;
-			run_task(make_rw, &rw, lun, &d, cmd_tmo_ms, deadline, &one);
+			run_task(make_rw, &rw, lun, &d, cmd_tmo_ms, deadline, true, &one);
 			free(buf);
 			break;
 		}
 		case FL_OP_TUR:
-			run_task(make_tur, NULL, lun, NULL, cmd_tmo_ms, deadline, &one);
+			run_task(make_tur, NULL, lun, NULL, cmd_tmo_ms, deadline, false, &one);
 			break;
 		case FL_OP_INQUIRY:
-			run_task(make_inquiry, NULL, lun, NULL, cmd_tmo_ms, deadline, &one);
+			run_task(make_inquiry, NULL, lun, NULL, cmd_tmo_ms, deadline, false, &one);
 			break;
 		case FL_OP_SYNC:
 		case FL_OP_FSYNC:
-			run_task(make_sync, NULL, lun, NULL, cmd_tmo_ms, deadline, &one);
+			run_task(make_sync, NULL, lun, NULL, cmd_tmo_ms, deadline, true, &one);
 			break;
 		case FL_OP_DISCARD: {
 			unsigned char *buf = calloc(1, block_size);
 			struct iscsi_data d = {.size = block_size, .data = buf};
-			run_task(make_discard, &rw, lun, &d, cmd_tmo_ms, deadline, &one);
+			run_task(make_discard, &rw, lun, &d, cmd_tmo_ms, deadline, true, &one);
 			free(buf);
 			break;
 		}
 		case FL_OP_SG_RAW:
 			run_sg_raw(s, lun, cmd_tmo_ms, deadline, &one);
+			break;
+		case FL_OP_UNMAP:
+			run_unmap(s, lun, cmd_tmo_ms, deadline, &one);
+			break;
+		case FL_OP_WRITE_SAME:
+			run_write_same(s, lun, cmd_tmo_ms, deadline, &one);
+			break;
+		case FL_OP_ABORT_TASK:
+		case FL_OP_LUN_RESET:
+		case FL_OP_TARGET_RESET:
+			if (!run_tmf_step(s, lun, deadline, &one, o->why, sizeof(o->why))) {
+				o->end = FL_END_NOT_RUN;
+				return;
+			}
 			break;
 		case FL_OP_CTL:
 			if (!run_ctl(s, deadline, &one, o->why, sizeof(o->why))) {
@@ -737,7 +890,12 @@ static void log_step(FILE *log, size_t i, const struct fl_step *s, const struct 
 	fprintf(log, "step %zu (%s): %s", i, op,
 		o->end == FL_END_TIMEOUT ? "TIMEOUT" : o->errno_name);
 	if (r->ctl)
-		fprintf(log, ", exit %d: %s", r->exit_code, r->answer);
+		fprintf(log, ", exit %d: %s%s%s%s", r->exit_code, r->answer,
+			r->exit_code ? " (ran: " : "", r->exit_code ? r->cmdline : "",
+			r->exit_code ? ")" : "");
+	else if (o->has_tmf_response)
+		fprintf(log, ", response %s (%u)",
+			fl_tmf_response_name(o->tmf_response) ?: "?", o->tmf_response);
 	else if (o->has_status)
 		fprintf(log, ", status %s%s%s", fl_status_name(o->status) ?: "?",
 			o->has_sense ? ", sense " : "", o->has_sense ? t : "");
@@ -759,6 +917,9 @@ int fl_runner_run(const struct fl_check *check, const struct fl_runner_opts *o,
 	faultlun_bin = o->faultlun_bin ? o->faultlun_bin : "faultlun";
 	block_size = 512;
 	nstale = 0;
+	reset_wait_ms = check->knobs.reset_wait_ms >= 0 ? check->knobs.reset_wait_ms
+							: FL_RESET_WAIT_MS;
+	memset(&last_cmd, 0, sizeof(last_cmd));
 	run_url = o->url;
 	run_iname = o->initiator ? o->initiator : "iqn.2026-12.org.faultlun:check";
 	memset(sessions, 0, sizeof(sessions));

@@ -23,8 +23,23 @@ static const char *const op_names[FL_OP_NR + 1] = {
     [FL_OP_INQUIRY] = "inquiry",   [FL_OP_SG_RAW] = "sg_raw",	    [FL_OP_CTL] = "ctl",
     [FL_OP_SLEEP] = "sleep",	   [FL_OP_MKFS] = "mkfs",	    [FL_OP_MOUNT] = "mount",
     [FL_OP_UMOUNT] = "umount",	   [FL_OP_WRITE_FILE] = "write_file", [FL_OP_READ_FILE] = "read_file",
-    [FL_OP_RESCAN] = "rescan",	   [FL_OP_SHELL] = "shell",	    [FL_OP_NR] = NULL,
+    [FL_OP_RESCAN] = "rescan",	   [FL_OP_SHELL] = "shell",
+    [FL_OP_UNMAP] = "unmap",	   [FL_OP_WRITE_SAME] = "write_same",
+    [FL_OP_ABORT_TASK] = "abort_task", [FL_OP_LUN_RESET] = "lun_reset",
+    [FL_OP_TARGET_RESET] = "target_reset", [FL_OP_NR] = NULL,
 };
+
+/* TMF response codes (RFC 7143 11.6.1), as a tmf_response expectation names them. */
+static const char *const tmf_responses[] = {
+    [0] = "function_complete",
+    [1] = "task_does_not_exist",
+    [2] = "lun_does_not_exist",
+    [3] = "task_still_allegiant",
+    [4] = "reassignment_not_supported",
+    [5] = "not_supported",
+    [6] = "authorization_failed",
+};
+#define TMF_RESPONSE_REJECTED 255 /* "Function rejected" */
 
 const char *const fl_eh_names[FL_EH_NR] = {
     [FL_EH_ABORT] = "abort",
@@ -47,7 +62,7 @@ const struct fl_knob_desc fl_knob_descs[] = {
     KNOB(lu_reset_tmo_s),  KNOB(tgt_reset_tmo_s),    KNOB(recovery_tmo_s),
     KNOB(noop_interval_s), KNOB(noop_timeout_s),     KNOB(scsi_logging_level),
     KNOB(debug_libiscsi_eh), KNOB(cmd_time_out_s),   KNOB(queue_depth),
-    KNOB(multipath),	   KNOB(polling_interval_s),
+    KNOB(multipath),	   KNOB(polling_interval_s), KNOB(reset_wait_ms),
     {"path_checker", offsetof(struct fl_knobs, path_checker), checker_words, true},
     {"no_path_retry", offsetof(struct fl_knobs, no_path_retry), no_path_retry_words, false},
 };
@@ -88,7 +103,28 @@ const char *fl_step_op_name(enum fl_step_op op)
 /* SCSI pass-through ops: the VM lab sends them through SG_IO and sees their status. */
 bool fl_step_op_is_passthrough(enum fl_step_op op)
 {
-	return op == FL_OP_TUR || op == FL_OP_INQUIRY || op == FL_OP_SG_RAW;
+	return op == FL_OP_TUR || op == FL_OP_INQUIRY || op == FL_OP_SG_RAW || op == FL_OP_UNMAP ||
+	       op == FL_OP_WRITE_SAME;
+}
+
+/* Task-management steps. */
+bool fl_step_op_is_tmf(enum fl_step_op op)
+{
+	return op == FL_OP_ABORT_TASK || op == FL_OP_LUN_RESET || op == FL_OP_TARGET_RESET;
+}
+
+/* Ops the VM lab's agent (vm/agent/workload.c) carries out. */
+bool fl_step_op_in_vm(enum fl_step_op op)
+{
+	return op < FL_OP_NR && op != FL_OP_UNMAP && op != FL_OP_WRITE_SAME && !fl_step_op_is_tmf(op);
+}
+
+/* The name of a TMF response code, or NULL. */
+const char *fl_tmf_response_name(uint8_t resp)
+{
+	if (resp == TMF_RESPONSE_REJECTED)
+		return "rejected";
+	return resp < sizeof(tmf_responses) / sizeof(tmf_responses[0]) ? tmf_responses[resp] : NULL;
 }
 
 /* The name of a SAM-5 status byte, or NULL. */
@@ -273,6 +309,7 @@ static const char *const *op_keys(enum fl_step_op op)
 	static const char *const rw[] = {"lba", "blocks", "direct", "pattern", NULL};
 	static const char *const rd[] = {"lba", "blocks", "direct", NULL};
 	static const char *const range[] = {"lba", "blocks", NULL};
+	static const char *const same[] = {"lba", "blocks", "unmap", "pattern", NULL};
 	static const char *const path[] = {"path", NULL};
 	static const char *const none[] = {NULL};
 	static const char *const raw[] = {"cdb", "size", "data", "pattern", NULL};
@@ -288,7 +325,10 @@ static const char *const *op_keys(enum fl_step_op op)
 	case FL_OP_WRITE:
 		return rw;
 	case FL_OP_DISCARD:
+	case FL_OP_UNMAP:
 		return range;
+	case FL_OP_WRITE_SAME:
+		return same;
 	case FL_OP_FSYNC:
 	case FL_OP_READ_FILE:
 		return path;
@@ -419,6 +459,13 @@ static void parse_step(struct pctx *c, const char *path, json_t *v, struct fl_st
 	}
 	if ((e = json_object_get(v, "direct")))
 		pbool(c, SUBP(sub, path, "direct"), e, &s->direct);
+	if (s->op == FL_OP_WRITE_SAME) {
+		/* zeros by default: a block of zeros with UNMAP is what the target may unmap */
+		s->pattern = 0;
+		s->unmap = true;
+		if ((e = json_object_get(v, "unmap")))
+			pbool(c, SUBP(sub, path, "unmap"), e, &s->unmap);
+	}
 	if ((e = json_object_get(v, "pattern")) && pnum(c, SUBP(sub, path, "pattern"), e, 255, &n))
 		s->pattern = (uint8_t)n;
 	if (s->op == FL_OP_SG_RAW) {
@@ -551,6 +598,28 @@ static void pexpect_sense(struct pctx *c, const char *path, json_t *v, struct fl
 	}
 	if (psense(c, path, v, &x->key, &x->asc, &x->ascq))
 		x->kinds |= FL_EX_SENSE;
+}
+
+/* Parses an expectation's "tmf_response": a response name (RFC 7143 11.6.1). */
+static void pexpect_tmf_response(struct pctx *c, const char *path, json_t *v, struct fl_expect *x)
+{
+	const char *s = json_string_value(v);
+	char q[80];
+
+	for (unsigned r = 0; s && r < 256; r++) {
+		const char *n = fl_tmf_response_name((uint8_t)r);
+
+		if (n && !strcmp(n, s)) {
+			x->tmf_response = (uint8_t)r;
+			x->kinds |= FL_EX_TMF_RESPONSE;
+			return;
+		}
+	}
+	perr(c, path, false,
+	     "\"tmf_response\": unknown response %s (function_complete, task_does_not_exist, "
+	     "lun_does_not_exist, task_still_allegiant, reassignment_not_supported, "
+	     "not_supported, authorization_failed, rejected)",
+	     pquote(v, q, sizeof(q)));
 }
 
 /* Parses a trace expectation: members to match, min/max bounds. */
@@ -757,7 +826,8 @@ static void parse_expect(struct pctx *c, const char *path, json_t *v, struct fl_
 	static const char *const keys[] = {
 	    "step",  "errno",  "status", "sense", "within_ms",	  "min_ms", "kernel_log",
 	    "count", "min",    "max",	 "eh",	  "device_state", "lun",    "max_stall_ms",
-	    "trace", "runner", "kernel", "path",  "state",	  "vm_path", NULL};
+	    "trace", "runner", "kernel", "path",  "state",	  "vm_path", "ua",
+	    "tmf_response", NULL};
 	static const char *const whole[] = {"kernel_log",   "eh",    "device_state",
 					    "max_stall_ms", "trace", "path"};
 	char sub[512], q[80];
@@ -827,6 +897,11 @@ static void parse_expect(struct pctx *c, const char *path, json_t *v, struct fl_
 		}
 		if ((e = json_object_get(v, "sense")))
 			pexpect_sense(c, SUBP(sub, path, "sense"), e, x);
+		if ((e = json_object_get(v, "ua")) &&
+		    pascq(c, SUBP(sub, path, "ua"), e, &x->ua_asc, &x->ua_ascq))
+			x->kinds |= FL_EX_UA;
+		if ((e = json_object_get(v, "tmf_response")))
+			pexpect_tmf_response(c, SUBP(sub, path, "tmf_response"), e, x);
 		if ((e = json_object_get(v, "within_ms")) &&
 		    pnum(c, SUBP(sub, path, "within_ms"), e, UINT32_MAX, &x->within_ms))
 			x->kinds |= FL_EX_WITHIN;
@@ -835,7 +910,8 @@ static void parse_expect(struct pctx *c, const char *path, json_t *v, struct fl_
 			x->kinds |= FL_EX_MIN_MS;
 		if (!x->kinds && !json_object_get(v, "errno") && !json_object_get(v, "status") &&
 		    !json_object_get(v, "sense") && !json_object_get(v, "within_ms") &&
-		    !json_object_get(v, "min_ms"))
+		    !json_object_get(v, "min_ms") && !json_object_get(v, "ua") &&
+		    !json_object_get(v, "tmf_response"))
 			x->kinds = FL_EX_RAN;
 		if ((e = json_object_get(v, "count")) || (e = json_object_get(v, "min")) ||
 		    (e = json_object_get(v, "max")) || (e = json_object_get(v, "lun")))
@@ -846,9 +922,11 @@ static void parse_expect(struct pctx *c, const char *path, json_t *v, struct fl_
 	}
 	if (json_object_get(v, "errno") || json_object_get(v, "status") ||
 	    json_object_get(v, "sense") || json_object_get(v, "within_ms") ||
-	    json_object_get(v, "min_ms"))
+	    json_object_get(v, "min_ms") || json_object_get(v, "ua") ||
+	    json_object_get(v, "tmf_response"))
 		perr(c, path, false,
-		     "errno, status, sense, within_ms and min_ms are about a step: give \"step\"");
+		     "errno, status, sense, ua, tmf_response, within_ms and min_ms are about a "
+		     "step: give \"step\"");
 	if (nwhole != 1) {
 		if (!nwhole)
 			perr(c, path, false,
@@ -1015,6 +1093,79 @@ static void parse_knobs(struct pctx *c, json_t *v, struct fl_knobs *k)
 	}
 }
 
+/* True when the op sends one SCSI command (and so may go through the runner's error handling). */
+static bool op_sends_command(enum fl_step_op op)
+{
+	switch (op) {
+	case FL_OP_READ:
+	case FL_OP_WRITE:
+	case FL_OP_DISCARD:
+	case FL_OP_FSYNC:
+	case FL_OP_SYNC:
+	case FL_OP_TUR:
+	case FL_OP_INQUIRY:
+	case FL_OP_SG_RAW:
+	case FL_OP_UNMAP:
+	case FL_OP_WRITE_SAME:
+		return true;
+	default:
+		return false;
+	}
+}
+
+/*
+ * What the whole check says about its steps: an abort_task needs a command
+ * before it; a step the VM lab cannot run, in a check for VM-lab paths, is
+ * pointed out; a step whose deadline cuts the libiscsi runner's error
+ * handling short, and a min_ms past its step's deadline, are warned about.
+ */
+static void check_workload(struct pctx *c, const struct fl_check *ck)
+{
+	int64_t cmd_ms = (ck->knobs.timeout_s > 0 ? ck->knobs.timeout_s : 30) * 1000LL;
+	int64_t wait_ms = ck->knobs.reset_wait_ms >= 0 ? ck->knobs.reset_wait_ms : FL_RESET_WAIT_MS;
+	/* the runner's ladder: the command timeout, then ABORT TASK and two LUN RESETs */
+	int64_t ladder_ms = cmd_ms + 3 * wait_ms;
+	bool libiscsi = !ck->paths || (ck->paths & FL_PATH_ISCSI);
+	char path[64];
+
+	for (size_t i = 0; i < ck->nsteps; i++) {
+		const struct fl_step *s = &ck->steps[i];
+
+		snprintf(path, sizeof(path), "/check/workload/%zu", i);
+		if (s->op == FL_OP_ABORT_TASK && (!i || !op_sends_command(ck->steps[i - 1].op)))
+			perr(c, path, false,
+			     "abort_task aborts the previous step's command: step %zu %s", i,
+			     i ? "does not follow a step that sends one" : "has no step before it");
+		if (ck->paths && !fl_step_op_in_vm(s->op))
+			pwarn(c, path,
+			      "the VM lab cannot run %s steps: its expectations of step %zu are N/A "
+			      "there (the check lists VM-lab \"paths\")",
+			      fl_step_op_name(s->op), i);
+		if (libiscsi && op_sends_command(s->op) && (int64_t)s->timeout_s * 1000 < ladder_ms)
+			pwarn(c, path,
+			      "step %zu's deadline (timeout_s %u s) is shorter than the libiscsi "
+			      "runner's error handling of one command (%lld ms: the command timeout "
+			      "%lld ms, then ABORT TASK and two LUN RESETs, each waited up to "
+			      "knobs.reset_wait_ms %lld ms): a command left unanswered ends as TIMEOUT "
+			      "before its recovery",
+			      i, s->timeout_s, (long long)ladder_ms, (long long)cmd_ms,
+			      (long long)wait_ms);
+	}
+	for (size_t i = 0; i < ck->nexpects; i++) {
+		const struct fl_expect *x = &ck->expects[i];
+
+		if (!(x->kinds & FL_EX_MIN_MS) || x->step < 0 || (size_t)x->step >= ck->nsteps)
+			continue;
+		if (x->min_ms > (uint64_t)ck->steps[x->step].timeout_s * 1000) {
+			snprintf(path, sizeof(path), "/check/expect/%zu/min_ms", i);
+			pwarn(c, path,
+			      "min_ms %llu is past step %d's deadline (timeout_s %u s): the step ends "
+			      "as TIMEOUT before",
+			      (unsigned long long)x->min_ms, x->step, ck->steps[x->step].timeout_s);
+		}
+	}
+}
+
 /* Parses "check" into the typed model. */
 void parse_check(struct pctx *c, json_t *v)
 {
@@ -1083,6 +1234,7 @@ void parse_check(struct pctx *c, json_t *v)
 			}
 		}
 	}
+	check_workload(c, ck);
 }
 
 /* Frees a check section. */

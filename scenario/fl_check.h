@@ -41,6 +41,11 @@ enum fl_step_op {
 	FL_OP_READ_FILE,
 	FL_OP_RESCAN,
 	FL_OP_SHELL,
+	FL_OP_UNMAP,	    /* UNMAP of one LBA range (SBC-3 5.28), through SG_IO in the lab */
+	FL_OP_WRITE_SAME,   /* WRITE SAME(16) (SBC-3 5.42), UNMAP bit by default */
+	FL_OP_ABORT_TASK,   /* TMF ABORT TASK of the previous step's command (SAM-5 7.2) */
+	FL_OP_LUN_RESET,    /* TMF LOGICAL UNIT RESET (SAM-5 7.7) */
+	FL_OP_TARGET_RESET, /* TMF TARGET WARM RESET (RFC 7143 11.5.1) */
 	FL_OP_NR,
 };
 
@@ -70,7 +75,8 @@ struct fl_step {
 	bool background;     /* the next steps start at once (VM lab) */
 	uint64_t lba, blocks; /* read, write, discard (blocks >= 1) */
 	bool direct;	     /* read, write: O_DIRECT in the VM lab (default true) */
-	uint8_t pattern;     /* write, sg_raw data-out */
+	uint8_t pattern;     /* write, sg_raw data-out, write_same's block */
+	bool unmap;	     /* write_same: the UNMAP bit (default true) */
 	uint8_t cdb[FL_STEP_CDB_MAX];
 	uint8_t cdb_len;     /* sg_raw: 6..16 */
 	uint32_t data_in;    /* sg_raw: bytes of data-in ("size") */
@@ -98,7 +104,11 @@ enum fl_expect_kind {
 	FL_EX_STALL = 1 << 9,
 	FL_EX_TRACE = 1 << 10,
 	FL_EX_PATH = 1 << 11, /* a dm-multipath path entered a state (VM lab) */
+	FL_EX_UA = 1 << 12,   /* the step's answer is this UNIT ATTENTION */
+	FL_EX_TMF_RESPONSE = 1 << 13, /* a TMF step's answer (RFC 7143 11.6.1) */
 };
+/* The last kind (judge's loop bound). */
+#define FL_EX_LAST FL_EX_TMF_RESPONSE
 
 /* One member of a trace expectation: key and its value as compact JSON. */
 struct fl_trace_member {
@@ -131,6 +141,8 @@ struct fl_expect {
 	size_t nerrnos;
 	uint8_t status;		    /* FL_EX_STATUS: SAM status byte */
 	uint8_t key, asc, ascq;	    /* FL_EX_SENSE */
+	uint8_t ua_asc, ua_ascq;    /* FL_EX_UA: UNIT ATTENTION with this ASC/ASCQ */
+	uint8_t tmf_response;	    /* FL_EX_TMF_RESPONSE: the TMF response code */
 	bool sense_any_asc;	    /* "KEY" alone: any ASC/ASCQ */
 	uint64_t within_ms, min_ms; /* FL_EX_WITHIN, FL_EX_MIN_MS */
 	char *kernel_log;	    /* FL_EX_KERNEL_LOG: POSIX ERE */
@@ -156,6 +168,8 @@ struct fl_knobs {
 	int eh_timeout_s, abort_tmo_s, lu_reset_tmo_s, tgt_reset_tmo_s, recovery_tmo_s;
 	int noop_interval_s, noop_timeout_s, scsi_logging_level, debug_libiscsi_eh;
 	int cmd_time_out_s, queue_depth;
+	int reset_wait_ms; /* libiscsi runner: how long its error handling waits for each
+			      TMF's answer (ABORT TASK, LUN RESET) before the next step */
 	int multipath; /* 0/1 */
 	/* dm-multipath (with multipath): multipathd's checker interval, the
 	 * checker (a word), no_path_retry (a number, or a word: queue, fail) */
@@ -209,8 +223,20 @@ int fl_status_by_name(const char *name, uint8_t *status);
 /* Sense key / ASC names of the one table (NULL when unnamed). */
 const char *fl_sense_key_name(uint8_t key);
 const char *fl_sense_asc_name(uint8_t asc, uint8_t ascq);
-/* True when the op is a SCSI pass-through in the VM lab (SG_IO): tur, inquiry, sg_raw. */
+/*
+ * True when the op is a SCSI pass-through (SG_IO in the VM lab): tur, inquiry,
+ * sg_raw, unmap, write_same. Its answer, a UNIT ATTENTION included, is the
+ * step's; block ops (read, write, discard, sync, fsync) resend a UNIT ATTENTION.
+ */
 bool fl_step_op_is_passthrough(enum fl_step_op op);
+/* True when the op is a task-management function (abort_task, lun_reset, target_reset). */
+bool fl_step_op_is_tmf(enum fl_step_op op);
+/* True when the VM lab's agent can carry the op out (not: the TMF ops, unmap, write_same). */
+bool fl_step_op_in_vm(enum fl_step_op op);
+/* TMF response names (RFC 7143 11.6.1): "function_complete", ...; NULL when unnamed. */
+const char *fl_tmf_response_name(uint8_t resp);
+/* Default of knobs.reset_wait_ms: the libiscsi runner's wait for each TMF's answer. */
+#define FL_RESET_WAIT_MS 5000
 
 /* ---- observations ---- */
 
@@ -234,6 +260,8 @@ struct fl_step_obs {
 	uint8_t key, asc, ascq;
 	double elapsed_ms; /* start to end, every repeat */
 	uint32_t repeats_done;
+	bool has_tmf_response; /* a TMF step got an answer (libiscsi runner) */
+	uint8_t tmf_response;  /* RFC 7143 11.6.1 */
 };
 
 /* What a runner saw of a run. Pointers may be NULL when a runner cannot see that. */

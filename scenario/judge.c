@@ -94,6 +94,17 @@ static void describe(const struct fl_expect *x, enum fl_expect_kind kind, char *
 		snprintf(buf, len, "step %d CHECK CONDITION with sense %s", x->step, t);
 		break;
 	}
+	case FL_EX_UA: {
+		const char *a = fl_sense_asc_name(x->ua_asc, x->ua_ascq);
+
+		snprintf(buf, len, "step %d answered with UNIT ATTENTION %s%s%02X/%02X%s", x->step,
+			 a ? a : "", a ? " (" : "", x->ua_asc, x->ua_ascq, a ? ")" : "");
+		break;
+	}
+	case FL_EX_TMF_RESPONSE:
+		snprintf(buf, len, "step %d TMF response %s", x->step,
+			 fl_tmf_response_name(x->tmf_response) ?: "?");
+		break;
 	case FL_EX_WITHIN:
 		snprintf(buf, len, "step %d ends within %llu ms", x->step,
 			 (unsigned long long)x->within_ms);
@@ -234,7 +245,8 @@ static void judge_step(struct vlist *l, const struct fl_check *check, const stru
 		goto what;
 	}
 	step_end_text(s, t, sizeof(t));
-	if (s->end == FL_END_UNSUPPORTED) {
+	if (s->end == FL_END_UNSUPPORTED ||
+	    (obs->runner == FL_RUNNER_VM && !fl_step_op_in_vm(check->steps[x->step].op))) {
 		v = vadd(l, xi, kind, FL_VERDICT_NA);
 		observed(v, "the %s runner cannot run %s steps%s%s", runner_name(obs->runner),
 			 fl_step_op_name(check->steps[x->step].op), s->why[0] ? ": " : "", s->why);
@@ -252,8 +264,25 @@ static void judge_step(struct vlist *l, const struct fl_check *check, const stru
 		v = vadd(l, xi, kind, ok ? FL_VERDICT_PASS : FL_VERDICT_FAIL);
 		observed(v, "%s", t);
 		break;
+	case FL_EX_TMF_RESPONSE:
+		if (!fl_step_op_is_tmf(check->steps[x->step].op)) {
+			v = vadd(l, xi, kind, FL_VERDICT_FAIL);
+			observed(v, "step %d is a %s step, not a task-management function (%s)",
+				 x->step, fl_step_op_name(check->steps[x->step].op), t);
+			break;
+		}
+		ok = s->end == FL_END_DONE && s->has_tmf_response &&
+		     s->tmf_response == x->tmf_response;
+		v = vadd(l, xi, kind, ok ? FL_VERDICT_PASS : FL_VERDICT_FAIL);
+		if (s->has_tmf_response)
+			observed(v, "TMF response %s (%u), %s",
+				 fl_tmf_response_name(s->tmf_response) ?: "?", s->tmf_response, t);
+		else
+			observed(v, "no TMF response (%s)", t);
+		break;
 	case FL_EX_STATUS:
 	case FL_EX_SENSE:
+	case FL_EX_UA:
 		if (!s->has_status) {
 			bool can = obs->can_status_all ||
 				   fl_step_op_is_passthrough(check->steps[x->step].op);
@@ -269,6 +298,9 @@ static void judge_step(struct vlist *l, const struct fl_check *check, const stru
 		}
 		if (kind == FL_EX_STATUS)
 			ok = s->status == x->status;
+		else if (kind == FL_EX_UA)
+			ok = s->status == 0x02 && s->has_sense && s->key == 0x06 &&
+			     s->asc == x->ua_asc && s->ascq == x->ua_ascq;
 		else
 			ok = s->status == 0x02 && s->has_sense && s->key == x->key &&
 			     (x->sense_any_asc || (s->asc == x->asc && s->ascq == x->ascq));
@@ -601,7 +633,7 @@ int fl_check_judge(const struct fl_check *check, const struct fl_obs *obs,
 	for (size_t xi = 0; check && xi < check->nexpects; xi++) {
 		const struct fl_expect *x = &check->expects[xi];
 
-		for (unsigned bit = 1; bit <= FL_EX_PATH; bit <<= 1) {
+		for (unsigned bit = 1; bit <= FL_EX_LAST; bit <<= 1) {
 			enum fl_expect_kind kind = (enum fl_expect_kind)bit;
 
 			if (!(x->kinds & bit))

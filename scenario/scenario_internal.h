@@ -98,6 +98,9 @@ struct pctx {
 /* Reports a problem at path (its key when at_key). */
 void perr(struct pctx *c, const char *path, bool at_key, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
+/* Reports a warning at path ("warning: ..."): the scenario stays valid. */
+void pwarn(struct pctx *c, const char *path, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
 /* Compact JSON of v, at most ~60 characters, for quoting in messages (static buffer per call). */
 const char *pquote(const json_t *v, char *buf, size_t size);
 /*

@@ -220,6 +220,8 @@ void scenario_free_ports(struct fl_scenario *sc)
 void parse_match_port(struct pctx *c, const char *path, json_t *v, bool group, uint16_t *out)
 {
 	const struct fl_scenario *sc = c->sc;
+	/* the key as the file writes it ("port_group", "owner", "preferred", "group", "port") */
+	const char *key = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
 	char q[80];
 	uint64_t n;
 
@@ -237,13 +239,12 @@ void parse_match_port(struct pctx *c, const char *path, json_t *v, bool group, u
 	if (!pnum(c, path, v, 0xffff, &n))
 		return;
 	if (n == 0) {
-		perr(c, path, false, "\"%s\": numbered from 1, got 0",
-		     group ? "port_group" : "port");
+		perr(c, path, false, "\"%s\": numbered from 1, got 0", key);
 		return;
 	}
 	*out = (uint16_t)n;
 	if (group && sc->nports && !tpg_known(sc, n))
-		perr(c, path, false, "\"port_group\": group %s is not a group of \"ports\"",
+		perr(c, path, false, "\"%s\": group %s is not a group of \"ports\"", key,
 		     pquote(v, q, sizeof(q)));
 	if (!group) {
 		bool found = sc->nports == 0 && n == 1;

@@ -36,6 +36,27 @@ void perr(struct pctx *c, const char *path, bool at_key, const char *fmt, ...)
 	free(msg);
 }
 
+/*
+ * Reports a warning at path: a line "warning: ..." among the diagnostics that
+ * does not make the scenario invalid (lint prints it; the load succeeds).
+ */
+void pwarn(struct pctx *c, const char *path, const char *fmt, ...)
+{
+	va_list ap;
+	char *msg = NULL;
+	int line, col;
+
+	if (c->d->n >= FL_DIAGS_MAX)
+		return;
+	va_start(ap, fmt);
+	if (vasprintf(&msg, fmt, ap) < 0)
+		msg = NULL;
+	va_end(ap);
+	jpos_find(&c->pos, path, false, &line, &col);
+	diag_add(c->d, c->file, line, col, "warning: %s", msg ? msg : "out of memory");
+	free(msg);
+}
+
 /* Collects the start of a JSON dump and stops it (returns -1) once it has enough. */
 static int quote_chunk(const char *buf, size_t n, void *data)
 {

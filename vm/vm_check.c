@@ -382,6 +382,10 @@ static const char *kind_name(enum fl_expect_kind k)
 		return "trace";
 	case FL_EX_PATH:
 		return "path";
+	case FL_EX_UA:
+		return "ua";
+	case FL_EX_TMF_RESPONSE:
+		return "tmf_response";
 	}
 	return "?";
 }
@@ -709,6 +713,7 @@ int vm_check_run(const struct fl_scenario *sc, const struct vm_run_info *info)
 	    "final_sysfs", last_values, "wall", wall);
 	if (error)
 		json_object_set_new(result, "error", json_string(error));
+	vm_kernel_record(kmsg, result, info->scenario);
 	if (info->batch_jobs)
 		json_object_set_new(result, "batch",
 				    json_pack("{s:i,s:i}", "job", info->batch_job, "jobs",

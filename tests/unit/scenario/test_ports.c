@@ -146,7 +146,21 @@ static const struct bad_case bad_cases[] = {
     {"alua_group_unknown",
      PORTS LUNS ", \"rules\": [{\"action\": {\"alua\": {\"group\": 7, \"state\": "
 		"\"standby\"}}}]}",
-     "7,", "\"port_group\": group 7 is not a group of \"ports\""},
+     "7,", "\"group\": group 7 is not a group of \"ports\""},
+    /* each key is named as the file writes it (not "port_group") */
+    {"personality_owner_unknown",
+     PORTS " \"luns\": [{\"lun\": 0, \"personality\": {\"name\": \"rdac\", \"owner\": 9}}]}",
+     "9}", "\"owner\": group 9 is not a group of \"ports\""},
+    {"personality_preferred_zero",
+     PORTS " \"luns\": [{\"lun\": 0, \"personality\": {\"name\": \"rdac\", \"preferred\": 0}}]}",
+     "0}", "\"preferred\": numbered from 1, got 0"},
+    {"owner_action_unknown",
+     PORTS LUNS ", \"rules\": [{\"action\": {\"owner\": 8}}]}", "8}",
+     "\"owner\": group 8 is not a group of \"ports\""},
+    {"match_port_group_unknown",
+     PORTS LUNS ", \"rules\": [{\"match\": {\"port_group\": 6}, \"action\": {\"status\": "
+     "\"BUSY\"}}]}",
+     "6}", "\"port_group\": group 6 is not a group of \"ports\""},
     {"alua_object_no_state", PORTS LUNS ", \"rules\": [{\"action\": {\"alua\": {\"group\": 2}}}]}",
      "{\"group\": 2}}}", "needs \"state\""},
     {"match_port_without_ports",
