@@ -41,6 +41,25 @@ int vm_healthy_lun(const struct fl_scenario *sc);
  */
 size_t vm_batch_settle(const bool *done, const bool *began, size_t nj, bool *judge);
 
+/*
+ * The upstream version ("6.1.192") of the kernel whose log starts with
+ * `banner` ("Linux version 6.1.0-57-amd64 ... Debian 6.1.192-3 ..."): the
+ * distribution's own version when the line gives one, else the release's
+ * first numbers. 0, or -1 when the line says no version (vm_kernel.c).
+ */
+int vm_kernel_version(const char *banner, char *out, size_t cap);
+/*
+ * The known fixes a kernel of `version` lacks (docs/vm-lab.md "Which
+ * kernels"): up to max descriptions into what; returns how many it lacks.
+ */
+size_t vm_kernel_missing_fixes(const char *version, const char **what, size_t max);
+/*
+ * Sets result's "kernel_version" from the guest's kernel log (kmsg: an
+ * array of {t, text}) and, for a kernel that lacks a known fix,
+ * "kernel_missing_fixes" and a warning on stderr naming the scenario.
+ */
+void vm_kernel_record(json_t *kmsg, json_t *result, const char *scenario);
+
 /* Reads the guest's outputs, judges sc's expectations, writes result.json. */
 int vm_check_run(const struct fl_scenario *sc, const struct vm_run_info *info);
 
