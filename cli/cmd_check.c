@@ -23,6 +23,7 @@
 #include "runner.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <jansson.h>
 #include <limits.h>
@@ -293,11 +294,12 @@ static void capture_begin(struct err_capture *c)
 
 	c->saved = c->fd = -1;
 	fflush(stderr);
-	c->fd = mkstemp(tmpl);
+	/* neither the file nor the saved stderr outlives an exec (ctl steps get fd 2 only) */
+	c->fd = mkostemp(tmpl, O_CLOEXEC);
 	if (c->fd < 0)
 		return;
 	unlink(tmpl);
-	c->saved = dup(STDERR_FILENO);
+	c->saved = fcntl(STDERR_FILENO, F_DUPFD_CLOEXEC, 3);
 	if (c->saved < 0 || dup2(c->fd, STDERR_FILENO) < 0) {
 		if (c->saved >= 0)
 			close(c->saved);
