@@ -382,6 +382,10 @@ static const char *kind_name(enum fl_expect_kind k)
 		return "trace";
 	case FL_EX_PATH:
 		return "path";
+	case FL_EX_UA:
+		return "ua";
+	case FL_EX_TMF_RESPONSE:
+		return "tmf_response";
 	}
 	return "?";
 }
