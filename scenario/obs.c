@@ -65,6 +65,8 @@ int fl_obs_write(const struct fl_obs *obs, const char *path)
 		if (s->has_sense)
 			json_object_set_new(o, "sense", json_pack("[i, i, i]", s->key, s->asc,
 								  s->ascq));
+		if (s->has_tmf_response)
+			json_object_set_new(o, "tmf_response", json_integer(s->tmf_response));
 		json_array_append_new(steps, o);
 	}
 	json_object_set_new(root, "steps", steps);
@@ -176,6 +178,11 @@ int fl_obs_read(const char *path, struct fl_obs_doc **out)
 			s->asc = (uint8_t)json_integer_value(json_array_get(sense, 1));
 			s->ascq = (uint8_t)json_integer_value(json_array_get(sense, 2));
 		}
+		/* a TMF response is one byte (RFC 7143 11.6.1): anything else is no response */
+		st = json_object_get(e, "tmf_response");
+		s->has_tmf_response = json_is_integer(st) && json_integer_value(st) >= 0 &&
+				      json_integer_value(st) <= 255;
+		s->tmf_response = s->has_tmf_response ? (uint8_t)json_integer_value(st) : 0;
 	}
 	d->obs.steps = d->steps;
 	d->obs.nsteps = json_array_size(steps);

@@ -540,7 +540,282 @@ static void test_obs_round_trip(void)
 	unlink(path);
 }
 
+/* Judges the one expectation expect of a check (JSON text around it) against steps. */
+static int judge_check(const char *check_fmt, const char *expect, enum fl_runner runner,
+		       const struct fl_step_obs *steps, size_t nsteps, struct fl_verdict *out)
+{
+	char text[2048];
+	struct fl_scenario *sc;
+	struct fl_verdict *v = NULL;
+	struct fl_obs obs = {.runner = runner,
+			     .steps = steps,
+			     .nsteps = nsteps,
+			     .can_status_all = runner == FL_RUNNER_LIBISCSI};
+	int n;
+
+	snprintf(text, sizeof(text), check_fmt, expect);
+	sc = load(text);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(sc);
+	n = fl_check_judge(fl_scenario_check(sc), &obs, &v);
+	CU_ASSERT_EQUAL_FATAL(n, 1);
+	*out = v[0];
+	free(v);
+	fl_scenario_free(sc);
+	return out->v;
+}
+
+static const char *const ua_check =
+    "{\"faultlun\": 1, \"luns\": [{\"lun\": 0, \"size\": \"8MiB\"}],"
+    " \"check\": {\"workload\": [{\"op\": \"read\"}, {\"op\": \"tur\"}],"
+    " \"expect\": [%s]}}";
+
+/* "ua": the step's answer is that UNIT ATTENTION, by name or AA/QQ; N/A as sense is. */
+static void test_ua(void)
+{
+	/* step 1 (tur) answered 2A/09, as SG_IO returns it; step 0 (read) GOOD */
+	static const struct fl_step_obs seen[2] = {
+	    {.end = FL_END_DONE, .errno_name = "OK", .has_status = true, .status = 0},
+	    {.end = FL_END_DONE, .errno_name = "OK", .has_status = true, .status = 2,
+	     .has_sense = true, .key = 6, .asc = 0x2a, .ascq = 0x09},
+	};
+	static const struct fl_step_obs vm_seen[2] = {
+	    {.end = FL_END_DONE, .errno_name = "OK"}, /* no status of a block read */
+	    {.end = FL_END_DONE, .errno_name = "OK", .has_status = true, .status = 2,
+	     .has_sense = true, .key = 6, .asc = 0x2a, .ascq = 0x09},
+	};
+	static const struct {
+		const char *expect;
+		enum fl_verdict_kind libiscsi, vm;
+	} c[] = {
+	    {"{\"step\": 1, \"ua\": \"2A/09\"}", FL_VERDICT_PASS, FL_VERDICT_PASS},
+	    {"{\"step\": 1, \"ua\": \"2a/09\"}", FL_VERDICT_PASS, FL_VERDICT_PASS},
+	    {"{\"step\": 1, \"ua\": \"CAPACITY_DATA_HAS_CHANGED\"}", FL_VERDICT_PASS,
+	     FL_VERDICT_PASS},
+	    {"{\"step\": 1, \"ua\": \"38/07\"}", FL_VERDICT_FAIL, FL_VERDICT_FAIL},
+	    {"{\"step\": 1, \"ua\": \"POWER_ON_RESET\"}", FL_VERDICT_FAIL, FL_VERDICT_FAIL},
+	    {"{\"step\": 0, \"ua\": \"2A/09\"}", FL_VERDICT_FAIL, FL_VERDICT_NA},
+	};
+
+	for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+		struct fl_verdict v;
+
+		if (judge_check(ua_check, c[i].expect, FL_RUNNER_LIBISCSI, seen, 2, &v) !=
+		    (int)c[i].libiscsi)
+			printf("libiscsi: %s -> %s (%s)\n", c[i].expect, fl_verdict_name(v.v),
+			       v.observed);
+		CU_ASSERT_EQUAL(v.v, c[i].libiscsi);
+		CU_ASSERT_EQUAL(v.kind, FL_EX_UA);
+		CU_ASSERT_PTR_NOT_NULL(strstr(v.what, "UNIT ATTENTION"));
+		if (judge_check(ua_check, c[i].expect, FL_RUNNER_VM, vm_seen, 2, &v) !=
+		    (int)c[i].vm)
+			printf("vm: %s -> %s (%s)\n", c[i].expect, fl_verdict_name(v.v), v.observed);
+		CU_ASSERT_EQUAL(v.v, c[i].vm);
+	}
+}
+
+static const char *const tmf_check =
+    "{\"faultlun\": 1, \"luns\": [{\"lun\": 0, \"size\": \"8MiB\"}],"
+    " \"check\": {\"workload\": [{\"op\": \"write\", \"timeout_s\": 1}, {\"op\": "
+    "\"abort_task\"}, {\"op\": \"lun_reset\"}, {\"op\": \"unmap\", \"blocks\": 8}],"
+    " \"expect\": [%s]}}";
+
+/* TMF steps: tmf_response in the libiscsi runner; the VM lab cannot run them (N/A). */
+static void test_tmf_steps(void)
+{
+	static const struct fl_step_obs seen[4] = {
+	    {.end = FL_END_TIMEOUT, .elapsed_ms = 1000},
+	    {.end = FL_END_DONE, .errno_name = "OK", .has_tmf_response = true, .tmf_response = 0},
+	    {.end = FL_END_DONE, .errno_name = "EIO", .has_tmf_response = true, .tmf_response = 5},
+	    {.end = FL_END_DONE, .errno_name = "OK", .has_status = true, .status = 0},
+	};
+	/* what the VM lab's agent records: the op did not run */
+	static const struct fl_step_obs vm_seen[4] = {
+	    {.end = FL_END_TIMEOUT, .elapsed_ms = 1000},
+	    {.end = FL_END_NOT_RUN, .why = "the VM lab cannot run this op"},
+	    {.end = FL_END_NOT_RUN, .why = "the VM lab cannot run this op"},
+	    {.end = FL_END_NOT_RUN, .why = "the VM lab cannot run this op"},
+	};
+	static const struct {
+		const char *expect;
+		enum fl_verdict_kind libiscsi, vm;
+	} c[] = {
+	    {"{\"step\": 1, \"tmf_response\": \"function_complete\"}", FL_VERDICT_PASS,
+	     FL_VERDICT_NA},
+	    {"{\"step\": 1, \"tmf_response\": \"task_does_not_exist\"}", FL_VERDICT_FAIL,
+	     FL_VERDICT_NA},
+	    {"{\"step\": 2, \"tmf_response\": \"not_supported\"}", FL_VERDICT_PASS,
+	     FL_VERDICT_NA},
+	    {"{\"step\": 2, \"errno\": \"EIO\"}", FL_VERDICT_PASS, FL_VERDICT_NA},
+	    {"{\"step\": 3, \"status\": \"GOOD\"}", FL_VERDICT_PASS, FL_VERDICT_NA},
+	    /* tmf_response of a step that is no TMF fails */
+	    {"{\"step\": 3, \"tmf_response\": \"function_complete\"}", FL_VERDICT_FAIL,
+	     FL_VERDICT_NA},
+	    {"{\"step\": 0, \"errno\": \"TIMEOUT\"}", FL_VERDICT_PASS, FL_VERDICT_PASS},
+	};
+
+	for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+		struct fl_verdict v;
+
+		if (judge_check(tmf_check, c[i].expect, FL_RUNNER_LIBISCSI, seen, 4, &v) !=
+		    (int)c[i].libiscsi)
+			printf("libiscsi: %s -> %s (%s)\n", c[i].expect, fl_verdict_name(v.v),
+			       v.observed);
+		CU_ASSERT_EQUAL(v.v, c[i].libiscsi);
+		if (judge_check(tmf_check, c[i].expect, FL_RUNNER_VM, vm_seen, 4, &v) !=
+		    (int)c[i].vm)
+			printf("vm: %s -> %s (%s)\n", c[i].expect, fl_verdict_name(v.v), v.observed);
+		CU_ASSERT_EQUAL(v.v, c[i].vm);
+	}
+}
+
+/* Loads text; returns the load's result and whether a diagnostic holds want. */
+static int load_diag(const char *text, const char *want, bool *found)
+{
+	struct fl_diags d = {0};
+	struct fl_scenario *sc = NULL;
+	int r = fl_scenario_load_string("t.json", text, 0, &sc, &d);
+
+	*found = false;
+	for (size_t k = 0; k < d.n; k++)
+		*found |= want && strstr(d.v[k].msg, want) != NULL;
+	if (want && !*found)
+		fl_diags_print(&d, stdout);
+	fl_diags_free(&d);
+	fl_scenario_free(sc);
+	return r;
+}
+
+/*
+ * New steps' values and defaults, and what lint says of a workload: warnings
+ * (the load succeeds) of a deadline shorter than the runner's error handling,
+ * of a min_ms past the deadline, of a step the VM lab cannot run; an error for
+ * an abort_task with no command before it.
+ */
+static void test_workload_lint(void)
+{
+	static const struct {
+		const char *check, *want;
+		int r;
+	} c[] = {
+	    /* 5 s < 10 s command timeout + 3 x 5 s TMF waits */
+	    {"\"knobs\": {\"timeout_s\": 10}, \"workload\": [{\"op\": \"read\", \"timeout_s\": 5}]",
+	     "warning: step 0's deadline (timeout_s 5 s) is shorter than the libiscsi runner's "
+	     "error handling of one command (25000 ms",
+	     0},
+	    {"\"knobs\": {\"timeout_s\": 10, \"reset_wait_ms\": 1000}, \"workload\": [{\"op\": "
+	     "\"tur\", \"timeout_s\": 12}]",
+	     "(13000 ms: the command timeout 10000 ms, then ABORT TASK and two LUN RESETs, each "
+	     "waited up to knobs.reset_wait_ms 1000 ms)",
+	     0},
+	    {"\"workload\": [{\"op\": \"read\", \"timeout_s\": 2}], \"expect\": [{\"step\": 0, "
+	     "\"min_ms\": 2500}]",
+	     "warning: min_ms 2500 is past step 0's deadline (timeout_s 2 s)", 0},
+	    {"\"paths\": [\"iscsi\"], \"workload\": [{\"op\": \"lun_reset\"}]",
+	     "warning: the VM lab cannot run lun_reset steps", 0},
+	    {"\"paths\": [\"tcmu\"], \"workload\": [{\"op\": \"write_same\"}]",
+	     "warning: the VM lab cannot run write_same steps", 0},
+	    {"\"workload\": [{\"op\": \"abort_task\"}]",
+	     "abort_task aborts the previous step's command: step 0 has no step before it",
+	     -EINVAL},
+	    {"\"workload\": [{\"op\": \"sleep\"}, {\"op\": \"abort_task\"}]",
+	     "step 1 does not follow a step that sends one", -EINVAL},
+	    {"\"workload\": [{\"op\": \"lun-reset\"}]", "did you mean \"lun_reset\"", -EINVAL},
+	    {"\"workload\": [{\"op\": \"unmap\", \"pattern\": 1}]", "pattern", -EINVAL},
+	    {"\"workload\": [{\"op\": \"tur\"}], \"expect\": [{\"step\": 0, \"ua\": \"NOPE\"}]",
+	     "NOPE", -EINVAL},
+	    {"\"workload\": [{\"op\": \"lun_reset\"}], \"expect\": [{\"step\": 0, "
+	     "\"tmf_response\": \"done\"}]",
+	     "\"tmf_response\": unknown response \"done\"", -EINVAL},
+	    {"\"workload\": [{\"op\": \"tur\"}], \"expect\": [{\"ua\": \"29/00\"}]",
+	     "give \"step\"", -EINVAL},
+	};
+	static const char *const quiet[] = {
+	    /* the defaults: 180 s holds 30 s + 3 x 5 s; no VM-lab paths named */
+	    "\"workload\": [{\"op\": \"read\"}, {\"op\": \"abort_task\"}, {\"op\": "
+	    "\"target_reset\"}, {\"op\": \"unmap\"}]",
+	    "\"knobs\": {\"timeout_s\": 2}, \"workload\": [{\"op\": \"write\", \"timeout_s\": 17}]",
+	    /* a VM-lab-only check: the libiscsi runner does not run it */
+	    "\"paths\": [\"tcmu\"], \"workload\": [{\"op\": \"read\", \"timeout_s\": 1}]",
+	};
+	char text[1024];
+	bool found;
+
+	for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+		int r;
+
+		snprintf(text, sizeof(text),
+			 "{\"faultlun\": 1, \"luns\": [{\"size\": \"8MiB\"}], \"check\": {%s}}",
+			 c[i].check);
+		r = load_diag(text, c[i].want, &found);
+		if (r != c[i].r || !found)
+			printf("case %zu: r=%d, want %d and ...%s...\n", i, r, c[i].r, c[i].want);
+		CU_ASSERT_EQUAL(r, c[i].r);
+		CU_ASSERT_TRUE(found);
+	}
+	for (size_t i = 0; i < sizeof(quiet) / sizeof(quiet[0]); i++) {
+		snprintf(text, sizeof(text),
+			 "{\"faultlun\": 1, \"luns\": [{\"size\": \"8MiB\"}], \"check\": {%s}}",
+			 quiet[i]);
+		CU_ASSERT_EQUAL(load_diag(text, "warning", &found), 0);
+		CU_ASSERT_FALSE(found);
+	}
+	/* defaults of the new steps and the knob */
+	{
+		struct fl_scenario *sc = load(
+		    "{\"faultlun\": 1, \"luns\": [{\"size\": \"8MiB\"}], \"check\": {\"knobs\": "
+		    "{\"reset_wait_ms\": 7000}, \"workload\": [{\"op\": \"write_same\", \"lba\": 8, "
+		    "\"blocks\": 16}, {\"op\": \"write_same\", \"unmap\": false, \"pattern\": 90}, "
+		    "{\"op\": \"unmap\", \"lba\": 100, \"blocks\": 4}]}}");
+		const struct fl_check *ck;
+
+		CU_ASSERT_PTR_NOT_NULL_FATAL(sc);
+		ck = fl_scenario_check(sc);
+		CU_ASSERT_EQUAL(ck->knobs.reset_wait_ms, 7000);
+		CU_ASSERT_EQUAL(ck->steps[0].op, FL_OP_WRITE_SAME);
+		CU_ASSERT_TRUE(ck->steps[0].unmap);
+		CU_ASSERT_EQUAL(ck->steps[0].pattern, 0);
+		CU_ASSERT_EQUAL(ck->steps[0].lba, 8);
+		CU_ASSERT_EQUAL(ck->steps[0].blocks, 16);
+		CU_ASSERT_FALSE(ck->steps[1].unmap);
+		CU_ASSERT_EQUAL(ck->steps[1].pattern, 90);
+		CU_ASSERT_EQUAL(ck->steps[2].op, FL_OP_UNMAP);
+		CU_ASSERT_TRUE(fl_step_op_is_passthrough(FL_OP_UNMAP));
+		CU_ASSERT_TRUE(fl_step_op_is_passthrough(FL_OP_TUR));
+		CU_ASSERT_FALSE(fl_step_op_is_passthrough(FL_OP_DISCARD));
+		CU_ASSERT_FALSE(fl_step_op_in_vm(FL_OP_LUN_RESET));
+		CU_ASSERT_TRUE(fl_step_op_in_vm(FL_OP_SG_RAW));
+		fl_scenario_free(sc);
+	}
+}
+
+/* A TMF step's response survives the observations file (the VM lab's, --obs). */
+static void test_obs_tmf_response(void)
+{
+	struct fl_step_obs steps[2] = {
+	    {.end = FL_END_DONE, .errno_name = "EIO", .has_tmf_response = true, .tmf_response = 255},
+	    {.end = FL_END_DONE, .errno_name = "OK"}};
+	struct fl_obs obs = {.runner = FL_RUNNER_LIBISCSI, .steps = steps, .nsteps = 2};
+	char path[] = "/tmp/fl-obs-tmf-XXXXXX";
+	struct fl_obs_doc *doc = NULL;
+	int fd = mkstemp(path);
+
+	CU_ASSERT_TRUE_FATAL(fd >= 0);
+	close(fd);
+	CU_ASSERT_EQUAL_FATAL(fl_obs_write(&obs, path), 0);
+	CU_ASSERT_EQUAL_FATAL(fl_obs_read(path, &doc), 0);
+	CU_ASSERT_TRUE(fl_obs_of(doc)->steps[0].has_tmf_response);
+	CU_ASSERT_EQUAL(fl_obs_of(doc)->steps[0].tmf_response, 255);
+	CU_ASSERT_FALSE(fl_obs_of(doc)->steps[1].has_tmf_response);
+	CU_ASSERT_STRING_EQUAL(fl_tmf_response_name(255), "rejected");
+	fl_obs_free(doc);
+	unlink(path);
+}
+
 static CU_TestInfo tests[] = {
+    {"test_ua", test_ua},
+    {"test_tmf_steps", test_tmf_steps},
+    {"test_workload_lint", test_workload_lint},
+    {"test_obs_tmf_response", test_obs_tmf_response},
     {"test_recorded_runs", test_recorded_runs},
     {"test_same_meaning", test_same_meaning},
     {"test_not_run_fails", test_not_run_fails},
