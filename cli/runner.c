@@ -558,9 +558,7 @@ static bool run_ctl(const struct fl_step *s, int64_t deadline, struct result *r,
 	int n = 0, fds[2];
 
 	if (!ctl_socket) {
-		snprintf(why, whylen,
-			 "no control socket (faultlun check serves one; with --url, give it "
-			 "with --ctl SOCKET)");
+		snprintf(why, whylen, "no control socket (faultlun check --url URL --ctl SOCKET)");
 		return false;
 	}
 	argv[n++] = (char *)faultlun_bin;
