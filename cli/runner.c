@@ -25,7 +25,9 @@
  * times within one command timeout, as Linux resends block I/O; the
  * pass-through ops (tur, inquiry, sg_raw, unmap, write_same, which the VM
  * lab's agent sends with SG_IO) get the UNIT ATTENTION as their answer, as
- * SG_IO returns it. A step's deadline (timeout_s) ends it as TIMEOUT.
+ * SG_IO returns it. Each new session is first scanned as the kernel scans a
+ * new disk (READ CAPACITY until GOOD), which takes its power-on unit
+ * attention. A step's deadline (timeout_s) ends it as TIMEOUT.
  */
 #include "fl_scenario.h"
 #include "initiator.h"
@@ -153,6 +155,50 @@ static char *url_with_portal(const char *url, const char *portal)
 }
 
 /*
+ * What the kernel's scan of a new session does before any step: READ
+ * CAPACITY(10) on ctx until it is answered GOOD (at most 3 times), which
+ * takes the new I_T nexus's power-on unit attention out of the way and gives
+ * the block size.
+ */
+static void session_scan(int lun)
+{
+	for (int i = 0; i < 3; i++) {
+		/* On the heap: libiscsi may call back late for a task not answered in time. */
+		struct op *op = calloc(1, sizeof(*op));
+		struct scsi_task *t = scsi_cdb_readcapacity10(0, 0);
+		bool good;
+
+		if (!t || !op || iscsi_scsi_command_async(ctx, lun, t, op_cb, NULL, op)) {
+			if (t)
+				scsi_free_scsi_task(t);
+			free(op);
+			break;
+		}
+		if (!wait_op(op, 5000)) {
+			if (nstale < sizeof(stale) / sizeof(stale[0])) {
+				stale_op[nstale] = op;
+				stale[nstale++] = t;
+			}
+			break;
+		}
+		good = t->status == SCSI_STATUS_GOOD && t->datain.size >= 8;
+		if (good) {
+			uint32_t bs = (uint32_t)t->datain.data[4] << 24 |
+				      (uint32_t)t->datain.data[5] << 16 |
+				      (uint32_t)t->datain.data[6] << 8 | t->datain.data[7];
+
+			/* the target's word: only a block size a disk can have is taken */
+			if (bs >= 512 && bs <= 65536 && !(bs & (bs - 1)))
+				block_size = bs;
+		}
+		scsi_free_scsi_task(t);
+		free(op);
+		if (good)
+			break;
+	}
+}
+
+/*
  * Makes ctx the session a step with port index port (-1: the URL's) goes
  * through, logging in to that port's portal on first use. False, with why,
  * when the port has no known portal or the login fails: the step then did
@@ -202,6 +248,7 @@ static bool use_session(const struct fl_runner_opts *o, int port, char *why, siz
 	}
 	session_url[1 + port] = url;
 	ctx = sessions[1 + port];
+	session_scan(url_lun);
 	return true;
 }
 
@@ -926,22 +973,7 @@ int fl_runner_run(const struct fl_check *check, const struct fl_runner_opts *o,
 		return -1;
 	session_url[0] = strdup(o->url);
 	*test_lun = url_lun;
-	/* Block size, and the power-on unit attention out of the way. */
-	for (int i = 0; i < 3; i++) {
-		struct op op = {0};
-		struct scsi_task *t = scsi_cdb_readcapacity10(0, 0);
-		if (iscsi_scsi_command_async(ctx, url_lun, t, op_cb, NULL, &op) ||
-		    !wait_op(&op, 5000))
-			break;
-		if (t->status == SCSI_STATUS_GOOD && t->datain.size >= 8) {
-			block_size = (uint32_t)t->datain.data[4] << 24 |
-				     (uint32_t)t->datain.data[5] << 16 |
-				     (uint32_t)t->datain.data[6] << 8 | t->datain.data[7];
-			scsi_free_scsi_task(t);
-			break;
-		}
-		scsi_free_scsi_task(t);
-	}
+	session_scan(url_lun);
 	obs = calloc(nsteps ? nsteps : 1, sizeof(*obs));
 	for (size_t i = 0; obs && i < nsteps; i++) {
 		struct result r = {0};
