@@ -4,12 +4,13 @@
 #   scripts/deps.sh [build|test|vm|bench|fuzz|package|all]   (default: test)
 # build: compiler, libraries, python3 (scripts/md2man.py writes the man pages);
 # package: what dpkg-buildpackage needs for debian/ (also in test: the
-# package.deb test builds the packages in about a minute).
+# package.deb test builds the packages in about a minute; test adds lintian,
+# which it runs on them).
 set -eu
 want=${1:-test}
 build="build-essential cmake pkg-config python3 libjansson-dev libcunit1-dev libiscsi-dev libnl-3-dev libnl-genl-3-dev"
 package="$build dpkg-dev debhelper man-db"
-test="$package libiscsi-bin tcmu-runner valgrind python3-jsonschema libxml2-utils clang libclang-rt-14-dev"
+test="$package lintian libiscsi-bin tcmu-runner valgrind python3-jsonschema libxml2-utils clang libclang-rt-14-dev"
 vm="$test qemu-system-x86 busybox-static cpio kmod open-iscsi sg3-utils e2fsprogs util-linux fio multipath-tools udev chromium xz-utils zstd binutils debian-archive-keyring targetcli-fb dbus-daemon dbus-bin dbus-system-bus-common"
 bench="$test tgt linux-perf valgrind"
 fuzz="$build clang libclang-rt-14-dev"

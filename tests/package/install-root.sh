@@ -4,7 +4,8 @@
 # build's own prefix, so that the paths the man pages name (they are written
 # for that prefix) are those of the root: $root$prefix/... Sets tmp (removed
 # on exit), root, prefix and mandir, and puts the installed bin first in PATH.
-# fail MESSAGE: the test fails.
+# doc_links ROOT DOCDIR: every relative link of the Markdown files under
+# ROOT/DOCDIR leads to a file under ROOT.
 
 # fail MESSAGE: prints FAIL: MESSAGE and exits 1.
 fail() {
@@ -34,4 +35,20 @@ fl_install_root() {
 	[ -x "$root$prefix/bin/faultlun" ] || fail "no $prefix/bin/faultlun under $root"
 	PATH=$root$prefix/bin:$PATH
 	export PATH
+}
+
+# doc_links ROOT DOCDIR: fails naming the first link that leads nowhere.
+doc_links() {
+	find "$1$2" -name '*.md' | while read -r f; do
+		grep -o '](\([^)]*\))' "$f" | sed 's/^](//; s/)$//; s/#.*//' | while read -r t; do
+			case $t in
+			"" | *://* | mailto:*) continue ;;
+			/*) [ -e "$1$t" ] || { echo "FAIL: ${f#"$1"}: link $t: no such installed file"; exit 1; } ;;
+			*) [ -e "$(dirname "$f")/$t" ] ||
+				{ echo "FAIL: ${f#"$1"}: link $t: no such installed file"; exit 1; } ;;
+			esac
+		done || exit 1
+	done || fail "links in the installed documentation"
+	[ "$(find "$1$2" -name '*.md' | wc -l)" -gt 20 ] ||
+		fail "only $(find "$1$2" -name '*.md' | wc -l) documents in $2"
 }

@@ -11,7 +11,7 @@ set -u
 build=$1
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-fail() { echo "FAIL: $*"; exit 1; }
+. "$(dirname "$0")/install-root.sh" # fail, doc_links
 root=$tmp/root
 DESTDIR=$root cmake --install "$build" --prefix /usr >"$tmp/install.log" 2>&1 ||
 	{ cat "$tmp/install.log"; fail "cmake --install"; }
@@ -47,17 +47,7 @@ done
 	[ -f "$root/usr/share/doc/faultlun/docs/$f" ] || { echo "FAIL: docs/$f is not installed"; exit 1; }
 done || exit 1
 # Every relative link of the installed documentation leads to an installed file.
-doc=$root/usr/share/doc/faultlun
-find "$doc" -name '*.md' | while read -r f; do
-	grep -o '](\([^)]*\))' "$f" | sed 's/^](//; s/)$//; s/#.*//' | while read -r t; do
-		case $t in
-		"" | *://* | mailto:*) continue ;;
-		/*) [ -e "$root$t" ] || { echo "FAIL: ${f#"$root"}: link $t: no such installed file"; exit 1; } ;;
-		*) [ -e "$(dirname "$f")/$t" ] || { echo "FAIL: ${f#"$root"}: link $t: no such installed file"; exit 1; } ;;
-		esac
-	done || exit 1
-done || fail "links in the installed documentation"
-[ "$(find "$doc" -name '*.md' | wc -l)" -gt 20 ] || fail "only $(find "$doc" -name '*.md' | wc -l) documents installed"
+doc_links "$root" /usr/share/doc/faultlun
 ls "$root"/usr/lib*/tcmu-runner/handler_faultlun.so "$root"/usr/lib/*/tcmu-runner/handler_faultlun.so \
 	2>/dev/null | grep -q . || fail "no handler_faultlun.so under usr/lib"
 # Nothing outside the root: the handler used to go to /usr/lib/<triplet>.
