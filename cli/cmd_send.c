@@ -3,9 +3,15 @@
  * cmd_send.c - `faultlun send URL ITEM...`: one iSCSI session that sends SCSI
  * commands and task-management functions in order and prints, for each, what
  * came back: status, sense decoded (key, ASC/ASCQ with names, fixed or
- * descriptor format, INFORMATION; SPC-4 r37 4.5), residual, time, and data-in
- * as a hexdump with -x. JSON lines with --json. It is to a faultlun target
- * what sg_raw and sg_inq are to a local disk.
+ * descriptor format, INFORMATION; SPC-4 r37 4.5), residual, time, the data-in
+ * decoded (decode.c) and as a hexdump with -x. JSON lines with --json. It is
+ * to a faultlun target what sg_raw and sg_inq are to a local disk.
+ *
+ * Nothing is sent that the items do not ask for, but one READ CAPACITY(10)
+ * before the first item to each LUN that a read or write item without bs=
+ * addresses (the length of a transfer in bytes needs the block size); an
+ * answer to it other than GOOD is printed on stderr. Everything the target says is bounded before use:
+ * block sizes, transfer lengths, received byte counts, time (also at logout).
  *
  * Items (docs/send.md): read, write, tur, inquiry, readcap, sync,
  * report-luns, request-sense, raw:HEX; abort-task[:last|:N], abort-task-set,
@@ -16,6 +22,7 @@
  */
 #include "cli.h"
 #include "cli_opts.h"
+#include "decode.h"
 #include "fl_byteorder.h"
 #include "fl_scenario.h"
 #include "initiator.h"
@@ -46,6 +53,9 @@ struct item {
 	uint8_t cdb[16];
 	int cdb_len;
 	uint32_t in_len, out_len;
+	bool rw;	 /* read/write: in_len/out_len are blocks * the LUN's block size */
+	uint32_t blocks; /* read/write */
+	uint32_t bs;	 /* read/write: bs=N, else 0 (asked of the LUN) */
 	uint8_t pattern;
 	/* raw data=HEX: the first data_len bytes of data-out (the rest is pattern) */
 	uint8_t data[256];
@@ -64,12 +74,30 @@ struct item {
 };
 
 struct send_opts {
-	bool json, hex;
+	bool json, hex, ignore_status, clear_ua;
 	int timeout_ms;
 };
 
+/* Exit status (docs/send.md): the worst outcome of the items. */
+enum {
+	SEND_OK = 0,	     /* every item answered, every SCSI status GOOD */
+	SEND_STATUS = 1,     /* a SCSI item ended in CHECK CONDITION or another status */
+	SEND_USAGE = 2,	     /* a bad item or option, or no session */
+	SEND_NO_ANSWER = 3,  /* an item got no answer, the session failed, or it was not sent */
+};
+
+/* Bounds on what a target's block size may make send move (docs/send.md). */
+#define SEND_BS_MIN 512u
+#define SEND_BS_MAX 65536u
+#define SEND_MAX_XFER (16u << 20)
+
 static struct iscsi_context *ctx;
 static int url_lun;
+/* block size by LUN: 0 not asked yet, 1 the target's was refused */
+static uint32_t lun_bs[256];
+/* block-size queries whose task libiscsi still held at their timeout (3 a LUN at most) */
+static struct item *stale_items[256 * 3];
+static size_t nstale;
 
 /* Prints the usage of `faultlun send`. */
 static void send_usage(FILE *out)
@@ -81,18 +109,24 @@ static void send_usage(FILE *out)
 		"  URL    iscsi://HOST[:PORT]/IQN/LUN (the LUN items address by default)\n"
 		"  ITEM   read[:lba=N,blocks=N]   write[:lba=N,blocks=N,pattern=N]   tur\n"
 		"         inquiry[:vpd=0xNN,len=N]   readcap   sync   report-luns   request-sense\n"
+		"         (read and write also take bs=N: the block size, else asked of the LUN)\n"
 		"         raw:'HEX BYTES'[,in=N|out=N,pattern=N,data=HEX]\n"
 		"         abort-task[:last|:ITEM_NUMBER]   abort-task-set   clear-task-set\n"
 		"         lun-reset   target-reset   cold-reset   sleep:ms=N\n"
 		"         every SCSI item and TMF also takes lun=N; a SCSI item takes nowait\n"
 		"         (send it and go on; its answer is printed when it comes)\n\n"
-		"  -x, --hex         hexdump of data-in\n"
-		"  -j, --json        one JSON object per item\n"
-		"  -t, --timeout S   seconds to wait for each answer (default 30)\n"
+		"  -x, --hex            hexdump of data-in (besides its decoding)\n"
+		"  -j, --json           one JSON object per item\n"
+		"  -t, --timeout S      seconds to wait for each answer (default 30)\n"
+		"  -i, --ignore-status  exit 0 although an item ended in CHECK CONDITION\n"
+		"  -u, --clear-ua       before the items, TEST UNIT READY to each LUN they\n"
+		"                       address until no unit attention is left (on stderr)\n"
 		"  -h, --help\n"
 		"  -V, --version\n"
-		"Exit 0 when every item was answered, 1 when one was not, 2 on a usage error\n"
-		"or when no session could be made.\n");
+		"Options may come before or after the URL and the items.\n"
+		"Exit 0 when every item was answered with GOOD, 1 when one ended in CHECK\n"
+		"CONDITION or another status, 2 on a usage error or when no session could be\n"
+		"made, 3 when an item got no answer (timeout, the session failed).\n");
 }
 
 /* Monotonic milliseconds as a double. */
@@ -162,21 +196,45 @@ static bool hex_data(const char *s, struct item *it)
 }
 
 /* Fills a CDB's LBA and length for READ(16) / WRITE(16) (SBC-3 5.16, 5.40). */
-static void rw16(struct item *it, uint8_t op, uint64_t lba, uint32_t blocks, uint32_t bs)
+static void rw16(struct item *it, uint8_t op, uint64_t lba, uint32_t blocks)
 {
 	memset(it->cdb, 0, sizeof(it->cdb));
 	it->cdb[0] = op;
 	fl_put_be64(it->cdb + 2, lba);
 	fl_put_be32(it->cdb + 10, blocks);
 	it->cdb_len = 16;
-	if (op == 0x88)
-		it->in_len = blocks * bs;
-	else
-		it->out_len = blocks * bs;
+	it->rw = true;
+	it->blocks = blocks;
+}
+
+/* True for a block size send accepts: a power of two, SEND_BS_MIN..SEND_BS_MAX. */
+static bool bs_ok(uint64_t bs)
+{
+	return bs >= SEND_BS_MIN && bs <= SEND_BS_MAX && !(bs & (bs - 1));
+}
+
+/*
+ * Sets a read/write item's transfer length for block size bs, computed in
+ * 64 bits: false with a message when it is over SEND_MAX_XFER.
+ */
+static bool rw_length(struct item *it, uint32_t bs)
+{
+	uint64_t bytes = (uint64_t)it->blocks * bs;
+
+	if (bytes > SEND_MAX_XFER) {
+		fprintf(stderr,
+			"faultlun send: '%s': %u blocks of %u bytes is %" PRIu64
+			" bytes, more than one command may move (%u)\n",
+			it->text, it->blocks, bs, bytes, SEND_MAX_XFER);
+		return false;
+	}
+	it->in_len = it->cdb[0] == 0x88 ? (uint32_t)bytes : 0;
+	it->out_len = it->cdb[0] == 0x8a ? (uint32_t)bytes : 0;
+	return true;
 }
 
 /* Parses one item; false with a message naming it and the valid forms. */
-static bool parse_item(const char *text, struct item *it, uint32_t bs)
+static bool parse_item(const char *text, struct item *it)
 {
 	char buf[512], *opts, *kv, *save = NULL;
 	uint64_t lba = 0, blocks = 1, v;
@@ -189,7 +247,7 @@ static bool parse_item(const char *text, struct item *it, uint32_t bs)
 		*opts++ = 0;
 	snprintf(it->name, sizeof(it->name), "%.23s", buf);
 	it->text = text;
-	it->lun = url_lun;
+	it->lun = -1; /* the URL's, once the login has read it */
 	it->pattern = 0xa5;
 	if (!strcmp(buf, "raw")) {
 		/* raw:HEX[,in=N|,out=N|,pattern=N]: the options follow the first comma */
@@ -223,6 +281,9 @@ static bool parse_item(const char *text, struct item *it, uint32_t bs)
 			it->lun = (int)v;
 		} else if (!strcmp(kv, "lba") && num(val, UINT64_MAX, &lba)) {
 		} else if (!strcmp(kv, "blocks") && num(val, 65536, &blocks) && blocks) {
+		} else if (!strcmp(kv, "bs") && num(val, SEND_BS_MAX, &v) && bs_ok(v) &&
+			   (!strcmp(buf, "read") || !strcmp(buf, "write"))) {
+			it->bs = (uint32_t)v;
 		} else if (!strcmp(kv, "pattern") && num(val, 255, &v)) {
 			it->pattern = (uint8_t)v;
 		} else if (!strcmp(kv, "vpd") && num(val, 255, &v)) {
@@ -256,10 +317,10 @@ static bool parse_item(const char *text, struct item *it, uint32_t bs)
 	}
 	it->kind = IT_SCSI;
 	memset(it->cdb, 0, sizeof(it->cdb));
-	if (!strcmp(buf, "read")) {
-		rw16(it, 0x88, lba, (uint32_t)blocks, bs);
-	} else if (!strcmp(buf, "write")) {
-		rw16(it, 0x8a, lba, (uint32_t)blocks, bs);
+	if (!strcmp(buf, "read") || !strcmp(buf, "write")) {
+		rw16(it, buf[0] == 'r' ? 0x88 : 0x8a, lba, (uint32_t)blocks);
+		if (it->bs && !rw_length(it, it->bs))
+			return false;
 	} else if (!strcmp(buf, "tur")) {
 		it->cdb_len = 6;
 	} else if (!strcmp(buf, "inquiry")) {
@@ -352,6 +413,15 @@ static void tmf_cb(struct iscsi_context *iscsi, int status, void *data, void *pr
 	else
 		it->tmf_resp = 0xff;
 	it->t_done = now();
+}
+
+/* Completion of the logout. */
+static void logout_cb(struct iscsi_context *iscsi, int status, void *data, void *priv)
+{
+	(void)iscsi;
+	(void)status;
+	(void)data;
+	*(bool *)priv = true;
 }
 
 /* Name of an RFC 7143 11.6.1 TMF response. */
@@ -466,6 +536,30 @@ static bool answered(const struct item *it)
 	return it->done && it->task && (unsigned)it->status < 0x0f000000u;
 }
 
+/*
+ * The data-in bytes that count: what arrived, at most the allocation length
+ * (in_len) and, with an underflow, at most in_len less the residual. *sent:
+ * what arrived (more than in_len: the target overran the allocation length).
+ */
+static size_t received(const struct scsi_task *t, uint32_t in_len, size_t *sent)
+{
+	size_t n = t->datain.size > 0 ? (size_t)t->datain.size : 0;
+
+	*sent = n;
+	if (n > in_len)
+		n = in_len;
+	if (t->residual_status == SCSI_RESIDUAL_UNDERFLOW && t->residual <= in_len &&
+	    n > in_len - t->residual)
+		n = in_len - t->residual;
+	return n;
+}
+
+/* True for a status that ends a command well (GOOD, CONDITION MET; SAM-5 5.3). */
+static bool status_good(int status)
+{
+	return status == SCSI_STATUS_GOOD || status == SCSI_STATUS_CONDITION_MET;
+}
+
 /* Prints one item's outcome. */
 static void report(const struct item *it, const struct send_opts *o)
 {
@@ -501,10 +595,14 @@ static void report(const struct item *it, const struct send_opts *o)
 	const char *st = NULL;
 	char sense_text[128] = "";
 
-	if (answered(it))
+	size_t got = 0, sent = 0;
+
+	if (answered(it)) {
 		decode_sense(t, &s);
-	if (answered(it))
 		st = fl_status_name((uint8_t)t->status);
+		if (status_good(t->status))
+			got = received(t, it->in_len, &sent);
+	}
 	if (s.valid)
 		fl_sense_text(s.key, s.asc, s.ascq, sense_text, sizeof(sense_text));
 	if (o->json) {
@@ -531,15 +629,18 @@ static void report(const struct item *it, const struct send_opts *o)
 				fprintf(out, "%s%02x", i ? " " : "", s.raw[i]);
 			fputs("\"}", out);
 		}
-		fprintf(out, ", \"residual\": %zu, \"data_in\": %d, \"ms\": %.3f",
-			t->residual_status ? t->residual : 0,
-			t->status == SCSI_STATUS_GOOD ? t->datain.size : 0, ms);
-		if (o->hex && t->status == SCSI_STATUS_GOOD && t->datain.size > 0) {
+		fprintf(out, ", \"residual\": %zu, \"data_in\": %zu, \"ms\": %.3f",
+			t->residual_status ? t->residual : 0, got, ms);
+		if (sent > it->in_len)
+			fprintf(out, ", \"overrun\": %zu", sent);
+		if (o->hex && got > 0) {
 			fputs(", \"data\": \"", out);
-			for (int i = 0; i < t->datain.size; i++)
+			for (size_t i = 0; i < got; i++)
 				fprintf(out, "%02x", t->datain.data[i]);
 			fputc('"', out);
 		}
+		if (status_good(t->status) && t->xfer_dir == SCSI_XFER_READ)
+			fl_decode(out, true, it->cdb, it->cdb_len, t->datain.data, got);
 		fputs("}\n", out);
 		return;
 	}
@@ -558,15 +659,20 @@ static void report(const struct item *it, const struct send_opts *o)
 		printf(", residual %zu (underflow)", t->residual);
 	else if (t->residual_status == SCSI_RESIDUAL_OVERFLOW)
 		printf(", residual %zu (overflow)", t->residual);
-	if (t->status == SCSI_STATUS_GOOD && t->datain.size)
-		printf(", %d bytes in", t->datain.size);
+	if (got)
+		printf(", %zu bytes in", got);
+	if (sent > it->in_len)
+		printf(" (the target sent %zu: overrun of the allocation length %u)", sent,
+		       it->in_len);
 	printf(", %.3f ms\n", ms);
 	if (s.valid && o->hex) {
 		printf("  sense:\n");
 		hexdump(out, s.raw, s.len);
 	}
-	if (o->hex && t->status == SCSI_STATUS_GOOD && t->datain.size > 0)
-		hexdump(out, t->datain.data, (size_t)t->datain.size);
+	if (answered(it) && status_good(t->status) && t->xfer_dir == SCSI_XFER_READ)
+		fl_decode(out, false, it->cdb, it->cdb_len, t->datain.data, got);
+	if (o->hex && got > 0)
+		hexdump(out, t->datain.data, got);
 }
 
 /* Sends one SCSI item. */
@@ -606,41 +712,238 @@ static int send_scsi(struct item *it)
 	return 0;
 }
 
-/* Reads the block size of the URL's LUN (READ CAPACITY(10)), 512 if that fails. */
-static uint32_t block_size(void)
+/*
+ * The block size of lun for read and write items: READ CAPACITY(10), asked
+ * once per LUN (up to three times while it ends in CHECK CONDITION, as a
+ * pending unit attention does). An answer other than GOOD is printed on
+ * stderr (a unit attention it took is shown, not lost). 512 when no GOOD
+ * answer came; 0 (with a message) when the target's block size is out of
+ * SEND_BS_MIN..SEND_BS_MAX or not a power of two.
+ */
+static uint32_t block_size(int lun, const struct send_opts *o)
 {
-	struct item it = {.lun = url_lun, .cdb = {0x25}, .cdb_len = 10, .in_len = 8};
 	uint32_t bs = 512;
 
+	if (lun_bs[lun & 255])
+		return lun_bs[lun & 255] == 1 ? 0 : lun_bs[lun & 255];
 	for (int i = 0; i < 3; i++) {
-		it.done = false;
-		if (send_scsi(&it) || !ini_wait(ctx, &it.done, 5000))
+		struct item *it = calloc(1, sizeof(*it));
+		bool good = false, ans;
+
+		if (!it)
 			break;
-		if (it.task->status == SCSI_STATUS_GOOD && it.task->datain.size >= 8) {
-			bs = fl_get_be32(it.task->datain.data + 4);
-			i = 3;
+		*it = (struct item){.text = "block size (READ CAPACITY(10))",
+				    .name = "block-size",
+				    .lun = lun,
+				    .cdb = {0x25},
+				    .cdb_len = 10,
+				    .in_len = 8};
+		if (send_scsi(it)) {
+			free(it);
+			break;
 		}
-		scsi_free_scsi_task(it.task);
-		it.task = NULL;
+		if (!ini_wait(ctx, &it->done, o->timeout_ms)) {
+			fprintf(stderr, "faultlun send: LUN %d: %s: no answer\n", lun, it->text);
+			stale_items[nstale++] = it; /* libiscsi still holds its task */
+			break;
+		}
+		ans = answered(it);
+		if (ans && status_good(it->task->status)) {
+			size_t sent;
+			if (received(it->task, 8, &sent) >= 8) {
+				uint32_t v = fl_get_be32(it->task->datain.data + 4);
+				good = true;
+				if (!bs_ok(v)) {
+					fprintf(stderr,
+						"faultlun send: LUN %d: the target's block size %u is "
+						"out of range (a power of two, %u to %u)\n",
+						lun, v, SEND_BS_MIN, SEND_BS_MAX);
+					bs = 0;
+				} else {
+					bs = v;
+				}
+			}
+		}
+		bool ua = false;
+		if (!good) {
+			struct sense sn;
+			char text[128] = "";
+
+			if (ans)
+				decode_sense(it->task, &sn);
+			else
+				memset(&sn, 0, sizeof(sn));
+			if (sn.valid)
+				fl_sense_text(sn.key, sn.asc, sn.ascq, text, sizeof(text));
+			ua = sn.valid && sn.key == SCSI_SENSE_UNIT_ATTENTION;
+			fprintf(stderr, "faultlun send: LUN %d: %s: %s%s%s\n", lun, it->text,
+				ans ? fl_status_name((uint8_t)it->task->status) : "no answer",
+				sn.valid ? ", sense " : "", text);
+		}
+		scsi_free_scsi_task(it->task);
+		free(it);
+		if (!ua)
+			break;
 	}
-	return bs ? bs : 512;
+	lun_bs[lun & 255] = bs ? bs : 1;
+	return bs;
+}
+
+/* The exit status an item's outcome asks for (SEND_OK when it went well). */
+static int item_rc(const struct item *it, const struct send_opts *o)
+{
+	if (it->kind == IT_SLEEP)
+		return SEND_OK;
+	if (!it->done)
+		return SEND_NO_ANSWER; /* not sent, or no answer */
+	if (it->kind == IT_TMF)
+		return it->status == SCSI_STATUS_GOOD ? SEND_OK : SEND_NO_ANSWER;
+	if (!answered(it))
+		return SEND_NO_ANSWER; /* the session failed */
+	return status_good(it->task->status) || o->ignore_status ? SEND_OK : SEND_STATUS;
+}
+
+/* The worse of two exit statuses (no answer over a bad status over success). */
+static int worse(int a, int b)
+{
+	static const int rank[] = {[SEND_OK] = 0, [SEND_STATUS] = 1, [SEND_USAGE] = 3,
+				   [SEND_NO_ANSWER] = 2};
+	return rank[b] > rank[a] ? b : a;
+}
+
+/* Logs out within ms at most (a target that never answers must not hold send). */
+static void logout(int ms)
+{
+	bool done = false;
+
+	if (!iscsi_is_logged_in(ctx))
+		return;
+	if (iscsi_logout_async(ctx, logout_cb, &done))
+		return;
+	if (!ini_wait(ctx, &done, ms))
+		fprintf(stderr, "faultlun send: no answer to the logout within %d ms\n", ms);
+}
+
+/* --clear-ua: the unit attentions of every LUN the items address, cleared. */
+static int clear_uas(struct item *items, int n, const struct send_opts *o)
+{
+	bool seen[256] = {false};
+
+	for (int i = 0; i < n; i++) {
+		int lun = items[i].lun < 0 ? url_lun : items[i].lun;
+
+		if (items[i].kind != IT_SCSI || seen[lun & 255])
+			continue;
+		seen[lun & 255] = true;
+		if (ini_clear_ua(ctx, lun, o->timeout_ms, "faultlun send") < 0) {
+			fprintf(stderr, "faultlun send: LUN %d: no answer to TEST UNIT READY\n", lun);
+			return SEND_NO_ANSWER;
+		}
+	}
+	return SEND_OK;
+}
+
+/* Sends the items in order and waits for each; the exit status. */
+static int run_items(struct item *items, int n, const struct send_opts *o)
+{
+	int rc = SEND_OK, last_scsi = 0;
+
+	/*
+	 * read/write lengths in the LUN's own blocks, asked before the first item
+	 * (asked later, the question would take a unit attention that an item
+	 * between, e.g. a sleep, let the target establish)
+	 */
+	for (int i = 0; i < n; i++) {
+		struct item *it = &items[i];
+
+		if (it->lun < 0)
+			it->lun = url_lun;
+		if (it->rw && !it->bs) {
+			uint32_t bs = block_size(it->lun, o);
+
+			if (!bs)
+				return SEND_NO_ANSWER;
+			if (!rw_length(it, bs))
+				return SEND_USAGE;
+		}
+	}
+	for (int i = 0; i < n; i++) {
+		struct item *it = &items[i];
+
+		if (it->kind == IT_SLEEP) {
+			ini_wait(ctx, NULL, it->ms);
+			report(it, o);
+			continue;
+		}
+		if (it->kind == IT_TMF) {
+			const struct item *target = it->abort_of ? &items[it->abort_of - 1]
+						    : last_scsi	 ? &items[last_scsi - 1]
+								 : NULL;
+			struct scsi_task *tt =
+			    it->tmf == ISCSI_TM_ABORT_TASK && target ? target->task : NULL;
+
+			it->t_sent = now();
+			it->sent = true;
+			if (iscsi_task_mgmt_async(ctx, it->lun, (enum iscsi_task_mgmt_funcs)it->tmf,
+						  tt ? tt->itt : 0xffffffff, tt ? tt->cmdsn : 0,
+						  tmf_cb, it)) {
+				fprintf(stderr, "faultlun send: %s: %s\n", it->text,
+					iscsi_get_error(ctx));
+				return worse(rc, SEND_NO_ANSWER);
+			}
+		} else {
+			if (send_scsi(it)) {
+				fprintf(stderr, "faultlun send: %s: %s\n", it->text,
+					iscsi_get_error(ctx));
+				return worse(rc, SEND_NO_ANSWER);
+			}
+			last_scsi = it->n;
+			if (it->nowait)
+				continue;
+		}
+		ini_wait(ctx, &it->done, o->timeout_ms);
+		/* answers to earlier nowait items that came meanwhile, in order */
+		for (int k = 0; k < i; k++)
+			if (items[k].nowait && items[k].done && items[k].sent) {
+				report(&items[k], o);
+				rc = worse(rc, item_rc(&items[k], o));
+				items[k].sent = false;
+			}
+		report(it, o);
+		rc = worse(rc, item_rc(it, o));
+	}
+	/* nowait items still open: wait for them once more, then report */
+	for (int i = 0; i < n; i++) {
+		if (!items[i].nowait || !items[i].sent)
+			continue;
+		ini_wait(ctx, &items[i].done, o->timeout_ms);
+		report(&items[i], o);
+		rc = worse(rc, item_rc(&items[i], o));
+	}
+	return rc;
 }
 
 /* `faultlun send`. */
 int cmd_send(int argc, char **argv)
 {
 	static const struct option longopts[] = {
-	    {"hex", no_argument, NULL, 'x'},	       {"json", no_argument, NULL, 'j'},
-	    {"timeout", required_argument, NULL, 't'}, {"help", no_argument, NULL, 'h'},
-	    {"version", no_argument, NULL, 'V'},       {NULL, 0, NULL, 0},
+	    {"hex", no_argument, NULL, 'x'},
+	    {"json", no_argument, NULL, 'j'},
+	    {"timeout", required_argument, NULL, 't'},
+	    {"ignore-status", no_argument, NULL, 'i'},
+	    {"clear-ua", no_argument, NULL, 'u'},
+	    {"help", no_argument, NULL, 'h'},
+	    {"version", no_argument, NULL, 'V'},
+	    {NULL, 0, NULL, 0},
 	};
 	struct send_opts o = {.timeout_ms = 30000};
 	struct item *items;
-	int c, n, rc = 0, last_scsi = 0;
+	int c, n, rc;
 	uint64_t v;
 
+	/* options anywhere: before, between or after the URL and the items */
 	optind = 0;
-	while ((c = cli_getopt("send", argc, argv, "+xjt:hV", longopts)) != -1) {
+	while ((c = cli_getopt("send", argc, argv, "xjt:iuhV", longopts)) != -1) {
 		switch (c) {
 		case 'x':
 			o.hex = true;
@@ -650,8 +953,14 @@ int cmd_send(int argc, char **argv)
 			break;
 		case 't':
 			if (cli_opt_uint("send", "--timeout", optarg, 1, 86400, &v))
-				return 2;
+				return SEND_USAGE;
 			o.timeout_ms = (int)v * 1000;
+			break;
+		case 'i':
+			o.ignore_status = true;
+			break;
+		case 'u':
+			o.clear_ua = true;
 			break;
 		case 'V':
 			cli_print_version(stdout);
@@ -661,116 +970,65 @@ int cmd_send(int argc, char **argv)
 			return 0;
 		default:
 			cli_try_help("send");
-			return 2;
+			return SEND_USAGE;
 		}
 	}
 	if (argc - optind < 2) {
 		fprintf(stderr, "faultlun send: give a URL and at least one item\n");
 		send_usage(stderr);
-		return 2;
+		return SEND_USAGE;
 	}
 	if (strncmp(argv[optind], "iscsi://", 8)) {
 		fprintf(stderr, "faultlun send: '%s' is not an iscsi://HOST[:PORT]/IQN/LUN URL\n",
 			argv[optind]);
-		return 2;
+		return SEND_USAGE;
 	}
 	n = argc - optind - 1;
 	items = calloc((size_t)n, sizeof(*items));
 	if (!items)
-		return 2;
-	/* Items are checked before anything is sent (the block size is 512 until then). */
+		return SEND_USAGE;
+	/* Items are checked before anything is sent. */
 	for (int i = 0; i < n; i++) {
 		items[i].n = i + 1;
-		if (!parse_item(argv[optind + 1 + i], &items[i], 512)) {
+		if (!parse_item(argv[optind + 1 + i], &items[i])) {
 			free(items);
-			return 2;
+			return SEND_USAGE;
 		}
 		if (items[i].kind == IT_TMF && items[i].tmf == ISCSI_TM_ABORT_TASK &&
 		    items[i].abort_of >= i + 1) {
 			fprintf(stderr, "faultlun send: '%s': item %d comes later\n", items[i].text,
 				items[i].abort_of);
 			free(items);
-			return 2;
+			return SEND_USAGE;
 		}
 	}
 	ctx = ini_login(argv[optind], "iqn.2026-12.org.faultlun:send", &url_lun, o.timeout_ms);
 	if (!ctx) {
 		free(items);
-		return 2;
+		return SEND_USAGE;
 	}
-	uint32_t bs = block_size();
-	for (int i = 0; i < n; i++) {
-		struct item *it = &items[i];
-
-		/* read/write lengths in the LUN's own blocks, now that it is known */
-		if (it->kind == IT_SCSI && (it->cdb[0] == 0x88 || it->cdb[0] == 0x8a) &&
-		    it->cdb_len == 16 && strcmp(it->name, "raw")) {
-			uint32_t blocks = fl_get_be32(it->cdb + 10);
-
-			it->in_len = it->cdb[0] == 0x88 ? blocks * bs : 0;
-			it->out_len = it->cdb[0] == 0x8a ? blocks * bs : 0;
-		}
-		if (it->kind == IT_SLEEP) {
-			ini_wait(ctx, NULL, it->ms);
-			report(it, &o);
-			continue;
-		}
-		if (it->kind == IT_TMF) {
-			const struct item *target =
-			    it->abort_of ? &items[it->abort_of - 1]
-			    : last_scsi  ? &items[last_scsi - 1]
-					 : NULL;
-			struct scsi_task *tt = it->tmf == ISCSI_TM_ABORT_TASK && target ? target->task
-										      : NULL;
-
-			it->t_sent = now();
-			it->sent = true;
-			if (iscsi_task_mgmt_async(ctx, it->lun, (enum iscsi_task_mgmt_funcs)it->tmf,
-						  tt ? tt->itt : 0xffffffff, tt ? tt->cmdsn : 0,
-						  tmf_cb, it)) {
-				fprintf(stderr, "faultlun send: %s: %s\n", it->text,
-					iscsi_get_error(ctx));
-				rc = 1;
-				break;
-			}
-		} else {
-			if (send_scsi(it)) {
-				fprintf(stderr, "faultlun send: %s: %s\n", it->text,
-					iscsi_get_error(ctx));
-				rc = 1;
-				break;
-			}
-			last_scsi = it->n;
-			if (it->nowait)
-				continue;
-		}
-		ini_wait(ctx, &it->done, o.timeout_ms);
-		/* answers to earlier nowait items that came meanwhile, in order */
-		for (int k = 0; k < i; k++)
-			if (items[k].nowait && items[k].done && items[k].sent) {
-				report(&items[k], &o);
-				items[k].sent = false;
-			}
-		report(it, &o);
-		if (!it->done)
-			rc = 1;
-	}
-	/* nowait items still open: wait for them once more, then report */
-	for (int i = 0; i < n; i++) {
-		if (!items[i].nowait || !items[i].sent)
-			continue;
-		ini_wait(ctx, &items[i].done, o.timeout_ms);
-		report(&items[i], &o);
-		if (!items[i].done)
-			rc = 1;
-	}
-	iscsi_logout_sync(ctx);
+	memset(lun_bs, 0, sizeof(lun_bs));
+	rc = SEND_OK;
+	if (o.clear_ua)
+		rc = clear_uas(items, n, &o);
+	if (rc == SEND_OK)
+		rc = run_items(items, n, &o);
+	logout(o.timeout_ms < 5000 ? o.timeout_ms : 5000);
+	/* cancels what libiscsi still holds: their callbacks mark the items done */
 	iscsi_destroy_context(ctx);
+	ctx = NULL;
 	for (int i = 0; i < n; i++) {
 		if (items[i].task && items[i].done)
 			scsi_free_scsi_task(items[i].task);
 		free(items[i].out_buf);
 	}
+	for (size_t i = 0; i < nstale; i++) {
+		if (stale_items[i]->done)
+			scsi_free_scsi_task(stale_items[i]->task);
+		free(stale_items[i]->out_buf);
+		free(stale_items[i]);
+	}
+	nstale = 0;
 	free(items);
 	return rc;
 }

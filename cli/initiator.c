@@ -7,11 +7,16 @@
  */
 #include "initiator.h"
 
+#include "fl_check.h"
+
 #include <iscsi/scsi-lowlevel.h>
 
+#include <ctype.h>
 #include <errno.h>
 #include <poll.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 /*
@@ -66,14 +71,26 @@ static void login_done(struct iscsi_context *ctx, int status, void *data, void *
 	login_state.status = status;
 }
 
-/* The login's TEST UNIT READY ended: its task is freed here. */
-static void tur_done(struct iscsi_context *ctx, int status, void *data, void *tag)
+/*
+ * Why the TCP connection failed, in plain words ("connection refused"):
+ * libiscsi reports it as "socket error Connection refused(111) while
+ * connecting" and then overwrites that with its reconnect's complaint.
+ */
+static char connect_why[128];
+
+/* Keeps the reason of a failed TCP connect from libiscsi's message. */
+static void note_connect_error(struct iscsi_context *ctx)
 {
-	(void)ctx;
-	(void)status;
-	scsi_free_scsi_task(data);
-	if ((uintptr_t)tag == login_state.tag)
-		login_state.done = true;
+	const char *e = iscsi_get_error(ctx);
+	const char *p = e ? strrchr(e, '(') : NULL;
+	long err = p ? strtol(p + 1, NULL, 10) : 0;
+
+	if (err > 0 && err < 4096) {
+		snprintf(connect_why, sizeof(connect_why), "%s", strerror((int)err));
+		connect_why[0] = (char)tolower((unsigned char)connect_why[0]);
+	} else {
+		snprintf(connect_why, sizeof(connect_why), "%s", e ? e : "cannot connect");
+	}
 }
 
 /* The TCP connection is up (or failed): the login follows on it. */
@@ -82,69 +99,52 @@ static void connect_done(struct iscsi_context *ctx, int status, void *data, void
 	(void)data;
 	if ((uintptr_t)tag != login_state.tag)
 		return;
-	if (status || iscsi_login_async(ctx, login_done, tag)) {
+	if (status) {
+		note_connect_error(ctx);
+		login_state.done = true;
+		login_state.status = -1;
+		return;
+	}
+	if (iscsi_login_async(ctx, login_done, tag)) {
 		login_state.done = true;
 		login_state.status = -1;
 	}
 }
 
-/* Connects and logs in within ms (libiscsi's full connect). */
+/*
+ * Connects and logs in within ms: a connection, then the Login Phase, and
+ * nothing else (libiscsi's full connect would send a TEST UNIT READY after
+ * the login, firing scenario rules and taking a pending unit attention that
+ * the caller never sees).
+ *
+ * libiscsi renews a failed session with the portal and LUN that its full
+ * connect records; a plain connect records neither. So, once the
+ * connection is under way, iscsi_full_connect_async is called too: it records
+ * them and then gives up at once, as a context that is already connecting
+ * refuses a second connect (libiscsi 1.19 lib/connect.c, lib/socket.c), and
+ * sends nothing.
+ */
 bool ini_connect(struct iscsi_context *ctx, const struct iscsi_url *u, int ms)
 {
 	login_state.tag++;
 	login_state.done = false;
 	login_state.status = -1;
-	if (iscsi_full_connect_async(ctx, u->portal, u->lun, login_done, (void *)login_state.tag))
+	connect_why[0] = 0;
+	if (iscsi_connect_async(ctx, u->portal, connect_done, (void *)login_state.tag)) {
+		note_connect_error(ctx);
 		return false;
+	}
+	(void)iscsi_full_connect_async(ctx, u->portal, u->lun, login_done, NULL);
 	if (!ini_wait(ctx, &login_state.done, ms)) {
 		login_state.tag++; /* a late answer is not this login's */
 		fprintf(stderr, "no login answer within %d ms\n", ms);
 		return false;
 	}
-	/*
-	 * libiscsi's full connect ends with a TEST UNIT READY and reports its
-	 * failure; a session that did log in is still a session: a path in ALUA
-	 * standby or unavailable answers TUR with NOT READY 04/0B, 04/0C (SPC-4
-	 * r37 5.15.2.4.4) and serves INQUIRY and REPORT TARGET PORT GROUPS.
-	 */
-	return login_state.status == SCSI_STATUS_GOOD || iscsi_is_logged_in(ctx);
+	return login_state.status == SCSI_STATUS_GOOD && iscsi_is_logged_in(ctx);
 }
 
-/*
- * ini_connect in two steps of libiscsi's, a connection and then a login,
- * followed by one TEST UNIT READY as the full connect does. libiscsi's full
- * connect leaks its own state when the target closes the connection during
- * the login, and its reconnect cannot renew a context logged in this way: the
- * caller renews it with a new login.
- */
-static bool connect_plain(struct iscsi_context *ctx, const struct iscsi_url *u, int ms)
-{
-	login_state.tag++;
-	login_state.done = false;
-	login_state.status = -1;
-	if (iscsi_connect_async(ctx, u->portal, connect_done, (void *)login_state.tag))
-		return false;
-	if (!ini_wait(ctx, &login_state.done, ms)) {
-		login_state.tag++; /* a late answer is not this login's */
-		fprintf(stderr, "no login answer within %d ms\n", ms);
-		return false;
-	}
-	if (login_state.status != SCSI_STATUS_GOOD || !iscsi_is_logged_in(ctx))
-		return false;
-	/* Any answer will do (see ini_connect); none is a dead session. */
-	login_state.done = false;
-	if (!iscsi_testunitready_task(ctx, u->lun, tur_done, (void *)login_state.tag))
-		return false;
-	if (!ini_wait(ctx, &login_state.done, ms)) {
-		login_state.tag++;
-		fprintf(stderr, "logged in, but no answer to TEST UNIT READY within %d ms\n", ms);
-		return false;
-	}
-	return true;
-}
-
-static struct iscsi_context *login_url(const char *url, const char *iname, int *lun, int ms,
-				       bool plain)
+/* A logged-in context for url (no command sent), or NULL with a message. */
+static struct iscsi_context *login_url(const char *url, const char *iname, int *lun, int ms)
 {
 	struct iscsi_url *u;
 	struct iscsi_context *ctx = ini_context(url, iname, &u);
@@ -152,10 +152,16 @@ static struct iscsi_context *login_url(const char *url, const char *iname, int *
 		return NULL;
 	if (lun)
 		*lun = u->lun;
-	bool ok = plain ? connect_plain(ctx, u, ms) : ini_connect(ctx, u, ms);
+	bool ok = ini_connect(ctx, u, ms);
+	if (!ok) {
+		if (connect_why[0])
+			fprintf(stderr, "%s: %s\n", connect_why, u->portal);
+		else
+			fprintf(stderr, "login of %s to %s failed: %s\n", iname, u->portal,
+				iscsi_get_error(ctx));
+	}
 	iscsi_destroy_url(u);
 	if (!ok) {
-		fprintf(stderr, "login of %s failed: %s\n", iname, iscsi_get_error(ctx));
 		iscsi_destroy_context(ctx);
 		return NULL;
 	}
@@ -165,13 +171,63 @@ static struct iscsi_context *login_url(const char *url, const char *iname, int *
 /* A logged-in context for url, or NULL. */
 struct iscsi_context *ini_login(const char *url, const char *iname, int *lun, int ms)
 {
-	return login_url(url, iname, lun, ms, false);
+	return login_url(url, iname, lun, ms);
 }
 
-/* ini_login through connect_plain: for a session that replaces a failed one. */
+/* ini_login, kept for the callers that replace a failed session. */
 struct iscsi_context *ini_login_plain(const char *url, const char *iname, int ms)
 {
-	return login_url(url, iname, NULL, ms, true);
+	return login_url(url, iname, NULL, ms);
+}
+
+/* One TEST UNIT READY of ini_clear_ua: its answer (the task stays with the caller). */
+struct tur_wait {
+	bool done;
+	int status;
+};
+
+/* Completion of ini_clear_ua's TEST UNIT READY. */
+static void tur_done(struct iscsi_context *ctx, int status, void *data, void *priv)
+{
+	struct tur_wait *w = priv;
+
+	(void)ctx;
+	(void)data;
+	w->done = true;
+	w->status = status;
+}
+
+/* TEST UNIT READY until no unit attention is left (at most 8). */
+int ini_clear_ua(struct iscsi_context *ctx, int lun, int ms, const char *who)
+{
+	int cleared = 0;
+
+	for (int i = 0; i < 8; i++) {
+		/* on the heap: a late answer after a timeout still writes to it */
+		struct tur_wait *w = calloc(1, sizeof(*w));
+		struct scsi_task *t = w ? iscsi_testunitready_task(ctx, lun, tur_done, w) : NULL;
+		if (!t) {
+			free(w);
+			return -1;
+		}
+		if (!ini_wait(ctx, &w->done, ms))
+			return -1; /* libiscsi holds t and w until the context goes */
+		bool ua = t->status == SCSI_STATUS_CHECK_CONDITION &&
+			  t->sense.key == SCSI_SENSE_UNIT_ATTENTION;
+		if (ua && who) {
+			char text[128];
+			fl_sense_text((uint8_t)t->sense.key, (uint8_t)(t->sense.ascq >> 8),
+				      (uint8_t)(t->sense.ascq & 0xff), text, sizeof(text));
+			fprintf(stderr, "%s: LUN %d: unit attention cleared: %s\n", who, lun, text);
+		}
+		bool answered = w->status != SCSI_STATUS_CANCELLED && w->status != SCSI_STATUS_ERROR;
+		scsi_free_scsi_task(t);
+		free(w);
+		if (!ua)
+			return answered ? cleared : -1;
+		cleared++;
+	}
+	return cleared;
 }
 
 /* Services ctx until *done or ms pass. */

@@ -25,25 +25,36 @@ int64_t ini_now_ms(void);
 struct iscsi_context *ini_context(const char *url, const char *iname, struct iscsi_url **u);
 
 /*
- * Connects ctx to u's portal and logs in to u's LUN, within ms: true on
- * success. On failure iscsi_get_error(ctx) says why (a timeout is reported
- * on stderr); a late answer to this login is ignored, so the caller may
- * destroy ctx at any time.
+ * Connects ctx to u's portal and logs in, within ms: true on success. Sends
+ * nothing after the login (no TEST UNIT READY: a pending unit attention and
+ * the scenario rules are left to the caller's first command); u's LUN is
+ * recorded for libiscsi's session renewal. On failure iscsi_get_error(ctx)
+ * says why (a timeout is reported on stderr); a late answer to this login is
+ * ignored, so the caller may destroy ctx at any time.
  */
 bool ini_connect(struct iscsi_context *ctx, const struct iscsi_url *u, int ms);
 
 /*
  * ini_context + ini_connect: a logged-in context, or NULL with a message
- * on stderr (the context destroyed). *lun (if not NULL): the URL's LUN.
+ * on stderr (the context destroyed; a failed TCP connect in plain words,
+ * "connection refused: 127.0.0.1:3261"). *lun (if not NULL): the URL's LUN.
  */
 struct iscsi_context *ini_login(const char *url, const char *iname, int *lun, int ms);
 
 /*
- * ini_login without libiscsi's full connect: no leak when the target refuses
- * the login by closing the connection, but libiscsi cannot reconnect such a
- * context itself (a caller replaces it with a new login).
+ * The same login as ini_login (kept for the callers that renew a failed
+ * session with a new login).
  */
 struct iscsi_context *ini_login_plain(const char *url, const char *iname, int ms);
+
+/*
+ * Clears the unit attentions pending for lun, for a caller that asks for it
+ * (the login sends nothing): TEST UNIT READY until one ends in something
+ * other than UNIT ATTENTION, at most 8 times, each waited for at most ms.
+ * Each unit attention cleared is printed on stderr after "who: " when who is
+ * not NULL. The number cleared, or -1 when a TEST UNIT READY got no answer.
+ */
+int ini_clear_ua(struct iscsi_context *ctx, int lun, int ms, const char *who);
 
 /*
  * Services ctx until *done is true or ms pass: true if *done. With done NULL,

@@ -214,6 +214,7 @@ static void check_readwrite(void)
 			iscsi_destroy_context(ctx);
 			return;
 		}
+		ini_clear_ua(ctx, lun, 10000, NULL); /* the login sends nothing */
 		/* 1 MiB + 1 block: several R2Ts, several Data-In sequences. */
 		const uint32_t blocks = 2049;
 		size_t len = (size_t)blocks * 512;

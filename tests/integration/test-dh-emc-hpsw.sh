@@ -48,9 +48,9 @@ short='raw:15 10 00 00 08 00,data=0000000022028'1ff
 
 # --- EMC CLARiiON / VNX ---
 serve "$scen/dh-emc-not-owned.json"
-"$fl" send --json -x "$A" inquiry inquiry:vpd=0xc0 inquiry:vpd=0 > "$tmp/a.json" ||
+"$fl" send -u --json -x "$A" inquiry inquiry:vpd=0xc0 inquiry:vpd=0 > "$tmp/a.json" ||
 	fail "send through A"
-"$fl" send --json -x "$B" inquiry:vpd=0xc0 > "$tmp/b.json" || fail "send through B"
+"$fl" send -u --json -x "$B" inquiry:vpd=0xc0 > "$tmp/b.json" || fail "send through B"
 python3 - "$tmp/a.json" "$tmp/b.json" <<'PY' || exit 1
 import json, sys
 
@@ -71,47 +71,47 @@ pages = bytes.fromhex(a[2]["data"])
 assert 0xC0 in pages[4:4 + pages[3]], pages
 print("emc: identity, extended INQUIRY, VPD C0h per port: ok")
 PY
-"$fl" send "$A" read > "$tmp/r1" 2>&1
+"$fl" send -u "$A" read > "$tmp/r1" 2>&1
 expect "$tmp/r1" 1 GOOD
-"$fl" send "$B" read tur > "$tmp/r2" 2>&1
+"$fl" send -u "$B" read tur > "$tmp/r2" 2>&1
 expect "$tmp/r2" 1 'CHECK_CONDITION, sense NOT_READY/.*(04/03)'
 expect "$tmp/r2" 2 'CHECK_CONDITION, sense NOT_READY/.*(04/03)'
-"$fl" send "$B" "$long" read > "$tmp/r3" 2>&1
+"$fl" send -u "$B" "$long" read > "$tmp/r3" 2>&1
 expect "$tmp/r3" 1 GOOD
 expect "$tmp/r3" 2 GOOD
-"$fl" send "$A" read > "$tmp/r4" 2>&1
+"$fl" send -u "$A" read > "$tmp/r4" 2>&1
 expect "$tmp/r4" 1 'CHECK_CONDITION, sense NOT_READY/.*(04/03)'
-"$fl" send --json -x "$B" inquiry:vpd=0xc0 > "$tmp/c0b.json"
+"$fl" send -u --json -x "$B" inquiry:vpd=0xc0 > "$tmp/c0b.json"
 python3 -c '
 import json, sys
 c = bytes.fromhex([json.loads(l) for l in open(sys.argv[1]) if l.startswith("{")][0]["data"])
 assert (c[4], c[5], c[8]) == (2, 0, 1), c[:16]
 ' "$tmp/c0b.json" || fail "VPD C0h through B after the trespass"
-"$fl" send "$A" "$short" read > "$tmp/r5" 2>&1
+"$fl" send -u "$A" "$short" read > "$tmp/r5" 2>&1
 expect "$tmp/r5" 1 GOOD
 expect "$tmp/r5" 2 GOOD
 "$fl" ctl "$tmp/ctl" act 0 '{"owner": 2}' > /dev/null || fail "ctl act owner"
-"$fl" send "$A" read > "$tmp/r6" 2>&1
+"$fl" send -u "$A" read > "$tmp/r6" 2>&1
 expect "$tmp/r6" 1 'CHECK_CONDITION, sense NOT_READY/.*(04/03)'
-"$fl" send "$B" read > "$tmp/r7" 2>&1
+"$fl" send -u "$B" read > "$tmp/r7" 2>&1
 expect "$tmp/r7" 1 GOOD
 echo "emc: 04/03 on the peer SP, long and short trespass, owner action: ok"
 
 # --- HP active/passive ---
 serve "$scen/dh-hpsw-failover.json"
-"$fl" send "$A" tur read > "$tmp/h1" 2>&1
+"$fl" send -u "$A" tur read > "$tmp/h1" 2>&1
 expect "$tmp/h1" 1 GOOD
 expect "$tmp/h1" 2 GOOD
-"$fl" send "$B" tur read inquiry:vpd=0x80 readcap > "$tmp/h2" 2>&1
+"$fl" send -u "$B" tur read inquiry:vpd=0x80 readcap > "$tmp/h2" 2>&1
 expect "$tmp/h2" 1 'CHECK_CONDITION, sense NOT_READY/.*(04/02)'
 expect "$tmp/h2" 2 'CHECK_CONDITION, sense NOT_READY/.*(04/02)'
 expect "$tmp/h2" 3 GOOD
 expect "$tmp/h2" 4 GOOD
-"$fl" send "$B" 'raw:1b 00 00 00 01 00' tur read > "$tmp/h3" 2>&1
+"$fl" send -u "$B" 'raw:1b 00 00 00 01 00' tur read > "$tmp/h3" 2>&1
 expect "$tmp/h3" 1 GOOD
 expect "$tmp/h3" 2 GOOD
 expect "$tmp/h3" 3 GOOD
-"$fl" send "$A" tur > "$tmp/h4" 2>&1
+"$fl" send -u "$A" tur > "$tmp/h4" 2>&1
 expect "$tmp/h4" 1 'CHECK_CONDITION, sense NOT_READY/.*(04/02)'
 echo "hp_sw: 04/02 on the passive controller, START STOP UNIT activates: ok"
 echo ok

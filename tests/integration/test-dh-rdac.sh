@@ -43,7 +43,7 @@ expect() {
 
 # C9h through URL $1: prints "CVP PRIO" (byte 8 bit 0, byte 9).
 c9() {
-	"$fl" send --json -x "$1" inquiry:vpd=0xc9 > "$tmp/c9.json" || fail "C9h through $1"
+	"$fl" send -u --json -x "$1" inquiry:vpd=0xc9 > "$tmp/c9.json" || fail "C9h through $1"
 	python3 -c '
 import json, sys
 c = bytes.fromhex([json.loads(l) for l in open(sys.argv[1]) if l.startswith("{")][0]["data"])
@@ -52,9 +52,9 @@ print(c[8] & 1, c[9] & 15)
 ' "$tmp/c9.json"
 }
 
-"$fl" send --json -x "$A" inquiry inquiry:vpd=0 inquiry:vpd=0xc4 inquiry:vpd=0xc8 \
+"$fl" send -u --json -x "$A" inquiry inquiry:vpd=0 inquiry:vpd=0xc4 inquiry:vpd=0xc8 \
 	inquiry:vpd=0xc2 > "$tmp/a.json" || fail "send through A"
-"$fl" send --json -x "$B" inquiry:vpd=0xc4 > "$tmp/b.json" || fail "send through B"
+"$fl" send -u --json -x "$B" inquiry:vpd=0xc4 > "$tmp/b.json" || fail "send through B"
 python3 - "$tmp/a.json" "$tmp/b.json" <<'PY' || exit 1
 import json, sys
 
@@ -96,26 +96,26 @@ print(bytes(p).rstrip(bytes(1)).hex())
 # data= up to the last non-zero byte; the rest of the list is zeroes (pattern 0)
 expanded="raw:55 00 00 00 00 00 00 01 34 00,out=308,pattern=0,data=$(page expanded)"
 legacy="raw:15 00 00 00 6e 00,out=110,pattern=0,data=$(page legacy)"
-"$fl" send "$A" read > "$tmp/r1" 2>&1
+"$fl" send -u "$A" read > "$tmp/r1" 2>&1
 expect "$tmp/r1" 1 GOOD
-"$fl" send "$B" read tur readcap > "$tmp/r2" 2>&1
+"$fl" send -u "$B" read tur readcap > "$tmp/r2" 2>&1
 expect "$tmp/r2" 1 'CHECK_CONDITION, sense ILLEGAL_REQUEST/94/01'
 expect "$tmp/r2" 2 GOOD
 expect "$tmp/r2" 3 GOOD
-"$fl" send "$B" "$expanded" read > "$tmp/r3" 2>&1
+"$fl" send -u "$B" "$expanded" read > "$tmp/r3" 2>&1
 expect "$tmp/r3" 1 GOOD
 expect "$tmp/r3" 2 GOOD
-"$fl" send "$A" read > "$tmp/r4" 2>&1
+"$fl" send -u "$A" read > "$tmp/r4" 2>&1
 expect "$tmp/r4" 1 'CHECK_CONDITION, sense ILLEGAL_REQUEST/94/01'
 [ "$(c9 "$B")" = "1 2" ] || fail "C9h through B after the transfer: $(c9 "$B"), want owned, secondary"
-"$fl" send "$A" "$legacy" read > "$tmp/r5" 2>&1
+"$fl" send -u "$A" "$legacy" read > "$tmp/r5" 2>&1
 expect "$tmp/r5" 1 GOOD
 expect "$tmp/r5" 2 GOOD
 [ "$(c9 "$A")" = "1 1" ] || fail "C9h through A after the legacy transfer: $(c9 "$A")"
 "$fl" ctl "$tmp/ctl" act 0 '{"owner": 2}' > /dev/null || fail "ctl act owner"
-"$fl" send "$A" read > "$tmp/r6" 2>&1
+"$fl" send -u "$A" read > "$tmp/r6" 2>&1
 expect "$tmp/r6" 1 'CHECK_CONDITION, sense ILLEGAL_REQUEST/94/01'
-"$fl" send "$B" read > "$tmp/r7" 2>&1
+"$fl" send -u "$B" read > "$tmp/r7" 2>&1
 expect "$tmp/r7" 1 GOOD
 moves=$(python3 -c '
 import json, sys

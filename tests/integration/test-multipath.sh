@@ -40,8 +40,8 @@ done
 rtpg="raw:a3 0a 00 00 00 00 00 00 01 00 00 00,in=256"
 
 # VPD 83h and RTPG through each portal, in JSON
-"$fl" send --json -x "$A" inquiry:vpd=0x83 "$rtpg" read > "$tmp/a.json" || fail "send through A"
-"$fl" send --json -x "$B" inquiry:vpd=0x83 "$rtpg" read > "$tmp/b.json"
+"$fl" send -u --json -x "$A" inquiry:vpd=0x83 "$rtpg" read > "$tmp/a.json" || fail "send through A"
+"$fl" send -u --json -x "$B" inquiry:vpd=0x83 "$rtpg" read > "$tmp/b.json"
 python3 - "$tmp/a.json" "$tmp/b.json" <<'PY' || exit 1
 import json, sys
 
@@ -96,9 +96,9 @@ else
 fi
 
 # A state change during a session on each portal: 2A/06 for both nexuses
-"$fl" send "$A" tur sleep:ms=1500 read > "$tmp/ua-a" 2>&1 &
+"$fl" send -u "$A" tur sleep:ms=1500 read > "$tmp/ua-a" 2>&1 &
 sa=$!
-"$fl" send "$B" inquiry sleep:ms=1500 read > "$tmp/ua-b" 2>&1 &
+"$fl" send -u "$B" inquiry sleep:ms=1500 read > "$tmp/ua-b" 2>&1 &
 sb=$!
 sleep 0.7
 "$fl" ctl "$tmp/ctl" alua 2 active_optimized || fail "ctl alua"
@@ -109,21 +109,21 @@ grep -q '^#3 read: CHECK_CONDITION, sense UNIT_ATTENTION/ASYMMETRIC_ACCESS_STATE
 	"$tmp/ua-a" || fail "no 2A/06 on A's nexus"
 grep -q '^#3 read: CHECK_CONDITION, sense UNIT_ATTENTION/ASYMMETRIC_ACCESS_STATE_CHANGED (2A/06)' \
 	"$tmp/ua-b" || fail "no 2A/06 on B's nexus"
-"$fl" send "$B" read > "$tmp/b2" 2>&1
+"$fl" send -u "$B" read > "$tmp/b2" 2>&1
 grep -q '^#1 read: GOOD' "$tmp/b2" || fail "B does not read once group 2 is active: $(cat "$tmp/b2")"
 "$fl" ctl "$tmp/ctl" alua 9 standby > /dev/null 2>&1 && fail "ctl alua of an unknown group succeeded"
 
 # Port A drops every PDU; B serves
 "$fl" ctl "$tmp/ctl" arm port-a-cut > /dev/null || fail "ctl arm port-a-cut"
-"$fl" send -t 2 "$A" read > "$tmp/cut-a" 2>&1 && fail "A answered while cut: $(cat "$tmp/cut-a")"
-"$fl" send "$B" read write:lba=8 read:lba=8 > "$tmp/cut-b" 2>&1 || fail "B while A is cut: $(cat "$tmp/cut-b")"
+"$fl" send -u -t 2 "$A" read > "$tmp/cut-a" 2>&1 && fail "A answered while cut: $(cat "$tmp/cut-a")"
+"$fl" send -u "$B" read write:lba=8 read:lba=8 > "$tmp/cut-b" 2>&1 || fail "B while A is cut: $(cat "$tmp/cut-b")"
 grep -q '^#3 read:lba=8: GOOD' "$tmp/cut-b" || fail "B while A is cut"
 
 # A rule on port group 2: B's reads get 04/0A, A's work
 "$fl" ctl "$tmp/ctl" disarm port-a-cut > /dev/null || fail "ctl disarm port-a-cut"
 "$fl" ctl "$tmp/ctl" arm group2-transitioning > /dev/null || fail "ctl arm group2-transitioning"
-"$fl" send "$B" read > "$tmp/tr-b" 2>&1
+"$fl" send -u "$B" read > "$tmp/tr-b" 2>&1
 grep -q '^#1 read: CHECK_CONDITION, sense NOT_READY/.*(04/0A)' "$tmp/tr-b" || fail "B in transit: $(cat "$tmp/tr-b")"
-"$fl" send "$A" read > "$tmp/tr-a" 2>&1
+"$fl" send -u "$A" read > "$tmp/tr-a" 2>&1
 grep -q '^#1 read: GOOD' "$tmp/tr-a" || fail "A in transit: $(cat "$tmp/tr-a")"
 echo ok
