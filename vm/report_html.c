@@ -186,8 +186,11 @@ static void ladder_chart(FILE *f, const struct rp_model *m)
 	    "xmlns=\"http://www.w3.org/2000/svg\" font-size=\"11\" font-family=\"sans-serif\">\n",
 	    PAGE_W, h);
 	double step = tick_step(m->tmax - m->tmin);
-	for (double t = 0; t <= m->tmax; t += step) {
-		double x = page_x(m, t);
+	/* at most RP_MAX_TICKS ticks, whatever the window (see rp_svg_axis) */
+	if ((m->tmax - m->tmin) / step > RP_MAX_TICKS)
+		step = (m->tmax - m->tmin) / RP_MAX_TICKS;
+	for (int k = 0; k <= RP_MAX_TICKS && k * step <= m->tmax; k++) {
+		double t = k * step, x = page_x(m, t);
 		fprintf(
 		    f,
 		    "<line x1=\"%.1f\" x2=\"%.1f\" y1=\"%d\" y2=\"%d\" stroke=\"#e6e6e6\"/>"

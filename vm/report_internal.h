@@ -202,7 +202,7 @@ void rp_svg_paths(FILE *f, const struct rp_model *m, int w);
 struct rp_model *rp_model_new(json_t *r);
 void rp_model_free(struct rp_model *m);
 
-/* Number value of key in o (a JSON number or a numeric string); def if absent. */
+/* Number value of key in o (a JSON number or a numeric string); def if absent or past +-RP_MAX_NUMBER. */
 double rp_num(json_t *o, const char *key, double def);
 /* The ladder rung of a trace TMF name ("lun_reset"), or -1. */
 int rp_tmf_level(const char *tmf);
@@ -220,7 +220,26 @@ extern const char *const rp_level_names[RP_NLEVELS];
 extern const char *const rp_outcome_names[RP_NOUTCOMES];
 extern const char *const rp_outcome_colors[RP_NOUTCOMES];
 
-/* Loads a result file, printing why it cannot be read; NULL then. */
+/*
+ * Bounds a result file keeps before the report reads it (report_bounds.c;
+ * docs/robustness.md): the guest writes part of it and is not trusted.
+ */
+#define RP_MAX_FILE_BYTES (64 << 20)
+#define RP_MAX_DEPTH 32
+#define RP_MAX_STRING 65536
+#define RP_MAX_ITEMS 1000000
+#define RP_MAX_NUMBER 1e15
+#define RP_MAX_TIME_S 1e6
+#define RP_MAX_TICKS 64 /* time-axis ticks drawn, whatever the window */
+/* Refuses (-1, with a message) a result breaking a bound; 0 when it keeps them all. */
+int rp_check_bounds(const char *path, json_t *r);
+/* Refuses (-1, with a message) a regular file larger than RP_MAX_FILE_BYTES. */
+int rp_check_file_size(const char *path);
+
+/*
+ * Loads a result file, printing why it cannot be read; NULL then. A file past
+ * the bounds above is refused.
+ */
 json_t *vm_report_load(const char *path);
 /*
  * PASS, FAIL or N/A of one verdict of result.json ("verdict": pass, fail,

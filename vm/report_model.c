@@ -57,11 +57,13 @@ struct parse {
 double rp_num(json_t *o, const char *key, double def)
 {
 	json_t *v = json_object_get(o, key);
+	double x = def;
 	if (json_is_number(v))
-		return json_number_value(v);
-	if (json_is_string(v) && *json_string_value(v))
-		return atof(json_string_value(v));
-	return def;
+		x = json_number_value(v);
+	else if (json_is_string(v) && *json_string_value(v))
+		x = strtod(json_string_value(v), NULL);
+	/* a numeric string escapes rp_check_bounds: bound it here */
+	return isfinite(x) && fabs(x) <= RP_MAX_NUMBER ? x : def;
 }
 
 /* A knob in seconds: the guest's value, else the scenario's, else -1. */

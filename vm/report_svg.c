@@ -180,8 +180,12 @@ void rp_svg_axis(FILE *f, int x, int y0, int y1, int w, double tmin, double tmax
 			step = steps[i];
 			break;
 		}
-	for (double t = 0; t <= tmax; t += step) {
-		double tx = xof(t, x, w, tmin, tmax);
+	/* at most RP_MAX_TICKS ticks, whatever the window (a counted loop: t += step
+	 * stops moving t past 2^53 * step) */
+	if ((tmax - tmin) / step > RP_MAX_TICKS)
+		step = (tmax - tmin) / RP_MAX_TICKS;
+	for (int k = 0; k <= RP_MAX_TICKS && k * step <= tmax; k++) {
+		double t = k * step, tx = xof(t, x, w, tmin, tmax);
 		fprintf(f,
 			"<line x1=\"%.1f\" x2=\"%.1f\" y1=\"%d\" y2=\"%d\" stroke=\"#e6e6e6\"/>"
 			"<text class=\"tick\" x=\"%.1f\" y=\"%d\" text-anchor=\"middle\" "

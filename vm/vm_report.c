@@ -18,11 +18,16 @@
 json_t *vm_report_load(const char *path)
 {
 	json_error_t err;
+	if (rp_check_file_size(path) < 0)
+		return NULL;
 	json_t *r = json_load_file(path, 0, &err);
 	if (!r)
 		fprintf(stderr, "%s:%d:%d: %s\n", path, err.line, err.column, err.text);
-	else if (!json_object_get(r, "faultlun_vm_result")) {
+	else if (!json_is_object(r) || !json_object_get(r, "faultlun_vm_result")) {
 		fprintf(stderr, "%s: not a faultlun vm result\n", path);
+		json_decref(r);
+		r = NULL;
+	} else if (rp_check_bounds(path, r) < 0) {
 		json_decref(r);
 		r = NULL;
 	}
@@ -41,14 +46,21 @@ const char *vm_report_verdict(json_t *v)
 	return json_is_true(json_object_get(v, "ok")) ? "PASS" : "FAIL";
 }
 
+/* The string value of key in o, or "?" when absent or not a string (never NULL). */
+static const char *str(json_t *o, const char *key)
+{
+	const char *s = json_string_value(json_object_get(o, key));
+	return s ? s : "?";
+}
+
 /* Time origin of the timeline: the workload's first step, else the first event. */
 static double origin(json_t *r)
 {
 	json_t *s0 = json_array_get(json_object_get(r, "steps"), 0);
 	if (s0)
-		return json_number_value(json_object_get(s0, "t0"));
+		return rp_num(s0, "t0", 0);
 	json_t *e0 = json_array_get(json_object_get(r, "timeline"), 0);
-	return e0 ? json_number_value(json_object_get(e0, "t")) : 0;
+	return e0 ? rp_num(e0, "t", 0) : 0;
 }
 
 /* See fl_vm.h. */
@@ -66,22 +78,19 @@ int fl_vm_report_text(const char *result_json, FILE *out, bool timeline)
 		bool agent_seen = false;
 		json_array_foreach(json_object_get(r, "timeline"), i, o)
 		{
-			const char *src = json_string_value(json_object_get(o, "src"));
+			const char *src = str(o, "src");
 			double t = json_number_value(json_object_get(o, "t"));
 			/* Boot noise before the agent's first marker is left to console.log. */
 			agent_seen |= !strcmp(src, "agent");
 			if (!agent_seen)
 				continue;
-			fprintf(out, "  %+9.3f  %-8s %s\n", t - t0, src,
-				json_string_value(json_object_get(o, "text")));
+			fprintf(out, "  %+9.3f  %-8s %s\n", t - t0, src, str(o, "text"));
 		}
 		fprintf(out, "\n");
 	}
 	fprintf(
-	    out, "%s on path %s (kernel %s, %s)\n", json_string_value(json_object_get(r, "name")),
-	    json_string_value(json_object_get(r, "path")),
-	    json_string_value(json_object_get(json_object_get(r, "guest_info"), "kernel")) ?: "?",
-	    json_string_value(json_object_get(r, "accel")));
+	    out, "%s on path %s (kernel %s, %s)\n", str(r, "name"), str(r, "path"),
+	    str(json_object_get(r, "guest_info"), "kernel"), str(r, "accel"));
 	/* The page's summary header, from the same model. */
 	struct rp_model *m = rp_model_new(r);
 	if (m) {
@@ -103,26 +112,23 @@ int fl_vm_report_text(const char *result_json, FILE *out, bool timeline)
 	if (json_array_size(eh)) {
 		fprintf(out, "  error handler: ");
 		json_array_foreach(eh, i, o)
-		    fprintf(out, "%s%s", i ? " -> " : "", json_string_value(o));
+		    fprintf(out, "%s%s", i ? " -> " : "", json_string_value(o) ?: "?");
 		fprintf(out, "\n");
 	}
 	json_array_foreach(json_object_get(r, "steps"), i, o)
 	    fprintf(out, "  step %lld %-10s %-9s %8.0f ms\n",
 		    (long long)json_integer_value(json_object_get(o, "step")),
-		    json_string_value(json_object_get(o, "op")),
-		    json_string_value(json_object_get(o, "errno")),
+		    str(o, "op"), str(o, "errno"),
 		    json_number_value(json_object_get(o, "elapsed_ms")));
 	json_array_foreach(json_object_get(r, "expectations"), i, o)
 	{
 		const char *word = vm_report_verdict(o);
-		fprintf(out, "  %-4s  %s\n", word, json_string_value(json_object_get(o, "what")));
+		fprintf(out, "  %-4s  %s\n", word, str(o, "what"));
 		if (!strcmp(word, "FAIL"))
 			fprintf(out, "        expected: %s\n        observed: %s\n",
-				json_string_value(json_object_get(o, "what")),
-				json_string_value(json_object_get(o, "observed")));
+				str(o, "what"), str(o, "observed"));
 		else
-			fprintf(out, "        observed: %s\n",
-				json_string_value(json_object_get(o, "observed")));
+			fprintf(out, "        observed: %s\n", str(o, "observed"));
 	}
 	json_t *w = json_object_get(r, "wall"), *ph = json_object_get(w, "guest_phases");
 	double up = json_number_value(json_object_get(ph, "agent_up"));
@@ -138,9 +144,8 @@ int fl_vm_report_text(const char *result_json, FILE *out, bool timeline)
 		json_number_value(json_object_get(w, "guest_assembly_s")), qemu,
 		fin > 0 ? qemu - fin : 0.0, up, ws > 0 ? ws - up : 0.0, we > 0 ? we - ws : 0.0);
 	if (json_object_get(r, "error"))
-		fprintf(out, "  ERROR: %s (run directory %s)\n",
-			json_string_value(json_object_get(r, "error")),
-			json_string_value(json_object_get(r, "run_dir")));
+		fprintf(out, "  ERROR: %s (run directory %s)\n", str(r, "error"),
+			str(r, "run_dir"));
 	fprintf(out, "verdict: %s\n", v ? v : "?");
 	int rc = !v		      ? FL_VM_ERROR
 		 : !strcmp(v, "PASS") ? FL_VM_PASS
