@@ -1126,6 +1126,9 @@ static void check_workload(struct pctx *c, const struct fl_check *ck)
 	/* the runner's ladder: the command timeout, then ABORT TASK and two LUN RESETs */
 	int64_t ladder_ms = cmd_ms + 3 * wait_ms;
 	bool libiscsi = !ck->paths || (ck->paths & FL_PATH_ISCSI);
+	/* the VM lab is named: VM-lab paths, or "vm" written in "frontends" */
+	bool vm = ck->paths || (json_object_get(c->root, "frontends") &&
+				(c->sc->frontends & FL_FE_VM));
 	char path[64];
 
 	for (size_t i = 0; i < ck->nsteps; i++) {
@@ -1136,10 +1139,11 @@ static void check_workload(struct pctx *c, const struct fl_check *ck)
 			perr(c, path, false,
 			     "abort_task aborts the previous step's command: step %zu %s", i,
 			     i ? "does not follow a step that sends one" : "has no step before it");
-		if (ck->paths && !fl_step_op_in_vm(s->op))
+		if (vm && !fl_step_op_in_vm(s->op))
 			pwarn(c, path,
 			      "the VM lab cannot run %s steps: its expectations of step %zu are N/A "
-			      "there (the check lists VM-lab \"paths\")",
+			      "there (the scenario names the VM lab: \"vm\" in \"frontends\" or "
+			      "VM-lab \"paths\")",
 			      fl_step_op_name(s->op), i);
 		if (libiscsi && op_sends_command(s->op) && (int64_t)s->timeout_s * 1000 < ladder_ms)
 			pwarn(c, path,

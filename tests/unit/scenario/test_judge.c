@@ -759,6 +759,19 @@ static void test_workload_lint(void)
 		CU_ASSERT_EQUAL(load_diag(text, "warning", &found), 0);
 		CU_ASSERT_FALSE(found);
 	}
+	/* "vm" written in "frontends" names the VM lab too; absent, it does not */
+	CU_ASSERT_EQUAL(load_diag("{\"faultlun\": 1, \"frontends\": [\"iscsi\", \"vm\"], \"luns\": "
+				  "[{\"size\": \"8MiB\"}], \"check\": {\"workload\": [{\"op\": "
+				  "\"unmap\"}]}}",
+				  "warning: the VM lab cannot run unmap steps", &found),
+			0);
+	CU_ASSERT_TRUE(found);
+	CU_ASSERT_EQUAL(load_diag("{\"faultlun\": 1, \"frontends\": [\"iscsi\"], \"luns\": "
+				  "[{\"size\": \"8MiB\"}], \"check\": {\"workload\": [{\"op\": "
+				  "\"unmap\"}]}}",
+				  "warning", &found),
+			0);
+	CU_ASSERT_FALSE(found);
 	/* defaults of the new steps and the knob */
 	{
 		struct fl_scenario *sc = load(
