@@ -11,7 +11,10 @@
  * wait in the client's own buffer and go out when poll says the socket takes
  * them. A client that lets more than CTL_MAX_OUT of answers pile up unread
  * is dropped (and logged), so one that never reads cannot stall the others
- * or grow the server.
+ * or grow the server. A client that sends nothing and has nothing pending
+ * for CTL_IDLE_S seconds is closed (trace subscribers excepted), and when the
+ * table is full a newcomer takes the place of the client idle longest, so
+ * that idle clients cannot shut the owner out.
  */
 #include "engine_internal.h"
 #include "fl_log.h"
@@ -26,6 +29,7 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
+#include <time.h>
 #include <unistd.h>
 
 /* Largest request line (a scenario sent inline fits easily). */
@@ -38,6 +42,8 @@
 #define CTL_MAX_OUT (1u << 20)
 /* Requests of one client answered before the others get their turn. */
 #define CTL_BATCH 32
+/* A client silent this long with nothing pending is closed (docs/control-protocol.md). */
+#define CTL_IDLE_S 30
 
 struct ctl_client {
 	int fd;
@@ -50,6 +56,7 @@ struct ctl_client {
 	bool backlog;	  /* complete request lines wait for the next turn */
 	bool eof;	  /* the client sent all it will: closed once its answers are out */
 	bool dead;	  /* to be dropped */
+	uint64_t last_ns; /* monotonic time of its latest request bytes (or its accept) */
 };
 
 struct fl_ctl {
@@ -425,6 +432,27 @@ static json_t *do_act(struct fl_engine *e, json_t *req)
 			return ctl_error(msg);
 		}
 	}
+	if (sc->rules[0].a.verb == VERB_OWNER) {
+		/* the transfer is answered: a LUN without the personality or the group says why */
+		char msg[160];
+		uint16_t group = sc->rules[0].a.owner_group;
+
+		fl_scenario_free(sc);
+		r = fl_lun_set_owner(L->lun, group);
+		if (r) {
+			snprintf(msg, sizeof(msg), "owner of LUN %u to port group %u: %s", L->id,
+				 group,
+				 r == -ENOTSUP	 ? "the LUN has no vendor personality"
+				 : r == -ENOENT ? "the LUN has no such port group"
+						 : strerror(-r));
+			return ctl_error(msg);
+		}
+		o = trace_event(&e->trace, "act");
+		json_object_set_new(o, "lun", json_integer(L->id));
+		json_object_set_new(o, "action", json_string(sc_verb_name(VERB_OWNER)));
+		trace_emit(&e->trace, o);
+		return json_pack("{s:b, s:s}", "ok", 1, "action", sc_verb_name(VERB_OWNER));
+	}
 	o = trace_event(&e->trace, "act");
 	json_object_set_new(o, "lun", json_integer(L->id));
 	json_object_set_new(o, "action", json_string(sc_verb_name(sc->rules[0].a.verb)));
@@ -556,6 +584,22 @@ static bool ctl_request(struct fl_ctl *ctl, struct ctl_client *c, const char *li
 	return true;
 }
 
+/* Monotonic nanoseconds. */
+static uint64_t ctl_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* Is c idle: no trace stream, no request or answer pending? */
+static bool ctl_idle(const struct ctl_client *c)
+{
+	return !c->streaming && !c->want_stream && !c->backlog && !c->len &&
+	       c->out_off == c->out_len;
+}
+
 /* Closes and forgets client i. */
 static void ctl_drop(struct fl_ctl *ctl, size_t i)
 {
@@ -585,11 +629,27 @@ static void ctl_accept(struct fl_ctl *ctl)
 		return;
 	}
 	if (ctl->nclients == CTL_MAX_CLIENTS) {
-		ctl_send_now(fd, ctl_error("too many control clients"));
-		close(fd);
-		return;
+		/* the client idle longest makes room; none idle: the newcomer is refused */
+		size_t victim = CTL_MAX_CLIENTS;
+
+		for (size_t i = 0; i < ctl->nclients; i++)
+			if (ctl_idle(&ctl->clients[i]) &&
+			    (victim == CTL_MAX_CLIENTS ||
+			     ctl->clients[i].last_ns < ctl->clients[victim].last_ns))
+				victim = i;
+		if (victim == CTL_MAX_CLIENTS) {
+			ctl_send_now(fd, ctl_error("too many control clients"));
+			close(fd);
+			return;
+		}
+		fl_log(FL_LOG_WARN, "control socket: %d clients: closing the one idle longest "
+				    "for a new one\n",
+		       CTL_MAX_CLIENTS);
+		ctl_send_now(ctl->clients[victim].fd,
+			     ctl_error("closed: idle while the control socket is full"));
+		ctl_drop(ctl, victim);
 	}
-	ctl->clients[ctl->nclients++] = (struct ctl_client){.fd = fd};
+	ctl->clients[ctl->nclients++] = (struct ctl_client){.fd = fd, .last_ns = ctl_now_ns()};
 }
 
 /*
@@ -639,6 +699,7 @@ static bool ctl_read(struct fl_ctl *ctl, size_t i)
 	}
 	if (n <= 0)
 		return n < 0 && (errno == EINTR || errno == EAGAIN);
+	c->last_ns = ctl_now_ns();
 	if (c->streaming || c->want_stream)
 		return true; /* a streaming client's input is ignored */
 	if (c->len + (size_t)n + 1 > c->cap) {
@@ -673,6 +734,24 @@ static void *ctl_main(void *arg)
 		struct pollfd pfd[CTL_MAX_CLIENTS + 2];
 		bool backlog = false;
 		size_t n = 0;
+		uint64_t now = ctl_now_ns(), idle_ns = (uint64_t)CTL_IDLE_S * 1000000000u;
+		int wait_ms = -1;
+
+		/* clients idle for CTL_IDLE_S go; the poll wakes for the next one due */
+		for (size_t i = ctl->nclients; i-- > 0;) {
+			const struct ctl_client *c = &ctl->clients[i];
+
+			if (!ctl_idle(c))
+				continue;
+			if (now - c->last_ns >= idle_ns) {
+				ctl_send_now(c->fd, ctl_error("closed: idle for 30 s"));
+				ctl_drop(ctl, i);
+				continue;
+			}
+			int ms = (int)((c->last_ns + idle_ns - now) / 1000000u) + 1;
+			if (wait_ms < 0 || ms < wait_ms)
+				wait_ms = ms;
+		}
 
 		pfd[n++] = (struct pollfd){.fd = ctl->wake[0], .events = POLLIN};
 		pfd[n++] = (struct pollfd){.fd = ctl->lfd, .events = POLLIN};
@@ -685,7 +764,7 @@ static void *ctl_main(void *arg)
 					      (c->out_off < c->out_len ? POLLOUT : 0))};
 			backlog |= c->backlog;
 		}
-		if (poll(pfd, n, backlog ? 0 : -1) < 0) {
+		if (poll(pfd, n, backlog ? 0 : wait_ms) < 0) {
 			if (errno == EINTR)
 				continue;
 			break;
