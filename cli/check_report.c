@@ -36,6 +36,10 @@ const char *cli_expect_kind_word(enum fl_expect_kind k)
 		return "trace";
 	case FL_EX_PATH:
 		return "path";
+	case FL_EX_UA:
+		return "ua";
+	case FL_EX_TMF_RESPONSE:
+		return "tmf_response";
 	default: /* a kind newer than this table */
 		return "expectation";
 	}
