@@ -27,7 +27,9 @@ a narrow table column or a long path never overflows a line.
 The Markdown understood is what docs/ uses: ATX headings, paragraphs, fenced
 code, "-" and "1." lists, pipe tables (through tbl), `code`, **bold**,
 *emphasis* and [links](url); and definition lists (a term, then ": " and its
-text, continued on lines indented by two spaces). The date is SOURCE_DATE_EPOCH's when it is set.
+text, continued on lines indented by two spaces). A man page reference such as
+tcmu-runner(8) is never hyphenated. The date is SOURCE_DATE_EPOCH's when it is
+set.
 """
 import argparse
 import datetime
@@ -41,8 +43,10 @@ import sys
 VARS = {}
 # The repository directory (relative to the root) links of the current text start from.
 BASE = [""]
-# Marks a possible line break in a table cell until esc() has run.
+# Marks a possible line break in a long word until esc() has run.
 BREAK = "\x02"
+# Marks a word that must not be hyphenated (a man page reference) until esc() has run.
+NOHYPH = "\x03"
 
 
 def read_section(path, heading):
@@ -170,7 +174,8 @@ def inline(text):
             out.append("\\fB\\%" + esc(breakable(p[1:-1])).replace(BREAK, "\\:") + "\\fR")
             continue
         p = re.sub(r"!?\[([^\]]*)\]\(([^)]*)\)", lambda m: link(m.group(1), m.group(2)), p)
-        p = esc(breakable(p)).replace(BREAK, "\\:")
+        p = re.sub(r"(?<![\w-])([A-Za-z][\w.-]*\([1-8]\))", NOHYPH + r"\1", p)
+        p = esc(breakable(p)).replace(BREAK, "\\:").replace(NOHYPH, "\\%")
         p = re.sub(r"\*\*(.+?)\*\*", r"\\fB\1\\fR", p)
         p = re.sub(r"(?<![\w*])\*(?!\s)(.+?)(?<!\s)\*(?![\w*])", r"\\fI\1\\fR", p)
         p = re.sub(r"(?<![\w_])_(?!\s)(.+?)(?<!\s)_(?![\w_])", r"\\fI\1\\fR", p)
