@@ -14,6 +14,7 @@
 #include "cli.h"
 #include "cli_opts.h"
 #include "fl_iscsi.h"
+#include "fl_log.h"
 #include "fl_size.h"
 
 #include <jansson.h>
@@ -165,7 +166,8 @@ static void print_states(FILE *out, const struct fl_scenario *sc, uint64_t state
 
 	for (size_t i = 0; states && i < sc->nstates && i < SC_MAX_STATES; i++)
 		if (states & (1ull << i)) {
-			fprintf(out, "%s%s", sep, sc->states[i]);
+			char name[4 * 64];
+			fprintf(out, "%s%s", sep, fl_log_escape(sc->states[i], name, sizeof(name)));
 			sep = ", ";
 		}
 	if (states)
@@ -183,15 +185,18 @@ static void banner_rules(FILE *out, const struct fl_scenario *sc)
 	}
 	fprintf(out, "faultlun serve: armed rules:\n");
 	for (size_t i = 0; i < sc->nrules; i++) {
-		fprintf(out, "faultlun serve:   %s: %s", sc->rules[i].id,
+		char id[4 * 64];
+		fprintf(out, "faultlun serve:   %s: %s", fl_log_escape(sc->rules[i].id, id, sizeof(id)),
 			sc_verb_name(sc->rules[i].a.verb));
 		print_states(out, sc, sc->rules[i].states);
 		fputc('\n', out);
 	}
 	for (size_t i = 0; i < sc->nxrules; i++) {
 		unsigned a = sc->xrules[i].action;
+		char id[4 * 64];
 
-		fprintf(out, "faultlun serve:   %s: transport %s", sc->xrules[i].id,
+		fprintf(out, "faultlun serve:   %s: transport %s",
+			fl_log_escape(sc->xrules[i].id, id, sizeof(id)),
 			a < sizeof(xactions) / sizeof(xactions[0]) ? xactions[a] : "?");
 		print_states(out, sc, sc->xrules[i].states);
 		fputc('\n', out);
@@ -228,9 +233,11 @@ static void banner_ports(struct fl_iscsi *t, struct fl_target *tgt, const struct
 		tpg = fl_scenario_port_group(sc, nluns ? luns[0] : 0, rel);
 		if (lun)
 			fl_lun_tpg_state(lun, tpg, &st);
+		char name[4 * 64];
 		fprintf(stderr,
 			"faultlun serve:   port %s: %s:%u, relative port %u, group %u (%s)\n",
-			sp && sp->name ? sp->name : "-", addr, port, rel, tpg,
+			fl_log_escape(sp && sp->name ? sp->name : "-", name, sizeof(name)), addr, port,
+			rel, tpg,
 			names[st & 0xf] ? names[st & 0xf] : "?");
 	}
 }

@@ -16,6 +16,8 @@
 #ifndef FL_LOG_H
 #define FL_LOG_H
 
+#include <stddef.h>
+
 /* Severity of a line, most severe first (syslog's order). */
 enum fl_log_level {
 	FL_LOG_ERR,
@@ -35,6 +37,13 @@ void fl_log_set_level(enum fl_log_level max);
 
 /* Formats a line (printf-style; a trailing newline is dropped) and hands it to the sink. */
 void fl_log(enum fl_log_level level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/*
+ * Copies in to out (cap bytes, NUL-terminated, cut short if it does not fit)
+ * with control characters, DEL and backslashes as \xNN; returns out. fl_log
+ * escapes its lines with it; a front end quoting a scenario or peer string
+ * in a line of its own uses it too.
+ */
+const char *fl_log_escape(const char *in, char *out, size_t cap);
 
 /* The level's name as the default sink prints it ("error", "warning", "info", "debug"). */
 const char *fl_log_level_name(enum fl_log_level level);

@@ -2,6 +2,9 @@
 /*
  * log.c - fl_log(): formats a line and hands it to the front end's sink; the
  * default sink writes it to stderr after a UTC timestamp with milliseconds.
+ * A line quotes scenario and peer strings: control characters, DEL and
+ * backslashes in it are escaped as \xNN, so that no quoted string can start a
+ * line of its own in the log (docs/robustness.md).
  */
 #include "fl_log.h"
 
@@ -58,10 +61,33 @@ void fl_log_set_level(enum fl_log_level max)
 	__atomic_store_n(&max_level, max, __ATOMIC_RELAXED);
 }
 
-/* Formats one line and hands it to the sink (outside the sink lock). */
+/* See fl_log.h. */
+const char *fl_log_escape(const char *in, char *out, size_t cap)
+{
+	static const char hex[] = "0123456789abcdef";
+	size_t o = 0;
+
+	if (!cap)
+		return out;
+	for (const unsigned char *s = (const unsigned char *)(in ? in : ""); *s && o + 5 < cap;
+	     s++) {
+		if (*s >= 0x20 && *s < 0x7f && *s != '\\') {
+			out[o++] = (char)*s;
+			continue;
+		}
+		out[o++] = '\\';
+		out[o++] = 'x';
+		out[o++] = hex[*s >> 4];
+		out[o++] = hex[*s & 15];
+	}
+	out[o] = 0;
+	return out;
+}
+
+/* Formats one line, escapes it and hands it to the sink (outside the sink lock). */
 void fl_log(enum fl_log_level level, const char *fmt, ...)
 {
-	char msg[LOG_LINE_MAX];
+	char msg[LOG_LINE_MAX], esc[4 * LOG_LINE_MAX];
 	fl_log_sink_fn fn;
 	void *arg;
 	va_list ap;
@@ -84,5 +110,5 @@ void fl_log(enum fl_log_level level, const char *fmt, ...)
 	fn = sink_fn;
 	arg = sink_arg;
 	pthread_mutex_unlock(&sink_lock);
-	(fn ? fn : stderr_sink)(level, msg, arg);
+	(fn ? fn : stderr_sink)(level, fl_log_escape(msg, esc, sizeof(esc)), arg);
 }
