@@ -8,7 +8,9 @@
  * challenge)) and RFC 1321 (MD5, implemented here so the target has no
  * crypto library dependency). Binary values are hex (0x) or base64 (0b)
  * constants (RFC 7143 5.1). Failed authentications are throttled per
- * initiator name and source address. Secrets are never logged or echoed.
+ * source address and by a target-wide budget of checked failures per second;
+ * an initiator name's failures never refuse its right secret (anyone may send
+ * a victim's name). Secrets are never logged or echoed.
  */
 #include "iscsi_internal.h"
 
@@ -248,14 +250,22 @@ static bool list_has(const char *list, const char *item)
 }
 
 /*
- * Failed authentications, per initiator name and per source address: the
- * first few are free, then each try waits twice as long as the last (from 1 s
- * up to CHAP_DELAY_MAX_S) after the latest failure; a try within that time is
- * refused without looking at it. Records are forgotten CHAP_FORGET_S after
- * their latest failure, and a success clears the initiator's record.
+ * Failed authentications (docs/robustness.md, "CHAP"):
+ * - per source address: the first CHAP_FREE_PER_ADDR are free, then each try
+ *   waits twice as long as the last (from 1 s up to CHAP_DELAY_MAX_S) after
+ *   the latest failure; a try within that time is refused without a check;
+ * - target-wide: at most CHAP_CHECKS_PER_S checked failures in a second,
+ *   whatever the names and addresses; past it, a response is refused without
+ *   a check, except the first of an address with no failure on record (a
+ *   newcomer), so that rotating names and addresses gains nothing;
+ * - per initiator name: counted and logged only. Anyone who knows a name
+ *   can fail in its name, so a name's failures never refuse a right answer.
+ * Records are forgotten CHAP_FORGET_S after their latest failure; names and
+ * addresses are kept in two tables of CHAP_RECORDS_MAX each (a flood of fresh
+ * names cannot push the address records out); a success clears the name's.
  */
-#define CHAP_FREE_PER_NAME 3
 #define CHAP_FREE_PER_ADDR 20 /* many initiators may share an address (NAT) */
+#define CHAP_CHECKS_PER_S 20
 #define CHAP_DELAY_MAX_S 300
 #define CHAP_FORGET_S 900
 #define CHAP_RECORDS_MAX 4096
@@ -307,13 +317,19 @@ static void fail_note(struct portal *p, const char *key, bool is_addr)
 	struct chap_fail *f = fail_find(p, key, is_addr);
 
 	if (!f) {
-		if (p->nchap_fails >= CHAP_RECORDS_MAX) {
-			/* full: the record of oldest failure goes (the list is newest first) */
-			struct chap_fail **pp = &p->chap_fails;
-			while ((*pp)->next)
-				pp = &(*pp)->next;
-			free(*pp);
-			*pp = NULL;
+		unsigned n = 0;
+		struct chap_fail **oldest = NULL;
+
+		/* a full table of this kind: its record of oldest failure goes (newest first) */
+		for (struct chap_fail **pp = &p->chap_fails; *pp; pp = &(*pp)->next)
+			if ((*pp)->is_addr == is_addr) {
+				n++;
+				oldest = pp;
+			}
+		if (n >= CHAP_RECORDS_MAX && oldest) {
+			struct chap_fail *o = *oldest;
+			*oldest = o->next;
+			free(o);
 			p->nchap_fails--;
 		}
 		size_t len = strlen(key) + 1;
@@ -398,14 +414,25 @@ int chap_step(struct conn *c, const struct kvlist *req, struct kvlist *resp, boo
 		return ISCSI_LOGIN_AUTH_FAILED;
 	}
 	const char *iname = c->initiator_name ? c->initiator_name : "";
-	unsigned wait_n = fail_wait_s(fail_find(p, iname, false), CHAP_FREE_PER_NAME);
-	unsigned wait_a = fail_wait_s(fail_find(p, c->peer_host, true), CHAP_FREE_PER_ADDR);
-	if (wait_n || wait_a) {
+	const struct chap_fail *fa = fail_find(p, c->peer_host, true);
+	unsigned wait_a = fail_wait_s(fa, CHAP_FREE_PER_ADDR);
+	if (wait_a) {
 		iscsi_log(p, LOG_ERR, c,
-			  "CHAP: too many failed authentications of %s '%s': refused without a "
-			  "check for %u s more",
-			  wait_n ? "initiator" : "address", wait_n ? iname : c->peer_host,
-			  wait_n > wait_a ? wait_n : wait_a);
+			  "CHAP: too many failed authentications of address '%s': refused without "
+			  "a check for %u s more",
+			  c->peer_host, wait_a);
+		return ISCSI_LOGIN_AUTH_FAILED;
+	}
+	uint64_t now_s = iscsi_now_ns() / 1000000000u;
+	if (p->chap_budget_s != now_s) {
+		p->chap_budget_s = now_s;
+		p->chap_budget_used = 0;
+	}
+	if (p->chap_budget_used >= CHAP_CHECKS_PER_S && fa) {
+		iscsi_log(p, LOG_ERR, c,
+			  "CHAP: %d failed authentications target-wide in this second: refused "
+			  "without a check",
+			  CHAP_CHECKS_PER_S);
 		return ISCSI_LOGIN_AUTH_FAILED;
 	}
 	uint8_t got[64], want[16];
@@ -415,6 +442,7 @@ int chap_step(struct conn *c, const struct kvlist *req, struct kvlist *resp, boo
 	if (!p->opts.chap_user || strcmp(name, p->opts.chap_user) ||
 	    chap_value_decode(r, got, sizeof(got), &glen) || glen != 16 || memcmp(got, want, 16)) {
 		iscsi_log(p, LOG_ERR, c, "CHAP: authentication failed for user '%s'", name);
+		p->chap_budget_used++;
 		fail_note(p, iname, false);
 		fail_note(p, c->peer_host, true);
 		return ISCSI_LOGIN_AUTH_FAILED;

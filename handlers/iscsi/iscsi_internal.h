@@ -300,6 +300,9 @@ struct portal {
 	/* failed CHAP authentications per initiator name and address (chap.c) */
 	struct chap_fail *chap_fails;
 	unsigned nchap_fails;
+	/* checked CHAP failures target-wide in the second chap_budget_s (chap.c) */
+	uint64_t chap_budget_s;
+	unsigned chap_budget_used;
 	uint64_t next_conn_id;
 	uint16_t next_tsih;
 	uint32_t next_ttt;

@@ -26,8 +26,14 @@
  *             bytes are two I_T nexuses
  *   logesc    InitiatorName, TargetName and CHAP_N with newlines never start a
  *             line of their own in the log
- *   chap      failed CHAP logins are throttled per initiator name; a
- *             base64 (0b) CHAP_R is accepted; --chap-secret-file works
+ *   chap      failed CHAP logins are throttled per address; a throttled
+ *             name still gets in with the right secret; a base64 (0b)
+ *             CHAP_R is accepted; --chap-secret-file works
+ *   chap-budget  names and 50 source addresses rotating for 2 s: the checked
+ *             guesses over the whole target stay under the budget
+ *   chap-victim  an attacker hammering a victim's InitiatorName from
+ *             127.0.0.1: the victim, from 127.0.0.2 with the right secret,
+ *             gets in 10 times of 10
  * Exit 0 pass, 1 fail, 77 skip (a prerequisite is missing).
  */
 #include "fl_test.h"
@@ -55,6 +61,7 @@
 #define IQN "iqn.2026-12.org.faultlun:limits"
 
 static struct sockaddr_in addr;
+static const char *src_ip; /* the source address of dial(), NULL: any */
 static pid_t server = -1;
 static char logpath[256];
 
@@ -107,6 +114,20 @@ static long log_size(void)
 {
 	struct stat st;
 	return stat(logpath, &st) ? -1 : (long)st.st_size;
+}
+
+/* Lines of the log that hold this text. */
+static long log_count(const char *text)
+{
+	FILE *f = fopen(logpath, "r");
+	char line[4096];
+	long n = 0;
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f))
+		n += strstr(line, text) != NULL;
+	fclose(f);
+	return n;
 }
 
 /* True if the log holds this text. */
@@ -224,6 +245,14 @@ static int dial(void)
 	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	if (fd < 0)
 		return -1;
+	if (src_ip) {
+		struct sockaddr_in sa = {.sin_family = AF_INET};
+		if (inet_pton(AF_INET, src_ip, &sa.sin_addr) != 1 ||
+		    bind(fd, (struct sockaddr *)&sa, sizeof(sa)) != 0) {
+			close(fd);
+			return -1;
+		}
+	}
 	if (connect(fd, (struct sockaddr *)&addr, sizeof(addr)) != 0) {
 		close(fd);
 		return -1;
@@ -1173,15 +1202,24 @@ static int mode_chap(const char *fl, char **opts, int nopts)
 		CHECK(st == 0x0201, "wrong answer %d refused (status 0x%x)", i, st);
 	}
 	st = chap_login(guesser, 3, "fluser", secret, false, &fd);
-	CHECK(st == 0x0201, "right after the failures even the right secret is refused (0x%x)", st);
+	CHECK(st == 0, "a name's failures never refuse its right secret (0x%x)", st);
+	if (fd >= 0)
+		drop(fd);
+	/* an address past its free failures waits */
+	for (int i = 0; i < 20; i++)
+		chap_login(guesser, 3, "fluser", NULL, false, &fd);
+	st = chap_login(guesser, 3, "fluser", secret, false, &fd);
+	CHECK(st == 0x0201, "right after 20 failures from the address, refused (0x%x)", st);
 	if (fd >= 0)
 		drop(fd);
 	CHECK(log_has("CHAP: too many failed authentications"), "the throttle is logged");
+	src_ip = "127.0.0.2";
 	st = chap_login("iqn.2026-12.org.faultlun:other", 4, "fluser", secret, false, &fd);
 	CHECK(st == 0, "another initiator from the same address logs in (status 0x%x)", st);
 	if (fd >= 0)
 		drop(fd);
 	usleep(1300000);
+	src_ip = NULL;
 	st = chap_login(guesser, 3, "fluser", secret, false, &fd);
 	CHECK(st == 0, "the guesser with the right secret once the delay is over (0x%x)", st);
 	if (fd >= 0)
@@ -1196,6 +1234,109 @@ static int mode_chap(const char *fl, char **opts, int nopts)
 	usleep(100000);
 	CHECK(log_has("shorter than 12"), "a warning about a CHAP secret under 12 bytes");
 	CHECK(log_has("same secret"), "a warning about one secret for both directions");
+	server_stop();
+	return fl_failures ? 1 : 0;
+}
+
+/* ---- chap-budget ------------------------------------------------------------------------ */
+
+/* CHAP_CHECKS_PER_S of handlers/iscsi/chap.c (docs/robustness.md). */
+#define CHAP_BUDGET 20
+#define ROTATE_ADDRS 50
+
+/*
+ * Wrong answers under fresh InitiatorNames from 50 rotating source addresses
+ * for 2 s: the failures the target checked (its "authentication failed" log
+ * lines) stay within the target-wide budget per second, plus the first try
+ * of each address.
+ */
+static int mode_chap_budget(const char *fl, char **opts, int nopts)
+{
+	char *o1[] = {"-v", "--chap-user", "fluser", "--chap-secret", "fl-chap-secret-0123"};
+	(void)opts;
+	(void)nopts;
+	if (!server_start(fl, o1, 5, 0, 0)) {
+		CHECK(false, "the target starts");
+		server_stop();
+		return 1;
+	}
+	char ip[32], name[96];
+	long tries = 0, t0 = now_ms(), t;
+	while ((t = now_ms() - t0) < 2000) {
+		int fd;
+		snprintf(ip, sizeof(ip), "127.0.0.%d", 10 + (int)(tries % ROTATE_ADDRS));
+		snprintf(name, sizeof(name), "iqn.2026-12.org.faultlun:rot%ld", tries);
+		src_ip = ip;
+		int st = chap_login(name, (uint32_t)(tries & 0xffff) + 1, "fluser", NULL, false, &fd);
+		if (fd >= 0)
+			drop(fd);
+		if (st == 0xffff && tries == 0) {
+			printf("SKIP: cannot connect from %s\n", ip);
+			server_stop();
+			return 77;
+		}
+		tries++;
+	}
+	src_ip = NULL;
+	long checked = log_count("CHAP: authentication failed");
+	long bound = CHAP_BUDGET * (t / 1000 + 1) + ROTATE_ADDRS;
+	printf("%ld tries in %ld ms from %d addresses: %ld checked (%.0f per second), bound %ld\n",
+	       tries, t, ROTATE_ADDRS, checked, checked * 1000.0 / (double)t, bound);
+	CHECK(tries > 2 * bound, "the attack ran (%ld tries)", tries);
+	CHECK(checked <= bound, "%ld guesses checked in %ld ms, more than %ld", checked, t, bound);
+	server_stop();
+	return fl_failures ? 1 : 0;
+}
+
+/* ---- chap-victim ------------------------------------------------------------------------ */
+
+/*
+ * An attacker that knows the victim's InitiatorName sends wrong answers in
+ * its name from 127.0.0.1 without pause; the victim, from 127.0.0.2 with the
+ * right secret, logs in 10 times, one every 100 ms: each gets in.
+ */
+static int mode_chap_victim(const char *fl, char **opts, int nopts)
+{
+	const char *secret = "fl-chap-secret-0123", *victim = "iqn.2026-12.org.faultlun:victim";
+	char *o1[] = {"-v", "--chap-user", "fluser", "--chap-secret", (char *)secret};
+	(void)opts;
+	(void)nopts;
+	if (!server_start(fl, o1, 5, 0, 0)) {
+		CHECK(false, "the target starts");
+		server_stop();
+		return 1;
+	}
+	pid_t attacker = fork();
+	if (attacker == 0) {
+		src_ip = "127.0.0.1";
+		for (long t0 = now_ms(); now_ms() - t0 < 4000;) {
+			int fd;
+			chap_login(victim, 7, "fluser", NULL, false, &fd);
+			if (fd >= 0)
+				drop(fd);
+		}
+		_exit(0);
+	}
+	usleep(300000);
+	src_ip = "127.0.0.2";
+	int in = 0;
+	for (int i = 0; i < 10; i++) {
+		int fd, st = chap_login(victim, 8, "fluser", secret, false, &fd);
+		in += st == 0;
+		if (fd >= 0)
+			drop(fd);
+		usleep(100000);
+	}
+	src_ip = NULL;
+	long failed = log_count("CHAP: authentication failed");
+	printf("the victim got in %d times of 10 while the attacker failed %ld times in its name\n",
+	       in, failed);
+	CHECK(failed >= 3, "the attacker ran (%ld failures)", failed);
+	CHECK(in == 10, "the victim got in %d times of 10", in);
+	if (attacker > 0) {
+		kill(attacker, SIGKILL);
+		waitpid(attacker, NULL, 0);
+	}
 	server_stop();
 	return fl_failures ? 1 : 0;
 }
@@ -1228,6 +1369,10 @@ int main(int argc, char **argv)
 		return mode_logesc(fl, opts, nopts);
 	if (!strcmp(mode, "chap"))
 		return mode_chap(fl, opts, nopts);
+	if (!strcmp(mode, "chap-budget"))
+		return mode_chap_budget(fl, opts, nopts);
+	if (!strcmp(mode, "chap-victim"))
+		return mode_chap_victim(fl, opts, nopts);
 	fprintf(stderr, "unknown mode %s\n", mode);
 	return 2;
 }
