@@ -4,7 +4,7 @@
  * verdicts in KTAP version 1, the kernel's test output format
  * (Documentation/dev-tools/ktap.rst): a version line, a plan "1..N", one
  * "ok N NAME" / "not ok N NAME" per scenario (a VM run), each preceded by
- * its expectations as a subtest block indented four spaces with its own
+ * its expectations as a subtest block indented two spaces with its own
  * version line and plan. A not-applicable expectation is "ok M NAME # SKIP
  * why"; a scenario whose every expectation is not applicable, or that is
  * not for this runner, is a SKIP too. A failing expectation makes its
@@ -26,7 +26,7 @@
 static void indent(FILE *f, int depth)
 {
 	for (int i = 0; i < depth; i++)
-		fputs("    ", f);
+		fputs("  ", f); /* ktap.rst: one level of indentation is two spaces */
 }
 
 /*

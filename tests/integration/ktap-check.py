@@ -4,7 +4,7 @@
 # (`faultlun check --ktap`, `faultlun vm --ktap`) against the format's rules:
 # each test block opens with "KTAP version 1" and a plan "1..N"; its results
 # are "ok N NAME" / "not ok N NAME", numbered 1..N in order, as many as the
-# plan says; a subtest block is indented four spaces deeper than its parent
+# plan says; a subtest block is indented two spaces deeper than its parent
 # and stands just before the parent's result line; a directive is " # SKIP"
 # (or TODO, XFAIL, TIMEOUT, ERROR) in upper case, followed by a space and a
 # reason when there is one, and a SKIP is "ok"; diagnostics are "# " lines at
@@ -25,7 +25,7 @@ class Broken(Exception):
 
 def parse_block(lines, i, depth, out):
     """Parses a test block at depth from lines[i]; returns (next index, any 'not ok')."""
-    pad = " " * (4 * depth)
+    pad = " " * (2 * depth)
 
     def at(k):
         return lines[k] if k < len(lines) else None
@@ -47,7 +47,7 @@ def parse_block(lines, i, depth, out):
         line = lines[i]
         indent = len(line) - len(line.lstrip(" "))
         if indent > len(pad):
-            if indent != len(pad) + 4 or line.strip() != "KTAP version 1":
+            if indent != len(pad) + 2 or line.strip() != "KTAP version 1":
                 raise Broken("line %d: indented %d spaces outside a subtest block (%r)"
                              % (i + 1, indent, line))
             if sub_failed is not None:

@@ -3,7 +3,7 @@
 # test-check-ktap.sh FAULTLUN SCENARIOS_DIR TESTS_VM_DIR - `faultlun check
 # --ktap FILE` and `faultlun vm --ktap FILE` write KTAP version 1 that
 # ktap-check.py accepts (version line, plan equal to the results, numbering
-# 1..N in order, subtest blocks indented four spaces, the SKIP directive's
+# 1..N in order, subtest blocks indented two spaces, the SKIP directive's
 # form): a scenario per test with its expectations as subtests, a
 # not-applicable expectation and a file that is no scenario are SKIPs, a
 # failing expectation makes both its subtest and its scenario "not ok", a
@@ -29,12 +29,12 @@ bad() {
 bad "no version line" '1..1\nok 1 a\n'
 bad "a plan of 2 with 1 result" 'KTAP version 1\n1..2\nok 1 a\n'
 bad "numbers out of order" 'KTAP version 1\n1..2\nok 2 a\nok 1 b\n'
-bad "a subtest indented 2" 'KTAP version 1\n1..1\n  KTAP version 1\n  1..1\n  ok 1 x\nok 1 a\n'
+bad "a subtest indented 4" 'KTAP version 1\n1..1\n    KTAP version 1\n    1..1\n    ok 1 x\nok 1 a\n'
 bad "a lower-case skip" 'KTAP version 1\n1..1\nok 1 a # skip why\n'
 bad "a SKIP that is not ok" 'KTAP version 1\n1..1\nnot ok 1 a # SKIP why\n'
 bad "an ok parent of a failed subtest" \
-	'KTAP version 1\n1..1\n    KTAP version 1\n    1..1\n    not ok 1 x\nok 1 a\n'
-printf 'KTAP version 1\n1..1\n    KTAP version 1\n    1..2\n    # why\n    not ok 1 x\n    ok 2 y # SKIP n/a\nnot ok 1 a\n' > "$tmp/good.tap"
+	'KTAP version 1\n1..1\n  KTAP version 1\n  1..1\n  not ok 1 x\nok 1 a\n'
+printf 'KTAP version 1\n1..1\n  KTAP version 1\n  1..2\n  # why\n  not ok 1 x\n  ok 2 y # SKIP n/a\nnot ok 1 a\n' > "$tmp/good.tap"
 chk "$tmp/good.tap" > /dev/null || fail "the checker refused a good document"
 
 # check: a passing scenario, one with not-applicable expectations, one with a
@@ -53,14 +53,14 @@ chk "$tmp/c.tap" > "$tmp/c.res" || { cat "$tmp/c.res"; fail "check's KTAP breaks
 grep '^0 ' "$tmp/c.res" | awk '{print $2}' | tr '\n' ' ' > "$tmp/top"
 [ "$(cat "$tmp/top")" = "ok ok not_ok not_ok skip " ] || fail "scenario results: $(cat "$tmp/top")"
 # demo's five expectations hold
-awk '/^    KTAP/{b++} b==1' "$tmp/c.tap" | grep -c '^    ok [0-9]* expect' | grep -qx 5 ||
+awk '/^  KTAP/{b++} b==1' "$tmp/c.tap" | grep -c '^  ok [0-9]* expect' | grep -qx 5 ||
 	fail "demo's subtests are not its five held expectations"
 # medium-error-heal's not-applicable ones are SKIPs with their reason
-awk '/^    KTAP/{b++} b==2' "$tmp/c.tap" | grep -q '^    ok [0-9]* expect .* # SKIP the libiscsi runner sees no' ||
+awk '/^  KTAP/{b++} b==2' "$tmp/c.tap" | grep -q '^  ok [0-9]* expect .* # SKIP the libiscsi runner sees no' ||
 	fail "no SKIP subtest with its reason"
 # the failing expectation: its subtest and its scenario are "not ok", its diagnostics before it
-grep -q '^    not ok 2 expect 1: step 0 errno EIO$' "$tmp/c.tap" || fail "no failing subtest"
-grep -B2 '^    not ok 2 expect 1' "$tmp/c.tap" | grep -q '^    # observed: ENODATA' ||
+grep -q '^  not ok 2 expect 1: step 0 errno EIO$' "$tmp/c.tap" || fail "no failing subtest"
+grep -B2 '^  not ok 2 expect 1' "$tmp/c.tap" | grep -q '^  # observed: ENODATA' ||
 	fail "the failing subtest has no observed diagnostic"
 grep -q '^not ok 3 demo$' "$tmp/c.tap" || fail "the failing scenario is not 'not ok'"
 # the refused file carries the loader's FILE:LINE:COL messages
