@@ -54,6 +54,7 @@
 #define ISCSI_QUEUED_DEFAULT (256ull * 1024 * 1024) /* process-wide default */
 #define ISCSI_MIN_SHARE (1u * 1024 * 1024) /* a connection with nothing queued may always use */
 #define ISCSI_MAX_R2T 8			   /* MaxOutstandingR2T we accept */
+#define ISCSI_STALL_MS 500 /* an R2T unanswered this long: its session may make room */
 #define ISCSI_MAX_CONNS 1024		   /* default connection cap */
 #define ISCSI_LOGIN_TIMEOUT_S 30	   /* a login must finish within this */
 #define ISCSI_PDU_TIMEOUT_MS 30000	   /* a PDU begun must be complete within this */
@@ -101,6 +102,7 @@ struct txpdu {
 struct r2t_seq {
 	bool active;
 	uint32_t ttt, offset, len, got, next_datasn, r2tsn;
+	uint64_t sent_ns; /* when the R2T went out (admission and the Data-Out timeout) */
 };
 
 /* Ports whose nexus ids are kept before idle ones are forgotten (portal_nexus_id). */

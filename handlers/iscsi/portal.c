@@ -540,12 +540,28 @@ static void portal_accept(struct portal *p, const struct listener *lsn)
 	}
 }
 
+/* When x's oldest R2T still waiting for its Data-Out went out (0: none waits). */
+static uint64_t conn_oldest_r2t(const struct conn *x)
+{
+	uint64_t oldest = 0;
+
+	for (const struct task *t = x->tasks; t; t = t->next)
+		for (unsigned i = 0; t->r2t_active && i < ISCSI_MAX_R2T; i++)
+			if (t->r2t[i].active && (!oldest || t->r2t[i].sent_ns < oldest))
+				oldest = t->r2t[i].sent_ns;
+	return oldest;
+}
+
 /*
  * Admits a new session of c at the end of its login (RFC 7143 leaves
  * resource limits to the target): at most max_per_initiator sessions of one
  * InitiatorName and max_per_address of one source address; when the session
  * share of the cap is full, the session idle longest that did not
- * authenticate with CHAP and has nothing in flight is closed to make room.
+ * authenticate with CHAP and has nothing in flight is closed to make room;
+ * if none is idle, the one that did not authenticate with CHAP and has
+ * waited longest for a Data-Out it was sent an R2T for (more than
+ * ISCSI_STALL_MS ago) is closed instead: a session that holds a WRITE open
+ * and answers every NOP-In is not idle, but it holds its place for nothing.
  * A session this login reinstates (same InitiatorName and ISID) does not
  * count. Returns 0, or ISCSI_LOGIN_OUT_OF_RESOURCES with why filled in.
  */
@@ -554,6 +570,9 @@ int portal_admit_session(struct conn *c, char *why, size_t whylen)
 	struct portal *p = c->portal;
 	unsigned same_name = 0, same_addr = 0, sessions = 0;
 	struct conn *victim = NULL, *addr_victim = NULL;
+	struct conn *stalled = NULL, *addr_stalled = NULL;
+	uint64_t stall_before = iscsi_now_ns() - (uint64_t)ISCSI_STALL_MS * 1000000u;
+	uint64_t stalled_since = 0, addr_stalled_since = 0;
 
 	for (struct conn *x = p->conns; x; x = x->next) {
 		if (x == c || x->dead || !x->logged_in)
@@ -566,14 +585,29 @@ int portal_admit_session(struct conn *c, char *why, size_t whylen)
 		if (!strcasecmp(x->initiator_name, c->initiator_name))
 			same_name++;
 		bool idle = !x->authenticated && !x->ntasks && !x->tmfs;
+		/* what it holds: an R2T unanswered for ISCSI_STALL_MS (admission time only) */
+		uint64_t r2t = !idle && !x->authenticated && !x->tmfs ? conn_oldest_r2t(x) : 0;
+		bool stall = r2t && r2t < stall_before;
 		if (!strcmp(x->peer_host, c->peer_host)) {
 			same_addr++;
 			if (idle && (!addr_victim || x->last_rx_ns < addr_victim->last_rx_ns))
 				addr_victim = x;
+			if (stall && (!addr_stalled || r2t < addr_stalled_since)) {
+				addr_stalled = x;
+				addr_stalled_since = r2t;
+			}
 		}
 		if (idle && (!victim || x->last_rx_ns < victim->last_rx_ns))
 			victim = x;
+		if (stall && (!stalled || r2t < stalled_since)) {
+			stalled = x;
+			stalled_since = r2t;
+		}
 	}
+	if (!victim)
+		victim = stalled;
+	if (!addr_victim)
+		addr_victim = addr_stalled;
 	if (same_name >= p->max_per_initiator) {
 		snprintf(why, whylen, "%u sessions of this initiator already (the limit)",
 			 same_name);
@@ -597,11 +631,15 @@ int portal_admit_session(struct conn *c, char *why, size_t whylen)
 		return ISCSI_LOGIN_OUT_OF_RESOURCES;
 	}
 	accept_log(p,
-		   "session limit reached (%u sessions, %u from %s): evicting the idle "
-		   "unauthenticated sessions of longest standing for new logins",
+		   "session limit reached (%u sessions, %u from %s): evicting the idle (or "
+		   "stalled on a Data-Out) unauthenticated sessions of longest standing for new "
+		   "logins",
 		   sessions, same_addr, c->peer_host);
 	victim->quiet_close = true;
-	conn_close(victim, "session evicted for a new login (idle, not authenticated)");
+	conn_close(victim, victim == stalled || victim == addr_stalled
+			       ? "session evicted for a new login (waiting for a Data-Out, not "
+				 "authenticated)"
+			       : "session evicted for a new login (idle, not authenticated)");
 	session_end(victim, false);
 	return 0;
 }
@@ -638,6 +676,14 @@ static void portal_sweep(struct portal *p, struct conn *unused, void *arg)
 		if (p->pdu_timeout_ns && c->rx_start_ns && (c->ep_events & EPOLLIN) &&
 		    now - c->rx_start_ns > p->pdu_timeout_ns) {
 			snprintf(why, sizeof(why), "a PDU not completed within %llu ms",
+				 (unsigned long long)(p->pdu_timeout_ns / 1000000));
+			conn_close(c, why);
+			continue;
+		}
+		/* RFC 7143 leaves it to the target: the Data-Out an R2T asked for comes in time */
+		uint64_t r2t = p->pdu_timeout_ns && c->ntasks ? conn_oldest_r2t(c) : 0;
+		if (r2t && now - r2t > p->pdu_timeout_ns) {
+			snprintf(why, sizeof(why), "no Data-Out for an R2T within %llu ms",
 				 (unsigned long long)(p->pdu_timeout_ns / 1000000));
 			conn_close(c, why);
 			continue;

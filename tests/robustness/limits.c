@@ -29,6 +29,10 @@
  *   chap      failed CHAP logins are throttled per address; a throttled
  *             name still gets in with the right secret; a base64 (0b)
  *             CHAP_R is accepted; --chap-secret-file works
+ *   lockout-write  896 sessions without CHAP from 127.0.0.1 and 127.0.0.2,
+ *             each holding a WRITE that waits for its Data-Out and
+ *             answering every NOP-In: a newcomer from 127.0.0.3 gets in
+ *             within 1 s
  *   chap-budget  names and 50 source addresses rotating for 2 s: the checked
  *             guesses over the whole target stay under the budget
  *   chap-victim  an attacker hammering a victim's InitiatorName from
@@ -1238,6 +1242,153 @@ static int mode_chap(const char *fl, char **opts, int nopts)
 	return fl_failures ? 1 : 0;
 }
 
+/* ---- lockout-write ---------------------------------------------------------------------- */
+
+#define HOLD_SESSIONS 896 /* the session share of the default 1024 connections */
+
+/* Reads what came on a holding session: answers a target ping; false when it is closed. */
+static bool hold_serve(int fd)
+{
+	uint8_t r[48], data[512];
+	int op = get_pdu_data(fd, r, data, sizeof(data), 200);
+	if (op == -2)
+		return false;
+	if (op == 0x20 && get32(r + 20) != 0xffffffff) {
+		/* a target ping: answer it (RFC 7143 11.18.2) */
+		uint8_t a[48] = {0x40, 0x80};
+		memcpy(a + 8, r + 8, 8);
+		be32(a + 16, 0xffffffff);
+		memcpy(a + 20, r + 20, 4);
+		memcpy(a + 24, r + 28, 4); /* CmdSN = ExpCmdSN */
+		put_pdu(fd, a, NULL, 0);
+	}
+	return true; /* an R2T: left unanswered */
+}
+
+/*
+ * 896 sessions without CHAP, half from 127.0.0.1 and half from 127.0.0.2,
+ * each sending a WRITE(10) of one block without its data (the target sends
+ * an R2T) and answering every NOP-In (pings every second): none is idle. A
+ * newcomer from 127.0.0.3 retries every 100 ms and must be in within 1 s.
+ */
+static int mode_lockout_write(const char *fl, char **opts, int nopts)
+{
+	struct rlimit rl;
+	getrlimit(RLIMIT_NOFILE, &rl);
+	if (rl.rlim_max < HOLD_SESSIONS + 200) {
+		printf("SKIP: our hard limit of open files is %llu\n",
+		       (unsigned long long)rl.rlim_max);
+		return 77;
+	}
+	rl.rlim_cur = rl.rlim_max;
+	setrlimit(RLIMIT_NOFILE, &rl);
+	char *o1[] = {"--nopin-interval", "1", "--nopin-timeout", "2"};
+	(void)opts;
+	(void)nopts;
+	if (!server_start(fl, o1, 4, 0, 0)) {
+		CHECK(false, "the target starts");
+		server_stop();
+		return 1;
+	}
+	static int fds[HOLD_SESSIONS];
+	int in = 0, writes = 0;
+	for (int i = 0; i < HOLD_SESSIONS; i++) {
+		char name[96];
+		src_ip = i % 2 ? "127.0.0.2" : "127.0.0.1";
+		snprintf(name, sizeof(name), "iqn.2026-12.org.faultlun:hold-%d", i);
+		fds[i] = login_as(name, 0x20000 + (uint32_t)i, NULL, NULL);
+		if (fds[i] < 0) {
+			if (i == 0) {
+				printf("SKIP: cannot log in from %s\n", src_ip);
+				server_stop();
+				return 77;
+			}
+			continue;
+		}
+		in++;
+		/* WRITE(10) LBA i, one block, no immediate data: the target answers an R2T */
+		uint8_t bhs[48] = {0x01, 0x80 | 0x20};
+		be32(bhs + 16, 0x100 + (uint32_t)i);
+		be32(bhs + 20, 512);
+		be32(bhs + 24, 0); /* CmdSN */
+		bhs[32] = 0x2a;
+		be32(bhs + 34, (uint32_t)i);
+		bhs[40] = 1;
+		if (put_pdu(fds[i], bhs, NULL, 0)) {
+			uint8_t r[48];
+			writes += get_pdu(fds[i], r, 2000) == 0x31;
+		}
+	}
+	src_ip = NULL;
+	/* the newcomer tries in a child while the holders answer every ping */
+	int pfd[2];
+	if (pipe(pfd)) {
+		server_stop();
+		return 2;
+	}
+	long t1 = now_ms();
+	pid_t kid = fork();
+	if (kid == 0) {
+		long t = -1;
+		int fd = -1, st = 0;
+		src_ip = "127.0.0.3";
+		while (fd < 0 && now_ms() - t1 < 3000) {
+			fd = login_as("iqn.2026-12.org.faultlun:newcomer", 42, NULL, &st);
+			if (fd < 0)
+				usleep(100000);
+		}
+		if (fd >= 0 && ping(fd, 5, 0, 2000))
+			t = now_ms() - t1;
+		char msg[64];
+		int n = snprintf(msg, sizeof(msg), "%ld %d\n", t, st);
+		ssize_t w = write(pfd[1], msg, (size_t)n);
+		(void)w;
+		_exit(0);
+	}
+	close(pfd[1]);
+	long admit_ms = -1;
+	int st = 0;
+	char msg[64] = "";
+	while (now_ms() - t1 < 4000) {
+		struct pollfd pf[HOLD_SESSIONS + 1];
+		for (int i = 0; i < HOLD_SESSIONS; i++)
+			pf[i] = (struct pollfd){.fd = fds[i], .events = POLLIN};
+		pf[HOLD_SESSIONS] = (struct pollfd){.fd = pfd[0], .events = POLLIN};
+		poll(pf, HOLD_SESSIONS + 1, 50);
+		for (int i = 0; i < HOLD_SESSIONS; i++)
+			if (fds[i] >= 0 && pf[i].revents && !hold_serve(fds[i])) {
+				close(fds[i]);
+				fds[i] = -1;
+			}
+		if (pf[HOLD_SESSIONS].revents) {
+			ssize_t r = read(pfd[0], msg, sizeof(msg) - 1);
+			msg[r > 0 ? r : 0] = 0;
+			sscanf(msg, "%ld %d", &admit_ms, &st);
+			break;
+		}
+	}
+	if (kid > 0)
+		waitpid(kid, NULL, 0);
+	close(pfd[0]);
+	int still = 0;
+	for (int i = 0; i < HOLD_SESSIONS; i++)
+		still += fds[i] >= 0 && !is_closed(fds[i]);
+	printf("lockout-write: %d sessions logged in from 2 addresses, %d WRITEs waiting for "
+	       "Data-Out; the newcomer from 127.0.0.3 %s after %ld ms (last status 0x%04x); "
+	       "%d holding sessions still open\n",
+	       in, writes, admit_ms >= 0 ? "got in" : "was kept out", admit_ms, st, still);
+	CHECK(in == HOLD_SESSIONS && writes == HOLD_SESSIONS, "the holders are in (%d, %d)", in,
+	      writes);
+	CHECK(admit_ms >= 0 && admit_ms <= 1000, "the newcomer got in within 1 s (%ld ms)",
+	      admit_ms);
+	CHECK(still >= HOLD_SESSIONS - 16, "the holders stay but for a few (%d)", still);
+	for (int i = 0; i < HOLD_SESSIONS; i++)
+		if (fds[i] >= 0)
+			drop(fds[i]);
+	server_stop();
+	return fl_failures ? 1 : 0;
+}
+
 /* ---- chap-budget ------------------------------------------------------------------------ */
 
 /* CHAP_CHECKS_PER_S of handlers/iscsi/chap.c (docs/robustness.md). */
@@ -1369,6 +1520,8 @@ int main(int argc, char **argv)
 		return mode_logesc(fl, opts, nopts);
 	if (!strcmp(mode, "chap"))
 		return mode_chap(fl, opts, nopts);
+	if (!strcmp(mode, "lockout-write"))
+		return mode_lockout_write(fl, opts, nopts);
 	if (!strcmp(mode, "chap-budget"))
 		return mode_chap_budget(fl, opts, nopts);
 	if (!strcmp(mode, "chap-victim"))
