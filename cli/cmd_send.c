@@ -37,7 +37,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
+#include <sys/time.h>
 #include <time.h>
+#include <unistd.h>
 
 /* Item kinds. */
 enum item_kind { IT_SCSI, IT_TMF, IT_SLEEP };
@@ -789,6 +792,30 @@ static uint32_t block_size(int lun, const struct send_opts *o)
 	return bs;
 }
 
+/* The watchdog fired: libiscsi made no progress within the deadline. */
+static void watchdog_fired(int sig)
+{
+	static const char msg[] = "faultlun send: no progress within the deadline: the "
+				  "session is stuck (e.g. a target's MaxRecvDataSegmentLength=0)\n";
+	(void)sig;
+	(void)!write(STDERR_FILENO, msg, sizeof(msg) - 1);
+	_exit(SEND_NO_ANSWER);
+}
+
+/*
+ * Arms (ms > 0) or disarms (0) the watchdog. ini_wait bounds each wait, but
+ * not a loop inside libiscsi that never returns to it: libiscsi 1.19 splits
+ * data-out into segments of the target's MaxRecvDataSegmentLength, and
+ * loops for ever allocating empty PDUs when the target declared 0.
+ */
+static void watchdog(int64_t ms)
+{
+	struct itimerval t = {{0, 0}, {(time_t)(ms / 1000), (suseconds_t)(ms % 1000) * 1000}};
+
+	signal(SIGALRM, watchdog_fired);
+	setitimer(ITIMER_REAL, &t, NULL);
+}
+
 /* The exit status an item's outcome asks for (SEND_OK when it went well). */
 static int item_rc(const struct item *it, const struct send_opts *o)
 {
@@ -856,6 +883,7 @@ static int run_items(struct item *items, int n, const struct send_opts *o)
 	for (int i = 0; i < n; i++) {
 		struct item *it = &items[i];
 
+		watchdog(3 * (int64_t)o->timeout_ms + 5000);
 		if (it->lun < 0)
 			it->lun = url_lun;
 		if (it->rw && !it->bs) {
@@ -870,6 +898,7 @@ static int run_items(struct item *items, int n, const struct send_opts *o)
 	for (int i = 0; i < n; i++) {
 		struct item *it = &items[i];
 
+		watchdog((int64_t)it->ms + o->timeout_ms + 5000);
 		if (it->kind == IT_SLEEP) {
 			ini_wait(ctx, NULL, it->ms);
 			report(it, o);
@@ -916,6 +945,7 @@ static int run_items(struct item *items, int n, const struct send_opts *o)
 	for (int i = 0; i < n; i++) {
 		if (!items[i].nowait || !items[i].sent)
 			continue;
+		watchdog((int64_t)o->timeout_ms + 5000);
 		ini_wait(ctx, &items[i].done, o->timeout_ms);
 		report(&items[i], o);
 		rc = worse(rc, item_rc(&items[i], o));
@@ -1002,8 +1032,10 @@ int cmd_send(int argc, char **argv)
 			return SEND_USAGE;
 		}
 	}
+	watchdog((int64_t)o.timeout_ms + 5000);
 	ctx = ini_login(argv[optind], "iqn.2026-12.org.faultlun:send", &url_lun, o.timeout_ms);
 	if (!ctx) {
+		watchdog(0);
 		free(items);
 		return SEND_USAGE;
 	}
@@ -1013,7 +1045,9 @@ int cmd_send(int argc, char **argv)
 		rc = clear_uas(items, n, &o);
 	if (rc == SEND_OK)
 		rc = run_items(items, n, &o);
+	watchdog(10000);
 	logout(o.timeout_ms < 5000 ? o.timeout_ms : 5000);
+	watchdog(0);
 	/* cancels what libiscsi still holds: their callbacks mark the items done */
 	iscsi_destroy_context(ctx);
 	ctx = NULL;
