@@ -33,6 +33,8 @@
  *             each holding a WRITE that waits for its Data-Out and
  *             answering every NOP-In: a newcomer from 127.0.0.3 gets in
  *             within 1 s
+ *   dataout   (with --pdu-timeout 1) a WRITE whose R2T is never answered
+ *             closes its connection after about 1 s, answering pings or not
  *   chap-budget  names and 50 source addresses rotating for 2 s: the checked
  *             guesses over the whole target stay under the budget
  *   chap-victim  an attacker hammering a victim's InitiatorName from
@@ -1389,6 +1391,44 @@ static int mode_lockout_write(const char *fl, char **opts, int nopts)
 	return fl_failures ? 1 : 0;
 }
 
+/* ---- dataout ---------------------------------------------------------------------------- */
+
+/*
+ * With --pdu-timeout 1 --nopin-interval 1: a session sends a WRITE, gets its
+ * R2T, never sends the Data-Out and answers every ping; the target closes
+ * it within 1 to 3.5 s with a log line saying why.
+ */
+static int mode_dataout(const char *fl, char **opts, int nopts)
+{
+	if (!server_start(fl, opts, nopts, 0, 0)) {
+		CHECK(false, "the target starts");
+		server_stop();
+		return 1;
+	}
+	int fd = login_as("iqn.2026-12.org.faultlun:dataout", 1, NULL, NULL);
+	CHECK(fd >= 0, "a session");
+	if (fd < 0) {
+		server_stop();
+		return 1;
+	}
+	uint8_t bhs[48] = {0x01, 0x80 | 0x20}, r[48];
+	be32(bhs + 16, 0x100);
+	be32(bhs + 20, 512);
+	bhs[32] = 0x2a;
+	bhs[40] = 1;
+	CHECK(put_pdu(fd, bhs, NULL, 0) && get_pdu(fd, r, 2000) == 0x31, "an R2T for the WRITE");
+	long t0 = now_ms(), closed = -1;
+	while (closed < 0 && now_ms() - t0 < 5000)
+		if (!hold_serve(fd))
+			closed = now_ms() - t0;
+	printf("dataout: a WRITE without its Data-Out closed after %ld ms\n", closed);
+	CHECK(closed >= 900 && closed <= 3500, "closed after %ld ms", closed);
+	CHECK(log_has("no Data-Out for an R2T within 1000 ms"), "the log says why");
+	drop(fd);
+	server_stop();
+	return fl_failures ? 1 : 0;
+}
+
 /* ---- chap-budget ------------------------------------------------------------------------ */
 
 /* CHAP_CHECKS_PER_S of handlers/iscsi/chap.c (docs/robustness.md). */
@@ -1520,6 +1560,8 @@ int main(int argc, char **argv)
 		return mode_logesc(fl, opts, nopts);
 	if (!strcmp(mode, "chap"))
 		return mode_chap(fl, opts, nopts);
+	if (!strcmp(mode, "dataout"))
+		return mode_dataout(fl, opts, nopts);
 	if (!strcmp(mode, "lockout-write"))
 		return mode_lockout_write(fl, opts, nopts);
 	if (!strcmp(mode, "chap-budget"))
