@@ -66,6 +66,11 @@ offers "faultlun vm --accel k" kvm
 offers "faultlun ctl /tmp/fl.sock ar" arm
 offers "faultlun ctl /tmp/fl.sock act 0 MEDIUM_E" MEDIUM_ERROR
 offers "faultlun ctl /tmp/fl.sock act 0 UNRECOVERED_R" UNRECOVERED_READ_ERROR
+offers "faultlun send iscsi://127.0.0.1/iqn.x/0 " read write tur inquiry readcap report-luns lun-reset sleep
+offers "faultlun send -t 5 iscsi://127.0.0.1/iqn.x/0 tur re" read readcap report-luns request-sense
+offers "faultlun send --" --json --hex --timeout --ignore-status --clear-ua
+offers "faultlun send iscsi://127.0.0.1/iqn.x/0"
+[ ${#COMPREPLY[@]} = 0 ] || { echo "FAIL: the URL of send offers ${COMPREPLY[*]}"; fails=$((fails + 1)); }
 # Nothing for a word that no command starts with.
 offers "faultlun zz"
 [ ${#COMPREPLY[@]} = 0 ] || { echo "FAIL: 'faultlun zz' offers ${COMPREPLY[*]}"; fails=$((fails + 1)); }
