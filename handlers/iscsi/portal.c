@@ -565,14 +565,36 @@ static uint64_t conn_oldest_r2t(const struct conn *x)
  * A session this login reinstates (same InitiatorName and ISID) does not
  * count. Returns 0, or ISCSI_LOGIN_OUT_OF_RESOURCES with why filled in.
  */
+/*
+ * The session without CHAP (of c's address when same_addr) whose R2T has
+ * waited longest for its Data-Out, more than ISCSI_STALL_MS; NULL if none.
+ * Run only when the table is full and no session is idle.
+ */
+static struct conn *stalled_session(struct conn *c, bool same_addr)
+{
+	uint64_t stall_before = iscsi_now_ns() - (uint64_t)ISCSI_STALL_MS * 1000000u;
+	uint64_t since = 0;
+	struct conn *stalled = NULL;
+
+	for (struct conn *x = c->portal->conns; x; x = x->next) {
+		if (x == c || x->dead || !x->logged_in || x->authenticated || x->tmfs ||
+		    !x->ntasks || (same_addr && strcmp(x->peer_host, c->peer_host)))
+			continue;
+		uint64_t r2t = conn_oldest_r2t(x);
+		if (r2t && r2t < stall_before && (!stalled || r2t < since)) {
+			stalled = x;
+			since = r2t;
+		}
+	}
+	return stalled;
+}
+
 int portal_admit_session(struct conn *c, char *why, size_t whylen)
 {
 	struct portal *p = c->portal;
 	unsigned same_name = 0, same_addr = 0, sessions = 0;
 	struct conn *victim = NULL, *addr_victim = NULL;
-	struct conn *stalled = NULL, *addr_stalled = NULL;
-	uint64_t stall_before = iscsi_now_ns() - (uint64_t)ISCSI_STALL_MS * 1000000u;
-	uint64_t stalled_since = 0, addr_stalled_since = 0;
+	bool stalled = false;
 
 	for (struct conn *x = p->conns; x; x = x->next) {
 		if (x == c || x->dead || !x->logged_in)
@@ -585,36 +607,23 @@ int portal_admit_session(struct conn *c, char *why, size_t whylen)
 		if (!strcasecmp(x->initiator_name, c->initiator_name))
 			same_name++;
 		bool idle = !x->authenticated && !x->ntasks && !x->tmfs;
-		/* what it holds: an R2T unanswered for ISCSI_STALL_MS (admission time only) */
-		uint64_t r2t = !idle && !x->authenticated && !x->tmfs ? conn_oldest_r2t(x) : 0;
-		bool stall = r2t && r2t < stall_before;
 		if (!strcmp(x->peer_host, c->peer_host)) {
 			same_addr++;
 			if (idle && (!addr_victim || x->last_rx_ns < addr_victim->last_rx_ns))
 				addr_victim = x;
-			if (stall && (!addr_stalled || r2t < addr_stalled_since)) {
-				addr_stalled = x;
-				addr_stalled_since = r2t;
-			}
 		}
 		if (idle && (!victim || x->last_rx_ns < victim->last_rx_ns))
 			victim = x;
-		if (stall && (!stalled || r2t < stalled_since)) {
-			stalled = x;
-			stalled_since = r2t;
-		}
 	}
-	if (!victim)
-		victim = stalled;
-	if (!addr_victim)
-		addr_victim = addr_stalled;
 	if (same_name >= p->max_per_initiator) {
 		snprintf(why, whylen, "%u sessions of this initiator already (the limit)",
 			 same_name);
 		return ISCSI_LOGIN_OUT_OF_RESOURCES;
 	}
 	if (same_addr >= p->max_per_address) {
-		/* the address has its share: one of its own idle sessions makes room */
+		/* the address has its share: one of its own idle (or stalled) sessions makes room */
+		if (!addr_victim && (addr_victim = stalled_session(c, true)))
+			stalled = true;
 		if (!addr_victim) {
 			snprintf(why, whylen,
 				 "%u sessions from %s already (the limit), none idle without CHAP",
@@ -624,6 +633,8 @@ int portal_admit_session(struct conn *c, char *why, size_t whylen)
 		victim = addr_victim;
 	} else if (sessions < p->max_sessions) {
 		return 0;
+	} else if (!victim && (victim = stalled_session(c, false))) {
+		stalled = true;
 	}
 	if (!victim) {
 		snprintf(why, whylen, "%u sessions, none idle without CHAP to make room for it",
@@ -636,7 +647,7 @@ int portal_admit_session(struct conn *c, char *why, size_t whylen)
 		   "logins",
 		   sessions, same_addr, c->peer_host);
 	victim->quiet_close = true;
-	conn_close(victim, victim == stalled || victim == addr_stalled
+	conn_close(victim, stalled
 			       ? "session evicted for a new login (waiting for a Data-Out, not "
 				 "authenticated)"
 			       : "session evicted for a new login (idle, not authenticated)");
