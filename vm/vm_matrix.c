@@ -308,7 +308,7 @@ static void side_by_side(FILE *f, json_t *doc)
 			    json_object_get(json_object_get(row, "cells"),
 					    json_string_value(json_object_get(kv, "label")));
 			const char *res = json_string_value(json_object_get(c, "result"));
-			json_t *r = res ? json_load_file(res, 0, NULL) : NULL;
+			json_t *r = res ? vm_report_load(res) : NULL; /* within the bounds */
 			m[i] = r ? rp_model_new(r) : NULL;
 			json_decref(r);
 			if (!m[i])
