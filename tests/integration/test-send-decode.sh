@@ -18,7 +18,10 @@ inquiry:vpd=0xc4 'raw:a3 0a 00 00 00 00 00 00 01 00 00 00,in=256' \
 "$fl" serve -q --listen 127.0.0.1:0 "$dir/dh-rdac-failover.json" --run "
 	\"$fl\" send -u \$FAULTLUN_URL $items > $tmp/text 2>&1
 	\"$fl\" send -u --json \$FAULTLUN_URL $items > $tmp/json 2>&1
-	\"$fl\" send -u -x \$FAULTLUN_URL readcap > $tmp/hex 2>&1; :" > "$tmp/serve" 2>&1 ||
+	\"$fl\" send -u -x \$FAULTLUN_URL readcap > $tmp/hex 2>&1
+	\"$fl\" send -u --json \$FAULTLUN_URL readcap \
+		report-luns inquiry inquiry:vpd=0x83 'raw:a3 0a 00 00 00 00 00 00 01 00 00 00,in=256' \
+		'raw:1a 00 3f 00 ff 00,in=255' request-sense > $tmp/doc 2> /dev/null; :" > "$tmp/serve" 2>&1 ||
 	fail "serve: $(cat "$tmp/serve")"
 cat "$tmp/text"
 grep -A2 '^#1 readcap: GOOD, 32 bytes in' "$tmp/text" | grep -q '^  block_size: 512$' ||
@@ -56,4 +59,19 @@ assert [p["page"] for p in d[13]["pages"]] == [8], d[13]
 assert d[14]["format"] == "fixed" and d[14]["key"] == 0, d[14]
 print("decoded: ok")
 PY
+python3 -c '
+import json, sys
+r = [json.loads(l) for l in open(sys.argv[1])]
+assert len(r) == 7 and all("decoded" in x for x in r), r
+' "$tmp/doc" || fail "the docs/send.md JSON example"
+
+# docs/send.md's multipath example: port B (standby) through $FAULTLUN_URLS.
+"$fl" serve -q "$(dirname "$0")/scenarios/multipath-two-ports.json" --run "
+	set -- \$FAULTLUN_URLS
+	\"$fl\" send -u \$2 tur inquiry:vpd=0x83 > $tmp/b 2>&1; :" > "$tmp/serve" 2>&1 ||
+	fail "serve: $(cat "$tmp/serve")"
+cat "$tmp/b"
+grep -q '^#1 tur: CHECK_CONDITION, sense NOT_READY/TARGET_PORT_IN_STANDBY_STATE (04/0B)' "$tmp/b" ||
+	fail "port B: tur"
+grep -q '^      relative_port: 2$' "$tmp/b" || fail "port B: VPD 83h does not name relative port 2"
 echo ok
