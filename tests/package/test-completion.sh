@@ -71,6 +71,13 @@ offers "faultlun send -t 5 iscsi://127.0.0.1/iqn.x/0 tur re" read readcap report
 offers "faultlun send --" --json --hex --timeout --ignore-status --clear-ua
 offers "faultlun send iscsi://127.0.0.1/iqn.x/0"
 [ ${#COMPREPLY[@]} = 0 ] || { echo "FAIL: the URL of send offers ${COMPREPLY[*]}"; fails=$((fails + 1)); }
+# Report files complete as file names (check's and vm's --ktap too).
+offers "faultlun check --kt" --ktap
+ktmp=$(mktemp -d)
+: >"$ktmp/verdicts.tap"
+(cd "$ktmp" && offers "faultlun check --ktap verd" verdicts.tap && offers "faultlun vm --ktap verd" verdicts.tap &&
+	[ "$fails" = 0 ]) || fails=$((fails + 1))
+rm -rf "$ktmp"
 # Nothing for a word that no command starts with.
 offers "faultlun zz"
 [ ${#COMPREPLY[@]} = 0 ] || { echo "FAIL: 'faultlun zz' offers ${COMPREPLY[*]}"; fails=$((fails + 1)); }
