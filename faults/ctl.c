@@ -442,9 +442,9 @@ static json_t *do_act(struct fl_engine *e, json_t *req)
 		if (r) {
 			snprintf(msg, sizeof(msg), "owner of LUN %u to port group %u: %s", L->id,
 				 group,
-				 r == -ENOTSUP	 ? "the LUN has no vendor personality"
+				 r == -ENOTSUP	? "the LUN has no vendor personality"
 				 : r == -ENOENT ? "the LUN has no such port group"
-						 : strerror(-r));
+						: strerror(-r));
 			return ctl_error(msg);
 		}
 		o = trace_event(&e->trace, "act");
@@ -642,8 +642,9 @@ static void ctl_accept(struct fl_ctl *ctl)
 			close(fd);
 			return;
 		}
-		fl_log(FL_LOG_WARN, "control socket: %d clients: closing the one idle longest "
-				    "for a new one\n",
+		fl_log(FL_LOG_WARN,
+		       "control socket: %d clients: closing the one idle longest "
+		       "for a new one\n",
 		       CTL_MAX_CLIENTS);
 		ctl_send_now(ctl->clients[victim].fd,
 			     ctl_error("closed: idle while the control socket is full"));

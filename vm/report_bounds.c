@@ -27,8 +27,8 @@
 static bool key_is_time(const char *key)
 {
 	static const char *const names[] = {
-	    "t",	      "t0",		"t1",	      "agent_up", "workload_start",
-	    "workload_end",   "finish",		"qemu_s",     "total_s",  "guest_assembly_s",
+	    "t",      "t0",	"t1",	   "agent_up",	       "workload_start", "workload_end",
+	    "finish", "qemu_s", "total_s", "guest_assembly_s",
 	};
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
 		if (!strcmp(key, names[i]))
@@ -70,7 +70,8 @@ static int check_value(json_t *v, const char *key, int depth, char *why, size_t 
 	case JSON_ARRAY:
 		if (json_array_size(v) > RP_MAX_ITEMS)
 			goto too_many;
-		json_array_foreach(v, i, c) if (check_value(c, NULL, depth + 1, why, len) < 0) return -1;
+		json_array_foreach(v, i,
+				   c) if (check_value(c, NULL, depth + 1, why, len) < 0) return -1;
 		return 0;
 	case JSON_STRING:
 		if (json_string_length(v) > RP_MAX_STRING) {
@@ -93,8 +94,8 @@ static int check_value(json_t *v, const char *key, int depth, char *why, size_t 
 			return -1;
 		}
 		if (!isfinite(x) || fabs(x) > RP_MAX_NUMBER) {
-			snprintf(why, len, "\"%s\": %g is not a number within +-%g",
-				 key ? key : "", x, RP_MAX_NUMBER);
+			snprintf(why, len, "\"%s\": %g is not a number within +-%g", key ? key : "",
+				 x, RP_MAX_NUMBER);
 			return -1;
 		}
 		return 0;
@@ -137,7 +138,8 @@ int rp_check_bounds(const char *path, json_t *r)
 {
 	char why[200];
 
-	if (check_value(r, NULL, 0, why, sizeof(why)) < 0 || check_timeline(r, why, sizeof(why)) < 0) {
+	if (check_value(r, NULL, 0, why, sizeof(why)) < 0 ||
+	    check_timeline(r, why, sizeof(why)) < 0) {
 		fprintf(stderr, "%s: not a result the report reads: %s\n", path, why);
 		return -1;
 	}

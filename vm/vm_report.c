@@ -88,9 +88,8 @@ int fl_vm_report_text(const char *result_json, FILE *out, bool timeline)
 		}
 		fprintf(out, "\n");
 	}
-	fprintf(
-	    out, "%s on path %s (kernel %s, %s)\n", str(r, "name"), str(r, "path"),
-	    str(json_object_get(r, "guest_info"), "kernel"), str(r, "accel"));
+	fprintf(out, "%s on path %s (kernel %s, %s)\n", str(r, "name"), str(r, "path"),
+		str(json_object_get(r, "guest_info"), "kernel"), str(r, "accel"));
 	/* The page's summary header, from the same model. */
 	struct rp_model *m = rp_model_new(r);
 	if (m) {
@@ -117,16 +116,15 @@ int fl_vm_report_text(const char *result_json, FILE *out, bool timeline)
 	}
 	json_array_foreach(json_object_get(r, "steps"), i, o)
 	    fprintf(out, "  step %lld %-10s %-9s %8.0f ms\n",
-		    (long long)json_integer_value(json_object_get(o, "step")),
-		    str(o, "op"), str(o, "errno"),
-		    json_number_value(json_object_get(o, "elapsed_ms")));
+		    (long long)json_integer_value(json_object_get(o, "step")), str(o, "op"),
+		    str(o, "errno"), json_number_value(json_object_get(o, "elapsed_ms")));
 	json_array_foreach(json_object_get(r, "expectations"), i, o)
 	{
 		const char *word = vm_report_verdict(o);
 		fprintf(out, "  %-4s  %s\n", word, str(o, "what"));
 		if (!strcmp(word, "FAIL"))
-			fprintf(out, "        expected: %s\n        observed: %s\n",
-				str(o, "what"), str(o, "observed"));
+			fprintf(out, "        expected: %s\n        observed: %s\n", str(o, "what"),
+				str(o, "observed"));
 		else
 			fprintf(out, "        observed: %s\n", str(o, "observed"));
 	}

@@ -621,7 +621,7 @@ int portal_admit_session(struct conn *c, char *why, size_t whylen)
 		return ISCSI_LOGIN_OUT_OF_RESOURCES;
 	}
 	if (same_addr >= p->max_per_address) {
-		/* the address has its share: one of its own idle (or stalled) sessions makes room */
+		/* the address has its share: its own idle (or stalled) session makes room */
 		if (!addr_victim && (addr_victim = stalled_session(c, true)))
 			stalled = true;
 		if (!addr_victim) {
@@ -647,10 +647,9 @@ int portal_admit_session(struct conn *c, char *why, size_t whylen)
 		   "logins",
 		   sessions, same_addr, c->peer_host);
 	victim->quiet_close = true;
-	conn_close(victim, stalled
-			       ? "session evicted for a new login (waiting for a Data-Out, not "
-				 "authenticated)"
-			       : "session evicted for a new login (idle, not authenticated)");
+	conn_close(victim, stalled ? "session evicted for a new login (waiting for a Data-Out, not "
+				     "authenticated)"
+				   : "session evicted for a new login (idle, not authenticated)");
 	session_end(victim, false);
 	return 0;
 }

@@ -1458,7 +1458,8 @@ static int mode_chap_budget(const char *fl, char **opts, int nopts)
 		snprintf(ip, sizeof(ip), "127.0.0.%d", 10 + (int)(tries % ROTATE_ADDRS));
 		snprintf(name, sizeof(name), "iqn.2026-12.org.faultlun:rot%ld", tries);
 		src_ip = ip;
-		int st = chap_login(name, (uint32_t)(tries & 0xffff) + 1, "fluser", NULL, false, &fd);
+		int st =
+		    chap_login(name, (uint32_t)(tries & 0xffff) + 1, "fluser", NULL, false, &fd);
 		if (fd >= 0)
 			drop(fd);
 		if (st == 0xffff && tries == 0) {
