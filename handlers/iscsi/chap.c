@@ -441,10 +441,14 @@ int chap_step(struct conn *c, const struct kvlist *req, struct kvlist *resp, boo
 		      sizeof(l->chap_challenge), want);
 	if (!p->opts.chap_user || strcmp(name, p->opts.chap_user) ||
 	    chap_value_decode(r, got, sizeof(got), &glen) || glen != 16 || memcmp(got, want, 16)) {
-		iscsi_log(p, LOG_ERR, c, "CHAP: authentication failed for user '%s'", name);
 		p->chap_budget_used++;
 		fail_note(p, iname, false);
 		fail_note(p, c->peer_host, true);
+		const struct chap_fail *fn = fail_find(p, iname, false);
+		iscsi_log(
+		    p, LOG_ERR, c,
+		    "CHAP: authentication failed for user '%s' (failure %u of initiator '%s')",
+		    name, fn ? fn->count : 0, iname);
 		return ISCSI_LOGIN_AUTH_FAILED;
 	}
 	fail_clear(p, iname);
