@@ -98,9 +98,6 @@ static struct iscsi_context *ctx;
 static int url_lun;
 /* block size by LUN: 0 not asked yet, 1 the target's was refused */
 static uint32_t lun_bs[256];
-/* block-size queries whose task libiscsi still held at their timeout (3 a LUN at most) */
-static struct item *stale_items[256 * 3];
-static size_t nstale;
 
 /* Prints the usage of `faultlun send`. */
 static void send_usage(FILE *out)
@@ -418,13 +415,17 @@ static void tmf_cb(struct iscsi_context *iscsi, int status, void *data, void *pr
 	it->t_done = now();
 }
 
+/* The logout has ended (static: libiscsi may call back from iscsi_destroy_context). */
+static bool logout_done;
+
 /* Completion of the logout. */
 static void logout_cb(struct iscsi_context *iscsi, int status, void *data, void *priv)
 {
 	(void)iscsi;
 	(void)status;
 	(void)data;
-	*(bool *)priv = true;
+	(void)priv;
+	logout_done = true;
 }
 
 /* Name of an RFC 7143 11.6.1 TMF response. */
@@ -747,7 +748,9 @@ static uint32_t block_size(int lun, const struct send_opts *o)
 		}
 		if (!ini_wait(ctx, &it->done, o->timeout_ms)) {
 			fprintf(stderr, "faultlun send: LUN %d: %s: no answer\n", lun, it->text);
-			stale_items[nstale++] = it; /* libiscsi still holds its task */
+			iscsi_scsi_cancel_task(ctx, it->task); /* libiscsi lets go of it */
+			scsi_free_scsi_task(it->task);
+			free(it);
 			break;
 		}
 		ans = answered(it);
@@ -841,13 +844,12 @@ static int worse(int a, int b)
 /* Logs out within ms at most (a target that never answers must not hold send). */
 static void logout(int ms)
 {
-	bool done = false;
-
+	logout_done = false;
 	if (!iscsi_is_logged_in(ctx))
 		return;
-	if (iscsi_logout_async(ctx, logout_cb, &done))
+	if (iscsi_logout_async(ctx, logout_cb, NULL))
 		return;
-	if (!ini_wait(ctx, &done, ms))
+	if (!ini_wait(ctx, &logout_done, ms))
 		fprintf(stderr, "faultlun send: no answer to the logout within %d ms\n", ms);
 }
 
@@ -1039,6 +1041,12 @@ int cmd_send(int argc, char **argv)
 		free(items);
 		return SEND_USAGE;
 	}
+	/*
+	 * No session renewal: libiscsi would log in again and resend the open
+	 * commands, unseen; a failed session ends them as "no answer (the
+	 * session failed)".
+	 */
+	iscsi_set_noautoreconnect(ctx, 1);
 	memset(lun_bs, 0, sizeof(lun_bs));
 	rc = SEND_OK;
 	if (o.clear_ua)
@@ -1048,21 +1056,18 @@ int cmd_send(int argc, char **argv)
 	watchdog(10000);
 	logout(o.timeout_ms < 5000 ? o.timeout_ms : 5000);
 	watchdog(0);
-	/* cancels what libiscsi still holds: their callbacks mark the items done */
+	/*
+	 * The context frees every PDU it still holds (libiscsi 1.19
+	 * iscsi_cancel_pdus), never a task: the items' tasks, answered or not,
+	 * are freed here.
+	 */
 	iscsi_destroy_context(ctx);
 	ctx = NULL;
 	for (int i = 0; i < n; i++) {
-		if (items[i].task && items[i].done)
+		if (items[i].task)
 			scsi_free_scsi_task(items[i].task);
 		free(items[i].out_buf);
 	}
-	for (size_t i = 0; i < nstale; i++) {
-		if (stale_items[i]->done)
-			scsi_free_scsi_task(stale_items[i]->task);
-		free(stale_items[i]->out_buf);
-		free(stale_items[i]);
-	}
-	nstale = 0;
 	free(items);
 	return rc;
 }

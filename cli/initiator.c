@@ -210,8 +210,12 @@ int ini_clear_ua(struct iscsi_context *ctx, int lun, int ms, const char *who)
 			free(w);
 			return -1;
 		}
-		if (!ini_wait(ctx, &w->done, ms))
-			return -1; /* libiscsi holds t and w until the context goes */
+		if (!ini_wait(ctx, &w->done, ms)) {
+			iscsi_scsi_cancel_task(ctx, t); /* libiscsi lets go of t and w */
+			scsi_free_scsi_task(t);
+			free(w);
+			return -1;
+		}
 		bool ua = t->status == SCSI_STATUS_CHECK_CONDITION &&
 			  t->sense.key == SCSI_SENSE_UNIT_ATTENTION;
 		if (ua && who) {

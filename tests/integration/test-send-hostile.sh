@@ -86,7 +86,7 @@ grep -q 'no answer to the logout within 2000 ms' "$tmp/out" || fail "no-logout: 
 target vanish
 run -t 2 "$url" tur inquiry tur
 [ $rc = 3 ] || fail "vanish: exit $rc, not 3"
-grep -q '^#2 inquiry: no answer' "$tmp/out" || fail "vanish: #2"
+grep -q '^#2 inquiry: no answer (the session failed)' "$tmp/out" || fail "vanish: #2"
 
 target mrdsl0
 run -t 1 "$url" write
