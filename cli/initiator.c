@@ -112,6 +112,34 @@ static void connect_done(struct iscsi_context *ctx, int status, void *data, void
 }
 
 /*
+ * ini_wait for the login: also ends when libiscsi gives up on the connection
+ * (the target closed it during the login: no callback comes then).
+ */
+static bool login_wait(struct iscsi_context *ctx, int ms)
+{
+	int64_t end = ini_now_ms() + ms;
+
+	while (!login_state.done) {
+		int64_t left = end - ini_now_ms();
+		if (left <= 0)
+			return false;
+		struct pollfd pfd = {.fd = iscsi_get_fd(ctx),
+				     .events = (short)iscsi_which_events(ctx)};
+		int n = poll(&pfd, 1, left > 100 ? 100 : (int)left);
+		if (n < 0 && errno != EINTR)
+			return false;
+		if (iscsi_service(ctx, n > 0 ? pfd.revents : 0) < 0 && !iscsi_is_logged_in(ctx) &&
+		    !login_state.done) {
+			if (!connect_why[0])
+				snprintf(connect_why, sizeof(connect_why),
+					 "the target closed the connection during the login");
+			return false;
+		}
+	}
+	return true;
+}
+
+/*
  * Connects and logs in within ms: a connection, then the Login Phase, and
  * nothing else (libiscsi's full connect would send a TEST UNIT READY after
  * the login, firing scenario rules and taking a pending unit attention that
@@ -135,9 +163,10 @@ bool ini_connect(struct iscsi_context *ctx, const struct iscsi_url *u, int ms)
 		return false;
 	}
 	(void)iscsi_full_connect_async(ctx, u->portal, u->lun, login_done, NULL);
-	if (!ini_wait(ctx, &login_state.done, ms)) {
+	if (!login_wait(ctx, ms)) {
 		login_state.tag++; /* a late answer is not this login's */
-		fprintf(stderr, "no login answer within %d ms\n", ms);
+		if (!connect_why[0])
+			fprintf(stderr, "no login answer within %d ms\n", ms);
 		return false;
 	}
 	return login_state.status == SCSI_STATUS_GOOD && iscsi_is_logged_in(ctx);

@@ -4,7 +4,8 @@
 # (docs/send.md): 0 when every item got GOOD, 1 when one ended in CHECK
 # CONDITION (0 with --ignore-status, given after the URL), 3 when one got no
 # answer (scenario hold-forever), 2 for a bad item and for a refused
-# connection, which says so in plain words; options after the URL work.
+# connection, which says so in plain words (as does a target that closes
+# the connection at the login); options after the URL work.
 set -u
 fl=$1 dir=$2
 fail() { echo "FAIL: $*"; exit 1; }
@@ -42,4 +43,23 @@ cat "$tmp/refused"
 [ $rc = 2 ] || fail "refused connection: exit $rc, not 2"
 [ "$(cat "$tmp/refused")" = "connection refused: 127.0.0.1:$port" ] ||
 	fail "refused connection: '$(cat "$tmp/refused")'"
+
+# A target that closes the connection at the login: said so, at once.
+python3 -c '
+import socket, sys
+s = socket.socket(); s.bind(("127.0.0.1", 0)); s.listen(1)
+open(sys.argv[1], "w").write(str(s.getsockname()[1]))
+s.settimeout(20)
+c, _ = s.accept(); c.recv(48); c.close()
+' "$tmp/cport" &
+n=0
+while [ ! -s "$tmp/cport" ] && [ $n -lt 100 ]; do sleep 0.1; n=$((n + 1)); done
+port=$(cat "$tmp/cport")
+"$fl" send -t 20 "iscsi://127.0.0.1:$port/iqn.x/0" tur > "$tmp/closed" 2>&1
+rc=$?
+wait
+cat "$tmp/closed"
+[ $rc = 2 ] || fail "closed at login: exit $rc, not 2"
+[ "$(cat "$tmp/closed")" = "the target closed the connection during the login: 127.0.0.1:$port" ] ||
+	fail "closed at login: '$(cat "$tmp/closed")'"
 echo ok
