@@ -14,19 +14,25 @@
  * lun_reset and target_reset (SAM-5 7, RFC 7143 11.5), ctl (`faultlun ctl
  * SOCKET ARGS...` on the target's control socket) and sleep. It records what
  * an initiator observes of each step (struct fl_step_obs): status and sense
- * (SAM-5 5.3, SPC-4 4.5) or a TMF's response, the errno Linux would give a
- * block read or write for that answer, and times; scenario/judge.c gives the
- * verdicts. A command not answered within the command timeout
- * (knobs.timeout_s) goes through an error handling of its own: ABORT TASK,
- * LUN RESET, LUN RESET again (each TMF's answer waited for up to
- * knobs.reset_wait_ms, default 5 s), then a reconnect; after a recovery the
- * command is sent once more, as the SCSI midlayer does. A UNIT ATTENTION
- * answer to a block op (read, write, discard, sync, fsync) is resent up to 30
- * times within one command timeout, as Linux resends block I/O; the
- * pass-through ops (tur, inquiry, sg_raw, unmap, write_same, which the VM
- * lab's agent sends with SG_IO) get the UNIT ATTENTION as their answer, as
- * SG_IO returns it. Each new session is first scanned as the kernel scans a
- * new disk (READ CAPACITY until GOOD), which takes its power-on unit
+ * (SAM-5 5.3, SPC-4 4.5) or a TMF's response, the errno Linux's block layer
+ * gives a block op for its final answer, how many times it was resent, and
+ * times; scenario/judge.c gives the verdicts. The block ops (read, write,
+ * discard, sync, fsync) are resent as the kernel's block path resends them
+ * (scsi_decide_disposition, scsi_check_sense, alua_check_sense when the LUN
+ * reports TPGS, scsi_io_completion_action): BUSY, TASK SET FULL, UNIT
+ * ATTENTION and ALUA transitioning requeued, NOT READY 04/01 and the other
+ * delayed 04/xx retried after a pause, counted retries (sd's five) for
+ * MEDIUM ERROR and ABORTED COMMAND, all within (5 + 1) x the command timeout
+ * (knobs.timeout_s). The pass-through ops (tur, inquiry, sg_raw, unmap,
+ * write_same, which the VM lab's agent sends with SG_IO) keep their first
+ * answer. A command not answered within the command timeout goes through the
+ * kernel's error-handling ladder (scmd_eh_abort_handler, scsi_eh_ready_devs,
+ * libiscsi's eh handlers): ABORT TASK, and only when a rung fails LUN RESET,
+ * TARGET WARM RESET, then a reconnect (a TMF not answered within
+ * knobs.reset_wait_ms, default 5 s, fails the connection: straight to the
+ * reconnect); a recovered block command is resent within the retries and the
+ * bound. Each new session is first scanned as the kernel scans a new disk
+ * (READ CAPACITY until GOOD), which takes its power-on unit
  * attention. A step's deadline (timeout_s) ends it as TIMEOUT.
  */
 #include "fl_scenario.h"
@@ -72,9 +78,6 @@ static struct {
 	int lun;
 	uint32_t itt, cmdsn;
 } last_cmd;
-
-/* Most UNIT ATTENTION answers one command is resent after (within its timeout). */
-#define UA_RETRIES 30
 
 /* One asynchronous call's completion. */
 struct op {
@@ -293,7 +296,9 @@ struct result {
 	int status;
 	uint8_t key, asc, ascq;
 	int64_t ms;
-	char eh[128];	  /* error handling performed, for the log */
+	char eh[160];	  /* error handling performed, for the log */
+	uint32_t retries; /* times the command was resent (block ops) */
+	bool eh_failed;	  /* the error handling did not recover */
 	bool tmf;	  /* a TMF step: */
 	int tmf_resp;	  /* its response (RFC 7143 11.6.1), -1: none */
 	bool ctl;	  /* a ctl step: */
@@ -331,22 +336,189 @@ static int tmf(enum iscsi_task_mgmt_funcs fn, int lun, struct scsi_task *t, int 
 }
 
 /*
- * Runs one CDB with the runner's error handling; fills r. resend_ua: a UNIT
- * ATTENTION answer is resent (block ops); else it is the answer (pass-through).
+ * The SCSI midlayer's budget for one block command (sd.c SD_MAX_RETRIES):
+ * retries counted against it are the ones after a command timeout that the
+ * error handling recovered from, and the counted retries of
+ * scsi_decide_disposition (MEDIUM ERROR other than 11/13/14, ABORTED COMMAND
+ * other than 10/xx, TASK ABORTED).
+ */
+#define SD_RETRIES 5
+/* Most answers one command is resent after: the target's word is bounded. */
+#define MAX_RESENDS 2000
+/* Pause before a requeue (BUSY, TASK SET FULL, ALUA transition) and before a delayed retry. */
+#define REQUEUE_PAUSE_MS 10
+#define DELAYED_RETRY_PAUSE_MS 100
+
+/* What the kernel's block path does with one answer (scsi_decide_disposition, scsi_io_completion_action). */
+enum disposition {
+	DISP_DONE,	    /* the answer is final */
+	DISP_REQUEUE,	    /* resent, not counted (ADD_TO_MLQUEUE, ACTION_RETRY) */
+	DISP_DELAYED,	    /* resent after a pause, not counted (ACTION_DELAYED_RETRY) */
+	DISP_COUNTED_RETRY, /* resent while SD_RETRIES allows (NEEDS_RETRY) */
+};
+
+/* LUNs whose standard INQUIRY was read for its TPGS field: bit 0 known, bit 1 TPGS set. */
+static uint8_t lun_tpgs[256];
+
+/*
+ * True when lun reports TPGS (SPC-4 6.6.2, byte 5 bits 5:4 nonzero), so that
+ * the kernel's scsi_dh_alua handler attaches to it. Asked once per LUN, and
+ * only when an answer's handling depends on it.
+ */
+static bool lun_has_tpgs(int lun)
+{
+	uint8_t *k = &lun_tpgs[lun & 0xff];
+	struct op *op;
+	struct scsi_task *t;
+
+	if (lun < 0 || lun > 255)
+		return false;
+	if (*k & 1)
+		return *k & 2;
+	*k = 1;
+	op = calloc(1, sizeof(*op));
+	t = scsi_cdb_inquiry(0, 0, 36);
+	if (!t || !op || iscsi_scsi_command_async(ctx, lun, t, op_cb, NULL, op)) {
+		if (t)
+			scsi_free_scsi_task(t);
+		free(op);
+		return false;
+	}
+	if (!wait_op(op, reset_wait_ms > 1000 ? reset_wait_ms : 1000)) {
+		if (nstale < sizeof(stale) / sizeof(stale[0])) {
+			stale_op[nstale] = op;
+			stale[nstale++] = t;
+		}
+		return false;
+	}
+	if (t->status == SCSI_STATUS_GOOD && t->datain.size >= 6 && (t->datain.data[5] & 0x30))
+		*k |= 2;
+	scsi_free_scsi_task(t);
+	free(op);
+	return *k & 2;
+}
+
+/*
+ * The kernel's block-path handling of an answer to a block command on lun
+ * (Linux 6.1): scsi_decide_disposition with scsi_check_sense and, when the
+ * LUN reports TPGS, scsi_dh_alua's alua_check_sense; then
+ * scsi_io_completion_action for what they pass up.
+ */
+static enum disposition block_disposition(const struct result *r, int lun)
+{
+	switch (r->status) {
+	case 0x08: /* BUSY */
+	case 0x28: /* TASK SET FULL */
+		return DISP_REQUEUE;
+	case 0x40: /* TASK ABORTED */
+		return DISP_COUNTED_RETRY;
+	case 0x02:
+		break;
+	default:
+		return DISP_DONE;
+	}
+	switch (r->key) {
+	case SCSI_SENSE_UNIT_ATTENTION:
+		/*
+		 * alua_check_sense requeues 29/xx, 2A/01, 2A/06, 2A/07, 3F/03 and
+		 * 3F/0E; scsi_io_completion_action retries any other UNIT ATTENTION
+		 * of a fixed disk: both resend until the command's time is up.
+		 */
+		return DISP_REQUEUE;
+	case SCSI_SENSE_NOT_READY:
+		if (r->asc != 0x04)
+			return DISP_DONE;
+		if (r->ascq == 0x0a)
+			/* ALUA transitioning: alua_check_sense requeues it, else a delayed reprep */
+			return lun_has_tpgs(lun) ? DISP_REQUEUE : DISP_DELAYED;
+		switch (r->ascq) {
+		case 0x01: case 0x04: case 0x05: case 0x06: case 0x07: case 0x08:
+		case 0x09: case 0x11: case 0x14: case 0x1a: case 0x1b: case 0x1d:
+			return DISP_DELAYED;
+		default:
+			return DISP_DONE;
+		}
+	case SCSI_SENSE_MEDIUM_ERROR:
+		if (r->asc == 0x11 || r->asc == 0x13 || r->asc == 0x14)
+			return DISP_DONE; /* unrecoverable read error: no retry */
+		return DISP_COUNTED_RETRY;
+	case 0x0b: /* ABORTED COMMAND */
+		return r->asc == 0x10 ? DISP_DONE : DISP_COUNTED_RETRY;
+	default:
+		return DISP_DONE;
+	}
+}
+
+/*
+ * Sends one error-handling TMF on lun and records it in r->eh; 0 when it was
+ * answered FUNCTION COMPLETE, 1 when it was answered otherwise, -1 when its
+ * answer did not come within reset_wait_ms.
+ */
+static int eh_tmf(enum iscsi_task_mgmt_funcs fn, int lun, struct scsi_task *t, struct result *r)
+{
+	const char *name = fn == ISCSI_TM_ABORT_TASK	? "abort"
+			   : fn == ISCSI_TM_LUN_RESET ? "lun_reset"
+						      : "target_reset";
+	int resp;
+
+	strncat(r->eh, name, sizeof(r->eh) - strlen(r->eh) - 1);
+	resp = tmf(fn, lun, t, reset_wait_ms);
+	strncat(r->eh, resp == 0 ? " " : resp < 0 ? "(no answer) " : "(failed) ",
+		sizeof(r->eh) - strlen(r->eh) - 1);
+	return resp == 0 ? 0 : resp < 0 ? -1 : 1;
+}
+
+/*
+ * The error handling of a command t that timed out, as Linux with iscsi_tcp
+ * does it: ABORT TASK (scmd_eh_abort_handler, iscsi_eh_abort); when the
+ * abort fails, LOGICAL UNIT RESET (scsi_eh_bus_device_reset,
+ * iscsi_eh_device_reset), then TARGET WARM RESET (scsi_eh_target_reset,
+ * iscsi_eh_recover_target), then a new session (iscsi_eh_session_reset). A
+ * TMF whose answer does not come fails the connection (libiscsi's TMF
+ * timeout), which leaves session recovery as the only way on. True when one
+ * rung recovered.
+ */
+static bool eh_ladder(int lun, struct scsi_task *t, int64_t deadline, struct result *r)
+{
+	int a = eh_tmf(ISCSI_TM_ABORT_TASK, lun, t, r);
+
+	if (a == 0)
+		return true;
+	if (a > 0) {
+		a = eh_tmf(ISCSI_TM_LUN_RESET, lun, NULL, r);
+		if (a == 0)
+			return true;
+	}
+	if (a > 0) {
+		a = eh_tmf(ISCSI_TM_TARGET_WARM_RESET, lun, NULL, r);
+		if (a == 0)
+			return true;
+	}
+	strncat(r->eh, "reconnect ", sizeof(r->eh) - strlen(r->eh) - 1);
+	return renew_session(deadline);
+}
+
+/*
+ * Runs one CDB with the kernel's error handling and, for a block op (block
+ * true), the kernel's block-path retries; fills r. A pass-through op's answer
+ * is its first one, as SG_IO gives it; a pass-through command that timed out
+ * is not resent after the recovery. Everything ends when the overall bound of
+ * the command, (SD_RETRIES + 1) x the command timeout since it was first sent
+ * (scsi_cmd_runtime_exceeded), or the step's deadline is passed.
  */
 static void run_task(struct scsi_task *(*make)(void *), void *arg, int lun, struct iscsi_data *out,
-		     int timeout_ms, int64_t deadline, bool resend_ua, struct result *r)
+		     int timeout_ms, int64_t deadline, bool block, struct result *r)
 {
 	int64_t t0 = ini_now_ms();
-	int ua_retries = 0;
-	int64_t t_send = t0; /* when the command was (re)sent after a recovery */
+	int64_t bound = t0 + (int64_t)(SD_RETRIES + 1) * timeout_ms;
+	int counted = 0, resends = 0;
 
 	r->run = true;
-	for (int attempt = 0; attempt < 2; attempt++) {
+	for (;;) {
 		struct scsi_task *t = make(arg);
 		/* On the heap: libiscsi may call back late for a timed-out task. */
 		struct op *opp = calloc(1, sizeof(*opp));
-		if (!t || iscsi_scsi_command_async(ctx, lun, t, op_cb, out, opp)) {
+		if (!t || !opp || iscsi_scsi_command_async(ctx, lun, t, op_cb, out, opp)) {
 			free(opp);
 			if (t)
 				scsi_free_scsi_task(t);
@@ -362,6 +534,9 @@ static void run_task(struct scsi_task *(*make)(void *), void *arg, int lun, stru
 		bool answered = wait_op(opp, left < timeout_ms ? (left > 0 ? left : 0) : timeout_ms);
 		if (answered && opp->status != SCSI_STATUS_CANCELLED &&
 		    opp->status != SCSI_STATUS_ERROR) {
+			enum disposition d;
+			int64_t now;
+
 			r->done = true;
 			r->status = t->status;
 			r->key = r->asc = r->ascq = 0;
@@ -372,21 +547,28 @@ static void run_task(struct scsi_task *(*make)(void *), void *arg, int lun, stru
 			}
 			scsi_free_scsi_task(t);
 			free(opp);
-			/*
-			 * A UNIT ATTENTION is resent, as Linux does for block I/O: not
-			 * counted against sd's five retries but bounded by the command's
-			 * time (Linux 6.1 resent a read through eight in a row). Here:
-			 * up to UA_RETRIES times while one timeout has not passed since the
-			 * command was sent (or resent after a recovery).
-			 */
-			if (resend_ua && r->status == SCSI_STATUS_CHECK_CONDITION &&
-			    r->key == SCSI_SENSE_UNIT_ATTENTION && ua_retries < UA_RETRIES &&
-			    ini_now_ms() - t_send < timeout_ms) {
-				ua_retries++;
-				attempt--;
-				continue;
+			if (!block)
+				break;
+			d = block_disposition(r, lun);
+			if (d == DISP_DONE || resends >= MAX_RESENDS)
+				break;
+			if (d == DISP_COUNTED_RETRY && counted >= SD_RETRIES)
+				break;
+			now = ini_now_ms();
+			if (now >= bound || now >= deadline)
+				break; /* the kernel fails it with its last answer */
+			if (d == DISP_COUNTED_RETRY)
+				counted++;
+			resends++;
+			r->retries++;
+			if (d != DISP_COUNTED_RETRY) {
+				int64_t p = d == DISP_DELAYED ? DELAYED_RETRY_PAUSE_MS
+							      : REQUEUE_PAUSE_MS;
+				if (now + p > deadline)
+					p = deadline - now;
+				wait_op(NULL, p);
 			}
-			break;
+			continue;
 		}
 		if (!answered && ini_now_ms() >= deadline) {
 			/* The step's deadline, not the command timeout: no error handling. */
@@ -397,32 +579,25 @@ static void run_task(struct scsi_task *(*make)(void *), void *arg, int lun, stru
 			}
 			break;
 		}
-		/* Error handling: abort, LUN reset twice, then a new session. */
-		bool recovered = false;
-		strncat(r->eh, "abort ", sizeof(r->eh) - strlen(r->eh) - 1);
-		int a = tmf(ISCSI_TM_ABORT_TASK, lun, t, reset_wait_ms);
-		for (int i = 0; i < 2 && !recovered; i++) {
-			strncat(r->eh, "lun_reset ", sizeof(r->eh) - strlen(r->eh) - 1);
-			recovered = tmf(ISCSI_TM_LUN_RESET, lun, NULL, reset_wait_ms) == 0;
-		}
-		if (!recovered) {
-			strncat(r->eh, "reconnect ", sizeof(r->eh) - strlen(r->eh) - 1);
-			recovered = renew_session(deadline);
-		}
-		(void)a;
+		bool recovered = eh_ladder(lun, t, deadline, r);
 		/* libiscsi may still hold the task: free it after the context. */
 		if (nstale < sizeof(stale) / sizeof(stale[0])) {
 			stale_op[nstale] = opp;
 			stale[nstale++] = t;
 		}
-		if (!recovered)
+		r->done = false;
+		r->eh_failed = !recovered;
+		/* Recovered: resent while the retries and the overall bound allow (scsi_eh_flush_done_q). */
+		if (!recovered || !block || counted >= SD_RETRIES || ini_now_ms() >= bound ||
+		    ini_now_ms() >= deadline)
 			break;
-		t_send = ini_now_ms();
+		counted++;
+		resends++;
+		r->retries++;
 	}
-	if (ua_retries)
-		snprintf(r->eh + strlen(r->eh), sizeof(r->eh) - strlen(r->eh),
-			 "unit attention resent %d time%s ", ua_retries,
-			 ua_retries == 1 ? "" : "s");
+	if (r->retries)
+		snprintf(r->eh + strlen(r->eh), sizeof(r->eh) - strlen(r->eh), "%u resend%s ",
+			 r->retries, r->retries == 1 ? "" : "s");
 	r->ms = ini_now_ms() - t0;
 }
 
@@ -670,14 +845,16 @@ static bool run_ctl(const struct fl_step *s, int64_t deadline, struct result *r,
 }
 
 /*
- * The errno Linux gives a block read or write for what the command got
- * (scsi_check_sense and the host bytes it sets, Linux 6.1): the libiscsi
- * runner's errno of read, write, discard, sync and fsync steps.
+ * The errno Linux gives a block read or write for the final answer of a
+ * command (scsi_check_sense's host bytes, scsi_io_completion_action,
+ * scsi_result_to_blk_status, then blk_status_to_errno; Linux 6.1): the
+ * libiscsi runner's errno of read, write, discard, sync and fsync steps.
  */
 static const char *errno_of(const struct result *r)
 {
 	if (!r->done)
-		return "ETIMEDOUT"; /* the runner's error handling gave up */
+		/* DID_TIME_OUT after the error handling, or an offlined device: BLK_STS_IOERR */
+		return "EIO";
 	switch (r->status) {
 	case 0x00: /* GOOD */
 	case 0x04: /* CONDITION MET */
@@ -686,12 +863,14 @@ static const char *errno_of(const struct result *r)
 		return "EBADE";
 	case 0x02:
 		break;
-	default: /* BUSY, TASK SET FULL, ...: Linux retries, then fails with EIO */
+	default: /* BUSY, TASK SET FULL, ... past the command's bound: BLK_STS_IOERR */
 		return "EIO";
 	}
 	switch (r->key) {
 	case SCSI_SENSE_RECOVERED_ERROR:
 		return "OK";
+	case SCSI_SENSE_HARDWARE_ERROR:
+		return "EREMOTEIO"; /* DID_TARGET_FAILURE */
 	case SCSI_SENSE_ILLEGAL_REQUEST:
 		if (r->asc == 0x20 || r->asc == 0x21 || r->asc == 0x22 || r->asc == 0x24 ||
 		    r->asc == 0x26 || r->asc == 0x27)
@@ -710,6 +889,10 @@ static const char *errno_of(const struct result *r)
 		if (r->asc == 0x11 || r->asc == 0x13 || r->asc == 0x14)
 			return "ENODATA"; /* DID_MEDIUM_ERROR */
 		return "EIO";
+	case 0x0b: /* ABORTED COMMAND */
+		if (r->asc == 0x10)
+			return "EILSEQ"; /* BLK_STS_PROTECTION */
+		return "EIO";
 	default:
 		return "EIO";
 	}
@@ -720,6 +903,7 @@ static void observe(const struct fl_step *s, const struct result *r, struct fl_s
 {
 	o->elapsed_ms = (double)r->ms;
 	o->repeats_done = r->repeats;
+	o->retries = r->retries;
 	if (r->past_deadline) {
 		o->end = FL_END_TIMEOUT;
 		return;
@@ -962,6 +1146,7 @@ int fl_runner_run(const struct fl_check *check, const struct fl_runner_opts *o,
 	faultlun_bin = o->faultlun_bin ? o->faultlun_bin : "faultlun";
 	block_size = 512;
 	nstale = 0;
+	memset(lun_tpgs, 0, sizeof(lun_tpgs));
 	reset_wait_ms = check->knobs.reset_wait_ms >= 0 ? check->knobs.reset_wait_ms
 							: FL_RESET_WAIT_MS;
 	memset(&last_cmd, 0, sizeof(last_cmd));

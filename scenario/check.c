@@ -827,7 +827,7 @@ static void parse_expect(struct pctx *c, const char *path, json_t *v, struct fl_
 	    "step",  "errno",  "status", "sense", "within_ms",	  "min_ms", "kernel_log",
 	    "count", "min",    "max",	 "eh",	  "device_state", "lun",    "max_stall_ms",
 	    "trace", "runner", "kernel", "path",  "state",	  "vm_path", "ua",
-	    "tmf_response", NULL};
+	    "tmf_response", "why", NULL};
 	static const char *const whole[] = {"kernel_log",   "eh",    "device_state",
 					    "max_stall_ms", "trace", "path"};
 	char sub[512], q[80];
@@ -844,6 +844,9 @@ static void parse_expect(struct pctx *c, const char *path, json_t *v, struct fl_
 		return;
 	}
 	pkeys(c, path, v, "expect", keys);
+	if ((e = json_object_get(v, "why")) && !json_is_string(e))
+		perr(c, SUBP(sub, path, "why"), false, "\"why\": expected a string, got %s",
+		     pquote(e, q, sizeof(q)));
 	if ((e = json_object_get(v, "runner"))) {
 		const char *r = json_string_value(e);
 

@@ -262,6 +262,7 @@ struct fl_step_obs {
 	uint32_t repeats_done;
 	bool has_tmf_response; /* a TMF step got an answer (libiscsi runner) */
 	uint8_t tmf_response;  /* RFC 7143 11.6.1 */
+	uint32_t retries;      /* times a block command was resent (libiscsi runner; 0: none seen) */
 };
 
 /* What a runner saw of a run. Pointers may be NULL when a runner cannot see that. */

@@ -202,6 +202,11 @@ static void step_end_text(const struct fl_step_obs *s, char *buf, size_t len)
 		break;
 	case FL_END_DONE:
 		snprintf(buf, len, "%s after %.0f ms", s->errno_name, s->elapsed_ms);
+		if (s->retries) {
+			size_t o = strlen(buf);
+			snprintf(buf + o, len - o, ", %u retr%s", s->retries,
+				 s->retries == 1 ? "y" : "ies");
+		}
 		break;
 	}
 }
@@ -660,7 +665,14 @@ int fl_check_judge(const struct fl_check *check, const struct fl_obs *obs,
 					describe(x, kind, v->what, sizeof(v->what));
 				continue;
 			}
-			if (x->vm_paths && !(x->vm_paths & obs->vm_path)) {
+			/*
+			 * The libiscsi runner drives the target's iSCSI front end: an
+			 * entry scoped to VM-lab paths that include "iscsi" is judged there.
+			 */
+			unsigned path = obs->vm_path ? obs->vm_path
+				      : obs->runner == FL_RUNNER_LIBISCSI ? FL_PATH_ISCSI
+									  : 0;
+			if (x->vm_paths && !(x->vm_paths & path)) {
 				struct fl_verdict *v = vadd(&l, xi, kind, FL_VERDICT_NA);
 				char want[32] = "";
 

@@ -496,9 +496,18 @@ static void test_vm_path_scope(void)
 				  FL_RUNNER_VM, medium_error, true, &v),
 			FL_VERDICT_NA);
 	judge_kernel = NULL;
-	/* the libiscsi runner has no VM-lab path: scoped entries are N/A there */
+	/*
+	 * the libiscsi runner drives the iSCSI front end: entries scoped to the
+	 * iscsi path are judged there, entries scoped to other paths are N/A
+	 */
 	judge_path = 0;
 	CU_ASSERT_EQUAL(judge_one("{\"step\": 0, \"errno\": \"ENODATA\", \"vm_path\": \"iscsi\"}",
+				  FL_RUNNER_LIBISCSI, medium_error, false, &v),
+			FL_VERDICT_PASS);
+	CU_ASSERT_EQUAL(judge_one("{\"step\": 0, \"errno\": \"EIO\", \"vm_path\": [\"tcmu\", \"iscsi\"]}",
+				  FL_RUNNER_LIBISCSI, medium_error, false, &v),
+			FL_VERDICT_FAIL);
+	CU_ASSERT_EQUAL(judge_one("{\"step\": 0, \"errno\": \"ENODATA\", \"vm_path\": \"tcmu\"}",
 				  FL_RUNNER_LIBISCSI, medium_error, false, &v),
 			FL_VERDICT_NA);
 	CU_ASSERT_PTR_NOT_NULL(strstr(v.observed, "the libiscsi runner has no VM-lab path"));
