@@ -9,10 +9,11 @@
  * kernel log (/dev/kmsg records "PRI,SEQ,USEC,FLAGS;TEXT"), uevents, sysfs
  * changes, workload steps, healthy-LUN probes, the faultlun trace (t_us since
  * its engine started, aligned on the agent's "engine start" marker).
- * The error-handler steps are recognised here, in the kernel log only (SCSI
- * midlayer, libiscsi with debug_libiscsi_eh, LIO's TMR lines); the
- * task-management functions the target received are in the timeline and in
- * the trace, not in the "eh" sequence. The judge gives each expectation one
+ * The error-handler steps are recognised here, in the kernel log (SCSI
+ * midlayer, libiscsi with debug_libiscsi_eh, LIO's TMR lines) and in the
+ * target's trace (the task-management functions it received: an abort that
+ * succeeds leaves no kernel-log line), one TMF counted once
+ * (eh_merge_trace). The judge gives each expectation one
  * verdict per thing it asserts: pass, fail, or not applicable (scoped to
  * another runner, or not observable here), the last counted neither way.
  * result.json holds everything.
@@ -537,6 +538,128 @@ static json_t *path_lines(json_t *kmsg, double t_workload)
 }
 
 /* See vm_internal.h. */
+/* How far apart a kernel-log step and a trace TMF of one kind may be to be one TMF (s). */
+#define EH_PAIR_WINDOW_S 2.0
+
+/* The error-handler step a trace TMF name stands for; -1: none. */
+static int eh_step_of_tmf(const char *tmf)
+{
+	if (!tmf)
+		return -1;
+	if (!strcmp(tmf, "abort_task"))
+		return FL_EH_ABORT;
+	if (!strcmp(tmf, "lun_reset"))
+		return FL_EH_LUN_RESET;
+	if (!strcmp(tmf, "target_warm_reset") || !strcmp(tmf, "target_cold_reset"))
+		return FL_EH_TARGET_RESET;
+	return -1;
+}
+
+/* Orders error-handler steps by time (then as found). */
+static int cmp_eh(const void *a, const void *b)
+{
+	json_t *x = *(json_t *const *)a, *y = *(json_t *const *)b;
+	double tx = json_real_value(json_object_get(x, "t")),
+	       ty = json_real_value(json_object_get(y, "t"));
+	json_int_t ix = json_integer_value(json_object_get(x, "n")),
+		   iy = json_integer_value(json_object_get(y, "n"));
+
+	return tx < ty ? -1 : tx > ty ? 1 : ix < iy ? -1 : ix > iy;
+}
+
+/*
+ * Adds to eh (the kernel-log steps, in time order) the TMFs the target's
+ * trace shows from the workload's start: ABORT TASK, LOGICAL UNIT RESET,
+ * TARGET WARM/COLD RESET. A successful abort leaves no kernel-log line; the
+ * trace has it. One TMF is counted once: a trace TMF is the same as a
+ * kernel-log step of its kind no more than EH_PAIR_WINDOW_S away that no
+ * other trace TMF was paired with (the nearest), and then adds nothing.
+ * Sorts eh by time.
+ */
+static void eh_merge_trace(json_t *eh, json_t *trace_events, double t_workload)
+{
+	size_t n0 = json_array_size(eh), i;
+	bool *paired = calloc(n0 + 1, sizeof(*paired));
+	json_t *o;
+
+	if (!paired)
+		return;
+	json_array_foreach(trace_events, i, o)
+	{
+		const char *ev = json_string_value(json_object_get(o, "event"));
+		const char *tmf = json_string_value(json_object_get(o, "tmf"));
+		double t = json_real_value(json_object_get(o, "t"));
+		int step = eh_step_of_tmf(tmf);
+		size_t best = n0;
+		double best_d = EH_PAIR_WINDOW_S;
+
+		if (!ev || strcmp(ev, "tmf") || step < 0 || t < t_workload)
+			continue;
+		for (size_t k = 0; k < n0; k++) {
+			json_t *e = json_array_get(eh, k);
+			double d = json_real_value(json_object_get(e, "t")) - t;
+
+			if (d < 0)
+				d = -d;
+			if (!paired[k] &&
+			    !strcmp(json_string_value(json_object_get(e, "step")) ?: "",
+				    fl_eh_names[step]) &&
+			    d <= best_d) {
+				best = k;
+				best_d = d;
+			}
+		}
+		if (best < n0) {
+			paired[best] = true;
+			continue;
+		}
+		char text[96];
+		snprintf(text, sizeof(text), "target trace: tmf %s", tmf);
+		json_array_append_new(eh, json_pack("{s:f,s:s,s:s,s:s}", "t", t, "step",
+						    fl_eh_names[step], "text", text, "source",
+						    "trace"));
+	}
+	free(paired);
+	size_t n = json_array_size(eh);
+	json_t **v = calloc(n + 1, sizeof(*v));
+	if (!v)
+		return;
+	for (size_t k = 0; k < n; k++) {
+		v[k] = json_incref(json_array_get(eh, k));
+		json_object_set_new(v[k], "n", json_integer((json_int_t)k));
+	}
+	qsort(v, n, sizeof(*v), cmp_eh);
+	json_array_clear(eh);
+	for (size_t k = 0; k < n; k++) {
+		json_object_del(v[k], "n");
+		json_array_append_new(eh, v[k]);
+	}
+	free(v);
+}
+
+/* The error-handler sequence of eh (in time order): repeats of one step in a row count once. */
+static void eh_sequence(json_t *eh, json_t *names, json_t *ids)
+{
+	int last = -1;
+	size_t i;
+	json_t *o;
+
+	json_array_foreach(eh, i, o)
+	{
+		const char *name = json_string_value(json_object_get(o, "step"));
+		int step = -1;
+
+		for (int k = 0; k < FL_EH_NR && name; k++)
+			if (!strcmp(fl_eh_names[k], name))
+				step = k;
+		if (step < 0 || step == last)
+			continue;
+		json_array_append_new(names, json_string(fl_eh_names[step]));
+		json_array_append_new(ids, json_integer(step));
+		last = step;
+	}
+}
+
 int vm_check_run(const struct fl_scenario *sc, const struct vm_run_info *info)
 {
 	const char *dir = info->results;
@@ -560,7 +683,6 @@ int vm_check_run(const struct fl_scenario *sc, const struct vm_run_info *info)
 	for (size_t k = 0; k < EH_PATTERNS; k++)
 		regcomp(&res[k], eh_patterns[k].regex, REG_EXTENDED | REG_NOSUB);
 	json_t *eh = json_array(), *eh_seq = json_array(), *eh_ids = json_array();
-	int last_step = -1;
 	double t_workload = kmsg_time_of(kmsg, "faultlun-agent: workload start");
 	json_array_foreach(kmsg, i, o)
 	{
@@ -574,14 +696,9 @@ int vm_check_run(const struct fl_scenario *sc, const struct vm_run_info *info)
 			enum fl_eh_step step = eh_patterns[k].step;
 			if (regexec(&res[k], text, 0, NULL, 0))
 				continue;
-			json_array_append_new(eh, json_pack("{s:f,s:s,s:s}", "t", t, "step",
-							    fl_eh_names[step], "text", text));
-			/* Repeats of one step in a row count once. */
-			if (last_step != (int)step) {
-				json_array_append_new(eh_seq, json_string(fl_eh_names[step]));
-				json_array_append_new(eh_ids, json_integer(step));
-			}
-			last_step = (int)step;
+			json_array_append_new(eh, json_pack("{s:f,s:s,s:s,s:s}", "t", t, "step",
+							    fl_eh_names[step], "text", text,
+							    "source", "kernel"));
 			break;
 		}
 	}
@@ -589,9 +706,11 @@ int vm_check_run(const struct fl_scenario *sc, const struct vm_run_info *info)
 		regfree(&res[k]);
 	json_t *paths = path_lines(kmsg, t_workload);
 
-	/* The target's trace (its TMF events stay out of the error-handler steps). */
+	/* The target's trace; its TMFs join the error-handler steps (eh_merge_trace). */
 	json_t *trace_events = json_array();
 	json_t *trace = load_traces(dir, kmsg, tl, off, trace_events);
+	eh_merge_trace(eh, trace_events, t_workload);
+	eh_sequence(eh, eh_seq, eh_ids);
 
 	json_array_foreach(uevents, i, o)
 	{
