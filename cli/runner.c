@@ -938,6 +938,9 @@ static void observe(const struct fl_step *s, const struct result *r, struct fl_s
 	if (fl_step_op_is_passthrough(s->op))
 		snprintf(o->errno_name, sizeof(o->errno_name), "%s",
 			 r->done ? "OK" : "ETIMEDOUT");
+	else if (s->op == FL_OP_READ && !s->direct && strcmp(errno_of(r), "OK"))
+		/* a buffered read: the page cache turns any failed read into EIO (filemap_read_folio) */
+		snprintf(o->errno_name, sizeof(o->errno_name), "EIO");
 	else
 		snprintf(o->errno_name, sizeof(o->errno_name), "%s", errno_of(r));
 }
