@@ -19,10 +19,10 @@
 static const char *settle(const char *done, const char *began, size_t *judged)
 {
 	static char out[16];
-	bool d[16], b[16], j[16];
+	bool d[16] = {false}, b[16] = {false}, j[16] = {false};
 	size_t n = 0;
 
-	for (; done[n]; n++) {
+	for (; done[n] && n < sizeof(d) / sizeof(d[0]); n++) {
 		d[n] = done[n] == '1';
 		b[n] = began[n] == '1';
 	}
