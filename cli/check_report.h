@@ -40,8 +40,6 @@ struct check_outcome {
 	double ms;
 };
 
-/* The word of an expectation kind ("errno", "sense", ... as result.json has them). */
-const char *cli_expect_kind_word(enum fl_expect_kind k);
 /*
  * Seconds a verdict took: its step's elapsed time when the expectation is
  * about one step that ran, else the scenario's whole check.

@@ -160,7 +160,7 @@ static void verdict_case(FILE *f, const struct check_outcome *o, const struct fl
 		fputs("\n      <failure message=\"", f);
 		xml_text(f, v->observed, true);
 		fputs("\" type=\"", f);
-		xml_text(f, cli_expect_kind_word(v->kind), true);
+		xml_text(f, fl_expect_kind_word(v->kind), true);
 		fputs("\">expected: ", f);
 		xml_text(f, v->what, false);
 		fputs("\nobserved: ", f);

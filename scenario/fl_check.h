@@ -321,6 +321,8 @@ struct fl_verdict {
 int fl_check_judge(const struct fl_check *check, const struct fl_obs *obs,
 		   struct fl_verdict **out);
 const char *fl_verdict_name(enum fl_verdict_kind v); /* "PASS", "FAIL", "N/A" */
+/* The word of an expectation kind, its key in a scenario and in result.json ("errno", "ua", ...). */
+const char *fl_expect_kind_word(enum fl_expect_kind k);
 /* Sums verdicts: returns 0 when none failed and one passed, 1 when one failed, 77 when none applied. */
 int fl_verdicts_exit(const struct fl_verdict *v, size_t n);
 

@@ -728,3 +728,39 @@ int fl_verdicts_exit(const struct fl_verdict *v, size_t n)
 	}
 	return pass ? 0 : 77;
 }
+
+/* See fl_check.h. */
+const char *fl_expect_kind_word(enum fl_expect_kind k)
+{
+	switch (k) {
+	case FL_EX_ERRNO:
+		return "errno";
+	case FL_EX_STATUS:
+		return "status";
+	case FL_EX_SENSE:
+		return "sense";
+	case FL_EX_WITHIN:
+		return "within_ms";
+	case FL_EX_MIN_MS:
+		return "min_ms";
+	case FL_EX_RAN:
+		return "ran";
+	case FL_EX_KERNEL_LOG:
+		return "kernel_log";
+	case FL_EX_EH:
+		return "eh";
+	case FL_EX_DEVICE_STATE:
+		return "device_state";
+	case FL_EX_STALL:
+		return "max_stall_ms";
+	case FL_EX_TRACE:
+		return "trace";
+	case FL_EX_PATH:
+		return "path";
+	case FL_EX_UA:
+		return "ua";
+	case FL_EX_TMF_RESPONSE:
+		return "tmf_response";
+	}
+	return "expectation"; /* not a kind of this build */
+}

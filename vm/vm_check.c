@@ -355,41 +355,6 @@ static const char *device_state(void *arg, int lun)
 	return json_string_value(json_object_get(c->last_values, name));
 }
 
-/* Names of the expectation kinds in result.json. */
-static const char *kind_name(enum fl_expect_kind k)
-{
-	switch (k) {
-	case FL_EX_ERRNO:
-		return "errno";
-	case FL_EX_STATUS:
-		return "status";
-	case FL_EX_SENSE:
-		return "sense";
-	case FL_EX_WITHIN:
-		return "within_ms";
-	case FL_EX_MIN_MS:
-		return "min_ms";
-	case FL_EX_RAN:
-		return "ran";
-	case FL_EX_KERNEL_LOG:
-		return "kernel_log";
-	case FL_EX_EH:
-		return "eh";
-	case FL_EX_DEVICE_STATE:
-		return "device_state";
-	case FL_EX_STALL:
-		return "max_stall_ms";
-	case FL_EX_TRACE:
-		return "trace";
-	case FL_EX_PATH:
-		return "path";
-	case FL_EX_UA:
-		return "ua";
-	case FL_EX_TMF_RESPONSE:
-		return "tmf_response";
-	}
-	return "?";
-}
 
 /*
  * Judges the check against what the guest recorded (the observations also go
@@ -475,7 +440,7 @@ static json_t *judge(const struct fl_scenario *sc, const char *run_dir, json_t *
 		    [FL_VERDICT_NA] = "not_applicable",
 		};
 		json_t *e = json_pack("{s:I,s:s,s:s,s:s,s:s}", "expect", (json_int_t)v[k].expect,
-				      "kind", kind_name(v[k].kind), "verdict", word[v[k].v], "what",
+				      "kind", fl_expect_kind_word(v[k].kind), "verdict", word[v[k].v], "what",
 				      v[k].what, "observed", v[k].observed);
 		if (e && v[k].v != FL_VERDICT_NA)
 			json_object_set_new(e, "ok", json_boolean(v[k].v == FL_VERDICT_PASS));

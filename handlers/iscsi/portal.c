@@ -12,6 +12,7 @@
  * RFC 7143 has no clause for this file; it carries sections 4.1 (TCP
  * transport) and 7.1.1 (a connection's failure ends only its session at ERL 0).
  */
+#include "fl_log.h"
 #include "iscsi_internal.h"
 
 #include <arpa/inet.h>
@@ -48,29 +49,6 @@ uint64_t iscsi_now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-/*
- * Copies a log message with every byte that is not printable ASCII, and the
- * backslash, written as \xNN: names and keys come from the peer, and one with
- * a newline must not forge log lines of its own.
- */
-static void log_escape(const char *in, char *out, size_t cap)
-{
-	static const char hex[] = "0123456789abcdef";
-	size_t o = 0;
-
-	for (const unsigned char *s = (const unsigned char *)in; *s && o + 5 < cap; s++) {
-		if (*s >= 0x20 && *s < 0x7f && *s != '\\') {
-			out[o++] = (char)*s;
-			continue;
-		}
-		out[o++] = '\\';
-		out[o++] = 'x';
-		out[o++] = hex[*s >> 4];
-		out[o++] = hex[*s & 15];
-	}
-	out[o] = 0;
-}
-
 /* Writes one log line: "faultlun serve: [conn N peer] message" (escaped). */
 void iscsi_log(struct portal *p, int level, struct conn *c, const char *fmt, ...)
 {
@@ -82,7 +60,7 @@ void iscsi_log(struct portal *p, int level, struct conn *c, const char *fmt, ...
 	va_start(ap, fmt);
 	vsnprintf(raw, sizeof(raw), fmt, ap);
 	va_end(ap);
-	log_escape(raw, msg, sizeof(msg));
+	fl_log_escape(raw, msg, sizeof(msg));
 	FILE *out = p->opts.log ? p->opts.log : stderr;
 	if (c)
 		fprintf(out, "faultlun serve: conn %llu %s: %s\n", (unsigned long long)c->id,
