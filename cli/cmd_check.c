@@ -175,16 +175,25 @@ static void run_and_judge(const struct fl_scenario *sc, const char *url, const s
 	free(lines);
 }
 
+/* The stack's accept hook: the seed the engine runs with, kept for the reports. */
+static int note_seed(struct fl_engine *e, void *arg)
+{
+	struct check_outcome *out = arg;
+
+	out->seed = fl_engine_seed(e);
+	return 0;
+}
+
 /* Serves sc on a free loopback port in this process and runs its check. */
 static void serve_and_check(const struct fl_scenario *sc, const struct check_opts *co,
 			    struct check_outcome *out)
 {
 	char dir[] = "/tmp/faultlun-check-XXXXXX", ctl[128], trace[128], url[512];
-	struct fl_engine_opts eo = {.frontend = FL_FE_ISCSI};
+	struct fl_stack_opts so = {.engine = {.frontend = FL_FE_ISCSI}, .ctl_path = ctl,
+				   .accept = note_seed, .accept_arg = out};
 	struct fl_iscsi_opts io = {.listen = "127.0.0.1:0"};
 	struct cli_ports ports;
-	struct fl_engine *engine = NULL;
-	struct fl_ctl *ctl_h = NULL;
+	struct fl_stack st = {0};
 	struct fl_iscsi *t = NULL;
 	uint16_t luns[FL_MAX_LUNS];
 	unsigned nluns;
@@ -197,10 +206,10 @@ static void serve_and_check(const struct fl_scenario *sc, const struct check_opt
 	}
 	snprintf(ctl, sizeof(ctl), "%s/ctl.sock", dir);
 	snprintf(trace, sizeof(trace), "%s/trace.jsonl", dir);
-	eo.trace_path = trace;
-	eo.scenario_file = out->path; /* its store paths are opened beneath its directory */
-	eo.seed_set = co->seed_set;
-	eo.seed = co->seed;
+	so.engine.trace_path = trace;
+	so.engine.scenario_file = out->path; /* its store paths are opened beneath its directory */
+	so.engine.seed_set = co->seed_set;
+	so.engine.seed = co->seed;
 	io.iqn = fl_scenario_target_iqn(sc);
 	/* every port of the scenario, each on a free port number of its address */
 	if (cli_ports("check", sc, NULL, 0, true, &ports)) {
@@ -210,13 +219,12 @@ static void serve_and_check(const struct fl_scenario *sc, const struct check_opt
 	}
 	io.ports = ports.v;
 	io.nports = ports.n;
-	if (fl_engine_create(sc, &eo, &engine)) {
+	if (fl_stack_open(sc, &so, &st) && st.failed == FL_STACK_ENGINE) {
 		out->rc = 2;
 		snprintf(out->error, sizeof(out->error), "cannot build the scenario's LUNs");
 		goto out;
 	}
-	out->seed = fl_engine_seed(engine);
-	if (fl_ctl_start(engine, ctl, &ctl_h) || fl_iscsi_create(&io, engine, NULL, &t) ||
+	if (st.failed || fl_iscsi_create(&io, st.engine, NULL, &t) ||
 	    cli_loop_start(t, "check", &th)) {
 		out->rc = 2;
 		snprintf(out->error, sizeof(out->error), "cannot start the target");
@@ -226,18 +234,15 @@ static void serve_and_check(const struct fl_scenario *sc, const struct check_opt
 		}
 		goto out;
 	}
-	nluns = fl_target_lun_ids(fl_engine_target(engine), luns, FL_MAX_LUNS);
+	nluns = fl_target_lun_ids(fl_engine_target(st.engine), luns, FL_MAX_LUNS);
 	snprintf(url, sizeof(url), "iscsi://%s:%u/%s/%u", fl_iscsi_address(t), fl_iscsi_port(t),
 		 fl_iscsi_iqn(t), nluns ? luns[0] : 0);
 	run_and_judge(sc, url, t, ctl, trace, co, out);
-	fl_engine_get_counters(engine, &out->counters);
+	fl_engine_get_counters(st.engine, &out->counters);
 	out->have_counters = true;
 	cli_loop_stop(t, th);
 out:
-	if (ctl_h)
-		fl_ctl_stop(ctl_h);
-	if (engine)
-		fl_engine_destroy(engine);
+	fl_stack_close(&st);
 	if (t)
 		fl_iscsi_destroy(t);
 	unlink(ctl);

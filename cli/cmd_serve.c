@@ -453,8 +453,176 @@ static int run_child(const char *cmd, struct fl_iscsi *t, uint16_t lun, pid_t *p
 	return err ? -err : 0;
 }
 
-/* `faultlun serve`: options, scenario and engine, portal, signals, captive child. */
-int cmd_serve(int argc, char **argv)
+/* What the command line of `faultlun serve` asks for. */
+struct serve_args {
+	struct fl_iscsi_opts o;
+	char *chap_file_secret, *mutual_file_secret; /* owned: read from files */
+	const char *run, *store, *trace, *ctl, *scenario_path;
+	uint64_t size, seed;
+	unsigned lun_id;
+	uint32_t block_size;
+	bool lun_set, seed_set, quiet, read_only;
+	const char *listens[FL_ISCSI_MAX_PORTS];
+	unsigned nlisten;
+};
+
+/* Sets a --pdu-timeout / --nopin-interval / --nopin-timeout (options 7..9); 0 or 2. */
+static int opt_seconds(struct serve_args *a, int opt, const char *arg)
+{
+	static const char *const names[] = {"--pdu-timeout", "--nopin-interval",
+					    "--nopin-timeout"};
+	unsigned ms;
+
+	if (parse_seconds_ms(arg, &ms)) {
+		fprintf(stderr,
+			"faultlun serve: %s: '%s' is not a number of seconds "
+			"(0..604800, fractions allowed: 0.5)\n",
+			names[opt - 7], arg);
+		return 2;
+	}
+	*(opt == 7   ? &a->o.pdu_timeout_ms
+	  : opt == 8 ? &a->o.nopin_interval_ms
+		     : &a->o.nopin_timeout_ms) = ms;
+	return 0;
+}
+
+/* Sets a --max-connections / --max-sessions-per-* (options 10..12); 0 or 2. */
+static int opt_limit(struct serve_args *a, int opt, const char *arg)
+{
+	static const char *const names[] = {"--max-connections", "--max-sessions-per-initiator",
+					    "--max-sessions-per-address"};
+	uint64_t v;
+
+	if (cli_opt_uint("serve", names[opt - 10], arg, 1, 1000000, &v))
+		return 2;
+	*(opt == 10   ? &a->o.max_connections
+	  : opt == 11 ? &a->o.max_sessions_per_initiator
+		      : &a->o.max_sessions_per_address) = (unsigned)v;
+	return 0;
+}
+
+/* Reads --chap-secret-file (14) or --mutual-secret-file (15); 0 or 2. */
+static int opt_secret_file(struct serve_args *a, int opt, const char *arg)
+{
+	char *sec = read_secret_file(arg);
+
+	if (!sec)
+		return 2;
+	free(opt == 14 ? a->chap_file_secret : a->mutual_file_secret);
+	*(opt == 14 ? &a->chap_file_secret : &a->mutual_file_secret) = sec;
+	*(opt == 14 ? &a->o.chap_secret : &a->o.mutual_secret) = sec;
+	return 0;
+}
+
+/* The iSCSI portal's options: CHAP, timeouts, limits. 0, 2 (bad value) or -1 (not one). */
+static int opt_portal(struct serve_args *a, int opt, const char *arg)
+{
+	uint64_t v;
+
+	switch (opt) {
+	case 1:
+		a->o.chap_user = arg;
+		return 0;
+	case 2:
+		a->o.chap_secret = arg;
+		return 0;
+	case 3:
+		a->o.mutual_user = arg;
+		return 0;
+	case 4:
+		a->o.mutual_secret = arg;
+		return 0;
+	case 5:
+		if (cli_opt_uint("serve", "--login-timeout", arg, 1, 86400, &v))
+			return 2;
+		a->o.login_timeout_s = (unsigned)v;
+		return 0;
+	case 7:
+	case 8:
+	case 9:
+		return opt_seconds(a, opt, arg);
+	case 10:
+	case 11:
+	case 12:
+		return opt_limit(a, opt, arg);
+	case 13:
+		return cli_opt_size("serve", "--max-queued-mem", arg, &a->o.max_queued_bytes) ? 2
+											       : 0;
+	case 14:
+	case 15:
+		return opt_secret_file(a, opt, arg);
+	default:
+		return -1;
+	}
+}
+
+/* Checks --store's value: memory or file:PATH; 0 or 2. */
+static int opt_store(struct serve_args *a, const char *arg)
+{
+	a->store = arg;
+	if (strcmp(arg, "memory") && (strncmp(arg, "file:", 5) || !arg[5])) {
+		fprintf(stderr, "faultlun serve: --store: '%s' is not memory or file:PATH\n", arg);
+		return 2;
+	}
+	return 0;
+}
+
+/* The options of the LUNs, the engine and the run. 0, 2 (bad value) or -1 (not one). */
+static int opt_lun(struct serve_args *a, int opt, const char *arg)
+{
+	uint64_t v;
+
+	switch (opt) {
+	case 'l':
+		if (a->nlisten == FL_ISCSI_MAX_PORTS) {
+			fprintf(stderr, "faultlun serve: at most %u --listen\n",
+				FL_ISCSI_MAX_PORTS);
+			return 2;
+		}
+		a->listens[a->nlisten++] = arg;
+		a->o.listen = a->listens[0];
+		return 0;
+	case 'i':
+		if (cli_opt_iqn("serve", "--iqn", arg))
+			return 2;
+		a->o.iqn = arg;
+		return 0;
+	case 'L':
+		if (cli_opt_uint("serve", "--lun", arg, 0, FL_MAX_LUNS - 1, &v))
+			return 2;
+		a->lun_id = (unsigned)v;
+		a->lun_set = true;
+		return 0;
+	case 's':
+		return cli_opt_size("serve", "--size", arg, &a->size) ? 2 : 0;
+	case 'b':
+		return cli_opt_block_size("serve", "--block-size", arg, &a->block_size) ? 2 : 0;
+	case 'S':
+		return opt_store(a, arg);
+	case 'e':
+		if (cli_opt_uint("serve", "--seed", arg, 0, UINT64_MAX, &a->seed))
+			return 2;
+		a->seed_set = true;
+		return 0;
+	case 't':
+		a->trace = arg;
+		return 0;
+	case 'c':
+		a->ctl = arg;
+		return 0;
+	case 'r':
+		a->run = arg;
+		return 0;
+	case 6:
+		a->read_only = true;
+		return 0;
+	default:
+		return -1;
+	}
+}
+
+/* Reads the options in order; -1 to go on, else the exit status (help, version, errors). */
+static int serve_options(int argc, char **argv, struct serve_args *a)
 {
 	static const struct option longopts[] = {
 	    {"listen", required_argument, NULL, 'l'},
@@ -488,144 +656,21 @@ int cmd_serve(int argc, char **argv)
 	    {"version", no_argument, NULL, 'V'},
 	    {NULL, 0, NULL, 0},
 	};
-	struct fl_iscsi_opts o = {0};
-	char *chap_file_secret = NULL, *mutual_file_secret = NULL;
-	const char *run = NULL, *store = NULL, *trace = NULL, *ctl = NULL;
-	uint64_t size = 0, seed = 0, v;
-	unsigned lun_id = 0;
-	uint32_t block_size = 0;
-	bool lun_set = false, seed_set = false;
-	bool quiet = false, read_only = false;
-	int opt, ret = 2;
-	const char *listens[FL_ISCSI_MAX_PORTS];
-	unsigned nlisten = 0;
-	struct cli_ports ports;
+	int opt, rc;
 
 	optind = 0;
 	while ((opt = cli_getopt("serve", argc, argv, "vqhV", longopts)) != -1) {
+		if ((rc = opt_lun(a, opt, optarg)) >= 0 || (rc = opt_portal(a, opt, optarg)) >= 0) {
+			if (rc)
+				return rc;
+			continue;
+		}
 		switch (opt) {
-		case 'l':
-			if (nlisten == FL_ISCSI_MAX_PORTS) {
-				fprintf(stderr, "faultlun serve: at most %u --listen\n",
-					FL_ISCSI_MAX_PORTS);
-				return 2;
-			}
-			listens[nlisten++] = optarg;
-			o.listen = listens[0];
-			break;
-		case 'i':
-			if (cli_opt_iqn("serve", "--iqn", optarg))
-				return 2;
-			o.iqn = optarg;
-			break;
-		case 'L':
-			if (cli_opt_uint("serve", "--lun", optarg, 0, FL_MAX_LUNS - 1, &v))
-				return 2;
-			lun_id = (unsigned)v;
-			lun_set = true;
-			break;
-		case 's':
-			if (cli_opt_size("serve", "--size", optarg, &size))
-				return 2;
-			break;
-		case 'b':
-			if (cli_opt_block_size("serve", "--block-size", optarg, &block_size))
-				return 2;
-			break;
-		case 'S':
-			store = optarg;
-			if (strcmp(store, "memory") && (strncmp(store, "file:", 5) || !store[5])) {
-				fprintf(
-				    stderr,
-				    "faultlun serve: --store: '%s' is not memory or file:PATH\n",
-				    store);
-				return 2;
-			}
-			break;
-		case 'e':
-			if (cli_opt_uint("serve", "--seed", optarg, 0, UINT64_MAX, &seed))
-				return 2;
-			seed_set = true;
-			break;
-		case 't':
-			trace = optarg;
-			break;
-		case 'c':
-			ctl = optarg;
-			break;
-		case 1:
-			o.chap_user = optarg;
-			break;
-		case 2:
-			o.chap_secret = optarg;
-			break;
-		case 3:
-			o.mutual_user = optarg;
-			break;
-		case 4:
-			o.mutual_secret = optarg;
-			break;
-		case 'r':
-			run = optarg;
-			break;
-		case 5:
-			if (cli_opt_uint("serve", "--login-timeout", optarg, 1, 86400, &v))
-				return 2;
-			o.login_timeout_s = (unsigned)v;
-			break;
-		case 6:
-			read_only = true;
-			break;
-		case 7:
-		case 8:
-		case 9: {
-			static const char *const names[] = {"--pdu-timeout", "--nopin-interval",
-							    "--nopin-timeout"};
-			unsigned ms;
-			if (parse_seconds_ms(optarg, &ms)) {
-				fprintf(stderr,
-					"faultlun serve: %s: '%s' is not a number of seconds "
-					"(0..604800, fractions allowed: 0.5)\n",
-					names[opt - 7], optarg);
-				return 2;
-			}
-			*(opt == 7   ? &o.pdu_timeout_ms
-			  : opt == 8 ? &o.nopin_interval_ms
-				     : &o.nopin_timeout_ms) = ms;
-			break;
-		}
-		case 10:
-		case 11:
-		case 12: {
-			static const char *const names[] = {"--max-connections",
-							    "--max-sessions-per-initiator",
-							    "--max-sessions-per-address"};
-			if (cli_opt_uint("serve", names[opt - 10], optarg, 1, 1000000, &v))
-				return 2;
-			*(opt == 10   ? &o.max_connections
-			  : opt == 11 ? &o.max_sessions_per_initiator
-				      : &o.max_sessions_per_address) = (unsigned)v;
-			break;
-		}
-		case 14:
-		case 15: {
-			char *sec = read_secret_file(optarg);
-			if (!sec)
-				return 2;
-			free(opt == 14 ? chap_file_secret : mutual_file_secret);
-			*(opt == 14 ? &chap_file_secret : &mutual_file_secret) = sec;
-			*(opt == 14 ? &o.chap_secret : &o.mutual_secret) = sec;
-			break;
-		}
-		case 13:
-			if (cli_opt_size("serve", "--max-queued-mem", optarg, &o.max_queued_bytes))
-				return 2;
-			break;
 		case 'v':
-			o.verbose++;
+			a->o.verbose++;
 			break;
 		case 'q':
-			quiet = true;
+			a->quiet = true;
 			break;
 		case 'h':
 			serve_usage(stdout);
@@ -638,160 +683,173 @@ int cmd_serve(int argc, char **argv)
 			return 2;
 		}
 	}
-	const char *scenario_path = optind < argc ? argv[optind++] : NULL;
+	return -1;
+}
+
+/*
+ * After the options: the scenario operand, the default LUN's size, the CHAP
+ * secrets (from the environment when not given). -1 to go on, else 2.
+ */
+static int serve_operands(int argc, char **argv, struct serve_args *a)
+{
+	a->scenario_path = optind < argc ? argv[optind++] : NULL;
 	if (optind < argc) {
 		fprintf(stderr, "faultlun serve: one scenario at a time (got '%s' after '%s')\n",
-			argv[optind], scenario_path);
+			argv[optind], a->scenario_path);
 		cli_try_help("serve");
 		return 2;
 	}
-	if (!scenario_path) {
-		uint32_t bs = block_size ? block_size : 512;
-		if (size % bs) {
+	if (!a->scenario_path) {
+		uint32_t bs = a->block_size ? a->block_size : 512;
+		if (a->size % bs) {
 			fprintf(
 			    stderr,
 			    "faultlun serve: --size: %llu bytes is not a whole number of %u-byte "
 			    "blocks\n",
-			    (unsigned long long)size, bs);
+			    (unsigned long long)a->size, bs);
 			return 2;
 		}
 	}
 	/* a secret on the command line is in /proc/PID/cmdline for every user to read */
-	if (!o.chap_secret)
-		o.chap_secret = getenv("FAULTLUN_CHAP_SECRET");
-	if (!o.mutual_secret)
-		o.mutual_secret = getenv("FAULTLUN_MUTUAL_SECRET");
-	if (o.chap_user && !o.chap_secret) {
+	if (!a->o.chap_secret)
+		a->o.chap_secret = getenv("FAULTLUN_CHAP_SECRET");
+	if (!a->o.mutual_secret)
+		a->o.mutual_secret = getenv("FAULTLUN_MUTUAL_SECRET");
+	if (a->o.chap_user && !a->o.chap_secret) {
 		fprintf(stderr, "faultlun serve: --chap-user needs --chap-secret or "
 				"$FAULTLUN_CHAP_SECRET\n");
 		return 2;
 	}
-	if (o.mutual_user && (!o.mutual_secret || !o.chap_user)) {
+	if (a->o.mutual_user && (!a->o.mutual_secret || !a->o.chap_user)) {
 		fprintf(stderr, "faultlun serve: --mutual-user needs --chap-user and a mutual "
 				"secret\n");
 		return 2;
 	}
+	return -1;
+}
 
-	/*
-	 * Signals are taken with sigwaitinfo by this thread only: block them
-	 * before any thread exists (the engine's timer thread, the loop), or a
-	 * SIGCHLD delivered to another thread is lost.
-	 */
-	raise_nofile();
-	sigset_t set;
-	sigemptyset(&set);
-	sigaddset(&set, SIGINT);
-	sigaddset(&set, SIGTERM);
-	sigaddset(&set, SIGCHLD);
-	pthread_sigmask(SIG_BLOCK, &set, NULL);
-	signal(SIGPIPE, SIG_IGN);
+/* Loads the scenario file into *sc; what: the banner's words for it. 0 or -1. */
+static int load_scenario_file(struct serve_args *a, struct fl_scenario **sc, char *what,
+			      size_t len)
+{
+	struct fl_diags d = {0};
 
-	struct fl_target *tgt = NULL;
-	struct fl_engine *engine = NULL;
-	struct fl_scenario *sc = NULL;
-	struct fl_ctl *ctl_h = NULL;
-	struct fl_iscsi *t = NULL;
-	uint16_t luns[FL_MAX_LUNS];
-	unsigned nluns = 0;
-	char what[300];
-	struct trace_tap tap;
-	int tap_wfd = -1;
-
-	struct fl_engine_opts eo = {0};
-	eo.frontend = FL_FE_ISCSI;
-	eo.trace_path = trace;
-	eo.seed_set = seed_set;
-	eo.seed = seed;
-	if (store) {
-		eo.store_override = true;
-		eo.store = strcmp(store, "memory") ? FL_STORE_FILE : FL_STORE_MEMORY;
-		eo.store_path = eo.store == FL_STORE_FILE ? store + 5 : NULL;
-	}
-	eo.size_override = size;
-	if (scenario_path) {
-		struct fl_diags d = {0};
-		if (lun_set || block_size)
-			fprintf(stderr,
-				"faultlun serve: --lun and --block-size apply to the default "
+	if (a->lun_set || a->block_size)
+		fprintf(stderr, "faultlun serve: --lun and --block-size apply to the default "
 				"LUN only; the scenario's LUNs are served\n");
-		int err = fl_scenario_load_file(scenario_path, FL_FE_ISCSI, &sc, &d);
-		eo.scenario_file = scenario_path; /* its store paths are opened beneath its directory */
-		if (err) {
-			fl_diags_print(&d, stderr);
-			fl_diags_free(&d);
-			if (err != -EINVAL)
-				fprintf(stderr, "faultlun serve: %s: %s\n", scenario_path,
-					strerror(-err));
-			return 2;
-		}
+	int err = fl_scenario_load_file(a->scenario_path, FL_FE_ISCSI, sc, &d);
+	if (err) {
+		fl_diags_print(&d, stderr);
 		fl_diags_free(&d);
-		if (!o.iqn)
-			o.iqn = fl_scenario_target_iqn(sc);
-		snprintf(what, sizeof(what), "scenario %s", fl_scenario_name(sc));
-	} else {
-		/* No scenario: one default LUN, no rules. */
-		char text[256];
-		snprintf(text, sizeof(text),
-			 "{\"faultlun\": 1, \"name\": \"default\", \"frontends\": [\"iscsi\"], "
-			 "\"luns\": [{\"lun\": %u, \"size\": %llu, \"block_size\": %u}]}",
-			 lun_id, (unsigned long long)(size ? size : 1ull << 30),
-			 block_size ? block_size : 512);
-		struct fl_diags d = {0};
-		if (fl_scenario_load_string("default", text, FL_FE_ISCSI, &sc, &d)) {
-			fl_diags_print(&d, stderr);
-			fl_diags_free(&d);
-			return 2;
-		}
+		if (err != -EINVAL)
+			fprintf(stderr, "faultlun serve: %s: %s\n", a->scenario_path,
+				strerror(-err));
+		return -1;
+	}
+	fl_diags_free(&d);
+	if (!a->o.iqn)
+		a->o.iqn = fl_scenario_target_iqn(*sc);
+	snprintf(what, len, "scenario %s", fl_scenario_name(*sc));
+	return 0;
+}
+
+/* No scenario: one default LUN (--lun, --size, --block-size), no rules. 0 or -1. */
+static int load_default(const struct serve_args *a, struct fl_scenario **sc, char *what,
+			size_t len)
+{
+	char text[256];
+	struct fl_diags d = {0};
+
+	snprintf(text, sizeof(text),
+		 "{\"faultlun\": 1, \"name\": \"default\", \"frontends\": [\"iscsi\"], "
+		 "\"luns\": [{\"lun\": %u, \"size\": %llu, \"block_size\": %u}]}",
+		 a->lun_id, (unsigned long long)(a->size ? a->size : 1ull << 30),
+		 a->block_size ? a->block_size : 512);
+	if (fl_scenario_load_string("default", text, FL_FE_ISCSI, sc, &d)) {
+		fl_diags_print(&d, stderr);
 		fl_diags_free(&d);
-		snprintf(what, sizeof(what), "no scenario: one memory LUN");
+		return -1;
 	}
-	if (read_only)
-		fl_scenario_set_read_only(sc);
-	/* -v: the trace goes through a pipe to the printer (and on to --trace FILE). */
-	if (o.verbose) {
-		if (tap_start(&tap, trace, &tap_wfd))
-			goto out;
-		eo.trace_path = NULL;
-		eo.trace_fd = tap_wfd;
+	fl_diags_free(&d);
+	snprintf(what, len, "no scenario: one memory LUN");
+	return 0;
+}
+
+/* The stack's options from the command line: trace, seed, store, size, control socket. */
+static void stack_options(const struct serve_args *a, struct fl_stack_opts *so)
+{
+	struct fl_engine_opts *eo = &so->engine;
+
+	memset(so, 0, sizeof(*so));
+	eo->frontend = FL_FE_ISCSI;
+	eo->trace_path = a->trace;
+	eo->seed_set = a->seed_set;
+	eo->seed = a->seed;
+	if (a->store) {
+		eo->store_override = true;
+		eo->store = strcmp(a->store, "memory") ? FL_STORE_FILE : FL_STORE_MEMORY;
+		eo->store_path = eo->store == FL_STORE_FILE ? a->store + 5 : NULL;
 	}
-	if (fl_engine_create(sc, &eo, &engine)) {
+	eo->size_override = a->size;
+	/* the scenario's store paths are opened beneath its directory */
+	eo->scenario_file = a->scenario_path;
+	so->ctl_path = a->ctl;
+}
+
+/* Opens the stack; says which step failed. 0 or -1. */
+static int open_stack(const struct fl_scenario *sc, const struct fl_stack_opts *so,
+		      struct fl_stack *st)
+{
+	if (!fl_stack_open(sc, so, st))
+		return 0;
+	if (st->failed == FL_STACK_CTL)
+		fprintf(stderr, "faultlun serve: cannot open control socket %s\n", so->ctl_path);
+	else
 		fprintf(stderr, "faultlun serve: cannot build the scenario's LUNs\n");
-		goto out;
-	}
-	tgt = fl_engine_target(engine);
-	if (ctl && fl_ctl_start(engine, ctl, &ctl_h)) {
-		fprintf(stderr, "faultlun serve: cannot open control socket %s\n", ctl);
-		goto out;
-	}
-	nluns = fl_target_lun_ids(tgt, luns, FL_MAX_LUNS);
+	return -1;
+}
 
-	if (cli_ports("serve", sc, listens, nlisten, false, &ports))
-		goto out;
-	o.ports = ports.v;
-	o.nports = ports.n;
-	if (fl_iscsi_create(&o, engine, NULL, &t))
-		goto out;
-	if (!quiet) {
-		banner(t, tgt, sc, luns, nluns, what);
-	} else if (!run) {
-		/* An ephemeral port is useless unless someone learns it (--run's command is told). */
-		for (unsigned i = 0; i < fl_iscsi_portal_count(t); i++) {
-			const char *l = ports.n ? ports.v[i].listen : o.listen;
-			const char *a;
-			uint16_t pt;
+/* -q without --run: prints each portal asked for on port 0 (someone must learn the port). */
+static void print_ephemeral(struct fl_iscsi *t, const struct cli_ports *ports, const char *listen)
+{
+	for (unsigned i = 0; i < fl_iscsi_portal_count(t); i++) {
+		const char *l = ports->n ? ports->v[i].listen : listen;
+		const char *a;
+		uint16_t pt;
 
-			if (l && strlen(l) > 2 && !strcmp(l + strlen(l) - 2, ":0") &&
-			    !fl_iscsi_portal(t, i, &a, &pt, NULL))
-				fprintf(stderr, "faultlun serve: listening on %s:%u\n", a, pt);
-		}
+		if (l && strlen(l) > 2 && !strcmp(l + strlen(l) - 2, ":0") &&
+		    !fl_iscsi_portal(t, i, &a, &pt, NULL))
+			fprintf(stderr, "faultlun serve: listening on %s:%u\n", a, pt);
 	}
-	pthread_t th;
-	if (cli_loop_start(t, "serve", &th))
-		goto out;
+}
+
+/*
+ * Signals are taken with sigwaitinfo by this thread only: block them before
+ * any thread exists (the engine's timer thread, the loop), or a SIGCHLD
+ * delivered to another thread is lost.
+ */
+static void block_signals(sigset_t *set)
+{
+	sigemptyset(set);
+	sigaddset(set, SIGINT);
+	sigaddset(set, SIGTERM);
+	sigaddset(set, SIGCHLD);
+	pthread_sigmask(SIG_BLOCK, set, NULL);
+	signal(SIGPIPE, SIG_IGN);
+}
+
+/*
+ * Serves until SIGINT / SIGTERM or, with --run, until the command exits
+ * (signals are passed on to it). Returns the exit status.
+ */
+static int serve_until_done(const sigset_t *set, const char *run, struct fl_iscsi *t,
+			    uint16_t lun)
+{
 	pid_t child = -1;
-	ret = 0;
+	int ret = 0;
+
 	if (run) {
-		int err = run_child(run, t, nluns ? luns[0] : 0, &child);
+		int err = run_child(run, t, lun, &child);
 		if (err) {
 			fprintf(stderr, "faultlun serve: cannot run '%s': %s\n", run,
 				strerror(-err));
@@ -800,7 +858,7 @@ int cmd_serve(int argc, char **argv)
 	}
 	while (ret == 0 || child > 0) {
 		siginfo_t si;
-		int sig = sigwaitinfo(&set, &si);
+		int sig = sigwaitinfo(set, &si);
 		if (sig < 0)
 			continue;
 		if (sig == SIGCHLD) {
@@ -820,17 +878,91 @@ int cmd_serve(int argc, char **argv)
 			sig == SIGINT ? "interrupted" : "terminated");
 		break;
 	}
-	cli_loop_stop(t, th);
+	return ret;
+}
+
+/* What a running serve holds, closed in reverse by serve_close. */
+struct serve_run {
+	struct fl_scenario *sc;
+	struct fl_stack stack;
+	struct fl_iscsi *t;
+	struct trace_tap tap;
+	int tap_wfd; /* -v: the write end of the trace pipe, else -1 */
+	uint16_t luns[FL_MAX_LUNS];
+	unsigned nluns;
+	char what[300]; /* the banner's words for what is served */
+};
+
+/* Scenario, trace tap (-v), stack, portal. 0, or -1 after a message. */
+static int serve_open(struct serve_args *a, struct serve_run *r, struct cli_ports *ports)
+{
+	struct fl_stack_opts so;
+
+	stack_options(a, &so);
+	if (a->scenario_path ? load_scenario_file(a, &r->sc, r->what, sizeof(r->what))
+			     : load_default(a, &r->sc, r->what, sizeof(r->what)))
+		return -1;
+	if (a->read_only)
+		fl_scenario_set_read_only(r->sc);
+	/* -v: the trace goes through a pipe to the printer (and on to --trace FILE). */
+	if (a->o.verbose) {
+		if (tap_start(&r->tap, a->trace, &r->tap_wfd))
+			return -1;
+		so.engine.trace_path = NULL;
+		so.engine.trace_fd = r->tap_wfd;
+	}
+	if (open_stack(r->sc, &so, &r->stack))
+		return -1;
+	r->nluns = fl_target_lun_ids(fl_engine_target(r->stack.engine), r->luns, FL_MAX_LUNS);
+	if (cli_ports("serve", r->sc, a->listens, a->nlisten, false, ports))
+		return -1;
+	a->o.ports = ports->v;
+	a->o.nports = ports->n;
+	return fl_iscsi_create(&a->o, r->stack.engine, NULL, &r->t) ? -1 : 0;
+}
+
+/* Closes what serve_open opened: the stack, the portal, the scenario, the tap. */
+static void serve_close(struct serve_args *a, struct serve_run *r)
+{
+	fl_stack_close(&r->stack);
+	fl_iscsi_destroy(r->t);
+	fl_scenario_free(r->sc);
+	free(a->chap_file_secret);
+	free(a->mutual_file_secret);
+	if (r->tap_wfd >= 0)
+		tap_stop(&r->tap, r->tap_wfd);
+}
+
+/* `faultlun serve`: options, scenario and stack, portal, signals, captive child. */
+int cmd_serve(int argc, char **argv)
+{
+	struct serve_args a = {0};
+	struct serve_run r = {.tap_wfd = -1};
+	struct cli_ports ports;
+	sigset_t set;
+	pthread_t th;
+	int ret;
+
+	if ((ret = serve_options(argc, argv, &a)) >= 0 ||
+	    (ret = serve_operands(argc, argv, &a)) >= 0) {
+		free(a.chap_file_secret);
+		free(a.mutual_file_secret);
+		return ret;
+	}
+	raise_nofile();
+	block_signals(&set);
+	ret = 2;
+	if (serve_open(&a, &r, &ports))
+		goto out;
+	if (!a.quiet)
+		banner(r.t, fl_engine_target(r.stack.engine), r.sc, r.luns, r.nluns, r.what);
+	else if (!a.run)
+		print_ephemeral(r.t, &ports, a.o.listen);
+	if (cli_loop_start(r.t, "serve", &th))
+		goto out;
+	ret = serve_until_done(&set, a.run, r.t, r.nluns ? r.luns[0] : 0);
+	cli_loop_stop(r.t, th);
 out:
-	if (ctl_h)
-		fl_ctl_stop(ctl_h);
-	if (engine)
-		fl_engine_destroy(engine);
-	fl_iscsi_destroy(t);
-	fl_scenario_free(sc);
-	free(chap_file_secret);
-	free(mutual_file_secret);
-	if (tap_wfd >= 0)
-		tap_stop(&tap, tap_wfd);
+	serve_close(&a, &r);
 	return ret;
 }

@@ -166,6 +166,45 @@ int fl_ctl_start(struct fl_engine *e, const char *path, struct fl_ctl **out);
 /* Stops serving and removes the socket file; call before fl_engine_destroy. */
 void fl_ctl_stop(struct fl_ctl *ctl);
 
+/*
+ * A front end's stack: the engine (LUNs, stores, rules, trace) and, when
+ * ctl_path is set, the control socket. serve, check's in-process target and
+ * the TCMU handler open and close theirs through this pair alone.
+ */
+struct fl_stack_opts {
+	struct fl_engine_opts engine;
+	const char *ctl_path; /* NULL: no control socket */
+	/*
+	 * Called once the engine is built and before the control socket opens,
+	 * for the front end to read or refuse what was built (the TCMU handler
+	 * checks its LUN against the device). 0, or -errno to stop the open.
+	 */
+	int (*accept)(struct fl_engine *e, void *arg);
+	void *accept_arg;
+};
+
+/* The step fl_stack_open stopped at, for the front end's own message. */
+enum fl_stack_step { FL_STACK_OK, FL_STACK_ENGINE, FL_STACK_ACCEPT, FL_STACK_CTL };
+
+struct fl_stack {
+	struct fl_engine *engine;
+	struct fl_ctl *ctl;		 /* NULL without ctl_path */
+	enum fl_stack_step failed; /* FL_STACK_OK after a successful open */
+};
+
+/*
+ * Opens the stack of sc into *st (the engine takes its own reference to sc).
+ * 0, or -errno with st->failed naming the step and nothing left open; the
+ * engine and the control socket log their own reasons through fl_log.
+ */
+int fl_stack_open(const struct fl_scenario *sc, const struct fl_stack_opts *o,
+		  struct fl_stack *st);
+/*
+ * Closes the control socket, then the engine (which completes what it still
+ * holds). Idempotent; a front end stops feeding the engine before calling it.
+ */
+void fl_stack_close(struct fl_stack *st);
+
 #ifdef __cplusplus
 }
 #endif

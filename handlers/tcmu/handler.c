@@ -116,8 +116,7 @@ struct dev_state {
 	struct tcmu_device *dev;
 	struct cfgstr cfg;
 	struct fl_scenario *sc;
-	struct fl_engine *eng;
-	struct fl_ctl *ctl;
+	struct fl_stack stack; /* the engine and the control socket */
 	struct fl_lun *lun;
 	uint16_t lun_id;
 	uint64_t nexus_id;
@@ -398,7 +397,7 @@ static int submit_and_wait(struct dev_state *d, struct tcmur_cmd *tc)
 
 	if (!r)
 		return TCMU_STS_NO_RESOURCE;
-	fl_engine_submit(d->eng, d->lun_id, &r->fc);
+	fl_engine_submit(d->stack.engine, d->lun_id, &r->fc);
 
 	pthread_mutex_lock(&d->lock);
 	pthread_cleanup_push(unlock_mutex, &d->lock);
@@ -425,7 +424,7 @@ static int submit_async(struct tcmu_device *dev, struct tcmur_cmd *tc, enum req_
 
 	if (!r)
 		return TCMU_STS_NO_RESOURCE;
-	fl_engine_submit(d->eng, d->lun_id, &r->fc);
+	fl_engine_submit(d->stack.engine, d->lun_id, &r->fc);
 	return TCMU_STS_OK; /* r and tc may already be gone */
 }
 
@@ -675,14 +674,10 @@ static void dev_state_free(struct dev_state *d)
 	pthread_mutex_unlock(&d->lock);
 	if (d->watchdog_started)
 		pthread_join(d->watchdog, NULL);
-	if (d->ctl)
-		fl_ctl_stop(d->ctl);
-	if (d->eng) {
-		if (d->watchdog_started)
-			fl_engine_conn_event(d->eng, FL_CONN_DEVICE_CLOSE, d->nexus_id,
-					     d->initiator);
-		fl_engine_destroy(d->eng);
-	}
+	if (d->stack.engine && d->watchdog_started)
+		fl_engine_conn_event(d->stack.engine, FL_CONN_DEVICE_CLOSE, d->nexus_id,
+				     d->initiator);
+	fl_stack_close(&d->stack);
 	if (d->sc)
 		fl_scenario_free(d->sc);
 	/* The runner drained its commands before close; anything left was never answered. */
@@ -708,21 +703,14 @@ static void ensure_run_dir(void)
 		tcmu_abi_warn(NULL, "cannot create %s: %s\n", RUN_DIR, strerror(errno));
 }
 
-/* open: builds the engine and the LUN for this device, its trace and control socket. */
-static int fl_tcmu_open(struct tcmu_device *dev, bool reopen)
+/* A device's state before its configuration is read: locks, nexus, initiator name. */
+static struct dev_state *dev_state_new(struct tcmu_device *dev, const char *uio)
 {
-	struct dev_state *d;
-	struct fl_engine_opts opts = {0};
-	struct fl_lun_info info;
+	struct dev_state *d = calloc(1, sizeof(*d));
 	pthread_condattr_t ca;
-	char trace_path[CFGSTR_MAX + 64], ctl_path[CFGSTR_MAX + 64];
-	const char *uio = tcmu_dev_get_uio_name(dev);
-	char *reason = NULL;
-	int rc;
 
-	d = calloc(1, sizeof(*d));
 	if (!d)
-		return -ENOMEM;
+		return NULL;
 	d->dev = dev;
 	d->pending.next = d->pending.prev = &d->pending;
 	pthread_mutex_init(&d->lock, NULL);
@@ -733,48 +721,24 @@ static int fl_tcmu_open(struct tcmu_device *dev, bool reopen)
 	pthread_condattr_destroy(&ca);
 	d->nexus_id = __atomic_add_fetch(&nexus_counter, 1, __ATOMIC_RELAXED);
 	snprintf(d->initiator, sizeof(d->initiator), "tcmu:%s", uio ? uio : "?");
+	return d;
+}
 
-	rc = cfgstr_parse(tcmu_dev_get_cfgstring(dev), &d->cfg, &reason);
-	if (!rc)
-		rc = load_config(&d->cfg, &d->sc, &d->lun_id, &reason);
-	if (rc) {
-		tcmu_abi_err(dev, "faultlun: %s\n", reason ? reason : "bad configuration");
-		free(reason);
-		goto fail;
-	}
-	if (d->cfg.read_only)
-		fl_scenario_set_read_only(d->sc);
+/*
+ * The stack's accept hook: the device's LUN in the built engine, its block
+ * size checked against the device's and its capacity served as the
+ * scenario's, before the control socket opens.
+ */
+static int dev_take_lun(struct fl_engine *e, void *arg)
+{
+	struct dev_state *d = arg;
+	struct tcmu_device *dev = d->dev;
+	struct fl_lun_info info;
 
-	opts.frontend = FL_FE_TCMU;
-	opts.scenario_file = d->cfg.scenario; /* its store paths: beneath its directory */
-	opts.seed_set = d->cfg.seed_set;
-	opts.seed = d->cfg.seed;
-	if (d->cfg.store_set) {
-		opts.store_override = true;
-		opts.store = d->cfg.store;
-		opts.store_path = d->cfg.store == FL_STORE_FILE ? d->cfg.store_path : NULL;
-		opts.size_override = d->cfg.store_size;
-	}
-	if (!d->cfg.trace_off) {
-		if (d->cfg.trace[0]) {
-			snprintf(trace_path, sizeof(trace_path), "%s", d->cfg.trace);
-		} else {
-			ensure_run_dir();
-			snprintf(trace_path, sizeof(trace_path), RUN_DIR "/%s.trace", uio);
-		}
-		opts.trace_path = trace_path;
-	}
-	rc = fl_engine_create(d->sc, &opts, &d->eng);
-	if (rc) {
-		tcmu_abi_err(dev, "faultlun: cannot build the LUNs of %s: %s\n", d->cfg.scenario,
-			     strerror(-rc));
-		goto fail;
-	}
-	d->lun = fl_target_lun(fl_engine_target(d->eng), d->lun_id);
+	d->lun = fl_target_lun(fl_engine_target(e), d->lun_id);
 	if (!d->lun) {
 		tcmu_abi_err(dev, "faultlun: engine has no LUN %u\n", d->lun_id);
-		rc = -ENOENT;
-		goto fail;
+		return -ENOENT;
 	}
 	fl_lun_get_info(d->lun, &info);
 	d->block_size = tcmu_dev_get_block_size(dev);
@@ -783,8 +747,7 @@ static int fl_tcmu_open(struct tcmu_device *dev, bool reopen)
 			     "faultlun: scenario block_size %u but the device's hw_block_size is "
 			     "%u; set attrib/hw_block_size=%u before enabling the device\n",
 			     info.block_size, d->block_size, info.block_size);
-		rc = -EINVAL;
-		goto fail;
+		return -EINVAL;
 	}
 	/* The LUN's capacity is the scenario's; the runner's range checks follow it. */
 	d->lun_blocks = info.num_blocks;
@@ -800,28 +763,103 @@ static int fl_tcmu_open(struct tcmu_device *dev, bool reopen)
 	d->cmd_time_out_s = tcmu_cfgfs_dev_get_attr_int(dev, "cmd_time_out");
 	if (d->cmd_time_out_s < 0)
 		d->cmd_time_out_s = 0;
+	return 0;
+}
 
-	if (!d->cfg.ctl_off) {
-		if (d->cfg.ctl[0]) {
-			snprintf(ctl_path, sizeof(ctl_path), "%s", d->cfg.ctl);
+/*
+ * The device's stack options from its cfgstring: seed, store, the trace and
+ * control socket paths (default ones under RUN_DIR, named after the uio
+ * device; each buffer CFGSTR_MAX + 64 bytes).
+ */
+static void dev_stack_options(struct dev_state *d, const char *uio, char *trace_path,
+			      char *ctl_path, struct fl_stack_opts *so)
+{
+	struct fl_engine_opts *opts = &so->engine;
+	const size_t len = CFGSTR_MAX + 64;
+
+	memset(so, 0, sizeof(*so));
+	opts->frontend = FL_FE_TCMU;
+	opts->scenario_file = d->cfg.scenario; /* its store paths: beneath its directory */
+	opts->seed_set = d->cfg.seed_set;
+	opts->seed = d->cfg.seed;
+	if (d->cfg.store_set) {
+		opts->store_override = true;
+		opts->store = d->cfg.store;
+		opts->store_path = d->cfg.store == FL_STORE_FILE ? d->cfg.store_path : NULL;
+		opts->size_override = d->cfg.store_size;
+	}
+	if (!d->cfg.trace_off) {
+		if (d->cfg.trace[0]) {
+			snprintf(trace_path, len, "%s", d->cfg.trace);
 		} else {
 			ensure_run_dir();
-			snprintf(ctl_path, sizeof(ctl_path), RUN_DIR "/%s.sock", uio);
+			snprintf(trace_path, len, RUN_DIR "/%s.trace", uio);
 		}
-		rc = fl_ctl_start(d->eng, ctl_path, &d->ctl);
-		if (rc) {
-			tcmu_abi_err(dev, "faultlun: control socket %s: %s\n", ctl_path,
-				     strerror(-rc));
-			goto fail;
-		}
+		opts->trace_path = trace_path;
 	}
+	if (!d->cfg.ctl_off) {
+		if (d->cfg.ctl[0]) {
+			snprintf(ctl_path, len, "%s", d->cfg.ctl);
+		} else {
+			ensure_run_dir();
+			snprintf(ctl_path, len, RUN_DIR "/%s.sock", uio);
+		}
+		so->ctl_path = ctl_path;
+	}
+	so->accept = dev_take_lun;
+	so->accept_arg = d;
+}
+
+/* Opens the device's stack, saying what failed in the runner's log; 0 or -errno. */
+static int dev_open_stack(struct dev_state *d, const struct fl_stack_opts *so)
+{
+	int rc = fl_stack_open(d->sc, so, &d->stack);
+
+	if (rc && d->stack.failed == FL_STACK_ENGINE)
+		tcmu_abi_err(d->dev, "faultlun: cannot build the LUNs of %s: %s\n",
+			     d->cfg.scenario, strerror(-rc));
+	else if (rc && d->stack.failed == FL_STACK_CTL)
+		tcmu_abi_err(d->dev, "faultlun: control socket %s: %s\n", so->ctl_path,
+			     strerror(-rc));
+	return rc;
+}
+
+/* open: builds the engine and the LUN for this device, its trace and control socket. */
+static int fl_tcmu_open(struct tcmu_device *dev, bool reopen)
+{
+	struct dev_state *d;
+	struct fl_stack_opts so;
+	struct fl_lun_info info;
+	char trace_path[CFGSTR_MAX + 64], ctl_path[CFGSTR_MAX + 64];
+	const char *uio = tcmu_dev_get_uio_name(dev);
+	char *reason = NULL;
+	int rc;
+
+	d = dev_state_new(dev, uio);
+	if (!d)
+		return -ENOMEM;
+	rc = cfgstr_parse(tcmu_dev_get_cfgstring(dev), &d->cfg, &reason);
+	if (!rc)
+		rc = load_config(&d->cfg, &d->sc, &d->lun_id, &reason);
+	if (rc) {
+		tcmu_abi_err(dev, "faultlun: %s\n", reason ? reason : "bad configuration");
+		free(reason);
+		goto fail;
+	}
+	if (d->cfg.read_only)
+		fl_scenario_set_read_only(d->sc);
+	dev_stack_options(d, uio, trace_path, ctl_path, &so);
+	rc = dev_open_stack(d, &so);
+	if (rc)
+		goto fail;
 	rc = -pthread_create(&d->watchdog, NULL, watchdog_main, d);
 	if (rc)
 		goto fail;
 	d->watchdog_started = true;
 
 	tcmur_dev_set_private(dev, d);
-	fl_engine_conn_event(d->eng, FL_CONN_DEVICE_OPEN, d->nexus_id, d->initiator);
+	fl_engine_conn_event(d->stack.engine, FL_CONN_DEVICE_OPEN, d->nexus_id, d->initiator);
+	fl_lun_get_info(d->lun, &info);
 	tcmu_abi_info(dev,
 		      "faultlun: %s%s LUN %u%s, %" PRIu64 " blocks of %u, cmd_time_out %d s, "
 		      "ctl %s\n",
@@ -875,7 +913,7 @@ static int fl_tcmu_reconfig(struct tcmu_device *dev, struct tcmulib_cfg_info *cf
 			return 0;
 		}
 		pthread_mutex_unlock(&d->lock);
-		rc = fl_engine_resize(d->eng, d->lun_id, blocks);
+		rc = fl_engine_resize(d->stack.engine, d->lun_id, blocks);
 		if (rc)
 			return rc;
 		pthread_mutex_lock(&d->lock);
