@@ -802,6 +802,9 @@ static void watchdog_fired(int sig)
 				  "session is stuck (e.g. a target's MaxRecvDataSegmentLength=0)\n";
 	(void)sig;
 	(void)!write(STDERR_FILENO, msg, sizeof(msg) - 1);
+#ifdef FL_FUZZ_CLIENT
+	abort(); /* tests/fuzz/fuzz_client.c: a finding, with its input kept */
+#endif
 	_exit(SEND_NO_ANSWER);
 }
 
@@ -849,8 +852,15 @@ static void logout(int ms)
 		return;
 	if (iscsi_logout_async(ctx, logout_cb, NULL))
 		return;
-	if (!ini_wait(ctx, &logout_done, ms))
-		fprintf(stderr, "faultlun send: no answer to the logout within %d ms\n", ms);
+	int64_t t0 = ini_now_ms();
+	if (!ini_wait(ctx, &logout_done, ms)) {
+		if (ini_now_ms() - t0 < ms)
+			fprintf(stderr, "faultlun send: the connection closed before the logout "
+					"answer\n");
+		else
+			fprintf(stderr, "faultlun send: no answer to the logout within %d ms\n",
+				ms);
+	}
 }
 
 /* --clear-ua: the unit attentions of every LUN the items address, cleared. */
@@ -870,6 +880,18 @@ static int clear_uas(struct item *items, int n, const struct send_opts *o)
 		}
 	}
 	return SEND_OK;
+}
+
+/*
+ * Waits for its answer; when the connection is gone for good the item ends
+ * at once as "no answer (the session failed)".
+ */
+static void session_wait(struct item *it, int ms)
+{
+	if (!ini_wait(ctx, &it->done, ms) && ini_gone(ctx)) {
+		it->done = true;
+		it->status = SCSI_STATUS_ERROR;
+	}
 }
 
 /* Sends the items in order and waits for each; the exit status. */
@@ -932,7 +954,7 @@ static int run_items(struct item *items, int n, const struct send_opts *o)
 			if (it->nowait)
 				continue;
 		}
-		ini_wait(ctx, &it->done, o->timeout_ms);
+		session_wait(it, o->timeout_ms);
 		/* answers to earlier nowait items that came meanwhile, in order */
 		for (int k = 0; k < i; k++)
 			if (items[k].nowait && items[k].done && items[k].sent) {
@@ -948,7 +970,7 @@ static int run_items(struct item *items, int n, const struct send_opts *o)
 		if (!items[i].nowait || !items[i].sent)
 			continue;
 		watchdog((int64_t)o->timeout_ms + 5000);
-		ini_wait(ctx, &items[i].done, o->timeout_ms);
+		session_wait(&items[i], o->timeout_ms);
 		report(&items[i], o);
 		rc = worse(rc, item_rc(&items[i], o));
 	}
@@ -1034,6 +1056,8 @@ int cmd_send(int argc, char **argv)
 			return SEND_USAGE;
 		}
 	}
+	/* a target that closes the connection must not kill send with SIGPIPE */
+	signal(SIGPIPE, SIG_IGN);
 	watchdog((int64_t)o.timeout_ms + 5000);
 	ctx = ini_login(argv[optind], "iqn.2026-12.org.faultlun:send", &url_lun, o.timeout_ms);
 	if (!ctx) {

@@ -39,6 +39,9 @@ int64_t ini_now_ms(void)
 }
 
 /* A context for url's target, set up as every client wants it. */
+/* The last context whose connection ini_wait found gone (see ini_gone). */
+static const struct iscsi_context *gone_ctx;
+
 struct iscsi_context *ini_context(const char *url, const char *iname, struct iscsi_url **u)
 {
 	struct iscsi_context *ctx = iscsi_create_context(iname);
@@ -46,6 +49,8 @@ struct iscsi_context *ini_context(const char *url, const char *iname, struct isc
 		fprintf(stderr, "cannot create a libiscsi context\n");
 		return NULL;
 	}
+	if (ctx == gone_ctx) /* a new context where a gone one was */
+		gone_ctx = NULL;
 	*u = iscsi_parse_full_url(ctx, url);
 	if (!*u) {
 		fprintf(stderr, "bad URL %s: %s\n", url, iscsi_get_error(ctx));
@@ -263,21 +268,42 @@ int ini_clear_ua(struct iscsi_context *ctx, int lun, int ms, const char *who)
 	return cleared;
 }
 
-/* Services ctx until *done or ms pass. */
+/*
+ * Services ctx until *done or ms pass. libiscsi's service call fails when the
+ * connection is gone and will not be renewed (a context without session
+ * renewal, or a renewal that cannot start): nothing more can come then, and
+ * polling on would spin on the closed socket, so the wait ends (or, with done
+ * NULL, sleeps out its time without the socket).
+ */
+bool ini_gone(const struct iscsi_context *ctx)
+{
+	return ctx && ctx == gone_ctx;
+}
+
 bool ini_wait(struct iscsi_context *ctx, const bool *done, int64_t ms)
 {
 	int64_t end = ini_now_ms() + ms;
+	bool gone = ini_gone(ctx);
+
+	if (gone && done)
+		return *done;
+
 	while (!done || !*done) {
 		int64_t left = end - ini_now_ms();
 		if (left <= 0)
 			return false;
 		/* fd -1 (between reconnect tries) makes poll a plain sleep. */
-		struct pollfd pfd = {.fd = iscsi_get_fd(ctx),
+		struct pollfd pfd = {.fd = gone ? -1 : iscsi_get_fd(ctx),
 				     .events = (short)iscsi_which_events(ctx)};
 		int n = poll(&pfd, 1, left > 100 ? 100 : (int)left);
 		if (n < 0 && errno != EINTR)
 			return false;
-		iscsi_service(ctx, n > 0 ? pfd.revents : 0);
+		if (!gone && iscsi_service(ctx, n > 0 ? pfd.revents : 0) < 0) {
+			gone_ctx = ctx;
+			if (done)
+				return *done;
+			gone = true;
+		}
 	}
 	return true;
 }

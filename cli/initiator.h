@@ -58,8 +58,12 @@ int ini_clear_ua(struct iscsi_context *ctx, int lun, int ms, const char *who);
 
 /*
  * Services ctx until *done is true or ms pass: true if *done. With done NULL,
- * services ctx for ms and returns false.
+ * services ctx for ms and returns false. Ends early (false) when the
+ * connection is gone and libiscsi will not renew it.
  */
 bool ini_wait(struct iscsi_context *ctx, const bool *done, int64_t ms);
+
+/* True when an ini_wait on ctx found its connection gone for good. */
+bool ini_gone(const struct iscsi_context *ctx);
 
 #endif

@@ -9,6 +9,7 @@
 # size before/after and any crash, leak or timeout (left in the build
 # directory: fix it, then copy it to tests/fuzz/regressions/<target>/).
 #   scripts/fuzz-deep.sh [EXECS [TARGET...]]   EXECS default 10000000, TARGET cdb iscsi scenario
+#                                              decode client report
 # Environment:
 #   FUZZ_DEEP_BUILD    build directory (default build/fuzz-deep)
 #   FUZZ_DEEP_SECONDS  stop a fuzzer after this many seconds even short of EXECS (default: no cap)
@@ -19,7 +20,7 @@ set -eu
 src=$(cd "$(dirname "$0")/.." && pwd)
 execs=${1:-10000000}
 [ $# -gt 0 ] && shift
-targets=${*:-cdb iscsi scenario}
+targets=${*:-cdb iscsi scenario decode client report}
 bld=${FUZZ_DEEP_BUILD:-$src/build/fuzz-deep}
 maxtime=${FUZZ_DEEP_SECONDS:-0}
 merge=${FUZZ_DEEP_MERGE:-1}
@@ -51,6 +52,7 @@ for t in $targets; do
 	work=$bld/work-$t
 	art=$bld/artifacts
 	log=$bld/fuzz-$t.log
+	maxlen=$(sh "$here/build-fuzz.sh" --max-len "$t")
 	rm -rf "$work"
 	mkdir -p "$work" "$art" "$tree"
 	echo "== fuzz_$t: $execs executions"
@@ -75,7 +77,7 @@ for t in $targets; do
 	# libFuzzer's own failure code is 77 (a skip to callers): findings exit 1.
 	# shellcheck disable=SC2086
 	"$exe" -runs="$execs" $cap -timeout=10 -error_exitcode=1 -timeout_exitcode=1 \
-		-rss_limit_mb=2048 -max_len=8192 -print_final_stats=1 -artifact_prefix="$art/$t-" \
+		-rss_limit_mb=2048 -max_len=$maxlen -print_final_stats=1 -artifact_prefix="$art/$t-" \
 		$dict "$work" "$tree" >"$log" 2>&1 || frc=$?
 	secs=$(($(date +%s) - start))
 	[ "$secs" -gt 0 ] || secs=1
@@ -96,7 +98,7 @@ for t in $targets; do
 	if [ "$merge" = 1 ]; then
 		# A control file left by an earlier merge would be taken as a resume.
 		rm -f "$bld/merge-$t.ctl"
-		if "$exe" -merge=1 -timeout=10 -rss_limit_mb=2048 -max_len=8192 \
+		if "$exe" -merge=1 -timeout=10 -rss_limit_mb=2048 -max_len="$maxlen" \
 			-merge_control_file="$bld/merge-$t.ctl" "$tree" "$work" >"$bld/merge-$t.log" 2>&1; then
 			merged=$(sed -n 's/.*MERGE-OUTER: \([0-9]*\) new files.*/\1/p' "$bld/merge-$t.log")
 		else

@@ -6,7 +6,14 @@
 # (the ctests) and scripts/fuzz-deep.sh. Exit 77 when clang or its libFuzzer
 # runtime is missing, 1 when the build fails.
 #   build-fuzz.sh SRCDIR BUILDDIR TARGET...
+#   build-fuzz.sh --max-len TARGET   prints the target's input size bound
+#   (libFuzzer's -max_len: 32 KiB for the result files report reads, which
+#   are larger than PDUs, CDBs and scenarios; 8 KiB for the rest)
 set -eu
+if [ "$1" = --max-len ]; then
+	case $2 in report) echo 32768 ;; *) echo 8192 ;; esac
+	exit 0
+fi
 src=$1
 bld=$2
 shift 2

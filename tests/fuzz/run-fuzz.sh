@@ -33,5 +33,5 @@ mkdir -p "$work"
 dict=""
 [ -f "$here/$t.dict" ] && dict="-dict=$here/$t.dict"
 # shellcheck disable=SC2086
-"$exe" -max_total_time="$secs" -timeout=10 -error_exitcode=1 -timeout_exitcode=1 -rss_limit_mb=2048 -max_len=8192 \
+"$exe" -max_total_time="$secs" -timeout=10 -error_exitcode=1 -timeout_exitcode=1 -rss_limit_mb=2048 -max_len="$(sh "$here/build-fuzz.sh" --max-len "$t")" \
 	-artifact_prefix="$bld/crash-$t-" -print_final_stats=1 $dict "$work" "$here/corpus/$t"

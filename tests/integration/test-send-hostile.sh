@@ -84,9 +84,13 @@ grep -q 'no answer to the logout within 2000 ms' "$tmp/out" || fail "no-logout: 
 [ "$secs" -le 6 ] || fail "no-logout: send took $secs s"
 
 target vanish
-run -t 2 "$url" tur inquiry tur
+run -t 10 "$url" tur inquiry tur
 [ $rc = 3 ] || fail "vanish: exit $rc, not 3"
 grep -q '^#2 inquiry: no answer (the session failed)' "$tmp/out" || fail "vanish: #2"
+grep -q '^#3 tur: no answer (the session failed)' "$tmp/out" || fail "vanish: #3"
+! grep -q 'no answer to the logout' "$tmp/out" || fail "vanish: a logout waited on a closed connection"
+# a closed connection ends the waits at once (not -t 10 per item, spinning on the socket)
+[ "$secs" -le 3 ] || fail "vanish: send took $secs s with the connection gone"
 
 target mrdsl0
 run -t 1 "$url" write
