@@ -10,6 +10,7 @@
 
 #include "fl_byteorder.h"
 #include "fl_check.h"
+#include "fl_target.h"
 
 #include <ctype.h>
 #include <inttypes.h>
@@ -561,40 +562,30 @@ static void dec_mode_sense(struct out *o, const uint8_t *d, size_t n, bool ten)
 	put_truncated(o, mdl + (ten ? 2 : 1), n);
 }
 
-/* REQUEST SENSE parameter data: sense data (SPC-4 r37 4.5.2, 4.5.3). */
+/* REQUEST SENSE parameter data: sense data (SPC-4 r37 4.5.2, 4.5.3), read by fl_sense_decode. */
 static void dec_request_sense(struct out *o, const uint8_t *d, size_t n)
 {
-	if (n < 1)
-		return;
-	unsigned rc = d[0] & 0x7f;
-	uint8_t key = 0, asc = 0, ascq = 0;
+	struct fl_sense_data s;
 	char text[128];
 
-	put_x(o, "response_code", rc);
-	if (rc == 0x72 || rc == 0x73) {
-		if (n < 4)
-			return;
-		key = d[1] & 15;
-		asc = d[2];
-		ascq = d[3];
-		put_s(o, "format", "descriptor");
-	} else if (rc == 0x70 || rc == 0x71) {
-		if (n < 3)
-			return;
-		key = d[2] & 15;
-		asc = n >= 13 ? d[12] : 0;
-		ascq = n >= 14 ? d[13] : 0;
-		put_s(o, "format", "fixed");
-		if (n >= 7 && (d[0] & 0x80))
-			put_u(o, "information", fl_get_be32(d + 3));
-	} else {
+	if (n < 1)
+		return;
+	fl_sense_decode(d, n, &s);
+	put_x(o, "response_code", s.response_code);
+	if (s.format == FL_SENSE_FORMAT_UNKNOWN) {
 		put_hex(o, "bytes", d, n);
 		return;
 	}
-	put_u(o, "key", key);
-	put_u(o, "asc", asc);
-	put_u(o, "ascq", ascq);
-	fl_sense_text(key, asc, ascq, text, sizeof(text));
+	/* the header up to the sense key: byte 3 (descriptor) or byte 2 (fixed) */
+	if (n < (s.format == FL_SENSE_FORMAT_DESCRIPTOR ? 4u : 3u))
+		return;
+	put_s(o, "format", fl_sense_format_name(s.format));
+	if (s.format == FL_SENSE_FORMAT_FIXED && s.info_valid)
+		put_u(o, "information", s.info);
+	put_u(o, "key", s.key);
+	put_u(o, "asc", s.asc);
+	put_u(o, "ascq", s.ascq);
+	fl_sense_text(s.key, s.asc, s.ascq, text, sizeof(text));
 	put_s(o, "text", text);
 }
 

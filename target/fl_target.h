@@ -53,6 +53,32 @@ extern "C" {
 #define FL_KEY_MISCOMPARE 0xe
 #define FL_KEY_COMPLETED 0xf
 
+/* How sense data is laid out: the RESPONSE CODE of byte 0 (SPC-4 r37 4.5.1). */
+enum fl_sense_format {
+	FL_SENSE_FORMAT_UNKNOWN,    /* a response code other than 70h..73h */
+	FL_SENSE_FORMAT_FIXED,	    /* 70h current, 71h deferred (SPC-4 r37 4.5.3) */
+	FL_SENSE_FORMAT_DESCRIPTOR, /* 72h current, 73h deferred (SPC-4 r37 4.5.2) */
+};
+
+/* Sense data as an application client reads it; a field whose bytes are missing is 0. */
+struct fl_sense_data {
+	enum fl_sense_format format;
+	uint8_t response_code;	/* byte 0, bits 6..0 */
+	uint8_t key, asc, ascq; /* UNKNOWN format: 0 */
+	bool info_valid;	/* fixed: VALID and bytes 3..6; descriptor: an information
+				 * descriptor (type 00h, SPC-4 r37 4.5.2.2) with VALID */
+	uint64_t info;
+};
+
+/*
+ * The one reader of sense data on the initiator side (`faultlun send`, its
+ * data-in decoder, the VM lab's SG_IO agent): decodes len bytes at p (len 0
+ * is no sense) without reading past them. Returns s->format.
+ */
+enum fl_sense_format fl_sense_decode(const uint8_t *p, size_t len, struct fl_sense_data *s);
+/* "fixed", "descriptor" or "unknown". */
+const char *fl_sense_format_name(enum fl_sense_format f);
+
 /* Largest sense buffer the core produces (SPC-4 4.5.1: at most 252 bytes). */
 #define FL_SENSE_MAX 252
 /* Largest CDB accepted (variable-length CDBs are refused with 20/00). */

@@ -7,7 +7,10 @@
  * bit is set, descriptor format (SPC-4 r37 4.5.2) with an information
  * descriptor (4.5.2.2) and a sense-key-specific descriptor (4.5.2.4) carrying
  * the field pointer of INVALID FIELD IN CDB / PARAMETER LIST (4.5.2.4.2).
+ * It also holds the initiator side's one sense reader (fl_sense_decode),
+ * which the tools that receive sense use instead of parsing it themselves.
  */
+#include "fl_byteorder.h"
 #include "target_internal.h"
 
 #include <string.h>
@@ -168,4 +171,72 @@ void sense_complete(struct exec_ctx *x, enum sense_reason reason)
 	cmd->sense_len =
 	    sense_encode(cmd->sense, x->lun && x->lun->mode.d_sense, key, asc, ascq,
 			 x->info_valid, x->information, x->sks_valid ? sks : NULL);
+}
+
+/* Reads a descriptor-format sense (SPC-4 r37 4.5.2): header, then the information descriptor. */
+static void sense_decode_descriptor(const uint8_t *p, size_t len, struct fl_sense_data *s)
+{
+	if (len < 4)
+		return;
+	s->key = p[1] & 0xf;
+	s->asc = p[2];
+	s->ascq = p[3];
+	/* descriptors from byte 8; type 00h is INFORMATION (SPC-4 r37 4.5.2.2) */
+	for (size_t o = 8; o + 1 < len && o + 2 + p[o + 1] <= len; o += 2u + p[o + 1])
+		if (p[o] == 0 && p[o + 1] >= 0x0a) {
+			s->info_valid = p[o + 2] & 0x80;
+			s->info = fl_get_be64(p + o + 4);
+		}
+}
+
+/* Reads a fixed-format sense (SPC-4 r37 4.5.3), as far as its bytes go. */
+static void sense_decode_fixed(const uint8_t *p, size_t len, struct fl_sense_data *s)
+{
+	if (len >= 3)
+		s->key = p[2] & 0xf;
+	if (len >= 7) {
+		s->info_valid = p[0] & 0x80;
+		s->info = fl_get_be32(p + 3);
+	}
+	if (len >= 13)
+		s->asc = p[12];
+	if (len >= 14)
+		s->ascq = p[13];
+}
+
+/* Decodes sense data as an initiator receives it (fl_target.h). */
+enum fl_sense_format fl_sense_decode(const uint8_t *p, size_t len, struct fl_sense_data *s)
+{
+	memset(s, 0, sizeof(*s));
+	if (!len)
+		return s->format;
+	s->response_code = p[0] & 0x7f;
+	switch (s->response_code) {
+	case 0x70:
+	case 0x71:
+		s->format = FL_SENSE_FORMAT_FIXED;
+		sense_decode_fixed(p, len, s);
+		break;
+	case 0x72:
+	case 0x73:
+		s->format = FL_SENSE_FORMAT_DESCRIPTOR;
+		sense_decode_descriptor(p, len, s);
+		break;
+	default:
+		break;
+	}
+	return s->format;
+}
+
+/* The format's word in the tools' output. */
+const char *fl_sense_format_name(enum fl_sense_format f)
+{
+	switch (f) {
+	case FL_SENSE_FORMAT_FIXED:
+		return "fixed";
+	case FL_SENSE_FORMAT_DESCRIPTOR:
+		return "descriptor";
+	default:
+		return "unknown";
+	}
 }

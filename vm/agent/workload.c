@@ -29,6 +29,7 @@
  */
 #include "fl_check.h"
 #include "fl_scenario.h"
+#include "fl_target.h"
 
 #include <jansson.h>
 
@@ -312,16 +313,13 @@ static int do_sg_io(const struct fl_step *step, const uint8_t *cdb, uint8_t cdb_
 	json_object_set_new(res, "driver_status", json_integer(io.driver_status));
 	json_object_set_new(res, "resid", json_integer(io.resid));
 	if (io.sb_len_wr >= 8) {
-		unsigned key, asc, ascq;
-		if ((sense[0] & 0x7f) >= 0x72) { /* SPC-4 4.5.2 descriptor format */
-			key = sense[1] & 0xf, asc = sense[2], ascq = sense[3];
-		} else { /* SPC-4 4.5.3 fixed format */
-			key = sense[2] & 0xf, asc = io.sb_len_wr > 12 ? sense[12] : 0;
-			ascq = io.sb_len_wr > 13 ? sense[13] : 0;
-		}
-		json_object_set_new(res, "sense_key", json_integer(key));
-		json_object_set_new(res, "asc", json_integer(asc));
-		json_object_set_new(res, "ascq", json_integer(ascq));
+		struct fl_sense_data sd;
+		size_t sb_len = io.sb_len_wr < sizeof(sense) ? io.sb_len_wr : sizeof(sense);
+
+		fl_sense_decode(sense, sb_len, &sd);
+		json_object_set_new(res, "sense_key", json_integer(sd.key));
+		json_object_set_new(res, "asc", json_integer(sd.asc));
+		json_object_set_new(res, "ascq", json_integer(sd.ascq));
 		char hex[3 * sizeof(sense) + 1] = "";
 		for (int i = 0; i < io.sb_len_wr && i < (int)sizeof(sense); i++)
 			snprintf(hex + 3 * i, 4, "%02x ", sense[i]);

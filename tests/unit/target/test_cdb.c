@@ -3,7 +3,7 @@
  * test_cdb.c - the opcode table (cdb.c), CDB decoding and the sense
  * encoders (sense.c): table invariants, fl_cdb_decode for every LBA-bearing
  * layout, fl_opcode_name, fixed and descriptor sense with INFORMATION and
- * field pointers.
+ * field pointers; fl_sense_decode, the reader on the initiator side.
  */
 #include "runner.h"
 #include "target_internal.h"
@@ -288,6 +288,64 @@ static void test_sense_table_complete(void)
 	}
 }
 
+/* fl_sense_decode, the initiator side's reader: what the encoder writes, and short or odd data. */
+static void test_sense_decode(void)
+{
+	static const struct {
+		const char *what;
+		uint8_t bytes[32];
+		size_t len;
+		enum fl_sense_format format;
+		uint8_t key, asc, ascq;
+		bool info_valid;
+		uint64_t info;
+	} cases[] = {
+	    {"fixed, VALID", {0xf0, 0, 0x03, 0, 0, 0x10, 0, 10, 0, 0, 0, 0, 0x11, 0x00}, 18,
+	     FL_SENSE_FORMAT_FIXED, 3, 0x11, 0, true, 0x1000},
+	    {"fixed, deferred", {0x71, 0, 0x06, 0, 0, 0, 0, 10, 0, 0, 0, 0, 0x29, 0x01}, 14,
+	     FL_SENSE_FORMAT_FIXED, 6, 0x29, 1, false, 0},
+	    {"fixed, cut after ASC", {0x70, 0, 0x05, 0, 0, 0, 0, 10, 0, 0, 0, 0, 0x24, 0x07}, 13,
+	     FL_SENSE_FORMAT_FIXED, 5, 0x24, 0, false, 0},
+	    {"fixed, key only", {0x70, 0, 0x02}, 3, FL_SENSE_FORMAT_FIXED, 2, 0, 0, false, 0},
+	    {"descriptor, information", {0x72, 0x03, 0x11, 0x00, 0, 0, 0, 12, 0x00, 0x0a, 0x80, 0,
+					 0, 0, 0, 0, 0, 0, 0x08, 0x00}, 20,
+	     FL_SENSE_FORMAT_DESCRIPTOR, 3, 0x11, 0, true, 0x0800},
+	    {"descriptor, information cut short", {0x72, 0x03, 0x11, 0x00, 0, 0, 0, 12, 0x00, 0x0a,
+						   0x80, 0, 0, 0, 0, 0, 0, 0, 0x08, 0x00}, 19,
+	     FL_SENSE_FORMAT_DESCRIPTOR, 3, 0x11, 0, false, 0},
+	    {"descriptor, deferred, header only", {0x73, 0x04, 0x44, 0x00}, 4,
+	     FL_SENSE_FORMAT_DESCRIPTOR, 4, 0x44, 0, false, 0},
+	    {"descriptor, three bytes", {0x72, 0x04, 0x44}, 3, FL_SENSE_FORMAT_DESCRIPTOR, 0, 0, 0,
+	     false, 0},
+	    {"vendor response code", {0x7f, 0x05, 0x24, 0x00, 0, 0, 0, 0}, 8,
+	     FL_SENSE_FORMAT_UNKNOWN, 0, 0, 0, false, 0},
+	    {"no sense", {0}, 0, FL_SENSE_FORMAT_UNKNOWN, 0, 0, 0, false, 0},
+	};
+	struct fl_sense_data s;
+	uint8_t buf[FL_SENSE_MAX];
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		TH_CHECK(fl_sense_decode(cases[i].bytes, cases[i].len, &s) == cases[i].format,
+			 "%s: format %s", cases[i].what, fl_sense_format_name(s.format));
+		TH_CHECK(s.key == cases[i].key && s.asc == cases[i].asc && s.ascq == cases[i].ascq,
+			 "%s: %x/%02x/%02x", cases[i].what, s.key, s.asc, s.ascq);
+		TH_CHECK(s.info_valid == cases[i].info_valid && s.info == cases[i].info,
+			 "%s: information %d %llu", cases[i].what, s.info_valid,
+			 (unsigned long long)s.info);
+	}
+	/* both of the encoder's formats read back */
+	for (int descriptor = 0; descriptor < 2; descriptor++) {
+		uint8_t len = sense_encode(buf, descriptor, FL_KEY_MEDIUM_ERROR, 0x11, 0x00, true,
+					   4096, NULL);
+
+		fl_sense_decode(buf, len, &s);
+		CU_ASSERT_STRING_EQUAL(fl_sense_format_name(s.format),
+				       descriptor ? "descriptor" : "fixed");
+		CU_ASSERT(s.key == FL_KEY_MEDIUM_ERROR && s.asc == 0x11 && s.ascq == 0);
+		CU_ASSERT(s.info_valid && s.info == 4096);
+	}
+}
+
 static CU_TestInfo cdb_tests[] = {
     {"test_table_rows_consistent", test_table_rows_consistent},
     {"test_table_has_required_opcodes", test_table_has_required_opcodes},
@@ -302,6 +360,7 @@ static CU_TestInfo sense_tests[] = {
     {"test_sense_descriptor_format", test_sense_descriptor_format},
     {"test_cmd_set_sense", test_cmd_set_sense},
     {"test_sense_table_complete", test_sense_table_complete},
+    {"test_sense_decode", test_sense_decode},
     CU_TEST_INFO_NULL,
 };
 
