@@ -3,20 +3,27 @@
  * iscsi_internal.h - private declarations shared by the files of handlers/iscsi/.
  *
  * Layering inside the embedded target:
- *   portal.c     epoll loop, listening socket, accept, timers, the completion
- *                queue (eventfd + locked list) that brings completions from
- *                engine timer threads and store workers into the loop
- *   pdu.c        PDU framing (RFC 7143 11.2): receive state machine, digests,
- *                transmit queue with writev, Reject building
+ *   portal.c     the epoll loop, the listening sockets and accept, connection
+ *                and session admission, I_T nexus ids, the completion queue
+ *                (eventfd + locked list) that brings completions from engine
+ *                timer threads and store workers into the loop
+ *   conn.c       one connection's life: made from an accepted socket, the
+ *                receive state machine and digests (RFC 7143 11.2), the
+ *                transmit queue with writev and the held-back list, its
+ *                memory budget, close and teardown
+ *   pdu.c        PDUs built to send, Reject, MaxCmdSN, the -vv PDU log
  *   login.c      login phase (RFC 7143 6): stages, status classes, TSIH
  *   negotiate.c  text keys (RFC 7143 6.2, section 13): parse, result functions
  *   chap.c       CHAP with MD5 (RFC 7143 12.1.3, RFC 1994), one-way and mutual
- *   session.c    full feature phase dispatch, CmdSN window (4.2.2), text /
- *                SendTargets (Appendix C), logout (11.14), session registry
+ *   session.c    inbound PDU routing (login or full feature phase), CmdSN
+ *                window (4.2.2), text / SendTargets (Appendix C), logout
+ *                (11.14), transport faults, session registry
  *   scsi.c       SCSI Command, Data-Out, R2T, Data-In, SCSI Response (11.3-11.8)
  *   tmf.c        task management (11.5, 11.6)
  *   nop.c        NOP-Out / NOP-In (11.18, 11.19), Async Message (11.9)
  *   backend.c    the only place that calls into the fault engine / core
+ *   timer.c      the loop's clock and timers
+ *   log.c        log lines
  *   crc32c.c     digests (RFC 7143 Appendix B)
  *
  * Threading: everything here runs on the loop thread except the completion
@@ -35,6 +42,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/socket.h>
 
 /* Limits that bound memory per connection. */
 #define ISCSI_OUR_MAX_RECV_DSL (256 * 1024) /* what we declare and accept */
@@ -330,39 +338,56 @@ struct portal {
 	uint64_t next_nexus;
 };
 
-/* portal.c */
+/* log.c */
 void iscsi_log(struct portal *p, int level, struct conn *c, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
+
+/* timer.c */
 uint64_t iscsi_now_ns(void);
 struct timer *timer_add(struct portal *p, struct conn *c, uint64_t delay_ns,
 			void (*fn)(struct portal *, struct conn *, void *), void *arg,
 			void (*free_arg)(void *));
 void timer_cancel(struct portal *p, struct timer *t);
-void conn_close(struct conn *c, const char *why);
-void conn_update_events(struct conn *c);
+/* Runs due loop timers; returns the next deadline (ns), at most 1 s ahead. */
+uint64_t timers_run(struct portal *p);
+void timers_drop_conn(struct portal *p, struct conn *c);
+void timers_free(struct portal *p);
+
+/* portal.c */
 void portal_kick(struct portal *p);
 void portal_drain(struct portal *p);
 uint64_t portal_nexus_id(struct portal *p, const char *port_name);
+/* Whether a new session of c may log in (may evict an idle one); 0 or a login status. */
+int portal_admit_session(struct conn *c, char *why, size_t whylen);
+
+/* conn.c: a connection's life; the loop and the listeners call in */
+void conn_accept(struct portal *p, const struct listener *lsn, int fd,
+		 const struct sockaddr_storage *ss, socklen_t sl);
+int conn_on_readable(struct conn *c);
+int conn_on_writable(struct conn *c);
+void conn_queue(struct conn *c, struct txpdu *t);
+void conn_hold(struct conn *c, struct txpdu *t, uint64_t until_ns);
+void conn_transmit(struct conn *c, struct txpdu *t);
+void conn_close(struct conn *c, const char *why);
+void conns_reap(struct portal *p);
+void conn_update_events(struct conn *c);
 uint64_t conn_queued(const struct conn *c);
 bool conn_read_blocked(struct conn *c);
+uint64_t conn_oldest_r2t(const struct conn *x);
 /* Adds delta (may be negative) to one of c's queued-byte counters and the portal's. */
 static inline void conn_mem(struct conn *c, uint64_t *field, int64_t delta)
 {
 	*field += (uint64_t)delta;
 	c->portal->queued_bytes += (uint64_t)delta;
 }
-/* Whether a new session of c may log in (may evict an idle one); 0 or a login status. */
-int portal_admit_session(struct conn *c, char *why, size_t whylen);
 
 /* pdu.c */
-int conn_on_readable(struct conn *c);
-int conn_on_writable(struct conn *c);
 struct txpdu *txpdu_new(uint8_t opcode);
 void txpdu_set_data(struct txpdu *t, const uint8_t *data, uint32_t len, bool copy);
-void conn_queue(struct conn *c, struct txpdu *t);
 void txpdu_free(struct txpdu *t);
 void conn_send_reject(struct conn *c, const uint8_t *bhs, uint8_t reason);
 uint32_t conn_max_cmd_sn(struct conn *c);
+void pdu_log(struct conn *c, const char *dir, const uint8_t *bhs, uint32_t dlen);
 
 /* login.c */
 int login_handle(struct conn *c, const uint8_t *bhs, const uint8_t *data, uint32_t dlen);
@@ -395,17 +420,17 @@ int chap_value_decode(const char *s, uint8_t *out, size_t cap, size_t *len);
 void chap_fails_free(struct portal *p);
 
 /* session.c */
-int session_dispatch(struct conn *c, const uint8_t *bhs, const uint8_t *ahs, uint32_t ahs_len,
-		     const uint8_t *data, uint32_t dlen);
+/* One complete inbound PDU from the connection: login or full feature phase. */
+int session_receive(struct conn *c, const uint8_t *bhs, const uint8_t *ahs, uint32_t ahs_len,
+		    const uint8_t *data, uint32_t dlen);
 void session_start(struct conn *c);
 void session_end(struct conn *c, bool logout);
+/* Orphans the tasks and TMFs of a connection being torn down; frees its login state. */
+void session_release(struct conn *c);
 void session_xport_refresh(struct conn *c);
-/* The scenario's transport rules on a Login Request: pass, drop or close. */
-void session_login_verdict(struct conn *c, struct fl_xport_verdict *v);
 int session_text(struct conn *c, const uint8_t *bhs, const uint8_t *data, uint32_t dlen);
 struct conn *session_find_tsih(struct portal *p, uint16_t tsih);
 void session_reinstate(struct conn *c);
-void conn_free_held(struct conn *c);
 void conn_send(struct conn *c, struct txpdu *t, enum fl_pdu_kind kind, const struct task *task,
 	       uint32_t data_sn, uint32_t offset);
 uint16_t session_alloc_tsih(struct portal *p);

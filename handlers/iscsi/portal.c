@@ -1,18 +1,19 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * portal.c - the embedded target's event loop: one listening socket per
- * target port (docs/multipath.md), one epoll set, non-blocking connections,
- * loop timers and the completion queue.
+ * portal.c - the embedded target's event loop and its listeners: one
+ * listening socket per target port (docs/multipath.md), one epoll set, the
+ * admission of connections and sessions, I_T nexus ids, the periodic sweep
+ * and the completion queue. A connection itself lives in conn.c: the loop
+ * hands it its socket events and reaps it once closed.
  *
  * Completions of SCSI commands and TMFs may arrive on any thread (engine
  * timers, file-store workers); they are appended to a locked list and the
  * loop is woken through an eventfd. Nothing else crosses threads. A
  * connection that misbehaves is closed alone with a log line saying why; a
  * slow reader stops being read (bounded transmit queue), never stalls others.
- * RFC 7143 has no clause for this file; it carries sections 4.1 (TCP
- * transport) and 7.1.1 (a connection's failure ends only its session at ERL 0).
+ * RFC 7143 has no clause for this file; it carries section 4.1 (TCP
+ * transport) with conn.c.
  */
-#include "fl_log.h"
 #include "iscsi_internal.h"
 
 #include <arpa/inet.h>
@@ -20,7 +21,6 @@
 #include <fcntl.h>
 #include <netdb.h>
 #include <netinet/in.h>
-#include <netinet/tcp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,92 +39,6 @@ struct fl_iscsi {
 
 /* epoll user data tags for the two non-connection fds. */
 static char tag_event;
-
-/* Monotonic clock in nanoseconds. */
-uint64_t iscsi_now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
-/* Writes one log line: "faultlun serve: [conn N peer] message" (escaped). */
-void iscsi_log(struct portal *p, int level, struct conn *c, const char *fmt, ...)
-{
-	char raw[512], msg[4 * sizeof(raw)];
-	va_list ap;
-
-	if (level > p->opts.verbose)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(raw, sizeof(raw), fmt, ap);
-	va_end(ap);
-	fl_log_escape(raw, msg, sizeof(msg));
-	FILE *out = p->opts.log ? p->opts.log : stderr;
-	if (c)
-		fprintf(out, "faultlun serve: conn %llu %s: %s\n", (unsigned long long)c->id,
-			c->peer, msg);
-	else
-		fprintf(out, "faultlun serve: %s\n", msg);
-	fflush(out);
-}
-
-/* Adds a timer firing after delay_ns on the loop thread; owned by the portal. */
-struct timer *timer_add(struct portal *p, struct conn *c, uint64_t delay_ns,
-			void (*fn)(struct portal *, struct conn *, void *), void *arg,
-			void (*free_arg)(void *))
-{
-	struct timer *t = calloc(1, sizeof(*t)), **pp;
-
-	if (!t)
-		return NULL;
-	t->when_ns = iscsi_now_ns() + delay_ns;
-	t->conn = c;
-	t->fn = fn;
-	t->arg = arg;
-	t->free_arg = free_arg;
-	for (pp = &p->timers; *pp && (*pp)->when_ns <= t->when_ns; pp = &(*pp)->next)
-		;
-	t->next = *pp;
-	*pp = t;
-	return t;
-}
-
-/* Removes a timer that has not fired and frees its argument. */
-void timer_cancel(struct portal *p, struct timer *t)
-{
-	for (struct timer **pp = &p->timers; *pp; pp = &(*pp)->next) {
-		if (*pp == t) {
-			*pp = t->next;
-			if (t->free_arg)
-				t->free_arg(t->arg);
-			free(t);
-			return;
-		}
-	}
-}
-
-/* Runs due loop timers; returns the next deadline (ns), at most 1 s ahead. */
-static uint64_t timers_run(struct portal *p)
-{
-	uint64_t now = iscsi_now_ns();
-
-	while (p->timers && p->timers->when_ns <= now) {
-		struct timer *t = p->timers;
-		p->timers = t->next;
-		if (t->conn && t->conn->dead) {
-			if (t->free_arg)
-				t->free_arg(t->arg);
-		} else {
-			t->fn(p, t->conn, t->arg);
-		}
-		free(t);
-	}
-	if (p->timers && p->timers->when_ns < now + 1000000000u)
-		return p->timers->when_ns;
-	return now + 1000000000u;
-}
 
 /* Waits for socket events until due_ns (CLOCK_MONOTONIC), to the nanosecond. */
 static int loop_wait(struct portal *p, struct epoll_event *evs, int max, uint64_t due_ns)
@@ -251,134 +165,6 @@ uint64_t portal_nexus_id(struct portal *p, const char *port_name)
 	return id;
 }
 
-/* Bytes queued for a connection: its command buffers and its unsent PDUs. */
-uint64_t conn_queued(const struct conn *c)
-{
-	return c->task_bytes + c->tx_bytes + c->held_bytes;
-}
-
-/*
- * True if the connection must not be read now: the responses it has not
- * read (unsent PDUs) are over its budget, or it has unread responses while
- * the portal is over the process-wide budget. A peer that never reads its
- * socket so stops being read. Command buffers are bounded by TASK SET FULL
- * instead (scsi_cmd), and PDUs held back by a delay fault do not count here:
- * a connection whose commands the engine holds must still be read, or its
- * task-management requests would never be seen.
- */
-bool conn_read_blocked(struct conn *c)
-{
-	struct portal *p = c->portal;
-
-	if (c->tx_bytes >= ISCSI_CONN_BUDGET)
-		return true;
-	if (c->tx_bytes && p->queued_bytes >= p->budget) {
-		p->budget_over = true;
-		return true;
-	}
-	return false;
-}
-
-/* Re-registers the connection's epoll interest from its state. */
-void conn_update_events(struct conn *c)
-{
-	uint32_t ev = 0;
-
-	if (c->state != CONN_CLOSING && !c->rx_paused && !conn_read_blocked(c))
-		ev |= EPOLLIN;
-	if (c->tx_head)
-		ev |= EPOLLOUT;
-	if (ev == c->ep_events)
-		return;
-	/* a PDU cut by a pause in reading gets its receive time afresh */
-	if ((ev & EPOLLIN) && !(c->ep_events & EPOLLIN) && c->rx_start_ns)
-		c->rx_start_ns = iscsi_now_ns();
-	struct epoll_event e = {.events = ev, .data.ptr = c};
-	epoll_ctl(c->portal->epfd, EPOLL_CTL_MOD, c->fd, &e);
-	c->ep_events = ev;
-}
-
-/*
- * Marks a connection for closing; the loop tears it down at a safe point, so
- * callers deep in a handler may go on using c until they return.
- */
-void conn_close(struct conn *c, const char *why)
-{
-	if (c->dead)
-		return;
-	c->dead = true;
-	iscsi_log(c->portal, why && !c->quiet_close ? LOG_ERR : LOG_INFO, c,
-		  "closing connection: %s", why ? why : "done");
-}
-
-/* Tears a connection down: ends its session, orphans in-flight tasks. */
-static void conn_destroy(struct conn *c)
-{
-	struct portal *p = c->portal;
-
-	session_end(c, c->logged_out);
-	for (struct timer **pp = &p->timers; *pp;) {
-		struct timer *t = *pp;
-		if (t->conn == c) {
-			*pp = t->next;
-			if (t->free_arg)
-				t->free_arg(t->arg);
-			free(t);
-		} else {
-			pp = &t->next;
-		}
-	}
-	conn_drop_tasks(c);
-	/* TMFs still at the engine become orphans, freed when answered. */
-	for (struct tmf_req *r = c->tmfs; r; r = r->conn_next)
-		r->conn = NULL;
-	c->tmfs = NULL;
-	while (c->tx_head) {
-		struct txpdu *t = c->tx_head;
-		c->tx_head = t->next;
-		txpdu_free(t);
-	}
-	conn_mem(c, &c->tx_bytes, -(int64_t)c->tx_bytes);
-	conn_free_held(c);
-	epoll_ctl(p->epfd, EPOLL_CTL_DEL, c->fd, NULL);
-	close(c->fd);
-	if (c->prev)
-		c->prev->next = c->next;
-	else
-		p->conns = c->next;
-	if (c->next)
-		c->next->prev = c->prev;
-	p->nconns--;
-	login_free(c->login);
-	free(c->rx_buf);
-	free(c->initiator_name);
-	free(c->initiator_port);
-	free(c->nexus_key);
-	free(c->target_name);
-	free(c->text);
-	free(c);
-}
-
-/* Destroys every connection marked dead. */
-static void portal_reap(struct portal *p)
-{
-	for (struct conn *c = p->conns, *n; c; c = n) {
-		n = c->next;
-		if (c->dead)
-			conn_destroy(c);
-	}
-}
-
-/* Timer: a connection still in the login phase after ISCSI_LOGIN_TIMEOUT_S. */
-static void login_timeout(struct portal *p, struct conn *c, void *arg)
-{
-	(void)p;
-	(void)arg;
-	c->login_timer = NULL; /* the loop frees the fired timer */
-	if (c->state == CONN_LOGIN)
-		conn_close(c, "login not completed in time");
-}
-
 /* Writes an accept-path log line, at most one a second (a flood must not fill the disk). */
 static void accept_log(struct portal *p, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
@@ -476,73 +262,10 @@ static void portal_accept(struct portal *p, const struct listener *lsn)
 			close(fd);
 			continue;
 		}
-		struct conn *c = calloc(1, sizeof(*c));
-		if (!c) {
-			close(fd);
-			continue;
-		}
-		int one = 1;
-		setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
-		c->portal = p;
-		c->fd = fd;
-		c->lsn = lsn;
-		c->rel_port_id = lsn->rel_port_id;
-		c->tpgt = lsn->tpgt;
-		c->id = ++p->next_conn_id;
-		c->last_rx_ns = iscsi_now_ns();
-		char host[INET6_ADDRSTRLEN] = "?", serv[16] = "?";
-		getnameinfo((struct sockaddr *)&ss, sl, host, sizeof(host), serv, sizeof(serv),
-			    NI_NUMERICHOST | NI_NUMERICSERV);
-		snprintf(c->peer, sizeof(c->peer), "%s:%s", host, serv);
-		snprintf(c->peer_host, sizeof(c->peer_host), "%s", host);
-		params_default(&c->p);
-		c->login = calloc(1, sizeof(*c->login));
-		if (!c->login) {
-			close(fd);
-			free(c);
-			continue;
-		}
-		c->next = p->conns;
-		if (p->conns)
-			p->conns->prev = c;
-		p->conns = c;
-		p->nconns++;
-		struct epoll_event e = {.events = EPOLLIN, .data.ptr = c};
-		c->ep_events = EPOLLIN;
-		epoll_ctl(p->epfd, EPOLL_CTL_ADD, fd, &e);
-		unsigned tmo =
-		    p->opts.login_timeout_s ? p->opts.login_timeout_s : ISCSI_LOGIN_TIMEOUT_S;
-		c->login_timer =
-		    timer_add(p, c, (uint64_t)tmo * 1000000000u, login_timeout, NULL, NULL);
-		iscsi_log(p, LOG_INFO, c, "connected");
+		conn_accept(p, lsn, fd, &ss, sl);
 	}
 }
 
-/* When x's oldest R2T still waiting for its Data-Out went out (0: none waits). */
-static uint64_t conn_oldest_r2t(const struct conn *x)
-{
-	uint64_t oldest = 0;
-
-	for (const struct task *t = x->tasks; t; t = t->next)
-		for (unsigned i = 0; t->r2t_active && i < ISCSI_MAX_R2T; i++)
-			if (t->r2t[i].active && (!oldest || t->r2t[i].sent_ns < oldest))
-				oldest = t->r2t[i].sent_ns;
-	return oldest;
-}
-
-/*
- * Admits a new session of c at the end of its login (RFC 7143 leaves
- * resource limits to the target): at most max_per_initiator sessions of one
- * InitiatorName and max_per_address of one source address; when the session
- * share of the cap is full, the session idle longest that did not
- * authenticate with CHAP and has nothing in flight is closed to make room;
- * if none is idle, the one that did not authenticate with CHAP and has
- * waited longest for a Data-Out it was sent an R2T for (more than
- * ISCSI_STALL_MS ago) is closed instead: a session that holds a WRITE open
- * and answers every NOP-In is not idle, but it holds its place for nothing.
- * A session this login reinstates (same InitiatorName and ISID) does not
- * count. Returns 0, or ISCSI_LOGIN_OUT_OF_RESOURCES with why filled in.
- */
 /*
  * The session without CHAP (of c's address when same_addr) whose R2T has
  * waited longest for its Data-Out, more than ISCSI_STALL_MS; NULL if none.
@@ -567,6 +290,19 @@ static struct conn *stalled_session(struct conn *c, bool same_addr)
 	return stalled;
 }
 
+/*
+ * Admits a new session of c at the end of its login (RFC 7143 leaves
+ * resource limits to the target): at most max_per_initiator sessions of one
+ * InitiatorName and max_per_address of one source address; when the session
+ * share of the cap is full, the session idle longest that did not
+ * authenticate with CHAP and has nothing in flight is closed to make room;
+ * if none is idle, the one that did not authenticate with CHAP and has
+ * waited longest for a Data-Out it was sent an R2T for (more than
+ * ISCSI_STALL_MS ago) is closed instead: a session that holds a WRITE open
+ * and answers every NOP-In is not idle, but it holds its place for nothing.
+ * A session this login reinstates (same InitiatorName and ISID) does not
+ * count. Returns 0, or ISCSI_LOGIN_OUT_OF_RESOURCES with why filled in.
+ */
 int portal_admit_session(struct conn *c, char *why, size_t whylen)
 {
 	struct portal *p = c->portal;
@@ -1050,7 +786,7 @@ int fl_iscsi_run(struct fl_iscsi *t)
 		}
 		/* what the timers completed on this thread, before waiting */
 		portal_drain(p);
-		portal_reap(p);
+		conns_reap(p);
 		int n = loop_wait(p, evs, 64, due);
 		if (n < 0) {
 			if (errno == EINTR)
@@ -1073,7 +809,7 @@ int fl_iscsi_run(struct fl_iscsi *t)
 				continue;
 			}
 			struct conn *c = ptr;
-			/* Connections are only freed by portal_reap, after the batch. */
+			/* Connections are only freed by conns_reap, after the batch. */
 			if (c->dead)
 				continue;
 			if (evs[i].events & (EPOLLERR | EPOLLHUP) && !(evs[i].events & EPOLLIN)) {
@@ -1086,7 +822,7 @@ int fl_iscsi_run(struct fl_iscsi *t)
 				conn_on_readable(c);
 		}
 		portal_drain(p);
-		portal_reap(p);
+		conns_reap(p);
 		budget_resume(p);
 	}
 	pthread_mutex_lock(&p->lock);
@@ -1113,7 +849,7 @@ void fl_iscsi_disconnect(struct fl_iscsi *t)
 		c->quiet_close = true;
 		conn_close(c, "target shutting down");
 	}
-	portal_reap(p);
+	conns_reap(p);
 	p->engine_gone = true;
 }
 
@@ -1143,13 +879,7 @@ void fl_iscsi_destroy(struct fl_iscsi *t)
 			tmf_completed(p, r);
 		}
 	}
-	while (p->timers) {
-		struct timer *x = p->timers;
-		p->timers = x->next;
-		if (x->free_arg)
-			x->free_arg(x->arg);
-		free(x);
-	}
+	timers_free(p);
 	for (unsigned i = 0; i < FL_ISCSI_MAX_PORTS; i++)
 		if (p->ls[i].fd >= 0)
 			close(p->ls[i].fd);

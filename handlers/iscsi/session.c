@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * session.c - full feature phase of a session: PDU dispatch and sequencing.
+ * session.c - a session's inbound PDUs: login-phase routing, full feature
+ * phase dispatch and sequencing.
  *
  * RFC 7143 4.2.2.1 (CmdSN / ExpCmdSN / MaxCmdSN: non-immediate commands are
  * numbered; a command outside the window is silently ignored; immediate
@@ -115,6 +116,21 @@ void session_end(struct conn *c, bool logout)
 	be_conn_event(c->portal, c, logout ? FL_CONN_LOGOUT : FL_CONN_CLOSED);
 }
 
+/*
+ * Releases what the session of a connection being torn down holds: its tasks
+ * are orphaned (the engine may still have them), its TMFs still at the engine
+ * become orphans freed when answered, and its login state is freed.
+ */
+void session_release(struct conn *c)
+{
+	conn_drop_tasks(c);
+	for (struct tmf_req *r = c->tmfs; r; r = r->conn_next)
+		r->conn = NULL;
+	c->tmfs = NULL;
+	login_free(c->login);
+	c->login = NULL;
+}
+
 /* Re-reads the standing transport conditions of this session. */
 void session_xport_refresh(struct conn *c)
 {
@@ -155,56 +171,14 @@ static void pdu_info(struct conn *c, enum fl_pdu_kind kind, const struct task *t
 	}
 }
 
-/* See iscsi_internal.h: login requests meet the transport rules too. */
-void session_login_verdict(struct conn *c, struct fl_xport_verdict *v)
+/* The scenario's transport rules on a Login Request: pass, drop or close. */
+static void session_login_verdict(struct conn *c, struct fl_xport_verdict *v)
 {
 	struct fl_pdu_info info;
 
 	memset(v, 0, sizeof(*v));
 	pdu_info(c, FL_PDU_LOGIN_REQ, NULL, &info);
 	be_pdu(c->portal, &info, v);
-}
-
-/* Timer: the hold on outbound PDUs ends; they go out in their order. */
-static void tx_hold_fire(struct portal *p, struct conn *c, void *arg)
-{
-	(void)p;
-	(void)arg;
-	c->tx_hold_timer = NULL; /* the loop frees the fired timer */
-	c->tx_hold_until = 0;
-	while (c->held_head && !c->dead) {
-		struct txpdu *t = c->held_head;
-		c->held_head = t->next;
-		if (!c->held_head)
-			c->held_tail = NULL;
-		t->next = NULL;
-		conn_mem(c, &c->held_bytes, -(int64_t)(ISCSI_BHS_LEN + t->dlen));
-		conn_queue(c, t);
-	}
-}
-
-/* Appends a PDU to the held-back list (kept in order, like a slow wire). */
-static void tx_hold(struct conn *c, struct txpdu *t)
-{
-	t->next = NULL;
-	if (c->held_tail)
-		c->held_tail->next = t;
-	else
-		c->held_head = t;
-	c->held_tail = t;
-	conn_mem(c, &c->held_bytes, (int64_t)(ISCSI_BHS_LEN + t->dlen));
-}
-
-/* Frees PDUs still held back when a connection goes away. */
-void conn_free_held(struct conn *c)
-{
-	while (c->held_head) {
-		struct txpdu *t = c->held_head;
-		c->held_head = t->next;
-		txpdu_free(t);
-	}
-	c->held_tail = NULL;
-	conn_mem(c, &c->held_bytes, -(int64_t)c->held_bytes);
 }
 
 /*
@@ -234,15 +208,7 @@ void conn_send(struct conn *c, struct txpdu *t, enum fl_pdu_kind kind, const str
 		 * A delay holds this PDU and every later one (TCP keeps order):
 		 * the hold ends delay_us from now, or later if already longer.
 		 */
-		uint64_t until = iscsi_now_ns() + (uint64_t)v.delay_us * 1000;
-		tx_hold(c, t);
-		if (until > c->tx_hold_until) {
-			if (c->tx_hold_timer)
-				timer_cancel(c->portal, c->tx_hold_timer);
-			c->tx_hold_until = until;
-			c->tx_hold_timer = timer_add(c->portal, c, until - iscsi_now_ns(),
-						     tx_hold_fire, NULL, NULL);
-		}
+		conn_hold(c, t, iscsi_now_ns() + (uint64_t)v.delay_us * 1000);
 		return;
 	}
 	case FL_XPORT_CLOSE:
@@ -250,10 +216,7 @@ void conn_send(struct conn *c, struct txpdu *t, enum fl_pdu_kind kind, const str
 		conn_close(c, "fault: connection closed by the scenario");
 		return;
 	default:
-		if (c->held_head)
-			tx_hold(c, t); /* behind a delayed PDU */
-		else
-			conn_queue(c, t);
+		conn_transmit(c, t);
 	}
 }
 
@@ -462,8 +425,8 @@ static enum fl_pdu_kind pdu_kind(uint8_t op)
 }
 
 /* Full feature phase entry point for every inbound PDU. */
-int session_dispatch(struct conn *c, const uint8_t *bhs, const uint8_t *ahs, uint32_t ahs_len,
-		     const uint8_t *data, uint32_t dlen)
+static int session_dispatch(struct conn *c, const uint8_t *bhs, const uint8_t *ahs,
+			    uint32_t ahs_len, const uint8_t *data, uint32_t dlen)
 {
 	uint8_t op = bhs[0] & ISCSI_OPCODE_MASK;
 	bool immediate = bhs[0] & ISCSI_FLAG_IMMEDIATE;
@@ -560,4 +523,41 @@ int session_dispatch(struct conn *c, const uint8_t *bhs, const uint8_t *ahs, uin
 	default:
 		return session_handle(c, bhs, ahs, ahs_len, data, dlen);
 	}
+}
+
+/*
+ * Routes one complete inbound PDU (conn.c): Login Requests in the login
+ * phase, through the scenario's transport rules; else the full feature phase.
+ */
+int session_receive(struct conn *c, const uint8_t *bhs, const uint8_t *ahs, uint32_t ahs_len,
+		    const uint8_t *data, uint32_t dlen)
+{
+	uint8_t op = bhs[0] & ISCSI_OPCODE_MASK;
+
+	if (c->state == CONN_CLOSING)
+		return 0;
+	if (c->state == CONN_LOGIN) {
+		if (op != ISCSI_OP_LOGIN_REQ) {
+			conn_close(c, "non-login PDU during login phase");
+			return -1;
+		}
+		/*
+		 * A port that answers nothing answers no login either: a
+		 * login_request rule drops it (the initiator's login times
+		 * out) or closes the connection (delay is not applied here).
+		 */
+		struct fl_xport_verdict v;
+		session_login_verdict(c, &v);
+		if (v.action == FL_XPORT_DROP) {
+			iscsi_log(c->portal, LOG_INFO, c, "fault%s%s: dropping a login request",
+				  v.rule ? " " : "", v.rule ? v.rule : "");
+			return 0;
+		}
+		if (v.action == FL_XPORT_CLOSE) {
+			conn_close(c, "fault: login refused by the scenario");
+			return -1;
+		}
+		return login_handle(c, bhs, data, dlen);
+	}
+	return session_dispatch(c, bhs, ahs, ahs_len, data, dlen);
 }

@@ -1,0 +1,536 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * conn.c - one TCP connection of the embedded target, from accept to close.
+ *
+ * A connection is made here from an accepted socket (the listener in
+ * portal.c admits it), read here, written here and torn down here; the loop
+ * and the listeners only call in. Receive is a small state machine (header,
+ * then body) that never blocks and caps the data segment at the
+ * MaxRecvDataSegmentLength we declared (RFC 7143 13.12), so a hostile peer
+ * cannot make us allocate more; a whole PDU has its digests checked (13.1,
+ * Appendix B) and goes to the session (session_receive). Transmit is a queue
+ * of framed PDUs written with writev, digests computed when a PDU is queued;
+ * PDUs a delay fault holds back wait in a list of their own, in order. Bytes
+ * queued count against the connection's budget and the portal's: a peer
+ * that does not read its socket stops being read. conn_close only marks a
+ * connection; conns_reap tears it down at a safe point of the loop.
+ * RFC 7143 4.1 (TCP transport), 11.2 (PDU framing), 7.1.1 (a connection's
+ * failure ends only its session at ERL 0).
+ */
+#include "iscsi_internal.h"
+
+#include <errno.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/socket.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+/* Bytes of padding after a data segment of len bytes. */
+static inline uint32_t pad4(uint32_t len)
+{
+	return (4 - (len & 3)) & 3;
+}
+
+/* Bytes queued for a connection: its command buffers and its unsent PDUs. */
+uint64_t conn_queued(const struct conn *c)
+{
+	return c->task_bytes + c->tx_bytes + c->held_bytes;
+}
+
+/*
+ * True if the connection must not be read now: the responses it has not
+ * read (unsent PDUs) are over its budget, or it has unread responses while
+ * the portal is over the process-wide budget. A peer that never reads its
+ * socket so stops being read. Command buffers are bounded by TASK SET FULL
+ * instead (scsi_cmd), and PDUs held back by a delay fault do not count here:
+ * a connection whose commands the engine holds must still be read, or its
+ * task-management requests would never be seen.
+ */
+bool conn_read_blocked(struct conn *c)
+{
+	struct portal *p = c->portal;
+
+	if (c->tx_bytes >= ISCSI_CONN_BUDGET)
+		return true;
+	if (c->tx_bytes && p->queued_bytes >= p->budget) {
+		p->budget_over = true;
+		return true;
+	}
+	return false;
+}
+
+/* Re-registers the connection's epoll interest from its state. */
+void conn_update_events(struct conn *c)
+{
+	uint32_t ev = 0;
+
+	if (c->state != CONN_CLOSING && !c->rx_paused && !conn_read_blocked(c))
+		ev |= EPOLLIN;
+	if (c->tx_head)
+		ev |= EPOLLOUT;
+	if (ev == c->ep_events)
+		return;
+	/* a PDU cut by a pause in reading gets its receive time afresh */
+	if ((ev & EPOLLIN) && !(c->ep_events & EPOLLIN) && c->rx_start_ns)
+		c->rx_start_ns = iscsi_now_ns();
+	struct epoll_event e = {.events = ev, .data.ptr = c};
+	epoll_ctl(c->portal->epfd, EPOLL_CTL_MOD, c->fd, &e);
+	c->ep_events = ev;
+}
+
+/*
+ * Marks a connection for closing; the loop tears it down at a safe point, so
+ * callers deep in a handler may go on using c until they return.
+ */
+void conn_close(struct conn *c, const char *why)
+{
+	if (c->dead)
+		return;
+	c->dead = true;
+	iscsi_log(c->portal, why && !c->quiet_close ? LOG_ERR : LOG_INFO, c,
+		  "closing connection: %s", why ? why : "done");
+}
+
+/* Frees the PDUs still queued or held back when a connection goes away. */
+static void conn_free_queues(struct conn *c)
+{
+	while (c->tx_head) {
+		struct txpdu *t = c->tx_head;
+		c->tx_head = t->next;
+		txpdu_free(t);
+	}
+	conn_mem(c, &c->tx_bytes, -(int64_t)c->tx_bytes);
+	while (c->held_head) {
+		struct txpdu *t = c->held_head;
+		c->held_head = t->next;
+		txpdu_free(t);
+	}
+	c->held_tail = NULL;
+	conn_mem(c, &c->held_bytes, -(int64_t)c->held_bytes);
+}
+
+/* Tears a connection down: ends its session, orphans in-flight tasks. */
+static void conn_destroy(struct conn *c)
+{
+	struct portal *p = c->portal;
+
+	session_end(c, c->logged_out);
+	timers_drop_conn(p, c);
+	session_release(c);
+	conn_free_queues(c);
+	epoll_ctl(p->epfd, EPOLL_CTL_DEL, c->fd, NULL);
+	close(c->fd);
+	if (c->prev)
+		c->prev->next = c->next;
+	else
+		p->conns = c->next;
+	if (c->next)
+		c->next->prev = c->prev;
+	p->nconns--;
+	free(c->rx_buf);
+	free(c->initiator_name);
+	free(c->initiator_port);
+	free(c->nexus_key);
+	free(c->target_name);
+	free(c->text);
+	free(c);
+}
+
+/* Destroys every connection marked dead. */
+void conns_reap(struct portal *p)
+{
+	for (struct conn *c = p->conns, *n; c; c = n) {
+		n = c->next;
+		if (c->dead)
+			conn_destroy(c);
+	}
+}
+
+/* Timer: a connection still in the login phase after ISCSI_LOGIN_TIMEOUT_S. */
+static void login_timeout(struct portal *p, struct conn *c, void *arg)
+{
+	(void)p;
+	(void)arg;
+	c->login_timer = NULL; /* the loop frees the fired timer */
+	if (c->state == CONN_LOGIN)
+		conn_close(c, "login not completed in time");
+}
+
+/*
+ * Makes a connection of a socket that lsn accepted from the peer at ss: it
+ * starts in the login phase, read by the loop, with ISCSI_LOGIN_TIMEOUT_S
+ * (or opts.login_timeout_s) to finish its login. Closes fd when out of memory.
+ */
+void conn_accept(struct portal *p, const struct listener *lsn, int fd,
+		 const struct sockaddr_storage *ss, socklen_t sl)
+{
+	struct conn *c = calloc(1, sizeof(*c));
+
+	if (!c) {
+		close(fd);
+		return;
+	}
+	int one = 1;
+	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	c->portal = p;
+	c->fd = fd;
+	c->lsn = lsn;
+	c->rel_port_id = lsn->rel_port_id;
+	c->tpgt = lsn->tpgt;
+	c->id = ++p->next_conn_id;
+	c->last_rx_ns = iscsi_now_ns();
+	char host[INET6_ADDRSTRLEN] = "?", serv[16] = "?";
+	getnameinfo((const struct sockaddr *)ss, sl, host, sizeof(host), serv, sizeof(serv),
+		    NI_NUMERICHOST | NI_NUMERICSERV);
+	snprintf(c->peer, sizeof(c->peer), "%s:%s", host, serv);
+	snprintf(c->peer_host, sizeof(c->peer_host), "%s", host);
+	params_default(&c->p);
+	c->login = calloc(1, sizeof(*c->login));
+	if (!c->login) {
+		close(fd);
+		free(c);
+		return;
+	}
+	c->next = p->conns;
+	if (p->conns)
+		p->conns->prev = c;
+	p->conns = c;
+	p->nconns++;
+	struct epoll_event e = {.events = EPOLLIN, .data.ptr = c};
+	c->ep_events = EPOLLIN;
+	epoll_ctl(p->epfd, EPOLL_CTL_ADD, fd, &e);
+	unsigned tmo = p->opts.login_timeout_s ? p->opts.login_timeout_s : ISCSI_LOGIN_TIMEOUT_S;
+	c->login_timer = timer_add(p, c, (uint64_t)tmo * 1000000000u, login_timeout, NULL, NULL);
+	iscsi_log(p, LOG_INFO, c, "connected");
+}
+
+/* When x's oldest R2T still waiting for its Data-Out went out (0: none waits). */
+uint64_t conn_oldest_r2t(const struct conn *x)
+{
+	uint64_t oldest = 0;
+
+	for (const struct task *t = x->tasks; t; t = t->next)
+		for (unsigned i = 0; t->r2t_active && i < ISCSI_MAX_R2T; i++)
+			if (t->r2t[i].active && (!oldest || t->r2t[i].sent_ns < oldest))
+				oldest = t->r2t[i].sent_ns;
+	return oldest;
+}
+
+/* Stamps the sequence numbers and digests and appends to the transmit queue. */
+void conn_queue(struct conn *c, struct txpdu *t)
+{
+	if (c->dead) {
+		txpdu_free(t);
+		return;
+	}
+	put_be24(t->hdr + BHS_DSL, t->dlen);
+	put_be32(t->hdr + BHS_EXPCMDSN, c->exp_cmd_sn);
+	put_be32(t->hdr + BHS_MAXCMDSN, conn_max_cmd_sn(c));
+	memset(t->trailer, 0, sizeof(t->trailer));
+	t->trailer_len = pad4(t->dlen);
+	t->has_hdig = c->tx_hdigest;
+	if (t->has_hdig)
+		iscsi_put_digest(t->hdig, iscsi_crc32c(t->hdr, ISCSI_BHS_LEN));
+	if (c->tx_ddigest && t->dlen) {
+		uint32_t crc = iscsi_crc32c_update(0xffffffffu, t->data, t->dlen);
+		crc = ~iscsi_crc32c_update(crc, t->trailer, t->trailer_len);
+		iscsi_put_digest(t->trailer + t->trailer_len, crc);
+		t->trailer_len += ISCSI_DIGEST_LEN;
+	}
+	t->total = ISCSI_BHS_LEN + (t->has_hdig ? ISCSI_DIGEST_LEN : 0) + t->dlen + t->trailer_len;
+	t->framed = true;
+	if (c->portal->opts.verbose >= LOG_DEBUG)
+		pdu_log(c, "tx", t->hdr, t->dlen);
+	if (c->tx_tail)
+		c->tx_tail->next = t;
+	else
+		c->tx_head = t;
+	c->tx_tail = t;
+	conn_mem(c, &c->tx_bytes, (int64_t)t->total);
+	/* Try at once: most responses fit the socket buffer. */
+	conn_on_writable(c);
+}
+
+/* Builds up to max iovecs for the unsent part of t; returns the count. */
+static int pdu_iov(struct txpdu *t, struct iovec *iov, int max)
+{
+	struct iovec parts[4];
+	int np = 0, n = 0;
+	size_t skip = t->sent;
+
+	parts[np++] = (struct iovec){t->hdr, ISCSI_BHS_LEN};
+	if (t->has_hdig)
+		parts[np++] = (struct iovec){t->hdig, ISCSI_DIGEST_LEN};
+	if (t->dlen)
+		parts[np++] = (struct iovec){(void *)t->data, t->dlen};
+	if (t->trailer_len)
+		parts[np++] = (struct iovec){t->trailer, t->trailer_len};
+	for (int i = 0; i < np && n < max; i++) {
+		if (skip >= parts[i].iov_len) {
+			skip -= parts[i].iov_len;
+			continue;
+		}
+		iov[n].iov_base = (uint8_t *)parts[i].iov_base + skip;
+		iov[n].iov_len = parts[i].iov_len - skip;
+		skip = 0;
+		n++;
+	}
+	return n;
+}
+
+/* Writes as much of the transmit queue as the socket takes. */
+int conn_on_writable(struct conn *c)
+{
+	while (c->tx_head && !c->dead) {
+		struct iovec iov[64];
+		int n = 0;
+		for (struct txpdu *t = c->tx_head; t && n < 60; t = t->next)
+			n += pdu_iov(t, iov + n, 64 - n);
+		ssize_t w = writev(c->fd, iov, n);
+		if (w < 0) {
+			if (errno == EAGAIN || errno == EWOULDBLOCK)
+				break;
+			if (errno == EINTR)
+				continue;
+			conn_close(c, errno == EPIPE || errno == ECONNRESET ? "peer went away"
+									    : "write failed");
+			return -1;
+		}
+		size_t left = (size_t)w;
+		while (left && c->tx_head) {
+			struct txpdu *t = c->tx_head;
+			size_t rem = t->total - t->sent;
+			if (left < rem) {
+				t->sent += left;
+				conn_mem(c, &c->tx_bytes, -(int64_t)left);
+				left = 0;
+				break;
+			}
+			left -= rem;
+			conn_mem(c, &c->tx_bytes, -(int64_t)rem);
+			c->tx_head = t->next;
+			if (!c->tx_head)
+				c->tx_tail = NULL;
+			bool close_after = t->close_after;
+			txpdu_free(t);
+			if (close_after) {
+				c->quiet_close = true;
+				conn_close(c, NULL);
+				return -1;
+			}
+		}
+	}
+	if (!c->dead)
+		conn_update_events(c);
+	return c->dead ? -1 : 0;
+}
+
+/* Timer: the hold on outbound PDUs ends; they go out in their order. */
+static void tx_hold_fire(struct portal *p, struct conn *c, void *arg)
+{
+	(void)p;
+	(void)arg;
+	c->tx_hold_timer = NULL; /* the loop frees the fired timer */
+	c->tx_hold_until = 0;
+	while (c->held_head && !c->dead) {
+		struct txpdu *t = c->held_head;
+		c->held_head = t->next;
+		if (!c->held_head)
+			c->held_tail = NULL;
+		t->next = NULL;
+		conn_mem(c, &c->held_bytes, -(int64_t)(ISCSI_BHS_LEN + t->dlen));
+		conn_queue(c, t);
+	}
+}
+
+/* Appends a PDU to the held-back list (kept in order, like a slow wire). */
+static void tx_hold(struct conn *c, struct txpdu *t)
+{
+	t->next = NULL;
+	if (c->held_tail)
+		c->held_tail->next = t;
+	else
+		c->held_head = t;
+	c->held_tail = t;
+	conn_mem(c, &c->held_bytes, (int64_t)(ISCSI_BHS_LEN + t->dlen));
+}
+
+/*
+ * Holds t back behind a delay fault: it and every later PDU (TCP keeps order)
+ * go out when the hold ends, at until_ns or later if already held longer.
+ */
+void conn_hold(struct conn *c, struct txpdu *t, uint64_t until_ns)
+{
+	tx_hold(c, t);
+	if (until_ns > c->tx_hold_until) {
+		if (c->tx_hold_timer)
+			timer_cancel(c->portal, c->tx_hold_timer);
+		c->tx_hold_until = until_ns;
+		c->tx_hold_timer =
+		    timer_add(c->portal, c, until_ns - iscsi_now_ns(), tx_hold_fire, NULL, NULL);
+	}
+}
+
+/* Queues t, or holds it back behind a PDU that a delay fault holds. */
+void conn_transmit(struct conn *c, struct txpdu *t)
+{
+	if (c->held_head)
+		tx_hold(c, t); /* behind a delayed PDU */
+	else
+		conn_queue(c, t);
+}
+
+/* What one read of the receive state machine came to. */
+enum rx_read_result {
+	RX_GOT,	    /* bytes read */
+	RX_BLOCKED, /* the socket would block */
+	RX_AGAIN,   /* interrupted: read again */
+	RX_CLOSED,  /* the connection is closed */
+};
+
+/* Reads what the header or the body still lacks. */
+static enum rx_read_result rx_read(struct conn *c)
+{
+	ssize_t n;
+
+	if (!c->rx_in_body) {
+		n = read(c->fd, c->bhs + c->rx_have, ISCSI_BHS_LEN - c->rx_have);
+	} else {
+		n = read(c->fd, c->rx_buf + c->rx_have, c->rx_need - c->rx_have);
+	}
+	if (n < 0) {
+		if (errno == EAGAIN || errno == EWOULDBLOCK)
+			return RX_BLOCKED;
+		if (errno == EINTR)
+			return RX_AGAIN;
+		conn_close(c, "read failed");
+		return RX_CLOSED;
+	}
+	if (n == 0) {
+		if (c->rx_have || c->rx_in_body) {
+			conn_close(c, "peer closed in the middle of a PDU");
+		} else {
+			c->quiet_close = true;
+			conn_close(c, c->logged_out ? NULL : "peer closed the connection");
+		}
+		return RX_CLOSED;
+	}
+	if (!c->rx_start_ns)
+		c->rx_start_ns = iscsi_now_ns();
+	c->rx_have += (size_t)n;
+	return RX_GOT;
+}
+
+/* A whole BHS: sizes the body (AHS, digests, data, padding); -1 once closed. */
+static int rx_begin_body(struct conn *c)
+{
+	c->rx_ahs = (uint32_t)c->bhs[BHS_TOTAL_AHS] * 4;
+	c->rx_dsl = get_be24(c->bhs + BHS_DSL);
+	if (c->rx_dsl > ISCSI_OUR_MAX_RECV_DSL) {
+		char why[96];
+		snprintf(why, sizeof(why), "malformed PDU: DataSegmentLength %u above our limit %u",
+			 c->rx_dsl, ISCSI_OUR_MAX_RECV_DSL);
+		conn_close(c, why);
+		return -1;
+	}
+	c->rx_need = c->rx_ahs + (c->rx_hdigest ? ISCSI_DIGEST_LEN : 0) + c->rx_dsl +
+		     pad4(c->rx_dsl) + (c->rx_ddigest && c->rx_dsl ? ISCSI_DIGEST_LEN : 0);
+	if (c->rx_need > c->rx_cap) {
+		uint8_t *b = realloc(c->rx_buf, c->rx_need);
+		if (!b) {
+			conn_close(c, "out of memory");
+			return -1;
+		}
+		c->rx_buf = b;
+		c->rx_cap = c->rx_need;
+	}
+	c->rx_in_body = true;
+	c->rx_have = 0;
+	return 0;
+}
+
+/* Checks the digests of a whole PDU; false once the connection is closed. */
+static bool rx_digests_ok(struct conn *c)
+{
+	if (c->rx_hdigest) {
+		uint32_t crc = iscsi_crc32c_update(0xffffffffu, c->bhs, ISCSI_BHS_LEN);
+		crc = ~iscsi_crc32c_update(crc, c->rx_buf, c->rx_ahs);
+		if (crc != iscsi_get_digest(c->rx_buf + c->rx_ahs)) {
+			conn_close(c, "header digest error");
+			return false;
+		}
+	}
+	if (c->rx_ddigest && c->rx_dsl) {
+		size_t off = c->rx_ahs + (c->rx_hdigest ? ISCSI_DIGEST_LEN : 0);
+		size_t len = c->rx_dsl + pad4(c->rx_dsl);
+		if (iscsi_crc32c(c->rx_buf + off, len) != iscsi_get_digest(c->rx_buf + off + len)) {
+			/* ERL 0: a lost data segment cannot be recovered (RFC 7143 7.8). */
+			conn_send_reject(c, c->bhs, ISCSI_REJECT_DATA_DIGEST);
+			conn_close(c, "data digest error");
+			return false;
+		}
+	}
+	return true;
+}
+
+/* Hands one complete PDU to the session. */
+static int conn_dispatch(struct conn *c)
+{
+	uint32_t dlen = c->rx_dsl;
+	const uint8_t *ahs = c->rx_buf;
+	/* rx_buf is NULL for a PDU with no AHS and no data: no offset from it then. */
+	const uint8_t *data =
+	    c->rx_buf ? c->rx_buf + c->rx_ahs + (c->rx_hdigest ? ISCSI_DIGEST_LEN : 0) : NULL;
+
+	if (c->portal->opts.verbose >= LOG_DEBUG)
+		pdu_log(c, "rx", c->bhs, dlen);
+	return session_receive(c, c->bhs, ahs, c->rx_ahs, data, dlen);
+}
+
+/* Reads PDUs until the socket would block (or a fairness budget runs out). */
+int conn_on_readable(struct conn *c)
+{
+	int budget = 64;
+
+	while (!c->dead && budget > 0 && c->state != CONN_CLOSING && !c->rx_paused) {
+		/* between PDUs: over its memory budget, the connection is not read on */
+		if (!c->rx_in_body && !c->rx_have && conn_read_blocked(c))
+			break;
+		enum rx_read_result r = rx_read(c);
+		if (r == RX_BLOCKED)
+			break;
+		if (r == RX_AGAIN)
+			continue;
+		if (r == RX_CLOSED)
+			return -1;
+		if (!c->rx_in_body) {
+			if (c->rx_have < ISCSI_BHS_LEN)
+				continue;
+			if (rx_begin_body(c))
+				return -1;
+			if (c->rx_need)
+				continue;
+		} else if (c->rx_have < c->rx_need) {
+			continue;
+		}
+		/* A whole PDU: check digests, then dispatch. */
+		if (!rx_digests_ok(c))
+			return -1;
+		c->rx_in_body = false;
+		c->rx_have = 0;
+		c->rx_start_ns = 0;
+		c->last_rx_ns = iscsi_now_ns();
+		budget--;
+		if (conn_dispatch(c) < 0 || c->dead)
+			return -1;
+	}
+	if (!c->dead)
+		conn_update_events(c);
+	return c->dead ? -1 : 0;
+}
