@@ -189,8 +189,10 @@ static void serve_and_check(const struct fl_scenario *sc, const struct check_opt
 			    struct check_outcome *out)
 {
 	char dir[] = "/tmp/faultlun-check-XXXXXX", ctl[128], trace[128], url[512];
-	struct fl_stack_opts so = {.engine = {.frontend = FL_FE_ISCSI}, .ctl_path = ctl,
-				   .accept = note_seed, .accept_arg = out};
+	struct fl_stack_opts so = {.engine = {.frontend = FL_FE_ISCSI},
+				   .ctl_path = ctl,
+				   .accept = note_seed,
+				   .accept_arg = out};
 	struct fl_iscsi_opts io = {.listen = "127.0.0.1:0"};
 	struct cli_ports ports;
 	struct fl_stack st = {0};

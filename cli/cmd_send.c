@@ -25,6 +25,7 @@
 #include "decode.h"
 #include "fl_byteorder.h"
 #include "fl_scenario.h"
+#include "fl_target.h"
 #include "initiator.h"
 
 #include <iscsi/iscsi.h>
@@ -228,18 +229,164 @@ static bool rw_length(struct item *it, uint32_t bs)
 			it->text, it->blocks, bs, bytes, SEND_MAX_XFER);
 		return false;
 	}
-	it->in_len = it->cdb[0] == 0x88 ? (uint32_t)bytes : 0;
-	it->out_len = it->cdb[0] == 0x8a ? (uint32_t)bytes : 0;
+	it->in_len = it->cdb[0] == SBC_OP_READ_16 ? (uint32_t)bytes : 0;
+	it->out_len = it->cdb[0] == SBC_OP_WRITE_16 ? (uint32_t)bytes : 0;
 	return true;
+}
+
+/* Where an item's options put what the CDB is built from. */
+struct item_args {
+	uint64_t lba, blocks;
+	int vpd;	/* inquiry's VPD page, or -1 */
+	uint64_t alloc; /* inquiry's allocation length, 0 = 255 */
+};
+
+/* Reads an item's comma-separated options; false with a message naming the bad one. */
+static bool item_options(const char *text, const char *word, char *opts, struct item *it,
+			 struct item_args *ia)
+{
+	char *kv, *save = NULL;
+	uint64_t v;
+
+	for (kv = opts ? strtok_r(opts, ",", &save) : NULL; kv; kv = strtok_r(NULL, ",", &save)) {
+		char *eq = strchr(kv, '=');
+		const char *val = eq ? eq + 1 : "";
+
+		if (eq)
+			*eq = 0;
+		if (!strcmp(kv, "nowait") && !eq) {
+			it->nowait = true;
+		} else if (!strcmp(kv, "last") && !eq && !strcmp(word, "abort-task")) {
+			it->abort_of = 0;
+		} else if (!eq && !strcmp(word, "abort-task") && num(kv, 100000, &v) && v) {
+			it->abort_of = (int)v;
+		} else if (!strcmp(kv, "lun") && num(val, 255, &v)) {
+			it->lun = (int)v;
+		} else if (!strcmp(kv, "lba") && num(val, UINT64_MAX, &ia->lba)) {
+		} else if (!strcmp(kv, "blocks") && num(val, 65536, &ia->blocks) && ia->blocks) {
+		} else if (!strcmp(kv, "bs") && num(val, SEND_BS_MAX, &v) && bs_ok(v) &&
+			   (!strcmp(word, "read") || !strcmp(word, "write"))) {
+			it->bs = (uint32_t)v;
+		} else if (!strcmp(kv, "pattern") && num(val, 255, &v)) {
+			it->pattern = (uint8_t)v;
+		} else if (!strcmp(kv, "vpd") && num(val, 255, &v)) {
+			ia->vpd = (int)v;
+		} else if (!strcmp(kv, "len") && num(val, 65535, &ia->alloc)) {
+		} else if (!strcmp(kv, "in") && num(val, 16u << 20, &v)) {
+			it->in_len = (uint32_t)v;
+		} else if (!strcmp(kv, "out") && num(val, 16u << 20, &v)) {
+			it->out_len = (uint32_t)v;
+		} else if (!strcmp(kv, "data") && !strcmp(word, "raw") && hex_data(val, it)) {
+		} else if (!strcmp(kv, "ms") && num(val, 86400000, &v)) {
+			it->ms = (uint32_t)v;
+		} else {
+			fprintf(stderr, "faultlun send: '%s': bad option '%s%s%s'\n", text, kv,
+				eq ? "=" : "", val);
+			return false;
+		}
+	}
+	return true;
+}
+
+/* Checks a raw item's data direction and data against its lengths. */
+static bool raw_lengths(const char *text, struct item *it)
+{
+	if (it->data_len && !it->out_len)
+		it->out_len = it->data_len;
+	if (it->in_len && it->out_len) {
+		fprintf(stderr, "faultlun send: '%s': in= or out=, not both\n", text);
+		return false;
+	}
+	if (it->data_len > it->out_len) {
+		fprintf(stderr, "faultlun send: '%s': data= longer than out=\n", text);
+		return false;
+	}
+	return true;
+}
+
+/* Builds the CDB of a named SCSI item: 1 built, 0 not a SCSI word, -1 refused (message). */
+static int named_cdb(const char *word, const struct item_args *ia, struct item *it)
+{
+	if (!strcmp(word, "read") || !strcmp(word, "write")) {
+		rw16(it, word[0] == 'r' ? SBC_OP_READ_16 : SBC_OP_WRITE_16, ia->lba,
+		     (uint32_t)ia->blocks);
+		return it->bs && !rw_length(it, it->bs) ? -1 : 1;
+	} else if (!strcmp(word, "tur")) {
+		it->cdb[0] = SPC_OP_TEST_UNIT_READY;
+		it->cdb_len = 6;
+	} else if (!strcmp(word, "inquiry")) {
+		it->cdb[0] = SPC_OP_INQUIRY;
+		if (ia->vpd >= 0) {
+			it->cdb[1] = 1;
+			it->cdb[2] = (uint8_t)ia->vpd;
+		}
+		it->in_len = ia->alloc ? (uint32_t)ia->alloc : 255;
+		fl_put_be16(it->cdb + 3, (uint16_t)it->in_len);
+		it->cdb_len = 6;
+	} else if (!strcmp(word, "readcap")) {
+		it->cdb[0] = SBC_OP_SERVICE_ACTION_IN_16;
+		it->cdb[1] = SBC_SA_READ_CAPACITY_16;
+		fl_put_be32(it->cdb + 10, 32);
+		it->in_len = 32;
+		it->cdb_len = 16;
+	} else if (!strcmp(word, "sync")) {
+		it->cdb[0] = SBC_OP_SYNC_CACHE_10;
+		it->cdb_len = 10;
+	} else if (!strcmp(word, "report-luns")) {
+		it->cdb[0] = SPC_OP_REPORT_LUNS;
+		fl_put_be32(it->cdb + 6, 4096);
+		it->in_len = 4096;
+		it->cdb_len = 12;
+	} else if (!strcmp(word, "request-sense")) {
+		it->cdb[0] = SPC_OP_REQUEST_SENSE;
+		it->cdb[4] = 252;
+		it->in_len = 252;
+		it->cdb_len = 6;
+	} else {
+		return 0;
+	}
+	return 1;
+}
+
+/* A sleep or task-management item; false with the list of items for an unknown word. */
+static bool other_item(const char *text, const char *word, struct item *it)
+{
+	static const struct {
+		const char *name;
+		int fn;
+	} tmfs[] = {
+	    {"abort-task", ISCSI_TM_ABORT_TASK},
+	    {"abort-task-set", ISCSI_TM_ABORT_TASK_SET},
+	    {"clear-task-set", ISCSI_TM_CLEAR_TASK_SET},
+	    {"lun-reset", ISCSI_TM_LUN_RESET},
+	    {"target-reset", ISCSI_TM_TARGET_WARM_RESET},
+	    {"cold-reset", ISCSI_TM_TARGET_COLD_RESET},
+	};
+
+	if (!strcmp(word, "sleep")) {
+		it->kind = IT_SLEEP;
+		return true;
+	}
+	for (size_t i = 0; i < sizeof(tmfs) / sizeof(tmfs[0]); i++)
+		if (!strcmp(word, tmfs[i].name)) {
+			it->kind = IT_TMF;
+			it->tmf = tmfs[i].fn;
+			return true;
+		}
+	fprintf(stderr,
+		"faultlun send: unknown item '%s' (read, write, tur, inquiry, readcap, "
+		"sync, report-luns, request-sense, raw, abort-task, abort-task-set, "
+		"clear-task-set, lun-reset, target-reset, cold-reset, sleep)\n",
+		text);
+	return false;
 }
 
 /* Parses one item; false with a message naming it and the valid forms. */
 static bool parse_item(const char *text, struct item *it)
 {
-	char buf[512], *opts, *kv, *save = NULL;
-	uint64_t lba = 0, blocks = 1, v;
-	int vpd = -1;
-	uint64_t alloc = 0;
+	char buf[512], *opts;
+	struct item_args ia = {.blocks = 1, .vpd = -1};
+	int built;
 
 	snprintf(buf, sizeof(buf), "%s", text);
 	opts = strchr(buf, ':');
@@ -263,124 +410,15 @@ static bool parse_item(const char *text, struct item *it)
 				text);
 			return false;
 		}
-		opts = comma;
+		return item_options(text, buf, comma, it, &ia) && raw_lengths(text, it);
 	}
-	for (kv = opts ? strtok_r(opts, ",", &save) : NULL; kv; kv = strtok_r(NULL, ",", &save)) {
-		char *eq = strchr(kv, '=');
-		const char *val = eq ? eq + 1 : "";
-
-		if (eq)
-			*eq = 0;
-		if (!strcmp(kv, "nowait") && !eq) {
-			it->nowait = true;
-		} else if (!strcmp(kv, "last") && !eq && !strcmp(buf, "abort-task")) {
-			it->abort_of = 0;
-		} else if (!eq && !strcmp(buf, "abort-task") && num(kv, 100000, &v) && v) {
-			it->abort_of = (int)v;
-		} else if (!strcmp(kv, "lun") && num(val, 255, &v)) {
-			it->lun = (int)v;
-		} else if (!strcmp(kv, "lba") && num(val, UINT64_MAX, &lba)) {
-		} else if (!strcmp(kv, "blocks") && num(val, 65536, &blocks) && blocks) {
-		} else if (!strcmp(kv, "bs") && num(val, SEND_BS_MAX, &v) && bs_ok(v) &&
-			   (!strcmp(buf, "read") || !strcmp(buf, "write"))) {
-			it->bs = (uint32_t)v;
-		} else if (!strcmp(kv, "pattern") && num(val, 255, &v)) {
-			it->pattern = (uint8_t)v;
-		} else if (!strcmp(kv, "vpd") && num(val, 255, &v)) {
-			vpd = (int)v;
-		} else if (!strcmp(kv, "len") && num(val, 65535, &alloc)) {
-		} else if (!strcmp(kv, "in") && num(val, 16u << 20, &v)) {
-			it->in_len = (uint32_t)v;
-		} else if (!strcmp(kv, "out") && num(val, 16u << 20, &v)) {
-			it->out_len = (uint32_t)v;
-		} else if (!strcmp(kv, "data") && !strcmp(buf, "raw") && hex_data(val, it)) {
-		} else if (!strcmp(kv, "ms") && num(val, 86400000, &v)) {
-			it->ms = (uint32_t)v;
-		} else {
-			fprintf(stderr, "faultlun send: '%s': bad option '%s%s%s'\n", text, kv,
-				eq ? "=" : "", val);
-			return false;
-		}
-	}
-	if (!strcmp(buf, "raw")) {
-		if (it->data_len && !it->out_len)
-			it->out_len = it->data_len;
-		if (it->in_len && it->out_len) {
-			fprintf(stderr, "faultlun send: '%s': in= or out=, not both\n", text);
-			return false;
-		}
-		if (it->data_len > it->out_len) {
-			fprintf(stderr, "faultlun send: '%s': data= longer than out=\n", text);
-			return false;
-		}
-		return true;
-	}
+	if (!item_options(text, buf, opts, it, &ia))
+		return false;
 	it->kind = IT_SCSI;
 	memset(it->cdb, 0, sizeof(it->cdb));
-	if (!strcmp(buf, "read") || !strcmp(buf, "write")) {
-		rw16(it, buf[0] == 'r' ? 0x88 : 0x8a, lba, (uint32_t)blocks);
-		if (it->bs && !rw_length(it, it->bs))
-			return false;
-	} else if (!strcmp(buf, "tur")) {
-		it->cdb_len = 6;
-	} else if (!strcmp(buf, "inquiry")) {
-		it->cdb[0] = 0x12;
-		if (vpd >= 0) {
-			it->cdb[1] = 1;
-			it->cdb[2] = (uint8_t)vpd;
-		}
-		it->in_len = alloc ? (uint32_t)alloc : 255;
-		fl_put_be16(it->cdb + 3, (uint16_t)it->in_len);
-		it->cdb_len = 6;
-	} else if (!strcmp(buf, "readcap")) {
-		it->cdb[0] = 0x9e;
-		it->cdb[1] = 0x10;
-		fl_put_be32(it->cdb + 10, 32);
-		it->in_len = 32;
-		it->cdb_len = 16;
-	} else if (!strcmp(buf, "sync")) {
-		it->cdb[0] = 0x35;
-		it->cdb_len = 10;
-	} else if (!strcmp(buf, "report-luns")) {
-		it->cdb[0] = 0xa0;
-		fl_put_be32(it->cdb + 6, 4096);
-		it->in_len = 4096;
-		it->cdb_len = 12;
-	} else if (!strcmp(buf, "request-sense")) {
-		it->cdb[0] = 0x03;
-		it->cdb[4] = 252;
-		it->in_len = 252;
-		it->cdb_len = 6;
-	} else {
-		static const struct {
-			const char *name;
-			int fn;
-		} tmfs[] = {
-		    {"abort-task", ISCSI_TM_ABORT_TASK},
-		    {"abort-task-set", ISCSI_TM_ABORT_TASK_SET},
-		    {"clear-task-set", ISCSI_TM_CLEAR_TASK_SET},
-		    {"lun-reset", ISCSI_TM_LUN_RESET},
-		    {"target-reset", ISCSI_TM_TARGET_WARM_RESET},
-		    {"cold-reset", ISCSI_TM_TARGET_COLD_RESET},
-		};
-
-		if (!strcmp(buf, "sleep")) {
-			it->kind = IT_SLEEP;
-			return true;
-		}
-		for (size_t i = 0; i < sizeof(tmfs) / sizeof(tmfs[0]); i++)
-			if (!strcmp(buf, tmfs[i].name)) {
-				it->kind = IT_TMF;
-				it->tmf = tmfs[i].fn;
-				return true;
-			}
-		fprintf(stderr,
-			"faultlun send: unknown item '%s' (read, write, tur, inquiry, readcap, "
-			"sync, report-luns, request-sense, raw, abort-task, abort-task-set, "
-			"clear-task-set, lun-reset, target-reset, cold-reset, sleep)\n",
-			text);
+	built = named_cdb(buf, &ia, it);
+	if (built < 0 || (!built && !other_item(text, buf, it)))
 		return false;
-	}
 	if (it->nowait && it->kind != IT_SCSI) {
 		fprintf(stderr, "faultlun send: '%s': nowait is for SCSI items\n", text);
 		return false;
@@ -453,11 +491,10 @@ static const char *tmf_resp_name(uint32_t r)
 	}
 }
 
-/* Decoded sense data (SPC-4 r37 4.5.2 descriptor, 4.5.3 fixed). */
+/* The sense of an answer, as fl_sense_decode reads it, and its bytes. */
 struct sense {
-	bool valid, descriptor, has_info;
-	uint8_t key, asc, ascq;
-	uint64_t info;
+	bool valid; /* 8 bytes or more of sense */
+	struct fl_sense_data d;
 	const uint8_t *raw;
 	size_t len;
 };
@@ -465,7 +502,6 @@ struct sense {
 /* Decodes the sense bytes libiscsi keeps (2-byte length, then the sense) in datain. */
 static void decode_sense(const struct scsi_task *t, struct sense *s)
 {
-	const uint8_t *p;
 	size_t len;
 
 	memset(s, 0, sizeof(*s));
@@ -474,32 +510,12 @@ static void decode_sense(const struct scsi_task *t, struct sense *s)
 	len = fl_get_be16(t->datain.data);
 	if (len + 2 > (size_t)t->datain.size)
 		len = (size_t)t->datain.size - 2;
-	p = t->datain.data + 2;
-	s->raw = p;
+	s->raw = t->datain.data + 2;
 	s->len = len;
 	if (len < 8)
 		return;
 	s->valid = true;
-	if ((p[0] & 0x7f) == 0x72 || (p[0] & 0x7f) == 0x73) {
-		s->descriptor = true;
-		s->key = p[1] & 0xf;
-		s->asc = p[2];
-		s->ascq = p[3];
-		/* descriptors from byte 8; type 0 is INFORMATION (SPC-4 4.5.2.2) */
-		for (size_t o = 8; o + 1 < len && o + 2 + p[o + 1] <= len; o += 2u + p[o + 1])
-			if (p[o] == 0 && p[o + 1] >= 0x0a) {
-				s->has_info = p[o + 2] & 0x80;
-				s->info = fl_get_be64(p + o + 4);
-			}
-		return;
-	}
-	s->key = p[2] & 0xf;
-	if (len >= 14) {
-		s->asc = p[12];
-		s->ascq = p[13];
-	}
-	s->has_info = p[0] & 0x80;
-	s->info = fl_get_be32(p + 3);
+	fl_sense_decode(s->raw, len, &s->d);
 }
 
 /* Hexdump of data, 16 bytes a line, with offsets. */
@@ -564,119 +580,156 @@ static bool status_good(int status)
 	return status == SCSI_STATUS_GOOD || status == SCSI_STATUS_CONDITION_MET;
 }
 
-/* Prints one item's outcome. */
-static void report(const struct item *it, const struct send_opts *o)
+/* Prints a sleep or task-management item's outcome. */
+static void report_other(const struct item *it, const struct send_opts *o, double ms)
 {
 	FILE *out = stdout;
-	double ms = it->done ? it->t_done - it->t_sent : -1;
 
 	if (it->kind == IT_SLEEP) {
 		if (o->json)
-			fprintf(out, "{\"item\": %d, \"op\": \"sleep\", \"ms\": %u}\n", it->n, it->ms);
+			fprintf(out, "{\"item\": %d, \"op\": \"sleep\", \"ms\": %u}\n", it->n,
+				it->ms);
 		else
 			printf("#%d sleep %u ms\n", it->n, it->ms);
 		return;
 	}
-	if (it->kind == IT_TMF) {
-		if (o->json) {
-			fprintf(out, "{\"item\": %d, \"op\": ", it->n);
-			json_str(out, it->name);
-			if (it->done)
-				fprintf(out, ", \"response\": %u, \"response_name\": \"%s\", \"ms\": %.3f}\n",
-					it->tmf_resp, tmf_resp_name(it->tmf_resp), ms);
-			else
-				fputs(", \"answered\": false}\n", out);
-		} else if (it->done) {
-			printf("#%d %s: %s (%u), %.3f ms\n", it->n, it->text,
-			       tmf_resp_name(it->tmf_resp), it->tmf_resp, ms);
-		} else {
-			printf("#%d %s: no answer\n", it->n, it->text);
-		}
-		return;
-	}
-	struct scsi_task *t = it->task;
-	struct sense s = {0};
-	const char *st = NULL;
-	char sense_text[128] = "";
-
-	size_t got = 0, sent = 0;
-
-	if (answered(it)) {
-		decode_sense(t, &s);
-		st = fl_status_name((uint8_t)t->status);
-		if (status_good(t->status))
-			got = received(t, it->in_len, &sent);
-	}
-	if (s.valid)
-		fl_sense_text(s.key, s.asc, s.ascq, sense_text, sizeof(sense_text));
 	if (o->json) {
 		fprintf(out, "{\"item\": %d, \"op\": ", it->n);
 		json_str(out, it->name);
-		fputs(", \"cdb\": \"", out);
-		for (int i = 0; i < it->cdb_len; i++)
-			fprintf(out, "%s%02x", i ? " " : "", it->cdb[i]);
-		fprintf(out, "\", \"lun\": %d", it->lun);
-		if (!answered(it)) {
-			fprintf(out, ", \"answered\": false}\n");
-			return;
-		}
-		fprintf(out, ", \"status\": %d, \"status_name\": \"%s\"", t->status, st ? st : "?");
-		if (s.valid) {
-			fprintf(out, ", \"sense\": {\"key\": %u, \"asc\": %u, \"ascq\": %u, \"text\": ",
-				s.key, s.asc, s.ascq);
-			json_str(out, sense_text);
-			fprintf(out, ", \"format\": \"%s\"", s.descriptor ? "descriptor" : "fixed");
-			if (s.has_info)
-				fprintf(out, ", \"information\": %" PRIu64, s.info);
-			fputs(", \"bytes\": \"", out);
-			for (size_t i = 0; i < s.len; i++)
-				fprintf(out, "%s%02x", i ? " " : "", s.raw[i]);
-			fputs("\"}", out);
-		}
-		fprintf(out, ", \"residual\": %zu, \"data_in\": %zu, \"ms\": %.3f",
-			t->residual_status ? t->residual : 0, got, ms);
-		if (sent > it->in_len)
-			fprintf(out, ", \"overrun\": %zu", sent);
-		if (o->hex && got > 0) {
-			fputs(", \"data\": \"", out);
-			for (size_t i = 0; i < got; i++)
-				fprintf(out, "%02x", t->datain.data[i]);
-			fputc('"', out);
-		}
-		if (status_good(t->status) && t->xfer_dir == SCSI_XFER_READ)
-			fl_decode(out, true, it->cdb, it->cdb_len, t->datain.data, got);
-		fputs("}\n", out);
+		if (it->done)
+			fprintf(out,
+				", \"response\": %u, \"response_name\": \"%s\", \"ms\": %.3f}\n",
+				it->tmf_resp, tmf_resp_name(it->tmf_resp), ms);
+		else
+			fputs(", \"answered\": false}\n", out);
+	} else if (it->done) {
+		printf("#%d %s: %s (%u), %.3f ms\n", it->n, it->text, tmf_resp_name(it->tmf_resp),
+		       it->tmf_resp, ms);
+	} else {
+		printf("#%d %s: no answer\n", it->n, it->text);
+	}
+}
+
+/* What a SCSI item's answer says, read once for either report. */
+struct answer {
+	struct scsi_task *t;
+	struct sense s;
+	const char *st;	      /* status name, or NULL */
+	char sense_text[128]; /* key and ASC/ASCQ in words, when s.valid */
+	size_t got, sent;     /* data-in that counts, data-in that arrived */
+	double ms;
+};
+
+/* Writes the sense object of the JSON report. */
+static void report_json_sense(FILE *out, const struct answer *a)
+{
+	const struct fl_sense_data *d = &a->s.d;
+
+	fprintf(out, ", \"sense\": {\"key\": %u, \"asc\": %u, \"ascq\": %u, \"text\": ", d->key,
+		d->asc, d->ascq);
+	json_str(out, a->sense_text);
+	fprintf(out, ", \"format\": \"%s\"", fl_sense_format_name(d->format));
+	if (d->info_valid)
+		fprintf(out, ", \"information\": %" PRIu64, d->info);
+	fputs(", \"bytes\": \"", out);
+	for (size_t i = 0; i < a->s.len; i++)
+		fprintf(out, "%s%02x", i ? " " : "", a->s.raw[i]);
+	fputs("\"}", out);
+}
+
+/* Prints a SCSI item's outcome as one JSON line. */
+static void report_json(const struct item *it, const struct send_opts *o, const struct answer *a)
+{
+	FILE *out = stdout;
+	struct scsi_task *t = a->t;
+
+	fprintf(out, "{\"item\": %d, \"op\": ", it->n);
+	json_str(out, it->name);
+	fputs(", \"cdb\": \"", out);
+	for (int i = 0; i < it->cdb_len; i++)
+		fprintf(out, "%s%02x", i ? " " : "", it->cdb[i]);
+	fprintf(out, "\", \"lun\": %d", it->lun);
+	if (!answered(it)) {
+		fprintf(out, ", \"answered\": false}\n");
 		return;
 	}
+	fprintf(out, ", \"status\": %d, \"status_name\": \"%s\"", t->status, a->st ? a->st : "?");
+	if (a->s.valid)
+		report_json_sense(out, a);
+	fprintf(out, ", \"residual\": %zu, \"data_in\": %zu, \"ms\": %.3f",
+		t->residual_status ? t->residual : 0, a->got, a->ms);
+	if (a->sent > it->in_len)
+		fprintf(out, ", \"overrun\": %zu", a->sent);
+	if (o->hex && a->got > 0) {
+		fputs(", \"data\": \"", out);
+		for (size_t i = 0; i < a->got; i++)
+			fprintf(out, "%02x", t->datain.data[i]);
+		fputc('"', out);
+	}
+	if (status_good(t->status) && t->xfer_dir == SCSI_XFER_READ)
+		fl_decode(out, true, it->cdb, it->cdb_len, t->datain.data, a->got);
+	fputs("}\n", out);
+}
+
+/* Prints a SCSI item's outcome as text: one line, then sense and data when asked. */
+static void report_text(const struct item *it, const struct send_opts *o, const struct answer *a)
+{
+	FILE *out = stdout;
+	struct scsi_task *t = a->t;
+	const struct fl_sense_data *d = &a->s.d;
+
 	if (!answered(it)) {
 		printf("#%d %s: no answer%s\n", it->n, it->text,
 		       it->done ? " (the session failed)" : "");
 		return;
 	}
-	printf("#%d %s: %s", it->n, it->text, st ? st : "?");
-	if (s.valid) {
-		printf(", sense %s, %s", sense_text, s.descriptor ? "descriptor" : "fixed");
-		if (s.has_info)
-			printf(", INFORMATION %" PRIu64 " (0x%" PRIx64 ")", s.info, s.info);
+	printf("#%d %s: %s", it->n, it->text, a->st ? a->st : "?");
+	if (a->s.valid) {
+		printf(", sense %s, %s", a->sense_text, fl_sense_format_name(d->format));
+		if (d->info_valid)
+			printf(", INFORMATION %" PRIu64 " (0x%" PRIx64 ")", d->info, d->info);
 	}
 	if (t->residual_status == SCSI_RESIDUAL_UNDERFLOW)
 		printf(", residual %zu (underflow)", t->residual);
 	else if (t->residual_status == SCSI_RESIDUAL_OVERFLOW)
 		printf(", residual %zu (overflow)", t->residual);
-	if (got)
-		printf(", %zu bytes in", got);
-	if (sent > it->in_len)
-		printf(" (the target sent %zu: overrun of the allocation length %u)", sent,
+	if (a->got)
+		printf(", %zu bytes in", a->got);
+	if (a->sent > it->in_len)
+		printf(" (the target sent %zu: overrun of the allocation length %u)", a->sent,
 		       it->in_len);
-	printf(", %.3f ms\n", ms);
-	if (s.valid && o->hex) {
+	printf(", %.3f ms\n", a->ms);
+	if (a->s.valid && o->hex) {
 		printf("  sense:\n");
-		hexdump(out, s.raw, s.len);
+		hexdump(out, a->s.raw, a->s.len);
 	}
-	if (answered(it) && status_good(t->status) && t->xfer_dir == SCSI_XFER_READ)
-		fl_decode(out, false, it->cdb, it->cdb_len, t->datain.data, got);
-	if (o->hex && got > 0)
-		hexdump(out, t->datain.data, got);
+	if (status_good(t->status) && t->xfer_dir == SCSI_XFER_READ)
+		fl_decode(out, false, it->cdb, it->cdb_len, t->datain.data, a->got);
+	if (o->hex && a->got > 0)
+		hexdump(out, t->datain.data, a->got);
+}
+
+/* Prints one item's outcome. */
+static void report(const struct item *it, const struct send_opts *o)
+{
+	struct answer a = {.t = it->task, .ms = it->done ? it->t_done - it->t_sent : -1};
+
+	if (it->kind == IT_SLEEP || it->kind == IT_TMF) {
+		report_other(it, o, a.ms);
+		return;
+	}
+	if (answered(it)) {
+		decode_sense(a.t, &a.s);
+		a.st = fl_status_name((uint8_t)a.t->status);
+		if (status_good(a.t->status))
+			a.got = received(a.t, it->in_len, &a.sent);
+	}
+	if (a.s.valid)
+		fl_sense_text(a.s.d.key, a.s.d.asc, a.s.d.ascq, a.sense_text, sizeof(a.sense_text));
+	if (o->json)
+		report_json(it, o, &a);
+	else
+		report_text(it, o, &a);
 }
 
 /* Sends one SCSI item. */
@@ -739,7 +792,7 @@ static uint32_t block_size(int lun, const struct send_opts *o)
 		*it = (struct item){.text = "block size (READ CAPACITY(10))",
 				    .name = "block-size",
 				    .lun = lun,
-				    .cdb = {0x25},
+				    .cdb = {SBC_OP_READ_CAPACITY_10},
 				    .cdb_len = 10,
 				    .in_len = 8};
 		if (send_scsi(it)) {
@@ -780,8 +833,8 @@ static uint32_t block_size(int lun, const struct send_opts *o)
 			else
 				memset(&sn, 0, sizeof(sn));
 			if (sn.valid)
-				fl_sense_text(sn.key, sn.asc, sn.ascq, text, sizeof(text));
-			ua = sn.valid && sn.key == SCSI_SENSE_UNIT_ATTENTION;
+				fl_sense_text(sn.d.key, sn.d.asc, sn.d.ascq, text, sizeof(text));
+			ua = sn.valid && sn.d.key == SCSI_SENSE_UNIT_ATTENTION;
 			fprintf(stderr, "faultlun send: LUN %d: %s: %s%s%s\n", lun, it->text,
 				ans ? fl_status_name((uint8_t)it->task->status) : "no answer",
 				sn.valid ? ", sense " : "", text);

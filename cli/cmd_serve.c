@@ -469,8 +469,7 @@ struct serve_args {
 /* Sets a --pdu-timeout / --nopin-interval / --nopin-timeout (options 7..9); 0 or 2. */
 static int opt_seconds(struct serve_args *a, int opt, const char *arg)
 {
-	static const char *const names[] = {"--pdu-timeout", "--nopin-interval",
-					    "--nopin-timeout"};
+	static const char *const names[] = {"--pdu-timeout", "--nopin-interval", "--nopin-timeout"};
 	unsigned ms;
 
 	if (parse_seconds_ms(arg, &ms)) {
@@ -546,8 +545,9 @@ static int opt_portal(struct serve_args *a, int opt, const char *arg)
 	case 12:
 		return opt_limit(a, opt, arg);
 	case 13:
-		return cli_opt_size("serve", "--max-queued-mem", arg, &a->o.max_queued_bytes) ? 2
-											       : 0;
+		if (cli_opt_size("serve", "--max-queued-mem", arg, &a->o.max_queued_bytes))
+			return 2;
+		return 0;
 	case 14:
 	case 15:
 		return opt_secret_file(a, opt, arg);
@@ -729,8 +729,7 @@ static int serve_operands(int argc, char **argv, struct serve_args *a)
 }
 
 /* Loads the scenario file into *sc; what: the banner's words for it. 0 or -1. */
-static int load_scenario_file(struct serve_args *a, struct fl_scenario **sc, char *what,
-			      size_t len)
+static int load_scenario_file(struct serve_args *a, struct fl_scenario **sc, char *what, size_t len)
 {
 	struct fl_diags d = {0};
 
@@ -754,8 +753,7 @@ static int load_scenario_file(struct serve_args *a, struct fl_scenario **sc, cha
 }
 
 /* No scenario: one default LUN (--lun, --size, --block-size), no rules. 0 or -1. */
-static int load_default(const struct serve_args *a, struct fl_scenario **sc, char *what,
-			size_t len)
+static int load_default(const struct serve_args *a, struct fl_scenario **sc, char *what, size_t len)
 {
 	char text[256];
 	struct fl_diags d = {0};
@@ -842,8 +840,7 @@ static void block_signals(sigset_t *set)
  * Serves until SIGINT / SIGTERM or, with --run, until the command exits
  * (signals are passed on to it). Returns the exit status.
  */
-static int serve_until_done(const sigset_t *set, const char *run, struct fl_iscsi *t,
-			    uint16_t lun)
+static int serve_until_done(const sigset_t *set, const char *run, struct fl_iscsi *t, uint16_t lun)
 {
 	pid_t child = -1;
 	int ret = 0;

@@ -188,17 +188,16 @@ enum fl_stack_step { FL_STACK_OK, FL_STACK_ENGINE, FL_STACK_ACCEPT, FL_STACK_CTL
 
 struct fl_stack {
 	struct fl_engine *engine;
-	struct fl_ctl *ctl;		 /* NULL without ctl_path */
+	struct fl_ctl *ctl;	   /* NULL without ctl_path */
 	enum fl_stack_step failed; /* FL_STACK_OK after a successful open */
 };
 
 /*
  * Opens the stack of sc into *st (the engine takes its own reference to sc).
- * 0, or -errno with st->failed naming the step and nothing left open; the
- * engine and the control socket log their own reasons through fl_log.
+ * 0, or -errno with st->failed naming the step (the front end words the
+ * message) and nothing left open.
  */
-int fl_stack_open(const struct fl_scenario *sc, const struct fl_stack_opts *o,
-		  struct fl_stack *st);
+int fl_stack_open(const struct fl_scenario *sc, const struct fl_stack_opts *o, struct fl_stack *st);
 /*
  * Closes the control socket, then the engine (which completes what it still
  * holds). Idempotent; a front end stops feeding the engine before calling it.

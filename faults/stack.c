@@ -15,8 +15,7 @@
 #include <string.h>
 
 /* Builds the engine, lets the front end look at it, then opens the control socket. */
-int fl_stack_open(const struct fl_scenario *sc, const struct fl_stack_opts *o,
-		  struct fl_stack *st)
+int fl_stack_open(const struct fl_scenario *sc, const struct fl_stack_opts *o, struct fl_stack *st)
 {
 	int rc;
 

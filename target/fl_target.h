@@ -53,6 +53,27 @@ extern "C" {
 #define FL_KEY_MISCOMPARE 0xe
 #define FL_KEY_COMPLETED 0xf
 
+/*
+ * Operation codes named outside the core: what the front ends route and the
+ * tools send (SPC-4 r37 clause 6, SBC-3 r36 clause 5). The core's own table
+ * (cdb.c) names every opcode it serves; fl_opcode_name reads it.
+ */
+#define SPC_OP_TEST_UNIT_READY 0x00
+#define SPC_OP_REQUEST_SENSE 0x03
+#define SPC_OP_INQUIRY 0x12
+#define SBC_OP_READ_CAPACITY_10 0x25
+#define SBC_OP_READ_10 0x28
+#define SBC_OP_WRITE_10 0x2a
+#define SBC_OP_SYNC_CACHE_10 0x35
+#define SBC_OP_READ_16 0x88
+#define SBC_OP_WRITE_16 0x8a
+#define SBC_OP_SYNC_CACHE_16 0x91
+#define SBC_OP_SERVICE_ACTION_IN_16 0x9e
+#define SBC_SA_READ_CAPACITY_16 0x10 /* service action of SERVICE ACTION IN(16) */
+#define SPC_OP_REPORT_LUNS 0xa0
+#define SBC_OP_READ_12 0xa8
+#define SBC_OP_WRITE_12 0xaa
+
 /* How sense data is laid out: the RESPONSE CODE of byte 0 (SPC-4 r37 4.5.1). */
 enum fl_sense_format {
 	FL_SENSE_FORMAT_UNKNOWN,    /* a response code other than 70h..73h */

@@ -68,16 +68,6 @@
 /* The clock of command start times: milliseconds are enough, and it costs less per command. */
 #define WATCHDOG_CLOCK CLOCK_MONOTONIC_COARSE
 
-/* SBC-3 opcodes that take the runner's asynchronous path. */
-#define SBC_OP_READ_10 0x28
-#define SBC_OP_WRITE_10 0x2a
-#define SBC_OP_SYNC_CACHE_10 0x35
-#define SBC_OP_READ_16 0x88
-#define SBC_OP_WRITE_16 0x8a
-#define SBC_OP_SYNC_CACHE_16 0x91
-#define SBC_OP_READ_12 0xa8
-#define SBC_OP_WRITE_12 0xaa
-
 struct dev_state;
 
 /* Who answered a command towards the runner. */
@@ -816,8 +806,8 @@ static int dev_open_stack(struct dev_state *d, const struct fl_stack_opts *so)
 	int rc = fl_stack_open(d->sc, so, &d->stack);
 
 	if (rc && d->stack.failed == FL_STACK_ENGINE)
-		tcmu_abi_err(d->dev, "faultlun: cannot build the LUNs of %s: %s\n",
-			     d->cfg.scenario, strerror(-rc));
+		tcmu_abi_err(d->dev, "faultlun: cannot build the LUNs of %s: %s\n", d->cfg.scenario,
+			     strerror(-rc));
 	else if (rc && d->stack.failed == FL_STACK_CTL)
 		tcmu_abi_err(d->dev, "faultlun: control socket %s: %s\n", so->ctl_path,
 			     strerror(-rc));

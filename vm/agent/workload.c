@@ -413,8 +413,8 @@ static int do_shell(const struct fl_step *step, json_t *res)
 static int run_step_once(const struct fl_step *step, json_t *res)
 {
 	/* SPC-4 6.37 TEST UNIT READY, 6.6 INQUIRY (standard data). */
-	static const uint8_t tur[6] = {0x00, 0, 0, 0, 0, 0};
-	static const uint8_t inquiry[6] = {0x12, 0, 0, 0, FL_INQUIRY_ALLOC, 0};
+	static const uint8_t tur[6] = {SPC_OP_TEST_UNIT_READY, 0, 0, 0, 0, 0};
+	static const uint8_t inquiry[6] = {SPC_OP_INQUIRY, 0, 0, 0, FL_INQUIRY_ALLOC, 0};
 
 	switch (step->op) {
 	case FL_OP_READ:

@@ -300,6 +300,7 @@ static void test_sense_decode(void)
 		bool info_valid;
 		uint64_t info;
 	} cases[] = {
+	    /* clang-format off */
 	    {"fixed, VALID", {0xf0, 0, 0x03, 0, 0, 0x10, 0, 10, 0, 0, 0, 0, 0x11, 0x00}, 18,
 	     FL_SENSE_FORMAT_FIXED, 3, 0x11, 0, true, 0x1000},
 	    {"fixed, deferred", {0x71, 0, 0x06, 0, 0, 0, 0, 10, 0, 0, 0, 0, 0x29, 0x01}, 14,
@@ -320,6 +321,7 @@ static void test_sense_decode(void)
 	    {"vendor response code", {0x7f, 0x05, 0x24, 0x00, 0, 0, 0, 0}, 8,
 	     FL_SENSE_FORMAT_UNKNOWN, 0, 0, 0, false, 0},
 	    {"no sense", {0}, 0, FL_SENSE_FORMAT_UNKNOWN, 0, 0, 0, false, 0},
+	    /* clang-format on */
 	};
 	struct fl_sense_data s;
 	uint8_t buf[FL_SENSE_MAX];
