@@ -54,20 +54,30 @@ extern "C" {
 #define FL_KEY_COMPLETED 0xf
 
 /*
- * Operation codes named outside the core: what the front ends route and the
- * tools send (SPC-4 r37 clause 6, SBC-3 r36 clause 5). The core's own table
- * (cdb.c) names every opcode it serves; fl_opcode_name reads it.
+ * Operation codes named outside the opcode table: what the core's handlers,
+ * the front ends and the tools test or send (SPC-4 r37 clause 6, SBC-3 r36
+ * clause 5). The table (cdb.c) names every opcode the core serves, in words
+ * too; fl_opcode_name reads it.
  */
 #define SPC_OP_TEST_UNIT_READY 0x00
 #define SPC_OP_REQUEST_SENSE 0x03
 #define SPC_OP_INQUIRY 0x12
+#define SPC_OP_RESERVE_6 0x16
+#define SPC_OP_RELEASE_6 0x17
 #define SBC_OP_READ_CAPACITY_10 0x25
 #define SBC_OP_READ_10 0x28
 #define SBC_OP_WRITE_10 0x2a
 #define SBC_OP_SYNC_CACHE_10 0x35
+#define SPC_OP_MODE_SELECT_10 0x55
+#define SPC_OP_RESERVE_10 0x56
+#define SPC_OP_RELEASE_10 0x57
+#define SPC_OP_MODE_SENSE_10 0x5a
+#define SPC_OP_VARIABLE_LENGTH 0x7f /* its length is in byte 7 (SPC-4 r37 4.2.5) */
 #define SBC_OP_READ_16 0x88
+#define SBC_OP_COMPARE_AND_WRITE 0x89
 #define SBC_OP_WRITE_16 0x8a
 #define SBC_OP_SYNC_CACHE_16 0x91
+#define SBC_OP_WRITE_ATOMIC_16 0x9c
 #define SBC_OP_SERVICE_ACTION_IN_16 0x9e
 #define SBC_SA_READ_CAPACITY_16 0x10 /* service action of SERVICE ACTION IN(16) */
 #define SPC_OP_REPORT_LUNS 0xa0

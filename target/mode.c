@@ -231,7 +231,7 @@ enum sense_reason spc_mode_sense(struct exec_ctx *x)
 {
 	const uint8_t *cdb = x->cmd->cdb;
 	const struct fl_lun *lun = x->lun;
-	bool ten = cdb[0] == 0x5a;
+	bool ten = cdb[0] == SPC_OP_MODE_SENSE_10;
 	uint8_t b1_ok = ten ? 0x18 : 0x08;
 	bool dbd = cdb[1] & 0x08, llbaa = ten && (cdb[1] & 0x10);
 	uint8_t pc = cdb[2] >> 6, code = cdb[2] & 0x3f, sub = cdb[3];
@@ -380,7 +380,7 @@ enum sense_reason spc_mode_select(struct exec_ctx *x)
 	struct fl_cmd *cmd = x->cmd;
 	const uint8_t *cdb = cmd->cdb, *p = cmd->data_out;
 	struct fl_lun *lun = x->lun;
-	bool ten = cdb[0] == 0x55, sp = cdb[1] & 0x01, longlba;
+	bool ten = cdb[0] == SPC_OP_MODE_SELECT_10, sp = cdb[1] & 0x01, longlba;
 	uint32_t plen = ten ? fl_get_be16(cdb + 7) : cdb[4];
 	uint32_t hdr = ten ? 8 : 4, bdl, off, used;
 	struct mode_state m;

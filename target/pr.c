@@ -153,7 +153,8 @@ static void reg_unregister(struct fl_lun *lun, unsigned i)
 /* True for RESERVE(6), RESERVE(10), RELEASE(6), RELEASE(10). */
 static bool is_spc2_reservation_cmd(uint8_t op)
 {
-	return op == 0x16 || op == 0x17 || op == 0x56 || op == 0x57;
+	return op == SPC_OP_RESERVE_6 || op == SPC_OP_RELEASE_6 || op == SPC_OP_RESERVE_10 ||
+	       op == SPC_OP_RELEASE_10;
 }
 
 /*
@@ -175,7 +176,7 @@ enum sense_reason pr_check_conflict(struct exec_ctx *x)
 	uint8_t op = cdb[0];
 
 	if (pr->legacy_reserved) {
-		if (pr->legacy_holder == id || op == 0x17 || op == 0x57)
+		if (pr->legacy_holder == id || op == SPC_OP_RELEASE_6 || op == SPC_OP_RELEASE_10)
 			return SENSE_OK;
 		return SENSE_RESERVATION_CONFLICT;
 	}

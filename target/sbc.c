@@ -32,7 +32,9 @@ static uint16_t len_field(const struct exec_ctx *x)
 		return 6;
 	default:
 		/* COMPARE AND WRITE: byte 13; WRITE ATOMIC(16): bytes 12-13 */
-		return x->desc->opcode == 0x89 ? 13 : x->desc->opcode == 0x9c ? 12 : 10;
+		return x->desc->opcode == SBC_OP_COMPARE_AND_WRITE ? 13
+		       : x->desc->opcode == SBC_OP_WRITE_ATOMIC_16 ? 12
+								   : 10;
 	}
 }
 

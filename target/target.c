@@ -139,7 +139,7 @@ static enum sense_reason absent_lun(struct exec_ctx *x)
 
 	if (len == 0 || len > FL_CDB_MAX)
 		return SENSE_INVALID_OPCODE;
-	if (cdb[0] == 0x12 && len >= 6) {
+	if (cdb[0] == SPC_OP_INQUIRY && len >= 6) {
 		uint32_t alloc = (uint32_t)cdb[3] << 8 | cdb[4];
 
 		memset(buf, 0, 36);
@@ -160,9 +160,9 @@ static enum sense_reason absent_lun(struct exec_ctx *x)
 		exec_data_in(x, buf, 36, alloc);
 		return SENSE_OK;
 	}
-	if (cdb[0] == 0xa0 && len >= 12)
+	if (cdb[0] == SPC_OP_REPORT_LUNS && len >= 12)
 		return target_report_luns(x);
-	if (cdb[0] == 0x03 && len >= 6) {
+	if (cdb[0] == SPC_OP_REQUEST_SENSE && len >= 6) {
 		/* SPC-4 r37 6.29: the sense data is the parameter data, status GOOD */
 		uint8_t n =
 		    sense_encode(buf, cdb[1] & 0x01, FL_KEY_ILLEGAL_REQUEST, ASC_LUN_NOT_SUPPORTED,

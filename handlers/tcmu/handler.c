@@ -153,7 +153,7 @@ static unsigned cdb_length(const uint8_t *cdb)
 	case 5:
 		return 12;
 	case 3:
-		if (cdb[0] == 0x7f)
+		if (cdb[0] == SPC_OP_VARIABLE_LENGTH)
 			return 8u + cdb[7];
 		return 0;
 	default:

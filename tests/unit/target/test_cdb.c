@@ -348,12 +348,54 @@ static void test_sense_decode(void)
 	}
 }
 
+/* The opcode constants of fl_target.h are the table's rows (0x7f, variable length, is not one). */
+static void test_opcode_constants_named(void)
+{
+	static const struct {
+		uint8_t op;
+		uint16_t sa;
+		const char *name;
+	} named[] = {
+	    {SPC_OP_TEST_UNIT_READY, 0, "TEST UNIT READY"},
+	    {SPC_OP_REQUEST_SENSE, 0, "REQUEST SENSE"},
+	    {SPC_OP_INQUIRY, 0, "INQUIRY"},
+	    {SPC_OP_RESERVE_6, 0, "RESERVE(6)"},
+	    {SPC_OP_RELEASE_6, 0, "RELEASE(6)"},
+	    {SBC_OP_READ_CAPACITY_10, 0, "READ CAPACITY(10)"},
+	    {SBC_OP_READ_10, 0, "READ(10)"},
+	    {SBC_OP_WRITE_10, 0, "WRITE(10)"},
+	    {SBC_OP_SYNC_CACHE_10, 0, "SYNCHRONIZE CACHE(10)"},
+	    {SPC_OP_MODE_SELECT_10, 0, "MODE SELECT(10)"},
+	    {SPC_OP_RESERVE_10, 0, "RESERVE(10)"},
+	    {SPC_OP_RELEASE_10, 0, "RELEASE(10)"},
+	    {SPC_OP_MODE_SENSE_10, 0, "MODE SENSE(10)"},
+	    {SBC_OP_READ_16, 0, "READ(16)"},
+	    {SBC_OP_COMPARE_AND_WRITE, 0, "COMPARE AND WRITE"},
+	    {SBC_OP_WRITE_16, 0, "WRITE(16)"},
+	    {SBC_OP_SYNC_CACHE_16, 0, "SYNCHRONIZE CACHE(16)"},
+	    {SBC_OP_WRITE_ATOMIC_16, 0, "WRITE ATOMIC(16)"},
+	    {SBC_OP_SERVICE_ACTION_IN_16, SBC_SA_READ_CAPACITY_16, "READ CAPACITY(16)"},
+	    {SPC_OP_REPORT_LUNS, 0, "REPORT LUNS"},
+	    {SBC_OP_READ_12, 0, "READ(12)"},
+	    {SBC_OP_WRITE_12, 0, "WRITE(12)"},
+	};
+
+	for (size_t i = 0; i < sizeof(named) / sizeof(named[0]); i++) {
+		const char *got = fl_opcode_name(named[i].op, named[i].sa);
+
+		TH_CHECK(got && !strcmp(got, named[i].name), "opcode 0x%02x: %s, not %s",
+			 named[i].op, got ? got : "(none)", named[i].name);
+	}
+	CU_ASSERT_PTR_NULL(fl_opcode_name(SPC_OP_VARIABLE_LENGTH, 0));
+}
+
 static CU_TestInfo cdb_tests[] = {
     {"test_table_rows_consistent", test_table_rows_consistent},
     {"test_table_has_required_opcodes", test_table_has_required_opcodes},
     {"test_decode_lba_layouts", test_decode_lba_layouts},
     {"test_decode_classes", test_decode_classes},
     {"test_decode_bad_cdbs", test_decode_bad_cdbs},
+    {"test_opcode_constants_named", test_opcode_constants_named},
     CU_TEST_INFO_NULL,
 };
 
