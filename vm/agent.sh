@@ -363,20 +363,38 @@ mp_start() {
 }
 
 # Path observer: writes "path PORT DEV DM_STATE CHECKER_STATE PRIO GROUP" for
-# each change of a path (GROUP: current, enabled or bypassed, the state of the
-# path's group in the map's status) and "dm MAP STATUS" for each change of the
-# map's status to the kernel log (the timeline's clock), until /tmp/mp-stop
-# exists.
+# each change of a path (DM_STATE and GROUP from the map's status: the path's
+# state in the map, and current, enabled or bypassed, the state of its
+# group; CHECKER_STATE and PRIO from multipathd) and "dm MAP STATUS" for each
+# change of the map's status to the kernel log (the timeline's clock), until
+# /tmp/mp-stop exists. The map's status is read every 0.1 s; multipathd's view
+# is read by a poller of its own into /tmp/mp-paths, since `multipathd show
+# paths` waits while multipathd works (1.4 s and more while it reinstates a
+# path), and a group that is current for less than that must not be missed.
 mp_watch() {
 	prev_p=""
 	prev_d=""
+	mp_paths_poll &
+	poll_pid=$!
 	while [ ! -e /tmp/mp-stop ]; do
 		mp_sample
-		sleep 0.2
+		sleep 0.1
 	done
+	wait "$poll_pid"
 	# One last look after the workload ended.
+	multipathd show paths raw format "%d|%D|%t|%T|%p" >/tmp/mp-paths 2>/dev/null
 	mp_sample
 	: >/tmp/mp-watch-done
+}
+
+# multipathd's view of the paths into /tmp/mp-paths (replaced whole), until
+# /tmp/mp-stop exists.
+mp_paths_poll() {
+	while [ ! -e /tmp/mp-stop ]; do
+		multipathd show paths raw format "%d|%D|%t|%T|%p" >/tmp/mp-paths.new 2>/dev/null &&
+			mv /tmp/mp-paths.new /tmp/mp-paths
+		sleep 0.2
+	done
 }
 
 # One sample of mp_watch (prev_p, prev_d: the previous one).
@@ -385,21 +403,24 @@ mp_sample() {
 	cur=$({
 		echo "$dm"
 		echo "--"
-		multipathd show paths raw format "%d|%D|%t|%T|%p" 2>/dev/null
+		cat /tmp/mp-paths 2>/dev/null
 	} | awk '
 		$0 == "--" { paths = 1; FS = "|"; next }
 		!paths && NF > 5 {
 			i = 5; i += $i + 1; i += $i + 1; npg = $i; i += 2
 			for (g = 1; g <= npg; g++) {
 				st = $i; i++; i += $i + 1; np = $i; npa = $(i + 1); i += 2
-				for (k = 1; k <= np; k++) { grp[$i] = st; i += 3 + npa }
+				for (k = 1; k <= np; k++) {
+					grp[$i] = st; pst[$i] = $(i + 1); i += 3 + npa
+				}
 			}
 			next
 		}
 		paths && NF >= 5 {
 			g = grp[$2]
+			d = pst[$2] == "A" ? "active" : pst[$2] == "F" ? "failed" : ""
 			for (f = 1; f <= 5; f++) { gsub(/^ +| +$/, "", $f); gsub(/ /, "_", $f) }
-			print $1, $3, $4, $5, (g == "A" ? "current" : g == "D" ? "bypassed" : g == "E" ? "enabled" : "none")
+			print $1, (d != "" ? d : $3), $4, $5, (g == "A" ? "current" : g == "D" ? "bypassed" : g == "E" ? "enabled" : "none")
 		}')
 	if [ -n "$cur" ] && [ "$cur" != "$prev_p" ]; then
 		echo "$cur" | while read -r d rest; do
@@ -594,7 +615,7 @@ teardown_job() {
 		udevadm control --exit >/dev/null 2>&1
 		# The device-handler watcher has seen mp-stop by now (it looks every 0.5 s).
 		sleep 0.6
-		"$BB" rm -f /tmp/mp-stop /tmp/mp-watch-done /tmp/dh-*
+		"$BB" rm -f /tmp/mp-stop /tmp/mp-watch-done /tmp/mp-paths /tmp/dh-*
 	fi
 	case "$FL_PATH" in
 	iscsi)
