@@ -827,9 +827,9 @@ static void parse_expect(struct pctx *c, const char *path, json_t *v, struct fl_
 	    "step",  "errno",  "status", "sense", "within_ms",	  "min_ms", "kernel_log",
 	    "count", "min",    "max",	 "eh",	  "device_state", "lun",    "max_stall_ms",
 	    "trace", "runner", "kernel", "path",  "state",	  "vm_path", "ua",
-	    "tmf_response", "why", NULL};
-	static const char *const whole[] = {"kernel_log",   "eh",    "device_state",
-					    "max_stall_ms", "trace", "path"};
+	    "tmf_response", "why", "dh_state", "access_state", NULL};
+	static const char *const whole[] = {"kernel_log", "eh",	  "device_state", "max_stall_ms",
+					    "trace",	  "path", "dh_state"};
 	char sub[512], q[80];
 	json_t *e;
 	uint64_t n;
@@ -881,8 +881,8 @@ static void parse_expect(struct pctx *c, const char *path, json_t *v, struct fl_
 		if (nwhole)
 			perr(c, path, false,
 			     "an entry with \"step\" is about that step: kernel_log, eh, "
-			     "device_state, max_stall_ms, trace and path go in entries of their "
-			     "own");
+			     "device_state, max_stall_ms, trace, path and dh_state go in entries "
+			     "of their own");
 		if ((e = json_object_get(v, "errno"))) {
 			perrnos(c, SUBP(sub, path, "errno"), e, x);
 			x->kinds |= FL_EX_ERRNO;
@@ -934,11 +934,11 @@ static void parse_expect(struct pctx *c, const char *path, json_t *v, struct fl_
 		if (!nwhole)
 			perr(c, path, false,
 			     "an expectation needs \"step\" or one of kernel_log, eh, "
-			     "device_state, max_stall_ms, trace, path");
+			     "device_state, max_stall_ms, trace, path, dh_state");
 		else
 			perr(c, path, false,
-			     "one of kernel_log, eh, device_state, max_stall_ms, trace, path per "
-			     "entry (give each its own entry)");
+			     "one of kernel_log, eh, device_state, max_stall_ms, trace, path, "
+			     "dh_state per entry (give each its own entry)");
 		return;
 	}
 	if (json_object_get(v, "state") && !json_object_get(v, "path"))
@@ -952,6 +952,17 @@ static void parse_expect(struct pctx *c, const char *path, json_t *v, struct fl_
 			     "checker state (ready, ghost, faulty, shaky, delayed, pending)");
 		if (st && pstr(c, SUBP(sub, path, "state"), st, 32, &x->path_state) && x->path_port)
 			x->kinds |= FL_EX_PATH;
+		pcount(c, path, v, x);
+		return;
+	}
+	if (json_object_get(v, "access_state") && !json_object_get(v, "dh_state"))
+		perr(c, path, false, "\"access_state\" goes with \"dh_state\" only");
+	if ((e = json_object_get(v, "dh_state"))) {
+		json_t *st = json_object_get(v, "access_state");
+
+		if (pstr(c, SUBP(sub, path, "dh_state"), e, 32, &x->dh_handler) &&
+		    (!st || pstr(c, SUBP(sub, path, "access_state"), st, 32, &x->dh_access)))
+			x->kinds |= FL_EX_DH_STATE;
 		pcount(c, path, v, x);
 		return;
 	}
@@ -1272,6 +1283,8 @@ void check_free(struct fl_check *ck)
 		free(x->kernel);
 		free(x->path_port);
 		free(x->path_state);
+		free(x->dh_handler);
+		free(x->dh_access);
 		for (size_t k = 0; k < x->ntrace; k++) {
 			free(x->trace[k].key);
 			free(x->trace[k].json);

@@ -106,9 +106,10 @@ enum fl_expect_kind {
 	FL_EX_PATH = 1 << 11, /* a dm-multipath path entered a state (VM lab) */
 	FL_EX_UA = 1 << 12,   /* the step's answer is this UNIT ATTENTION */
 	FL_EX_TMF_RESPONSE = 1 << 13, /* a TMF step's answer (RFC 7143 11.6.1) */
+	FL_EX_DH_STATE = 1 << 14,     /* a disk's device handler entered a state (VM lab) */
 };
 /* The last kind (judge's loop bound). */
-#define FL_EX_LAST FL_EX_TMF_RESPONSE
+#define FL_EX_LAST FL_EX_DH_STATE
 
 /* One member of a trace expectation: key and its value as compact JSON. */
 struct fl_trace_member {
@@ -160,6 +161,8 @@ struct fl_expect {
 	char *path_port;  /* FL_EX_PATH: the path's target port (its id) */
 	char *path_state; /* FL_EX_PATH: dm state (active, failed), checker state (ready,
 			     ghost, faulty, ...) or group state (current, enabled, bypassed) */
+	char *dh_handler; /* FL_EX_DH_STATE: the device handler (alua, emc, rdac, hp_sw) */
+	char *dh_access;  /* FL_EX_DH_STATE: its sysfs access_state; NULL: any */
 };
 
 /* Kernel settings of the VM lab ("knobs"); -1 (or NULL): not given. */
@@ -297,6 +300,11 @@ struct fl_obs {
 	bool has_paths;
 	const char *const *paths;
 	size_t npaths;
+	/* device handlers (VM lab): "DEV HANDLER ACCESS_STATE ..." for each change of
+	 * a disk with a handler attached, in time order */
+	bool has_dh;
+	const char *const *dh;
+	size_t ndh;
 };
 
 enum fl_verdict_kind {

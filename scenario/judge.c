@@ -67,10 +67,25 @@ static void observed(struct fl_verdict *v, const char *fmt, ...)
 	va_end(ap);
 }
 
+/* "N times", "N to M times" or "at least N times": how often a state is entered (path, dh_state). */
+static void times(const struct fl_expect *x, char *buf, size_t len)
+{
+	unsigned long long lo = x->has_count_min ? x->count_min : 1;
+
+	if (x->has_count_min && x->has_count_max && x->count_min == x->count_max)
+		snprintf(buf, len, "%llu time%s", lo, lo == 1 ? "" : "s");
+	else if (x->has_count_max)
+		snprintf(buf, len, "%llu to %llu times", x->has_count_min ? lo : 0,
+			 (unsigned long long)x->count_max);
+	else
+		snprintf(buf, len, "at least %llu time%s", lo, lo == 1 ? "" : "s");
+}
+
 /* Writes the "what" text of one assertion of an expectation. */
 static void describe(const struct fl_expect *x, enum fl_expect_kind kind, char *buf, size_t len)
 {
 	size_t o = 0;
+	char tm[64];
 
 	switch (kind) {
 	case FL_EX_ERRNO:
@@ -131,20 +146,13 @@ static void describe(const struct fl_expect *x, enum fl_expect_kind kind, char *
 			snprintf(buf, len, "kernel log /%s/", x->kernel_log);
 		break;
 	case FL_EX_PATH:
-		if (x->has_count_min && x->has_count_max && x->count_min == x->count_max)
-			snprintf(buf, len, "path %s enters %s %llu time%s", x->path_port,
-				 x->path_state, (unsigned long long)x->count_min,
-				 x->count_min == 1 ? "" : "s");
-		else if (x->has_count_max)
-			snprintf(buf, len, "path %s enters %s %llu to %llu times", x->path_port,
-				 x->path_state,
-				 (unsigned long long)(x->has_count_min ? x->count_min : 0),
-				 (unsigned long long)x->count_max);
-		else
-			snprintf(buf, len, "path %s enters %s at least %llu time%s", x->path_port,
-				 x->path_state,
-				 (unsigned long long)(x->has_count_min ? x->count_min : 1),
-				 x->has_count_min && x->count_min != 1 ? "s" : "");
+		times(x, tm, sizeof(tm));
+		snprintf(buf, len, "path %s enters %s %s", x->path_port, x->path_state, tm);
+		break;
+	case FL_EX_DH_STATE:
+		times(x, tm, sizeof(tm));
+		snprintf(buf, len, "device handler %s%s%s entered %s", x->dh_handler,
+			 x->dh_access ? " in " : "", x->dh_access ? x->dh_access : "", tm);
 		break;
 	case FL_EX_EH:
 		o = (size_t)snprintf(buf, len, "error-handler steps in order:");
@@ -435,6 +443,44 @@ static uint64_t count_path(const struct fl_expect *x, const struct fl_obs *obs, 
 	return n;
 }
 
+/*
+ * How many times a disk's device handler entered x's handler and access
+ * state (a disk's line that holds after one of the same disk that did not,
+ * or its first); each line's disk, handler and state in seen.
+ */
+static uint64_t count_dh(const struct fl_expect *x, const struct fl_obs *obs, char *seen, size_t len)
+{
+	uint64_t n = 0;
+	size_t o = 0;
+
+	seen[0] = 0;
+	for (size_t i = 0; i < obs->ndh; i++) {
+		char dev[32], h[32], st[48];
+
+		if (!obs->dh[i] || sscanf(obs->dh[i], "%31s %31s %47s", dev, h, st) != 3)
+			continue;
+		bool holds = !strcmp(h, x->dh_handler) && (!x->dh_access || !strcmp(st, x->dh_access));
+		bool was = false;
+
+		/* the same disk's line before this one */
+		for (size_t k = i; k-- > 0;) {
+			char d2[32], h2[32], s2[48];
+
+			if (!obs->dh[k] || sscanf(obs->dh[k], "%31s %31s %47s", d2, h2, s2) != 3 ||
+			    strcmp(d2, dev))
+				continue;
+			was = !strcmp(h2, x->dh_handler) && (!x->dh_access || !strcmp(s2, x->dh_access));
+			break;
+		}
+		if (holds && !was)
+			n++;
+		if (o + 8 < len)
+			o += (size_t)snprintf(seen + o, len - o, "%s%s %s %s", o ? ", " : "", dev, h,
+					      st);
+	}
+	return n;
+}
+
 /* Judges one whole-run expectation. */
 static void judge_run(struct vlist *l, const struct fl_expect *x, size_t xi,
 		      enum fl_expect_kind kind, const struct fl_obs *obs, json_t ***events)
@@ -531,6 +577,26 @@ static void judge_run(struct vlist *l, const struct fl_expect *x, size_t xi,
 				 n == 1 ? "" : "s", seen);
 		else
 			observed(v, "no path of port %s was seen", x->path_port);
+		break;
+	}
+	case FL_EX_DH_STATE: {
+		char seen[400];
+		uint64_t n, lo = x->has_count_min ? x->count_min : 1;
+
+		if (!obs->has_dh) {
+			v = vadd(l, xi, kind, FL_VERDICT_NA);
+			observed(v, "the %s runner sees no device handler", who);
+			break;
+		}
+		n = count_dh(x, obs, seen, sizeof(seen));
+		v = vadd(l, xi, kind,
+			 n >= lo && (!x->has_count_max || n <= x->count_max) ? FL_VERDICT_PASS
+									     : FL_VERDICT_FAIL);
+		if (seen[0])
+			observed(v, "entered %llu time%s; states: %s", (unsigned long long)n,
+				 n == 1 ? "" : "s", seen);
+		else
+			observed(v, "no disk had a device handler attached");
 		break;
 	}
 	case FL_EX_TRACE: {
@@ -757,6 +823,8 @@ const char *fl_expect_kind_word(enum fl_expect_kind k)
 		return "trace";
 	case FL_EX_PATH:
 		return "path";
+	case FL_EX_DH_STATE:
+		return "dh_state";
 	case FL_EX_UA:
 		return "ua";
 	case FL_EX_TMF_RESPONSE:

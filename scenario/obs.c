@@ -22,7 +22,7 @@ struct fl_obs_doc {
 	struct fl_obs obs;
 	json_t *root;
 	struct fl_step_obs *steps;
-	const char **kmsg, **trace, **paths;
+	const char **kmsg, **trace, **paths, **dh;
 	enum fl_eh_step *eh;
 	json_t *states;
 };
@@ -108,6 +108,13 @@ int fl_obs_write(const struct fl_obs *obs, const char *path)
 		for (size_t i = 0; i < obs->npaths; i++)
 			json_array_append_new(t, json_string(obs->paths[i]));
 		json_object_set_new(root, "paths", t);
+	}
+	if (obs->has_dh) {
+		json_t *t = json_array();
+
+		for (size_t i = 0; i < obs->ndh; i++)
+			json_array_append_new(t, json_string(obs->dh[i]));
+		json_object_set_new(root, "dh", t);
 	}
 	r = json_dump_file(root, path, JSON_INDENT(1)) ? -EIO : 0;
 	json_decref(root);
@@ -216,6 +223,11 @@ int fl_obs_read(const char *path, struct fl_obs_doc **out)
 		d->paths = strings_of(e, &d->obs.npaths);
 		d->obs.paths = d->paths;
 	}
+	if ((e = json_object_get(d->root, "dh"))) {
+		d->obs.has_dh = true;
+		d->dh = strings_of(e, &d->obs.ndh);
+		d->obs.dh = d->dh;
+	}
 	*out = d;
 	return 0;
 }
@@ -235,6 +247,7 @@ void fl_obs_free(struct fl_obs_doc *d)
 	free(d->kmsg);
 	free(d->trace);
 	free(d->paths);
+	free(d->dh);
 	free(d->eh);
 	json_decref(d->root);
 	free(d);

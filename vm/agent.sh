@@ -75,6 +75,7 @@ finish() {
 	[ -n "${kmsg_pid:-}" ] && kill "$kmsg_pid" 2>/dev/null
 	[ -n "${uevent_pid:-}" ] && kill "$uevent_pid" 2>/dev/null
 	: >/tmp/mp-stop
+	: >/tmp/dh-stop
 	[ -n "${mpwatch_pid:-}" ] && kill "$mpwatch_pid" 2>/dev/null
 	[ -f /etc/multipath.conf ] && cp /etc/multipath.conf "$R/multipath.conf"
 	echo "$1" >"$R/done"
@@ -308,26 +309,32 @@ mp_prepare() {
 	done
 	/lib/systemd/systemd-udevd --daemon >"$R/udevd.out" 2>&1 || fail "systemd-udevd"
 	mark "udevd started"
-	# The device handler the kernel attached to each path and what it says of
-	# the path, on the timeline: "dh sdX HANDLER ACCESS_STATE max_sectors_kb
-	# N" at each change, for a minute at most (docs/device-handlers/).
-	(
-		i=0
-		while [ ! -e /tmp/mp-stop ] && [ $i -lt 120 ]; do
-			for q in /sys/block/sd*/device/dh_state; do
-				[ -e "$q" ] || continue
-				d=${q#/sys/block/}
-				d=${d%%/*}
-				v="$(cat "$q") $(cat "/sys/block/$d/device/access_state" 2>/dev/null || echo -)"
-				v="$v max_sectors_kb $(cat "/sys/block/$d/queue/max_sectors_kb")"
-				[ "$(cat "/tmp/dh-$d" 2>/dev/null)" = "$v" ] && continue
-				echo "$v" >"/tmp/dh-$d"
-				mark "dh $d $v"
-			done
-			i=$((i + 1))
-			sleep 0.5
+}
+
+# Device-handler observer: for each disk with a device handler attached, the
+# handler and what it says of the path, on the timeline: "dh sdX HANDLER
+# ACCESS_STATE max_sectors_kb N" at each change (docs/device-handlers/), every
+# 0.5 s until /tmp/dh-stop exists (at most 10 minutes). A disk whose handler
+# is "detached" is not logged, so a job without device handlers has no such
+# line.
+dh_watch() {
+	i=0
+	while [ ! -e /tmp/dh-stop ] && [ $i -lt 1200 ]; do
+		for q in /sys/block/sd*/device/dh_state; do
+			[ -e "$q" ] || continue
+			h=$(cat "$q")
+			[ "$h" = detached ] && continue
+			d=${q#/sys/block/}
+			d=${d%%/*}
+			v="$h $(cat "/sys/block/$d/device/access_state" 2>/dev/null || echo -)"
+			v="$v max_sectors_kb $(cat "/sys/block/$d/queue/max_sectors_kb")"
+			[ "$(cat "/tmp/dh-$d" 2>/dev/null)" = "$v" ] && continue
+			echo "$v" >"/tmp/dh-$d"
+			mark "dh $d $v"
 		done
-	) &
+		i=$((i + 1))
+		sleep 0.5
+	done
 }
 
 # The port id of path DEV (sdX): its session's portal in FL_PORTS (ID=ADDR:PORT).
@@ -445,6 +452,9 @@ run_job() {
 	[ -n "${FL_KNOB_scsi_logging_level:-}" ] &&
 		put /proc/sys/dev/scsi/logging_level "$FL_KNOB_scsi_logging_level"
 	[ "$MP" = 1 ] && mp_prepare
+	# Before the login, so that a handler attached at scan is seen.
+	dh_watch &
+	dhwatch_pid=$!
 	case "$FL_PATH" in
 	lio) setup_lio ;;
 	tcmu)
@@ -582,6 +592,9 @@ run_job() {
 		mpwatch_pid=""
 		multipathd show topology >"$R/multipath-topology-end.txt" 2>&1
 	fi
+	: >/tmp/dh-stop
+	wait "$dhwatch_pid"
+	dhwatch_pid=""
 	[ -f /var/log/tcmu-runner.log ] &&
 		"$BB" tail -c +$((${tcmu_log_at:-0} + 1)) /var/log/tcmu-runner.log >"$R/tcmu-runner.log"
 	job_rc=$rc
@@ -613,10 +626,9 @@ teardown_job() {
 			"$BB" timeout 20 dmsetup remove "$m" >/dev/null 2>&1 || mark "could not remove map $m"
 		done
 		udevadm control --exit >/dev/null 2>&1
-		# The device-handler watcher has seen mp-stop by now (it looks every 0.5 s).
-		sleep 0.6
-		"$BB" rm -f /tmp/mp-stop /tmp/mp-watch-done /tmp/mp-paths /tmp/dh-*
+		"$BB" rm -f /tmp/mp-stop /tmp/mp-watch-done /tmp/mp-paths
 	fi
+	"$BB" rm -f /tmp/dh-*
 	case "$FL_PATH" in
 	iscsi)
 		"$BB" timeout 30 iscsiadm -m node -u >/dev/null 2>&1 || mark "iscsiadm logout failed"

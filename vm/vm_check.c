@@ -365,7 +365,7 @@ static const char *device_state(void *arg, int lun)
  */
 static json_t *judge(const struct fl_scenario *sc, const char *run_dir, json_t *steps, json_t *kmsg,
 		     json_t *eh, json_t *last_values, double max_stall, json_t *trace,
-		     json_t *paths, const char *kernel_release, const char *vm_path,
+		     json_t *paths, json_t *dh, const char *kernel_release, const char *vm_path,
 		     int *exit_code)
 {
 	const struct fl_check *check = fl_scenario_check(sc);
@@ -381,11 +381,12 @@ static json_t *judge(const struct fl_scenario *sc, const char *run_dir, json_t *
 	const char **events = calloc(json_array_size(trace) + 1, sizeof(*events));
 	enum fl_eh_step *seq = calloc(json_array_size(eh) + 1, sizeof(*seq));
 	const char **path_lines = calloc(json_array_size(paths) + 1, sizeof(*path_lines));
+	const char **dh_lines = calloc(json_array_size(dh) + 1, sizeof(*dh_lines));
 	struct fl_verdict *v = NULL;
 	int n = -ENOMEM;
 
 	*exit_code = FL_VM_ERROR;
-	if (!so || !lines || !events || !seq || !path_lines)
+	if (!so || !lines || !events || !seq || !path_lines || !dh_lines)
 		goto out;
 	for (size_t k = 0; k < check->nsteps; k++)
 		step_obs(find_step(steps, k), &check->steps[k], &so[k]);
@@ -399,6 +400,7 @@ static json_t *judge(const struct fl_scenario *sc, const char *run_dir, json_t *
 	json_array_foreach(trace, i, o) events[nevents++] = json_string_value(o);
 	json_array_foreach(eh, i, o) seq[nseq++] = (enum fl_eh_step)json_integer_value(o);
 	json_array_foreach(paths, i, o) path_lines[i] = json_string_value(o);
+	json_array_foreach(dh, i, o) dh_lines[i] = json_string_value(o);
 	struct state_ctx states = {.last_values = last_values, .test_lun = vm_test_lun(sc)};
 	struct fl_obs obs = {
 	    .runner = FL_RUNNER_VM,
@@ -424,6 +426,10 @@ static json_t *judge(const struct fl_scenario *sc, const char *run_dir, json_t *
 	    .has_paths = check->knobs.multipath == 1,
 	    .paths = path_lines,
 	    .npaths = json_array_size(paths),
+	    /* the device-handler observer's lines (vm/agent.sh dh_watch) */
+	    .has_dh = true,
+	    .dh = dh_lines,
+	    .ndh = json_array_size(dh),
 	};
 	/* The observations as the checker saw them, to judge them again elsewhere. */
 	char p[PATH_MAX];
@@ -460,6 +466,7 @@ out:
 	free(events);
 	free(seq);
 	free(path_lines);
+	free(dh_lines);
 	return out;
 }
 
@@ -499,6 +506,24 @@ static json_t *path_lines(json_t *kmsg, double t_workload)
 	json_t *v;
 	json_object_foreach(before, k, v) json_array_append(out, v);
 	json_decref(before);
+	return out;
+}
+
+/* The agent's device-handler lines ("faultlun-agent: dh DEV HANDLER ACCESS_STATE ..."), in order (fl_obs.dh). */
+static json_t *dh_lines_of(json_t *kmsg)
+{
+	static const char tag[] = "faultlun-agent: dh ";
+	json_t *out = json_array(), *o;
+	size_t i;
+
+	json_array_foreach(kmsg, i, o)
+	{
+		const char *text = json_string_value(json_object_get(o, "text"));
+		const char *p = text ? strstr(text, tag) : NULL;
+
+		if (p)
+			json_array_append_new(out, json_string(p + sizeof(tag) - 1));
+	}
 	return out;
 }
 
@@ -670,6 +695,7 @@ int vm_check_run(const struct fl_scenario *sc, const struct vm_run_info *info)
 	for (size_t k = 0; k < EH_PATTERNS; k++)
 		regfree(&res[k]);
 	json_t *paths = path_lines(kmsg, t_workload);
+	json_t *dh = dh_lines_of(kmsg);
 
 	/* The target's trace; its TMFs join the error-handler steps (eh_merge_trace). */
 	json_t *trace_events = json_array();
@@ -769,7 +795,7 @@ int vm_check_run(const struct fl_scenario *sc, const struct vm_run_info *info)
 		error = done_text;
 	int judged;
 	json_t *verdicts =
-	    judge(sc, info->run_dir, steps, kmsg, eh_ids, last_values, max_stall, trace, paths,
+	    judge(sc, info->run_dir, steps, kmsg, eh_ids, last_values, max_stall, trace, paths, dh,
 		  json_string_value(json_object_get(guest, "kernel")), info->path, &judged);
 	/* fl_verdicts_exit's 0, 1 and 77 are FL_VM_PASS, FL_VM_FAIL and FL_VM_SKIP. */
 	int rc = error ? FL_VM_ERROR : judged;
@@ -838,6 +864,7 @@ int vm_check_run(const struct fl_scenario *sc, const struct vm_run_info *info)
 	json_decref(stall);
 	json_decref(trace);
 	json_decref(paths);
+	json_decref(dh);
 	json_decref(tl);
 	json_decref(eh);
 	json_decref(eh_seq);

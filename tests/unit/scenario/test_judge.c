@@ -366,6 +366,11 @@ static void test_expect_values(void)
 	    "{\"step\": 0, \"vm_path\": []}",
 	    "{\"step\": 0, \"vm_path\": 1}",
 	    "{\"step\": 0, \"vm_path\": \"TCMU\"}",
+	    "{\"access_state\": \"standby\"}",		   /* without dh_state */
+	    "{\"dh_state\": 1}",
+	    "{\"dh_state\": \"alua\", \"access_state\": [\"standby\"]}",
+	    "{\"step\": 0, \"dh_state\": \"alua\"}", /* not about a step */
+	    "{\"dh_state\": \"alua\", \"path\": \"A\", \"state\": \"current\"}",
 	};
 
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
@@ -380,6 +385,99 @@ static void test_expect_values(void)
 		fl_diags_free(&d);
 		fl_scenario_free(sc);
 	}
+}
+
+/* Judges expect against the device-handler lines dh (n of them; has: the runner sees handlers). */
+static int judge_dh(const char *expect, bool has, const char *const *dh, size_t n,
+		    struct fl_verdict *out)
+{
+	char text[2048];
+	struct fl_scenario *sc;
+	struct fl_verdict *v = NULL;
+	struct fl_obs obs = {.runner = has ? FL_RUNNER_VM : FL_RUNNER_LIBISCSI,
+			     .steps = medium_error,
+			     .nsteps = 3,
+			     .has_kernel = has,
+			     .has_dh = has,
+			     .dh = dh,
+			     .ndh = n};
+
+	snprintf(text, sizeof(text), base, expect);
+	sc = load(text);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(sc);
+	CU_ASSERT_EQUAL_FATAL(fl_check_judge(fl_scenario_check(sc), &obs, &v), 1);
+	*out = v[0];
+	free(v);
+	fl_scenario_free(sc);
+	return out->v;
+}
+
+/*
+ * dh_state: how often a disk's handler entered a state, from the lab's
+ * device-handler lines; a line that repeats the state (max_sectors_kb
+ * changed) is not a new entry; the libiscsi runner gives N/A.
+ */
+static void test_dh_state(void)
+{
+	static const char *const dh[] = {
+	    "sda alua active/optimized max_sectors_kb 1280",
+	    "sdb alua active/non-optimized max_sectors_kb 1280",
+	    "sda alua transitioning max_sectors_kb 1280",
+	    "sda alua transitioning max_sectors_kb 512",
+	    "sda alua standby max_sectors_kb 512",
+	    "sdb alua transitioning max_sectors_kb 1280",
+	    "sda alua active/optimized max_sectors_kb 512",
+	};
+	static const struct {
+		const char *expect;
+		enum fl_verdict_kind v;
+	} rows[] = {
+	    {"{\"dh_state\": \"alua\", \"access_state\": \"transitioning\"}", FL_VERDICT_PASS},
+	    {"{\"dh_state\": \"alua\", \"access_state\": \"transitioning\", \"count\": 2}",
+	     FL_VERDICT_PASS},
+	    {"{\"dh_state\": \"alua\", \"access_state\": \"transitioning\", \"count\": 3}",
+	     FL_VERDICT_FAIL},
+	    {"{\"dh_state\": \"alua\", \"access_state\": \"standby\", \"max\": 0}",
+	     FL_VERDICT_FAIL},
+	    {"{\"dh_state\": \"alua\", \"access_state\": \"active/optimized\", \"count\": 2}",
+	     FL_VERDICT_PASS},
+	    {"{\"dh_state\": \"alua\", \"access_state\": \"unavailable\"}", FL_VERDICT_FAIL},
+	    {"{\"dh_state\": \"alua\", \"count\": 2}", FL_VERDICT_PASS}, /* attached to two disks */
+	    {"{\"dh_state\": \"emc\"}", FL_VERDICT_FAIL},
+	    {"{\"dh_state\": \"emc\", \"count\": 0}", FL_VERDICT_PASS},
+	};
+	struct fl_verdict v;
+
+	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		if (judge_dh(rows[i].expect, true, dh, sizeof(dh) / sizeof(dh[0]), &v) !=
+		    (int)rows[i].v)
+			printf("%s -> %s (%s)\n", rows[i].expect, fl_verdict_name(v.v), v.observed);
+		CU_ASSERT_EQUAL(v.v, rows[i].v);
+		CU_ASSERT_EQUAL(v.kind, FL_EX_DH_STATE);
+	}
+	CU_ASSERT_EQUAL(judge_dh(rows[0].expect, false, NULL, 0, &v), FL_VERDICT_NA);
+	CU_ASSERT_PTR_NOT_NULL(strstr(v.observed, "sees no device handler"));
+	/* no handler attached: a failure that says so */
+	CU_ASSERT_EQUAL(judge_dh(rows[0].expect, true, NULL, 0, &v), FL_VERDICT_FAIL);
+	CU_ASSERT_PTR_NOT_NULL(strstr(v.observed, "no disk had a device handler attached"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(v.what, "device handler alua in transitioning"));
+	CU_ASSERT_STRING_EQUAL(fl_expect_kind_word(FL_EX_DH_STATE), "dh_state");
+
+	/* the lines survive obs.json */
+	char path[] = "/tmp/fl-obs-dh-XXXXXX";
+	int fd = mkstemp(path);
+	struct fl_obs obs = {.runner = FL_RUNNER_VM, .has_dh = true, .dh = dh, .ndh = 7};
+	struct fl_obs_doc *doc = NULL;
+
+	CU_ASSERT_TRUE_FATAL(fd >= 0);
+	close(fd);
+	CU_ASSERT_EQUAL(fl_obs_write(&obs, path), 0);
+	CU_ASSERT_EQUAL_FATAL(fl_obs_read(path, &doc), 0);
+	CU_ASSERT_TRUE(fl_obs_of(doc)->has_dh);
+	CU_ASSERT_EQUAL_FATAL(fl_obs_of(doc)->ndh, 7);
+	CU_ASSERT_STRING_EQUAL(fl_obs_of(doc)->dh[4], dh[4]);
+	fl_obs_free(doc);
+	unlink(path);
 }
 
 /* Kernel ranges: each term on the release's numbers, to the term's precision. */
@@ -847,6 +945,7 @@ static CU_TestInfo tests[] = {
     {"test_kernel_range", test_kernel_range},
     {"test_kernel_scope", test_kernel_scope},
     {"test_vm_path_scope", test_vm_path_scope},
+    {"test_dh_state", test_dh_state},
     {"test_obs_round_trip", test_obs_round_trip},
     CU_TEST_INFO_NULL,
 };
