@@ -293,19 +293,6 @@ static inline bool bucket_may_hit(const struct bucket *b, const struct fl_cdb_in
 }
 
 /*
- * Whether a sense action reports on a command that did complete (SPC-4 4.5.6:
- * RECOVERED ERROR - it succeeded after recovery; COMPLETED - it succeeded and
- * the sense carries information): the command executes and transfers all its
- * data, and its GOOD status becomes CHECK CONDITION with that sense. Any other
- * sense key ends the command without executing it.
- */
-static bool sense_after_exec(const struct sc_action *a)
-{
-	return a->verb == VERB_SENSE &&
-	       (a->key == FL_KEY_RECOVERED_ERROR || a->key == FL_KEY_COMPLETED);
-}
-
-/*
  * Whether an action answers the command in place of the LUN, before it
  * executes (a CHECK CONDITION or a status): a pending unit attention comes
  * before such an answer. RECOVERED ERROR and COMPLETED sense execute first
@@ -313,7 +300,7 @@ static bool sense_after_exec(const struct sc_action *a)
  */
 static bool answers_before(const struct sc_action *a)
 {
-	return fl_action_by_verb(a->verb)->answers && !sense_after_exec(a);
+	return fl_action_by_verb(a->verb)->answers && fl_action_phase(a) == FL_PHASE_BEFORE;
 }
 
 /*
@@ -576,45 +563,80 @@ static void heal_write(struct fl_engine *e, uint16_t lun, const struct fl_cdb_in
 	pthread_mutex_unlock(&e->lock);
 }
 
-/* Fills cmd's sense as the rule's sense action says. */
-static void put_sense(struct pend *p, const struct sc_action *a)
+/* fl_action_env.event: a trace line of the engine's. */
+static json_t *env_event(void *engine, const char *event)
 {
-	if (a->format == FORMAT_LUN)
-		fl_lun_set_sense(p->L->lun, p->cmd, a->key, a->asc, a->ascq, a->info_lba, p->info);
-	else
-		fl_cmd_set_sense(p->cmd, a->format == FORMAT_DESCRIPTOR, a->key, a->asc, a->ascq,
-				 a->info_lba, p->info);
+	return trace_event(&((struct fl_engine *)engine)->trace, event);
 }
 
-/* The core completed an intercepted command: after-actions, healing, then done. */
+/* fl_action_env.emit: writes a trace line of the engine's. */
+static void env_emit(void *engine, json_t *o)
+{
+	trace_emit(&((struct fl_engine *)engine)->trace, o);
+}
+
+/* fl_action_env.next: the next number of an injection's own stream. */
+static uint64_t env_next(void *rng)
+{
+	return prng_next(rng);
+}
+
+/* fl_action_env.resize: resizes the LUN as the action asks, logging a size it cannot take. */
+static int env_resize(void *engine, const struct fl_action_env *x)
+{
+	struct fl_engine *e = engine;
+	struct eng_lun *L = x->lun_id < FL_MAX_LUNS ? e->by_id[x->lun_id] : NULL;
+	char msg[256];
+	uint64_t blocks;
+	int r;
+
+	if (!L)
+		return -ENOENT;
+	blocks = engine_resize_blocks(L, x->a, msg, sizeof(msg));
+	r = blocks ? engine_resize(e, L, blocks, x->why) : -EINVAL;
+	if (!blocks)
+		fl_log(FL_LOG_ERR, "%s: %s; the size is unchanged\n", x->why, msg);
+	else if (r)
+		fl_log(FL_LOG_ERR, "%s: resize of LUN %u to %" PRIu64 " blocks: %s\n", x->why,
+		       L->id, blocks, strerror(-r));
+	return r;
+}
+
+/* What the engine lends an action's hooks for action a on LUN L (cmd may be NULL). */
+static void env_init(struct fl_action_env *x, struct fl_engine *e, struct eng_lun *L,
+		     const struct sc_action *a, struct fl_cmd *cmd, const char *why)
+{
+	*x = (struct fl_action_env){.a = a,
+				    .lun = L->lun,
+				    .lun_id = L->id,
+				    .block_size = L->block_size,
+				    .cmd = cmd,
+				    .why = why,
+				    .engine = e,
+				    .event = env_event,
+				    .emit = env_emit,
+				    .next = env_next,
+				    .resize = env_resize};
+}
+
+/* The core completed an intercepted command: the action's after-hook, healing, then done. */
 static void after_done(struct fl_cmd *cmd)
 {
 	struct pend *p = cmd->engine_priv;
 	const struct sc_action *a = p->rule ? &p->rule->a : NULL;
+	const struct fl_action *act = a ? fl_action_by_verb(a->verb) : NULL;
 	bool good = cmd->status == FL_STATUS_GOOD;
 
-	if (a && a->verb == VERB_DROP_RESPONSE) {
-		cmd->no_response = true;
-	} else if (a && a->verb == VERB_SHORT && good && cmd->data_in_len) {
-		uint64_t keep =
-		    a->short_in_blocks ? (uint64_t)a->short_len * p->L->block_size : a->short_len;
-
-		if (keep < cmd->data_in_len) {
-			cmd->residual += (int64_t)(cmd->data_in_len - keep);
-			cmd->data_in_len = (uint32_t)keep;
-		}
-	} else if (a && sense_after_exec(a) && good) {
-		put_sense(p, a); /* the data stays: the command did complete */
-	} else if (a && a->verb == VERB_CORRUPT && good && cmd->data_in_len) {
+	if (act && act->after && fl_action_phase(a) == FL_PHASE_AFTER) {
+		struct fl_action_env x;
 		struct prng g;
 
 		/* the injection's own stream: seeded at match time from the rule's */
 		prng_seed(&g, p->corrupt_seed, 0);
-		for (uint32_t i = 0; i < a->corrupt_bytes; i++) {
-			uint64_t x = prng_next(&g);
-
-			cmd->data_in[x % cmd->data_in_len] ^= (uint8_t)(1 + (x >> 32) % 255);
-		}
+		env_init(&x, p->e, p->L, a, cmd, p->rule->id);
+		x.info = p->info;
+		x.rng = &g;
+		act->after(&x);
 	}
 	if (p->heal && good)
 		heal_write(p->e, p->L->id, &p->ci);
@@ -628,8 +650,7 @@ static void pend_exec(struct pend *p)
 	struct fl_cmd *cmd = p->cmd;
 	struct fl_lun *lun = p->L->lun;
 
-	if (p->heal ||
-	    (a && (fl_action_by_verb(a->verb)->phase == FL_PHASE_AFTER || sense_after_exec(a)))) {
+	if (p->heal || (a && fl_action_phase(a) == FL_PHASE_AFTER)) {
 		p->stage = PEND_EXEC;
 		cmd->engine_priv = p;
 		cmd->done = after_done;
@@ -641,81 +662,17 @@ static void pend_exec(struct pend *p)
 	fl_lun_submit(lun, cmd);
 }
 
-/* Records the LBAs a power loss discarded, as ranges. */
-struct lost_ctx {
-	json_t *ranges;
-	uint64_t first, last;
-	bool open;
-};
-
-/* fl_lun_power_loss callback: merges consecutive LBAs into [first, last] ranges. */
-static void lost_lba(uint64_t lba, void *ctx)
-{
-	struct lost_ctx *l = ctx;
-
-	if (l->open && lba == l->last + 1) {
-		l->last = lba;
-		return;
-	}
-	if (l->open && json_array_size(l->ranges) < 100000)
-		json_array_append_new(l->ranges,
-				      json_pack("[II]", (json_int_t)l->first, (json_int_t)l->last));
-	l->first = l->last = lba;
-	l->open = true;
-}
-
-/* Carries out a LUN-wide effect (ua, power_loss, resize, alua); no lock held. */
+/* Carries out a LUN-wide effect (ua, power_loss, resize, alua, owner); no lock held. */
 void engine_lun_effect(struct fl_engine *e, struct eng_lun *L, const struct sc_action *a,
 		       const char *why)
 {
-	switch (a->verb) {
-	case VERB_UA:
-		fl_lun_queue_ua(L->lun, FL_ALL_NEXUS, a->ua_asc, a->ua_ascq);
-		break;
-	case VERB_POWER_LOSS: {
-		struct lost_ctx l = {.ranges = json_array()};
-		uint64_t n = fl_lun_power_loss(L->lun, lost_lba, &l);
-		json_t *o;
+	const struct fl_action *act = fl_action_by_verb(a->verb);
+	struct fl_action_env x;
 
-		lost_lba(UINT64_MAX - 1, &l); /* flushes the last range */
-		o = trace_event(&e->trace, "power_loss");
-		json_object_set_new(o, "lun", json_integer(L->id));
-		json_object_set_new(o, "rule", json_string(why));
-		json_object_set_new(o, "lost_blocks", json_integer((json_int_t)n));
-		json_object_set_new(o, "lost", l.ranges);
-		trace_emit(&e->trace, o);
-		break;
-	}
-	case VERB_RESIZE: {
-		char msg[256];
-		uint64_t blocks = engine_resize_blocks(L, a, msg, sizeof(msg));
-		int r = blocks ? engine_resize(e, L, blocks, why) : -EINVAL;
-
-		if (!blocks)
-			fl_log(FL_LOG_ERR, "%s: %s; the size is unchanged\n", why, msg);
-		else if (r)
-			fl_log(FL_LOG_ERR, "%s: resize of LUN %u to %" PRIu64 " blocks: %s\n", why,
-			       L->id, blocks, strerror(-r));
-		break;
-	}
-	case VERB_ALUA:
-		if (a->alua_group)
-			fl_lun_set_tpg_state(L->lun, a->alua_group, a->alua);
-		else
-			fl_lun_set_alua_state(L->lun, a->alua);
-		break;
-	case VERB_OWNER: {
-		int r = fl_lun_set_owner(L->lun, a->owner_group);
-
-		if (r)
-			fl_log(FL_LOG_ERR, "%s: owner of LUN %u to port group %u: %s\n", why, L->id,
-			       a->owner_group,
-			       r == -ENOTSUP ? "the LUN has no vendor personality" : strerror(-r));
-		break;
-	}
-	default:
-		break;
-	}
+	if (!act || !act->effect)
+		return;
+	env_init(&x, e, L, a, NULL, why);
+	act->effect(&x);
 }
 
 /* Carries out the rule's verb (no lock held); p is consumed. */
@@ -724,18 +681,17 @@ static void run_action(struct pend *p)
 	const struct sc_action *a = &p->rule->a;
 	struct fl_cmd *cmd = p->cmd;
 
-	switch (fl_action_by_verb(a->verb)->phase) {
+	const struct fl_action *act = fl_action_by_verb(a->verb);
+	struct fl_action_env x;
+
+	switch (fl_action_phase(a)) {
 	case FL_PHASE_BEFORE:
-		if (sense_after_exec(a))
-			break; /* executes; after_done turns GOOD into this sense */
+		/* the action answers in place of the LUN: no data, no sense but its own */
 		cmd->data_in_len = 0;
 		cmd->sense_len = 0;
-		if (a->verb == VERB_SENSE)
-			put_sense(p, a);
-		else if (a->verb == VERB_STATUS)
-			cmd->status = a->status;
-		else
-			cmd->no_response = true; /* drop */
+		env_init(&x, p->e, p->L, a, cmd, p->rule->id);
+		x.info = p->info;
+		act->before(&x);
 		pend_finish(p);
 		return;
 	case FL_PHASE_EFFECT:
@@ -805,44 +761,15 @@ static void trace_inject(struct fl_engine *e, const struct eng_lun *L, const str
 {
 	json_t *o = trace_event(&e->trace, "inject");
 	const struct sc_action *a = &r->a;
-	char buf[32];
+	const struct fl_action *act = fl_action_by_verb(a->verb);
 
 	if (!o)
 		return;
 	trace_cmd_fields(o, L->id, cmd, ci);
 	json_object_set_new(o, "rule", json_string(r->id));
-	json_object_set_new(o, "action", json_string(sc_verb_name(a->verb)));
-	switch (a->verb) {
-	case VERB_SENSE:
-		snprintf(buf, sizeof(buf), "%x/%02x/%02x", a->key, a->asc, a->ascq);
-		json_object_set_new(o, "sense", json_string(buf));
-		if (a->info_lba)
-			json_object_set_new(o, "info", json_integer((json_int_t)info));
-		break;
-	case VERB_STATUS:
-		snprintf(buf, sizeof(buf), "0x%02x", a->status);
-		json_object_set_new(o, "status", json_string(buf));
-		break;
-	case VERB_HOLD: {
-		static const char *const h[] = {"", "forever", "until_abort", "until_reset",
-						"until_release"};
-		json_object_set_new(o, "hold", json_string(h[a->hold]));
-		break;
-	}
-	case VERB_UA:
-		snprintf(buf, sizeof(buf), "%02x/%02x", a->ua_asc, a->ua_ascq);
-		json_object_set_new(o, "ua", json_string(buf));
-		break;
-	case VERB_ALUA:
-		if (a->alua_group)
-			json_object_set_new(o, "group", json_integer(a->alua_group));
-		break;
-	case VERB_OWNER:
-		json_object_set_new(o, "group", json_integer(a->owner_group));
-		break;
-	default:
-		break;
-	}
+	json_object_set_new(o, "action", json_string(act->trace_action));
+	if (act->trace)
+		act->trace(o, a, info);
 	if (a->has_delay)
 		json_object_set_new(o, "delay_us", json_integer((json_int_t)(delay_ns / 1000)));
 	if (a->set_state >= 0)
@@ -870,7 +797,7 @@ void fl_engine_submit(struct fl_engine *e, uint16_t lun_id, struct fl_cmd *cmd)
 	struct fl_cdb_info ci;
 	struct pend *p = NULL;
 	const struct sc_rule *r = NULL;
-	const struct fl_action_desc *desc;
+	const struct fl_action *desc;
 	uint64_t info = 0, delay_ns = 0;
 	long hit, ua_first = -1;
 	bool heal, notify = false;
@@ -922,12 +849,11 @@ void fl_engine_submit(struct fl_engine *e, uint16_t lun_id, struct fl_cmd *cmd)
 			p->ci = ci;
 			/* a write the rule ends before the LUN sees it heals nothing */
 			p->heal = heal && desc->phase != FL_PHASE_BEFORE;
-			p->hold = r->a.hold;
 			p->tn.heap_index = SIZE_MAX;
 			p->tn.fn = delay_fired;
 			p->info = info;
 			p->since_ns = mono_ns();
-			if (r->a.verb == VERB_CORRUPT)
+			if (desc->draws_seed)
 				p->corrupt_seed = prng_next(&rt->rng);
 			if (desc->phase == FL_PHASE_HOLD) {
 				p->stage = PEND_HELD;

@@ -91,7 +91,6 @@ struct pend {
 	const struct sc_rule *rule; /* NULL: only intercepted for healing */
 	struct rt_rule *rt;
 	enum pend_stage stage;
-	enum sc_hold_kind hold;
 	bool in_list, abort_requested, release_requested;
 	bool heal;
 	struct fl_cdb_info ci;

@@ -35,8 +35,14 @@ static void tmf_default(int fn, struct sc_tmf_case *k)
 static bool tmf_covers(const struct fl_tmf *t, const struct pend *p)
 {
 	bool same_lun = p->L->id == t->lun_id, same_nexus = p->cmd->nexus.id == t->nexus_id;
-	bool abortable = p->stage == PEND_DELAYED || p->hold == HOLD_UNTIL_ABORT;
-	bool resettable = abortable || p->hold == HOLD_UNTIL_RESET;
+	const struct fl_action *act = p->rule ? fl_action_by_verb(p->rule->a.verb) : NULL;
+	bool held_abort = false, held_reset = false;
+	bool abortable, resettable;
+
+	if (act && act->ends_on)
+		act->ends_on(&p->rule->a, &held_abort, &held_reset);
+	abortable = p->stage == PEND_DELAYED || held_abort;
+	resettable = abortable || held_reset;
 
 	switch (t->fn) {
 	case FL_TMF_ABORT_TASK:

@@ -1,173 +1,108 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * actions.c - THE table of fault actions (docs/scenario-format.md "rules",
- * docs/faults/NAME.md): one row per action says its scenario key, its verb,
- * the modifiers that go with it, when the engine carries it out, what the
- * trace and the counters call it and which front ends can carry it out.
+ * actions.c - the registry of fault actions (fl_action.h): one line per
+ * action, indexed by its verb. Each action's parameters, parse, engine hooks
+ * and trace line are in scenario/actions/NAME.c; its page is
+ * docs/faults/DOC.md. A new action is one file there, one line here, one
+ * docs page and one test row (tests/unit/faults/test_actions.c).
  *
- * The loader takes its key checks and "did you mean" from here, lint its
- * front-end checks, the engine its dispatch (phase, counters, trace name);
- * tests/unit/faults/check_actions.py holds the JSON Schema and docs/faults/
- * to it. A new action is a new row (and its value parser in scenario_rules.c,
- * its doing in faults/engine.c).
+ * Also the parse helpers the action files share.
  */
-#include "fl_scenario.h"
+#include "scenario_internal.h"
 
 #include <string.h>
 
-static const char *const sense_keys[] = {"info", "format", "overtake_ua", NULL};
-static const char *const status_keys[] = {"overtake_ua", NULL};
-static const char *const no_keys[] = {NULL};
+extern const struct fl_action fl_action_set_state, fl_action_sense, fl_action_status,
+    fl_action_delay, fl_action_hold, fl_action_drop, fl_action_drop_response, fl_action_short,
+    fl_action_corrupt, fl_action_ua, fl_action_power_loss, fl_action_resize, fl_action_alua,
+    fl_action_owner;
 
-#define FE_ALL (FL_FE_ISCSI | FL_FE_TCMU | FL_FE_VM)
-
-/*
- * Every front end carries every action out today: under TCMU a command the
- * engine never answers (hold, drop, drop_response) stays with the handler
- * until LIO's cmd_time_out, which is what those actions mean there.
- */
-const struct fl_action_desc fl_action_descs[] = {
-    {.name = "sense",
-     .verb = VERB_SENSE,
-     .keys = sense_keys,
-     .phase = FL_PHASE_BEFORE,
-     .trace_action = "sense",
-     .frontends = FE_ALL,
-     .answers = true,
-     .with_delay = true,
-     .doc = "sense"},
-    {.name = "status",
-     .verb = VERB_STATUS,
-     .keys = status_keys,
-     .phase = FL_PHASE_BEFORE,
-     .trace_action = "status",
-     .frontends = FE_ALL,
-     .answers = true,
-     .with_delay = true,
-     .doc = "status"},
-    {.name = "delay_ms",
-     .verb = VERB_DELAY,
-     .keys = no_keys,
-     .phase = FL_PHASE_NONE,
-     .trace_action = "delay",
-     .frontends = FE_ALL,
-     .joins = true,
-     .doc = "delay"},
-    {.name = "hold",
-     .verb = VERB_HOLD,
-     .keys = no_keys,
-     .phase = FL_PHASE_HOLD,
-     .trace_action = "hold",
-     .counter = FL_COUNT_HELD,
-     .frontends = FE_ALL,
-     .doc = "hold"},
-    {.name = "drop",
-     .verb = VERB_DROP,
-     .keys = no_keys,
-     .phase = FL_PHASE_BEFORE,
-     .trace_action = "drop",
-     .counter = FL_COUNT_DROPPED,
-     .frontends = FE_ALL,
-     .doc = "drop"},
-    {.name = "drop_response",
-     .verb = VERB_DROP_RESPONSE,
-     .keys = no_keys,
-     .phase = FL_PHASE_AFTER,
-     .trace_action = "drop_response",
-     .counter = FL_COUNT_DROPPED,
-     .frontends = FE_ALL,
-     .with_delay = true,
-     .doc = "drop_response"},
-    {.name = "short",
-     .verb = VERB_SHORT,
-     .keys = no_keys,
-     .phase = FL_PHASE_AFTER,
-     .trace_action = "short",
-     .frontends = FE_ALL,
-     .with_delay = true,
-     .doc = "short"},
-    {.name = "corrupt",
-     .verb = VERB_CORRUPT,
-     .keys = no_keys,
-     .phase = FL_PHASE_AFTER,
-     .trace_action = "corrupt",
-     .frontends = FE_ALL,
-     .with_delay = true,
-     .doc = "corrupt"},
-    {.name = "ua",
-     .verb = VERB_UA,
-     .keys = no_keys,
-     .phase = FL_PHASE_EFFECT,
-     .trace_action = "ua",
-     .frontends = FE_ALL,
-     .with_delay = true,
-     .doc = "ua"},
-    {.name = "power_loss",
-     .verb = VERB_POWER_LOSS,
-     .keys = no_keys,
-     .phase = FL_PHASE_EFFECT,
-     .trace_action = "power_loss",
-     .frontends = FE_ALL,
-     .with_delay = true,
-     .doc = "power_loss"},
-    {.name = "resize",
-     .verb = VERB_RESIZE,
-     .keys = no_keys,
-     .phase = FL_PHASE_EFFECT,
-     .trace_action = "resize",
-     .frontends = FE_ALL,
-     .with_delay = true,
-     .doc = "resize"},
-    {.name = "alua",
-     .verb = VERB_ALUA,
-     .keys = no_keys,
-     .phase = FL_PHASE_EFFECT,
-     .trace_action = "alua",
-     .frontends = FE_ALL,
-     .with_delay = true,
-     .doc = "alua"},
-    {.name = "owner",
-     .verb = VERB_OWNER,
-     .keys = no_keys,
-     .phase = FL_PHASE_EFFECT,
-     .trace_action = "owner",
-     .frontends = FE_ALL,
-     .with_delay = true,
-     .doc = "owner"},
-    {.name = "set_state",
-     .verb = VERB_NONE,
-     .keys = no_keys,
-     .phase = FL_PHASE_NONE,
-     .trace_action = "set_state",
-     .frontends = FE_ALL,
-     .with_delay = true,
-     .joins = true,
-     .doc = "set_state"},
+/* Listing order ("did you mean", "only goes with") follows the verbs, set_state last. */
+const struct fl_action *const fl_actions[VERB_NR] = {
+    [VERB_NONE] = &fl_action_set_state,
+    [VERB_SENSE] = &fl_action_sense,
+    [VERB_STATUS] = &fl_action_status,
+    [VERB_DELAY] = &fl_action_delay,
+    [VERB_HOLD] = &fl_action_hold,
+    [VERB_DROP] = &fl_action_drop,
+    [VERB_DROP_RESPONSE] = &fl_action_drop_response,
+    [VERB_SHORT] = &fl_action_short,
+    [VERB_CORRUPT] = &fl_action_corrupt,
+    [VERB_UA] = &fl_action_ua,
+    [VERB_POWER_LOSS] = &fl_action_power_loss,
+    [VERB_RESIZE] = &fl_action_resize,
+    [VERB_ALUA] = &fl_action_alua,
+    [VERB_OWNER] = &fl_action_owner,
 };
-const size_t fl_action_count = sizeof(fl_action_descs) / sizeof(fl_action_descs[0]);
 
-/* The row of a verb (every verb has one). */
-const struct fl_action_desc *fl_action_by_verb(enum sc_verb v)
+/* The i-th row in listing order (0 .. VERB_NR-1): the verbs in order, then set_state. */
+const struct fl_action *fl_action_at(size_t i)
 {
-	for (size_t i = 0; i < fl_action_count; i++)
-		if (fl_action_descs[i].verb == v)
-			return &fl_action_descs[i];
-	return NULL;
+	return i < VERB_NR ? fl_actions[(i + 1) % VERB_NR] : NULL;
 }
 
 /* The row whose scenario key is name, or NULL. */
-const struct fl_action_desc *fl_action_by_name(const char *name)
+const struct fl_action *fl_action_by_name(const char *name)
 {
-	for (size_t i = 0; i < fl_action_count; i++)
-		if (!strcmp(fl_action_descs[i].name, name))
-			return &fl_action_descs[i];
+	for (size_t i = 0; i < VERB_NR; i++)
+		if (!strcmp(fl_actions[i]->name, name))
+			return fl_actions[i];
 	return NULL;
+}
+
+/* The row whose trace name is name, or NULL. */
+const struct fl_action *fl_action_by_trace(const char *name)
+{
+	for (size_t i = 0; name && i < VERB_NR; i++)
+		if (!strcmp(fl_actions[i]->trace_action, name))
+			return fl_actions[i];
+	return NULL;
+}
+
+/* The phase in which the engine carries out a. */
+enum fl_action_phase fl_action_phase(const struct sc_action *a)
+{
+	const struct fl_action *d = fl_action_by_verb(a->verb);
+
+	if (!d)
+		return FL_PHASE_NONE;
+	return d->phase_of ? d->phase_of(a) : d->phase;
 }
 
 /* The scenario word for an action verb, as traces write it. */
 const char *sc_verb_name(enum sc_verb v)
 {
-	const struct fl_action_desc *d = fl_action_by_verb(v);
+	const struct fl_action *d = fl_action_by_verb(v);
 
 	return d ? d->trace_action : "?";
+}
+
+/* Parses key of v, when present, as a flag that can only be true. */
+void action_flag(struct pctx *c, const char *path, json_t *v, const char *key)
+{
+	char sub[512];
+	bool t = false;
+	json_t *e = json_object_get(v, key);
+
+	if (e && pbool(c, SUBP(sub, path, key), e, &t) && !t)
+		perr(c, sub, false, "\"%s\" can only be true (leave it out instead)", key);
+}
+
+/* Parses "overtake_ua" of v, when present. */
+void action_overtake_ua(struct pctx *c, const char *path, json_t *v, struct sc_action *a)
+{
+	char sub[512];
+	json_t *e = json_object_get(v, "overtake_ua");
+
+	if (e)
+		pbool(c, SUBP(sub, path, "overtake_ua"), e, &a->overtake_ua);
+}
+
+/* Adds the trace field name: "AA/QQ" in hex. */
+void action_trace_ascq(json_t *o, const char *name, uint8_t asc, uint8_t ascq)
+{
+	char buf[16];
+
+	snprintf(buf, sizeof(buf), "%02x/%02x", asc, ascq);
+	json_object_set_new(o, name, json_string(buf));
 }

@@ -248,6 +248,7 @@ enum sc_verb {
 	VERB_RESIZE,
 	VERB_ALUA,
 	VERB_OWNER, /* a vendor personality's LUN changes owner (target port group) */
+	VERB_NR,    /* the size of the registry (fl_action.h) */
 };
 
 enum sc_hold_kind {
@@ -422,49 +423,8 @@ struct fl_scenario {
 	struct fl_check *check; /* NULL: no check section */
 };
 
-/* ---- the table of fault actions (actions.c) ---- */
-
-/* When the engine carries an action out, relative to the LUN executing the command. */
-enum fl_action_phase {
-	FL_PHASE_NONE = 0, /* the command executes normally (delay_ms alone, set_state alone) */
-	FL_PHASE_BEFORE,   /* ends the command before the LUN sees it (sense, status, drop) */
-	FL_PHASE_HOLD,	   /* keeps the command from the LUN until a TMF or a release */
-	FL_PHASE_EFFECT,   /* changes the whole LUN, then the command executes */
-	FL_PHASE_AFTER,	   /* the command executes, then the engine changes its completion */
-};
-
-/* The engine counter (struct fl_engine_counters) an action bumps besides "injected". */
-enum fl_action_counter {
-	FL_COUNT_NONE = 0,
-	FL_COUNT_HELD,
-	FL_COUNT_DROPPED,
-};
-
-/*
- * One fault action: the loader, lint and the engine all work from this row.
- * A sense with key RECOVERED ERROR or COMPLETED is the one exception to its
- * row's phase: it reports on a command that did complete, so it is carried
- * out after execution (SPC-4 r37 4.5.6).
- */
-struct fl_action_desc {
-	const char *name;	  /* its key in a scenario action: "sense", "delay_ms" */
-	enum sc_verb verb;
-	const char *const *keys;  /* modifiers that go with it only, NULL-terminated */
-	enum fl_action_phase phase;
-	const char *trace_action; /* "action" of the trace's inject line */
-	enum fl_action_counter counter;
-	unsigned frontends;	  /* enum fl_frontend mask: who can carry it out */
-	bool answers;	 /* answers with a status in place of the LUN: a pending UA comes first */
-	bool with_delay; /* "delay_ms" may come with it (carried out after the delay) */
-	bool joins;	 /* may accompany another verb (delay_ms, set_state) */
-	const char *doc; /* its page: docs/faults/DOC.md */
-};
-extern const struct fl_action_desc fl_action_descs[];
-extern const size_t fl_action_count;
-/* The row of a verb (every verb has one). */
-const struct fl_action_desc *fl_action_by_verb(enum sc_verb v);
-/* The row whose scenario key is name, or NULL. */
-const struct fl_action_desc *fl_action_by_name(const char *name);
+/* ---- the registry of fault actions: fl_action.h, scenario/actions/ ---- */
+#include "fl_action.h"
 
 /* Class names ("read", ...) as used by scenarios, indexed by enum fl_cmd_class. */
 extern const char *const sc_class_names[FL_CLASS_NR];

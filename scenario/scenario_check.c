@@ -206,7 +206,7 @@ static void check_tcmu(struct pctx *c)
 	}
 }
 
-/* Reports rule actions that one of the front ends fe cannot carry out (fl_action_descs). */
+/* Reports rule actions that one of the front ends fe cannot carry out (fl_actions). */
 static void check_action_frontends(struct pctx *c, unsigned fe)
 {
 	static const struct {
@@ -216,9 +216,9 @@ static void check_action_frontends(struct pctx *c, unsigned fe)
 
 	for (size_t i = 0; i < c->sc->nrules; i++) {
 		const struct sc_action *a = &c->sc->rules[i].a;
-		const struct fl_action_desc *d[3] = {
-		    fl_action_by_verb(a->verb), a->has_delay ? fl_action_by_name("delay_ms") : NULL,
-		    a->set_state >= 0 ? fl_action_by_name("set_state") : NULL};
+		const struct fl_action *d[3] = {fl_action_by_verb(a->verb),
+						a->has_delay ? fl_actions[VERB_DELAY] : NULL,
+						a->set_state >= 0 ? fl_actions[VERB_NONE] : NULL};
 
 		for (size_t k = 0; k < 3; k++)
 			for (size_t f = 0; f < 3 && d[k]; f++) {

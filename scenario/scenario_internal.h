@@ -9,6 +9,7 @@
  *   scenario_rules.c   rules and actions
  *   scenario_tmf.c     tmf, transport, transitions
  *   scenario_check.c   checks of meaning over the whole document
+ *   actions.c          the registry of fault actions; actions/NAME.c one action each
  */
 #ifndef FL_SCENARIO_INTERNAL_H
 #define FL_SCENARIO_INTERNAL_H
@@ -151,5 +152,9 @@ void scenario_free_ports(struct fl_scenario *sc);
 void parse_match_port(struct pctx *c, const char *path, json_t *v, bool group, uint16_t *out);
 void parse_alua_action(struct pctx *c, const char *path, json_t *v, struct sc_action *a);
 void scenario_lun_ports(const struct fl_scenario *sc, struct fl_lun_config *cfg);
+/* actions.c: parse and trace helpers of the action files (actions/NAME.c) */
+void action_flag(struct pctx *c, const char *path, json_t *v, const char *key);
+void action_overtake_ua(struct pctx *c, const char *path, json_t *v, struct sc_action *a);
+void action_trace_ascq(json_t *o, const char *name, uint8_t asc, uint8_t ascq);
 
 #endif

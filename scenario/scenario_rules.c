@@ -284,61 +284,6 @@ static void parse_match(struct pctx *c, const char *path, json_t *v, struct sc_m
 		parse_match_port(c, SUBP(sub, path, "port_group"), e, true, &m->port_group);
 }
 
-/* Parses a delay: milliseconds, or a distribution object. */
-static void parse_delay(struct pctx *c, const char *path, json_t *v, struct sc_delay *d)
-{
-	static const char *const keys[] = {"dist", "min", "max", "median", "p99", "mean", NULL};
-	char sub[512], q[80];
-	json_t *dist;
-	const char *name;
-
-	if (json_is_number(v)) {
-		d->dist = DIST_FIXED;
-		pdouble(c, path, v, 0, 86400000.0, &d->a);
-		return;
-	}
-	if (!json_is_object(v)) {
-		perr(c, path, false, "\"delay_ms\": expected milliseconds or {dist, ...}, got %s",
-		     pquote(v, q, sizeof(q)));
-		return;
-	}
-	pkeys(c, path, v, "delay_ms", keys);
-	dist = json_object_get(v, "dist");
-	name = json_is_string(dist) ? json_string_value(dist) : "";
-#define NUMK(k, out)                                                                               \
-	(json_object_get(v, k)                                                                     \
-	     ? pdouble(c, SUBP(sub, path, k), json_object_get(v, k), 0, 86400000.0, out)           \
-	     : (perr(c, path, false, "distribution \"%s\" needs \"%s\"", name, k), false))
-	if (!strcmp(name, "uniform")) {
-		d->dist = DIST_UNIFORM;
-		if (NUMK("min", &d->a) && NUMK("max", &d->b) && d->b < d->a)
-			perr(c, SUBP(sub, path, "max"), false, "\"max\" is below \"min\"");
-	} else if (!strcmp(name, "lognormal")) {
-		double med = 0, p99 = 0;
-
-		d->dist = DIST_LOGNORMAL;
-		if (NUMK("median", &med) && NUMK("p99", &p99)) {
-			if (med <= 0 || p99 < med) {
-				perr(c, path, false, "lognormal needs 0 < median <= p99, got %s",
-				     pquote(v, q, sizeof(q)));
-			} else {
-				/* 2.3263: the standard normal's 99th percentile */
-				d->a = log(med);
-				d->b = (log(p99) - d->a) / 2.3263478740;
-			}
-		}
-	} else if (!strcmp(name, "exponential")) {
-		d->dist = DIST_EXPONENTIAL;
-		NUMK("mean", &d->a);
-	} else {
-		perr(c, dist ? SUBP(sub, path, "dist") : path, false,
-		     "unknown delay distribution %s (expected \"uniform\", \"lognormal\" or "
-		     "\"exponential\")",
-		     pquote(dist, q, sizeof(q)));
-	}
-#undef NUMK
-}
-
 /* Appends "X", "X or Y", "X, Y or Z" (quoted) to buf for the n names. */
 static void list_names(char *buf, size_t size, const char *const *names, size_t n)
 {
@@ -353,7 +298,7 @@ static void list_names(char *buf, size_t size, const char *const *names, size_t 
 }
 
 /* Whether key is among the row's own modifiers. */
-static bool desc_has_key(const struct fl_action_desc *d, const char *key)
+static bool desc_has_key(const struct fl_action *d, const char *key)
 {
 	for (const char *const *k = d->keys; *k; k++)
 		if (!strcmp(*k, key))
@@ -361,15 +306,44 @@ static bool desc_has_key(const struct fl_action_desc *d, const char *key)
 	return false;
 }
 
-/* Every key an action may have (names and modifiers of the table), NULL-terminated. */
+/*
+ * Has each verb named in v parse its values, then, for a modifier present
+ * that none of those takes (already reported), the first row taking it.
+ */
+static void parse_values(struct pctx *c, const char *path, json_t *v, struct sc_action *a)
+{
+	bool called[VERB_NR] = {false};
+
+	for (size_t i = 0; i < VERB_NR; i++) {
+		const struct fl_action *d = fl_action_at(i);
+
+		if (!d->joins && json_object_get(v, d->name)) {
+			d->parse(c, path, v, a);
+			called[i] = true;
+		}
+	}
+	for (size_t i = 0; i < VERB_NR; i++)
+		for (const char *const *k = fl_action_at(i)->keys; *k; k++) {
+			bool taken = false;
+
+			for (size_t j = 0; j < VERB_NR && !taken; j++)
+				taken = called[j] && desc_has_key(fl_action_at(j), *k);
+			if (!taken && json_object_get(v, *k)) {
+				fl_action_at(i)->parse(c, path, v, a);
+				called[i] = true;
+			}
+		}
+}
+
+/* Every key an action may have (names and modifiers of the registry), NULL-terminated. */
 static size_t action_keys(const char **out, size_t max)
 {
 	size_t n = 0;
 
-	for (size_t i = 0; i < fl_action_count && n + 1 < max; i++)
-		out[n++] = fl_action_descs[i].name;
-	for (size_t i = 0; i < fl_action_count; i++)
-		for (const char *const *k = fl_action_descs[i].keys; *k && n + 1 < max; k++) {
+	for (size_t i = 0; i < VERB_NR && n + 1 < max; i++)
+		out[n++] = fl_action_at(i)->name;
+	for (size_t i = 0; i < VERB_NR; i++)
+		for (const char *const *k = fl_action_at(i)->keys; *k && n + 1 < max; k++) {
 			size_t j = 0;
 
 			while (j < n && strcmp(out[j], *k))
@@ -383,47 +357,37 @@ static size_t action_keys(const char **out, size_t max)
 
 /* Reports the modifiers of the action that its verb does not take. */
 static void check_modifiers(struct pctx *c, const char *path, json_t *v,
-			    const struct fl_action_desc *verb)
+			    const struct fl_action *verb)
 {
 	char sub[512], with[256];
 
-	for (size_t i = 0; i < fl_action_count; i++)
-		for (const char *const *k = fl_action_descs[i].keys; *k; k++) {
+	for (size_t i = 0; i < VERB_NR; i++)
+		for (const char *const *k = fl_action_at(i)->keys; *k; k++) {
 			const char *rows[32];
 			size_t n = 0;
 			bool first = true;
 
 			for (size_t j = 0; j < i && first; j++)
-				first = !desc_has_key(&fl_action_descs[j], *k);
+				first = !desc_has_key(fl_action_at(j), *k);
 			if (!first || !json_object_get(v, *k) || (verb && desc_has_key(verb, *k)))
 				continue;
-			for (size_t j = 0; j < fl_action_count && n < 32; j++)
-				if (desc_has_key(&fl_action_descs[j], *k))
-					rows[n++] = fl_action_descs[j].name;
+			for (size_t j = 0; j < VERB_NR && n < 32; j++)
+				if (desc_has_key(fl_action_at(j), *k))
+					rows[n++] = fl_action_at(j)->name;
 			with[0] = 0;
 			list_names(with, sizeof(with), rows, n);
 			perr(c, SUBP(sub, path, *k), true, "\"%s\" only goes with %s", *k, with);
 		}
 }
 
-/* Parses a rule's action object: the verb and its modifiers come from fl_action_descs. */
-static void parse_action(struct pctx *c, const char *path, json_t *v, struct sc_action *a)
+/* The verb of the action object v (reporting a second one), or NULL. */
+static const struct fl_action *action_verb(struct pctx *c, const char *path, json_t *v)
 {
-	const struct fl_action_desc *verb = NULL;
-	const char *keys[64];
-	char sub[512], q[80];
-	json_t *e;
+	const struct fl_action *verb = NULL;
+	char sub[512];
 
-	a->set_state = -1;
-	if (!json_is_object(v)) {
-		perr(c, path, false, "\"action\": expected an object, got %s",
-		     pquote(v, q, sizeof(q)));
-		return;
-	}
-	action_keys(keys, sizeof(keys) / sizeof(keys[0]));
-	pkeys(c, path, v, "action", keys);
-	for (size_t i = 0; i < fl_action_count; i++) {
-		const struct fl_action_desc *d = &fl_action_descs[i];
+	for (size_t i = 0; i < VERB_NR; i++) {
+		const struct fl_action *d = fl_action_at(i);
 
 		if (d->joins || !json_object_get(v, d->name))
 			continue;
@@ -434,147 +398,59 @@ static void parse_action(struct pctx *c, const char *path, json_t *v, struct sc_
 		else
 			verb = d;
 	}
+	return verb;
+}
+
+/* Reports an action object without a verb, listing the registry's names. */
+static void report_no_verb(struct pctx *c, const char *path)
+{
+	const char *names[32];
+	char list[512] = "";
+	size_t n = 0;
+
+	for (size_t i = 0; i < VERB_NR && n < 32; i++)
+		names[n++] = fl_action_at(i)->name;
+	list_names(list, sizeof(list), names, n);
+	perr(c, path, false, "the action has no verb (%s)", list);
+}
+
+/*
+ * Parses a rule's action object. The verb is resolved here, once, into
+ * a->verb; each action's own file parses its values (fl_action.parse).
+ */
+static void parse_action(struct pctx *c, const char *path, json_t *v, struct sc_action *a)
+{
+	const struct fl_action *verb, *delay = fl_actions[VERB_DELAY];
+	const char *keys[64];
+	char q[80];
+
+	a->set_state = -1;
+	if (!json_is_object(v)) {
+		perr(c, path, false, "\"action\": expected an object, got %s",
+		     pquote(v, q, sizeof(q)));
+		return;
+	}
+	action_keys(keys, sizeof(keys) / sizeof(keys[0]));
+	pkeys(c, path, v, "action", keys);
+	verb = action_verb(c, path, v);
 	if (verb)
 		a->verb = verb->verb;
-	if ((e = json_object_get(v, "delay_ms"))) {
-		a->has_delay = true;
-		parse_delay(c, SUBP(sub, path, "delay_ms"), e, &a->delay);
-		if (!verb)
-			a->verb = VERB_DELAY;
-		else if (!verb->with_delay)
-			perr(c, sub, true, "\"delay_ms\" cannot be combined with \"%s\"",
-			     verb->name);
-	}
-	if ((e = json_object_get(v, "set_state")))
-		a->set_state = pstate(c, SUBP(sub, path, "set_state"), e);
-	if (!verb && !a->has_delay && !json_object_get(v, "set_state")) {
-		const char *names[32];
-		char list[512] = "";
-		size_t n = 0;
+	delay->parse(c, path, v, a);
+	if (a->has_delay && !verb) {
+		a->verb = VERB_DELAY;
+	} else if (a->has_delay && !verb->with_delay) {
+		char sub[512];
 
-		for (size_t i = 0; i < fl_action_count && n < 32; i++)
-			names[n++] = fl_action_descs[i].name;
-		list_names(list, sizeof(list), names, n);
-		perr(c, path, false, "the action has no verb (%s)", list);
+		perr(c, SUBP(sub, path, delay->name), true,
+		     "\"delay_ms\" cannot be combined with \"%s\"", verb->name);
+	}
+	fl_actions[VERB_NONE]->parse(c, path, v, a);
+	if (!verb && !a->has_delay && !json_object_get(v, fl_actions[VERB_NONE]->name)) {
+		report_no_verb(c, path);
 		return;
 	}
 	check_modifiers(c, path, v, verb);
-	if ((e = json_object_get(v, "sense")))
-		psense(c, SUBP(sub, path, "sense"), e, &a->key, &a->asc, &a->ascq);
-	if ((e = json_object_get(v, "info"))) {
-		SUBP(sub, path, "info");
-		if (!json_is_string(e) || strcmp(json_string_value(e), "lba"))
-			perr(c, sub, false, "\"info\": expected \"lba\", got %s",
-			     pquote(e, q, sizeof(q)));
-		a->info_lba = true;
-	}
-	if ((e = json_object_get(v, "format"))) {
-		const char *f = json_is_string(e) ? json_string_value(e) : "";
-
-		SUBP(sub, path, "format");
-		if (!strcmp(f, "fixed"))
-			a->format = FORMAT_FIXED;
-		else if (!strcmp(f, "descriptor"))
-			a->format = FORMAT_DESCRIPTOR;
-		else
-			perr(c, sub, false,
-			     "\"format\": expected \"fixed\" or \"descriptor\", got %s",
-			     pquote(e, q, sizeof(q)));
-	}
-	if ((e = json_object_get(v, "status"))) {
-		const char *s = json_is_string(e) ? json_string_value(e) : "";
-
-		if (!strcmp(s, "busy"))
-			a->status = FL_STATUS_BUSY;
-		else if (!strcmp(s, "task_set_full"))
-			a->status = FL_STATUS_TASK_SET_FULL;
-		else if (!strcmp(s, "reservation_conflict"))
-			a->status = FL_STATUS_RESERVATION_CONFLICT;
-		else if (!strcmp(s, "aca_active"))
-			a->status = FL_STATUS_ACA_ACTIVE;
-		else if (!strcmp(s, "task_aborted"))
-			a->status = FL_STATUS_TASK_ABORTED;
-		else
-			perr(c, SUBP(sub, path, "status"), false,
-			     "unknown status %s (expected \"busy\", \"task_set_full\", "
-			     "\"reservation_conflict\", \"aca_active\" or \"task_aborted\")",
-			     pquote(e, q, sizeof(q)));
-	}
-	if ((e = json_object_get(v, "hold"))) {
-		static const char *const holds[] = {NULL, "forever", "until_abort", "until_reset",
-						    "until_release"};
-		const char *s = json_is_string(e) ? json_string_value(e) : "";
-
-		for (int k = 1; k < 5; k++)
-			if (!strcmp(s, holds[k]))
-				a->hold = (enum sc_hold_kind)k;
-		if (!a->hold)
-			perr(c, SUBP(sub, path, "hold"), false,
-			     "unknown hold %s (expected \"forever\", \"until_abort\", "
-			     "\"until_reset\" or \"until_release\")",
-			     pquote(e, q, sizeof(q)));
-	}
-	static const char *const flags[] = {"drop", "drop_response", "power_loss"};
-	for (int k = 0; k < 3; k++) {
-		bool t = false;
-
-		if ((e = json_object_get(v, flags[k])) &&
-		    pbool(c, SUBP(sub, path, flags[k]), e, &t) && !t)
-			perr(c, sub, false, "\"%s\" can only be true (leave it out instead)",
-			     flags[k]);
-	}
-	if ((e = json_object_get(v, "short"))) {
-		static const char *const skeys[] = {"blocks", "bytes", NULL};
-		json_t *b = json_object_get(e, "blocks"), *y = json_object_get(e, "bytes");
-		uint64_t n = 0;
-
-		SUBP(sub, path, "short");
-		if (!json_is_object(e) || !!b + !!y != 1) {
-			perr(c, sub, false,
-			     "\"short\": expected {\"blocks\": N} or {\"bytes\": N}, "
-			     "got %s",
-			     pquote(e, q, sizeof(q)));
-		} else {
-			pkeys(c, sub, e, "short", skeys);
-			a->short_in_blocks = b != NULL;
-			char s2[600];
-
-			snprintf(s2, sizeof(s2), "%s/%s", sub, b ? "blocks" : "bytes");
-			if (pnum(c, s2, b ? b : y, UINT32_MAX, &n))
-				a->short_len = (uint32_t)n;
-		}
-	}
-	if ((e = json_object_get(v, "corrupt"))) {
-		static const char *const ckeys[] = {"bytes", NULL};
-		uint64_t n = 0;
-
-		SUBP(sub, path, "corrupt");
-		if (!json_is_object(e) || !json_object_get(e, "bytes")) {
-			perr(c, sub, false, "\"corrupt\": expected {\"bytes\": N}, got %s",
-			     pquote(e, q, sizeof(q)));
-		} else {
-			pkeys(c, sub, e, "corrupt", ckeys);
-			char s2[600];
-
-			snprintf(s2, sizeof(s2), "%s/bytes", sub);
-			if (pnum(c, s2, json_object_get(e, "bytes"), 1u << 24, &n)) {
-				if (!n)
-					perr(c, s2, false,
-					     "\"bytes\": corrupting 0 bytes does nothing");
-				a->corrupt_bytes = (uint32_t)n;
-			}
-		}
-	}
-	if ((e = json_object_get(v, "overtake_ua")))
-		pbool(c, SUBP(sub, path, "overtake_ua"), e, &a->overtake_ua);
-	if ((e = json_object_get(v, "ua")))
-		pascq(c, SUBP(sub, path, "ua"), e, &a->ua_asc, &a->ua_ascq);
-	if ((e = json_object_get(v, "resize")))
-		psize(c, SUBP(sub, path, "resize"), e, &a->resize, &a->resize_in_blocks);
-	if ((e = json_object_get(v, "alua")))
-		parse_alua_action(c, SUBP(sub, path, "alua"), e, a);
-	if ((e = json_object_get(v, "owner")))
-		parse_match_port(c, SUBP(sub, path, "owner"), e, true, &a->owner_group);
+	parse_values(c, path, v, a);
 }
 
 /* Parses "rules". */

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * dump_actions.c - prints the table of fault actions (scenario/actions.c) as
+ * dump_actions.c - prints the registry of fault actions (scenario/actions.c) as
  * one JSON object, for check_actions.py, which holds the JSON Schema and
  * docs/faults/ to it.
  */
@@ -28,8 +28,8 @@ int main(void)
 	    [FL_COUNT_NONE] = "none", [FL_COUNT_HELD] = "held", [FL_COUNT_DROPPED] = "dropped"};
 
 	printf("{\"actions\": [\n");
-	for (size_t i = 0; i < fl_action_count; i++) {
-		const struct fl_action_desc *d = &fl_action_descs[i];
+	for (size_t i = 0; i < VERB_NR; i++) {
+		const struct fl_action *d = fl_action_at(i);
 		const char *fes[4];
 		size_t n = 0;
 
@@ -48,7 +48,7 @@ int main(void)
 		print_list(fes);
 		printf(", \"answers\": %s, \"with_delay\": %s, \"joins\": %s, \"doc\": \"%s\"}%s\n",
 		       d->answers ? "true" : "false", d->with_delay ? "true" : "false",
-		       d->joins ? "true" : "false", d->doc, i + 1 < fl_action_count ? "," : "");
+		       d->joins ? "true" : "false", d->doc, i + 1 < VERB_NR ? "," : "");
 	}
 	printf("]}\n");
 	return 0;
