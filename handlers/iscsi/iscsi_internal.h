@@ -35,6 +35,7 @@
 
 #include "fl_iscsi.h"
 #include "iscsi_proto.h"
+#include "iscsi_digest.h"
 #include "fl_faults.h"
 
 #include <pthread.h>
@@ -471,11 +472,6 @@ bool be_timers_adopt(struct portal *p);
 uint64_t be_timers_run(struct portal *p);
 int be_timers_release(struct portal *p);
 
-/* crc32c.c */
-void iscsi_crc32c_init(void);
-uint32_t iscsi_crc32c_update(uint32_t crc, const void *buf, size_t len);
-uint32_t iscsi_crc32c(const void *buf, size_t len);
-void iscsi_put_digest(uint8_t *p, uint32_t crc);
-uint32_t iscsi_get_digest(const uint8_t *p);
+/* crc32c.c: iscsi_digest.h */
 
 #endif
