@@ -13,6 +13,7 @@
  * reset: answered; conn: closed, login; inject: the faulted command).
  */
 #include "report_internal.h"
+#include "fl_action.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -164,8 +165,8 @@ static double last_fault_before(const struct rp_model *m, double t)
 		const char *act = json_string_value(json_object_get(e, "action"));
 		double te = rp_num(e, "t", 0) - m->origin;
 		if (ev && !strcmp(ev, "inject") && act &&
-		    (!strcmp(act, "hold") || !strcmp(act, "drop") ||
-		     !strcmp(act, "drop_response")) &&
+		    fl_action_by_trace(act) &&
+		    fl_action_by_trace(act)->observed == FL_OBS_NEVER_ANSWERS &&
 		    te <= t && te > best)
 			best = te;
 	}

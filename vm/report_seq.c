@@ -8,6 +8,7 @@
  * faulted command, the TMFs, the dropped connection and the relogin.
  */
 #include "report_internal.h"
+#include "fl_action.h"
 
 #include <math.h>
 #include <stdint.h>
@@ -195,7 +196,8 @@ void rp_build_sequence(struct rp_model *m)
 		double t = rp_num(e, "t", 0) - m->origin;
 		if (!ev || strcmp(ev, "inject") || !act || t < c0 - 0.2 || t > c1)
 			continue;
-		if (strcmp(act, "hold") && strcmp(act, "drop") && strcmp(act, "drop_response"))
+		const struct fl_action *fa = fl_action_by_trace(act);
+		if (!fa || fa->observed != FL_OBS_NEVER_ANSWERS)
 			continue;
 		char b[64];
 		snprintf(b, sizeof(b), "%s LBA %lld (tag 0x%llx)",
@@ -205,10 +207,7 @@ void rp_build_sequence(struct rp_model *m)
 		if (!g)
 			break;
 		g->t_sent = g->t_recv = t;
-		snprintf(g->decision, sizeof(g->decision), "%s (rule %s)",
-			 !strcmp(act, "hold")	? "held, never answered"
-			 : !strcmp(act, "drop") ? "dropped, never answered"
-						: "executed, answer dropped",
+		snprintf(g->decision, sizeof(g->decision), "%s (rule %s)", fa->observed_as,
 			 json_string_value(json_object_get(e, "rule")) ?: "?");
 		g->outcome = RP_TIMED_OUT;
 		snprintf(g->result, sizeof(g->result), "command timer fired");
