@@ -18,6 +18,7 @@ int cmd_vm(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_check(int argc, char **argv);
 int cmd_send(int argc, char **argv);
+int cmd_import(int argc, char **argv);
 
 /* Writes the hex SHA-256 of the file at path into hex; 0 or -1 (sha256.c). */
 int sha256_file(const char *path, char hex[65]);

@@ -1,0 +1,187 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * cmd_import.c - `faultlun import CAPTURE -o SCENARIO`: reads a pcap or
+ * pcapng capture of iSCSI traffic with libpcap, one frame at a time (the
+ * file is never loaded whole), hands each to the import (import.h) and
+ * writes the scenario it builds, then loads that scenario as lint does: a
+ * scenario import writes is one serve runs (docs/import.md).
+ */
+#include "cli.h"
+#include "cli_opts.h"
+#include "import.h"
+
+#include "fl_faults.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <pcap/pcap.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+/* Prints the usage text. */
+static void import_usage(FILE *out)
+{
+	fprintf(out,
+		"usage: faultlun import [OPTIONS] CAPTURE.pcap|CAPTURE.pcapng -o SCENARIO.json\n"
+		"Builds a scenario from an iSCSI packet capture (tcpdump -w): the target's\n"
+		"identity, every non-GOOD answer and every command never answered.\n"
+		"  -o, --output FILE  the scenario to write ('-': standard output)\n"
+		"  --target IQN       import this target (default: the first one logged in to)\n"
+		"  --port N           the target's TCP port (default: 3260 or 860, else the\n"
+		"                     side that answered the SYN, else the PDUs' opcodes)\n"
+		"  --name NAME        the scenario's name (default: the capture's file name)\n"
+		"  -q, --quiet        no summary on stderr\n"
+		"  -h, --help         this text\n"
+		"  -V, --version      print the version\n"
+		"Exit status: 0 written, 1 no iSCSI traffic in the capture or the result does\n"
+		"not load, 2 usage error or an unreadable capture.\n");
+}
+
+/* Writes the scenario to path ("-": stdout); 0 or -1 after a message. */
+static int write_scenario(json_t *s, const char *path)
+{
+	FILE *f = strcmp(path, "-") ? fopen(path, "w") : stdout;
+
+	if (!f) {
+		fprintf(stderr, "faultlun import: %s: %s\n", path, strerror(errno));
+		return -1;
+	}
+	if (json_dumpf(s, f, JSON_INDENT(2) | JSON_PRESERVE_ORDER) || fputc('\n', f) == EOF ||
+	    (f != stdout ? fclose(f) : fflush(f))) {
+		fprintf(stderr, "faultlun import: %s: write failed\n", path);
+		return -1;
+	}
+	return 0;
+}
+
+/* Reads every frame of the capture into im; 0, or 2 after a message. */
+static int read_capture(struct fl_import *im, const char *path, bool quiet)
+{
+	char err[PCAP_ERRBUF_SIZE] = "";
+	struct pcap_pkthdr *h;
+	const u_char *data;
+	uint64_t frame = 0;
+	pcap_t *p = pcap_open_offline(path, err);
+	int r, lt;
+
+	if (!p) {
+		fprintf(stderr, "faultlun import: %s: not a capture libpcap can read: %s\n", path,
+			err);
+		return 2;
+	}
+	lt = pcap_datalink(p);
+	while ((r = pcap_next_ex(p, &h, &data)) == 1) {
+		frame++;
+		uint32_t caplen = h->caplen > h->len && h->len ? h->len : h->caplen;
+		int64_t t = (int64_t)h->ts.tv_sec * 1000000 + h->ts.tv_usec;
+		if (fl_import_frame(im, lt, frame, t, data, caplen, h->len) == -ENOTSUP) {
+			fprintf(stderr,
+				"faultlun import: %s: link type %s (%d) is not read (Ethernet, "
+				"Linux cooked, loopback, raw IP are)\n",
+				path, pcap_datalink_val_to_name(lt) ? pcap_datalink_val_to_name(lt) : "?",
+				lt);
+			pcap_close(p);
+			return 2;
+		}
+	}
+	if (r == -1) {
+		/* A truncated or corrupt file: what came before the bad frame is used. */
+		fprintf(stderr, "faultlun import: %s: frame %" PRIu64 ": %s; the %" PRIu64
+			" frames before it are imported\n", path, frame + 1, pcap_geterr(p), frame);
+		fl_import_note(im, "the capture file ends in a bad frame (frame %" PRIu64 "): %s",
+			       frame + 1, pcap_geterr(p));
+	}
+	(void)quiet;
+	pcap_close(p);
+	return 0;
+}
+
+/* `faultlun import`. */
+int cmd_import(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+	    {"output", required_argument, NULL, 'o'}, {"target", required_argument, NULL, 't'},
+	    {"port", required_argument, NULL, 'p'},   {"name", required_argument, NULL, 'n'},
+	    {"quiet", no_argument, NULL, 'q'},	      {"help", no_argument, NULL, 'h'},
+	    {"version", no_argument, NULL, 'V'},      {NULL, 0, NULL, 0},
+	};
+	struct fl_import_opts o = {0};
+	const char *out = NULL, *name = NULL;
+	bool quiet = false;
+	uint64_t v;
+	int opt, rc;
+
+	optind = 0;
+	while ((opt = cli_getopt("import", argc, argv, "o:qhV", longopts)) != -1) {
+		switch (opt) {
+		case 'o':
+			out = optarg;
+			break;
+		case 't':
+			if (cli_opt_iqn("import", "--target", optarg))
+				return 2;
+			o.target = optarg;
+			break;
+		case 'p':
+			if (cli_opt_uint("import", "--port", optarg, 1, 65535, &v))
+				return 2;
+			o.port = (uint16_t)v;
+			break;
+		case 'n':
+			name = optarg;
+			break;
+		case 'q':
+			quiet = true;
+			break;
+		case 'h':
+			import_usage(stdout);
+			return 0;
+		case 'V':
+			cli_print_version(stdout);
+			return 0;
+		default:
+			cli_try_help("import");
+			return 2;
+		}
+	}
+	if (optind != argc - 1 || !out) {
+		fprintf(stderr, "faultlun import: %s\n",
+			optind != argc - 1 ? "one capture file, please" : "-o SCENARIO is required");
+		cli_try_help("import");
+		return 2;
+	}
+	const char *cap = argv[optind];
+	if (!name) {
+		const char *b = strrchr(cap, '/');
+		name = b ? b + 1 : cap;
+	}
+	struct fl_import *im = fl_import_new(&o);
+	json_t *s = NULL;
+	if (!im)
+		return 2;
+	rc = read_capture(im, cap, quiet);
+	if (!rc)
+		rc = fl_import_finish(im, name, &s) ? 1 : 0;
+	if (!rc && write_scenario(s, out))
+		rc = 2;
+	if (!rc && strcmp(out, "-")) {
+		struct fl_diags d = {0};
+		struct fl_scenario *sc = NULL;
+		if (fl_scenario_load_file(out, 0, &sc, &d)) {
+			fl_diags_print(&d, stderr);
+			fprintf(stderr, "faultlun import: %s does not load (a bug in import)\n", out);
+			rc = 1;
+		}
+		fl_diags_free(&d);
+		fl_scenario_free(sc);
+	}
+	if (!rc && !quiet) {
+		json_t *r = json_object_get(s, "rules"), *l = json_object_get(s, "luns");
+		fprintf(stderr, "faultlun import: %s: %zu LUN(s), %zu rule(s) -> %s\n", cap,
+			json_array_size(l), json_array_size(r), out);
+	}
+	json_decref(s);
+	fl_import_free(im);
+	return rc;
+}

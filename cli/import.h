@@ -1,0 +1,88 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * import.h - `faultlun import`: a scenario from an iSCSI packet capture.
+ *
+ * Three layers, each fed by the one below, all streaming and bounded:
+ *   import_net.c    link, IPv4/IPv6 and TCP headers of one frame; TCP
+ *                   reassembly per direction (retransmissions, overlaps,
+ *                   out-of-order segments; a gap or a capture that starts
+ *                   mid-session leaves the stream to resynchronise)
+ *   import_iscsi.c  iSCSI framing per direction (RFC 7143 11.2: BHS, AHS,
+ *                   digests as negotiated at login), resynchronisation on a
+ *                   plausible BHS, login keys, commands paired with answers
+ *   import_scsi.c   what the answers say about the target (identity per
+ *                   LUN, every non-GOOD answer, commands never answered)
+ *                   and the scenario built from it (docs/import.md)
+ * cmd_import.c reads the capture with libpcap and hands each frame in.
+ * Nothing here trusts the capture: every length is checked against what is
+ * there, and every table has a ceiling (IMP_MAX_*); what goes past one is
+ * counted and said in the scenario's notes.
+ */
+#ifndef FL_IMPORT_H
+#define FL_IMPORT_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* Ceilings: memory is bounded per connection and in total. */
+#define IMP_MAX_CONNS 1024	    /* TCP connections followed at once */
+#define IMP_MAX_OOO_SEGS 256	    /* out-of-order segments held per direction */
+#define IMP_MAX_OOO_BYTES (4u << 20) /* ... and their bytes */
+#define IMP_MAX_CMDS 4096	    /* outstanding commands per connection */
+#define IMP_MAX_DATA (64u << 10)    /* data-in kept of an identity command */
+#define IMP_MAX_TEXT (64u << 10)    /* login / text data kept per PDU */
+#define IMP_MAX_RESYNC (256u << 10) /* bytes searched for a BHS before giving up some */
+#define IMP_MAX_DSL (16u << 20)	    /* largest DataSegmentLength believed */
+#define IMP_MAX_CLASSES 1024	    /* rules (the scenario format's limit) */
+#define IMP_MAX_NOTES 256
+#define IMP_MAX_PORTALS 16
+
+struct fl_import;
+
+/* What the user asked for. */
+struct fl_import_opts {
+	bool keep_data;	     /* copy read data into a file store */
+	const char *image;   /* its path as the scenario names it (relative) */
+	const char *image_fs; /* its path to write (next to the scenario) */
+	const char *target;  /* import this target (IQN); NULL = the first seen */
+	uint16_t port;	     /* the target's TCP port; 0 = guess (3260, 860, SYN) */
+	bool verbose;
+};
+
+/* A new import; NULL when out of memory. */
+struct fl_import *fl_import_new(const struct fl_import_opts *o);
+/*
+ * Hands in one captured frame: linktype is the capture's DLT_ value, frame
+ * counts from 1, t_us is the capture's time stamp, caplen bytes are at data
+ * (len on the wire). Frames that are not TCP are counted and skipped.
+ * Returns 0, or -ENOTSUP for a link type it cannot read (once, at frame 1).
+ */
+int fl_import_frame(struct fl_import *im, int linktype, uint64_t frame, int64_t t_us,
+		    const uint8_t *data, uint32_t caplen, uint32_t len);
+/* Adds a note to the scenario's "what could not be reproduced" list. */
+void fl_import_note(struct fl_import *im, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+/*
+ * Ends the capture (commands still unanswered are judged) and builds the
+ * scenario; *out is a new reference. Returns 0, or -ENOENT when no iSCSI
+ * traffic was found (the message says what was seen).
+ */
+int fl_import_finish(struct fl_import *im, const char *name, json_t **out);
+/* Frees everything. */
+void fl_import_free(struct fl_import *im);
+
+/* Inside the import: one layer to the next. */
+struct imp_conn;
+struct imp_cmd;
+
+/* import_net.c: totals for the summary. */
+struct imp_stats {
+	uint64_t frames, tcp, non_tcp, undecodable, fragments, cut_short;
+	uint64_t retransmitted, out_of_order, gaps, conns_over;
+	uint64_t pdus, resyncs, skipped_bytes, digest_errors;
+	uint64_t cmds, answers, orphan_answers, cmds_over;
+};
+
+#endif

@@ -1,0 +1,185 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * import_internal.h - the state `faultlun import` keeps while it reads a
+ * capture, shared by its three layers (import.h says which does what).
+ * Everything here is bounded by the IMP_MAX_* ceilings of import.h.
+ */
+#ifndef FL_IMPORT_INTERNAL_H
+#define FL_IMPORT_INTERNAL_H
+
+#include "import.h"
+#include "iscsi_proto.h"
+
+#include <stdio.h>
+
+/* A TCP segment that came before the bytes it follows. */
+struct imp_seg {
+	struct imp_seg *next;
+	uint32_t seq, len;
+	uint64_t frame;
+	int64_t t_us;
+	uint8_t data[];
+};
+
+/* Where a direction's PDU reader is. */
+enum imp_mode {
+	IMP_HDR,    /* collecting a BHS (and AHS and header digest) */
+	IMP_DATA,   /* inside a data segment */
+	IMP_RESYNC, /* lost: looking for a plausible BHS */
+};
+
+/* One direction of a TCP connection: reassembly, then PDU framing. */
+struct imp_dir {
+	bool seen, synced;
+	uint32_t next_seq;
+	struct imp_seg *ooo;
+	unsigned nooo;
+	size_t ooo_bytes;
+	enum imp_mode mode;
+	uint8_t hdr[ISCSI_BHS_LEN + 255 * 4 + ISCSI_DIGEST_LEN];
+	uint32_t hdr_have, hdr_need;
+	uint32_t data_left; /* bytes of the data segment, padding and digest still to come */
+	uint32_t data_len;  /* DataSegmentLength of the PDU being read */
+	uint8_t *data;	    /* its first data_keep bytes, when wanted */
+	uint32_t data_have, data_keep;
+	uint8_t *rs; /* resynchronisation window */
+	uint32_t rs_len;
+	uint64_t pdu_frame; /* the frame that brought the PDU's first byte */
+	int64_t pdu_t;
+	uint64_t cur_frame;
+	int64_t cur_t;
+};
+
+/* A SCSI command waiting for its answer. */
+struct imp_cmd {
+	struct imp_cmd *next;
+	uint32_t itt;
+	int lun; /* -1: a LUN the scenario format cannot name */
+	uint8_t cdb[16];
+	uint32_t edtl;
+	uint64_t frame;
+	int64_t t_us;
+	bool want_data; /* identity command: its data-in is kept */
+	uint8_t *data;
+	uint32_t data_len;
+	bool aborted, reset; /* an ABORT TASK / LUN RESET covered it */
+};
+
+#define IMP_CMD_BUCKETS 64
+
+/* A TCP connection carrying iSCSI (or not yet known not to). */
+struct imp_conn {
+	struct imp_conn *next;
+	unsigned id;
+	int family; /* 4 or 6 */
+	uint8_t ip[2][16];
+	uint16_t port[2];
+	struct imp_dir dir[2]; /* dir[i]: what endpoint i sent */
+	int target_ep;	       /* which endpoint is the target; -1 not known yet */
+	bool ffp;	       /* full feature phase: digests in force */
+	bool hdigest, ddigest, login_hd, login_dd, digests_known;
+	bool discovery;
+	char target_name[224];
+	int tpgt; /* TargetPortalGroupTag from the login response; -1 */
+	int portal;
+	struct imp_cmd *cmds[IMP_CMD_BUCKETS];
+	unsigned ncmds;
+	uint64_t first_frame, last_frame;
+	int64_t last_t;
+	bool closed, iscsi, at_end;
+};
+
+/* What one LUN showed of itself. */
+struct imp_lun {
+	bool seen, in_report_luns;
+	bool have_inq, have_serial, have_naa, have_cap, have_wce, have_wp, have_dsense;
+	char vendor[9], product[17], revision[5], serial[65];
+	uint8_t pdt, rmb, tpgs;
+	uint64_t naa;
+	uint32_t block_size;
+	uint64_t blocks;
+	bool lbpme, lbprz, wce, wp, dsense;
+	uint64_t inq_frame, cap_frame;
+	uint8_t vpd_seen[32];  /* bitmap of VPD pages answered */
+	uint8_t mode_seen[8];  /* bitmap of mode pages answered */
+};
+
+/* Rule kinds. */
+enum imp_kind { IMP_SENSE, IMP_STATUS, IMP_HOLD };
+
+/* One non-GOOD answer (or unanswered command) class: becomes one rule. */
+struct imp_class {
+	enum imp_kind kind;
+	int lun;
+	uint8_t opcode;
+	uint16_t sa;
+	bool has_lba, crosses_end;
+	uint64_t first, last;
+	uint8_t status, key, asc, ascq;
+	bool descriptor, info_lba;
+	const char *hold; /* forever, until_abort, until_reset */
+	unsigned count, good_after, written_after;
+	uint64_t frames[4]; /* the first commands' frames */
+	uint64_t answer_frame;
+	int64_t t_us;
+};
+
+struct fl_import {
+	struct fl_import_opts o;
+	struct imp_stats st;
+	struct imp_conn *conns;
+	unsigned nconns, next_id;
+	int bad_linktype;
+	int64_t t0_us, tlast_us;
+	uint64_t last_frame;
+	char target[224];
+	unsigned other_targets;
+	struct imp_lun luns[256];
+	unsigned big_luns, power_on_uas;
+	uint64_t power_on_frame;
+	struct imp_class *classes;
+	unsigned nclasses, classes_over;
+	char *notes[IMP_MAX_NOTES];
+	unsigned nnotes, notes_over;
+	struct {
+		int family;
+		uint8_t ip[16];
+		uint16_t port;
+		int tpgt;
+	} portals[IMP_MAX_PORTALS];
+	unsigned nportals;
+	int image_fd;
+	uint64_t image_bytes;
+};
+
+/* import_net.c -> import_iscsi.c: in-order bytes of one direction. */
+void imp_iscsi_bytes(struct fl_import *im, struct imp_conn *c, int d, const uint8_t *p, size_t n);
+/* Bytes of direction d are missing (lost segment, capture cut short). */
+void imp_iscsi_gap(struct fl_import *im, struct imp_conn *c, int d);
+/* The connection ended (FIN, RST) or the capture did. */
+void imp_iscsi_close(struct fl_import *im, struct imp_conn *c, bool cut);
+/* Frees a connection's iSCSI state. */
+void imp_iscsi_free(struct imp_conn *c);
+
+/* import_iscsi.c -> import_scsi.c. */
+void imp_scsi_answer(struct fl_import *im, struct imp_conn *c, struct imp_cmd *cmd,
+		     uint8_t response, uint8_t status, const uint8_t *sense, size_t sense_len,
+		     uint64_t frame, int64_t t_us);
+void imp_scsi_unanswered(struct fl_import *im, struct imp_conn *c, struct imp_cmd *cmd,
+			 bool cut);
+void imp_scsi_data_in(struct fl_import *im, struct imp_cmd *cmd, uint32_t offset,
+		      const uint8_t *p, size_t n);
+bool imp_scsi_wants_data(const uint8_t *cdb);
+/* Whether the target this connection logged in to is the one imported. */
+bool imp_scsi_target_ok(struct fl_import *im, struct imp_conn *c);
+/* An address as text. */
+void imp_addr_text(int family, const uint8_t *ip, uint16_t port, char *buf, size_t len);
+/* Seconds since the capture's first frame, for messages. */
+double imp_secs(const struct fl_import *im, int64_t t_us);
+
+
+
+/* import_net.c: the end of the capture; freeing. */
+void imp_net_finish(struct fl_import *im);
+void imp_net_free(struct fl_import *im);
+#endif

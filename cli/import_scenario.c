@@ -1,0 +1,313 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * import_scenario.c - `faultlun import`: the scenario written from what the
+ * capture showed (docs/scenario-format.md): the target's name, its LUNs and
+ * their identity, one rule per non-GOOD answer class or unanswered command,
+ * and in "emulates" where each came from (frames, seconds) and what could
+ * not be reproduced. Only keys lint accepts are written.
+ */
+#include "import_internal.h"
+#include "iscsi_digest.h"
+
+#include "fl_target.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* A new import (import.h). */
+struct fl_import *fl_import_new(const struct fl_import_opts *o)
+{
+	struct fl_import *im = calloc(1, sizeof(*im));
+
+	if (!im)
+		return NULL;
+	im->o = *o;
+	im->image_fd = -1;
+	iscsi_crc32c_init();
+	return im;
+}
+
+/* The name of a sense key as scenarios spell it. */
+static const char *key_name(uint8_t k)
+{
+	static const char *const names[16] = {
+	    "NO_SENSE",	       "RECOVERED_ERROR", "NOT_READY",	     "MEDIUM_ERROR",
+	    "HARDWARE_ERROR",  "ILLEGAL_REQUEST", "UNIT_ATTENTION",  "DATA_PROTECT",
+	    "BLANK_CHECK",     "VENDOR_SPECIFIC", "COPY_ABORTED",    "ABORTED_COMMAND",
+	    NULL,	       "VOLUME_OVERFLOW", "MISCOMPARE",	     "COMPLETED"};
+	return names[k & 15] ? names[k & 15] : "NO_SENSE";
+}
+
+/* The scenario's name for a status byte. */
+static const char *status_name(uint8_t s)
+{
+	switch (s) {
+	case 0x08: return "busy";
+	case 0x18: return "reservation_conflict";
+	case 0x28: return "task_set_full";
+	case 0x30: return "aca_active";
+	default: return "task_aborted";
+	}
+}
+
+/* The LUN object of one LUN. */
+static json_t *lun_json(struct fl_import *im, int n)
+{
+	struct imp_lun *l = &im->luns[n];
+	json_t *o = json_object();
+	char buf[32];
+
+	json_object_set_new(o, "lun", json_integer(n));
+	if (l->have_cap && l->block_size >= 512 && l->block_size <= 65536 &&
+	    !(l->block_size & (l->block_size - 1)) && l->blocks && l->blocks < (1ull << 47)) {
+		snprintf(buf, sizeof(buf), "%" PRIu64 "blocks", l->blocks);
+		json_object_set_new(o, "size", json_string(buf));
+		json_object_set_new(o, "block_size", json_integer(l->block_size));
+	} else if (l->have_cap) {
+		fl_import_note(im, "LUN %d: capacity %" PRIu64 " blocks of %u bytes: outside what "
+			       "faultlun serves; default size", n, l->blocks, l->block_size);
+	} else {
+		fl_import_note(im, "LUN %d: no READ CAPACITY answer in the capture; default size", n);
+	}
+	if (l->have_inq) {
+		if (l->vendor[0])
+			json_object_set_new(o, "vendor", json_string(l->vendor));
+		if (l->product[0])
+			json_object_set_new(o, "product", json_string(l->product));
+		if (l->revision[0])
+			json_object_set_new(o, "revision", json_string(l->revision));
+		if (l->rmb)
+			json_object_set_new(o, "removable", json_true());
+		if (l->pdt)
+			fl_import_note(im, "LUN %d: peripheral device type 0x%02x; faultlun serves "
+				       "direct-access (0x00) devices", n, l->pdt);
+		if (l->tpgs)
+			fl_import_note(im, "LUN %d: TPGS %u (ALUA) in INQUIRY: port groups and their "
+				       "states are not imported yet", n, l->tpgs);
+	} else {
+		fl_import_note(im, "LUN %d: no standard INQUIRY answer in the capture; faultlun's "
+			       "default identity", n);
+	}
+	if (l->have_serial)
+		json_object_set_new(o, "serial", json_string(l->serial));
+	if (l->have_naa) {
+		snprintf(buf, sizeof(buf), "0x%016" PRIx64, l->naa);
+		json_object_set_new(o, "naa", json_string(buf));
+	}
+	if (l->have_wce)
+		json_object_set_new(o, "write_cache", json_boolean(l->wce));
+	if (l->have_dsense && l->dsense)
+		json_object_set_new(o, "d_sense", json_true());
+	if (l->have_wp && l->wp)
+		json_object_set_new(o, "read_only", json_true());
+	if (l->lbpme) {
+		json_t *t = json_object();
+		if (l->lbprz)
+			json_object_set_new(t, "lbprz", json_true());
+		json_object_set_new(o, "thin", t);
+	}
+	char pages[256 * 6] = "";
+	size_t pl = 0;
+	for (int p = 0; p < 256; p++)
+		if ((l->vpd_seen[p / 8] >> (p % 8) & 1) && p != 0x00 && p != 0x80 && p != 0x83)
+			pl += snprintf(pages + pl, sizeof(pages) - pl, " %02Xh", p);
+	if (pl)
+		fl_import_note(im, "LUN %d: VPD pages%s were answered; the scenario format does not "
+			       "carry their contents (faultlun answers its own)", n, pages);
+	pl = 0;
+	for (int p = 0; p < 64; p++)
+		if ((l->mode_seen[p / 8] >> (p % 8) & 1) && p != 0x08 && p != 0x0a)
+			pl += snprintf(pages + pl, sizeof(pages) - pl, " %02Xh", p);
+	if (pl)
+		fl_import_note(im, "LUN %d: mode pages%s were answered; only WCE (08h), D_SENSE "
+			       "(0Ah) and WP are imported", n, pages);
+	json_object_set_new(o, "store", json_pack("{s:s}", "kind", "memory"));
+	return o;
+}
+
+/* The rule of one class, and its reference line. */
+static json_t *rule_json(struct fl_import *im, unsigned i, json_t *refs)
+{
+	struct imp_class *x = &im->classes[i];
+	const struct imp_lun *l = &im->luns[x->lun];
+	json_t *r = json_object(), *m = json_object(), *a = json_object();
+	const char *opname = fl_opcode_name(x->opcode, x->sa);
+	char id[96], buf[160], frames[96] = "";
+	size_t fl = 0;
+
+	snprintf(id, sizeof(id), "f%" PRIu64 "-lun%d-op%02x", x->frames[0], x->lun, x->opcode);
+	json_object_set_new(r, "id", json_string(id));
+	json_object_set_new(m, "lun", json_integer(x->lun));
+	snprintf(buf, sizeof(buf), "0x%02x", x->opcode);
+	json_object_set_new(m, "opcode", json_string(buf));
+	if (x->has_lba && x->crosses_end)
+		json_object_set_new(m, "lba", json_pack("{s:b}", "crosses_end", 1));
+	else if (x->has_lba && (!l->have_cap || x->last < l->blocks))
+		json_object_set_new(m, "lba", json_pack("{s:I,s:I}", "first", (json_int_t)x->first,
+							"last", (json_int_t)x->last));
+	switch (x->kind) {
+	case IMP_SENSE:
+		snprintf(buf, sizeof(buf), "%s/%02X/%02X", key_name(x->key), x->asc, x->ascq);
+		json_object_set_new(a, "sense", json_string(buf));
+		if (x->info_lba)
+			json_object_set_new(a, "info", json_string("lba"));
+		if (x->descriptor != l->dsense)
+			json_object_set_new(a, "format",
+					    json_string(x->descriptor ? "descriptor" : "fixed"));
+		break;
+	case IMP_STATUS:
+		json_object_set_new(a, "status", json_string(status_name(x->status)));
+		snprintf(buf, sizeof(buf), "status %s", status_name(x->status));
+		break;
+	case IMP_HOLD:
+		json_object_set_new(a, "hold", json_string(x->hold));
+		snprintf(buf, sizeof(buf), "no answer (hold %s)", x->hold);
+		break;
+	}
+	/* Transient: GOOD answers to the same command came after. */
+	if (x->kind != IMP_HOLD && x->written_after && x->kind == IMP_SENSE && x->has_lba &&
+	    !x->crosses_end)
+		json_object_set_new(r, "until", json_string("written"));
+	else if (x->good_after || x->kind == IMP_HOLD || x->key == 0x06)
+		json_object_set_new(m, "times", json_integer(x->count));
+	json_object_set_new(r, "match", m);
+	json_object_set_new(r, "action", a);
+	for (unsigned f = 0; f < x->count && f < 4; f++)
+		fl += snprintf(frames + fl, sizeof(frames) - fl, "%s%" PRIu64, f ? ", " : "",
+			       x->frames[f]);
+	char line[700], lba[64] = "";
+	if (x->kind == IMP_SENSE)
+		snprintf(buf, sizeof(buf), "CHECK CONDITION %s/%02X/%02X%s", key_name(x->key), x->asc,
+			 x->ascq, x->info_lba ? " (INFORMATION = the LBA)" : "");
+	if (x->has_lba && x->crosses_end)
+		snprintf(lba, sizeof(lba), ", LBA %" PRIu64 "-%" PRIu64 " (past the end)", x->first,
+			 x->last);
+	else if (x->has_lba)
+		snprintf(lba, sizeof(lba), ", LBA %" PRIu64 "-%" PRIu64, x->first, x->last);
+	snprintf(line, sizeof(line),
+		 "rule %s: %s to %s on LUN %d%s, %u time(s) (command frame(s) %s%s), first at %.6f s",
+		 id, buf, opname ? opname : "an unknown opcode", x->lun, lba, x->count, frames,
+		 x->count > 4 ? ", ..." : "", imp_secs(im, x->t_us));
+	json_array_append_new(refs, json_string(line));
+	if (x->answer_frame) {
+		snprintf(line, sizeof(line), "rule %s: the first answer is frame %" PRIu64, id,
+			 x->answer_frame);
+		json_array_append_new(refs, json_string(line));
+	}
+	return r;
+}
+
+/* Builds the scenario (import.h). */
+int fl_import_finish(struct fl_import *im, const char *name, json_t **out)
+{
+	json_t *s, *luns, *rules, *refs, *em;
+	unsigned nconn = 0, nlun = 0;
+	char buf[512];
+
+	imp_net_finish(im);
+	for (struct imp_conn *c = im->conns; c; c = c->next)
+		if (c->iscsi)
+			nconn++;
+	if (!nconn) {
+		fprintf(stderr,
+			"faultlun import: no iSCSI traffic found (%" PRIu64 " frames, %" PRIu64
+			" TCP segments, %" PRIu64 " other)\n",
+			im->st.frames, im->st.tcp, im->st.non_tcp + im->st.undecodable);
+		return -ENOENT;
+	}
+	for (int n = 0; n < 256; n++)
+		if (im->luns[n].seen)
+			nlun++;
+	s = json_object();
+	luns = json_array();
+	rules = json_array();
+	refs = json_array();
+	json_object_set_new(s, "faultlun", json_integer(1));
+	json_object_set_new(s, "name", json_string(name));
+	snprintf(buf, sizeof(buf),
+		 "Imported from a capture of %" PRIu64 " frames (%.3f s): %u iSCSI connection(s), "
+		 "%" PRIu64 " SCSI commands, %u LUN(s), %u rule(s).",
+		 im->st.frames, imp_secs(im, im->tlast_us), nconn, im->st.cmds, nlun, im->nclasses);
+	json_object_set_new(s, "description", json_string(buf));
+	if (im->target[0] && strlen(im->target) <= 223)
+		json_object_set_new(s, "target", json_pack("{s:s}", "iqn", im->target));
+	for (int n = 0; n < 256; n++)
+		if (im->luns[n].seen)
+			json_array_append_new(luns, lun_json(im, n));
+	if (!nlun)
+		fl_import_note(im, "no LUN answered a command in the capture: one default LUN");
+	for (unsigned i = 0; i < im->nclasses; i++)
+		json_array_append_new(rules, rule_json(im, i, refs));
+	/* What the reading itself met. */
+	if (im->other_targets)
+		fl_import_note(im, "%u answers from other targets than %s were left out "
+			       "(faultlun import --target IQN picks one)", im->other_targets, im->target);
+	if (im->big_luns)
+		fl_import_note(im, "%u commands or REPORT LUNS entries named LUNs above 255 or of "
+			       "another addressing method: left out", im->big_luns);
+	if (im->classes_over)
+		fl_import_note(im, "%u answer classes past the %u rules a scenario may hold: left out",
+			       im->classes_over, IMP_MAX_CLASSES);
+	if (im->st.resyncs || im->st.gaps || im->st.cut_short)
+		fl_import_note(im, "%" PRIu64 " gaps in TCP streams, %" PRIu64 " frames cut by the "
+			       "snapshot length, %" PRIu64 " resynchronisations (%" PRIu64 " bytes "
+			       "skipped): PDUs there were not read", im->st.gaps, im->st.cut_short,
+			       im->st.resyncs, im->st.skipped_bytes);
+	if (im->st.orphan_answers)
+		fl_import_note(im, "%" PRIu64 " answers to commands the capture does not hold",
+			       im->st.orphan_answers);
+	if (im->st.cmds_over)
+		fl_import_note(im, "%" PRIu64 " commands past %u outstanding on one connection: "
+			       "not followed", im->st.cmds_over, IMP_MAX_CMDS);
+	if (im->power_on_uas)
+		fl_import_note(im, "%u UNIT ATTENTION 29/xx answers (reset or power on, the first "
+			       "at frame %" PRIu64 "): faultlun's LUNs start every new I_T nexus with "
+			       "29/00 pending themselves; no rule", im->power_on_uas, im->power_on_frame);
+	if (im->st.digest_errors)
+		fl_import_note(im, "%" PRIu64 " header digests did not match", im->st.digest_errors);
+	fl_import_note(im, "not imported yet: latencies, TMF answers and delays, ALUA state "
+		       "changes, REPORT TARGET PORT GROUPS, connection cuts; data payloads are "
+		       "never copied (only sizes)");
+	for (unsigned i = 0; i < im->nnotes; i++) {
+		snprintf(buf, sizeof(buf), "not reproduced: %s", im->notes[i]);
+		json_array_append_new(refs, json_string(buf));
+	}
+	if (im->notes_over) {
+		snprintf(buf, sizeof(buf), "not reproduced: %u more notes", im->notes_over);
+		json_array_append_new(refs, json_string(buf));
+	}
+	em = json_object();
+	json_object_set_new(em, "behaviour",
+			    json_string("What the target in the capture answered: its identity, "
+					"its non-GOOD answers and the commands it never answered "
+					"(faultlun import; references: where each rule comes from "
+					"and what could not be reproduced)."));
+	json_object_set_new(em, "references", refs);
+	json_object_set_new(s, "emulates", em);
+	json_object_set_new(s, "frontends", json_pack("[s]", "iscsi"));
+	if (nlun)
+		json_object_set_new(s, "luns", luns);
+	else
+		json_decref(luns);
+	if (im->nclasses)
+		json_object_set_new(s, "rules", rules);
+	else
+		json_decref(rules);
+	*out = s;
+	return 0;
+}
+
+/* Frees everything (import.h). */
+void fl_import_free(struct fl_import *im)
+{
+	if (!im)
+		return;
+	imp_net_free(im);
+	for (unsigned i = 0; i < im->nnotes; i++)
+		free(im->notes[i]);
+	free(im->classes);
+	free(im);
+}

@@ -1,0 +1,420 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * import_scsi.c - `faultlun import`: what the target's answers say, and the
+ * scenario that answers the same (docs/import.md).
+ *
+ * Identity per LUN: standard INQUIRY (SPC-4 r37 6.6.2: vendor, product,
+ * revision, RMB), VPD 80h (serial) and 83h (an NAA designator of the LU),
+ * READ CAPACITY (10) and (16) (SBC-3 r36 5.16, 5.17: block size, blocks,
+ * LBPME, LBPRZ), MODE SENSE's header WP and pages 08h (WCE) and 0Ah
+ * (D_SENSE), REPORT LUNS. Every non-GOOD answer becomes a rule matched by
+ * LUN, opcode and, for commands with an LBA, the failing LBA (INFORMATION)
+ * or the command's range; commands never answered become holds. The
+ * command and answer frames go into the scenario's references.
+ */
+#include "import_internal.h"
+
+#include "fl_target.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* Whether a command's data-in tells about the target's identity. */
+bool imp_scsi_wants_data(const uint8_t *cdb)
+{
+	switch (cdb[0]) {
+	case SPC_OP_INQUIRY:
+	case SBC_OP_READ_CAPACITY_10:
+	case SPC_OP_REPORT_LUNS:
+	case 0x1a: /* MODE SENSE(6) */
+	case SPC_OP_MODE_SENSE_10:
+		return true;
+	case SBC_OP_SERVICE_ACTION_IN_16:
+		return (cdb[1] & 0x1f) == 0x10; /* READ CAPACITY(16) */
+	default:
+		return false;
+	}
+}
+
+/* Whether the connection belongs to the target imported (the first named). */
+bool imp_scsi_target_ok(struct fl_import *im, struct imp_conn *c)
+{
+	if (!c->target_name[0])
+		return true;
+	if (!im->target[0]) {
+		if (im->o.target && strcmp(im->o.target, c->target_name))
+			return false;
+		snprintf(im->target, sizeof(im->target), "%s", c->target_name);
+	}
+	if (strcmp(im->target, c->target_name)) {
+		im->other_targets++;
+		return false;
+	}
+	return true;
+}
+
+/* Adds a note (import.h). */
+void fl_import_note(struct fl_import *im, const char *fmt, ...)
+{
+	va_list ap;
+	char *s;
+
+	if (im->nnotes >= IMP_MAX_NOTES) {
+		im->notes_over++;
+		return;
+	}
+	va_start(ap, fmt);
+	if (vasprintf(&s, fmt, ap) >= 0)
+		im->notes[im->nnotes++] = s;
+	va_end(ap);
+}
+
+/* Seconds since the first frame. */
+double imp_secs(const struct fl_import *im, int64_t t_us)
+{
+	return (double)(t_us - im->t0_us) / 1e6;
+}
+
+/* An address and port as text. */
+void imp_addr_text(int family, const uint8_t *ip, uint16_t port, char *buf, size_t len)
+{
+	if (family == 4)
+		snprintf(buf, len, "%u.%u.%u.%u:%u", ip[0], ip[1], ip[2], ip[3], port);
+	else {
+		size_t o = snprintf(buf, len, "[");
+		for (int i = 0; i < 16 && o < len; i += 2)
+			o += snprintf(buf + o, len - o, "%s%x", i ? ":" : "", get_be16(ip + i));
+		if (o < len)
+			snprintf(buf + o, len - o, "]:%u", port);
+	}
+}
+
+/* Copies an INQUIRY text field without trailing blanks; non-printable bytes become '?'. */
+static void inq_text(char *dst, const uint8_t *src, size_t n)
+{
+	size_t l = n;
+
+	while (l && (src[l - 1] == ' ' || src[l - 1] == 0))
+		l--;
+	for (size_t i = 0; i < l; i++)
+		dst[i] = (src[i] >= 0x20 && src[i] < 0x7f && src[i] != '"' && src[i] != '\\')
+			     ? (char)src[i]
+			     : '?';
+	dst[l] = 0;
+}
+
+/* Data-in of an identity command, kept up to IMP_MAX_DATA. */
+void imp_scsi_data_in(struct fl_import *im, struct imp_cmd *m, uint32_t offset, const uint8_t *p,
+		      size_t n)
+{
+	(void)im;
+	if (offset >= IMP_MAX_DATA)
+		return;
+	if (n > IMP_MAX_DATA - offset)
+		n = IMP_MAX_DATA - offset;
+	if (!m->data && !(m->data = calloc(1, IMP_MAX_DATA)))
+		return;
+	memcpy(m->data + offset, p, n);
+	if (offset + n > m->data_len)
+		m->data_len = offset + (uint32_t)n;
+}
+
+/* The mode pages of MODE SENSE data (header of hl bytes, block descriptors of bdl). */
+static void mode_pages(struct imp_lun *l, const uint8_t *p, uint32_t n, uint32_t hl, uint32_t bdl)
+{
+	for (uint32_t o = hl + bdl; o + 2 <= n;) {
+		uint8_t page = p[o] & 0x3f;
+		bool spf = p[o] & 0x40;
+		uint32_t pl = spf ? (o + 4 <= n ? get_be16(p + o + 2) + 4u : n) : p[o + 1] + 2u;
+		l->mode_seen[page / 8] |= 1u << (page % 8);
+		if (!spf && page == 0x08 && o + 3 <= n) {
+			l->have_wce = true;
+			l->wce = p[o + 2] & 0x04;
+		} else if (!spf && page == 0x0a && o + 3 <= n) {
+			l->have_dsense = true;
+			l->dsense = p[o + 2] & 0x04;
+		}
+		o += pl;
+	}
+}
+
+/* Reads the identity a GOOD answer carries. */
+static void identity(struct fl_import *im, struct imp_cmd *m, uint64_t frame)
+{
+	const uint8_t *p = m->data, *c = m->cdb;
+	uint32_t n = m->data_len;
+	struct imp_lun *l;
+
+	if (m->lun < 0 || !p)
+		return;
+	l = &im->luns[m->lun];
+	switch (c[0]) {
+	case SPC_OP_INQUIRY:
+		if (!(c[1] & 1)) {
+			if (n < 36 || l->have_inq)
+				return;
+			l->have_inq = true;
+			l->inq_frame = frame;
+			l->pdt = p[0] & 0x1f;
+			l->rmb = p[1] >> 7;
+			l->tpgs = (p[5] >> 4) & 3;
+			inq_text(l->vendor, p + 8, 8);
+			inq_text(l->product, p + 16, 16);
+			inq_text(l->revision, p + 32, 4);
+			return;
+		}
+		if (n < 4)
+			return;
+		l->vpd_seen[p[1] / 8] |= 1u << (p[1] % 8);
+		if (p[1] == 0x80 && !l->have_serial) {
+			uint32_t sl = get_be16(p + 2);
+			if (sl > n - 4)
+				sl = n - 4;
+			if (sl > 64)
+				sl = 64;
+			inq_text(l->serial, p + 4, sl);
+			/* leading blanks too (a right-aligned serial) */
+			size_t lead = strspn(l->serial, " ");
+			memmove(l->serial, l->serial + lead, strlen(l->serial + lead) + 1);
+			l->have_serial = l->serial[0] != 0;
+		} else if (p[1] == 0x83 && !l->have_naa) {
+			uint32_t end = 4 + get_be16(p + 2);
+			if (end > n)
+				end = n;
+			for (uint32_t o = 4; o + 4 <= end;) {
+				uint32_t dl = p[o + 3];
+				if (o + 4 + dl > end)
+					break;
+				/* binary, association LU, type NAA, 8 bytes */
+				if ((p[o] & 0x0f) == 1 && ((p[o + 1] >> 4) & 3) == 0 &&
+				    (p[o + 1] & 0x0f) == 3 && dl == 8) {
+					l->naa = (uint64_t)get_be32(p + o + 4) << 32 | get_be32(p + o + 8);
+					l->have_naa = true;
+					break;
+				}
+				o += 4 + dl;
+			}
+		}
+		return;
+	case SBC_OP_READ_CAPACITY_10:
+		if (n >= 8 && !l->have_cap && get_be32(p) != 0xffffffffu) {
+			l->blocks = (uint64_t)get_be32(p) + 1;
+			l->block_size = get_be32(p + 4);
+			l->have_cap = true;
+			l->cap_frame = frame;
+		}
+		return;
+	case SBC_OP_SERVICE_ACTION_IN_16:
+		if (n >= 16) {
+			l->blocks = ((uint64_t)get_be32(p) << 32 | get_be32(p + 4)) + 1;
+			l->block_size = get_be32(p + 8);
+			l->lbpme = p[14] & 0x80;
+			l->lbprz = p[14] & 0x40;
+			l->have_cap = true;
+			l->cap_frame = frame;
+		}
+		return;
+	case SPC_OP_REPORT_LUNS:
+		if (n >= 8) {
+			uint32_t ll = get_be32(p);
+			for (uint32_t o = 8; o + 8 <= n && o - 8 < ll; o += 8) {
+				const uint8_t *e = p + o;
+				int num = -1;
+				if (!memcmp(e + 2, "\0\0\0\0\0\0", 6) && (e[0] >> 6) <= 1)
+					num = ((e[0] & 0x3f) << 8) | e[1];
+				if (num >= 0 && num <= 255)
+					im->luns[num].seen = im->luns[num].in_report_luns = true;
+				else
+					im->big_luns++;
+			}
+		}
+		return;
+	case 0x1a:
+		if (n >= 4) {
+			l->have_wp = true;
+			l->wp = p[2] & 0x80;
+			mode_pages(l, p, n, 4, p[3]);
+		}
+		return;
+	case SPC_OP_MODE_SENSE_10:
+		if (n >= 8) {
+			l->have_wp = true;
+			l->wp = p[3] & 0x80;
+			mode_pages(l, p, n, 8, get_be16(p + 6));
+		}
+		return;
+	default:
+		return;
+	}
+}
+
+/* The class an answer belongs to, added when new (NULL past the ceiling). */
+static struct imp_class *class_get(struct fl_import *im, const struct imp_class *k)
+{
+	for (unsigned i = 0; i < im->nclasses; i++) {
+		struct imp_class *x = &im->classes[i];
+		if (x->kind == k->kind && x->lun == k->lun && x->opcode == k->opcode &&
+		    x->sa == k->sa && x->has_lba == k->has_lba && x->crosses_end == k->crosses_end &&
+		    x->first == k->first && x->last == k->last && x->status == k->status &&
+		    x->key == k->key && x->asc == k->asc && x->ascq == k->ascq &&
+		    x->hold == k->hold)
+			return x;
+	}
+	if (im->nclasses >= IMP_MAX_CLASSES) {
+		im->classes_over++;
+		return NULL;
+	}
+	if (!(im->nclasses % 64)) {
+		struct imp_class *n =
+		    realloc(im->classes, (im->nclasses + 64) * sizeof(*im->classes));
+		if (!n)
+			return NULL;
+		im->classes = n;
+	}
+	im->classes[im->nclasses] = *k;
+	return &im->classes[im->nclasses++];
+}
+
+/* Counts one more command of a class. */
+static void class_add(struct fl_import *im, const struct imp_class *k, uint64_t cmd_frame,
+		      uint64_t answer_frame, int64_t t)
+{
+	struct imp_class *x = class_get(im, k);
+
+	if (!x)
+		return;
+	if (x->count < 4)
+		x->frames[x->count] = cmd_frame;
+	if (!x->count) {
+		x->answer_frame = answer_frame;
+		x->t_us = t;
+	}
+	x->count++;
+}
+
+/* A GOOD command: heals (for the import's purposes) the classes it overlaps. */
+static void good_seen(struct fl_import *im, const struct imp_cmd *m, const struct fl_cdb_info *ci)
+{
+	for (unsigned i = 0; i < im->nclasses; i++) {
+		struct imp_class *x = &im->classes[i];
+		if (x->lun != m->lun || !ci->has_lba || !x->has_lba || x->crosses_end)
+			continue;
+		uint64_t last = ci->lba + (ci->nblocks ? ci->nblocks - 1 : 0);
+		if (ci->lba > x->last || last < x->first)
+			continue;
+		if (ci->cls == FL_CLASS_WRITE)
+			x->written_after++;
+		else if (x->opcode == m->cdb[0])
+			x->good_after++;
+	}
+}
+
+/* Fills a class's match keys from the command. */
+static void class_match(struct fl_import *im, struct imp_class *k, const struct imp_cmd *m,
+			const struct fl_cdb_info *ci)
+{
+	k->lun = m->lun;
+	k->opcode = m->cdb[0];
+	k->sa = ci->service_action;
+	if (ci->has_lba) {
+		struct imp_lun *l = &im->luns[m->lun];
+		uint64_t last = ci->lba + (ci->nblocks ? ci->nblocks - 1 : 0);
+		k->has_lba = true;
+		k->first = ci->lba;
+		k->last = last;
+		if (l->have_cap && last >= l->blocks)
+			k->crosses_end = true;
+	}
+}
+
+/* A command's answer (import_internal.h). */
+void imp_scsi_answer(struct fl_import *im, struct imp_conn *c, struct imp_cmd *m,
+		     uint8_t response, uint8_t status, const uint8_t *sense, size_t sense_len,
+		     uint64_t frame, int64_t t)
+{
+	struct fl_cdb_info ci;
+	struct imp_class k = {0};
+
+	if (!imp_scsi_target_ok(im, c))
+		return;
+	if (m->lun < 0) {
+		im->big_luns++;
+		return;
+	}
+	im->luns[m->lun].seen = true;
+	if (fl_cdb_decode(m->cdb, 16, &ci))
+		return;
+	if (response) {
+		fl_import_note(im, "frame %" PRIu64 ": iSCSI response 0x%02x (target failure) to the "
+			       "command of frame %" PRIu64 ": the scenario format has no such answer",
+			       frame, response, m->frame);
+		return;
+	}
+	if (status == 0x00 || status == 0x04 /* CONDITION MET */) {
+		if (m->want_data)
+			identity(im, m, m->frame);
+		good_seen(im, m, &ci);
+		return;
+	}
+	class_match(im, &k, m, &ci);
+	if (status == 0x02) {
+		struct fl_sense_data sd;
+		if (fl_sense_decode(sense, sense_len, &sd) == FL_SENSE_FORMAT_UNKNOWN) {
+			fl_import_note(im, "frame %" PRIu64 ": CHECK CONDITION without readable sense "
+				       "(command in frame %" PRIu64 "): not reproduced", frame, m->frame);
+			return;
+		}
+		if (sd.key == 0x06 && sd.asc == 0x29) {
+			if (!im->power_on_uas++)
+				im->power_on_frame = frame;
+			return;
+		}
+		k.kind = IMP_SENSE;
+		k.key = sd.key;
+		k.asc = sd.asc;
+		k.ascq = sd.ascq;
+		k.descriptor = sd.format == FL_SENSE_FORMAT_DESCRIPTOR;
+		if (k.has_lba && sd.info_valid && sd.info >= k.first && sd.info <= k.last &&
+		    !k.crosses_end) {
+			k.info_lba = true;
+			k.first = k.last = sd.info; /* the LBA that failed */
+		}
+	} else {
+		k.kind = IMP_STATUS;
+		k.status = status;
+		if (status != 0x08 && status != 0x18 && status != 0x28 && status != 0x30 &&
+		    status != 0x40) {
+			fl_import_note(im, "frame %" PRIu64 ": status 0x%02x: not a status the scenario "
+				       "format can give; not reproduced", frame, status);
+			return;
+		}
+	}
+	class_add(im, &k, m->frame, frame, t);
+}
+
+/* A command with no answer when its connection ended (or the capture did). */
+void imp_scsi_unanswered(struct fl_import *im, struct imp_conn *c, struct imp_cmd *m, bool cut)
+{
+	struct fl_cdb_info ci;
+	struct imp_class k = {0};
+
+	(void)cut;
+	if (!imp_scsi_target_ok(im, c) || m->lun < 0 || fl_cdb_decode(m->cdb, 16, &ci))
+		return;
+	if (c->at_end && im->tlast_us - m->t_us < 2000000) {
+		fl_import_note(im, "frame %" PRIu64 ": a command still outstanding when the capture "
+			       "ended %.3f s later: not reproduced", m->frame,
+			       (double)(im->tlast_us - m->t_us) / 1e6);
+		return;
+	}
+	im->luns[m->lun].seen = true;
+	class_match(im, &k, m, &ci);
+	k.crosses_end = false;
+	k.kind = IMP_HOLD;
+	k.hold = m->aborted ? "until_abort" : m->reset ? "until_reset" : "forever";
+	class_add(im, &k, m->frame, 0, m->t_us);
+}
