@@ -1,0 +1,152 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# test-import.sh FAULTLUN MODE [SCENARIO]: captures (tcpdump on lo) libiscsi's
+# tools and `faultlun send` talking to a real target, imports the capture,
+# lints the scenario, serves it and checks that the same identity, capacity
+# and error come back (docs/import.md).
+#   MODE faultlun: the target is `faultlun serve SCENARIO` (a medium error at
+#                  LBA 65535 of LUN 0: eod-partscan-medium-error.json)
+#   MODE tgtd:     the target is tgtd with a 32 MiB file LUN; the error is
+#                  the read past its end (ILLEGAL REQUEST 21/00)
+# Exit 77 when tcpdump, tgtd or the libiscsi tools are missing or capturing
+# on lo is not permitted.
+set -u
+fl=$1
+mode=$2
+scen=${3:-}
+PATH=$PATH:/usr/sbin
+for t in tcpdump iscsi-inq iscsi-readcapacity16 iscsi-ls; do
+	command -v $t >/dev/null 2>&1 || { echo "$t not installed: skipped"; exit 77; }
+done
+tmp=$(mktemp -d)
+tdpid=""
+tgtpid=""
+ctl=""
+# Ends what this script started (by pid) and removes the scratch directory.
+cleanup() {
+	[ -n "$tdpid" ] && { kill "$tdpid" 2>/dev/null; wait "$tdpid" 2>/dev/null; }
+	if [ -n "$tgtpid" ]; then
+		tgtadm -C "$ctl" --op delete --mode system >/dev/null 2>&1
+		n=0
+		while kill -0 "$tgtpid" 2>/dev/null && [ $n -lt 30 ]; do sleep 0.1; n=$((n + 1)); done
+		kill -9 "$tgtpid" 2>/dev/null
+		wait "$tgtpid" 2>/dev/null
+	fi
+	rm -rf "$tmp"
+}
+trap 'rc=$?; cleanup; exit $rc' EXIT
+trap 'exit 1' INT TERM
+fail() { echo "FAIL: $*" >&2; for f in "$tmp"/*.out "$tmp"/*.err; do [ -f "$f" ] && { echo "== $f" >&2; cat "$f" >&2; }; done; exit 1; }
+# A port in 20000..39999 no socket uses.
+freeport() {
+	n=0
+	while [ $n -lt 100 ]; do
+		p=$((20000 + $(od -An -N2 -tu2 /dev/urandom) % 20000))
+		ss -Htan "sport = :$p" 2>/dev/null | grep -q . || { echo "$p"; return; }
+		n=$((n + 1))
+	done
+	return 1
+}
+port=$(freeport) || fail "no free port"
+
+# The clients, against URL $1 (a LUN), the portal $2; what they print goes to $3.
+clients() {
+	{
+		iscsi-inq "$1"
+		iscsi-readcapacity16 "$1"
+		iscsi-ls -s "iscsi://$2"
+		"$fl" send -u "$1" inquiry:vpd=0x80 inquiry:vpd=0x83 "read:lba=$4"
+	} >"$3" 2>&1
+	return 0
+}
+
+timeout 90 tcpdump --immediate-mode -i lo -U -w "$tmp/cap.pcap" "tcp port $port" 2>"$tmp/tcpdump.err" &
+tdpid=$!
+n=0
+while ! grep -q "listening on" "$tmp/tcpdump.err" 2>/dev/null; do
+	kill -0 "$tdpid" 2>/dev/null || { echo "tcpdump cannot capture on lo: skipped"; cat "$tmp/tcpdump.err"; exit 77; }
+	[ $n -lt 50 ] || { echo "tcpdump did not start: skipped"; exit 77; }
+	sleep 0.1
+	n=$((n + 1))
+done
+
+case $mode in
+faultlun)
+	iqn=iqn.2026-12.org.faultlun:eod-partscan-medium-error
+	url="iscsi://127.0.0.1:$port/$iqn/0"
+	bad=65535
+	"$fl" serve -q --listen "127.0.0.1:$port" "$scen" >"$tmp/serve1.err" 2>&1 &
+	spid=$!
+	sleep 0.5
+	clients "$url" "127.0.0.1:$port" "$tmp/orig.out" $bad
+	kill "$spid"
+	wait "$spid" 2>/dev/null
+	;;
+tgtd)
+	command -v tgtd >/dev/null 2>&1 && command -v tgtadm >/dev/null 2>&1 ||
+		{ echo "tgtd not installed: skipped"; exit 77; }
+	[ "$(id -u)" = 0 ] || { echo "tgtd needs root: skipped"; exit 77; }
+	mkdir -p /var/run/tgtd
+	iqn=iqn.2026-12.org.faultlun:import-tgtd
+	truncate -s 32M "$tmp/lun1.img"
+	try=0
+	while :; do
+		try=$((try + 1))
+		[ $try -le 10 ] || { echo "tgtd did not start: skipped"; exit 77; }
+		ctl=$((1024 + $(od -An -N2 -tu2 /dev/urandom) % 31744))
+		[ -e "/var/run/tgtd/socket.$ctl" ] && continue
+		tgtd -f -C "$ctl" --iscsi "portal=127.0.0.1:$port" >"$tmp/tgtd.err" 2>&1 &
+		tgtpid=$!
+		i=0
+		while kill -0 "$tgtpid" 2>/dev/null && [ $i -lt 50 ]; do
+			tgtadm -C "$ctl" --lld iscsi --op new --mode target --tid 1 -T "$iqn" 2>/dev/null && break
+			i=$((i + 1))
+			sleep 0.1
+		done
+		kill -0 "$tgtpid" 2>/dev/null && [ $i -lt 50 ] && break
+		kill "$tgtpid" 2>/dev/null
+		wait "$tgtpid" 2>/dev/null
+		tgtpid=""
+	done
+	tgtadm -C "$ctl" --lld iscsi --op new --mode logicalunit --tid 1 --lun 1 -b "$tmp/lun1.img" ||
+		fail "tgtadm: no LUN"
+	tgtadm -C "$ctl" --lld iscsi --op bind --mode target --tid 1 -I ALL || fail "tgtadm: no bind"
+	url="iscsi://127.0.0.1:$port/$iqn/1"
+	bad=65536 # one past the last LBA
+	clients "$url" "127.0.0.1:$port" "$tmp/orig.out" $bad
+	;;
+*)
+	echo "unknown mode $mode" >&2
+	exit 2
+	;;
+esac
+sleep 1.5
+kill -INT "$tdpid"
+wait "$tdpid" 2>/dev/null
+tdpid=""
+grep -q "Vendor:" "$tmp/orig.out" || fail "the clients got no INQUIRY answer from the target"
+
+"$fl" import "$tmp/cap.pcap" -o "$tmp/imported.json" 2>"$tmp/import.err" || fail "import failed"
+"$fl" lint "$tmp/imported.json" >"$tmp/lint.out" 2>&1 || fail "the imported scenario does not lint"
+grep -q '"iqn": "'"$iqn"'"' "$tmp/imported.json" || fail "the target name was not imported"
+grep -q 'rule f[0-9]*-lun[0-9]*-op88: CHECK CONDITION' "$tmp/imported.json" ||
+	fail "no rule says where the READ(16)'s error came from"
+
+# The imported scenario, served on another port: the same answers.
+"$fl" serve -q --listen 127.0.0.1:0 "$tmp/imported.json" \
+	--run "url=\"\$FAULTLUN_URL\"; url=\"\${url%/*}/${url##*/}\"; \
+	       { iscsi-inq \"\$url\"; iscsi-readcapacity16 \"\$url\"; \
+	         iscsi-ls -s \"iscsi://\$FAULTLUN_ADDR:\$FAULTLUN_PORT\"; \
+	         \"$fl\" send -u \"\$url\" inquiry:vpd=0x80 inquiry:vpd=0x83 read:lba=$bad; } \
+	       >\"$tmp/replay.out\" 2>&1; true" >"$tmp/serve2.err" 2>&1 || fail "serving the imported scenario failed"
+for key in "Vendor:" "Product:" "Revision:" "Total size:" "LOGICAL BLOCK LENGTH IN BYTES:"; do
+	a=$(grep -m1 "^$key" "$tmp/orig.out")
+	b=$(grep -m1 "^$key" "$tmp/replay.out")
+	[ -n "$a" ] || fail "the original answer has no '$key'"
+	[ "$a" = "$b" ] || fail "'$a' from the target, '$b' from the imported scenario"
+done
+a=$(grep "^#3 read" "$tmp/orig.out" | sed -n 's/.*\(sense [A-Z_]*\/[A-Z_]* ([0-9A-F]*\/[0-9A-F]*)\).*/\1/p')
+b=$(grep "^#3 read" "$tmp/replay.out" | sed -n 's/.*\(sense [A-Z_]*\/[A-Z_]* ([0-9A-F]*\/[0-9A-F]*)\).*/\1/p')
+[ -n "$a" ] || fail "the original read of LBA $bad got no sense"
+[ "$a" = "$b" ] || fail "read of LBA $bad: '$a' from the target, '$b' from the imported scenario"
+echo "import ($mode): identity, capacity and '$a' reproduced"
