@@ -129,10 +129,11 @@ static void faults_row(FILE *f, const struct rp_model *m, int y)
 		}
 		const char *act = json_string_value(json_object_get(e, "action")) ?: "?";
 		char label[160];
-		if (!strcmp(act, "status"))
+		/* the action's own trace fields say which it is (scenario/actions/) */
+		if (json_is_string(json_object_get(e, "status")))
 			snprintf(label, sizeof(label), "%s: status %s x%d", rule,
-				 json_string_value(json_object_get(e, "status")) ?: "?", cnt);
-		else if (!strcmp(act, "hold"))
+				 json_string_value(json_object_get(e, "status")), cnt);
+		else if (json_is_string(json_object_get(e, "hold")))
 			snprintf(label, sizeof(label), "%s: held %s", rule,
 				 json_string_value(json_object_get(e, "op")) ?: "");
 		else
