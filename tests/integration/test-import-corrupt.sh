@@ -1,0 +1,67 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# test-import-corrupt.sh FAULTLUN: `faultlun import` on a hand-made capture
+# (import-pcap.py: joined mid-session, a retransmission, segments out of
+# order, non-iSCSI traffic) finds the identity and the medium error; then
+# the same file cut at every length and with bytes flipped: each run ends
+# with a message or a scenario, never a crash (exit 0, 1 or 2), and a file
+# cut inside a frame is reported with the frame's number.
+set -u
+fl=$1
+here=$(dirname "$0")
+command -v python3 >/dev/null 2>&1 || { echo "python3 missing: skipped"; exit 77; }
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fail() { echo "FAIL: $*" >&2; exit 1; }
+python3 "$here/import-pcap.py" "$tmp/good.pcap" || fail "cannot write the capture"
+"$fl" import "$tmp/good.pcap" -o "$tmp/good.json" 2>"$tmp/err" || { cat "$tmp/err"; fail "import failed"; }
+"$fl" lint "$tmp/good.json" >/dev/null 2>&1 || fail "the scenario does not lint"
+python3 - "$tmp/good.json" <<'PY' || fail "the scenario is not what the capture says"
+import json, sys
+s = json.load(open(sys.argv[1]))
+lun = s["luns"][0]
+assert lun["vendor"] == "ACME" and lun["product"] == "TESTDISK" and lun["revision"] == "1.0", lun
+rules = {r["match"]["opcode"]: r for r in s["rules"]}
+r = rules["0x28"]
+assert r["match"]["lba"] == {"first": 104, "last": 104}, r
+assert r["action"] == {"sense": "MEDIUM_ERROR/11/00", "info": "lba"}, r
+assert r["id"].startswith("f5-"), r["id"]
+h = rules["0x2a"]
+assert h["action"] == {"hold": "forever"} and h["match"]["times"] == 1, h
+PY
+# Not a capture at all.
+printf 'not a capture' >"$tmp/bad.pcap"
+"$fl" import "$tmp/bad.pcap" -o "$tmp/x.json" 2>"$tmp/err"
+[ $? = 2 ] || fail "a file that is no capture is not exit 2"
+grep -q "not a capture" "$tmp/err" || fail "no clear message for a file that is no capture"
+# Cut at every length.
+size=$(wc -c <"$tmp/good.pcap")
+n=24
+while [ "$n" -lt "$size" ]; do
+	head -c "$n" "$tmp/good.pcap" >"$tmp/cut.pcap"
+	"$fl" import -q "$tmp/cut.pcap" -o "$tmp/cut.json" 2>"$tmp/err"
+	rc=$?
+	[ $rc -le 2 ] || fail "cut at $n bytes: exit $rc"
+	n=$((n + 1))
+done
+head -c $((size - 10)) "$tmp/good.pcap" >"$tmp/cut.pcap"
+"$fl" import "$tmp/cut.pcap" -o "$tmp/cut.json" 2>"$tmp/err"
+grep -q "frame 10: " "$tmp/err" || { cat "$tmp/err"; fail "a file cut inside frame 10 (the last) does not name it"; }
+# Bytes flipped (seeded), 300 variants.
+python3 - "$tmp/good.pcap" "$tmp" <<'PY'
+import random, sys
+data = open(sys.argv[1], "rb").read()
+rnd = random.Random(28)
+for i in range(300):
+    b = bytearray(data)
+    for _ in range(rnd.randint(1, 8)):
+        p = rnd.randrange(24, len(b))
+        b[p] = rnd.randrange(256)
+    open("%s/flip%03d.pcap" % (sys.argv[2], i), "wb").write(b)
+PY
+for f in "$tmp"/flip*.pcap; do
+	"$fl" import -q "$f" -o "$tmp/flip.json" 2>/dev/null
+	rc=$?
+	[ $rc -le 2 ] || fail "$(basename "$f"): exit $rc"
+done
+echo "import: hand-made capture read; cut and flipped captures handled"
