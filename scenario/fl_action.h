@@ -137,6 +137,8 @@ struct fl_action {
 	void (*effect)(const struct fl_action_env *x);
 	/* which TMFs end a held command: abort (ABORT TASK..CLEAR TASK SET) and reset */
 	void (*ends_on)(const struct sc_action *a, bool *abort, bool *reset);
+	/* lint: raises *blocks to the largest capacity it may give a LUN of block_size */
+	void (*reach)(const struct sc_action *a, uint32_t block_size, uint64_t *blocks);
 	/* its fields of the trace's inject line */
 	void (*trace)(struct json_t *o, const struct sc_action *a, uint64_t info);
 };

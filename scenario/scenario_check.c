@@ -59,12 +59,6 @@ static void check_ids(struct pctx *c)
 static void check_lba_ranges(struct pctx *c)
 {
 	struct fl_scenario *sc = c->sc;
-	uint64_t grow = 0; /* the largest size any resize action may give, in bytes */
-
-	for (size_t i = 0; i < sc->nrules; i++)
-		if (sc->rules[i].a.verb == VERB_RESIZE && !sc->rules[i].a.resize_in_blocks &&
-		    sc->rules[i].a.resize > grow)
-			grow = sc->rules[i].a.resize;
 	for (size_t i = 0; i < sc->nrules; i++) {
 		const struct sc_match *m = &sc->rules[i].m;
 		bool reachable = false;
@@ -80,13 +74,13 @@ static void check_lba_ranges(struct pctx *c)
 
 			if (!m->lun_any && !(m->lun_map[L->id / 8] & (1u << (L->id % 8))))
 				continue;
-			if (grow / L->cfg.block_size > blocks)
-				blocks = grow / L->cfg.block_size;
-			for (size_t r = 0; r < sc->nrules; r++)
-				if (sc->rules[r].a.verb == VERB_RESIZE &&
-				    sc->rules[r].a.resize_in_blocks &&
-				    sc->rules[r].a.resize > blocks)
-					blocks = sc->rules[r].a.resize;
+			/* the largest capacity any action may give the LUN (resize) */
+			for (size_t r = 0; r < sc->nrules; r++) {
+				const struct fl_action *act = fl_action_by_verb(sc->rules[r].a.verb);
+
+				if (act && act->reach)
+					act->reach(&sc->rules[r].a, L->cfg.block_size, &blocks);
+			}
 			if (m->first < blocks)
 				reachable = true;
 			end = L->cfg.num_blocks;

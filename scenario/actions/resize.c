@@ -30,6 +30,15 @@ static void resize_effect(const struct fl_action_env *x)
 	x->resize(x->engine, x);
 }
 
+/* The capacity the resize gives a LUN of block_size, if larger than *blocks. */
+static void resize_reach(const struct sc_action *a, uint32_t block_size, uint64_t *blocks)
+{
+	uint64_t n = a->resize_in_blocks ? a->resize : a->resize / block_size;
+
+	if (n > *blocks)
+		*blocks = n;
+}
+
 const struct fl_action fl_action_resize = {
     .name = "resize",
     .verb = VERB_RESIZE,
@@ -45,4 +54,5 @@ const struct fl_action fl_action_resize = {
     .with_delay = true,
     .parse = resize_parse,
     .effect = resize_effect,
+    .reach = resize_reach,
 };
