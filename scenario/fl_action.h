@@ -47,10 +47,10 @@ enum fl_action_counter {
 
 /* What an initiator (and the VM report) sees of a command the action hit. */
 enum fl_action_observed {
-	FL_OBS_ANSWERS = 0,	 /* the command is answered (maybe with an error status) */
-	FL_OBS_NEVER_ANSWERS,	 /* no answer: the initiator's command timer fires */
-	FL_OBS_CHANGES_DATA,	 /* answered, with data other than the medium's */
-	FL_OBS_CHANGES_LUN,	 /* answered; the LUN as a whole changed (size, state, UA) */
+	FL_OBS_ANSWERS = 0,   /* the command is answered (maybe with an error status) */
+	FL_OBS_NEVER_ANSWERS, /* no answer: the initiator's command timer fires */
+	FL_OBS_CHANGES_DATA,  /* answered, with data other than the medium's */
+	FL_OBS_CHANGES_LUN,   /* answered; the LUN as a whole changed (size, state, UA) */
 };
 
 /* The type of one parameter's value, as a scenario writes it. */
@@ -108,11 +108,11 @@ struct fl_action_env {
 
 /* One fault action: the loader, lint, the engine, ctl and the report all read it. */
 struct fl_action {
-	const char *name;	  /* its key in a scenario action: "sense", "delay_ms" */
+	const char *name; /* its key in a scenario action: "sense", "delay_ms" */
 	enum sc_verb verb;
-	const char *trace_action; /* "action" of the trace's inject line */
-	const char *doc;	  /* its page: docs/faults/DOC.md */
-	const char *const *keys;  /* modifiers that go with it only, NULL-terminated */
+	const char *trace_action;	      /* "action" of the trace's inject line */
+	const char *doc;		      /* its page: docs/faults/DOC.md */
+	const char *const *keys;	      /* modifiers that go with it only, NULL-terminated */
 	const struct fl_action_param *params; /* every parameter, the name's first */
 	size_t nparams;
 	enum fl_action_phase phase;

@@ -7,9 +7,9 @@
 #include "../scenario_internal.h"
 
 static const char *const no_keys[] = {NULL};
-static const char *const alua_states[] = {"active_optimized", "active_non_optimized", "standby",
-					  "unavailable", "lba_dependent", "offline",
-					  "transitioning", NULL};
+static const char *const alua_states[] = {
+    "active_optimized", "active_non_optimized", "standby", "unavailable", "lba_dependent",
+    "offline",		"transitioning",	NULL};
 
 static const struct fl_action_param alua_params[] = {
     {"alua", FL_PARAM_CHOICE, NULL, 0, 0, alua_states, NULL,

@@ -10,7 +10,7 @@
 
 static const char *const no_keys[] = {NULL};
 /* indexed by enum sc_hold_kind */
-static const char *const holds[] = {"", "forever", "until_abort", "until_reset", "until_release",
+static const char *const holds[] = {"",	 "forever", "until_abort", "until_reset", "until_release",
 				    NULL};
 
 static const struct fl_action_param hold_params[] = {
@@ -49,7 +49,8 @@ static void hold_ends_on(const struct sc_action *a, bool *abort, bool *reset)
 static void hold_trace(json_t *o, const struct sc_action *a, uint64_t info)
 {
 	(void)info;
-	json_object_set_new(o, "hold", json_string(holds[a->hold <= HOLD_UNTIL_RELEASE ? a->hold : 0]));
+	json_object_set_new(o, "hold",
+			    json_string(holds[a->hold <= HOLD_UNTIL_RELEASE ? a->hold : 0]));
 }
 
 const struct fl_action fl_action_hold = {

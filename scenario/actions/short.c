@@ -11,8 +11,7 @@ static const char *const no_keys[] = {NULL};
 static const struct fl_action_param short_params[] = {
     {"short/blocks", FL_PARAM_UINT, "blocks", 0, UINT32_MAX, NULL, NULL,
      "data-in kept, in blocks of the LUN", 1},
-    {"short/bytes", FL_PARAM_UINT, "bytes", 0, UINT32_MAX, NULL, NULL, "data-in kept, in bytes",
-     1},
+    {"short/bytes", FL_PARAM_UINT, "bytes", 0, UINT32_MAX, NULL, NULL, "data-in kept, in bytes", 1},
 };
 
 /* Parses "short": {"blocks": N} or {"bytes": N}. */

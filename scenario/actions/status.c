@@ -9,8 +9,8 @@
 #include <string.h>
 
 static const char *const status_keys[] = {"overtake_ua", NULL};
-static const char *const statuses[] = {"busy", "task_set_full", "reservation_conflict",
-				       "aca_active", "task_aborted", NULL};
+static const char *const statuses[] = {"busy",	     "task_set_full", "reservation_conflict",
+				       "aca_active", "task_aborted",  NULL};
 static const uint8_t status_codes[] = {FL_STATUS_BUSY, FL_STATUS_TASK_SET_FULL,
 				       FL_STATUS_RESERVATION_CONFLICT, FL_STATUS_ACA_ACTIVE,
 				       FL_STATUS_TASK_ABORTED};

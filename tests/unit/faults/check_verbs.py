@@ -11,7 +11,9 @@ target, vm) outside scenario/actions/ and scenario/actions.c, this fails on:
   action's scenario name or trace name ("hold", "drop_response", ...);
 - a comparison or case on an action verb (== VERB_X, != VERB_X, case VERB_X).
 ALLOWED lists the places where the same word means something else, or a
-comparison not yet moved into an action file, each with why.
+comparison not yet moved into an action file, each with why. Also: the fuzz
+dictionary tests/fuzz/scenario.dict holds every action's name and modifier
+as a JSON key token.
 Exit 0 when clean, 1 with one line per finding.
 """
 import json
@@ -74,6 +76,13 @@ def main():
                         line = text.count("\n", 0, m.start()) + 1
                         problems.append("%s:%d: decides on the verb %s; give the action a hook "
                                         "(scenario/fl_action.h)" % (rel, line, m.group(1)))
+    dict_path = os.path.join(root, "tests", "fuzz", "scenario.dict")
+    with open(dict_path) as f:
+        tokens = set(re.findall(r'^\w+="\\"(\w+)\\""$', f.read(), re.M))
+    for r in rows:
+        for k in [r["name"]] + r["keys"]:
+            if k not in tokens:
+                problems.append("%s: no token for the action key \"%s\"" % (dict_path, k))
     if files < 50:
         problems.append("check_verbs: only %d product files found under %s" % (files, root))
     for p in problems:

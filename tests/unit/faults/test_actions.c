@@ -22,7 +22,8 @@ static const char *const base_fmt =
     " \"port_groups\": [{\"id\": 1, \"state\": \"active_optimized\"}, {\"id\": 2, \"state\": "
     "\"active_optimized\"}],\n"
     " \"states\": [\"normal\", \"moving\", \"degraded\"],\n"
-    " \"transitions\": [{\"from\": \"normal\", \"to\": \"moving\", \"on\": {\"commands\": 1000000}},\n"
+    " \"transitions\": [{\"from\": \"normal\", \"to\": \"moving\", \"on\": {\"commands\": "
+    "1000000}},\n"
     "   {\"from\": \"moving\", \"to\": \"degraded\", \"on\": {\"commands\": 1000000}}],\n"
     " \"luns\": [{\"lun\": 0, \"size\": \"1MiB\", \"personality\": \"rdac\"}],\n"
     " \"rules\": [{\"id\": \"r\", \"match\": {\"class\": \"read\"}, \"action\": %s}]}";
@@ -313,7 +314,8 @@ static void test_registry_complete(void)
 		CU_ASSERT_EQUAL(strncmp(d->params[0].key, d->name, strlen(d->name)), 0);
 		for (size_t k = 0; k < d->nparams; k++) {
 			CU_ASSERT_PTR_NOT_NULL(d->params[k].doc);
-			CU_ASSERT_TRUE(d->params[k].type != FL_PARAM_CHOICE || d->params[k].choices);
+			CU_ASSERT_TRUE(d->params[k].type != FL_PARAM_CHOICE ||
+				       d->params[k].choices);
 		}
 		/* a hook for each phase the engine calls one in */
 		CU_ASSERT_TRUE(d->phase != FL_PHASE_BEFORE || d->before);
