@@ -158,6 +158,8 @@ void imp_iscsi_bytes(struct fl_import *im, struct imp_conn *c, int d, const uint
 void imp_iscsi_gap(struct fl_import *im, struct imp_conn *c, int d);
 /* The connection ended (FIN, RST) or the capture did. */
 void imp_iscsi_close(struct fl_import *im, struct imp_conn *c, bool cut);
+/* Gives back a closed connection's buffers. */
+void imp_iscsi_release(struct imp_conn *c);
 /* Frees a connection's iSCSI state. */
 void imp_iscsi_free(struct imp_conn *c);
 

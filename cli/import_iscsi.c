@@ -347,8 +347,11 @@ static void feed(struct fl_import *im, struct imp_conn *c, int di, const uint8_t
 	while (n) {
 		if (d->mode == IMP_RESYNC) {
 			size_t room = IMP_MAX_RESYNC - d->rs_len, take = n < room ? n : room;
-			if (!d->rs && !(d->rs = malloc(IMP_MAX_RESYNC)))
+			/* The window grows with what it holds: an idle one costs nothing. */
+			uint8_t *nr = realloc(d->rs, d->rs_len + take + 1);
+			if (!nr)
 				return;
+			d->rs = nr;
 			memcpy(d->rs + d->rs_len, p, take);
 			d->rs_len += (uint32_t)take;
 			p += take;
@@ -465,6 +468,17 @@ void imp_iscsi_close(struct fl_import *im, struct imp_conn *c, bool cut)
 			imp_scsi_unanswered(im, c, m, cut);
 			cmd_free(m);
 		}
+}
+
+/* Gives back a closed connection's buffers (its counts stay for the summary). */
+void imp_iscsi_release(struct imp_conn *c)
+{
+	for (int d = 0; d < 2; d++) {
+		free(c->dir[d].data);
+		free(c->dir[d].rs);
+		c->dir[d].data = c->dir[d].rs = NULL;
+		c->dir[d].data_keep = c->dir[d].rs_len = 0;
+	}
 }
 
 /* Frees a connection's iSCSI state. */

@@ -242,7 +242,9 @@ static void net_segment(struct fl_import *im, struct imp_conn *c, int e, uint32_
 		imp_iscsi_close(im, c, (flags & 0x04) != 0);
 		net_drop_ooo(&c->dir[0]);
 		net_drop_ooo(&c->dir[1]);
+		imp_iscsi_release(c);
 		c->closed = true;
+		im->nconns--; /* a closed connection no longer counts against the ceiling */
 	}
 }
 
