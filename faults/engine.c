@@ -1,13 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * engine.c - the fault engine's pass-through path for SCSI commands: engine
- * life cycle, the compiled rule program and its index, fl_engine_submit with
- * the actions before execution (sense, status, delay, hold, drop, ua, power
- * loss, resize, ALUA, set_state) and after it (drop the response, short
- * transfer with residual per SAM-5 5.3, silent corruption), "until":
- * "written" healing, the state machine, and the seeded generator. Which of
- * these an action is, what it counts and how the trace names it come from
- * its row in the table of actions (scenario/actions.c).
+ * life cycle, the compiled rule program and its index, fl_engine_submit and
+ * the phases it carries an action out in (before execution, held, delayed, a
+ * LUN-wide effect, after execution), "until": "written" healing, the state
+ * machine, and the seeded generator. What an action does in each phase, what
+ * it counts and how the trace names it are the action's own: its file in
+ * scenario/actions/, reached through the registry (scenario/fl_action.h) by
+ * one array index per command.
  *
  * Unit attentions first (SAM-5 r21 5.14): a rule that would answer a command
  * with a status stands back when the core has a UA to report for it, unless
