@@ -313,10 +313,11 @@ static long resync_find(struct imp_conn *c, int di)
 		const uint8_t *p = d->rs + o;
 		if (!pdu_plausible(p, side))
 			continue;
-		if (!c->digests_known && o + ISCSI_BHS_LEN + 4 <= d->rs_len) {
+		if (!c->digests_known && !p[BHS_TOTAL_AHS] &&
+		    o + ISCSI_BHS_LEN + ISCSI_DIGEST_LEN <= d->rs_len) {
 			/* After the login: is the header's CRC32C behind it? */
-			uint32_t crc = iscsi_crc32c(p, ISCSI_BHS_LEN + p[BHS_TOTAL_AHS] * 4u);
-			if (p[BHS_TOTAL_AHS] == 0 && iscsi_get_digest(p + ISCSI_BHS_LEN) == crc) {
+			uint32_t crc = iscsi_crc32c(p, ISCSI_BHS_LEN);
+			if (iscsi_get_digest(p + ISCSI_BHS_LEN) == crc) {
 				c->ffp = c->hdigest = true;
 				c->digests_known = true;
 			}
