@@ -316,8 +316,10 @@ mp_prepare() {
 # ACCESS_STATE max_sectors_kb N" at each change (docs/device-handlers/), every
 # 0.5 s until /tmp/dh-stop exists (at most 10 minutes). A disk whose handler
 # is "detached" is not logged, so a job without device handlers has no such
-# line.
+# line. It first logs "dh-observer on": a run without that mark was made
+# before the observer existed, and the checker judges dh_state N/A there.
 dh_watch() {
+	mark "dh-observer on"
 	i=0
 	while [ ! -e /tmp/dh-stop ] && [ $i -lt 1200 ]; do
 		for q in /sys/block/sd*/device/dh_state; do

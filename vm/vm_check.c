@@ -427,7 +427,7 @@ static json_t *judge(const struct fl_scenario *sc, const char *run_dir, json_t *
 	    .paths = path_lines,
 	    .npaths = json_array_size(paths),
 	    /* the device-handler observer's lines (vm/agent.sh dh_watch) */
-	    .has_dh = true,
+	    .has_dh = dh != NULL,
 	    .dh = dh_lines,
 	    .ndh = json_array_size(dh),
 	};
@@ -509,11 +509,16 @@ static json_t *path_lines(json_t *kmsg, double t_workload)
 	return out;
 }
 
-/* The agent's device-handler lines ("faultlun-agent: dh DEV HANDLER ACCESS_STATE ..."), in order (fl_obs.dh). */
+/*
+ * The agent's device-handler lines ("faultlun-agent: dh DEV HANDLER ACCESS_STATE ..."), in order
+ * (fl_obs.dh); NULL when the log has no "faultlun-agent: dh-observer on" mark, i.e. the run was made
+ * by an agent without the observer (a run recorded before it): then no disk is said to have had none.
+ */
 static json_t *dh_lines_of(json_t *kmsg)
 {
-	static const char tag[] = "faultlun-agent: dh ";
+	static const char tag[] = "faultlun-agent: dh ", on[] = "faultlun-agent: dh-observer on";
 	json_t *out = json_array(), *o;
+	bool seen_on = false;
 	size_t i;
 
 	json_array_foreach(kmsg, i, o)
@@ -521,8 +526,14 @@ static json_t *dh_lines_of(json_t *kmsg)
 		const char *text = json_string_value(json_object_get(o, "text"));
 		const char *p = text ? strstr(text, tag) : NULL;
 
+		if (text && strstr(text, on))
+			seen_on = true;
 		if (p)
 			json_array_append_new(out, json_string(p + sizeof(tag) - 1));
+	}
+	if (!seen_on) {
+		json_decref(out);
+		return NULL;
 	}
 	return out;
 }
