@@ -4,7 +4,10 @@
  * pcapng capture of iSCSI traffic with libpcap, one frame at a time (the
  * file is never loaded whole), hands each to the import (import.h) and
  * writes the scenario it builds, then loads that scenario as lint does: a
- * scenario import writes is one serve runs (docs/import.md).
+ * scenario import writes is one serve runs (docs/import.md). With --verify
+ * (or --verify-scenario FILE) the capture's commands are then replayed
+ * against that scenario (or FILE) in process and the answers compared with
+ * the capture's (import_verify.c).
  */
 #include "cli.h"
 #include "cli_opts.h"
@@ -16,6 +19,7 @@
 #include <inttypes.h>
 #include <pcap/pcap.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -24,6 +28,8 @@ static void import_usage(FILE *out)
 {
 	fprintf(out,
 		"usage: faultlun import [OPTIONS] CAPTURE.pcap|CAPTURE.pcapng -o SCENARIO.json\n"
+		"       faultlun import [OPTIONS] CAPTURE --verify [-o SCENARIO.json]\n"
+		"       faultlun import [OPTIONS] CAPTURE --verify-scenario SCENARIO.json\n"
 		"Builds a scenario from an iSCSI packet capture (tcpdump -w): the target's\n"
 		"identity, every non-GOOD answer and every command never answered.\n"
 		"  -o, --output FILE  the scenario to write ('-': standard output)\n"
@@ -31,11 +37,16 @@ static void import_usage(FILE *out)
 		"  --port N           the target's TCP port (default: 3260 or 860, else the\n"
 		"                     side that answered the SYN, else the PDUs' opcodes)\n"
 		"  --name NAME        the scenario's name (default: the capture's file name)\n"
+		"  --verify           replay the capture's commands against the scenario built\n"
+		"                     (in process) and print every answer that differs\n"
+		"  --verify-scenario FILE\n"
+		"                     replay them against FILE instead (nothing is written)\n"
 		"  -q, --quiet        no summary on stderr\n"
 		"  -h, --help         this text\n"
 		"  -V, --version      print the version\n"
 		"Exit status: 0 written, 1 no iSCSI traffic in the capture or the result does\n"
-		"not load, 2 usage error or an unreadable capture.\n");
+		"not load, 2 usage error or an unreadable capture. With --verify or\n"
+		"--verify-scenario: 0 no differences, 1 differences, 2 any error.\n");
 }
 
 /* Writes the scenario to path ("-": stdout); 0 or -1 after a message. */
@@ -97,6 +108,67 @@ static int read_capture(struct fl_import *im, const char *path, bool quiet)
 	return 0;
 }
 
+/* Loads the scenario to verify against: FILE, the file written, or the one built. */
+static struct fl_scenario *verify_load(const char *path, json_t *s)
+{
+	struct fl_diags d = {0};
+	struct fl_scenario *sc = NULL;
+	char *text = NULL;
+	int r;
+
+	if (path) {
+		r = fl_scenario_load_file(path, 0, &sc, &d);
+	} else {
+		text = json_dumps(s, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+		r = text ? fl_scenario_load_string("(imported)", text, 0, &sc, &d) : -ENOMEM;
+	}
+	if (r) {
+		fl_diags_print(&d, stderr);
+		fprintf(stderr, "faultlun import: verify: %s does not load: %s\n",
+			path ? path : "the scenario built", strerror(-r));
+		sc = NULL;
+	}
+	fl_diags_free(&d);
+	free(text);
+	return sc;
+}
+
+/* `faultlun import --verify` / `--verify-scenario`: 0 no differences, 1 some, 2 an error. */
+static int import_verify(const struct fl_import_opts *o, const char *cap, const char *out,
+			 const char *vscen, const char *name, bool quiet)
+{
+	struct fl_import *im = fl_import_new(o);
+	struct fl_scenario *sc = NULL;
+	json_t *s = NULL;
+	unsigned n = 0, m = 0;
+	int rc;
+
+	if (!im)
+		return 2;
+	if (!name) {
+		const char *b = strrchr(cap, '/');
+		name = b ? b + 1 : cap;
+	}
+	rc = read_capture(im, cap, quiet);
+	if (!rc && fl_import_finish(im, name, &s))
+		rc = 2;
+	if (!rc && out && write_scenario(s, out))
+		rc = 2;
+	if (!rc && !(sc = verify_load(vscen ? vscen : out && strcmp(out, "-") ? out : NULL, s)))
+		rc = 2;
+	if (!rc && out && strcmp(out, "-") && !quiet)
+		fprintf(stderr, "faultlun import: %s -> %s\n", cap, out);
+	if (!rc)
+		rc = fl_import_verify(im, sc, vscen ? vscen : out, out && !strcmp(out, "-") ? stderr : stdout,
+				      &n, &m)
+			 ? 2
+			 : m ? 1 : 0;
+	fl_scenario_free(sc);
+	json_decref(s);
+	fl_import_free(im);
+	return rc;
+}
+
 /* `faultlun import`. */
 int cmd_import(int argc, char **argv)
 {
@@ -104,10 +176,11 @@ int cmd_import(int argc, char **argv)
 	    {"output", required_argument, NULL, 'o'}, {"target", required_argument, NULL, 't'},
 	    {"port", required_argument, NULL, 'p'},   {"name", required_argument, NULL, 'n'},
 	    {"quiet", no_argument, NULL, 'q'},	      {"help", no_argument, NULL, 'h'},
-	    {"version", no_argument, NULL, 'V'},      {NULL, 0, NULL, 0},
+	    {"version", no_argument, NULL, 'V'},      {"verify", no_argument, NULL, 'v'},
+	    {"verify-scenario", required_argument, NULL, 'S'}, {NULL, 0, NULL, 0},
 	};
 	struct fl_import_opts o = {0};
-	const char *out = NULL, *name = NULL;
+	const char *out = NULL, *name = NULL, *vscen = NULL;
 	bool quiet = false;
 	uint64_t v;
 	int opt, rc;
@@ -134,6 +207,13 @@ int cmd_import(int argc, char **argv)
 		case 'q':
 			quiet = true;
 			break;
+		case 'v':
+			o.verify = true;
+			break;
+		case 'S':
+			o.verify = true;
+			vscen = optarg;
+			break;
 		case 'h':
 			import_usage(stdout);
 			return 0;
@@ -145,12 +225,16 @@ int cmd_import(int argc, char **argv)
 			return 2;
 		}
 	}
-	if (optind != argc - 1 || !out) {
+	if (optind != argc - 1 || (!out && !o.verify) || (out && vscen)) {
 		fprintf(stderr, "faultlun import: %s\n",
-			optind != argc - 1 ? "one capture file, please" : "-o SCENARIO is required");
+			optind != argc - 1 ? "one capture file, please"
+			: vscen		   ? "--verify-scenario writes nothing: no -o"
+					   : "-o SCENARIO is required (or --verify)");
 		cli_try_help("import");
 		return 2;
 	}
+	if (o.verify)
+		return import_verify(&o, argv[optind], out, vscen, name, quiet);
 	const char *cap = argv[optind];
 	if (!name) {
 		const char *b = strrchr(cap, '/');

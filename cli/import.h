@@ -25,6 +25,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 /* Ceilings: memory is bounded per connection and in total. */
 #define IMP_MAX_CONNS 1024	    /* TCP connections followed at once */
@@ -38,6 +39,9 @@
 #define IMP_MAX_CLASSES 1024	    /* rules (the scenario format's limit) */
 #define IMP_MAX_NOTES 256
 #define IMP_MAX_PORTALS 16
+#define IMP_MAX_VERIFY 65536	    /* commands kept for --verify (the rest are not replayed) */
+#define IMP_MAX_VERIFY_DATA (16u << 20) /* identity data-in kept for --verify, in total */
+#define IMP_MAX_XFER (16u << 20)    /* largest transfer a replayed command is given */
 
 struct fl_import;
 
@@ -49,6 +53,7 @@ struct fl_import_opts {
 	const char *target;  /* import this target (IQN); NULL = the first seen */
 	uint16_t port;	     /* the target's TCP port; 0 = guess (3260, 860, SYN) */
 	bool verbose;
+	bool verify;	     /* keep each command and its answer for fl_import_verify */
 };
 
 /* A new import; NULL when out of memory. */
@@ -72,6 +77,18 @@ void fl_import_note(struct fl_import *im, const char *fmt, ...)
 int fl_import_finish(struct fl_import *im, const char *name, json_t **out);
 /* Frees everything. */
 void fl_import_free(struct fl_import *im);
+
+struct fl_scenario;
+/*
+ * import_verify.c: replays the commands of the capture (kept when
+ * opts.verify was set; call after fl_import_finish) against sc in
+ * process, on the fault engine with memory stores, and prints each
+ * difference from the capture's answers and the summary line on out
+ * (docs/import.md, "Verify"). *ncmds and *ndiff get the counts. Returns
+ * 0, or -errno when the engine cannot be built (the message is printed).
+ */
+int fl_import_verify(struct fl_import *im, const struct fl_scenario *sc, const char *scenario_file,
+		     FILE *out, unsigned *ncmds, unsigned *ndiff);
 
 /* Inside the import: one layer to the next. */
 struct imp_conn;

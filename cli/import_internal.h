@@ -63,6 +63,35 @@ struct imp_cmd {
 	uint8_t *data;
 	uint32_t data_len;
 	bool aborted, reset; /* an ABORT TASK / LUN RESET covered it */
+	uint8_t flags;	     /* the command PDU's byte 1: F, R, W, ATTR */
+	uint64_t seq;	     /* its place among the capture's commands */
+	uint64_t datain_len; /* data-in seen: the end of the furthest Data-In segment */
+};
+
+/* Why a command kept for --verify is not compared. */
+enum imp_vskip {
+	IMP_VS_NONE = 0,
+	IMP_VS_BIG_LUN,	 /* a LUN above 255 or of another addressing method */
+	IMP_VS_AT_END,	 /* outstanding when the capture ended (under 2 s) */
+	IMP_VS_RESPONSE, /* an iSCSI response other than "command completed" */
+};
+
+/* A command of the capture and its answer, kept for --verify. */
+struct imp_vrec {
+	uint64_t seq, frame, answer_frame;
+	unsigned conn;
+	int lun;
+	uint8_t cdb[16];
+	uint8_t flags;
+	uint32_t edtl;
+	uint64_t datain_len;
+	bool answered;
+	uint8_t status;
+	uint8_t sense_len;
+	uint8_t sense[32]; /* the first bytes: enough for key, ASC, ASCQ, INFORMATION */
+	enum imp_vskip skip;
+	uint8_t *data; /* identity data-in, data_len bytes */
+	uint32_t data_len;
 };
 
 #define IMP_CMD_BUCKETS 64
@@ -150,6 +179,10 @@ struct fl_import {
 	unsigned nportals;
 	int image_fd;
 	uint64_t image_bytes;
+	uint64_t cmd_seq;
+	struct imp_vrec *vrecs; /* --verify: the commands, in the order answered */
+	unsigned nvrecs, vrecs_over;
+	size_t vdata_bytes;
 };
 
 /* import_net.c -> import_iscsi.c: in-order bytes of one direction. */
@@ -180,6 +213,13 @@ void imp_addr_text(int family, const uint8_t *ip, uint16_t port, char *buf, size
 double imp_secs(const struct fl_import *im, int64_t t_us);
 
 
+
+/* import_verify.c: keeps a command and its answer (answered false: none came). */
+void imp_verify_keep(struct fl_import *im, const struct imp_conn *c, const struct imp_cmd *m,
+		     bool answered, uint8_t status, const uint8_t *sense, size_t sense_len,
+		     uint64_t frame, enum imp_vskip skip);
+/* Frees what was kept. */
+void imp_verify_free(struct fl_import *im);
 
 /* import_net.c: the end of the capture; freeing. */
 void imp_net_finish(struct fl_import *im);

@@ -146,6 +146,8 @@ static void on_command(struct fl_import *im, struct imp_conn *c, struct imp_dir 
 	m->lun = lun_number(b + BHS_LUN);
 	memcpy(m->cdb, b + BHS_CDB, 16);
 	m->edtl = get_be32(b + BHS_TTT);
+	m->flags = b[1];
+	m->seq = ++im->cmd_seq;
 	m->frame = d->pdu_frame;
 	m->t_us = d->pdu_t;
 	m->want_data = imp_scsi_wants_data(m->cdb);
@@ -203,6 +205,8 @@ static void on_pdu(struct fl_import *im, struct imp_conn *c, int di)
 		break;
 	case ISCSI_OP_DATA_IN:
 		m = cmd_find(c, get_be32(b + BHS_ITT), false);
+		if (m && (uint64_t)get_be32(b + BHS_OFFSET) + d->data_len > m->datain_len)
+			m->datain_len = (uint64_t)get_be32(b + BHS_OFFSET) + d->data_len;
 		if (m && m->want_data && d->data_keep)
 			imp_scsi_data_in(im, m, get_be32(b + BHS_OFFSET), d->data, d->data_keep);
 		if (m && (b[1] & ISCSI_DATAIN_STATUS)) {

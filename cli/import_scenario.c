@@ -306,6 +306,7 @@ void fl_import_free(struct fl_import *im)
 	if (!im)
 		return;
 	imp_net_free(im);
+	imp_verify_free(im);
 	for (unsigned i = 0; i < im->nnotes; i++)
 		free(im->notes[i]);
 	free(im->classes);

@@ -341,6 +341,9 @@ void imp_scsi_answer(struct fl_import *im, struct imp_conn *c, struct imp_cmd *m
 
 	if (!imp_scsi_target_ok(im, c))
 		return;
+	if (im->o.verify)
+		imp_verify_keep(im, c, m, true, status, sense, sense_len, frame,
+				m->lun < 0 ? IMP_VS_BIG_LUN : response ? IMP_VS_RESPONSE : IMP_VS_NONE);
 	if (m->lun < 0) {
 		im->big_luns++;
 		return;
@@ -403,9 +406,15 @@ void imp_scsi_unanswered(struct fl_import *im, struct imp_conn *c, struct imp_cm
 	struct imp_class k = {0};
 
 	(void)cut;
-	if (!imp_scsi_target_ok(im, c) || m->lun < 0 || fl_cdb_decode(m->cdb, 16, &ci))
+	if (!imp_scsi_target_ok(im, c))
 		return;
-	if (c->at_end && im->tlast_us - m->t_us < 2000000) {
+	bool recent = c->at_end && im->tlast_us - m->t_us < 2000000;
+	if (im->o.verify)
+		imp_verify_keep(im, c, m, false, 0, NULL, 0, 0,
+				m->lun < 0 ? IMP_VS_BIG_LUN : recent ? IMP_VS_AT_END : IMP_VS_NONE);
+	if (m->lun < 0 || fl_cdb_decode(m->cdb, 16, &ci))
+		return;
+	if (recent) {
 		fl_import_note(im, "frame %" PRIu64 ": a command still outstanding when the capture "
 			       "ended %.3f s later: not reproduced", m->frame,
 			       (double)(im->tlast_us - m->t_us) / 1e6);

@@ -30,6 +30,23 @@ assert r["id"].startswith("f5-"), r["id"]
 h = rules["0x2a"]
 assert h["action"] == {"hold": "forever"} and h["match"]["times"] == 1, h
 PY
+# Verify: replayed against the scenario, the three commands answer as
+# captured (the INQUIRY's identity, the medium error, the write never
+# answered: held); without the hold rule the write is a difference, exit 1.
+"$fl" import "$tmp/good.pcap" --verify >"$tmp/verify.out" 2>&1 || { cat "$tmp/verify.out"; fail "verify: differences"; }
+grep -q '^verify: 3 commands, 0 differences' "$tmp/verify.out" || { cat "$tmp/verify.out"; fail "verify: not 3 commands"; }
+python3 - "$tmp/good.json" "$tmp/nohold.json" <<'PY' || fail "cannot write the altered scenario"
+import json, sys
+s = json.load(open(sys.argv[1]))
+s["rules"] = [r for r in s["rules"] if "hold" not in r["action"]]
+json.dump(s, open(sys.argv[2], "w"))
+PY
+"$fl" import "$tmp/good.pcap" --verify-scenario "$tmp/nohold.json" >"$tmp/verify.out" 2>&1
+[ $? = 1 ] || { cat "$tmp/verify.out"; fail "verify without the hold is not exit 1"; }
+grep -q '^frame [0-9]*: LUN 0 WRITE(10) LBA 200+1: answer: capture no answer, replay status 0x00 GOOD' "$tmp/verify.out" ||
+	{ cat "$tmp/verify.out"; fail "verify does not name the write answered"; }
+"$fl" import "$tmp/good.pcap" --verify-scenario "$tmp/none.json" >/dev/null 2>&1
+[ $? = 2 ] || fail "verify against a missing scenario is not exit 2"
 # Not a capture at all.
 printf 'not a capture' >"$tmp/bad.pcap"
 "$fl" import "$tmp/bad.pcap" -o "$tmp/x.json" 2>"$tmp/err"

@@ -127,6 +127,26 @@ tdpid=""
 grep -q "Vendor:" "$tmp/orig.out" || fail "the clients got no INQUIRY answer from the target"
 
 "$fl" import "$tmp/cap.pcap" -o "$tmp/imported.json" 2>"$tmp/import.err" || fail "import failed"
+# Fidelity: the capture's commands replayed against the imported scenario
+# answer as the target did (status, sense, data-in length, identity).
+"$fl" import "$tmp/cap.pcap" --verify >"$tmp/verify.out" 2>"$tmp/verify.err" ||
+	fail "verify found differences (or failed) against the scenario just imported"
+grep -Eq '^verify: ([3-9]|[1-9][0-9]+) commands, 0 differences' "$tmp/verify.out" ||
+	fail "verify did not replay the clients' commands"
+# A scenario altered by hand (the vendor; the sense of the read's rule) is
+# told apart: each change is a difference, exit 1.
+sed 's/"vendor": "[^"]*"/"vendor": "ALTERED"/' "$tmp/imported.json" >"$tmp/alt-vendor.json"
+"$fl" import "$tmp/cap.pcap" --verify-scenario "$tmp/alt-vendor.json" >"$tmp/verify-vendor.out" 2>&1
+[ $? = 1 ] || fail "verify of a scenario with another vendor is not exit 1"
+grep -q 'INQUIRY: vendor: capture "[^"]*", replay "ALTERED"' "$tmp/verify-vendor.out" ||
+	fail "verify does not name the vendor that differs"
+sed 's#"sense": "\([A-Z_]*\)/\([0-9A-F]*\)/[0-9A-F]*"#"sense": "\1/\2/7F"#' "$tmp/imported.json" \
+	>"$tmp/alt-sense.json"
+cmp -s "$tmp/imported.json" "$tmp/alt-sense.json" && fail "the imported scenario has no sense to alter"
+"$fl" import "$tmp/cap.pcap" --verify-scenario "$tmp/alt-sense.json" >"$tmp/verify-sense.out" 2>&1
+[ $? = 1 ] || fail "verify of a scenario with another sense is not exit 1"
+grep -q 'READ(16) LBA [0-9+]*: sense: capture CHECK CONDITION [0-9A-F]*/[0-9A-F]*/[0-9A-F]*, replay CHECK CONDITION [0-9A-F]*/[0-9A-F]*/7F' \
+	"$tmp/verify-sense.out" || fail "verify does not name the read whose sense differs"
 "$fl" lint "$tmp/imported.json" >"$tmp/lint.out" 2>&1 || fail "the imported scenario does not lint"
 grep -q '"iqn": "'"$iqn"'"' "$tmp/imported.json" || fail "the target name was not imported"
 grep -q 'rule f[0-9]*-lun[0-9]*-op88: CHECK CONDITION' "$tmp/imported.json" ||
@@ -149,4 +169,4 @@ a=$(grep "^#3 read" "$tmp/orig.out" | sed -n 's/.*\(sense [A-Z_]*\/[A-Z_]* ([0-9
 b=$(grep "^#3 read" "$tmp/replay.out" | sed -n 's/.*\(sense [A-Z_]*\/[A-Z_]* ([0-9A-F]*\/[0-9A-F]*)\).*/\1/p')
 [ -n "$a" ] || fail "the original read of LBA $bad got no sense"
 [ "$a" = "$b" ] || fail "read of LBA $bad: '$a' from the target, '$b' from the imported scenario"
-echo "import ($mode): identity, capacity and '$a' reproduced"
+echo "import ($mode): identity, capacity and '$a' reproduced; $(cat "$tmp/verify.out")"

@@ -1,0 +1,610 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * import_verify.c - `faultlun import --verify`: fidelity measured. Each SCSI
+ * command the capture holds (CDB, data-out length, LUN, connection) is kept
+ * with its answer; after the import the commands are replayed in capture
+ * order against a scenario, in process, through the fault engine (the one
+ * serve runs, memory stores whatever the scenario says), and every answer is
+ * compared with the capture's: status, sense key/ASC/ASCQ, data-in length
+ * where it is reproduced, and the identity fields the scenario carries
+ * (docs/import.md, "Verify" says exactly which). A command the capture never
+ * saw answered must be held (or dropped) by the engine: that is read from
+ * its counters, without waiting. Everything is bounded: the commands kept
+ * (IMP_MAX_VERIFY), the identity data kept (IMP_MAX_VERIFY_DATA), each
+ * transfer (IMP_MAX_XFER), the time waited for an answer.
+ */
+#include "import_internal.h"
+
+#include "fl_faults.h"
+#include "fl_target.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#define VERIFY_WAIT_MS 2000	   /* for one answer the engine delays */
+#define VERIFY_WAIT_TOTAL_MS 30000 /* for all of them */
+#define VERIFY_MAX_PRINTED 200	   /* differences printed (all are counted) */
+#define VERIFY_UA_RETRIES 4	   /* power-on / reset unit attentions cleared per command */
+
+/* Keeps a command and its answer (import_internal.h). */
+void imp_verify_keep(struct fl_import *im, const struct imp_conn *c, const struct imp_cmd *m,
+		     bool answered, uint8_t status, const uint8_t *sense, size_t sense_len,
+		     uint64_t frame, enum imp_vskip skip)
+{
+	struct imp_vrec *v;
+
+	if (im->nvrecs >= IMP_MAX_VERIFY) {
+		im->vrecs_over++;
+		return;
+	}
+	if (!(im->nvrecs % 256)) {
+		struct imp_vrec *n = realloc(im->vrecs, (im->nvrecs + 256) * sizeof(*n));
+		if (!n) {
+			im->vrecs_over++;
+			return;
+		}
+		im->vrecs = n;
+	}
+	v = &im->vrecs[im->nvrecs++];
+	memset(v, 0, sizeof(*v));
+	v->seq = m->seq;
+	v->frame = m->frame;
+	v->answer_frame = frame;
+	v->conn = c->id;
+	v->lun = m->lun;
+	memcpy(v->cdb, m->cdb, sizeof(v->cdb));
+	v->flags = m->flags;
+	v->edtl = m->edtl;
+	v->datain_len = m->datain_len;
+	v->answered = answered;
+	v->status = status;
+	v->skip = skip;
+	if (sense && sense_len) {
+		v->sense_len = sense_len < sizeof(v->sense) ? (uint8_t)sense_len : sizeof(v->sense);
+		memcpy(v->sense, sense, v->sense_len);
+	}
+	if (m->data && m->data_len && im->vdata_bytes + m->data_len <= IMP_MAX_VERIFY_DATA &&
+	    (v->data = malloc(m->data_len))) {
+		memcpy(v->data, m->data, m->data_len);
+		v->data_len = m->data_len;
+		im->vdata_bytes += m->data_len;
+	}
+}
+
+/* Frees what was kept (import_internal.h). */
+void imp_verify_free(struct fl_import *im)
+{
+	for (unsigned i = 0; i < im->nvrecs; i++)
+		free(im->vrecs[i].data);
+	free(im->vrecs);
+	im->vrecs = NULL;
+	im->nvrecs = 0;
+}
+
+/* One replayed command: owned here until the engine is gone. */
+struct vcmd {
+	struct fl_cmd cmd;
+	atomic_bool done;
+	struct vcmd *next; /* still with the engine (held, or not answered in time) */
+};
+
+/* Completion of a replayed command. */
+static void vcmd_done(struct fl_cmd *cmd)
+{
+	struct vcmd *x = (struct vcmd *)cmd;
+
+	atomic_store(&x->done, true);
+}
+
+/* Why a command is not compared, as the summary counts it. */
+enum vs_reason {
+	VS_UA29,      /* a reset / power-on unit attention: faultlun's LUNs raise their own */
+	VS_BIG_LUN,   /* a LUN the scenario format cannot name */
+	VS_AT_END,    /* outstanding when the capture ended */
+	VS_RESPONSE,  /* an iSCSI target failure */
+	VS_NO_SENSE,  /* CHECK CONDITION without readable sense */
+	VS_STATUS,    /* a status the scenario format cannot give */
+	VS_TOO_LARGE, /* a transfer over IMP_MAX_XFER */
+	VS_NR
+};
+
+/* The summary's words for each reason. */
+static const char *const vs_words[VS_NR] = {
+    "unit attention 29h", "LUN above 255", "outstanding at the capture's end",
+    "iSCSI target failure", "no readable sense", "status not reproduced", "transfer over 16 MiB",
+};
+
+/* The state of one replay. */
+struct verify {
+	struct fl_import *im;
+	struct fl_engine *e;
+	FILE *out;
+	unsigned ncmds, ndiff, skipped, waited_ms;
+	unsigned skip_why[VS_NR]; /* not compared, by reason */
+	struct vcmd *pending;
+	uint8_t *zeros; /* data-out, IMP_MAX_XFER bytes of zeros, made when first needed */
+};
+
+/* Milliseconds of CLOCK_MONOTONIC. */
+static uint64_t verify_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+/* Orders kept commands as the capture sent them. */
+static int vrec_cmp(const void *a, const void *b)
+{
+	const struct imp_vrec *x = a, *y = b;
+
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+/* The CDB length of an opcode's group (SPC-4 r37 4.2.5.1); 16 for the rest. */
+static uint8_t cdb_len(uint8_t op)
+{
+	switch (op >> 5) {
+	case 0: return 6;
+	case 1: case 2: return 10;
+	case 5: return 12;
+	default: return 16;
+	}
+}
+
+/* An answer as text: "GOOD", "CHECK CONDITION 03/11/00", "no answer". */
+static void answer_text(char *buf, size_t len, bool answered, uint8_t status, const uint8_t *sense,
+			size_t sense_len)
+{
+	struct fl_sense_data sd;
+
+	if (!answered)
+		snprintf(buf, len, "no answer");
+	else if (status == FL_STATUS_CHECK_CONDITION &&
+		 fl_sense_decode(sense, sense_len, &sd) != FL_SENSE_FORMAT_UNKNOWN)
+		snprintf(buf, len, "CHECK CONDITION %X/%02X/%02X", sd.key, sd.asc, sd.ascq);
+	else if (status == FL_STATUS_CHECK_CONDITION)
+		snprintf(buf, len, "CHECK CONDITION (no readable sense)");
+	else
+		snprintf(buf, len, "status 0x%02x%s", status, status ? "" : " GOOD");
+}
+
+/* Prints one difference of command v (what, then the capture's and the replay's). */
+static void differ(struct verify *vf, const struct imp_vrec *v, const char *what, const char *cap,
+		   const char *rep)
+{
+	struct fl_cdb_info ci;
+
+	vf->ndiff++;
+	if (vf->ndiff > VERIFY_MAX_PRINTED) {
+		if (vf->ndiff == VERIFY_MAX_PRINTED + 1)
+			fprintf(vf->out, "verify: more differences are counted, not printed\n");
+		return;
+	}
+	fl_cdb_decode(v->cdb, cdb_len(v->cdb[0]), &ci);
+	const char *name = fl_opcode_name(v->cdb[0], ci.service_action);
+	fprintf(vf->out, "frame %" PRIu64 ": LUN %d %s", v->frame, v->lun, name ? name : "");
+	if (!name)
+		fprintf(vf->out, "opcode 0x%02x", v->cdb[0]);
+	if (ci.has_lba)
+		fprintf(vf->out, " LBA %" PRIu64 "+%u", ci.lba, ci.nblocks);
+	fprintf(vf->out, ": %s: capture %s, replay %s\n", what, cap, rep);
+}
+
+/* An INQUIRY text field as import reads it: trailing (and, when lead, leading) blanks dropped. */
+static void field_text(char *dst, const uint8_t *src, size_t n, bool lead)
+{
+	size_t l = n, s = 0, o = 0;
+
+	while (l && (src[l - 1] == ' ' || src[l - 1] == 0))
+		l--;
+	while (lead && s < l && src[s] == ' ')
+		s++;
+	for (size_t i = s; i < l; i++)
+		dst[o++] = (src[i] >= 0x20 && src[i] < 0x7f && src[i] != '"' && src[i] != '\\')
+			       ? (char)src[i]
+			       : '?';
+	dst[o] = 0;
+}
+
+/* Compares one text field of both answers. */
+static void cmp_field(struct verify *vf, const struct imp_vrec *v, const char *what,
+		      const uint8_t *a, const uint8_t *b, size_t n, bool lead)
+{
+	char x[80], y[80], qx[84], qy[84];
+
+	if (n > 64)
+		n = 64;
+	field_text(x, a, n, lead);
+	field_text(y, b, n, lead);
+	if (strcmp(x, y)) {
+		snprintf(qx, sizeof(qx), "\"%s\"", x);
+		snprintf(qy, sizeof(qy), "\"%s\"", y);
+		differ(vf, v, what, qx, qy);
+	}
+}
+
+/* Compares one number of both answers. */
+static void cmp_num(struct verify *vf, const struct imp_vrec *v, const char *what, uint64_t a,
+		    uint64_t b)
+{
+	char x[24], y[24];
+
+	if (a == b)
+		return;
+	snprintf(x, sizeof(x), "%" PRIu64, a);
+	snprintf(y, sizeof(y), "%" PRIu64, b);
+	differ(vf, v, what, x, y);
+}
+
+/* The NAA designator of the logical unit in VPD 83h data; whether there is one. */
+static bool vpd83_naa(const uint8_t *p, uint32_t n, uint64_t *naa)
+{
+	uint32_t end = n >= 4 ? 4 + get_be16(p + 2) : 0;
+
+	if (end > n)
+		end = n;
+	for (uint32_t o = 4; o + 4 <= end;) {
+		uint32_t dl = p[o + 3];
+		if (o + 4 + dl > end)
+			break;
+		if ((p[o] & 0x0f) == 1 && ((p[o + 1] >> 4) & 3) == 0 && (p[o + 1] & 0x0f) == 3 &&
+		    dl == 8) {
+			*naa = (uint64_t)get_be32(p + o + 4) << 32 | get_be32(p + o + 8);
+			return true;
+		}
+		o += 4 + dl;
+	}
+	return false;
+}
+
+/* One mode page bit of MODE SENSE data (-1: the page is not there). */
+static int mode_bit(const uint8_t *p, uint32_t n, bool ten, uint8_t page, uint8_t mask)
+{
+	uint32_t hl = ten ? 8 : 4, bdl;
+
+	if (n < hl)
+		return -1;
+	bdl = ten ? get_be16(p + 6) : p[3];
+	for (uint32_t o = hl + bdl; o + 2 <= n;) {
+		bool spf = p[o] & 0x40;
+		uint32_t pl = spf ? (o + 4 <= n ? get_be16(p + o + 2) + 4u : n) : p[o + 1] + 2u;
+		if (!spf && (p[o] & 0x3f) == page && o + 3 <= n)
+			return !!(p[o + 2] & mask);
+		o += pl;
+	}
+	return -1;
+}
+
+/* Compares the identity a GOOD answer carries, as far as the scenario reproduces it. */
+static void cmp_identity(struct verify *vf, const struct imp_vrec *v, const uint8_t *r,
+			 uint32_t rn)
+{
+	const uint8_t *c = v->data, *cdb = v->cdb;
+	uint32_t cn = v->data_len;
+	uint64_t a, b;
+
+	if (!c)
+		return;
+	switch (cdb[0]) {
+	case SPC_OP_INQUIRY:
+		if (!(cdb[1] & 1)) {
+			if (cn < 36 || rn < 36) {
+				if (cn >= 36)
+					cmp_num(vf, v, "INQUIRY length", cn, rn);
+				return;
+			}
+			cmp_field(vf, v, "vendor", c + 8, r + 8, 8, false);
+			cmp_field(vf, v, "product", c + 16, r + 16, 16, false);
+			cmp_field(vf, v, "revision", c + 32, r + 32, 4, false);
+			cmp_num(vf, v, "RMB", c[1] >> 7, r[1] >> 7);
+		} else if (cdb[2] == 0x80 && cn >= 4) {
+			uint32_t cl = get_be16(c + 2), rl = rn >= 4 ? get_be16(r + 2) : 0;
+			char x[80], y[80] = "", qx[84], qy[84];
+			cl = cl > cn - 4 ? cn - 4 : cl;
+			rl = rn >= 4 ? (rl > rn - 4 ? rn - 4 : rl) : 0;
+			field_text(x, c + 4, cl > 64 ? 64 : cl, true);
+			if (rn >= 4)
+				field_text(y, r + 4, rl > 64 ? 64 : rl, true);
+			/* an empty serial is not reproduced: faultlun makes its own */
+			if (x[0] && strcmp(x, y)) {
+				snprintf(qx, sizeof(qx), "\"%s\"", x);
+				snprintf(qy, sizeof(qy), "\"%s\"", y);
+				differ(vf, v, "serial", qx, qy);
+			}
+		} else if (cdb[2] == 0x83 && vpd83_naa(c, cn, &a)) {
+			char x[24], y[24] = "none";
+			snprintf(x, sizeof(x), "0x%016" PRIx64, a);
+			if (vpd83_naa(r, rn, &b))
+				snprintf(y, sizeof(y), "0x%016" PRIx64, b);
+			if (strcmp(x, y))
+				differ(vf, v, "NAA designator", x, y);
+		}
+		return;
+	case SBC_OP_READ_CAPACITY_10:
+		if (cn >= 8 && rn >= 8) {
+			cmp_num(vf, v, "returned LBA", get_be32(c), get_be32(r));
+			cmp_num(vf, v, "block length", get_be32(c + 4), get_be32(r + 4));
+		}
+		return;
+	case SBC_OP_SERVICE_ACTION_IN_16:
+		if (cn >= 16 && rn >= 16) {
+			cmp_num(vf, v, "returned LBA", (uint64_t)get_be32(c) << 32 | get_be32(c + 4),
+				(uint64_t)get_be32(r) << 32 | get_be32(r + 4));
+			cmp_num(vf, v, "block length", get_be32(c + 8), get_be32(r + 8));
+			cmp_num(vf, v, "LBPME", c[14] >> 7, r[14] >> 7);
+			cmp_num(vf, v, "LBPRZ", (c[14] >> 6) & 1, (r[14] >> 6) & 1);
+		}
+		return;
+	case SPC_OP_REPORT_LUNS:
+		if (cn >= 8 && rn >= 8) {
+			cmp_num(vf, v, "LUN LIST LENGTH", get_be32(c), get_be32(r));
+			uint32_t n = cn < rn ? cn : rn;
+			if (memcmp(c + 8, r + 8, n - 8))
+				differ(vf, v, "LUN list", "(as captured)", "(other LUNs)");
+		}
+		return;
+	case 0x1a: /* MODE SENSE(6) */
+	case SPC_OP_MODE_SENSE_10: {
+		bool ten = cdb[0] != 0x1a;
+		if (cdb[2] >> 6) /* changeable, default or saved values: not reproduced */
+			return;
+		if (cn >= (ten ? 8u : 4u) && rn >= (ten ? 8u : 4u))
+			cmp_num(vf, v, "WP", (c[ten ? 3 : 2] >> 7) & 1, (r[ten ? 3 : 2] >> 7) & 1);
+		int x = mode_bit(c, cn, ten, 0x08, 0x04), y = mode_bit(r, rn, ten, 0x08, 0x04);
+		if (x >= 0 && y >= 0)
+			cmp_num(vf, v, "WCE", (uint64_t)x, (uint64_t)y);
+		x = mode_bit(c, cn, ten, 0x0a, 0x04);
+		y = mode_bit(r, rn, ten, 0x0a, 0x04);
+		if (x >= 0 && y >= 0)
+			cmp_num(vf, v, "D_SENSE", (uint64_t)x, (uint64_t)y);
+		return;
+	}
+	default:
+		return;
+	}
+}
+
+/* Whether a command's data-in length is reproduced (docs/import.md, "Verify"). */
+static bool length_reproduced(const uint8_t *cdb, const struct fl_cdb_info *ci)
+{
+	if (ci->cls == FL_CLASS_READ && ci->data_in)
+		return true;
+	return cdb[0] == SBC_OP_READ_CAPACITY_10 || cdb[0] == SPC_OP_REPORT_LUNS ||
+	       (cdb[0] == SBC_OP_SERVICE_ACTION_IN_16 && (cdb[1] & 0x1f) == 0x10);
+}
+
+/* Whether the capture's answer is one the scenario format says it reproduces; else *why. */
+static bool answer_reproduced(const struct imp_vrec *v, struct fl_sense_data *sd,
+			      enum vs_reason *why)
+{
+	memset(sd, 0, sizeof(*sd));
+	switch (v->skip) {
+	case IMP_VS_NONE:
+		break;
+	case IMP_VS_BIG_LUN:
+		*why = VS_BIG_LUN;
+		return false;
+	case IMP_VS_AT_END:
+		*why = VS_AT_END;
+		return false;
+	case IMP_VS_RESPONSE:
+		*why = VS_RESPONSE;
+		return false;
+	}
+	if (v->edtl > IMP_MAX_XFER) {
+		*why = VS_TOO_LARGE;
+		return false;
+	}
+	if (!v->answered)
+		return true;
+	switch (v->status) {
+	case FL_STATUS_GOOD:
+	case FL_STATUS_CONDITION_MET:
+	case FL_STATUS_BUSY:
+	case FL_STATUS_RESERVATION_CONFLICT:
+	case FL_STATUS_TASK_SET_FULL:
+	case FL_STATUS_ACA_ACTIVE:
+	case FL_STATUS_TASK_ABORTED:
+		return true;
+	case FL_STATUS_CHECK_CONDITION:
+		if (fl_sense_decode(v->sense, v->sense_len, sd) == FL_SENSE_FORMAT_UNKNOWN) {
+			*why = VS_NO_SENSE;
+			return false;
+		}
+		*why = VS_UA29;
+		return !(sd->key == FL_KEY_UNIT_ATTENTION && sd->asc == 0x29);
+	default:
+		*why = VS_STATUS;
+		return false;
+	}
+}
+
+/* Whether a replayed answer is a reset / power-on unit attention (29h/xx). */
+static bool is_reset_ua(const struct fl_cmd *cmd)
+{
+	struct fl_sense_data sd;
+
+	return cmd->status == FL_STATUS_CHECK_CONDITION &&
+	       fl_sense_decode(cmd->sense, cmd->sense_len, &sd) != FL_SENSE_FORMAT_UNKNOWN &&
+	       sd.key == FL_KEY_UNIT_ATTENTION && sd.asc == 0x29;
+}
+
+/*
+ * Submits v's command once: 1 answered, 0 held or dropped by the engine
+ * (no answer), -ENOMEM. *xp is the command when answered (the caller frees it).
+ */
+static int replay_once(struct verify *vf, const struct imp_vrec *v, bool reading, bool writing,
+		       struct vcmd **xp)
+{
+	struct vcmd *x = calloc(1, sizeof(*x));
+	struct fl_engine_counters before, after;
+
+	*xp = NULL;
+	if (!x)
+		return -ENOMEM;
+	memcpy(x->cmd.cdb, v->cdb, sizeof(v->cdb));
+	x->cmd.cdb_len = cdb_len(v->cdb[0]);
+	x->cmd.nexus.id = (uint64_t)v->conn + 1;
+	x->cmd.nexus.initiator = "iqn.2026-12.org.faultlun:verify";
+	x->cmd.nexus.rel_port_id = 1;
+	x->cmd.tag = v->seq;
+	x->cmd.done = vcmd_done;
+	if (reading && v->edtl && !(x->cmd.data_in = malloc(v->edtl))) {
+		free(x);
+		return -ENOMEM;
+	}
+	x->cmd.data_in_cap = reading ? v->edtl : 0;
+	if (writing && v->edtl) {
+		if (!vf->zeros && !(vf->zeros = calloc(1, IMP_MAX_XFER))) {
+			free(x->cmd.data_in);
+			free(x);
+			return -ENOMEM;
+		}
+		x->cmd.data_out = vf->zeros;
+		x->cmd.data_out_len = v->edtl;
+	}
+	fl_engine_get_counters(vf->e, &before);
+	fl_engine_submit(vf->e, (uint16_t)v->lun, &x->cmd);
+	fl_engine_get_counters(vf->e, &after);
+	/* A hold is told by the engine's counter, not by waiting for it. */
+	bool held = after.held > before.held || after.dropped > before.dropped;
+	uint64_t t0 = verify_ms();
+	while (!held && !atomic_load(&x->done) && vf->waited_ms < VERIFY_WAIT_TOTAL_MS &&
+	       verify_ms() - t0 < VERIFY_WAIT_MS) {
+		usleep(1000);
+		vf->waited_ms++;
+	}
+	if (!atomic_load(&x->done) || x->cmd.no_response) {
+		/* The engine still owns it (or completes it as aborted at the end). */
+		x->next = vf->pending;
+		vf->pending = x;
+		return 0;
+	}
+	*xp = x;
+	return 1;
+}
+
+/* Frees a replayed command that the engine is done with. */
+static void vcmd_free(struct vcmd *x)
+{
+	if (x) {
+		free(x->cmd.data_in);
+		free(x);
+	}
+}
+
+/* Replays one kept command and compares its answer; 0 or -ENOMEM. */
+static int replay(struct verify *vf, const struct imp_vrec *v)
+{
+	struct fl_sense_data sd, rd;
+	struct fl_cdb_info ci;
+	struct vcmd *x = NULL;
+	char cap[64], rep[64];
+	int r = 0;
+
+	fl_cdb_decode(v->cdb, cdb_len(v->cdb[0]), &ci);
+	bool writing = (v->flags & 0x20) != 0, reading = (v->flags & 0x40) || (!writing && v->edtl);
+	enum vs_reason why = VS_STATUS;
+	if (!answer_reproduced(v, &sd, &why)) {
+		vf->skipped++;
+		vf->skip_why[why]++;
+		if (why == VS_UA29) {
+			/* the LUN's own 29h/00 is consumed here, as the host's was */
+			r = replay_once(vf, v, reading, writing, &x);
+			vcmd_free(x);
+			return r < 0 ? r : 0;
+		}
+		return 0;
+	}
+	vf->ncmds++;
+	for (int i = 0; i <= VERIFY_UA_RETRIES; i++) {
+		vcmd_free(x);
+		r = replay_once(vf, v, reading, writing, &x);
+		if (r <= 0 || !is_reset_ua(&x->cmd))
+			break;
+	}
+	if (r < 0)
+		return r;
+	answer_text(cap, sizeof(cap), v->answered, v->status, v->sense, v->sense_len);
+	answer_text(rep, sizeof(rep), r == 1, x ? x->cmd.status : 0, x ? x->cmd.sense : NULL,
+		    x ? x->cmd.sense_len : 0);
+	if (!v->answered || r != 1) {
+		if (v->answered != (r == 1))
+			differ(vf, v, "answer", cap, rep);
+		vcmd_free(x);
+		return 0;
+	}
+	if (v->status != x->cmd.status) {
+		differ(vf, v, "status", cap, rep);
+	} else if (v->status == FL_STATUS_CHECK_CONDITION) {
+		fl_sense_decode(x->cmd.sense, x->cmd.sense_len, &rd);
+		if (rd.key != sd.key || rd.asc != sd.asc || rd.ascq != sd.ascq)
+			differ(vf, v, "sense", cap, rep);
+	} else if (v->status == FL_STATUS_GOOD) {
+		if (length_reproduced(v->cdb, &ci))
+			cmp_num(vf, v, "data-in length", v->datain_len, x->cmd.data_in_len);
+		cmp_identity(vf, v, x->cmd.data_in, x->cmd.data_in_len);
+	}
+	vcmd_free(x);
+	return 0;
+}
+
+/* Replays the capture's commands against sc (import.h). */
+int fl_import_verify(struct fl_import *im, const struct fl_scenario *sc, const char *scenario_file,
+		     FILE *out, unsigned *ncmds, unsigned *ndiff)
+{
+	struct fl_engine_opts eo = {
+	    .frontend = FL_FE_ISCSI,
+	    .store_override = true,
+	    .store = FL_STORE_MEMORY,
+	    .scenario_file = scenario_file,
+	};
+	struct verify vf = {.im = im, .out = out};
+	int r;
+
+	*ncmds = *ndiff = 0;
+	r = fl_engine_create(sc, &eo, &vf.e);
+	if (r) {
+		fprintf(stderr, "faultlun import: verify: the scenario's LUNs cannot be built: %s\n",
+			strerror(-r));
+		return r;
+	}
+	qsort(im->vrecs, im->nvrecs, sizeof(*im->vrecs), vrec_cmp);
+	for (unsigned i = 0; i < im->nvrecs && !r; i++)
+		r = replay(&vf, &im->vrecs[i]);
+	fl_engine_destroy(vf.e); /* completes what it still holds */
+	while (vf.pending) {
+		struct vcmd *x = vf.pending;
+		vf.pending = x->next;
+		vcmd_free(x);
+	}
+	free(vf.zeros);
+	if (r) {
+		fprintf(stderr, "faultlun import: verify: out of memory\n");
+		return r;
+	}
+	fprintf(out, "verify: %u commands, %u differences", vf.ncmds, vf.ndiff);
+	if (vf.skipped || im->vrecs_over) {
+		const char *sep = "";
+		fprintf(out, "; not compared:");
+		for (int i = 0; i < VS_NR; i++)
+			if (vf.skip_why[i]) {
+				fprintf(out, "%s %u %s", sep, vf.skip_why[i], vs_words[i]);
+				sep = ",";
+			}
+		if (im->vrecs_over)
+			fprintf(out, "%s %u past the %u commands kept", sep, im->vrecs_over,
+				IMP_MAX_VERIFY);
+	}
+	fputc('\n', out);
+	*ncmds = vf.ncmds;
+	*ndiff = vf.ndiff;
+	return 0;
+}
