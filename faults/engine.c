@@ -616,7 +616,8 @@ static void env_init(struct fl_action_env *x, struct fl_engine *e, struct eng_lu
 				    .event = env_event,
 				    .emit = env_emit,
 				    .next = env_next,
-				    .resize = env_resize};
+				    .resize = env_resize,
+				    .write_later = engine_write_later};
 }
 
 /* The core completed an intercepted command: the action's after-hook, healing, then done. */
@@ -856,6 +857,14 @@ void fl_engine_submit(struct fl_engine *e, uint16_t lun_id, struct fl_cmd *cmd)
 			if (desc->draws_seed)
 				p->corrupt_seed = prng_next(&rt->rng);
 			if (desc->phase == FL_PHASE_HOLD) {
+				if (desc->held) {
+					/* before it is linked: a TMF may end it once it is */
+					struct fl_action_env x;
+
+					env_init(&x, e, L, &r->a, cmd, r->id);
+					x.info = info;
+					desc->held(&x);
+				}
 				p->stage = PEND_HELD;
 				pend_link(e, p);
 			} else if (r->a.has_delay) {

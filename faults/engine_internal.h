@@ -146,6 +146,10 @@ struct fl_engine {
 	struct pend *pending;
 	size_t npending;
 	struct tmf_pend *tmf_pending;
+	/* late writes (engine_late.c): pending or in flight, bounded by FL_LATE_MAX* */
+	struct late *late;
+	size_t nlate;
+	uint64_t late_bytes;
 	struct fl_engine_counters counters;
 	void (*xport_notify)(void *ctx);
 	void *xport_ctx;
@@ -186,6 +190,21 @@ int engine_resize(struct fl_engine *e, struct eng_lun *L, uint64_t num_blocks, c
 size_t engine_release(struct fl_engine *e, bool all, uint64_t tag, int lun);
 /* Arms or disarms a rule by id (SCSI or transport); -ENOENT. e->lock held. */
 int engine_arm(struct fl_engine *e, const char *id, bool armed);
+
+/* engine_late.c */
+#define FL_LATE_MAX 256			      /* late writes pending or in flight at once */
+#define FL_LATE_MAX_BYTES (64ull * 1024 * 1024) /* their copied data together */
+struct late;
+struct fl_action_env;
+/* fl_action_env.write_later (e->lock held). */
+int engine_write_later(void *engine, const struct fl_action_env *x, uint64_t after_ns,
+		       bool on_close);
+/* Takes the late writes that land when nexus_id goes (e->lock held); run them unlocked. */
+struct late *engine_late_nexus_gone(struct fl_engine *e, uint64_t nexus_id);
+/* Writes a list from engine_late_nexus_gone (no lock held). */
+void engine_late_run(struct late *list);
+/* Drops the late writes still due, traced (timers stopped; no lock held). */
+void engine_late_drop_all(struct fl_engine *e);
 
 /* trace.c */
 void trace_init(struct trace *t, int fd, bool own);

@@ -270,6 +270,7 @@ void fl_engine_destroy(struct fl_engine *e)
 		pend_complete_aborted(p);
 		p = next;
 	}
+	engine_late_drop_all(e);
 	while (t) {
 		struct tmf_pend *next = t->next;
 

@@ -292,6 +292,7 @@ void fl_engine_conn_event(struct fl_engine *e, enum fl_conn_event ev, uint64_t n
 					    [FL_CONN_DEVICE_OPEN] = "device_open",
 					    [FL_CONN_DEVICE_CLOSE] = "device_close"};
 	struct pend *list = NULL, *p, *next;
+	struct late *late = NULL;
 	bool gone = ev == FL_CONN_LOGOUT || ev == FL_CONN_CLOSED || ev == FL_CONN_DEVICE_CLOSE;
 	size_t naborted = 0;
 	bool notify;
@@ -318,6 +319,7 @@ void fl_engine_conn_event(struct fl_engine *e, enum fl_conn_event ev, uint64_t n
 			p->next = list;
 			list = p;
 		}
+		late = engine_late_nexus_gone(e, nexus_id);
 	}
 	json_object_set_new(o, "aborted", json_integer((json_int_t)naborted));
 	trace_emit(&e->trace, o);
@@ -328,6 +330,7 @@ void fl_engine_conn_event(struct fl_engine *e, enum fl_conn_event ev, uint64_t n
 	notify = e->state != old && e->xport_notify;
 	pthread_mutex_unlock(&e->lock);
 	tmf_abort_list(list);
+	engine_late_run(late); /* after the aborts: the data lands once the nexus is gone */
 	if (gone)
 		for (size_t i = 0; i < e->nluns; i++)
 			fl_lun_nexus_gone(e->luns[i].lun, nexus_id);

@@ -15,7 +15,7 @@
 extern const struct fl_action fl_action_set_state, fl_action_sense, fl_action_status,
     fl_action_delay, fl_action_hold, fl_action_drop, fl_action_drop_response, fl_action_short,
     fl_action_corrupt, fl_action_ua, fl_action_power_loss, fl_action_resize, fl_action_alua,
-    fl_action_owner;
+    fl_action_owner, fl_action_late_write;
 
 /* Listing order ("did you mean", "only goes with") follows the verbs, set_state last. */
 const struct fl_action *const fl_actions[VERB_NR] = {
@@ -33,6 +33,7 @@ const struct fl_action *const fl_actions[VERB_NR] = {
     [VERB_RESIZE] = &fl_action_resize,
     [VERB_ALUA] = &fl_action_alua,
     [VERB_OWNER] = &fl_action_owner,
+    [VERB_LATE_WRITE] = &fl_action_late_write,
 };
 
 /* The i-th row in listing order (0 .. VERB_NR-1): the verbs in order, then set_state. */

@@ -104,6 +104,14 @@ struct fl_action_env {
 	void (*emit)(void *engine, struct json_t *o);
 	/* resizes the LUN in the core and the engine together; 0 or -errno, logged */
 	int (*resize)(void *engine, const struct fl_action_env *x);
+	/*
+	 * Copies the command's data-out and writes it through the LUN after_ns
+	 * from now, or when the command's nexus goes away if on_close and that
+	 * comes first; traced. 0, or -ENOSPC beyond the engine's caps (traced
+	 * too: the data never lands). Called with the engine's lock held.
+	 */
+	int (*write_later)(void *engine, const struct fl_action_env *x, uint64_t after_ns,
+			   bool on_close);
 };
 
 /* One fault action: the loader, lint, the engine, ctl and the report all read it. */
@@ -133,6 +141,8 @@ struct fl_action {
 	void (*before)(const struct fl_action_env *x);
 	/* FL_PHASE_AFTER: changes the completion the LUN gave (status GOOD or not) */
 	void (*after)(const struct fl_action_env *x);
+	/* FL_PHASE_HOLD: the command goes on hold (its buffers are still the initiator's) */
+	void (*held)(const struct fl_action_env *x);
 	/* FL_PHASE_EFFECT: changes the whole LUN */
 	void (*effect)(const struct fl_action_env *x);
 	/* which TMFs end a held command: abort (ABORT TASK..CLEAR TASK SET) and reset */

@@ -248,6 +248,7 @@ enum sc_verb {
 	VERB_RESIZE,
 	VERB_ALUA,
 	VERB_OWNER, /* a vendor personality's LUN changes owner (target port group) */
+	VERB_LATE_WRITE, /* held unanswered; the data lands later (docs/faults/late_write.md) */
 	VERB_NR,    /* the size of the registry (fl_action.h) */
 };
 
@@ -294,6 +295,8 @@ struct sc_action {
 	enum fl_alua_state alua;
 	uint16_t alua_group; /* the group whose state changes; 0 = the LUN's default group */
 	uint16_t owner_group; /* VERB_OWNER: the target port group that becomes owner */
+	double late_ms;	    /* VERB_LATE_WRITE: the data lands this long after arrival */
+	bool late_on_close; /* ... or when the command's nexus goes, if sooner */
 	int set_state; /* -1: none */
 	/*
 	 * sense / status only: answer even when a unit attention is pending for

@@ -275,6 +275,7 @@ static const struct act_case act_cases[] = {
     {"hold", "{\"hold\": \"until_release\"}", K_HOLD},
     {"drop", "{\"drop\": true}", K_DROP},
     {"drop_response", "{\"drop_response\": true}", K_DROP_RESP},
+    {"late_write", "{\"late_write\": {\"after_ms\": 60000}}", K_HOLD},
     {"short", "{\"short\": {\"blocks\": 2}}", K_SHORT},
     {"corrupt", "{\"corrupt\": {\"bytes\": 1}}", K_CORRUPT},
     {"ua", "{\"ua\": \"2A/09\"}", K_COUNTER},
@@ -1125,6 +1126,180 @@ static void test_cdb_decoded_once(void)
 	free(t);
 }
 
+/* The first byte of LBA lba as nexus `nexus` reads it (READ(10), one block); -1 on failure. */
+static int late_read(struct fl_engine *e, uint64_t lba, uint64_t nexus)
+{
+	struct tcmd *t = calloc(1, sizeof(*t));
+	int v = -1;
+
+	if (!t)
+		return -1;
+	for (int i = 0; i < 4; i++) { /* a unit attention comes first: read again */
+		tcmd_init(t, 0x28, lba, 1, 500 + (uint64_t)i, nexus);
+		tsubmit(e, t, 0);
+		if (twait(t, 2000) && t->cmd.status == FL_STATUS_GOOD) {
+			v = t->buf[0];
+			break;
+		}
+	}
+	free(t);
+	return v;
+}
+
+/* A WRITE(10) of one block of `fill` at lba on nexus, answered GOOD. */
+static bool late_plain_write(struct fl_engine *e, uint64_t lba, uint8_t fill, uint64_t nexus)
+{
+	struct tcmd *t = calloc(1, sizeof(*t));
+	bool ok = false;
+
+	for (int i = 0; t && i < 4 && !ok; i++) {
+		tcmd_init(t, 0x2a, lba, 1, 600 + (uint64_t)i, nexus);
+		memset(t->buf, fill, 512);
+		tsubmit(e, t, 0);
+		ok = twait(t, 2000) && t->cmd.status == FL_STATUS_GOOD;
+	}
+	free(t);
+	return ok;
+}
+
+/* TMF completion for the late-write tests. */
+static void late_tmf_done(struct fl_tmf *tmf, enum fl_tmf_resp resp)
+{
+	*(int *)tmf->priv = (int)resp + 1;
+}
+
+/* Whether the trace at path holds a line with every one of the strings. */
+static bool late_traced(const char *path, const char *a, const char *b, const char *c)
+{
+	char line[4096];
+	bool found = false;
+	FILE *f = fopen(path, "r");
+
+	while (f && !found && fgets(line, sizeof(line), f))
+		found = strstr(line, a) && strstr(line, b) && (!c || strstr(line, c));
+	if (f)
+		fclose(f);
+	return found;
+}
+
+/*
+ * late_write: the held write's data is not on the medium before after_ms,
+ * not after an ABORT TASK, not after a rewrite through another nexus; it
+ * lands at after_ms over the rewrite, from a copy (the initiator's buffer
+ * is reused after the abort), and the trace says when and where.
+ */
+static void test_late_write_after_ms(void)
+{
+	char path[] = "/tmp/fl-late-trace-XXXXXX", text[1024];
+	int fd = mkstemp(path), tmf_done = 0, before = -1, v = -1;
+	struct tcmd *w = calloc(1, sizeof(*w));
+	struct fl_tmf tmf = {0};
+	struct fl_engine *e;
+	uint64_t t0, waited_ms;
+	const uint64_t after_ms = 1500;
+
+	CU_ASSERT_TRUE_FATAL(fd >= 0 && w);
+	close(fd);
+	snprintf(text, sizeof(text),
+		 "{\"faultlun\": 1, \"frontends\": [\"iscsi\"], \"luns\": [{\"size\": \"1MiB\"}],"
+		 " \"rules\": [{\"id\": \"stale\", \"match\": {\"class\": \"write\", \"nth\": 2},"
+		 " \"action\": {\"late_write\": {\"after_ms\": %" PRIu64 "}}}]}",
+		 after_ms);
+	e = mk_engine(text, 1, path);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(e);
+	clear_ua(e, 1);
+	CU_ASSERT_TRUE(late_plain_write(e, 10, 0x11, 1)); /* write 1: the old data */
+	tcmd_init(w, 0x2a, 10, 1, 42, 1);		   /* write 2: held, late */
+	memset(w->buf, 0x22, 512);
+	t0 = mono_ns();
+	tsubmit(e, w, 0);
+	CU_ASSERT_FALSE(twait(w, 50));
+	before = late_read(e, 10, 1);
+	/* the initiator gives up: ABORT TASK ends the command, its buffer goes */
+	tmf = (struct fl_tmf){.fn = FL_TMF_ABORT_TASK,
+			      .lun_id = 0,
+			      .nexus_id = 1,
+			      .ref_tag = 42,
+			      .task_exists = true,
+			      .done = late_tmf_done,
+			      .priv = &tmf_done};
+	fl_engine_tmf(e, &tmf);
+	CU_ASSERT_EQUAL(tmf_done, FL_TMF_RESP_COMPLETE + 1);
+	CU_ASSERT_TRUE(twait(w, 1000));
+	CU_ASSERT_TRUE(w->cmd.aborted && w->cmd.no_response);
+	memset(w->buf, 0x99, sizeof(w->buf));
+	/* the host rewrites the block through another path (nexus 2) */
+	clear_ua(e, 2);
+	CU_ASSERT_TRUE(late_plain_write(e, 10, 0x33, 2));
+	v = late_read(e, 10, 2);
+	waited_ms = (mono_ns() - t0) / 1000000;
+	if (waited_ms < after_ms) { /* a machine this slow cannot tell before from after */
+		CU_ASSERT_EQUAL(before, 0x11);
+		CU_ASSERT_EQUAL(v, 0x33);
+	}
+	/* after after_ms the abandoned write's data lands over the rewrite */
+	for (int i = 0; i < 100 && v != 0x22; i++) {
+		usleep(50000);
+		v = late_read(e, 10, 2);
+	}
+	waited_ms = (mono_ns() - t0) / 1000000;
+	CU_ASSERT_EQUAL(v, 0x22);
+	CU_ASSERT_TRUE(waited_ms >= after_ms);
+	CU_ASSERT_EQUAL(late_read(e, 11, 2), 0); /* only its own range */
+	fl_engine_destroy(e);
+	CU_ASSERT_TRUE(late_traced(path, "\"event\":\"inject\"", "\"action\":\"late_write\"", NULL));
+	CU_ASSERT_TRUE(late_traced(path, "\"event\":\"late_write\"", "\"why\":\"after_ms\"", NULL));
+	CU_ASSERT_TRUE(
+	    late_traced(path, "\"event\":\"late_write\"", "\"landed\":true", "\"lba\":10"));
+	unlink(path);
+	free(w);
+}
+
+/*
+ * late_write with on_close: the data lands when the command's connection
+ * closes (long before after_ms); a command beyond the cap of pending late
+ * writes stays held but its data never lands.
+ */
+static void test_late_write_on_close_and_cap(void)
+{
+	char path[] = "/tmp/fl-late-trace-XXXXXX";
+	int fd = mkstemp(path);
+	const size_t n = FL_LATE_MAX + 1;
+	struct tcmd *w = calloc(n, sizeof(*w));
+	struct fl_engine *e;
+	size_t held = 0;
+
+	CU_ASSERT_TRUE_FATAL(fd >= 0 && w);
+	close(fd);
+	e = mk_engine("{\"faultlun\": 1, \"frontends\": [\"iscsi\"], \"luns\": [{\"size\": \"1MiB\"}],"
+		      " \"rules\": [{\"id\": \"stale\", \"match\": {\"class\": \"write\"},"
+		      " \"action\": {\"late_write\": {\"after_ms\": 3600000, \"on_close\": true}}}]}",
+		      1, path);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(e);
+	fl_engine_conn_event(e, FL_CONN_LOGIN, 1, "iqn.x");
+	clear_ua(e, 1);
+	for (size_t i = 0; i < n; i++) {
+		tcmd_init(&w[i], 0x2a, 100 + i, 1, 1000 + i, 1);
+		memset(w[i].buf, 0x5a, 512);
+		tsubmit(e, &w[i], 0);
+		held += !atomic_load(&w[i].done);
+	}
+	CU_ASSERT_EQUAL(held, n); /* the one beyond the cap is held all the same */
+	clear_ua(e, 2);
+	CU_ASSERT_EQUAL(late_read(e, 100, 2), 0);
+	fl_engine_conn_event(e, FL_CONN_CLOSED, 1, "iqn.x");
+	for (size_t i = 0; i < n; i++)
+		CU_ASSERT_TRUE(twait(&w[i], 1000) && w[i].cmd.aborted);
+	CU_ASSERT_EQUAL(late_read(e, 100, 2), 0x5a);
+	CU_ASSERT_EQUAL(late_read(e, 100 + FL_LATE_MAX - 1, 2), 0x5a);
+	CU_ASSERT_EQUAL(late_read(e, 100 + FL_LATE_MAX, 2), 0); /* beyond the cap */
+	fl_engine_destroy(e);
+	CU_ASSERT_TRUE(late_traced(path, "\"event\":\"late_write\"", "\"why\":\"closed\"", NULL));
+	CU_ASSERT_TRUE(late_traced(path, "\"event\":\"late_write\"", "\"dropped\":\"cap\"", NULL));
+	unlink(path);
+	free(w);
+}
+
 static CU_TestInfo engine_tests[] = {
     {"test_lba_tree_oracle", test_lba_tree_oracle},
     {"test_match_oracle", test_match_oracle},
@@ -1146,6 +1321,8 @@ static CU_TestInfo engine_tests[] = {
     {"test_delay_distributions", test_delay_distributions},
     {"test_engine_options", test_engine_options},
     {"test_cdb_decoded_once", test_cdb_decoded_once},
+    {"test_late_write_after_ms", test_late_write_after_ms},
+    {"test_late_write_on_close_and_cap", test_late_write_on_close_and_cap},
     CU_TEST_INFO_NULL,
 };
 
