@@ -42,6 +42,7 @@
 #define IMP_MAX_VERIFY 65536	    /* commands kept for --verify (the rest are not replayed) */
 #define IMP_MAX_VERIFY_DATA (16u << 20) /* identity data-in kept for --verify, in total */
 #define IMP_MAX_XFER (16u << 20)    /* largest transfer a replayed command is given */
+#define IMP_MAX_PARAM 4096	    /* data-out kept of a command other than a write (--verify) */
 
 struct fl_import;
 

@@ -66,6 +66,9 @@ struct imp_cmd {
 	uint8_t flags;	     /* the command PDU's byte 1: F, R, W, ATTR */
 	uint64_t seq;	     /* its place among the capture's commands */
 	uint64_t datain_len; /* data-in seen: the end of the furthest Data-In segment */
+	bool want_param;     /* --verify: its data-out is a parameter list, kept */
+	uint8_t *param;	     /* its first bytes (up to IMP_MAX_PARAM and the EDTL) */
+	uint32_t param_len;
 };
 
 /* Why a command kept for --verify is not compared. */
@@ -92,6 +95,8 @@ struct imp_vrec {
 	enum imp_vskip skip;
 	uint8_t *data; /* identity data-in, data_len bytes */
 	uint32_t data_len;
+	uint8_t *param; /* parameter list, param_len bytes (the rest of data-out is zeros) */
+	uint32_t param_len;
 };
 
 #define IMP_CMD_BUCKETS 64

@@ -15,6 +15,8 @@
 #include "import_internal.h"
 #include "iscsi_digest.h"
 
+#include "fl_target.h"
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -102,7 +104,33 @@ static struct imp_cmd *cmd_find(struct imp_conn *c, uint32_t itt, bool take)
 static void cmd_free(struct imp_cmd *m)
 {
 	free(m->data);
+	free(m->param);
 	free(m);
+}
+
+/* Whether --verify keeps the data-out of this command PDU: a parameter list, not block data. */
+static bool wants_param(const struct fl_import *im, const uint8_t *bhs)
+{
+	struct fl_cdb_info ci;
+
+	return im->o.verify && (bhs[1] & 0x20) && !fl_cdb_decode(bhs + BHS_CDB, 16, &ci) &&
+	       ci.cls != FL_CLASS_WRITE;
+}
+
+/* Keeps n bytes of a parameter list at offset, up to IMP_MAX_PARAM and the EDTL. */
+static void param_put(struct imp_cmd *m, uint32_t offset, const uint8_t *p, uint32_t n)
+{
+	uint32_t cap = m->edtl < IMP_MAX_PARAM ? m->edtl : IMP_MAX_PARAM;
+
+	if (!m->want_param || !n || offset >= cap)
+		return;
+	if (n > cap - offset)
+		n = cap - offset;
+	if (!m->param && !(m->param = calloc(1, cap)))
+		return;
+	memcpy(m->param + offset, p, n);
+	if (offset + n > m->param_len)
+		m->param_len = offset + n;
 }
 
 /* The LUN number of an 8-byte LUN field (SAM-5 4.7: peripheral or flat, one level); -1. */
@@ -151,6 +179,8 @@ static void on_command(struct fl_import *im, struct imp_conn *c, struct imp_dir 
 	m->frame = d->pdu_frame;
 	m->t_us = d->pdu_t;
 	m->want_data = imp_scsi_wants_data(m->cdb);
+	m->want_param = wants_param(im, b);
+	param_put(m, 0, d->data, d->data_keep); /* immediate data */
 	m->next = c->cmds[itt % IMP_CMD_BUCKETS];
 	c->cmds[itt % IMP_CMD_BUCKETS] = m;
 	c->ncmds++;
@@ -216,6 +246,11 @@ static void on_pdu(struct fl_import *im, struct imp_conn *c, int di)
 			cmd_free(m);
 		}
 		break;
+	case ISCSI_OP_DATA_OUT:
+		m = cmd_find(c, get_be32(b + BHS_ITT), false);
+		if (m && d->data_keep)
+			param_put(m, get_be32(b + BHS_OFFSET), d->data, d->data_keep);
+		break;
 	case ISCSI_OP_SCSI_RESP: {
 		const uint8_t *sense = NULL;
 		size_t sl = 0;
@@ -278,6 +313,12 @@ static void start_data(struct fl_import *im, struct imp_conn *c, int di)
 		struct imp_cmd *m = cmd_find(c, get_be32(b + BHS_ITT), false);
 		if (m && m->want_data)
 			keep = d->data_len < IMP_MAX_DATA ? d->data_len : IMP_MAX_DATA;
+	} else if (op == ISCSI_OP_SCSI_CMD && wants_param(im, b)) {
+		keep = d->data_len < IMP_MAX_PARAM ? d->data_len : IMP_MAX_PARAM;
+	} else if (op == ISCSI_OP_DATA_OUT) {
+		struct imp_cmd *m = cmd_find(c, get_be32(b + BHS_ITT), false);
+		if (m && m->want_param)
+			keep = d->data_len < IMP_MAX_PARAM ? d->data_len : IMP_MAX_PARAM;
 	}
 	d->data_keep = 0;
 	d->data_have = 0;

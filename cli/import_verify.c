@@ -30,6 +30,7 @@
 #define VERIFY_WAIT_TOTAL_MS 30000 /* for all of them */
 #define VERIFY_MAX_PRINTED 200	   /* differences printed (all are counted) */
 #define VERIFY_UA_RETRIES 4	   /* power-on / reset unit attentions cleared per command */
+#define VERIFY_MAX_HELD (256u << 20) /* data-in buffers of commands the engine keeps */
 
 /* Keeps a command and its answer (import_internal.h). */
 void imp_verify_keep(struct fl_import *im, const struct imp_conn *c, const struct imp_cmd *m,
@@ -61,6 +62,12 @@ void imp_verify_keep(struct fl_import *im, const struct imp_conn *c, const struc
 	v->flags = m->flags;
 	v->edtl = m->edtl;
 	v->datain_len = m->datain_len;
+	if (m->param && m->param_len && im->vdata_bytes + m->param_len <= IMP_MAX_VERIFY_DATA &&
+	    (v->param = malloc(m->param_len))) {
+		memcpy(v->param, m->param, m->param_len);
+		v->param_len = m->param_len;
+		im->vdata_bytes += m->param_len;
+	}
 	v->answered = answered;
 	v->status = status;
 	v->skip = skip;
@@ -79,8 +86,10 @@ void imp_verify_keep(struct fl_import *im, const struct imp_conn *c, const struc
 /* Frees what was kept (import_internal.h). */
 void imp_verify_free(struct fl_import *im)
 {
-	for (unsigned i = 0; i < im->nvrecs; i++)
+	for (unsigned i = 0; i < im->nvrecs; i++) {
 		free(im->vrecs[i].data);
+		free(im->vrecs[i].param);
+	}
 	free(im->vrecs);
 	im->vrecs = NULL;
 	im->nvrecs = 0;
@@ -90,6 +99,7 @@ void imp_verify_free(struct fl_import *im)
 struct vcmd {
 	struct fl_cmd cmd;
 	atomic_bool done;
+	uint8_t *out_buf; /* a parameter list as captured, zeros after it */
 	struct vcmd *next; /* still with the engine (held, or not answered in time) */
 };
 
@@ -110,6 +120,7 @@ enum vs_reason {
 	VS_NO_SENSE,  /* CHECK CONDITION without readable sense */
 	VS_STATUS,    /* a status the scenario format cannot give */
 	VS_TOO_LARGE, /* a transfer over IMP_MAX_XFER */
+	VS_HELD_MEM,  /* its buffer would take the held commands' past VERIFY_MAX_HELD */
 	VS_NR
 };
 
@@ -117,6 +128,7 @@ enum vs_reason {
 static const char *const vs_words[VS_NR] = {
     "unit attention 29h", "LUN above 255", "outstanding at the capture's end",
     "iSCSI target failure", "no readable sense", "status not reproduced", "transfer over 16 MiB",
+    "past 256 MiB of buffers held",
 };
 
 /* The state of one replay. */
@@ -127,6 +139,7 @@ struct verify {
 	unsigned ncmds, ndiff, skipped, waited_ms;
 	unsigned skip_why[VS_NR]; /* not compared, by reason */
 	struct vcmd *pending;
+	size_t pending_bytes; /* their data-in buffers */
 	uint8_t *zeros; /* data-out, IMP_MAX_XFER bytes of zeros, made when first needed */
 };
 
@@ -461,7 +474,16 @@ static int replay_once(struct verify *vf, const struct imp_vrec *v, bool reading
 		return -ENOMEM;
 	}
 	x->cmd.data_in_cap = reading ? v->edtl : 0;
-	if (writing && v->edtl) {
+	if (writing && v->edtl && v->param) {
+		if (!(x->out_buf = calloc(1, v->edtl))) {
+			free(x->cmd.data_in);
+			free(x);
+			return -ENOMEM;
+		}
+		memcpy(x->out_buf, v->param, v->param_len < v->edtl ? v->param_len : v->edtl);
+		x->cmd.data_out = x->out_buf;
+		x->cmd.data_out_len = v->edtl;
+	} else if (writing && v->edtl) {
 		if (!vf->zeros && !(vf->zeros = calloc(1, IMP_MAX_XFER))) {
 			free(x->cmd.data_in);
 			free(x);
@@ -485,6 +507,7 @@ static int replay_once(struct verify *vf, const struct imp_vrec *v, bool reading
 		/* The engine still owns it (or completes it as aborted at the end). */
 		x->next = vf->pending;
 		vf->pending = x;
+		vf->pending_bytes += x->cmd.data_in_cap + (x->out_buf ? v->edtl : 0);
 		return 0;
 	}
 	*xp = x;
@@ -496,6 +519,7 @@ static void vcmd_free(struct vcmd *x)
 {
 	if (x) {
 		free(x->cmd.data_in);
+		free(x->out_buf);
 		free(x);
 	}
 }
@@ -512,10 +536,13 @@ static int replay(struct verify *vf, const struct imp_vrec *v)
 	fl_cdb_decode(v->cdb, cdb_len(v->cdb[0]), &ci);
 	bool writing = (v->flags & 0x20) != 0, reading = (v->flags & 0x40) || (!writing && v->edtl);
 	enum vs_reason why = VS_STATUS;
-	if (!answer_reproduced(v, &sd, &why)) {
+	bool fits = vf->pending_bytes + (reading ? v->edtl : 0) + (v->param ? v->edtl : 0) <=
+		    VERIFY_MAX_HELD;
+	if (!fits || !answer_reproduced(v, &sd, &why)) {
+		why = fits ? why : VS_HELD_MEM;
 		vf->skipped++;
 		vf->skip_why[why]++;
-		if (why == VS_UA29) {
+		if (fits && why == VS_UA29) {
 			/* the LUN's own 29h/00 is consumed here, as the host's was */
 			r = replay_once(vf, v, reading, writing, &x);
 			vcmd_free(x);

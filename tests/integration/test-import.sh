@@ -36,7 +36,7 @@ cleanup() {
 }
 trap 'rc=$?; cleanup; exit $rc' EXIT
 trap 'exit 1' INT TERM
-fail() { echo "FAIL: $*" >&2; for f in "$tmp"/*.out "$tmp"/*.err; do [ -f "$f" ] && { echo "== $f" >&2; cat "$f" >&2; }; done; exit 1; }
+fail() { echo "FAIL: $*" >&2; for f in "$tmp"/*.out "$tmp"/*.err "$tmp"/imported.json; do [ -f "$f" ] && { echo "== $f" >&2; cat "$f" >&2; }; done; exit 1; }
 # A port in 20000..39999 no socket uses.
 freeport() {
 	n=0
