@@ -6,8 +6,11 @@
 # the first PDU) carrying an INQUIRY answered by Data-In with status
 # (vendor ACME, product TESTDISK), a READ(10) of LBA 100, 8 blocks, sent
 # twice (a retransmission) and answered with MEDIUM ERROR 11/00,
-# INFORMATION 104 in two segments that arrive out of order, and a
-# WRITE(10) never answered before the connection closes.
+# INFORMATION 104 in two segments that arrive out of order, a WRITE(10)
+# never answered before the connection closes, and a PERSISTENT RESERVE OUT
+# REGISTER then RESERVE with key 0x1234, their parameter lists as immediate
+# data, both GOOD (replayed without their parameter lists, the RESERVE would
+# be a RESERVATION CONFLICT: `faultlun import --verify` tells).
 import struct
 import sys
 
@@ -77,6 +80,15 @@ half = 30
 frames.append(tcp(T, 3260, I, 40001, tseq + half, resp[half:]))  # out of order
 frames.append(tcp(T, 3260, I, 40001, tseq, resp[:half])); tseq += len(resp)
 frames.append(tcp(I, 40001, T, 3260, iseq, write)); iseq += len(write)
+KEY = (0x1234).to_bytes(8, "big")
+for itt, sa, typ, params in ((4, 0, 0, b"\0" * 8 + KEY + b"\0" * 8),
+                             (5, 1, 1, KEY + b"\0" * 16)):
+    pr = bhs(0x01, 0xA0, len(params), LUN0, itt,
+             struct.pack("!III", len(params), itt - 2, 1) +
+             bytes([0x5F, sa, typ, 0, 0, 0, 0, 0, len(params), 0]).ljust(16, b"\0")) + params
+    frames.append(tcp(I, 40001, T, 3260, iseq, pr)); iseq += len(pr)
+    good = bhs(0x21, 0x80, 0, b"\0" * 8, itt, struct.pack("!IIIIIII", 0, itt, itt + 1, itt + 8, 0, 0, 0))
+    frames.append(tcp(T, 3260, I, 40001, tseq, good)); tseq += len(good)
 frames.append(tcp(I, 40001, T, 3260, iseq, b"", flags=0x11))  # FIN
 
 with open(sys.argv[1], "wb") as f:

@@ -30,11 +30,12 @@ assert r["id"].startswith("f5-"), r["id"]
 h = rules["0x2a"]
 assert h["action"] == {"hold": "forever"} and h["match"]["times"] == 1, h
 PY
-# Verify: replayed against the scenario, the three commands answer as
+# Verify: replayed against the scenario, the five commands answer as
 # captured (the INQUIRY's identity, the medium error, the write never
-# answered: held); without the hold rule the write is a difference, exit 1.
+# answered: held, the reservation taken with the key of the parameter
+# lists); without the hold rule the write is a difference, exit 1.
 "$fl" import "$tmp/good.pcap" --verify >"$tmp/verify.out" 2>&1 || { cat "$tmp/verify.out"; fail "verify: differences"; }
-grep -q '^verify: 3 commands, 0 differences' "$tmp/verify.out" || { cat "$tmp/verify.out"; fail "verify: not 3 commands"; }
+grep -q '^verify: 5 commands, 0 differences' "$tmp/verify.out" || { cat "$tmp/verify.out"; fail "verify: not 5 commands"; }
 python3 - "$tmp/good.json" "$tmp/nohold.json" <<'PY' || fail "cannot write the altered scenario"
 import json, sys
 s = json.load(open(sys.argv[1]))
@@ -78,7 +79,7 @@ for n in $cuts; do
 done
 head -c $((size - 10)) "$tmp/good.pcap" >"$tmp/cut.pcap"
 "$fl" import "$tmp/cut.pcap" -o "$tmp/cut.json" 2>"$tmp/err"
-grep -q "frame 10: " "$tmp/err" || { cat "$tmp/err"; fail "a file cut inside frame 10 (the last) does not name it"; }
+grep -q "frame 14: " "$tmp/err" || { cat "$tmp/err"; fail "a file cut inside frame 14 (the last) does not name it"; }
 # Bytes flipped (seeded), 150 variants (fuzz.import flips many more).
 python3 - "$tmp/good.pcap" "$tmp" <<'PY'
 import random, sys
