@@ -376,7 +376,10 @@ mp_start() {
 # state in the map, and current, enabled or bypassed, the state of its
 # group; CHECKER_STATE and PRIO from multipathd) and "dm MAP STATUS" for each
 # change of the map's status to the kernel log (the timeline's clock), until
-# /tmp/mp-stop exists. The map's status is read every 0.1 s; multipathd's view
+# /tmp/mp-stop exists; at a path's first sight, "pathdev PORT DEV MAJ:MIN" (the
+# number dm-multipath's own lines name it by, so that the checker places the
+# kernel's Failing path / Reinstating path lines on the path even when a
+# sample misses a short state). The map's status is read every 0.1 s; multipathd's view
 # is read by a poller of its own into /tmp/mp-paths, since `multipathd show
 # paths` waits while multipathd works (1.4 s and more while it reinstates a
 # path), and a group that is current for less than that must not be missed.
@@ -434,6 +437,10 @@ mp_sample() {
 	if [ -n "$cur" ] && [ "$cur" != "$prev_p" ]; then
 		echo "$cur" | while read -r d rest; do
 			printf '%s\n' "$prev_p" | grep -qxF "$d $rest" && continue
+			if [ ! -e "/tmp/mp-dev-$d" ]; then
+				: >"/tmp/mp-dev-$d"
+				mark "pathdev $(mp_port_of "$d") $d $(cat "/sys/block/$d/dev" 2>/dev/null)"
+			fi
 			mark "path $(mp_port_of "$d") $d $rest"
 		done
 		prev_p=$cur
@@ -628,7 +635,7 @@ teardown_job() {
 			"$BB" timeout 20 dmsetup remove "$m" >/dev/null 2>&1 || mark "could not remove map $m"
 		done
 		udevadm control --exit >/dev/null 2>&1
-		"$BB" rm -f /tmp/mp-stop /tmp/mp-watch-done /tmp/mp-paths
+		"$BB" rm -f /tmp/mp-stop /tmp/mp-watch-done /tmp/mp-paths /tmp/mp-dev-*
 	fi
 	"$BB" rm -f /tmp/dh-*
 	case "$FL_PATH" in

@@ -470,42 +470,95 @@ out:
 	return out;
 }
 
+/* One path line ("PORT DEV DM CHK PRIO GROUP") into path_lines' output (see there). */
+static void path_add(json_t *out, json_t *before, json_t *last, const char *line, double t,
+		     double t_workload)
+{
+	char port[64];
+
+	if (sscanf(line, "%63s", port) != 1)
+		return;
+	json_object_set_new(last, port, json_string(line));
+	if (t < t_workload) {
+		json_object_set_new(before, port, json_string(line));
+		return;
+	}
+	if (json_object_size(before)) {
+		const char *k;
+		json_t *v;
+		json_object_foreach(before, k, v) json_array_append(out, v);
+		json_object_clear(before);
+	}
+	json_array_append_new(out, json_string(line));
+}
+
+/*
+ * dm-multipath's own line for a path ("device-mapper: multipath: 254:0: Failing path 8:0." or
+ * "Reinstating path 8:0."), as a path line: the port's last line with DM "failed" or "active";
+ * NULL when the line is not one, the device number has no "pathdev" line or nothing changes.
+ */
+static json_t *path_from_dm(const char *text, json_t *devs, json_t *last)
+{
+	const char *f = strstr(text, "device-mapper: multipath: ");
+	const char *p = f ? strstr(f, ": Failing path ") : NULL, *dm = "failed";
+	char devno[32], port[64], dev[32], old[32], rest[160];
+
+	if (f && !p && (p = strstr(f, ": Reinstating path ")))
+		dm = "active";
+	if (!p || sscanf(strchr(p + 2, ' ') + 6, "%31[0-9:]", devno) != 1)
+		return NULL;
+	const char *who = json_string_value(json_object_get(devs, devno));
+	const char *was = who ? json_string_value(json_object_get(last, who)) : NULL;
+	if (!was || sscanf(was, "%63s %31s %31s %159[^\n]", port, dev, old, rest) != 4 ||
+	    !strcmp(old, dm))
+		return NULL;
+	return json_sprintf("%s %s %s %s", port, dev, dm, rest);
+}
+
 /*
  * The agent's dm-multipath path lines ("faultlun-agent: path PORT DEV DM CHK
- * PRIO"): of each port the last one before the workload started, then every
- * one after it, in order (fl_obs.paths).
+ * PRIO GROUP"): of each port the last one before the workload started, then
+ * every one after it, in order (fl_obs.paths). dm-multipath's own Failing path
+ * and Reinstating path lines join them as the path's DM state at that moment,
+ * placed on a port by the agent's "pathdev PORT DEV MAJ:MIN" line: a path
+ * failed and reinstated between two of the observer's samples is still seen.
  */
 static json_t *path_lines(json_t *kmsg, double t_workload)
 {
-	static const char tag[] = "faultlun-agent: path ";
+	static const char tag[] = "faultlun-agent: path ", devtag[] = "faultlun-agent: pathdev ";
 	json_t *before = json_object(), *out = json_array(), *o;
+	json_t *devs = json_object(), *last = json_object();
 	size_t i;
 
 	json_array_foreach(kmsg, i, o)
 	{
 		const char *text = json_string_value(json_object_get(o, "text"));
+		double t = json_real_value(json_object_get(o, "t"));
 		const char *p = text ? strstr(text, tag) : NULL;
-		char port[64];
+		char port[64], dev[32], devno[32];
 
-		if (!p || sscanf(p + sizeof(tag) - 1, "%63s", port) != 1)
+		if (!text)
 			continue;
-		p += sizeof(tag) - 1;
-		if (json_real_value(json_object_get(o, "t")) < t_workload) {
-			json_object_set_new(before, port, json_string(p));
+		if ((p = strstr(text, devtag)) &&
+		    sscanf(p + sizeof(devtag) - 1, "%63s %31s %31[0-9:]", port, dev, devno) == 3) {
+			json_object_set_new(devs, devno, json_string(port));
 			continue;
 		}
-		if (json_object_size(before)) {
-			const char *k;
-			json_t *v;
-			json_object_foreach(before, k, v) json_array_append(out, v);
-			json_object_clear(before);
+		if ((p = strstr(text, tag))) {
+			path_add(out, before, last, p + sizeof(tag) - 1, t, t_workload);
+			continue;
 		}
-		json_array_append_new(out, json_string(p));
+		json_t *line = path_from_dm(text, devs, last);
+		if (line)
+			path_add(out, before, last, json_string_value(line), t, t_workload);
+		json_decref(line);
 	}
 	const char *k;
 	json_t *v;
 	json_object_foreach(before, k, v) json_array_append(out, v);
 	json_decref(before);
+	json_decref(devs);
+	json_decref(last);
 	return out;
 }
 

@@ -5,7 +5,9 @@
 # expectations pass, with the path observer's lines turned into the paths'
 # states; a path entering a state more often than it did, or a port that has
 # no path, fail with what was seen; without the multipath knob a path
-# expectation is not applicable.
+# expectation is not applicable. dm-multipath's Failing path / Reinstating
+# path lines count as the path's state once the agent's "pathdev" lines name
+# the path's device number (a failure shorter than a sample), and not without.
 #   test-vm-mpath-recheck.sh FAULTLUN SCENARIO RECORDED_DIR OUTDIR
 set -u
 faultlun=$1 src=$2 rec=$3 out=$4
@@ -14,7 +16,7 @@ fail() {
 	exit 1
 }
 rm -rf "$out"
-for d in good bad nomp; do
+for d in good bad nomp dmline nodev; do
 	mkdir -p "$out/$d"
 	cp -r "$rec" "$out/$d/guest"
 done
@@ -44,4 +46,21 @@ sed -e 's/"multipath": true,/"multipath": false,/' "$src" >"$out/nomp.json"
 grep -q "N/A   path B enters current" "$out/nomp.log" ||
 	grep -q "N/A.*path B enters current" "$out/nomp.log" || { cat "$out/nomp.log"; fail "path expectation without the knob is not N/A"; }
 grep -q "knob multipath not set" "$out/nomp.log" || fail "N/A without its reason"
+# The recorded run's observer never sampled path A failed; dm-multipath failed
+# it twice (Failing path 8:0), once before the observer's first line of A.
+sed -e 's/{ "path": "A", "state": "ghost", "min": 1 }/{ "path": "A", "state": "failed", "min": 1, "max": 1 }/' \
+	"$src" >"$out/failed.json"
+sed -e '/faultlun-agent: workload start/a\
+12,431,26868190,-;faultlun-agent: pathdev A sda 8:0\
+12,431,26868191,-;faultlun-agent: pathdev B sdb 8:16' "$rec/kmsg.txt" >"$out/dmline/guest/kmsg.txt"
+grep -q "pathdev A sda 8:0" "$out/dmline/guest/kmsg.txt" || fail "pathdev lines not added"
+"$faultlun" vm "$out/failed.json" --path iscsi --recheck "$out/dmline" >"$out/dmline.log" 2>&1
+rc=$?
+[ "$rc" -eq 0 ] || { cat "$out/dmline.log"; fail "dm's Failing path line as path A's state: exit $rc, expected 0"; }
+grep -q "states: active ready 50 enabled -> failed ready 50 enabled -> active ready 50 enabled -> active ghost 1 enabled" "$out/dmline.log" ||
+	{ cat "$out/dmline.log"; fail "path A's failure from dm's lines is not in its states"; }
+"$faultlun" vm "$out/failed.json" --path iscsi --recheck "$out/nodev" >"$out/nodev.log" 2>&1
+rc=$?
+[ "$rc" -eq 1 ] || { cat "$out/nodev.log"; fail "without pathdev lines: exit $rc, expected 1"; }
+grep -q "FAIL  path A enters failed" "$out/nodev.log" || fail "no FAIL for path A without pathdev lines"
 echo "path expectations judged on the recorded run as they should be"
