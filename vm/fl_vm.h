@@ -9,7 +9,7 @@
  * sysfs, faultlun trace, workload steps, healthy-LUN stall) into one timeline,
  * has the scenario's expectations judged by the one checker of scenario/
  * (fl_check_judge) and writes result.json. The scenario is read only through
- * scenario/ (fl_scenario_load_file), validated for the path's front end. fl_vm_report_text() / fl_vm_report_html() render a result.
+ * scenario/ (fl_scenario_load_file), validated for the path's front end. The report of a result is report/'s (fl_report.h).
  *
  * Return values of fl_vm_run: FL_VM_PASS (every applicable expectation held,
  * at least one applied), FL_VM_FAIL (an expectation did not hold),
@@ -24,7 +24,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
-enum { FL_VM_PASS = 0, FL_VM_FAIL = 1, FL_VM_ERROR = 2, FL_VM_SKIP = 77 };
+#include "fl_report.h" /* the report of a result, and the verdict codes */
 
 struct fl_vm_opts {
 	const char *path;      /* "iscsi", "tcmu" or "lio" (plumbing only) */
@@ -61,40 +61,6 @@ int fl_vm_run_batch(const char *const *files, size_t n, const struct fl_vm_opts 
  * run_dir/result.json. Returns as fl_vm_run.
  */
 int fl_vm_recheck(const char *scenario, const char *path, const char *run_dir);
-
-/* Prints a result (result.json) as verdicts + timeline; returns its verdict. */
-int fl_vm_report_text(const char *result_json, FILE *out, bool timeline);
-/* Writes the HTML report of a result; returns 0 or -errno. */
-int fl_vm_report_html(const char *result_json, const char *html_path);
-
-/* One run of a kernel matrix: its kernel's label, scenario, path and result. */
-struct fl_vm_matrix_cell {
-	const char *kernel;	 /* the label as given to --kernels */
-	const char *scenario;	 /* the scenario's file stem */
-	const char *path;	 /* "iscsi", "tcmu", "lio" */
-	const char *result_json; /* RUN_DIR/result.json (may be missing: rc says why) */
-	int rc;			 /* what fl_vm_run returned */
-};
-
-/*
- * Writes out_dir/matrix.json and out_dir/matrix.html: scenario x path rows,
- * one column per kernel (in the order of kernels), and where kernels did
- * different things the differences side by side; prints a summary to text
- * (may be NULL). Returns 0 or -errno.
- */
-int fl_vm_matrix_write(const struct fl_vm_matrix_cell *cells, size_t n,
-		       const char *const *kernels, size_t nkernels, const char *out_dir,
-		       FILE *text);
-
-/*
- * The matrix report of runs already done (`faultlun report --matrix`): each
- * spec is LABEL=RUN_DIR (or LABEL=RUN_DIR/result.json); the kernels are the
- * labels in order of first appearance, a row is the result's scenario (file
- * stem) and path. A run without report.html gets one first. Writes as
- * fl_vm_matrix_write; returns the worst verdict (FL_VM_PASS, FL_VM_FAIL,
- * FL_VM_ERROR: a spec or result that cannot be read, message printed).
- */
-int fl_vm_matrix_from_runs(const char *const *specs, size_t n, const char *out_dir, FILE *text);
 
 /* The cache directory the lab uses (static storage). */
 const char *fl_vm_cache_dir(const char *override);

@@ -18,6 +18,7 @@
  * another runner, or not observable here), the last counted neither way.
  * result.json holds everything.
  */
+#include "fl_result.h"
 #include "fl_vm.h"
 #include "vm_internal.h"
 
@@ -880,8 +881,8 @@ int vm_check_run(const struct fl_scenario *sc, const struct vm_run_info *info)
 				 info->wall_guest_build_s, "qemu_s", info->wall_qemu_s);
 	json_object_set_new(wall, "guest_phases", guest_phases(kmsg));
 	json_t *result = json_pack(
-	    "{s:i,s:s,s:s,s:s,s:s,s:s,s:s,s:O,s:O,s:O,s:O,s:O,s:O,s:o}", "faultlun_vm_result", 1,
-	    "scenario", info->scenario, "name", fl_scenario_name(sc) ?: info->scenario, "path",
+	    "{s:i,s:i,s:s,s:s,s:s,s:s,s:s,s:s,s:O,s:O,s:O,s:O,s:O,s:O,s:o}", "faultlun_vm_result", 1,
+	    "version", FL_RESULT_VERSION, "scenario", info->scenario, "name", fl_scenario_name(sc) ?: info->scenario, "path",
 	    info->path, "accel", info->accel, "guest", info->guest, "verdict", v, "expectations",
 	    verdicts, "steps", steps, "eh", eh, "eh_sequence", eh_seq, "timeline", tl,
 	    "final_sysfs", last_values, "wall", wall);

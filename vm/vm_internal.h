@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * vm_internal.h - declarations shared by the VM lab's host-side files
- * (vm_run.c, vm_check.c, vm_report.c).
+ * (vm_run.c, vm_check.c, vm_kernel.c).
  */
 #ifndef FL_VM_INTERNAL_H
 #define FL_VM_INTERNAL_H

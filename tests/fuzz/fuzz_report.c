@@ -5,8 +5,8 @@
  * under test, so the file is hostile input. Each input is written as
  * result.json in a private directory under /dev/shm (or $TMPDIR), then read
  * as `faultlun report --html --ktap` reads it: the bounds check and loader
- * (vm/report_bounds.c), the text report with its timeline, the HTML report
- * with its drawings and trace.json (vm/report_*.c), and the KTAP writer
+ * (report/report_bounds.c), the text report with its timeline, the HTML report
+ * with its drawings and trace.json (report/report_*.c), and the KTAP writer
  * (cli/ktap.c). Everything written goes to files that are overwritten by
  * the next input.
  */

@@ -57,14 +57,7 @@ struct parse {
 /* See report_internal.h. */
 double rp_num(json_t *o, const char *key, double def)
 {
-	json_t *v = json_object_get(o, key);
-	double x = def;
-	if (json_is_number(v))
-		x = json_number_value(v);
-	else if (json_is_string(v) && *json_string_value(v))
-		x = strtod(json_string_value(v), NULL);
-	/* a numeric string escapes rp_check_bounds: bound it here */
-	return isfinite(x) && fabs(x) <= RP_MAX_NUMBER ? x : def;
+	return fl_result_num(o, key, def);
 }
 
 /* A knob in seconds: the guest's value, else the scenario's, else -1. */

@@ -16,6 +16,8 @@
 #ifndef FL_VM_REPORT_INTERNAL_H
 #define FL_VM_REPORT_INTERNAL_H
 
+#include "fl_result.h"
+
 #include <jansson.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -220,25 +222,14 @@ extern const char *const rp_level_names[RP_NLEVELS];
 extern const char *const rp_outcome_names[RP_NOUTCOMES];
 extern const char *const rp_outcome_colors[RP_NOUTCOMES];
 
-/*
- * Bounds a result file keeps before the report reads it (report_bounds.c;
- * docs/robustness.md): the guest writes part of it and is not trusted.
- */
-#define RP_MAX_FILE_BYTES (64 << 20)
-#define RP_MAX_DEPTH 32
-#define RP_MAX_STRING 65536
-#define RP_MAX_ITEMS 1000000
-#define RP_MAX_NUMBER 1e15
-#define RP_MAX_TIME_S 1e6
-#define RP_MAX_TICKS 64 /* time-axis ticks drawn, whatever the window */
-/* Refuses (-1, with a message) a result breaking a bound; 0 when it keeps them all. */
-int rp_check_bounds(const char *path, json_t *r);
-/* Refuses (-1, with a message) a regular file larger than RP_MAX_FILE_BYTES. */
-int rp_check_file_size(const char *path);
+/* Time-axis ticks drawn, whatever the window. */
+#define RP_MAX_TICKS 64
+/* Bounds of a result file (fl_result.h): the guest writes part of it. */
+#define RP_MAX_NUMBER FL_RESULT_MAX_NUMBER
 
 /*
- * Loads a result file, printing why it cannot be read; NULL then. A file past
- * the bounds above is refused.
+ * Loads a result file through the one reader (fl_result_read), printing why
+ * it cannot be read; NULL then. A file past the bounds is refused.
  */
 json_t *vm_report_load(const char *path);
 /*

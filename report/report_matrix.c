@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * vm_matrix.c - the kernel matrix report of `faultlun vm --kernels K1,K2,...`
+ * report_matrix.c - the kernel matrix report of `faultlun vm --kernels K1,K2,...`
  * (docs/vm-lab.md "Kernel matrix"): one row per scenario and path, one column
  * per kernel, each cell the run's verdict (from its result.json), and under a
  * row, where the kernels did different things, the difference side by side:
@@ -12,9 +12,8 @@
  * cell links to its run's report.html (a relative link). Written as
  * matrix.json ("faultlun_vm_matrix": 1) and matrix.html, and printed as text.
  */
-#include "fl_vm.h"
+#include "fl_report.h"
 #include "report_internal.h"
-#include "vm_internal.h"
 
 #include <errno.h>
 #include <jansson.h>

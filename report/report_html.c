@@ -10,7 +10,7 @@
  * a checkbox. trace.json, written beside the page, is the same run for
  * Perfetto or chrome://tracing (report_trace.c).
  */
-#include "fl_vm.h"
+#include "fl_report.h"
 #include "report_internal.h"
 
 #include <errno.h>

@@ -1,14 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * vm_report.c - renders a VM-lab result (result.json, written by
+ * report_text.c - renders a VM-lab result (result.json, written by
  * vm_check.c) as text: the merged timeline, the summary header of the
  * HTML page (rp_summary: the same rows from the same model), a verdict per
  * expectation with what was observed, the wall-time split. The HTML page is
  * report_html.c's.
  */
-#include "fl_vm.h"
+#include "fl_report.h"
 #include "report_internal.h"
-#include "vm_internal.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -17,20 +16,15 @@
 /* See report_internal.h. */
 json_t *vm_report_load(const char *path)
 {
-	json_error_t err;
-	if (rp_check_file_size(path) < 0)
+	struct fl_result res;
+	char err[512];
+
+	if (fl_result_read(path, &res, err, sizeof(err)) < 0) {
+		fprintf(stderr, "%s\n", err);
 		return NULL;
-	json_t *r = json_load_file(path, 0, &err);
-	if (!r)
-		fprintf(stderr, "%s:%d:%d: %s\n", path, err.line, err.column, err.text);
-	else if (!json_is_object(r) || !json_object_get(r, "faultlun_vm_result")) {
-		fprintf(stderr, "%s: not a faultlun vm result\n", path);
-		json_decref(r);
-		r = NULL;
-	} else if (rp_check_bounds(path, r) < 0) {
-		json_decref(r);
-		r = NULL;
 	}
+	json_t *r = json_incref(res.doc);
+	fl_result_free(&res);
 	return r;
 }
 
