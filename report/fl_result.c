@@ -215,10 +215,10 @@ static int fill(struct fl_result *res, char *why, size_t len)
 	    .total_s = number_at(w, "total_s"),
 	    .guest_assembly_s = number_at(w, "guest_assembly_s"),
 	    .qemu_s = number_at(w, "qemu_s"),
-	    .agent_up = number_at(ph, "agent_up"),
-	    .workload_start = number_at(ph, "workload_start"),
-	    .workload_end = number_at(ph, "workload_end"),
-	    .finish = number_at(ph, "finish"),
+	    .agent_up = fl_result_num(ph, "agent_up", -1),
+	    .workload_start = fl_result_num(ph, "workload_start", -1),
+	    .workload_end = fl_result_num(ph, "workload_end", -1),
+	    .finish = fl_result_num(ph, "finish", -1),
 	};
 
 	/* Each array: json_array_size is 0 for a missing key or another type. */
@@ -267,7 +267,7 @@ static int fill(struct fl_result *res, char *why, size_t len)
 	if (!(res->probes = items(json_array_size(a), sizeof(*res->probes))))
 		goto enomem;
 	json_array_foreach(a, i, o) res->probes[res->nprobes++] =
-	    (struct fl_result_probe){.t = number_at(o, "t"), .ms = number_at(o, "ms")};
+	    (struct fl_result_probe){.t = fl_result_num(o, "t", 0), .ms = fl_result_num(o, "ms", 0)};
 	return 0;
 enomem:
 	snprintf(why, len, "out of memory");

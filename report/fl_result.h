@@ -76,10 +76,10 @@ struct fl_result_probe {
 	double ms; /* its latency */
 };
 
-/* The wall-time split of the run (seconds; 0 when absent). */
+/* The wall-time split of the run (seconds). */
 struct fl_result_wall {
-	double total_s, guest_assembly_s, qemu_s;
-	/* guest_phases: kernel clock of the agent's markers */
+	double total_s, guest_assembly_s, qemu_s; /* 0 when absent */
+	/* guest_phases: kernel clock of the agent's markers; -1: not seen */
 	double agent_up, workload_start, workload_end, finish;
 };
 

@@ -200,19 +200,16 @@ static void ladder_chart(FILE *f, const struct rp_model *m)
 	}
 	fprintf(f, "<text x=\"4\" y=\"%d\" font-weight=\"bold\">application</text>\n", top + 26);
 	double last_end[2] = {-1e9, -1e9};
-	size_t i;
-	json_t *o;
-	json_array_foreach(json_object_get(m->r, "steps"), i, o)
-	{
-		long long n = json_integer_value(json_object_get(o, "step"));
-		double a = json_number_value(json_object_get(o, "t0")) - m->origin;
-		double b = json_number_value(json_object_get(o, "t1")) - m->origin;
-		const char *e = json_string_value(json_object_get(o, "errno")) ?: "?";
+	for (size_t i = 0; i < m->res.nsteps; i++) {
+		const struct fl_result_step *o = &m->res.steps[i];
+		long long n = o->step;
+		double a = o->t0 - m->origin;
+		double b = o->t1 - m->origin;
+		const char *e = o->errno_name ?: "?";
 		double x0 = page_x(m, a), x1 = page_x(m, b);
 		char label[96];
 		snprintf(label, sizeof(label), "step %lld %s \xe2\x86\x92 %s, %.1f s", n,
-			 json_string_value(json_object_get(o, "op")) ?: "?", e,
-			 json_number_value(json_object_get(o, "elapsed_ms")) / 1000);
+			 o->op ?: "?", e, o->elapsed_ms / 1000);
 		fprintf(f, "<g id=\"step-%lld\" class=\"step\" data-errno=\"%s\"><title>", n, e);
 		rp_esc(f, label);
 		fprintf(
@@ -261,48 +258,38 @@ static bool noise(const char *src, const char *text, double t, double ws)
 static void tables(FILE *f, const struct rp_model *m)
 {
 	size_t i;
-	json_t *o;
 	fprintf(f, "<h2>Expectations</h2>\n<table id=\"expectations\"><tr><th>verdict</th>"
 		   "<th>expected</th><th>observed</th><th>on the chart</th></tr>\n");
-	json_array_foreach(json_object_get(m->r, "expectations"), i, o)
-	{
-		const char *word = vm_report_verdict(o);
-		json_t *st = json_object_get(o, "step");
+	for (i = 0; i < m->res.nexpectations; i++) {
+		const struct fl_result_expect *o = &m->res.expectations[i];
+		const char *word = fl_result_verdict_word(o->verdict);
 		fprintf(f, "<tr class=\"exp-%s\"><td class=\"%s\">%s</td><td>",
 			!strcmp(word, "N/A") ? "na" : word, !strcmp(word, "N/A") ? "NA" : word,
 			word);
-		rp_esc(f, json_string_value(json_object_get(o, "what")) ?: "(not recorded)");
+		rp_esc(f, o->what ?: "(not recorded)");
 		fprintf(f, "</td><td>");
-		rp_esc(f, json_string_value(json_object_get(o, "observed")));
+		rp_esc(f, o->observed);
 		fprintf(f, "</td><td>");
-		if (json_is_integer(st))
-			fprintf(f, "<a href=\"#step-%lld\">step %lld</a>",
-				(long long)json_integer_value(st),
-				(long long)json_integer_value(st));
+		if (o->has_step)
+			fprintf(f, "<a href=\"#step-%lld\">step %lld</a>", o->step, o->step);
 		else if (!strcmp(word, "FAIL"))
 			fprintf(f, "<a href=\"#ladder-chart\">ladder</a>");
 		fprintf(f, "</td></tr>\n");
 	}
-	json_t *ph = json_object_get(json_object_get(m->r, "wall"), "guest_phases");
-	double ws = json_number_value(json_object_get(ph, "workload_start"));
+	double ws = m->res.wall.workload_start < 0 ? 0 : m->res.wall.workload_start;
+	const struct fl_result_event *tl = m->res.timeline;
 	int hidden = 0;
-	json_array_foreach(json_object_get(m->r, "timeline"), i, o)
-	{
-		const char *src = json_string_value(json_object_get(o, "src")) ?: "";
-		const char *text = json_string_value(json_object_get(o, "text")) ?: "";
-		hidden += noise(src, text, json_number_value(json_object_get(o, "t")), ws);
-	}
+	for (i = 0; i < m->res.ntimeline; i++)
+		hidden += noise(tl[i].src, tl[i].text, tl[i].t, ws);
 	fprintf(f,
 		"</table>\n<h2>Timeline</h2>\n<p><label><input type=\"checkbox\" id=\"shownoise\" "
 		"onchange=\"document.body.classList.toggle('shownoise', this.checked)\"> show "
 		"the %d rows of boot, module loads and other uevents</label></p>\n"
 		"<table id=\"timeline\"><tr><th>t (s)</th><th>source</th><th>event</th></tr>\n",
 		hidden);
-	json_array_foreach(json_object_get(m->r, "timeline"), i, o)
-	{
-		const char *src = json_string_value(json_object_get(o, "src")) ?: "";
-		const char *text = json_string_value(json_object_get(o, "text")) ?: "";
-		double t = json_number_value(json_object_get(o, "t"));
+	for (i = 0; i < m->res.ntimeline; i++) {
+		const char *src = tl[i].src, *text = tl[i].text;
+		double t = tl[i].t;
 		fprintf(f, "<tr%s><td>%+.3f</td><td>",
 			noise(src, text, t, ws) ? " class=\"noise\"" : "", t - m->origin);
 		rp_esc(f, src);
@@ -326,26 +313,21 @@ static void trace_path(const char *html_path, char *buf, size_t len)
 /* See fl_vm.h. */
 int fl_vm_report_html(const char *result_json, const char *html_path)
 {
-	json_t *r = vm_report_load(result_json);
-	if (!r)
-		return -EINVAL;
-	struct rp_model *m = rp_model_new(r);
-	json_decref(r);
+	struct rp_model *m = rp_model_read(result_json);
 	if (!m)
-		return -ENOMEM;
+		return -EINVAL;
 	FILE *f = fopen(html_path, "w");
 	if (!f) {
 		int e = errno;
 		rp_model_free(m);
 		return -e;
 	}
-	r = m->r;
 	struct rp_sum_row rows[RP_SUM_ROWS];
 	size_t nrows = rp_summary(m, rows);
 	fprintf(f, "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>faultlun vm: ");
-	rp_esc(f, json_string_value(json_object_get(r, "name")));
+	rp_esc(f, m->res.name);
 	fprintf(f, "</title><style>%s</style></head><body>\n<h1>", css);
-	rp_esc(f, json_string_value(json_object_get(r, "name")));
+	rp_esc(f, m->res.name);
 	fprintf(f, " <span class=\"badge %s\" id=\"verdict\">", rows[0].em_class);
 	rp_esc(f, rows[0].text);
 	fprintf(f, "</span></h1>\n");

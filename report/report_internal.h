@@ -6,7 +6,8 @@
  * (report_html.c) and the Chrome trace-event file (report_trace.c); with
  * dm-multipath, the paths band and the failover rows (report_paths.c).
  *
- * The model is derived from one result.json (vm_check.c): the kernel-log
+ * The model is derived from one result (vm_check.c writes it, fl_result.c
+ * reads it; the model owns it): the kernel-log
  * lines of the error handler (scsi_error.c with scsi_logging_level, libiscsi
  * with debug_libiscsi_eh, LIO's TMR lines), the guest's knob values, and the
  * target's trace (tmf, tmf_done, reset, conn, inject events). Where the
@@ -129,7 +130,8 @@ struct rp_pmark {
 
 /* Everything the drawings need, times in seconds from the origin. */
 struct rp_model {
-	json_t *r;	   /* the result (owned) */
+	struct fl_result res; /* the result (owned) */
+	json_t *r;	      /* its document, for what res does not type yet (borrowed) */
 	double origin;	   /* guest time of the first workload step */
 	double tmin, tmax; /* the drawn window */
 	struct rp_span spans[RP_MAX_SPANS];
@@ -200,8 +202,13 @@ void rp_build_paths(struct rp_model *m);
 /* The "paths" band: one row per path with its marks (a self-contained <svg>). */
 void rp_svg_paths(FILE *f, const struct rp_model *m, int w);
 
-/* Builds the model of a result (takes a reference to r). Returns NULL on ENOMEM. */
-struct rp_model *rp_model_new(json_t *r);
+/*
+ * Builds the model of a result, taking *res over (emptied). Returns NULL on
+ * ENOMEM, *res left to the caller then.
+ */
+struct rp_model *rp_model_new(struct fl_result *res);
+/* Reads the result file at path and builds its model; NULL (message printed) when it cannot. */
+struct rp_model *rp_model_read(const char *path);
 void rp_model_free(struct rp_model *m);
 
 /* Number value of key in o (a JSON number or a numeric string); def if absent or past +-RP_MAX_NUMBER. */
@@ -226,17 +233,6 @@ extern const char *const rp_outcome_colors[RP_NOUTCOMES];
 #define RP_MAX_TICKS 64
 /* Bounds of a result file (fl_result.h): the guest writes part of it. */
 #define RP_MAX_NUMBER FL_RESULT_MAX_NUMBER
-
-/*
- * Loads a result file through the one reader (fl_result_read), printing why
- * it cannot be read; NULL then. A file past the bounds is refused.
- */
-json_t *vm_report_load(const char *path);
-/*
- * PASS, FAIL or N/A of one verdict of result.json ("verdict": pass, fail,
- * not_applicable; results written before that key have only "ok").
- */
-const char *vm_report_verdict(json_t *v);
 
 /* Writes s HTML/XML-escaped. */
 void rp_esc(FILE *f, const char *s);

@@ -24,6 +24,14 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+
+/* Reads the result at path through the one reader, silently; 0 or -1. */
+static int load(const char *path, struct fl_result *res)
+{
+	char err[512];
+	return fl_result_read(path, res, err, sizeof(err));
+}
+
 /* The kernel-log lines of a run's workload, folded, as a JSON object used as a set. */
 static json_t *log_patterns(json_t *result)
 {
@@ -307,9 +315,7 @@ static void side_by_side(FILE *f, json_t *doc)
 			    json_object_get(json_object_get(row, "cells"),
 					    json_string_value(json_object_get(kv, "label")));
 			const char *res = json_string_value(json_object_get(c, "result"));
-			json_t *r = res ? vm_report_load(res) : NULL; /* within the bounds */
-			m[i] = r ? rp_model_new(r) : NULL;
-			json_decref(r);
+			m[i] = res ? rp_model_read(res) : NULL; /* within the bounds */
 			if (!m[i])
 				continue;
 			tmin = any ? fmin(tmin, m[i]->tmin) : m[i]->tmin;
@@ -513,14 +519,14 @@ int fl_vm_matrix_write(const struct fl_vm_matrix_cell *cells, size_t n, const ch
 		for (size_t i = 0; i < n && !release; i++) {
 			if (strcmp(cells[i].kernel, kernels[k]))
 				continue;
-			json_t *r = json_load_file(cells[i].result_json, 0, NULL);
-			const char *rel = json_string_value(
-			    json_object_get(json_object_get(r, "guest_info"), "kernel"));
-			if (rel) {
-				release = rel;
-				json_object_set_new(kv, "release", json_string(rel));
+			struct fl_result r;
+			if (load(cells[i].result_json, &r) < 0)
+				continue;
+			if (r.kernel) {
+				release = kernels[k];
+				json_object_set_new(kv, "release", json_string(r.kernel));
 			}
-			json_decref(r);
+			fl_result_free(&r);
 		}
 		json_array_append_new(kl, kv);
 	}
@@ -540,32 +546,29 @@ int fl_vm_matrix_write(const struct fl_vm_matrix_cell *cells, size_t n, const ch
 			if (strcmp(cells[j].scenario, cells[i].scenario) ||
 			    strcmp(cells[j].path, cells[i].path))
 				continue;
-			json_t *r = json_load_file(cells[j].result_json, 0, NULL);
+			struct fl_result r;
+			bool loaded = load(cells[j].result_json, &r) == 0;
 			const char *v = cells[j].rc == FL_VM_SKIP ? "SKIP" : "ERROR";
 			json_t *c = json_object();
-			if (r && json_string_value(json_object_get(r, "verdict")))
-				v = json_string_value(json_object_get(r, "verdict"));
+			if (loaded && r.verdict)
+				v = r.verdict;
 			json_object_set_new(c, "verdict", json_string(v));
-			if (r) {
-				json_t *ph =
-				    json_object_get(json_object_get(r, "wall"), "guest_phases");
+			if (loaded) {
 				char rel[PATH_MAX];
 				json_object_set_new(c, "result", json_string(cells[j].result_json));
 				if (report_link(out_dir, cells[j].result_json, rel, sizeof(rel)))
 					json_object_set_new(c, "report", json_string(rel));
-				if (json_object_get(ph, "workload_end"))
+				if (r.wall.workload_end >= 0)
 					json_object_set_new(
 					    c, "workload_s",
-					    json_real(json_number_value(
-							  json_object_get(ph, "workload_end")) -
-						      json_number_value(
-							  json_object_get(ph, "workload_start"))));
-				json_object_set(
-				    c, "release",
-				    json_object_get(json_object_get(r, "guest_info"), "kernel"));
-				json_object_set(results, cells[j].kernel, r);
+					    json_real(r.wall.workload_end -
+						      (r.wall.workload_start < 0 ? 0
+									     : r.wall.workload_start)));
+				if (r.kernel)
+					json_object_set_new(c, "release", json_string(r.kernel));
+				json_object_set(results, cells[j].kernel, r.doc);
+				fl_result_free(&r);
 			}
-			json_decref(r);
 			json_object_set_new(cl, cells[j].kernel, c);
 		}
 		json_object_set_new(row, "cells", cl);
@@ -642,23 +645,29 @@ int fl_vm_matrix_from_runs(const char *const *specs, size_t n, const char *out_d
 		} else {
 			st[1] = strdup(eq + 1);
 		}
-		json_t *r = st[0] && st[1] ? vm_report_load(st[1]) : NULL;
-		if (!r) {
+		struct fl_result r;
+		char err[512];
+		if (!st[0] || !st[1]) {
 			worst = FL_VM_ERROR;
 			continue;
 		}
-		const char *sc = json_string_value(json_object_get(r, "scenario")) ?: "?";
+		if (fl_result_read(st[1], &r, err, sizeof(err)) < 0) {
+			fprintf(stderr, "%s\n", err);
+			worst = FL_VM_ERROR;
+			continue;
+		}
+		const char *sc = r.scenario ?: "?";
 		const char *slash = strrchr(sc, '/');
 		st[2] = strdup(slash ? slash + 1 : sc);
 		if (st[2])
 			st[2][strcspn(st[2], ".")] = 0;
-		st[3] = strdup(json_string_value(json_object_get(r, "path")) ?: "?");
-		const char *v = json_string_value(json_object_get(r, "verdict")) ?: "";
+		st[3] = strdup(r.path ?: "?");
+		const char *v = r.verdict ?: "";
 		int rc = !strcmp(v, "PASS")   ? FL_VM_PASS
 			 : !strcmp(v, "FAIL") ? FL_VM_FAIL
 			 : !strcmp(v, "N/A")  ? FL_VM_SKIP
 					      : FL_VM_ERROR;
-		json_decref(r);
+		fl_result_free(&r);
 		if (!st[2] || !st[3]) {
 			worst = FL_VM_ERROR;
 			continue;

@@ -114,7 +114,7 @@ static void span_ended_by(const struct rp_model *m, struct rp_span *s)
 		else
 			snprintf(s->ended_by, sizeof(s->ended_by), "%s", name);
 	} else if (s->outcome == RP_COMPLETED) {
-		const char *path = json_string_value(json_object_get(m->r, "path"));
+		const char *path = m->res.path;
 		if (s->level == RP_SESSION)
 			snprintf(s->ended_by, sizeof(s->ended_by), "relogin");
 		else if (path && !strcmp(path, "tcmu") && m->k_cmd_time_out > 0 &&
@@ -179,13 +179,10 @@ static void cycle_begin(struct parse *p, double t)
 		start = p->cmd_start;
 	if (start <= NONE / 2 || start > t) {
 		/* The step running at t, else the command timer before t. */
-		size_t i;
-		json_t *s;
 		start = m->k_timeout > 0 ? t - m->k_timeout : t;
-		json_array_foreach(json_object_get(m->r, "steps"), i, s)
-		{
-			double a = rp_num(s, "t0", 0) - m->origin,
-			       b = rp_num(s, "t1", 0) - m->origin;
+		for (size_t i = 0; i < m->res.nsteps; i++) {
+			double a = m->res.steps[i].t0 - m->origin,
+			       b = m->res.steps[i].t1 - m->origin;
 			if (a <= t && t <= b + 0.5 && a > p->cmd_start)
 				start = a;
 		}
@@ -420,13 +417,10 @@ static void spans_from_trace(struct parse *p)
 /* Device and session state bands from the sysfs changes in the timeline. */
 static void build_bands(struct rp_model *m)
 {
-	size_t i;
-	json_t *e;
-	json_array_foreach(json_object_get(m->r, "timeline"), i, e)
-	{
-		const char *src = json_string_value(json_object_get(e, "src"));
-		const char *text = json_string_value(json_object_get(e, "text"));
-		if (!src || strcmp(src, "sysfs") || !text)
+	for (size_t i = 0; i < m->res.ntimeline; i++) {
+		const struct fl_result_event *e = &m->res.timeline[i];
+		const char *src = e->src, *text = e->text;
+		if (strcmp(src, "sysfs"))
 			continue;
 		const char *eq = strstr(text, " = ");
 		if (!eq || !(strstr(text, ".state =")))
@@ -436,7 +430,7 @@ static void build_bands(struct rp_model *m)
 			continue;
 		char name[24];
 		snprintf(name, sizeof(name), "%.*s", (int)(eq - text - 6), text);
-		double t = rp_num(e, "t", 0) - m->origin;
+		double t = e->t - m->origin;
 		/* The previous segment of this row ends here. */
 		int row = -1;
 		for (size_t k = m->nbands; k-- > 0;) {
@@ -468,9 +462,8 @@ static void build_summary(struct rp_model *m)
 {
 	size_t i;
 	json_t *e;
-	json_array_foreach(json_object_get(m->r, "probes"), i, e)
-	{
-		double ms = rp_num(e, "ms", 0);
+	for (i = 0; i < m->res.nprobes; i++) {
+		double ms = m->res.probes[i].ms;
 		m->has_healthy = true;
 		if (ms >= 1000) {
 			m->nstalls++;
@@ -520,9 +513,9 @@ static void build_summary(struct rp_model *m)
 	/* The step the application was in when recovery began; else the longest. */
 	m->result_step = -1;
 	double best = -1;
-	json_array_foreach(json_object_get(m->r, "steps"), i, e)
-	{
-		double a = rp_num(e, "t0", 0) - m->origin, b = rp_num(e, "t1", 0) - m->origin;
+	for (i = 0; i < m->res.nsteps; i++) {
+		const struct fl_result_step *e = &m->res.steps[i];
+		double a = e->t0 - m->origin, b = e->t1 - m->origin;
 		if (m->first_eh >= 0 && a <= m->first_eh && m->first_eh <= b) {
 			m->result_step = (int)i;
 			break;
@@ -537,7 +530,7 @@ static void build_summary(struct rp_model *m)
 			const char *ev = json_string_value(json_object_get(t, "event"));
 			faults += ev && !strcmp(ev, "inject") && tt >= a && tt <= b;
 		}
-		const char *op = json_string_value(json_object_get(e, "op"));
+		const char *op = e->op;
 		double score = faults * 1e6 + (op && !strcmp(op, "sleep") ? 0 : b - a);
 		/* With dm-multipath: the step that met the first path failure. */
 		if (m->first_eh < 0 && m->failover_step >= 0)
@@ -569,41 +562,35 @@ void rp_sum_put(struct rp_sum_row *row, bool em, const char *fmt, ...)
 /* See report_internal.h. */
 size_t rp_summary(const struct rp_model *m, struct rp_sum_row rows[RP_SUM_ROWS])
 {
-	json_t *r = m->r, *steps = json_object_get(r, "steps");
+	const struct fl_result *r = &m->res;
 	struct rp_sum_row *w = rows;
-	const char *v = json_string_value(json_object_get(r, "verdict")) ?: "?";
+	const char *v = r->verdict ?: "?";
 
 	memset(rows, 0, sizeof(*rows) * RP_SUM_ROWS);
 	*w = (struct rp_sum_row){.id = "verdict", .label = "verdict"};
 	w->em_class = !strcmp(v, "N/A") ? "NA" : v;
 	rp_sum_put(w, true, "%s", v);
-	snprintf(w->note, sizeof(w->note), "%s",
-		 json_string_value(json_object_get(r, "error")) ?: "");
+	snprintf(w->note, sizeof(w->note), "%s", r->error ?: "");
 	*++w = (struct rp_sum_row){.id = "sum-kernel", .label = "kernel, path, accelerator"};
-	rp_sum_put(w, false, "%s, %s, %s",
-		json_string_value(json_object_get(json_object_get(r, "guest_info"), "kernel"))
-		    ?: "?",
-		json_string_value(json_object_get(r, "path")) ?: "?",
-		json_string_value(json_object_get(r, "accel")) ?: "?");
+	rp_sum_put(w, false, "%s, %s, %s", r->kernel ?: "?", r->path ?: "?", r->accel ?: "?");
 	*++w = (struct rp_sum_row){.id = "sum-first-eh", .label = "first error-handler action"};
 	if (m->first_eh >= 0)
 		rp_sum_put(w, false, "%.1f s after the workload started", m->first_eh);
 	else
 		rp_sum_put(w, false, "none");
 	*++w = (struct rp_sum_row){.id = "sum-result", .label = "the application's result"};
-	json_t *st = json_array_get(steps, m->result_step < 0 ? 0 : (size_t)m->result_step);
-	if (st) {
-		const char *e = json_string_value(json_object_get(st, "errno")) ?: "?";
-		size_t n = json_array_size(steps);
-		rp_sum_put(w, false, "step %lld %s: ",
-			(long long)json_integer_value(json_object_get(st, "step")),
-			json_string_value(json_object_get(st, "op")) ?: "?");
+	size_t si = m->result_step < 0 ? 0 : (size_t)m->result_step;
+	if (si < r->nsteps) {
+		const struct fl_result_step *st = &r->steps[si];
+		const char *e = st->errno_name ?: "?";
+		size_t n = r->nsteps;
+		rp_sum_put(w, false, "step %lld %s: ", st->step, st->op ?: "?");
 		rp_sum_put(w, true, "%s", e);
 		w->em_class = strcmp(e, "OK") ? "FAIL" : "PASS";
-		rp_sum_put(w, false, " after %.1f s", rp_num(st, "elapsed_ms", 0) / 1000);
+		rp_sum_put(w, false, " after %.1f s", st->elapsed_ms / 1000);
 		if (n > 1)
 			snprintf(w->note, sizeof(w->note), "%zu steps, all %.1f s", n,
-				 rp_num(json_array_get(steps, n - 1), "t1", 0) - m->origin);
+				 r->steps[n - 1].t1 - m->origin);
 	} else {
 		rp_sum_put(w, false, "no step ran");
 	}
@@ -659,15 +646,16 @@ size_t rp_summary(const struct rp_model *m, struct rp_sum_row rows[RP_SUM_ROWS])
 }
 
 /* See report_internal.h. */
-struct rp_model *rp_model_new(json_t *r)
+struct rp_model *rp_model_new(struct fl_result *res)
 {
 	struct rp_model *m = calloc(1, sizeof(*m));
 	if (!m)
 		return NULL;
-	m->r = json_incref(r);
-	json_t *s0 = json_array_get(json_object_get(r, "steps"), 0);
-	json_t *e0 = json_array_get(json_object_get(r, "timeline"), 0);
-	m->origin = s0 ? rp_num(s0, "t0", 0) : e0 ? rp_num(e0, "t", 0) : 0;
+	m->res = *res;
+	memset(res, 0, sizeof(*res));
+	json_t *r = m->r = m->res.doc;
+	const struct fl_result *rs = &m->res;
+	m->origin = rs->nsteps ? rs->steps[0].t0 : rs->ntimeline ? rs->timeline[0].t : 0;
 	m->k_timeout = knob(r, "timeout", "timeout_s");
 	m->k_abort = knob(r, "abort_tmo", "abort_tmo_s");
 	m->k_lu = knob(r, "lu_reset_tmo", "lu_reset_tmo_s");
@@ -676,14 +664,12 @@ struct rp_model *rp_model_new(json_t *r)
 	m->k_cmd_time_out = knob(r, "cmd_time_out", "cmd_time_out_s");
 
 	/* The window: the workload, with a little context before it. */
-	json_t *ph = json_object_get(json_object_get(r, "wall"), "guest_phases");
-	double ws = rp_num(ph, "workload_start", m->origin) - m->origin;
-	double we = rp_num(ph, "workload_end", -1);
+	double ws = (rs->wall.workload_start >= 0 ? rs->wall.workload_start : m->origin) - m->origin;
+	double we = rs->wall.workload_end;
 	m->tmax = 1;
 	size_t i;
-	json_t *e;
-	json_array_foreach(json_object_get(r, "steps"), i, e) m->tmax =
-	    fmax(m->tmax, rp_num(e, "t1", 0) - m->origin);
+	for (i = 0; i < rs->nsteps; i++)
+		m->tmax = fmax(m->tmax, rs->steps[i].t1 - m->origin);
 	if (we > 0)
 		m->tmax = fmax(m->tmax, we - m->origin);
 	m->tmin = fmin(ws, 0) - 0.02 * m->tmax;
@@ -691,15 +677,14 @@ struct rp_model *rp_model_new(json_t *r)
 	struct parse p = {.m = m, .cmd_start = NONE};
 	for (int l = 0; l < RP_NLEVELS; l++)
 		p.open[l] = -1;
-	json_array_foreach(json_object_get(r, "timeline"), i, e)
-	{
-		const char *src = json_string_value(json_object_get(e, "src"));
-		double t = rp_num(e, "t", 0) - m->origin;
-		const char *text = json_string_value(json_object_get(e, "text")) ?: "";
-		if (src && !strcmp(src, "kernel") && t >= ws)
+	for (i = 0; i < rs->ntimeline; i++) {
+		const char *src = rs->timeline[i].src;
+		double t = rs->timeline[i].t - m->origin;
+		const char *text = rs->timeline[i].text;
+		if (!strcmp(src, "kernel") && t >= ws)
 			parse_line(&p, t, text);
 		/* The faulted command arriving again with no rung open: a retry. */
-		if (src && !strcmp(src, "target") && !strncmp(text, "inject", 6) && p.in_cycle) {
+		if (!strcmp(src, "target") && !strncmp(text, "inject", 6) && p.in_cycle) {
 			bool busy = false;
 			for (int l = RP_ABORT; l < RP_END; l++)
 				busy |= p.open[l] >= 0;
@@ -741,6 +726,24 @@ void rp_model_free(struct rp_model *m)
 {
 	if (!m)
 		return;
-	json_decref(m->r);
+	fl_result_free(&m->res);
 	free(m);
+}
+
+/* See report_internal.h. */
+struct rp_model *rp_model_read(const char *path)
+{
+	struct fl_result res;
+	char err[512];
+
+	if (fl_result_read(path, &res, err, sizeof(err)) < 0) {
+		fprintf(stderr, "%s\n", err);
+		return NULL;
+	}
+	struct rp_model *m = rp_model_new(&res);
+	if (!m) {
+		fprintf(stderr, "%s: out of memory\n", path);
+		fl_result_free(&res);
+	}
+	return m;
 }

@@ -198,18 +198,17 @@ void rp_svg_axis(FILE *f, int x, int y0, int y1, int w, double tmin, double tmax
 int rp_svg_steps(FILE *f, const struct rp_model *m, int x, int y, int w, double tmin, double tmax)
 {
 	size_t i;
-	json_t *o;
 
 	if (tmax <= tmin)
 		tmax = tmin + 1;
 	fprintf(f, "<text x=\"%d\" y=\"%d\" font-weight=\"bold\">application</text>\n", x + 4,
 		y + 12);
-	json_array_foreach(json_object_get(m->r, "steps"), i, o)
-	{
-		long long n = json_integer_value(json_object_get(o, "step"));
-		double a = rp_num(o, "t0", 0) - m->origin, b = rp_num(o, "t1", 0) - m->origin;
-		const char *e = json_string_value(json_object_get(o, "errno")) ?: "?";
-		const char *op = json_string_value(json_object_get(o, "op")) ?: "?";
+	for (i = 0; i < m->res.nsteps; i++) {
+		const struct fl_result_step *o = &m->res.steps[i];
+		long long n = o->step;
+		double a = o->t0 - m->origin, b = o->t1 - m->origin;
+		const char *e = o->errno_name ?: "?";
+		const char *op = o->op ?: "?";
 		double x0 = xof(a, x, w, tmin, tmax), x1 = xof(b, x, w, tmin, tmax);
 		double bw = x1 - x0 < 3 ? 3 : x1 - x0;
 		char label[96];
@@ -221,7 +220,7 @@ int rp_svg_steps(FILE *f, const struct rp_model *m, int x, int y, int w, double 
 		fprintf(f,
 			", %.1f s (%+.1f .. %+.1f s)</title><rect x=\"%.1f\" y=\"%d\" "
 			"width=\"%.1f\" height=\"14\" fill=\"%s\" opacity=\"0.8\"/>",
-			rp_num(o, "elapsed_ms", 0) / 1000, a, b, x0, y + 2, bw,
+			o->elapsed_ms / 1000, a, b, x0, y + 2, bw,
 			strcmp(e, "OK") ? "#d03b2f" : "#3b7dd8");
 		if (bw > (strlen(label) + 1) * 6.0) {
 			fprintf(f, "<text x=\"%.1f\" y=\"%d\" font-size=\"10\" fill=\"#fff\">",
@@ -255,7 +254,7 @@ void rp_svg_states(FILE *f, const struct rp_model *m, int w)
 			nrows = m->bands[i].row + 1;
 	const int band_h = 22, lat_h = 170, top = 6;
 	int ly = top + nrows * (band_h + 4) + 14;
-	int h = json_array_size(json_object_get(m->r, "probes")) ? ly + lat_h + 30 : ly + 30;
+	int h = m->res.nprobes ? ly + lat_h + 30 : ly + 30;
 	double tmin = m->tmin, tmax = m->tmax;
 	fprintf(
 	    f,
@@ -298,7 +297,7 @@ void rp_svg_states(FILE *f, const struct rp_model *m, int w)
 		"<text x=\"4\" y=\"%d\" font-size=\"10\">read latency (log)</text>\n",
 		ly + 14, ly + 28);
 	int x0 = LABEL_W, x1 = w - 10;
-	if (!json_array_size(json_object_get(m->r, "probes"))) {
+	if (!m->res.nprobes) {
 		fprintf(f,
 			"<text class=\"no-healthy\" x=\"%d\" y=\"%d\" fill=\"#666\">no healthy "
 			"LUN in this scenario: nothing was probed</text>\n</svg>\n",
@@ -325,13 +324,11 @@ void rp_svg_states(FILE *f, const struct rp_model *m, int w)
 			grid[g].label);
 	}
 	size_t i;
-	json_t *e;
 	int nprobes = 0;
 	double last_label_x = -1e9;
-	json_array_foreach(json_object_get(m->r, "probes"), i, e)
-	{
-		double t = json_number_value(json_object_get(e, "t")) - m->origin;
-		double ms = json_number_value(json_object_get(e, "ms"));
+	for (i = 0; i < m->res.nprobes; i++) {
+		double t = m->res.probes[i].t - m->origin;
+		double ms = m->res.probes[i].ms;
 		if (t < tmin || t > tmax)
 			continue;
 		nprobes++;

@@ -60,13 +60,12 @@ int rp_write_chrome_trace(const struct rp_model *m, const char *path)
 {
 	json_t *ev = json_array();
 	size_t i;
-	json_t *o;
 	char name[256];
 
 	json_array_append_new(ev,
 			      json_pack("{s:s,s:s,s:i,s:{s:s}}", "name", "process_name", "ph", "M",
 					"pid", 1, "args", "name",
-					json_string_value(json_object_get(m->r, "name")) ?: "run"));
+					m->res.name ?: "run"));
 	thread_name(ev, TID_STEPS, "workload steps");
 	for (int l = 0; l < RP_NLEVELS; l++) {
 		snprintf(name, sizeof(name), "EH: %s", rp_level_names[l]);
@@ -78,16 +77,14 @@ int rp_write_chrome_trace(const struct rp_model *m, const char *path)
 	thread_name(ev, TID_SYSFS, "sysfs");
 	thread_name(ev, TID_AGENT, "agent");
 	thread_name(ev, TID_HEALTHY, "healthy LUN stalls");
-	json_array_foreach(json_object_get(m->r, "steps"), i, o)
-	{
-		double a = json_number_value(json_object_get(o, "t0")) - m->origin;
-		double b = json_number_value(json_object_get(o, "t1")) - m->origin;
-		snprintf(name, sizeof(name), "step %lld %s -> %s",
-			 (long long)json_integer_value(json_object_get(o, "step")),
-			 json_string_value(json_object_get(o, "op")) ?: "?",
-			 json_string_value(json_object_get(o, "errno")) ?: "?");
+	for (i = 0; i < m->res.nsteps; i++) {
+		const struct fl_result_step *o = &m->res.steps[i];
+		double a = o->t0 - m->origin;
+		double b = o->t1 - m->origin;
+		snprintf(name, sizeof(name), "step %lld %s -> %s", o->step, o->op ?: "?",
+			 o->errno_name ?: "?");
 		slice(ev, TID_STEPS, name, us(m, a), us(m, b) - us(m, a),
-		      json_pack("{s:O}", "params", json_object_get(o, "params") ?: json_null()));
+		      json_pack("{s:O}", "params", o->params ?: json_null()));
 	}
 	for (size_t k = 0; k < m->nspans; k++) {
 		const struct rp_span *s = &m->spans[k];
@@ -126,10 +123,10 @@ int rp_write_chrome_trace(const struct rp_model *m, const char *path)
 						    "ts", us(m, pm->t), "pid", 1, "tid",
 						    TID_PATH + pm->path));
 	}
-	json_array_foreach(json_object_get(m->r, "timeline"), i, o)
-	{
-		const char *src = json_string_value(json_object_get(o, "src")) ?: "";
-		double t = json_number_value(json_object_get(o, "t")) - m->origin;
+	for (i = 0; i < m->res.ntimeline; i++) {
+		const struct fl_result_event *o = &m->res.timeline[i];
+		const char *src = o->src;
+		double t = o->t - m->origin;
 		int tid = !strcmp(src, "kernel")   ? TID_KERNEL
 			  : !strcmp(src, "target") ? TID_TARGET
 			  : !strcmp(src, "uevent") ? TID_UEVENT
@@ -140,13 +137,12 @@ int rp_write_chrome_trace(const struct rp_model *m, const char *path)
 			continue;
 		json_array_append_new(
 		    ev, json_pack("{s:s,s:s,s:s,s:I,s:i,s:i}", "name",
-				  json_string_value(json_object_get(o, "text")) ?: "", "ph", "i",
+				  o->text, "ph", "i",
 				  "s", "t", "ts", us(m, t), "pid", 1, "tid", tid));
 	}
-	json_array_foreach(json_object_get(m->r, "probes"), i, o)
-	{
-		double t = json_number_value(json_object_get(o, "t")) - m->origin;
-		double ms = json_number_value(json_object_get(o, "ms"));
+	for (i = 0; i < m->res.nprobes; i++) {
+		double t = m->res.probes[i].t - m->origin;
+		double ms = m->res.probes[i].ms;
 		if (t < m->tmin)
 			continue;
 		json_array_append_new(ev, json_pack("{s:s,s:s,s:I,s:i,s:i,s:{s:f}}", "name",

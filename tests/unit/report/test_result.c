@@ -163,6 +163,7 @@ static void test_missing_and_wrong_types(void)
 	CU_ASSERT_PTR_NULL(r.kernel);
 	CU_ASSERT_PTR_NULL(r.verdict);
 	CU_ASSERT_DOUBLE_EQUAL(r.wall.total_s, 0, 1e-9);
+	CU_ASSERT_DOUBLE_EQUAL(r.wall.workload_start, -1, 1e-9); /* not seen */
 	CU_ASSERT_EQUAL(r.nsteps, 0);
 	CU_ASSERT_EQUAL(r.ntimeline, 0);
 	CU_ASSERT_EQUAL_FATAL(r.nexpectations, 4);
