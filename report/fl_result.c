@@ -221,6 +221,26 @@ static int fill(struct fl_result *res, char *why, size_t len)
 	    .finish = fl_result_num(ph, "finish", -1),
 	};
 
+	json_t *gk = json_object_get(json_object_get(r, "guest_info"), "knobs");
+	json_t *sk = json_object_get(r, "knobs");
+	res->guest_knobs = (struct fl_result_knobs){
+	    .timeout = fl_result_num(gk, "timeout", -1),
+	    .abort_tmo = fl_result_num(gk, "abort_tmo", -1),
+	    .lu_reset_tmo = fl_result_num(gk, "lu_reset_tmo", -1),
+	    .tgt_reset_tmo = fl_result_num(gk, "tgt_reset_tmo", -1),
+	    .recovery_tmo = fl_result_num(gk, "recovery_tmo", -1),
+	    .cmd_time_out = fl_result_num(gk, "cmd_time_out", -1),
+	};
+	res->scenario_knobs = (struct fl_result_knobs){
+	    .timeout = fl_result_num(sk, "timeout_s", -1),
+	    .abort_tmo = fl_result_num(sk, "abort_tmo_s", -1),
+	    .lu_reset_tmo = fl_result_num(sk, "lu_reset_tmo_s", -1),
+	    .tgt_reset_tmo = fl_result_num(sk, "tgt_reset_tmo_s", -1),
+	    .recovery_tmo = fl_result_num(sk, "recovery_tmo_s", -1),
+	    .cmd_time_out = fl_result_num(sk, "cmd_time_out_s", -1),
+	};
+	res->multipath = fl_result_num(sk, "multipath", 0) == 1;
+
 	/* Each array: json_array_size is 0 for a missing key or another type. */
 	a = json_object_get(r, "timeline");
 	if (!(res->timeline = items(json_array_size(a), sizeof(*res->timeline))))
@@ -268,6 +288,33 @@ static int fill(struct fl_result *res, char *why, size_t len)
 		goto enomem;
 	json_array_foreach(a, i, o) res->probes[res->nprobes++] =
 	    (struct fl_result_probe){.t = fl_result_num(o, "t", 0), .ms = fl_result_num(o, "ms", 0)};
+
+	a = json_object_get(r, "trace_events");
+	if (!(res->trace = items(json_array_size(a), sizeof(*res->trace))))
+		goto enomem;
+	json_array_foreach(a, i, o) res->trace[res->ntrace++] = (struct fl_result_trace){
+	    .t = fl_result_num(o, "t", 0),
+	    .event = str_at(o, "event"),
+	    .action = str_at(o, "action"),
+	    .rule = str_at(o, "rule"),
+	    .op = str_at(o, "op"),
+	    .opcode = str_at(o, "opcode"),
+	    .status = str_at(o, "status"),
+	    .hold = str_at(o, "hold"),
+	    .has_op = json_object_get(o, "op") != NULL,
+	    .tmf = str_at(o, "tmf"),
+	    .respond = str_at(o, "respond"),
+	    .ua = str_at(o, "ua"),
+	    .has_ua = json_object_get(o, "ua") != NULL,
+	    .what = str_at(o, "what"),
+	    .lun = fl_result_num(o, "lun", 0),
+	    .lba = fl_result_num(o, "lba", NAN),
+	    .tag = fl_result_num(o, "tag", 0),
+	    .ref_tag = fl_result_num(o, "ref_tag", 0),
+	    .delay_ms = fl_result_num(o, "delay_ms", 0),
+	    .response = fl_result_num(o, "response", -1),
+	    .aborted = fl_result_num(o, "aborted", 0),
+	};
 	return 0;
 enomem:
 	snprintf(why, len, "out of memory");
@@ -332,6 +379,7 @@ void fl_result_free(struct fl_result *res)
 	free(res->expectations);
 	free(res->eh_sequence);
 	free(res->probes);
+	free(res->trace);
 	json_decref(res->doc);
 	memset(res, 0, sizeof(*res));
 }

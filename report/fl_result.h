@@ -83,6 +83,37 @@ struct fl_result_wall {
 	double agent_up, workload_start, workload_end, finish;
 };
 
+/*
+ * One event of the target's trace, with the guest's time (the keys the
+ * report reads; the action's own trace fields are named in scenario/actions/).
+ * Strings NULL when absent or not a string.
+ */
+struct fl_result_trace {
+	double t;	   /* guest clock, seconds (0 when absent) */
+	const char *event; /* "inject", "tmf", "tmf_done", "reset", "conn", ... */
+	const char *action, *rule, *op, *opcode, *status, *hold; /* inject */
+	bool has_op;					     /* "op" is there, of any type */
+	const char *tmf, *respond;			     /* tmf, tmf_done, reset */
+	const char *ua;					     /* reset: the unit attention */
+	bool has_ua;
+	const char *what;   /* conn: "closed", "login", ... */
+	double lun;	    /* 0 when absent */
+	double lba;	    /* NAN when absent */
+	double tag, ref_tag; /* 0 when absent */
+	double delay_ms;    /* 0 when absent */
+	double response;    /* tmf_done: the TMF response; -1 when absent */
+	double aborted;	    /* conn closed: tasks dropped; 0 when absent */
+};
+
+/*
+ * Knobs in seconds (-1: absent): the values the guest really had
+ * (guest_info.knobs: timeout, abort_tmo, ...) or the scenario's (knobs:
+ * timeout_s, abort_tmo_s, ...).
+ */
+struct fl_result_knobs {
+	double timeout, abort_tmo, lu_reset_tmo, tgt_reset_tmo, recovery_tmo, cmd_time_out;
+};
+
 /* A run of the VM lab, typed. */
 struct fl_result {
 	int version; /* of the file read (1 when it has no "version") */
@@ -97,6 +128,8 @@ struct fl_result {
 	const char *kernel; /* guest_info.kernel: the release ("6.1.0-57-amd64") */
 	double max_stall_ms; /* the healthy LUN's longest stall; -1: not measured */
 	struct fl_result_wall wall;
+	struct fl_result_knobs guest_knobs, scenario_knobs;
+	bool multipath; /* the scenario's knob multipath is 1 */
 
 	struct fl_result_event *timeline;
 	size_t ntimeline;
@@ -108,6 +141,8 @@ struct fl_result {
 	size_t neh_sequence;
 	struct fl_result_probe *probes;
 	size_t nprobes;
+	struct fl_result_trace *trace; /* "trace_events" */
+	size_t ntrace;
 
 	/*
 	 * The parsed document (owned). The report's model still reads the

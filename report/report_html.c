@@ -101,24 +101,23 @@ static void summary(FILE *f, const struct rp_sum_row *rows, size_t n)
  */
 static void faults_row(FILE *f, const struct rp_model *m, int y)
 {
-	json_t *tr = json_object_get(m->r, "trace_events");
-	size_t n = json_array_size(tr);
+	const struct fl_result_trace *tr = m->res.trace;
+	size_t n = m->res.ntrace;
 	bool *done = calloc(n ? n : 1, sizeof(*done));
 	double last_end[2] = {-1e9, -1e9};
 
 	fprintf(f, "<text x=\"4\" y=\"%d\" font-weight=\"bold\">target: faults</text>\n", y + 22);
 	for (size_t i = 0; done && i < n; i++) {
-		json_t *e = json_array_get(tr, i);
-		const char *ev = json_string_value(json_object_get(e, "event"));
-		const char *rule = json_string_value(json_object_get(e, "rule"));
+		const struct fl_result_trace *e = &tr[i];
+		const char *ev = e->event;
+		const char *rule = e->rule;
 		if (done[i] || !ev || strcmp(ev, "inject") || !rule)
 			continue;
-		double a = json_number_value(json_object_get(e, "t")) - m->origin, b = a;
+		double a = e->t - m->origin, b = a;
 		int cnt = 0;
 		for (size_t k = i; k < n; k++) {
-			json_t *o = json_array_get(tr, k);
-			const char *r2 = json_string_value(json_object_get(o, "rule"));
-			double t = json_number_value(json_object_get(o, "t")) - m->origin;
+			const char *r2 = tr[k].rule;
+			double t = tr[k].t - m->origin;
 			if (done[k] || !r2 || strcmp(r2, rule))
 				continue;
 			if (t - b > 1.0)
@@ -127,19 +126,16 @@ static void faults_row(FILE *f, const struct rp_model *m, int y)
 			b = t;
 			cnt++;
 		}
-		const char *act = json_string_value(json_object_get(e, "action")) ?: "?";
+		const char *act = e->action ?: "?";
 		char label[160];
 		/* the action's own trace fields say which it is (scenario/actions/) */
-		if (json_is_string(json_object_get(e, "status")))
-			snprintf(label, sizeof(label), "%s: status %s x%d", rule,
-				 json_string_value(json_object_get(e, "status")), cnt);
-		else if (json_is_string(json_object_get(e, "hold")))
-			snprintf(label, sizeof(label), "%s: held %s", rule,
-				 json_string_value(json_object_get(e, "op")) ?: "");
+		if (e->status)
+			snprintf(label, sizeof(label), "%s: status %s x%d", rule, e->status, cnt);
+		else if (e->hold)
+			snprintf(label, sizeof(label), "%s: held %s", rule, e->op ?: "");
 		else
 			snprintf(label, sizeof(label), "%s: %s%s%s x%d", rule, act,
-				 json_object_get(e, "op") ? " " : "",
-				 json_string_value(json_object_get(e, "op")) ?: "", cnt);
+				 e->has_op ? " " : "", e->op ?: "", cnt);
 		if (!strcmp(label + strlen(label) - 3, " x1"))
 			label[strlen(label) - 3] = 0;
 		double x0 = page_x(m, a), x1 = page_x(m, b);

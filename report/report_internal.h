@@ -131,7 +131,6 @@ struct rp_pmark {
 /* Everything the drawings need, times in seconds from the origin. */
 struct rp_model {
 	struct fl_result res; /* the result (owned) */
-	json_t *r;	      /* its document, for what res does not type yet (borrowed) */
 	double origin;	   /* guest time of the first workload step */
 	double tmin, tmax; /* the drawn window */
 	struct rp_span spans[RP_MAX_SPANS];
@@ -211,12 +210,11 @@ struct rp_model *rp_model_new(struct fl_result *res);
 struct rp_model *rp_model_read(const char *path);
 void rp_model_free(struct rp_model *m);
 
-/* Number value of key in o (a JSON number or a numeric string); def if absent or past +-RP_MAX_NUMBER. */
-double rp_num(json_t *o, const char *key, double def);
 /* The ladder rung of a trace TMF name ("lun_reset"), or -1. */
 int rp_tmf_level(const char *tmf);
 /* The target's decision on the TMF trace event e (arrived at t): s->decision, t_recv, t_answer. */
-void rp_decide(const struct rp_model *m, json_t *e, double t, struct rp_span *s);
+void rp_decide(const struct rp_model *m, const struct fl_result_trace *e, double t,
+	       struct rp_span *s);
 /* s->ended_by = "target: DECISION" (append: after the text it has). */
 void rp_ended_by_target(struct rp_span *s, bool append);
 /* Pairs each TMF rung the kernel took with the TMF the target received (report_seq.c). */
@@ -231,8 +229,6 @@ extern const char *const rp_outcome_colors[RP_NOUTCOMES];
 
 /* Time-axis ticks drawn, whatever the window. */
 #define RP_MAX_TICKS 64
-/* Bounds of a result file (fl_result.h): the guest writes part of it. */
-#define RP_MAX_NUMBER FL_RESULT_MAX_NUMBER
 
 /* Writes s HTML/XML-escaped. */
 void rp_esc(FILE *f, const char *s);

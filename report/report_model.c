@@ -54,18 +54,10 @@ struct parse {
 	char hostbyte[40];
 };
 
-/* See report_internal.h. */
-double rp_num(json_t *o, const char *key, double def)
-{
-	return fl_result_num(o, key, def);
-}
-
 /* A knob in seconds: the guest's value, else the scenario's, else -1. */
-static double knob(json_t *r, const char *guest_name, const char *scenario_name)
+static double knob(double guest, double scenario)
 {
-	double v =
-	    rp_num(json_object_get(json_object_get(r, "guest_info"), "knobs"), guest_name, -1);
-	return v >= 0 ? v : rp_num(json_object_get(r, "knobs"), scenario_name, -1);
+	return guest >= 0 ? guest : scenario;
 }
 
 /* "2 s" / "0.5 s" into buf. */
@@ -150,13 +142,11 @@ static void span_close(struct parse *p, enum rp_level level, double t, enum rp_o
 static double last_fault_before(const struct rp_model *m, double t)
 {
 	double best = NONE;
-	size_t i;
-	json_t *e;
-	json_array_foreach(json_object_get(m->r, "trace_events"), i, e)
-	{
-		const char *ev = json_string_value(json_object_get(e, "event"));
-		const char *act = json_string_value(json_object_get(e, "action"));
-		double te = rp_num(e, "t", 0) - m->origin;
+	for (size_t i = 0; i < m->res.ntrace; i++) {
+		const struct fl_result_trace *e = &m->res.trace[i];
+		const char *ev = e->event;
+		const char *act = e->action;
+		double te = e->t - m->origin;
 		if (ev && !strcmp(ev, "inject") && act &&
 		    fl_action_by_trace(act) &&
 		    fl_action_by_trace(act)->observed == FL_OBS_NEVER_ANSWERS &&
@@ -361,17 +351,15 @@ static void parse_line(struct parse *p, double t, const char *x)
 static void spans_from_trace(struct parse *p)
 {
 	struct rp_model *m = p->m;
-	size_t i;
-	json_t *e;
-	json_array_foreach(json_object_get(m->r, "trace_events"), i, e)
-	{
-		const char *ev = json_string_value(json_object_get(e, "event"));
-		double t = rp_num(e, "t", 0) - m->origin;
+	for (size_t i = 0; i < m->res.ntrace; i++) {
+		const struct fl_result_trace *e = &m->res.trace[i];
+		const char *ev = e->event;
+		double t = e->t - m->origin;
 		if (!ev)
 			continue;
 		if (!strcmp(ev, "tmf")) {
-			const char *tmf = json_string_value(json_object_get(e, "tmf"));
-			const char *resp = json_string_value(json_object_get(e, "respond"));
+			const char *tmf = e->tmf;
+			const char *resp = e->respond;
 			int l = rp_tmf_level(tmf);
 			if (l < 0)
 				continue;
@@ -393,7 +381,7 @@ static void spans_from_trace(struct parse *p)
 				   done ? RP_COMPLETED : RP_FAILED);
 			rp_ended_by_target(s, false);
 		} else if (!strcmp(ev, "conn") && p->in_cycle) {
-			const char *what = json_string_value(json_object_get(e, "what"));
+			const char *what = e->what;
 			if (what && !strcmp(what, "closed")) {
 				for (int k = RP_ABORT; k < RP_SESSION; k++)
 					span_close(p, (enum rp_level)k, t, RP_FAILED);
@@ -461,7 +449,6 @@ static void build_bands(struct rp_model *m)
 static void build_summary(struct rp_model *m)
 {
 	size_t i;
-	json_t *e;
 	for (i = 0; i < m->res.nprobes; i++) {
 		double ms = m->res.probes[i].ms;
 		m->has_healthy = true;
@@ -474,20 +461,16 @@ static void build_summary(struct rp_model *m)
 	}
 	/* Rules fired, and commands the target saw again (same LUN, opcode, LBA). */
 	json_t *rules = json_object(), *cmds = json_object();
-	json_array_foreach(json_object_get(m->r, "trace_events"), i, e)
-	{
-		const char *ev = json_string_value(json_object_get(e, "event"));
-		if (!ev || strcmp(ev, "inject"))
+	for (i = 0; i < m->res.ntrace; i++) {
+		const struct fl_result_trace *e = &m->res.trace[i];
+		if (!e->event || strcmp(e->event, "inject"))
 			continue;
 		char key[160];
-		snprintf(key, sizeof(key), "%s (%s)",
-			 json_string_value(json_object_get(e, "rule")) ?: "?",
-			 json_string_value(json_object_get(e, "action")) ?: "?");
+		snprintf(key, sizeof(key), "%s (%s)", e->rule ?: "?", e->action ?: "?");
 		json_object_set_new(
 		    rules, key, json_integer(json_integer_value(json_object_get(rules, key)) + 1));
-		snprintf(key, sizeof(key), "%lld/%s/%lld", (long long)rp_num(e, "lun", 0),
-			 json_string_value(json_object_get(e, "opcode")) ?: "?",
-			 (long long)rp_num(e, "lba", -1));
+		snprintf(key, sizeof(key), "%lld/%s/%lld", (long long)e->lun, e->opcode ?: "?",
+			 (long long)(isnan(e->lba) ? -1 : e->lba));
 		if (json_object_get(cmds, key))
 			m->retries++;
 		json_object_set_new(cmds, key, json_true());
@@ -521,13 +504,10 @@ static void build_summary(struct rp_model *m)
 			break;
 		}
 		/* Without recovery: the step that met the most faults, then the longest. */
-		size_t k;
-		json_t *t;
 		int faults = 0;
-		json_array_foreach(json_object_get(m->r, "trace_events"), k, t)
-		{
-			double tt = rp_num(t, "t", 0) - m->origin;
-			const char *ev = json_string_value(json_object_get(t, "event"));
+		for (size_t k = 0; k < m->res.ntrace; k++) {
+			double tt = m->res.trace[k].t - m->origin;
+			const char *ev = m->res.trace[k].event;
 			faults += ev && !strcmp(ev, "inject") && tt >= a && tt <= b;
 		}
 		const char *op = e->op;
@@ -653,15 +633,15 @@ struct rp_model *rp_model_new(struct fl_result *res)
 		return NULL;
 	m->res = *res;
 	memset(res, 0, sizeof(*res));
-	json_t *r = m->r = m->res.doc;
 	const struct fl_result *rs = &m->res;
 	m->origin = rs->nsteps ? rs->steps[0].t0 : rs->ntimeline ? rs->timeline[0].t : 0;
-	m->k_timeout = knob(r, "timeout", "timeout_s");
-	m->k_abort = knob(r, "abort_tmo", "abort_tmo_s");
-	m->k_lu = knob(r, "lu_reset_tmo", "lu_reset_tmo_s");
-	m->k_tgt = knob(r, "tgt_reset_tmo", "tgt_reset_tmo_s");
-	m->k_recovery = knob(r, "recovery_tmo", "recovery_tmo_s");
-	m->k_cmd_time_out = knob(r, "cmd_time_out", "cmd_time_out_s");
+	const struct fl_result_knobs *g = &rs->guest_knobs, *sk = &rs->scenario_knobs;
+	m->k_timeout = knob(g->timeout, sk->timeout);
+	m->k_abort = knob(g->abort_tmo, sk->abort_tmo);
+	m->k_lu = knob(g->lu_reset_tmo, sk->lu_reset_tmo);
+	m->k_tgt = knob(g->tgt_reset_tmo, sk->tgt_reset_tmo);
+	m->k_recovery = knob(g->recovery_tmo, sk->recovery_tmo);
+	m->k_cmd_time_out = knob(g->cmd_time_out, sk->cmd_time_out);
 
 	/* The window: the workload, with a little context before it. */
 	double ws = (rs->wall.workload_start >= 0 ? rs->wall.workload_start : m->origin) - m->origin;

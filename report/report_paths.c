@@ -138,18 +138,17 @@ static int by_port(const void *a, const void *b)
 void rp_build_paths(struct rp_model *m)
 {
 	static const char tag[] = "faultlun-agent: path ";
-	json_t *tl = json_object_get(m->r, "timeline"), *e;
+	const struct fl_result_event *tl = m->res.timeline;
 	size_t i;
 	bool kernel_lines = false;
 
 	m->first_path_fail = NONE;
 	m->failover_step = -1;
-	if (rp_num(json_object_get(m->r, "knobs"), "multipath", 0) != 1)
+	if (!m->res.multipath)
 		return;
 	/* The paths as the observer names them, and whether the kernel printed dm's lines. */
-	json_array_foreach(tl, i, e)
-	{
-		const char *text = json_string_value(json_object_get(e, "text")) ?: "";
+	for (i = 0; i < m->res.ntimeline; i++) {
+		const char *text = tl[i].text;
 		const char *p = strstr(text, tag);
 		char port[16], dev[16];
 		if (p && sscanf(p + sizeof(tag) - 1, "%15s %15s", port, dev) == 2)
@@ -159,11 +158,10 @@ void rp_build_paths(struct rp_model *m)
 	}
 	/* Bands in the order of the ports' names (A, B, ...), not of first sight. */
 	qsort(m->paths, m->npaths, sizeof(m->paths[0]), by_port);
-	json_array_foreach(tl, i, e)
-	{
-		const char *src = json_string_value(json_object_get(e, "src")) ?: "";
-		const char *text = json_string_value(json_object_get(e, "text")) ?: "";
-		double t = rp_num(e, "t", 0) - m->origin;
+	for (i = 0; i < m->res.ntimeline; i++) {
+		const char *src = tl[i].src;
+		const char *text = tl[i].text;
+		double t = tl[i].t - m->origin;
 		const char *p;
 		char port[16], dev[16], dm[16], chk[24], group[16], devno[16], act[24];
 		int prio, k;
@@ -218,9 +216,8 @@ void rp_build_paths(struct rp_model *m)
 	}
 	/* The step running at the first failure, else the next to start. */
 	if (m->first_path_fail > NONE / 2) {
-		json_array_foreach(json_object_get(m->r, "steps"), i, e)
-		{
-			double b = rp_num(e, "t1", 0) - m->origin;
+		for (i = 0; i < m->res.nsteps; i++) {
+			double b = m->res.steps[i].t1 - m->origin;
 			if (b >= m->first_path_fail) {
 				m->failover_step = (int)i;
 				break;
@@ -236,9 +233,10 @@ void rp_summary_paths(const struct rp_model *m, struct rp_sum_row **wp)
 	if (!m->npaths)
 		return;
 	*++w = (struct rp_sum_row){.id = "sum-failover", .label = "failover"};
-	json_t *st = m->failover_step >= 0
-			 ? json_array_get(json_object_get(m->r, "steps"), (size_t)m->failover_step)
-			 : NULL;
+	const struct fl_result_step *st = m->failover_step >= 0 &&
+						  (size_t)m->failover_step < m->res.nsteps
+					      ? &m->res.steps[m->failover_step]
+					      : NULL;
 	int first = -1;
 	for (size_t i = 0; i < m->npmarks && first < 0; i++)
 		if ((m->pmarks[i].kind == RP_PM_UEV_FAILED ||
@@ -251,10 +249,10 @@ void rp_summary_paths(const struct rp_model *m, struct rp_sum_row **wp)
 		rp_sum_put(w, false, "path %s failed at %+.3f s; no step ran after it",
 			first >= 0 ? m->paths[first].port : "?", m->first_path_fail);
 	} else {
-		const char *err = json_string_value(json_object_get(st, "errno")) ?: "?";
-		double b = rp_num(st, "t1", 0) - m->origin;
-		long long sn = (long long)json_integer_value(json_object_get(st, "step"));
-		const char *op = json_string_value(json_object_get(st, "op")) ?: "?";
+		const char *err = st->errno_name ?: "?";
+		double b = st->t1 - m->origin;
+		long long sn = st->step;
+		const char *op = st->op ?: "?";
 		if (!strcmp(err, "OK")) {
 			rp_sum_put(w, true, "%.0f ms", (b - m->first_path_fail) * 1000);
 			w->em_class = "PASS";
@@ -273,7 +271,7 @@ void rp_summary_paths(const struct rp_model *m, struct rp_sum_row **wp)
 		snprintf(w->note, sizeof(w->note),
 			 "from the first path failure dm reported to the end of the step it "
 			 "met; the step took %.0f ms in all",
-			 rp_num(st, "elapsed_ms", 0));
+			 st->elapsed_ms);
 	}
 	*++w = (struct rp_sum_row){.id = "sum-paths", .label = "path failures"};
 	int nf = 0, nr = 0;

@@ -32,15 +32,14 @@ int rp_tmf_level(const char *tmf)
 }
 
 /* The first answer (tmf_done / reset) to a tmf of this name after t. */
-static json_t *tmf_answer(const struct rp_model *m, const char *tmf, double t, double *ta)
+static const struct fl_result_trace *tmf_answer(const struct rp_model *m, const char *tmf,
+						       double t, double *ta)
 {
-	size_t i;
-	json_t *e;
-	json_array_foreach(json_object_get(m->r, "trace_events"), i, e)
-	{
-		const char *ev = json_string_value(json_object_get(e, "event"));
-		const char *name = json_string_value(json_object_get(e, "tmf"));
-		double te = rp_num(e, "t", 0) - m->origin;
+	for (size_t i = 0; i < m->res.ntrace; i++) {
+		const struct fl_result_trace *e = &m->res.trace[i];
+		const char *ev = e->event;
+		const char *name = e->tmf;
+		double te = e->t - m->origin;
 		if (ev && name && te >= t - 1e-6 && !strcmp(name, tmf) &&
 		    (!strcmp(ev, "tmf_done") || !strcmp(ev, "reset"))) {
 			*ta = te;
@@ -51,13 +50,14 @@ static json_t *tmf_answer(const struct rp_model *m, const char *tmf, double t, d
 }
 
 /* See report_internal.h. */
-void rp_decide(const struct rp_model *m, json_t *e, double t, struct rp_span *s)
+void rp_decide(const struct rp_model *m, const struct fl_result_trace *e, double t,
+	       struct rp_span *s)
 {
-	const char *tmf = json_string_value(json_object_get(e, "tmf")) ?: "?";
-	const char *resp = json_string_value(json_object_get(e, "respond"));
-	double delay = rp_num(e, "delay_ms", 0), ta;
-	json_t *a = tmf_answer(m, tmf, t, &ta);
-	const char *aev = a ? json_string_value(json_object_get(a, "event")) : NULL;
+	const char *tmf = e->tmf ?: "?";
+	const char *resp = e->respond;
+	double delay = e->delay_ms, ta;
+	const struct fl_result_trace *a = tmf_answer(m, tmf, t, &ta);
+	const char *aev = a ? a->event : NULL;
 	char *d = s->decision;
 	size_t n = sizeof(s->decision);
 
@@ -67,11 +67,10 @@ void rp_decide(const struct rp_model *m, json_t *e, double t, struct rp_span *s)
 		return;
 	}
 	if (aev && !strcmp(aev, "reset"))
-		snprintf(d, n, "completed%s%s", json_object_get(a, "ua") ? ", UA " : "",
-			 json_string_value(json_object_get(a, "ua")) ?: "");
-	else if (a && rp_num(a, "response", -1) == 1)
+		snprintf(d, n, "completed%s%s", a->has_ua ? ", UA " : "", a->ua ?: "");
+	else if (a && a->response == 1)
 		snprintf(d, n, "answered: task does not exist");
-	else if (a && rp_num(a, "response", -1) == 0)
+	else if (a && a->response == 0)
 		snprintf(d, n, "completed");
 	else
 		snprintf(d, n, "%s", resp ? resp : "?");
@@ -92,8 +91,7 @@ void rp_ended_by_target(struct rp_span *s, bool append)
 /* See report_internal.h. */
 void rp_pair_spans(struct rp_model *m)
 {
-	json_t *tr = json_object_get(m->r, "trace_events");
-	const char *path = json_string_value(json_object_get(m->r, "path"));
+	const char *path = m->res.path;
 	bool used[1024] = {false};
 	for (size_t k = 0; k < m->nspans; k++) {
 		struct rp_span *s = &m->spans[k];
@@ -109,20 +107,17 @@ void rp_pair_spans(struct rp_model *m)
 		}
 		const char *itt = strstr(s->detail, "itt 0x");
 		uint32_t kitt = itt ? (uint32_t)strtoul(itt + 4, NULL, 16) : 0;
-		size_t i;
-		json_t *e;
-		json_array_foreach(tr, i, e)
-		{
-			const char *ev = json_string_value(json_object_get(e, "event"));
-			double t = rp_num(e, "t", 0) - m->origin;
+		for (size_t i = 0; i < m->res.ntrace; i++) {
+			const struct fl_result_trace *e = &m->res.trace[i];
+			const char *ev = e->event;
+			double t = e->t - m->origin;
 			if (i >= 1024 || used[i] || !ev || strcmp(ev, "tmf") ||
-			    rp_tmf_level(json_string_value(json_object_get(e, "tmf"))) !=
-				(int)s->level ||
+			    rp_tmf_level(e->tmf) != (int)s->level ||
 			    t < s->t0 - 0.5 || t > s->t1 + 0.5)
 				continue;
 			/* ABORT TASK: the same task (the trace has the tag as read off the wire).
 			 */
-			uint32_t ref = (uint32_t)rp_num(e, "ref_tag", 0);
+			uint32_t ref = (uint32_t)e->ref_tag;
 			if (itt && ref && ref != kitt && __builtin_bswap32(ref) != kitt)
 				continue;
 			used[i] = true;
@@ -170,7 +165,8 @@ void rp_build_sequence(struct rp_model *m)
 						     [RP_TARGET_RESET] = "TARGET WARM RESET"};
 	double c0 = 1e9, c1 = -1e9;
 	bool used[1024] = {false};
-	json_t *tr = json_object_get(m->r, "trace_events");
+	const struct fl_result_trace *tr = m->res.trace;
+	size_t ntr = m->res.ntrace;
 
 	m->seq_cycle = -1;
 	for (size_t i = 0; i < m->nspans && m->seq_cycle < 0; i++)
@@ -188,12 +184,11 @@ void rp_build_sequence(struct rp_model *m)
 	}
 	/* The command that started it: the faulted command the target got. */
 	size_t i;
-	json_t *e;
-	json_array_foreach(tr, i, e)
-	{
-		const char *ev = json_string_value(json_object_get(e, "event"));
-		const char *act = json_string_value(json_object_get(e, "action"));
-		double t = rp_num(e, "t", 0) - m->origin;
+	for (i = 0; i < ntr; i++) {
+		const struct fl_result_trace *e = &tr[i];
+		const char *ev = e->event;
+		const char *act = e->action;
+		double t = e->t - m->origin;
 		if (!ev || strcmp(ev, "inject") || !act || t < c0 - 0.2 || t > c1)
 			continue;
 		const struct fl_action *fa = fl_action_by_trace(act);
@@ -201,14 +196,14 @@ void rp_build_sequence(struct rp_model *m)
 			continue;
 		char b[64];
 		snprintf(b, sizeof(b), "%s LBA %lld (tag 0x%llx)",
-			 json_string_value(json_object_get(e, "op")) ?: "command",
-			 (long long)rp_num(e, "lba", 0), (unsigned long long)rp_num(e, "tag", 0));
+			 e->op ?: "command", (long long)(isnan(e->lba) ? 0 : e->lba),
+			 (unsigned long long)e->tag);
 		struct rp_msg *g = add_msg(m, b);
 		if (!g)
 			break;
 		g->t_sent = g->t_recv = t;
 		snprintf(g->decision, sizeof(g->decision), "%s (rule %s)", fa->observed_as,
-			 json_string_value(json_object_get(e, "rule")) ?: "?");
+			 e->rule ?: "?");
 		g->outcome = RP_TIMED_OUT;
 		snprintf(g->result, sizeof(g->result), "command timer fired");
 		break;
@@ -261,27 +256,27 @@ void rp_build_sequence(struct rp_model *m)
 		g->outcome = RP_FAILED;
 		snprintf(g->result, sizeof(g->result), "%s", m->marks[k].text);
 		snprintf(g->decision, sizeof(g->decision), "never noticed");
-		json_array_foreach(tr, i, e)
-		{
-			const char *ev = json_string_value(json_object_get(e, "event"));
-			const char *what = json_string_value(json_object_get(e, "what"));
-			double t = rp_num(e, "t", 0) - m->origin;
+		for (i = 0; i < ntr; i++) {
+			const struct fl_result_trace *e = &tr[i];
+			const char *ev = e->event;
+			const char *what = e->what;
+			double t = e->t - m->origin;
 			if (i < 1024 && !used[i] && ev && !strcmp(ev, "conn") && what &&
 			    !strcmp(what, "closed") && t >= g->t_sent - 0.5 && t <= c1 + 0.5) {
 				used[i] = true;
 				g->t_recv = t;
 				snprintf(g->decision, sizeof(g->decision),
 					 "connection closed, %lld task(s) dropped",
-					 (long long)rp_num(e, "aborted", 0));
+					 (long long)e->aborted);
 				break;
 			}
 		}
 	}
-	json_array_foreach(tr, i, e)
-	{
-		const char *ev = json_string_value(json_object_get(e, "event"));
-		const char *what = json_string_value(json_object_get(e, "what"));
-		double t = rp_num(e, "t", 0) - m->origin;
+	for (i = 0; i < ntr; i++) {
+		const struct fl_result_trace *e = &tr[i];
+		const char *ev = e->event;
+		const char *what = e->what;
+		double t = e->t - m->origin;
 		if (i >= 1024 || used[i] || !ev || strcmp(ev, "conn") || !what || t < c0 ||
 		    t > c1 + 0.5)
 			continue;

@@ -53,7 +53,11 @@ static void test_typed_fields(void)
 		      "\"expectations\":[{\"verdict\":\"pass\",\"what\":\"w\",\"observed\":\"o\","
 		      "\"step\":2},{\"verdict\":\"not_applicable\"},{\"ok\":true},{\"ok\":false},"
 		      "{\"not_applicable\":true}],"
-		      "\"eh_sequence\":[\"abort\",3],\"probes\":[{\"t\":3.1,\"ms\":4}]}",
+		      "\"eh_sequence\":[\"abort\",3],\"probes\":[{\"t\":3.1,\"ms\":4}],"
+		      "\"knobs\":{\"timeout_s\":30,\"multipath\":1},"
+		      "\"trace_events\":[{\"t\":3.2,\"event\":\"inject\",\"rule\":\"r\","
+		      "\"action\":\"hold\",\"op\":\"read\",\"lba\":8,\"lun\":1},"
+		      "{\"t\":3.3,\"event\":\"reset\",\"tmf\":\"lun_reset\",\"ua\":\"29/00\"}]}",
 		      &r),
 	    0);
 	CU_ASSERT_EQUAL(r.version, 1);
@@ -101,6 +105,21 @@ static void test_typed_fields(void)
 	CU_ASSERT_PTR_NULL(r.eh_sequence[1]); /* not a string */
 	CU_ASSERT_EQUAL_FATAL(r.nprobes, 1);
 	CU_ASSERT_DOUBLE_EQUAL(r.probes[0].ms, 4, 1e-9);
+	CU_ASSERT_DOUBLE_EQUAL(r.scenario_knobs.timeout, 30, 1e-9);
+	CU_ASSERT_DOUBLE_EQUAL(r.scenario_knobs.abort_tmo, -1, 1e-9);
+	CU_ASSERT_DOUBLE_EQUAL(r.guest_knobs.timeout, -1, 1e-9);
+	CU_ASSERT_TRUE(r.multipath);
+	CU_ASSERT_EQUAL_FATAL(r.ntrace, 2);
+	CU_ASSERT_STRING_EQUAL(r.trace[0].event, "inject");
+	CU_ASSERT_STRING_EQUAL(r.trace[0].action, "hold");
+	CU_ASSERT_TRUE(r.trace[0].has_op);
+	CU_ASSERT_DOUBLE_EQUAL(r.trace[0].lba, 8, 1e-9);
+	CU_ASSERT_DOUBLE_EQUAL(r.trace[0].lun, 1, 1e-9);
+	CU_ASSERT_DOUBLE_EQUAL(r.trace[0].response, -1, 1e-9);
+	CU_ASSERT_TRUE(r.trace[1].has_ua);
+	CU_ASSERT_STRING_EQUAL(r.trace[1].ua, "29/00");
+	CU_ASSERT_TRUE(isnan(r.trace[1].lba)); /* absent */
+	CU_ASSERT_FALSE(r.trace[1].has_op);
 	fl_result_free(&r);
 	CU_ASSERT_PTR_NULL(r.doc);
 	fl_result_free(&r); /* harmless twice */
