@@ -272,6 +272,8 @@ static int fill(struct fl_result *res, char *why, size_t len)
 		struct fl_result_expect *x = &res->expectations[res->nexpectations++];
 		json_t *st = json_object_get(o, "step");
 		x->verdict = expect_verdict(o);
+		x->has_verdict = json_object_get(o, "verdict") != NULL;
+		x->verdict_text = str_at(o, "verdict");
 		x->what = str_at(o, "what");
 		x->observed = str_at(o, "observed");
 		x->has_step = json_is_integer(st);

@@ -64,6 +64,8 @@ enum fl_result_verdict {
 /* One expectation as judged. */
 struct fl_result_expect {
 	enum fl_result_verdict verdict; /* "verdict", else the older "ok" / "not_applicable" */
+	bool has_verdict;		/* the key "verdict" is there */
+	const char *verdict_text;	/* "pass", "fail", "not_applicable" as written */
 	const char *what;		/* the expectation in words (NULL: not recorded) */
 	const char *observed;		/* what was observed (NULL: not recorded) */
 	bool has_step;			/* it names a step */

@@ -32,23 +32,25 @@ static int load(const char *path, struct fl_result *res)
 	return fl_result_read(path, res, err, sizeof(err));
 }
 
-/* The kernel-log lines of a run's workload, folded, as a JSON object used as a set. */
-static json_t *log_patterns(json_t *result)
-{
-	json_t *set = json_object(), *tl = json_object_get(result, "timeline"), *e;
-	json_t *ph = json_object_get(json_object_get(result, "wall"), "guest_phases");
-	double from = json_number_value(json_object_get(ph, "workload_start"));
-	size_t i;
+/* One run of a row: its kernel's label and its result. */
+struct row_run {
+	const char *label;
+	struct fl_result res;
+};
 
-	json_array_foreach(tl, i, e)
-	{
-		const char *src = json_string_value(json_object_get(e, "src"));
-		const char *text = json_string_value(json_object_get(e, "text"));
+/* The kernel-log lines of a run's workload, folded, as a JSON object used as a set. */
+static json_t *log_patterns(const struct fl_result *r)
+{
+	json_t *set = json_object();
+	double from = r->wall.workload_start < 0 ? 0 : r->wall.workload_start;
+
+	for (size_t i = 0; i < r->ntimeline; i++) {
+		const char *src = r->timeline[i].src;
+		const char *text = r->timeline[i].text;
 		char buf[256];
 		size_t o = 0;
 
-		if (!src || !text || strcmp(src, "kernel") ||
-		    json_number_value(json_object_get(e, "t")) < from)
+		if (strcmp(src, "kernel") || r->timeline[i].t < from)
 			continue;
 		for (const char *s = text; *s && o + 4 < sizeof(buf); s++) {
 			if (*s >= '0' && *s <= '9') {
@@ -92,52 +94,51 @@ static void differ(json_t *diffs, const char *what, json_t *values)
 }
 
 /* The step record of index k in a result's steps. */
-static json_t *step_of(json_t *result, size_t k)
+static const struct fl_result_step *step_of(const struct fl_result *r, size_t k)
 {
-	json_t *steps = json_object_get(result, "steps"), *s;
-	size_t i;
-
-	json_array_foreach(
-	    steps, i, s) if ((size_t)json_integer_value(json_object_get(s, "step")) == k) return s;
+	for (size_t i = 0; i < r->nsteps; i++)
+		if ((size_t)r->steps[i].step == k)
+			return &r->steps[i];
 	return NULL;
 }
 
-/* The differences between the runs of one row (results by kernel label). */
-static json_t *row_differences(json_t *results)
+/* The differences between the runs of one row (runs[0..n), one per kernel label). */
+static json_t *row_differences(const struct row_run *runs, size_t n)
 {
-	json_t *diffs = json_array(), *r, *values;
+	json_t *diffs = json_array(), *values;
 	const char *k;
-	size_t nsteps = 0, nexp = 0;
+	const struct fl_result *r;
+	size_t nsteps = 0, nexp = 0, ri;
 	char what[160];
 
-	json_object_foreach(results, k, r)
+/* Each run of the row in turn: k its label, r its result. */
+#define EACH_RUN for (ri = 0; ri < n && (k = runs[ri].label, r = &runs[ri].res, 1); ri++)
+	EACH_RUN
 	{
-		size_t n = json_array_size(json_object_get(r, "steps"));
-		size_t x = json_array_size(json_object_get(r, "expectations"));
-		nsteps = n > nsteps ? n : nsteps;
-		nexp = x > nexp ? x : nexp;
+		nsteps = r->nsteps > nsteps ? r->nsteps : nsteps;
+		nexp = r->nexpectations > nexp ? r->nexpectations : nexp;
 	}
 	for (size_t s = 0; s < nsteps; s++) {
 		double lo = -1, hi = -1;
 
 		values = json_object();
-		json_object_foreach(results, k, r)
+		EACH_RUN
 		{
-			json_t *st = step_of(r, s);
-			const char *e = json_string_value(json_object_get(st, "errno"));
+			const struct fl_result_step *st = step_of(r, s);
+			const char *e = st ? st->errno_name : NULL;
 			json_object_set_new(values, k,
 					    json_string(st ? (e ?: "?") : "(no record)"));
 		}
 		snprintf(what, sizeof(what), "step %zu errno", s);
 		differ(diffs, what, values);
 		values = json_object();
-		json_object_foreach(results, k, r)
+		EACH_RUN
 		{
-			json_t *st = step_of(r, s);
-			double ms = json_number_value(json_object_get(st, "elapsed_ms"));
+			const struct fl_result_step *st = step_of(r, s);
 			char t[32];
 			if (!st)
 				continue;
+			double ms = st->elapsed_ms;
 			lo = lo < 0 || ms < lo ? ms : lo;
 			hi = ms > hi ? ms : hi;
 			snprintf(t, sizeof(t), "%.0f ms", ms);
@@ -150,14 +151,14 @@ static json_t *row_differences(json_t *results)
 			json_decref(values);
 	}
 	values = json_object();
-	json_object_foreach(results, k, r)
+	EACH_RUN
 	{
-		json_t *seq = json_object_get(r, "eh_sequence"), *e;
 		char t[512] = "";
-		size_t i, o = 0;
-		json_array_foreach(seq, i, e) if (json_is_string(e) && o + 40 < sizeof(t)) o +=
-		    (size_t)snprintf(t + o, sizeof(t) - o, "%s%s", o ? " " : "",
-				     json_string_value(e));
+		size_t o = 0;
+		for (size_t i = 0; i < r->neh_sequence; i++)
+			if (r->eh_sequence[i] && o + 40 < sizeof(t))
+				o += (size_t)snprintf(t + o, sizeof(t) - o, "%s%s", o ? " " : "",
+						      r->eh_sequence[i]);
 		json_object_set_new(values, k, json_string(o ? t : "(none)"));
 	}
 	differ(diffs, "error-handler steps", values);
@@ -165,38 +166,29 @@ static json_t *row_differences(json_t *results)
 		const char *label = NULL;
 
 		values = json_object();
-		json_object_foreach(results, k, r)
+		EACH_RUN
 		{
-			json_t *e = json_array_get(json_object_get(r, "expectations"), x);
 			char t[600];
-			if (!e)
+			if (x >= r->nexpectations)
 				continue;
-			label = json_string_value(json_object_get(e, "what"));
-			snprintf(t, sizeof(t), "%s: %s",
-				 json_string_value(json_object_get(e, "verdict")) ?: "?",
-				 json_string_value(json_object_get(e, "observed")) ?: "");
+			const struct fl_result_expect *e = &r->expectations[x];
+			label = e->what;
+			snprintf(t, sizeof(t), "%s: %s", e->verdict_text ?: "?", e->observed ?: "");
 			json_object_set_new(values, k, json_string(t));
 		}
 		/* Only the verdict counts as a difference, the text shows why. */
-		json_t *verd = json_object();
-		json_object_foreach(results, k, r)
-		{
-			json_t *e = json_array_get(json_object_get(r, "expectations"), x);
-			if (e)
-				json_object_set(verd, k, json_object_get(e, "verdict"));
-		}
-		const char *vk, *first = NULL;
-		json_t *vv;
+		const char *first = NULL;
 		bool same = true;
-		json_object_foreach(verd, vk, vv)
+		EACH_RUN
 		{
-			const char *t = json_string_value(vv) ?: "";
+			if (x >= r->nexpectations || !r->expectations[x].has_verdict)
+				continue;
+			const char *t = r->expectations[x].verdict_text ?: "";
 			if (!first)
 				first = t;
 			else if (strcmp(first, t))
 				same = false;
 		}
-		json_decref(verd);
 		snprintf(what, sizeof(what), "expectation: %s", label ?: "?");
 		if (!same)
 			json_array_append_new(
@@ -205,13 +197,14 @@ static json_t *row_differences(json_t *results)
 	}
 	/* Kernel-log lines some kernels printed and others did not. */
 	json_t *sets = json_object(), *all = json_object(), *set, *one;
-	json_object_foreach(results, k, r)
+	EACH_RUN
 	{
 		set = log_patterns(r);
 		const char *line;
 		json_object_foreach(set, line, one) json_object_set_new(all, line, json_true());
 		json_object_set_new(sets, k, set);
 	}
+#undef EACH_RUN
 	const char *line;
 	size_t shown = 0;
 	json_object_foreach(all, line, one)
@@ -541,7 +534,15 @@ int fl_vm_matrix_write(const struct fl_vm_matrix_cell *cells, size_t n, const ch
 			continue;
 		json_t *row =
 		    json_pack("{s:s,s:s}", "scenario", cells[i].scenario, "path", cells[i].path);
-		json_t *cl = json_object(), *results = json_object();
+		json_t *cl = json_object();
+		struct row_run *runs = calloc(n, sizeof(*runs));
+		size_t nruns = 0;
+		if (!runs) {
+			json_decref(row);
+			json_decref(cl);
+			rc = -ENOMEM;
+			break;
+		}
 		for (size_t j = i; j < n; j++) {
 			if (strcmp(cells[j].scenario, cells[i].scenario) ||
 			    strcmp(cells[j].path, cells[i].path))
@@ -566,14 +567,23 @@ int fl_vm_matrix_write(const struct fl_vm_matrix_cell *cells, size_t n, const ch
 									     : r.wall.workload_start)));
 				if (r.kernel)
 					json_object_set_new(c, "release", json_string(r.kernel));
-				json_object_set(results, cells[j].kernel, r.doc);
-				fl_result_free(&r);
+				/* A label seen before in the row: the later run stands. */
+				size_t at = 0;
+				while (at < nruns && strcmp(runs[at].label, cells[j].kernel))
+					at++;
+				if (at == nruns)
+					nruns++;
+				else
+					fl_result_free(&runs[at].res);
+				runs[at] = (struct row_run){.label = cells[j].kernel, .res = r};
 			}
 			json_object_set_new(cl, cells[j].kernel, c);
 		}
 		json_object_set_new(row, "cells", cl);
-		json_object_set_new(row, "differences", row_differences(results));
-		json_decref(results);
+		json_object_set_new(row, "differences", row_differences(runs, nruns));
+		for (size_t k = 0; k < nruns; k++)
+			fl_result_free(&runs[k].res);
+		free(runs);
 		json_array_append_new(rows, row);
 	}
 	json_object_set_new(doc, "rows", rows);

@@ -96,7 +96,12 @@ static void test_typed_fields(void)
 	CU_ASSERT_EQUAL(r.expectations[1].verdict, FL_RESULT_NA);
 	CU_ASSERT_FALSE(r.expectations[1].has_step);
 	CU_ASSERT_PTR_NULL(r.expectations[1].what);
+	CU_ASSERT_TRUE(r.expectations[0].has_verdict);
+	CU_ASSERT_STRING_EQUAL(r.expectations[0].verdict_text, "pass");
+	CU_ASSERT_STRING_EQUAL(r.expectations[1].verdict_text, "not_applicable");
 	CU_ASSERT_EQUAL(r.expectations[2].verdict, FL_RESULT_PASS);
+	CU_ASSERT_FALSE(r.expectations[2].has_verdict); /* an older result: "ok" only */
+	CU_ASSERT_PTR_NULL(r.expectations[2].verdict_text);
 	CU_ASSERT_EQUAL(r.expectations[3].verdict, FL_RESULT_FAIL);
 	CU_ASSERT_EQUAL(r.expectations[4].verdict, FL_RESULT_NA);
 	CU_ASSERT_STRING_EQUAL(fl_result_verdict_word(FL_RESULT_NA), "N/A");
