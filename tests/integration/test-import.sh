@@ -77,7 +77,13 @@ faultlun)
 	bad=65535
 	"$fl" serve -q --listen "127.0.0.1:$port" "$scen" >"$tmp/serve1.err" 2>&1 &
 	spid=$!
-	sleep 0.5
+	i=0
+	until ss -Hltn "sport = :$port" | grep -q LISTEN; do
+		kill -0 "$spid" 2>/dev/null || { cat "$tmp/serve1.err"; fail "serve did not start"; }
+		i=$((i + 1))
+		[ $i -lt 100 ] || fail "serve does not listen on port $port after 10 s"
+		sleep 0.1
+	done
 	clients "$url" "127.0.0.1:$port" "$tmp/orig.out" $bad
 	kill "$spid"
 	wait "$spid" 2>/dev/null
