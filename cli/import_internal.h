@@ -229,4 +229,11 @@ void imp_verify_free(struct fl_import *im);
 /* import_net.c: the end of the capture; freeing. */
 void imp_net_finish(struct fl_import *im);
 void imp_net_free(struct fl_import *im);
+
+/*
+ * import_scsi.c: the NAA designator (binary, association: the logical unit, 8 bytes) of VPD page 83h data
+ * of n bytes into *naa; whether there is one. The page's length is bounded by n.
+ */
+bool imp_vpd83_naa(const uint8_t *p, uint32_t n, uint64_t *naa);
+
 #endif

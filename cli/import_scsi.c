@@ -142,6 +142,27 @@ static void mode_pages(struct imp_lun *l, const uint8_t *p, uint32_t n, uint32_t
 	}
 }
 
+/* See import_internal.h. */
+bool imp_vpd83_naa(const uint8_t *p, uint32_t n, uint64_t *naa)
+{
+	uint32_t end = n >= 4 ? 4 + get_be16(p + 2) : 0;
+
+	if (end > n)
+		end = n;
+	for (uint32_t o = 4; o + 4 <= end;) {
+		uint32_t dl = p[o + 3];
+		if (o + 4 + dl > end)
+			break;
+		if ((p[o] & 0x0f) == 1 && ((p[o + 1] >> 4) & 3) == 0 && (p[o + 1] & 0x0f) == 3 &&
+		    dl == 8) {
+			*naa = (uint64_t)get_be32(p + o + 4) << 32 | get_be32(p + o + 8);
+			return true;
+		}
+		o += 4 + dl;
+	}
+	return false;
+}
+
 /* Reads the identity a GOOD answer carries. */
 static void identity(struct fl_import *im, struct imp_cmd *m, uint64_t frame)
 {
@@ -182,22 +203,7 @@ static void identity(struct fl_import *im, struct imp_cmd *m, uint64_t frame)
 			memmove(l->serial, l->serial + lead, strlen(l->serial + lead) + 1);
 			l->have_serial = l->serial[0] != 0;
 		} else if (p[1] == 0x83 && !l->have_naa) {
-			uint32_t end = 4 + get_be16(p + 2);
-			if (end > n)
-				end = n;
-			for (uint32_t o = 4; o + 4 <= end;) {
-				uint32_t dl = p[o + 3];
-				if (o + 4 + dl > end)
-					break;
-				/* binary, association LU, type NAA, 8 bytes */
-				if ((p[o] & 0x0f) == 1 && ((p[o + 1] >> 4) & 3) == 0 &&
-				    (p[o + 1] & 0x0f) == 3 && dl == 8) {
-					l->naa = (uint64_t)get_be32(p + o + 4) << 32 | get_be32(p + o + 8);
-					l->have_naa = true;
-					break;
-				}
-				o += 4 + dl;
-			}
+			l->have_naa = imp_vpd83_naa(p, n, &l->naa);
 		}
 		return;
 	case SBC_OP_READ_CAPACITY_10:

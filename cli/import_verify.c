@@ -256,27 +256,6 @@ static void cmp_num(struct verify *vf, const struct imp_vrec *v, const char *wha
 	differ(vf, v, what, x, y);
 }
 
-/* The NAA designator of the logical unit in VPD 83h data; whether there is one. */
-static bool vpd83_naa(const uint8_t *p, uint32_t n, uint64_t *naa)
-{
-	uint32_t end = n >= 4 ? 4 + get_be16(p + 2) : 0;
-
-	if (end > n)
-		end = n;
-	for (uint32_t o = 4; o + 4 <= end;) {
-		uint32_t dl = p[o + 3];
-		if (o + 4 + dl > end)
-			break;
-		if ((p[o] & 0x0f) == 1 && ((p[o + 1] >> 4) & 3) == 0 && (p[o + 1] & 0x0f) == 3 &&
-		    dl == 8) {
-			*naa = (uint64_t)get_be32(p + o + 4) << 32 | get_be32(p + o + 8);
-			return true;
-		}
-		o += 4 + dl;
-	}
-	return false;
-}
-
 /* One mode page bit of MODE SENSE data (-1: the page is not there). */
 static int mode_bit(const uint8_t *p, uint32_t n, bool ten, uint8_t page, uint8_t mask)
 {
@@ -331,10 +310,10 @@ static void cmp_identity(struct verify *vf, const struct imp_vrec *v, const uint
 				snprintf(qy, sizeof(qy), "\"%s\"", y);
 				differ(vf, v, "serial", qx, qy);
 			}
-		} else if (cdb[2] == 0x83 && vpd83_naa(c, cn, &a)) {
+		} else if (cdb[2] == 0x83 && imp_vpd83_naa(c, cn, &a)) {
 			char x[24], y[24] = "none";
 			snprintf(x, sizeof(x), "0x%016" PRIx64, a);
-			if (vpd83_naa(r, rn, &b))
+			if (imp_vpd83_naa(r, rn, &b))
 				snprintf(y, sizeof(y), "0x%016" PRIx64, b);
 			if (strcmp(x, y))
 				differ(vf, v, "NAA designator", x, y);
