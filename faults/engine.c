@@ -791,6 +791,17 @@ static void trace_ua_first(struct fl_engine *e, const struct eng_lun *L, const s
 	trace_emit(&e->trace, o);
 }
 
+/* A held command's action sees it before it is linked (a TMF may end it once it is). */
+static void held_hook(struct fl_engine *e, struct eng_lun *L, const struct sc_rule *r,
+		      const struct fl_action *desc, struct fl_cmd *cmd, uint64_t info)
+{
+	struct fl_action_env x;
+
+	env_init(&x, e, L, &r->a, cmd, r->id);
+	x.info = info;
+	desc->held(&x);
+}
+
 /* The pass-through: submits cmd to LUN lun_id through the rules. */
 void fl_engine_submit(struct fl_engine *e, uint16_t lun_id, struct fl_cmd *cmd)
 {
@@ -857,14 +868,8 @@ void fl_engine_submit(struct fl_engine *e, uint16_t lun_id, struct fl_cmd *cmd)
 			if (desc->draws_seed)
 				p->corrupt_seed = prng_next(&rt->rng);
 			if (desc->phase == FL_PHASE_HOLD) {
-				if (desc->held) {
-					/* before it is linked: a TMF may end it once it is */
-					struct fl_action_env x;
-
-					env_init(&x, e, L, &r->a, cmd, r->id);
-					x.info = info;
-					desc->held(&x);
-				}
+				if (desc->held)
+					held_hook(e, L, r, desc, cmd, info);
 				p->stage = PEND_HELD;
 				pend_link(e, p);
 			} else if (r->a.has_delay) {
