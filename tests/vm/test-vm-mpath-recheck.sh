@@ -7,7 +7,8 @@
 # no path, fail with what was seen; without the multipath knob a path
 # expectation is not applicable. dm-multipath's Failing path / Reinstating
 # path lines count as the path's state once the agent's "pathdev" lines name
-# the path's device number (a failure shorter than a sample), and not without.
+# the path's device number (a failure shorter than a sample), and not without;
+# dh_state is judged only after the agent's "dh-observer on" mark.
 #   test-vm-mpath-recheck.sh FAULTLUN SCENARIO RECORDED_DIR OUTDIR
 set -u
 faultlun=$1 src=$2 rec=$3 out=$4
@@ -52,11 +53,19 @@ sed -e 's/{ "path": "A", "state": "ghost", "min": 1 }/{ "path": "A", "state": "f
 	"$src" >"$out/failed.json"
 sed -e '/faultlun-agent: workload start/a\
 12,431,26868190,-;faultlun-agent: pathdev A sda 8:0\
-12,431,26868191,-;faultlun-agent: pathdev B sdb 8:16' "$rec/kmsg.txt" >"$out/dmline/guest/kmsg.txt"
+12,431,26868191,-;faultlun-agent: pathdev B sdb 8:16\
+12,431,26868192,-;faultlun-agent: dh-observer on\
+12,431,26868193,-;faultlun-agent: dh sda alua standby max_sectors_kb 1280' "$rec/kmsg.txt" >"$out/dmline/guest/kmsg.txt"
 grep -q "pathdev A sda 8:0" "$out/dmline/guest/kmsg.txt" || fail "pathdev lines not added"
 "$faultlun" vm "$out/failed.json" --path iscsi --recheck "$out/dmline" >"$out/dmline.log" 2>&1
 rc=$?
 [ "$rc" -eq 0 ] || { cat "$out/dmline.log"; fail "dm's Failing path line as path A's state: exit $rc, expected 0"; }
+# The device-handler observer's lines are judged once its "dh-observer on" mark
+# is in the log, and not applicable on a run recorded without it.
+grep -q "PASS  device handler alua in standby entered at least 1 time" "$out/dmline.log" ||
+	{ cat "$out/dmline.log"; fail "dh_state not judged on the observer's lines"; }
+grep -q "N/A   device handler alua in standby" "$out/good.log" ||
+	{ cat "$out/good.log"; fail "dh_state on a run without the observer's mark is not N/A"; }
 grep -q "states: active ready 50 enabled -> failed ready 50 enabled -> active ready 50 enabled -> active ghost 1 enabled" "$out/dmline.log" ||
 	{ cat "$out/dmline.log"; fail "path A's failure from dm's lines is not in its states"; }
 "$faultlun" vm "$out/failed.json" --path iscsi --recheck "$out/nodev" >"$out/nodev.log" 2>&1
