@@ -1127,11 +1127,35 @@ static bool op_sends_command(enum fl_step_op op)
 	}
 }
 
+/* A port's name for messages (ports without an "id" are named port1, port2, ...). */
+static const char *port_name(const struct fl_scenario *sc, int i)
+{
+	return i >= 0 && (size_t)i < sc->nports && sc->ports[i].name ? sc->ports[i].name : "?";
+}
+
+/* Whether every expectation of step i is the libiscsi runner's alone (none: false). */
+static bool step_libiscsi_only(const struct fl_check *ck, size_t i)
+{
+	bool any = false;
+
+	for (size_t k = 0; k < ck->nexpects; k++) {
+		const struct fl_expect *x = &ck->expects[k];
+
+		if (x->step != (int)i)
+			continue;
+		if (x->runners & FL_RUNNER_VM)
+			return false;
+		any = true;
+	}
+	return any;
+}
+
 /*
  * What the whole check says about its steps: an abort_task needs a command
  * before it; a step the VM lab cannot run, in a check for VM-lab paths, is
- * pointed out; a step whose deadline cuts the libiscsi runner's error
- * handling short, and a min_ms past its step's deadline, are warned about.
+ * pointed out, as is a step's port the lab's one path cannot reach; a step
+ * whose deadline cuts the libiscsi runner's error handling short, and a
+ * min_ms past its step's deadline, are warned about.
  */
 static void check_workload(struct pctx *c, const struct fl_check *ck)
 {
@@ -1159,6 +1183,13 @@ static void check_workload(struct pctx *c, const struct fl_check *ck)
 			      "there (the scenario names the VM lab: \"vm\" in \"frontends\" or "
 			      "VM-lab \"paths\")",
 			      fl_step_op_name(s->op), i);
+		if (vm && ck->knobs.multipath != 1 && s->port > 0 && !step_libiscsi_only(ck, i))
+			pwarn(c, path,
+			      "the VM lab logs in through the first port only (no knobs.multipath): "
+			      "step %zu's port \"%s\" is not reached there, its commands go through "
+			      "\"%s\"; give knobs.multipath (one path per port) or scope the step's "
+			      "expectations to \"runner\": \"libiscsi\"",
+			      i, port_name(c->sc, s->port), port_name(c->sc, 0));
 		if (libiscsi && op_sends_command(s->op) && (int64_t)s->timeout_s * 1000 < ladder_ms)
 			pwarn(c, path,
 			      "step %zu's deadline (timeout_s %u s) is shorter than the libiscsi "
