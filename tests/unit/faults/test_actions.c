@@ -8,6 +8,7 @@
  * page and nothing else here.
  */
 #include "harness.h"
+#include "fl_draw.h"
 
 #include <inttypes.h>
 #include <jansson.h>
@@ -165,108 +166,27 @@ static void test_every_action_from_its_docs(void)
 	unlink(trace);
 }
 
+/* The test's seeded stream, as the drawing module takes it. */
+static uint64_t draw_next(void *state)
+{
+	return prng_next(state);
+}
+
 /* A uniform draw in [lo, hi]. */
 static uint64_t draw(struct prng *g, uint64_t lo, uint64_t hi)
 {
-	return hi > lo ? lo + prng_next(g) % (hi - lo + 1) : lo;
+	const struct fl_draw_rng r = {draw_next, g};
+
+	return fl_draw_uint(&r, lo, hi);
 }
 
-/* A random value of parameter p, drawn from its descriptor. */
-static json_t *draw_value(struct prng *g, const struct fl_action_param *p)
-{
-	char buf[64];
-	size_t n = 0;
-
-	switch (p->type) {
-	case FL_PARAM_TRUE:
-		return json_true();
-	case FL_PARAM_BOOL:
-		return json_boolean(prng_next(g) & 1);
-	case FL_PARAM_CHOICE:
-		while (p->choices[n])
-			n++;
-		return json_string(p->choices[draw(g, 0, n - 1)]);
-	case FL_PARAM_UINT:
-		return json_integer((json_int_t)draw(g, (uint64_t)p->min, (uint64_t)p->max));
-	case FL_PARAM_MS:
-		return json_real(p->min + prng_unit(g) * (p->max - p->min));
-	case FL_PARAM_SENSE:
-		return json_pack("{s:I, s:I, s:I}", "key",
-				 (json_int_t)draw(g, (uint64_t)p->min, (uint64_t)p->max), "asc",
-				 (json_int_t)draw(g, 0, 255), "ascq", (json_int_t)draw(g, 0, 255));
-	case FL_PARAM_ASCQ:
-		snprintf(buf, sizeof(buf), "%02x/%02x", (unsigned)draw(g, 0, 255),
-			 (unsigned)draw(g, 0, 255));
-		return json_string(buf);
-	case FL_PARAM_SIZE:
-		snprintf(buf, sizeof(buf), "%" PRIu64 "blocks",
-			 draw(g, (uint64_t)p->min, (uint64_t)p->max));
-		return json_string(buf);
-	case FL_PARAM_STATE:
-		return json_string(base_states[draw(g, 0, 2)]);
-	case FL_PARAM_GROUP:
-		return json_integer((json_int_t)draw(g, 1, 2));
-	}
-	return json_null();
-}
-
-/* Sets p's value at its key ("a" or "a/b") in obj, unless "a" already holds a non-object. */
-static void put_param(json_t *obj, const struct fl_action_param *p, json_t *val)
-{
-	const char *slash = strchr(p->key, '/');
-	char head[64];
-	json_t *inner;
-
-	if (!slash) {
-		json_object_set_new(obj, p->key, val);
-		return;
-	}
-	snprintf(head, sizeof(head), "%.*s", (int)(slash - p->key), p->key);
-	inner = json_object_get(obj, head);
-	if (!inner) {
-		inner = json_object();
-		json_object_set_new(obj, head, inner);
-	}
-	if (json_is_object(inner))
-		json_object_set_new(inner, slash + 1, val);
-	else
-		json_decref(val);
-}
-
-/* Whether p is required: under the action's own name, with no default. */
-static bool param_required(const struct fl_action *d, const struct fl_action_param *p)
-{
-	size_t n = strlen(d->name);
-
-	return !p->def && !strncmp(p->key, d->name, n) && (!p->key[n] || p->key[n] == '/');
-}
-
-/* Adds a random instance of action d's parameters to obj. */
+/* Adds a random instance of action d's parameters to obj (fl_draw.h). */
 static void draw_action(struct prng *g, const struct fl_action *d, json_t *obj)
 {
-	unsigned pick[8] = {0}; /* per oneof group: which member, 1-based */
+	const struct fl_draw_ctx c = {
+	    .rng = {draw_next, g}, .states = base_states, .nstates = 3, .ngroups = 2};
 
-	for (size_t k = 0; k < d->nparams; k++) {
-		unsigned grp = d->params[k].oneof;
-		size_t members = 0;
-
-		if (!grp || grp >= 8 || pick[grp])
-			continue;
-		for (size_t j = 0; j < d->nparams; j++)
-			members += d->params[j].oneof == grp;
-		pick[grp] = (unsigned)draw(g, 1, members);
-	}
-	for (size_t k = 0, seen[8] = {0}; k < d->nparams; k++) {
-		const struct fl_action_param *p = &d->params[k];
-
-		if (p->oneof && p->oneof < 8) {
-			if (++seen[p->oneof] != pick[p->oneof])
-				continue;
-		} else if (!param_required(d, p) && (prng_next(g) & 1)) {
-			continue;
-		}
-		put_param(obj, p, draw_value(g, p));
-	}
+	fl_draw_action(&c, d, obj);
 }
 
 /* 10,000 actions drawn from the descriptors: every one passes lint and runs. */
