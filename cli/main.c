@@ -24,6 +24,7 @@ static const struct {
 	{"ctl", cmd_ctl, "talk to a running target's control socket"},
 	{"vm", cmd_vm, "run scenarios against a real Linux kernel under QEMU"},
 	{"report", cmd_report, "render a VM-lab result (JSON) as text or HTML"},
+	{"explore", cmd_explore, "search fault schedules on a base scenario against a real kernel"},
 	{"import", cmd_import, "build a scenario from an iSCSI packet capture (pcap, pcapng)"},
 };
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))

@@ -1,0 +1,122 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * fl_explore.h - the search over fault schedules (`faultlun explore`,
+ * docs/explore.md): a schedule generator drawing rules from the action
+ * registry's descriptors (fl_draw.h) on a deterministic stream, the oracles
+ * that judge one trial's run in the VM lab, and the delta-debugging core
+ * that minimises a finding's schedule.
+ *
+ * A schedule is a JSON array of ordinary scenario rules (ids x1, x2, ...);
+ * a trial's scenario is BASE with the schedule appended to its rules. The
+ * same seed, trial number and BASE draw the same schedule.
+ */
+#ifndef FL_EXPLORE_H
+#define FL_EXPLORE_H
+
+#include "fl_result.h"
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* Bounds of the search. */
+#define FL_EXPLORE_MAX_FAULTS 16     /* rules in one schedule */
+#define FL_EXPLORE_MAX_KMSG (16 << 20) /* bytes of a trial's kernel log read */
+#define FL_EXPLORE_EVIDENCE 512	     /* bytes of a finding's evidence line */
+
+/* What the generator needs of BASE (taken from its document by fl_explore_base_init). */
+struct fl_explore_base {
+	json_t *doc;		 /* BASE as parsed (a reference) */
+	const char *states[64];	 /* its declared states (pointers into doc) */
+	size_t nstates;
+	unsigned ngroups;	 /* target port groups (1 without) */
+	long long lun;		 /* the LUN under test: step 0's lun, else the first LUN */
+	double timeout_ms;	 /* knobs.timeout_s in ms (30 s when absent) */
+	unsigned frontend;	 /* FL_FE_ISCSI or FL_FE_TCMU: which actions it may draw */
+};
+
+/*
+ * Takes what the generator needs from BASE's document doc (a reference is
+ * taken) for path "iscsi" or "tcmu". 0, or -1 with a message in err.
+ */
+int fl_explore_base_init(struct fl_explore_base *b, json_t *doc, const char *path, char *err,
+			 size_t errlen);
+/* Drops the reference fl_explore_base_init took. */
+void fl_explore_base_free(struct fl_explore_base *b);
+
+/*
+ * Draws trial number `trial`'s schedule for seed: 1..max_faults rules (max
+ * capped at FL_EXPLORE_MAX_FAULTS), actions weighted towards the recovery
+ * path, each with a bounded match (the LUN under test, an opcode class, and a
+ * count window or a time window). attempt > 0 draws another schedule of the
+ * same trial (after a schedule lint refused). A new JSON array.
+ */
+json_t *fl_explore_draw(const struct fl_explore_base *b, uint64_t seed, unsigned trial,
+			unsigned attempt, unsigned max_faults);
+/*
+ * BASE with the rules of schedule whose bits are set in keep appended to its
+ * own, named name: a new document.
+ */
+json_t *fl_explore_scenario(const struct fl_explore_base *b, json_t *schedule, uint32_t keep,
+			    const char *name);
+/*
+ * Writes doc to file and lints it as `faultlun lint` would for the base's
+ * front end. 0, or -1 (the diagnostics printed on stderr when verbose).
+ */
+int fl_explore_write_linted(json_t *doc, const char *file, unsigned frontend, bool verbose);
+
+/* The oracles, in the order they are asked. */
+enum fl_oracle {
+	FL_ORACLE_NONE = 0,
+	FL_ORACLE_KERNEL,   /* a splat in the trial's kernel log */
+	FL_ORACLE_LIVENESS, /* the run is ERROR, or the workload did not complete */
+	FL_ORACLE_USER,	    /* an expectation of BASE's check failed */
+};
+
+/* What an oracle found: which one, and the line that shows it. */
+struct fl_finding {
+	enum fl_oracle oracle;
+	char evidence[FL_EXPLORE_EVIDENCE];
+	const char *splat; /* kernel: the regex of the splat that matched (static) */
+};
+
+/* "kernel", "liveness", "user" ("none" for FL_ORACLE_NONE). */
+const char *fl_oracle_name(enum fl_oracle o);
+
+/*
+ * The kernel oracle: the first line of text (a trial's kmsg.txt, len bytes)
+ * that reports a kernel bug (BUG:, WARNING:, Oops, general protection fault,
+ * KASAN / KFENCE / UBSAN, lockdep's circular locking, an RCU stall, a
+ * refcount_t warning, list corruption, a hung task). The lab's own lines
+ * ("faultlun-agent") are not looked at. Returns whether it found one.
+ */
+bool fl_oracle_kernel(const char *text, size_t len, struct fl_finding *f);
+/*
+ * The liveness oracle: the run is ERROR (its error as evidence), or fewer
+ * than want_steps workload steps were recorded, or a step ended TIMEOUT.
+ */
+bool fl_oracle_liveness(const struct fl_result *r, size_t want_steps, struct fl_finding *f);
+/* The user's own oracle: an expectation of the run failed (its words as evidence). */
+bool fl_oracle_user(const struct fl_result *r, struct fl_finding *f);
+/*
+ * Judges one trial: the run's status rc (fl_vm_run's), its result r (NULL when
+ * it has none), its kernel log: the oracles in order, the first that fires.
+ */
+bool fl_explore_judge(int rc, const struct fl_result *r, const char *kmsg, size_t kmsg_len,
+		      size_t want_steps, struct fl_finding *f);
+
+/*
+ * Judges a round of candidate subsets (bit i: item i kept) at once: sets
+ * fails[i] when cands[i] still trips the failure. 0, or -1 to stop.
+ */
+typedef int (*fl_ddmin_test)(void *ctx, const uint32_t *cands, size_t n, bool *fails);
+
+/*
+ * Delta debugging over the items of all (at most 32): the smallest subset
+ * found that still fails, each round's candidates (subsets and complements
+ * of the current split) judged in one call. At most max_rounds rounds.
+ */
+uint32_t fl_ddmin(uint32_t all, fl_ddmin_test test, void *ctx, unsigned max_rounds);
+
+#endif

@@ -1,0 +1,218 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * schedule.c - the schedule generator of `faultlun explore`: draws a trial's
+ * fault rules from the action registry's descriptors (fl_draw.h) on a
+ * stream seeded by (seed, trial, attempt), and composes BASE + schedule into
+ * a trial scenario that passes lint before it runs.
+ *
+ * Weights follow what the registry says of an action, not its name: actions
+ * the initiator never sees answered (held, dropped, a dropped response) and
+ * delays weigh most, since they drive the error handler; errors answered in
+ * place of the LUN (sense, status: BUSY, TASK SET FULL, ...) next; changes
+ * to the whole LUN (unit attentions, ALUA, ...) least; actions that change
+ * data are left to a search that checks data, and set_state alone does
+ * nothing a trial could see.
+ */
+#include "fl_explore.h"
+#include "fl_draw.h"
+#include "fl_scenario.h"
+
+#include <stdio.h>
+#include <string.h>
+
+/* The bounded match of a drawn rule. */
+#define MATCH_MAX_AFTER 30	 /* matching commands skipped before the first hit */
+#define MATCH_MAX_TIMES 8	 /* hits at most */
+#define MATCH_MAX_FROM_MS 10000	 /* a time window opens at most this late */
+#define MATCH_MIN_SPAN_MS 200	 /* and lasts at least this long */
+
+/* splitmix64: the generator's stream (a 64-bit state). */
+static uint64_t sm_next(void *state)
+{
+	uint64_t *s = state, z = (*s += 0x9e3779b97f4a7c15ULL);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	return z ^ (z >> 31);
+}
+
+/* How often action d is drawn (0: never) for the base's front end. */
+static unsigned action_weight(const struct fl_action *d, unsigned frontend)
+{
+	if (!(d->frontends & frontend) || d->verb == VERB_NONE)
+		return 0;
+	if (d->observed == FL_OBS_NEVER_ANSWERS)
+		return 4;
+	if (d->joins) /* delay_ms alone */
+		return 3;
+	if (d->phase == FL_PHASE_BEFORE && d->observed == FL_OBS_ANSWERS)
+		return 3;
+	if (d->observed == FL_OBS_CHANGES_LUN)
+		return 1;
+	return 0;
+}
+
+/* One action picked by weight. */
+static const struct fl_action *pick_action(const struct fl_draw_rng *g, unsigned frontend)
+{
+	unsigned total = 0, x;
+
+	for (size_t i = 0; i < VERB_NR; i++)
+		total += action_weight(fl_actions[i], frontend);
+	x = (unsigned)fl_draw_uint(g, 0, total - 1);
+	for (size_t i = 0; i < VERB_NR; i++) {
+		unsigned w = action_weight(fl_actions[i], frontend);
+
+		if (x < w)
+			return fl_actions[i];
+		x -= w;
+	}
+	return fl_actions[VERB_DELAY];
+}
+
+/* A delay around the initiator's command timeout: between half and one and a half of it. */
+static void delay_near_timeout(const struct fl_explore_base *b, const struct fl_draw_rng *g,
+			       json_t *action)
+{
+	const struct fl_action_param *p = &fl_actions[VERB_DELAY]->params[0];
+	double ms;
+
+	if (!json_is_number(json_object_get(action, p->key)))
+		return;
+	ms = b->timeout_ms * (0.5 + fl_draw_unit(g));
+	if (ms < p->min)
+		ms = p->min;
+	if (ms > p->max)
+		ms = p->max;
+	json_object_set_new(action, p->key, json_real((double)(long long)ms));
+}
+
+/* The match of a drawn rule: the LUN under test, a class, a count or a time window. */
+static json_t *draw_match(const struct fl_explore_base *b, const struct fl_draw_rng *g)
+{
+	static const char *const classes[] = {"read", "write", "read", "write", "flush", "tur"};
+	json_t *m = json_pack("{s:I, s:s}", "lun", (json_int_t)b->lun, "class",
+			      classes[fl_draw_uint(g, 0, 5)]);
+
+	if (fl_draw_uint(g, 0, 1)) {
+		json_object_set_new(m, "after", json_integer((json_int_t)fl_draw_uint(g, 0, MATCH_MAX_AFTER)));
+	} else {
+		uint64_t from = fl_draw_uint(g, 0, MATCH_MAX_FROM_MS);
+		uint64_t span = fl_draw_uint(g, MATCH_MIN_SPAN_MS,
+					     MATCH_MIN_SPAN_MS + (uint64_t)(4 * b->timeout_ms));
+
+		json_object_set_new(m, "window_ms",
+				    json_pack("[I, I]", (json_int_t)from, (json_int_t)(from + span)));
+	}
+	json_object_set_new(m, "times", json_integer((json_int_t)fl_draw_uint(g, 1, MATCH_MAX_TIMES)));
+	return m;
+}
+
+json_t *fl_explore_draw(const struct fl_explore_base *b, uint64_t seed, unsigned trial,
+			unsigned attempt, unsigned max_faults)
+{
+	uint64_t state = seed;
+	const struct fl_draw_ctx c = {.rng = {sm_next, &state},
+				      .states = b->states,
+				      .nstates = b->nstates,
+				      .ngroups = b->ngroups};
+	const struct fl_draw_rng *g = &c.rng;
+	json_t *rules = json_array();
+	unsigned n;
+
+	/* one stream per (seed, trial, attempt), whatever was drawn before */
+	state = sm_next(&state) ^ ((uint64_t)trial << 20) ^ attempt;
+	state = sm_next(&state);
+	if (max_faults < 1)
+		max_faults = 1;
+	if (max_faults > FL_EXPLORE_MAX_FAULTS)
+		max_faults = FL_EXPLORE_MAX_FAULTS;
+	n = (unsigned)fl_draw_uint(g, 1, max_faults);
+	for (unsigned i = 0; i < n; i++) {
+		const struct fl_action *d = pick_action(g, b->frontend);
+		json_t *action = json_object();
+		char id[16];
+
+		fl_draw_action(&c, d, action);
+		if (!d->joins && d->with_delay && fl_draw_uint(g, 0, 3) == 0)
+			fl_draw_action(&c, fl_actions[VERB_DELAY], action);
+		delay_near_timeout(b, g, action);
+		snprintf(id, sizeof(id), "x%u", i + 1);
+		json_array_append_new(rules, json_pack("{s:s, s:o, s:o}", "id", id, "match",
+						       draw_match(b, g), "action", action));
+	}
+	return rules;
+}
+
+int fl_explore_base_init(struct fl_explore_base *b, json_t *doc, const char *path, char *err,
+			 size_t errlen)
+{
+	json_t *states = json_object_get(doc, "states"), *groups = json_object_get(doc, "port_groups");
+	json_t *check = json_object_get(doc, "check"), *knobs = json_object_get(check, "knobs");
+	json_t *wl = json_object_get(check, "workload"), *luns = json_object_get(doc, "luns");
+	json_t *lun = json_object_get(json_array_get(wl, 0), "lun"), *v;
+	size_t i;
+
+	memset(b, 0, sizeof(*b));
+	if (!json_is_array(wl) || !json_array_size(wl)) {
+		snprintf(err, errlen, "BASE has no check.workload: a trial needs I/O to fault");
+		return -1;
+	}
+	if (!lun)
+		lun = json_object_get(json_array_get(luns, 0), "lun");
+	b->lun = json_is_integer(lun) ? json_integer_value(lun) : 0;
+	json_array_foreach(states, i, v)
+		if (json_is_string(v) && b->nstates < sizeof(b->states) / sizeof(b->states[0]))
+			b->states[b->nstates++] = json_string_value(v);
+	b->ngroups = json_is_array(groups) && json_array_size(groups) ? (unsigned)json_array_size(groups) : 1;
+	v = json_object_get(knobs, "timeout_s");
+	b->timeout_ms = json_is_number(v) && json_number_value(v) > 0 && json_number_value(v) <= 3600
+			    ? json_number_value(v) * 1000
+			    : 30000;
+	b->frontend = !strcmp(path, "tcmu") ? FL_FE_TCMU : FL_FE_ISCSI;
+	b->doc = json_incref(doc);
+	return 0;
+}
+
+void fl_explore_base_free(struct fl_explore_base *b)
+{
+	json_decref(b->doc);
+	b->doc = NULL;
+}
+
+json_t *fl_explore_scenario(const struct fl_explore_base *b, json_t *schedule, uint32_t keep,
+			    const char *name)
+{
+	json_t *doc = json_deep_copy(b->doc), *rules = json_object_get(doc, "rules"), *r;
+	size_t i;
+
+	if (!doc)
+		return NULL;
+	if (!json_is_array(rules)) {
+		rules = json_array();
+		json_object_set_new(doc, "rules", rules);
+	}
+	json_array_foreach(schedule, i, r)
+		if (i < 32 && (keep >> i & 1))
+			json_array_append_new(rules, json_deep_copy(r));
+	json_object_set_new(doc, "name", json_string(name));
+	return doc;
+}
+
+int fl_explore_write_linted(json_t *doc, const char *file, unsigned frontend, bool verbose)
+{
+	struct fl_scenario *sc = NULL;
+	struct fl_diags d = {0};
+	int rc;
+
+	if (json_dump_file(doc, file, JSON_INDENT(2) | JSON_PRESERVE_ORDER) < 0) {
+		fprintf(stderr, "faultlun explore: cannot write %s\n", file);
+		return -1;
+	}
+	rc = fl_scenario_load_file(file, frontend, &sc, &d);
+	if (rc < 0 && verbose)
+		fl_diags_print(&d, stderr);
+	fl_diags_free(&d);
+	fl_scenario_free(sc);
+	return rc < 0 ? -1 : 0;
+}

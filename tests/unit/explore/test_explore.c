@@ -1,0 +1,267 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * test_explore.c - the pieces of `faultlun explore` that run without a
+ * kernel: the same seed and BASE draw the same schedules, every drawn trial
+ * passes lint, each oracle fires on a planted positive (and only then), and
+ * delta debugging reduces a planted failing fault among eight to that one.
+ */
+#include "runner.h"
+#include "fl_explore.h"
+#include "fl_scenario.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* The shipped base, parsed, ready to draw from. */
+static int load_base(struct fl_explore_base *b)
+{
+	json_error_t jerr;
+	json_t *doc = json_load_file(FL_EXPLORE_BASE, 0, &jerr);
+	char err[256];
+	int rc;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(doc);
+	rc = fl_explore_base_init(b, doc, "iscsi", err, sizeof(err));
+	json_decref(doc);
+	return rc;
+}
+
+/* Same seed and trial: the same schedule; another seed: other schedules. */
+static void test_same_seed_same_schedules(void)
+{
+	struct fl_explore_base b;
+	unsigned differ = 0;
+
+	CU_ASSERT_EQUAL_FATAL(load_base(&b), 0);
+	for (unsigned t = 1; t <= 50; t++) {
+		json_t *a = fl_explore_draw(&b, 1, t, 0, 4), *a2 = fl_explore_draw(&b, 1, t, 0, 4);
+		json_t *c = fl_explore_draw(&b, 2, t, 0, 4);
+
+		CU_ASSERT_TRUE(json_equal(a, a2));
+		CU_ASSERT_TRUE(json_array_size(a) >= 1 && json_array_size(a) <= 4);
+		differ += !json_equal(a, c);
+		json_decref(a);
+		json_decref(a2);
+		json_decref(c);
+	}
+	CU_ASSERT_TRUE(differ >= 45);
+	fl_explore_base_free(&b);
+}
+
+/*
+ * 200 trials: each finds a schedule that passes lint within 16 draws, and
+ * the recovery path dominates (held, dropped, delayed, BUSY...).
+ */
+static void test_trials_lint(void)
+{
+	struct fl_explore_base b;
+	char file[] = "/tmp/fl-explore-XXXXXX";
+	int fd = mkstemp(file), refused = 0, recovery = 0, rules = 0;
+
+	CU_ASSERT_TRUE_FATAL(fd >= 0);
+	close(fd);
+	CU_ASSERT_EQUAL_FATAL(load_base(&b), 0);
+	for (unsigned t = 1; t <= 200; t++) {
+		bool ok = false;
+
+		for (unsigned attempt = 0; attempt < 16 && !ok; attempt++) {
+			json_t *s = fl_explore_draw(&b, 7, t, attempt, 3), *r;
+			json_t *doc = fl_explore_scenario(&b, s, UINT32_MAX, "t");
+			size_t i;
+
+			ok = !fl_explore_write_linted(doc, file, FL_FE_ISCSI, false);
+			refused += !ok;
+			json_array_foreach(s, i, r) {
+				json_t *a = json_object_get(r, "action");
+
+				rules++;
+				recovery += json_object_get(a, "hold") || json_object_get(a, "drop") ||
+					    json_object_get(a, "drop_response") ||
+					    json_object_get(a, "delay_ms") ||
+					    json_object_get(a, "status") || json_object_get(a, "sense");
+			}
+			json_decref(doc);
+			json_decref(s);
+		}
+		CU_ASSERT_TRUE(ok);
+	}
+	CU_ASSERT_TRUE(recovery * 10 >= rules * 7);
+	if (refused)
+		printf("(%d draws refused by lint, drawn again) ", refused);
+	unlink(file);
+	fl_explore_base_free(&b);
+}
+
+/* A clean 6.1 boot-and-recovery log: nothing for the kernel oracle. */
+static const char clean_log[] =
+    "[    0.000000] Linux version 6.1.0-57-amd64\n"
+    "[    5.100000] sd 2:0:0:0: [sda] Attached SCSI disk\n"
+    "[   12.000000] connection1:0: detected conn error (1022)\n"
+    "[   12.500000] sd 2:0:0:0: Power-on or device reset occurred\n"
+    "[   13.000000] faultlun-agent: step 3 shell: echo 'WARNING: planted' > /dev/kmsg\n";
+
+/* Each splat the kernel oracle knows, planted in a clean log, fires with its line. */
+static void test_kernel_oracle_planted(void)
+{
+	static const char *const planted[] = {
+	    "[   20.1] BUG: kernel NULL pointer dereference, address: 0000000000000008",
+	    "[   20.1] WARNING: CPU: 1 PID: 77 at drivers/scsi/scsi_error.c:2201 scsi_eh",
+	    "[   20.1] Oops: 0000 [#1] PREEMPT SMP NOPTI",
+	    "[   20.1] general protection fault, probably for non-canonical address",
+	    "[   20.1] BUG: KASAN: use-after-free in iscsi_eh_abort+0x1a/0x200",
+	    "[   20.1] UBSAN: shift-out-of-bounds in drivers/scsi/sd.c:1234",
+	    "[   20.1] WARNING: possible circular locking dependency detected",
+	    "[   20.1] rcu: INFO: rcu_preempt detected stalls on CPUs/tasks:",
+	    "[   20.1] refcount_t: underflow; use-after-free.",
+	    "[   20.1] list_del corruption. prev->next should be ffff, but was dead",
+	    "[  150.0] INFO: task kworker/u4:2:91 blocked for more than 120 seconds.",
+	};
+	struct fl_finding f;
+	char buf[2048];
+
+	CU_ASSERT_FALSE(fl_oracle_kernel(clean_log, strlen(clean_log), &f));
+	for (size_t i = 0; i < sizeof(planted) / sizeof(planted[0]); i++) {
+		int n = snprintf(buf, sizeof(buf), "%s%s\n[   21.0] after\n", clean_log, planted[i]);
+
+		memset(&f, 0, sizeof(f));
+		CU_ASSERT_TRUE(fl_oracle_kernel(buf, (size_t)n, &f));
+		CU_ASSERT_EQUAL(f.oracle, FL_ORACLE_KERNEL);
+		CU_ASSERT_STRING_EQUAL(f.evidence, planted[i]);
+		CU_ASSERT_PTR_NOT_NULL(f.splat);
+	}
+}
+
+/* A result document with verdict, steps and expectations as given. */
+static bool judge_text(const char *text, size_t want_steps, struct fl_finding *f)
+{
+	struct fl_result r;
+	char err[256];
+	json_t *doc = json_loads(text, 0, NULL);
+	bool hit;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(doc);
+	CU_ASSERT_EQUAL_FATAL(fl_result_from_json(doc, "r.json", &r, err, sizeof(err)), 0);
+	json_decref(doc);
+	hit = fl_explore_judge(0, &r, clean_log, strlen(clean_log), want_steps, f);
+	fl_result_free(&r);
+	return hit;
+}
+
+/* The liveness oracle: an ERROR run, a step that timed out, a workload cut short. */
+static void test_liveness_oracle_planted(void)
+{
+	struct fl_finding f;
+
+	CU_ASSERT_FALSE(judge_text("{\"faultlun_vm_result\":1,\"verdict\":\"PASS\",\"steps\":["
+				   "{\"step\":0,\"errno\":\"0\"},{\"step\":1,\"errno\":\"EIO\"}]}",
+				   2, &f));
+	CU_ASSERT_TRUE(judge_text("{\"faultlun_vm_result\":1,\"verdict\":\"ERROR\","
+				  "\"error\":\"guest stopped at the time limit\"}",
+				  2, &f));
+	CU_ASSERT_EQUAL(f.oracle, FL_ORACLE_LIVENESS);
+	CU_ASSERT_PTR_NOT_NULL(strstr(f.evidence, "guest stopped at the time limit"));
+	CU_ASSERT_TRUE(judge_text("{\"faultlun_vm_result\":1,\"verdict\":\"PASS\",\"steps\":["
+				  "{\"step\":0,\"op\":\"read\",\"errno\":\"TIMEOUT\","
+				  "\"elapsed_ms\":60000}]}",
+				  1, &f));
+	CU_ASSERT_EQUAL(f.oracle, FL_ORACLE_LIVENESS);
+	CU_ASSERT_PTR_NOT_NULL(strstr(f.evidence, "step 0 (read) ended TIMEOUT"));
+	CU_ASSERT_TRUE(judge_text("{\"faultlun_vm_result\":1,\"verdict\":\"PASS\",\"steps\":["
+				  "{\"step\":0,\"errno\":\"0\"}]}",
+				  3, &f));
+	CU_ASSERT_EQUAL(f.oracle, FL_ORACLE_LIVENESS);
+	CU_ASSERT_STRING_EQUAL(f.evidence, "the workload completed 1 of its 3 steps");
+	CU_ASSERT_TRUE(fl_explore_judge(2, NULL, NULL, 0, 1, &f));
+	CU_ASSERT_EQUAL(f.oracle, FL_ORACLE_LIVENESS);
+}
+
+/* The user's oracle: a failed expectation of BASE, named by its words. */
+static void test_user_oracle_planted(void)
+{
+	struct fl_finding f;
+
+	CU_ASSERT_FALSE(judge_text("{\"faultlun_vm_result\":1,\"verdict\":\"PASS\","
+				   "\"expectations\":[{\"verdict\":\"pass\",\"what\":\"step 5 OK\"},"
+				   "{\"verdict\":\"not_applicable\",\"what\":\"na\"}]}",
+				   0, &f));
+	CU_ASSERT_TRUE(judge_text("{\"faultlun_vm_result\":1,\"verdict\":\"FAIL\","
+				  "\"expectations\":[{\"verdict\":\"pass\",\"what\":\"a\"},"
+				  "{\"verdict\":\"fail\",\"what\":\"step 5 errno OK\","
+				  "\"observed\":\"EIO\"}]}",
+				  0, &f));
+	CU_ASSERT_EQUAL(f.oracle, FL_ORACLE_USER);
+	CU_ASSERT_STRING_EQUAL(f.evidence, "expectation failed: step 5 errno OK; observed: EIO");
+}
+
+/* The kernel oracle is asked first: a splat wins over a failed expectation. */
+static void test_oracle_order(void)
+{
+	static const char text[] = "{\"faultlun_vm_result\":1,\"verdict\":\"FAIL\","
+				   "\"expectations\":[{\"verdict\":\"fail\",\"what\":\"w\"}]}";
+	static const char kmsg[] = "[ 1.0] ok\n[ 2.0] WARNING: CPU: 0 PID: 1 at x.c:1 f\n";
+	struct fl_result r;
+	struct fl_finding f;
+	char err[256];
+	json_t *doc = json_loads(text, 0, NULL);
+
+	CU_ASSERT_EQUAL_FATAL(fl_result_from_json(doc, "r.json", &r, err, sizeof(err)), 0);
+	json_decref(doc);
+	CU_ASSERT_TRUE(fl_explore_judge(1, &r, kmsg, strlen(kmsg), 0, &f));
+	CU_ASSERT_EQUAL(f.oracle, FL_ORACLE_KERNEL);
+	CU_ASSERT_STRING_EQUAL(f.evidence, "[ 2.0] WARNING: CPU: 0 PID: 1 at x.c:1 f");
+	fl_result_free(&r);
+}
+
+/* The synthetic predicate: fails when every bit of ctx's mask is kept. */
+struct planted {
+	uint32_t needed;
+	unsigned rounds, runs;
+};
+
+/* fl_ddmin's test over the planted predicate. */
+static int planted_test(void *ctx, const uint32_t *cands, size_t n, bool *fails)
+{
+	struct planted *p = ctx;
+
+	p->rounds++;
+	p->runs += (unsigned)n;
+	for (size_t i = 0; i < n; i++)
+		fails[i] = (cands[i] & p->needed) == p->needed;
+	return 0;
+}
+
+/* A planted failing fault among eight is reduced to that one; a pair to the pair. */
+static void test_ddmin_planted(void)
+{
+	for (unsigned bit = 0; bit < 8; bit++) {
+		struct planted p = {.needed = UINT32_C(1) << bit};
+
+		CU_ASSERT_EQUAL(fl_ddmin(0xff, planted_test, &p, 16), p.needed);
+		CU_ASSERT_TRUE(p.rounds <= 4);
+	}
+	struct planted pair = {.needed = (1u << 2) | (1u << 6)};
+
+	CU_ASSERT_EQUAL(fl_ddmin(0xff, planted_test, &pair, 16), pair.needed);
+	struct planted one = {.needed = 1u << 3};
+
+	CU_ASSERT_EQUAL(fl_ddmin(1u << 3, planted_test, &one, 16), 1u << 3);
+	CU_ASSERT_EQUAL(one.rounds, 0);
+}
+
+static CU_TestInfo explore_tests[] = {
+    {"same_seed_same_schedules", test_same_seed_same_schedules},
+    {"trials_lint", test_trials_lint},
+    {"kernel_oracle_planted", test_kernel_oracle_planted},
+    {"liveness_oracle_planted", test_liveness_oracle_planted},
+    {"user_oracle_planted", test_user_oracle_planted},
+    {"oracle_order", test_oracle_order},
+    {"ddmin_planted", test_ddmin_planted},
+    CU_TEST_INFO_NULL,
+};
+
+CU_SuiteInfo fl_suites[] = {
+    {"explore", NULL, NULL, NULL, NULL, explore_tests},
+    CU_SUITE_INFO_NULL,
+};
