@@ -67,6 +67,7 @@ static void usage(FILE *out)
 		"  --no-minimise     report findings as found, without minimising them\n"
 		"  --cache DIR, --accel auto|kvm|tcg, --timeout S   as `faultlun vm`\n"
 		"  -h, --help        this text\n"
+		"  -V, --version     print the version\n"
 		"Exit status: 0 no finding, 1 findings, 2 usage or setup error,\n"
 		"77 qemu or the kernel package cannot be had.\n",
 		FL_EXPLORE_MAX_FAULTS);
@@ -550,7 +551,8 @@ static int parse_args(struct explore *ex, int argc, char **argv)
 	    {"per-boot", required_argument, NULL, 'n'}, {"max-faults", required_argument, NULL, 'f'},
 	    {"no-minimise", no_argument, NULL, 'N'},	{"cache", required_argument, NULL, 'c'},
 	    {"accel", required_argument, NULL, 'a'},	{"timeout", required_argument, NULL, 't'},
-	    {"help", no_argument, NULL, 'h'},		{NULL, 0, NULL, 0},
+	    {"help", no_argument, NULL, 'h'},		{"version", no_argument, NULL, 'V'},
+	    {NULL, 0, NULL, 0},
 	};
 	static const char *const path_words[] = {"iscsi", "tcmu", NULL};
 	static const char *const accel_words[] = {"auto", "kvm", "tcg", NULL};
@@ -559,7 +561,7 @@ static int parse_args(struct explore *ex, int argc, char **argv)
 	int opt;
 
 	optind = 0;
-	while ((opt = cli_getopt("explore", argc, argv, "h", longopts)) != -1) {
+	while ((opt = cli_getopt("explore", argc, argv, "hV", longopts)) != -1) {
 		int bad = 0;
 
 		switch (opt) {
@@ -613,6 +615,9 @@ static int parse_args(struct explore *ex, int argc, char **argv)
 			break;
 		case 'h':
 			usage(stdout);
+			return 1;
+		case 'V':
+			cli_print_version(stdout);
 			return 1;
 		default:
 			cli_try_help("explore");

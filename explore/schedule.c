@@ -21,9 +21,9 @@
 #include <string.h>
 
 /* The bounded match of a drawn rule. */
-#define MATCH_MAX_AFTER 30	 /* matching commands skipped before the first hit */
+#define MATCH_MAX_AFTER 10	 /* matching commands skipped before the first hit */
 #define MATCH_MAX_TIMES 8	 /* hits at most */
-#define MATCH_MAX_FROM_MS 10000	 /* a time window opens at most this late */
+#define MATCH_MAX_FROM_MS 8000	 /* a time window opens at most this late */
 #define MATCH_MIN_SPAN_MS 200	 /* and lasts at least this long */
 
 /* splitmix64: the generator's stream (a 64-bit state). */
