@@ -70,21 +70,45 @@ static const struct fl_action *pick_action(const struct fl_draw_rng *g, unsigned
 	return fl_actions[VERB_DELAY];
 }
 
-/* A delay around the initiator's command timeout: between half and one and a half of it. */
-static void delay_near_timeout(const struct fl_explore_base *b, const struct fl_draw_rng *g,
-			       json_t *action)
+/* The value at key ("a" or "a/b") in the action object, or NULL. */
+static json_t *value_at(json_t *action, const char *key, json_t **parent, const char **leaf)
 {
-	const struct fl_action_param *p = &fl_actions[VERB_DELAY]->params[0];
-	double ms;
+	const char *slash = strchr(key, '/');
+	char head[64];
 
-	if (!json_is_number(json_object_get(action, p->key)))
-		return;
-	ms = b->timeout_ms * (0.5 + fl_draw_unit(g));
-	if (ms < p->min)
-		ms = p->min;
-	if (ms > p->max)
-		ms = p->max;
-	json_object_set_new(action, p->key, json_real((double)(long long)ms));
+	*parent = action;
+	*leaf = key;
+	if (slash) {
+		snprintf(head, sizeof(head), "%.*s", (int)(slash - key), key);
+		*parent = json_object_get(action, head);
+		*leaf = slash + 1;
+	}
+	return json_is_object(*parent) ? json_object_get(*parent, *leaf) : NULL;
+}
+
+/*
+ * Every time in milliseconds of action (d's parameters, and a delay's)
+ * brought around the initiator's command timeout, between half and one and
+ * a half of it (within the descriptor's range): where the command timer and
+ * the error handler race.
+ */
+static void times_near_timeout(const struct fl_explore_base *b, const struct fl_draw_rng *g,
+			       const struct fl_action *d, json_t *action)
+{
+	const struct fl_action *const rows[] = {d, fl_actions[VERB_DELAY]};
+
+	for (size_t r = 0; r < 2; r++)
+		for (size_t k = 0; k < rows[r]->nparams; k++) {
+			const struct fl_action_param *p = &rows[r]->params[k];
+			const char *leaf;
+			json_t *parent, *v = value_at(action, p->key, &parent, &leaf);
+			double ms = b->timeout_ms * (0.5 + fl_draw_unit(g));
+
+			if (p->type != FL_PARAM_MS || !json_is_number(v))
+				continue;
+			ms = ms < p->min ? p->min : ms > p->max ? p->max : ms;
+			json_object_set_new(parent, leaf, json_real((double)(long long)ms));
+		}
 }
 
 /* The match of a drawn rule: the LUN under test, a class, a count or a time window. */
@@ -136,7 +160,7 @@ json_t *fl_explore_draw(const struct fl_explore_base *b, uint64_t seed, unsigned
 		fl_draw_action(&c, d, action);
 		if (!d->joins && d->with_delay && fl_draw_uint(g, 0, 3) == 0)
 			fl_draw_action(&c, fl_actions[VERB_DELAY], action);
-		delay_near_timeout(b, g, action);
+		times_near_timeout(b, g, d, action);
 		snprintf(id, sizeof(id), "x%u", i + 1);
 		json_array_append_new(rules, json_pack("{s:s, s:o, s:o}", "id", id, "match",
 						       draw_match(b, g), "action", action));
