@@ -245,6 +245,7 @@ static int run_schedules(struct minimise *m, json_t *const *scheds, size_t n, bo
 		fails[idx[j]] = judge_dir(m->ex, dp[j], rcs[j], &f) && f.oracle == m->oracle;
 	}
 	printf("  minimise f%u round %u: %zu candidates in one boot\n", m->fno, m->round, nr);
+	fflush(stdout);
 	free(files);
 	free(dirs);
 	return nr ? 0 : -1;
@@ -414,6 +415,7 @@ static void record_trial(struct explore *ex, struct trial *t)
 		json_t *rules;
 
 		printf("t%04u: finding (%s): %s\n", t->n, fl_oracle_name(t->f.oracle), t->f.evidence);
+		fflush(stdout);
 		json_object_set_new(o, "verdict", json_string("finding"));
 		json_object_set_new(o, "oracle", json_string(fl_oracle_name(t->f.oracle)));
 		json_object_set_new(o, "evidence", json_string(t->f.evidence));
@@ -427,6 +429,7 @@ static void record_trial(struct explore *ex, struct trial *t)
 		json_object_set_new(o, "verdict", json_string("pass"));
 	}
 	json_array_append_new(ex->trials, o);
+	fflush(stdout);
 }
 
 /*

@@ -73,6 +73,23 @@ static const char *line_splat(const regex_t *re, size_t nre, const char *line, s
 	return NULL;
 }
 
+/*
+ * The length of a /dev/kmsg record's prefix ("LEVEL,SEQ,USEC,FLAGS;", as the
+ * lab's kmsg.txt keeps it) at the start of line, or 0 without one.
+ */
+static size_t record_prefix(const char *line, size_t len)
+{
+	size_t i = 0, commas = 0;
+
+	for (; i < len && i < 64 && line[i] != ';'; i++) {
+		if (line[i] == ',')
+			commas++;
+		else if (commas < 3 && (line[i] < '0' || line[i] > '9'))
+			return 0;
+	}
+	return i < len && line[i] == ';' && commas == 3 ? i + 1 : 0;
+}
+
 bool fl_oracle_kernel(const char *text, size_t len, struct fl_finding *f)
 {
 	enum { N = sizeof(kernel_splats) / sizeof(kernel_splats[0]) };
@@ -90,7 +107,9 @@ bool fl_oracle_kernel(const char *text, size_t len, struct fl_finding *f)
 		const char *splat = line_splat(re, nre, text + at, end - at);
 
 		if (splat) {
-			hit = found(f, FL_ORACLE_KERNEL, text + at, end - at);
+			size_t skip = record_prefix(text + at, end - at);
+
+			hit = found(f, FL_ORACLE_KERNEL, text + at + skip, end - at - skip);
 			f->splat = splat;
 		}
 		at = end + 1;

@@ -131,6 +131,11 @@ static void test_kernel_oracle_planted(void)
 		CU_ASSERT_STRING_EQUAL(f.evidence, planted[i]);
 		CU_ASSERT_PTR_NOT_NULL(f.splat);
 	}
+	/* a record as the lab keeps /dev/kmsg: the evidence is its text */
+	static const char rec[] = "6,400,3800000,-;sd 2:0:0:0: [sda] ok\n"
+				  "4,423,38365671,-;WARNING: CPU: 0 PID: 1 at x.c:1 f\n";
+	CU_ASSERT_TRUE(fl_oracle_kernel(rec, strlen(rec), &f));
+	CU_ASSERT_STRING_EQUAL(f.evidence, "WARNING: CPU: 0 PID: 1 at x.c:1 f");
 }
 
 /* A result document with verdict, steps and expectations as given. */
