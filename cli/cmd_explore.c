@@ -573,7 +573,7 @@ static int parse_args(struct explore *ex, int argc, char **argv)
 			budget = true;
 			break;
 		case 's':
-			bad = cli_opt_uint("explore", "--seed", optarg, 0, UINT64_MAX, &ex->seed);
+			bad = cli_opt_uint("explore", "--seed", optarg, 0, INT64_MAX, &ex->seed);
 			break;
 		case 'K':
 			ex->vm.kernel = strcmp(optarg, "stock") ? optarg : NULL;
