@@ -55,7 +55,8 @@ static void serve_usage(FILE *out)
 	    "  --size SIZE          size of every LUN (e.g. 64MiB, 1GiB, 4096; default 1 GiB)\n"
 	    "  --block-size N       logical block size of the default LUN: 512, 1024, ...\n"
 	    "                       65536 (512)\n"
-	    "  --store memory|file:PATH  backing store of every LUN\n"
+	    "  --store memory|null|file:PATH  backing store of every LUN (null: reads\n"
+	    "                       zeroes, drops writes)\n"
 	    "  --read-only          write-protect every LUN (WP; writes get 27/00)\n"
 	    "  --seed N             seed of the scenario's randomness (0..2^64-1)\n"
 	    "  --trace FILE         JSON-lines trace of faults and events\n"
@@ -556,12 +557,13 @@ static int opt_portal(struct serve_args *a, int opt, const char *arg)
 	}
 }
 
-/* Checks --store's value: memory or file:PATH; 0 or 2. */
+/* Checks --store's value: memory, null or file:PATH; 0 or 2. */
 static int opt_store(struct serve_args *a, const char *arg)
 {
 	a->store = arg;
-	if (strcmp(arg, "memory") && (strncmp(arg, "file:", 5) || !arg[5])) {
-		fprintf(stderr, "faultlun serve: --store: '%s' is not memory or file:PATH\n", arg);
+	if (strcmp(arg, "memory") && strcmp(arg, "null") && (strncmp(arg, "file:", 5) || !arg[5])) {
+		fprintf(stderr, "faultlun serve: --store: '%s' is not memory, null or file:PATH\n",
+			arg);
 		return 2;
 	}
 	return 0;
@@ -785,7 +787,9 @@ static void stack_options(const struct serve_args *a, struct fl_stack_opts *so)
 	eo->seed = a->seed;
 	if (a->store) {
 		eo->store_override = true;
-		eo->store = strcmp(a->store, "memory") ? FL_STORE_FILE : FL_STORE_MEMORY;
+		eo->store = !strcmp(a->store, "memory") ? FL_STORE_MEMORY
+			    : !strcmp(a->store, "null") ? FL_STORE_NULL
+							: FL_STORE_FILE;
 		eo->store_path = eo->store == FL_STORE_FILE ? a->store + 5 : NULL;
 	}
 	eo->size_override = a->size;

@@ -215,6 +215,8 @@ static void parse_store(struct pctx *c, const char *path, json_t *v, struct sc_l
 	snprintf(sub, sizeof(sub), "%s/kind", path);
 	if (!k || (json_is_string(k) && !strcmp(json_string_value(k), "memory"))) {
 		l->cfg.store = FL_STORE_MEMORY;
+	} else if (json_is_string(k) && !strcmp(json_string_value(k), "null")) {
+		l->cfg.store = FL_STORE_NULL;
 	} else if (json_is_string(k) && !strcmp(json_string_value(k), "file")) {
 		l->cfg.store = FL_STORE_FILE;
 		snprintf(sub, sizeof(sub), "%s/path", path);
@@ -228,7 +230,7 @@ static void parse_store(struct pctx *c, const char *path, json_t *v, struct sc_l
 			     "other file with `serve --store file:PATH`",
 			     pquote(json_object_get(v, "path"), q, sizeof(q)));
 	} else {
-		perr(c, sub, false, "unknown store kind %s (expected \"memory\" or \"file\")",
+		perr(c, sub, false, "unknown store kind %s (expected \"memory\", \"null\" or \"file\")",
 		     pquote(k, q, sizeof(q)));
 	}
 }

@@ -222,6 +222,7 @@ const struct fl_cdb_info *fl_cmd_decode(struct fl_cmd *cmd);
 enum fl_store_kind {
 	FL_STORE_MEMORY = 0, /* sparse in memory, zero-filled */
 	FL_STORE_FILE,	     /* sparse file; pread/pwrite, fdatasync on sync/FUA */
+	FL_STORE_NULL,	     /* reads zeroes, drops writes (benchmarks) */
 };
 
 /* ALUA asymmetric access states (SPC-4 5.15.2.4). */

@@ -492,7 +492,8 @@ const char *fl_lun_config_problem(const struct fl_lun_config *cfg)
 		return "more blocks than a LUN can have (at most 2^47 - 1)";
 	if (cfg->store == FL_STORE_FILE && !cfg->store_path)
 		return "the file store needs a path";
-	if (cfg->store != FL_STORE_FILE && cfg->store != FL_STORE_MEMORY)
+	if (cfg->store != FL_STORE_FILE && cfg->store != FL_STORE_MEMORY &&
+	    cfg->store != FL_STORE_NULL)
 		return "unknown store kind";
 	if (cfg->nports > FL_MAX_PORTS || cfg->ntpgs > FL_MAX_PORTS)
 		return "too many target ports or port groups";
@@ -572,6 +573,8 @@ int fl_lun_create(const struct fl_lun_config *cfg, struct fl_lun **out)
 	bytes = cfg->num_blocks << lun->block_shift;
 	if (cfg->store == FL_STORE_FILE)
 		rc = store_file_open(cfg->store_path, cfg->store_dir, bytes, &lun->store);
+	else if (cfg->store == FL_STORE_NULL)
+		rc = store_null_open(bytes, &lun->store);
 	else
 		rc = store_mem_open(bytes, &lun->store);
 	lun->cfg.store_dir = NULL; /* used only here; the caller's string */

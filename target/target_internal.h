@@ -16,7 +16,7 @@
  *              ORWRITE and WRITE ATOMIC, and the shared write path
  *   sbc_prov.c WRITE SAME, UNMAP, GET LBA STATUS
  *   thin.c     provisioning map (pool accounting is in the write path)
- *   store_mem.c, store_file.c  backing stores behind struct store_ops
+ *   store_mem.c, store_file.c, store_null.c  backing stores behind struct store_ops
  *   target.c   struct fl_target: LUN numbering, REPORT LUNS, absent LUNs
  *   vendor.c   vendor personalities: the hook table and ownership (vendor.h);
  *              vendor_NAME.c one personality each
@@ -215,6 +215,8 @@ struct store {
 	bool async; /* true: execute on a worker thread (file store) */
 };
 int store_mem_open(uint64_t bytes, struct store **out);
+/* Reads zeroes, drops writes; for measuring everything but the store. */
+int store_null_open(uint64_t bytes, struct store **out);
 /*
  * dir NULL: path is the operator's (any file, a regular file or a block
  * device). Otherwise path is a scenario's, opened beneath dir: regular

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * test_store.c - backing stores: the sparse memory store and the sparse-file
- * store through struct store_ops, persistence of acknowledged data across a
+ * test_store.c - backing stores: the sparse memory store, the sparse-file
+ * store and the null store through struct store_ops, persistence of acknowledged data across a
  * close / reopen of a file-backed LUN (plain and thin), asynchronous
  * completion on a worker thread, many commands in flight, and power loss on
  * the file store.
@@ -73,6 +73,33 @@ static void test_store_mem_contract(void)
 	memset(b, 0, sizeof(b));
 	CU_ASSERT_EQUAL(s->ops->read(s, b, (1ull << 44) - 16, 16), 0);
 	CU_ASSERT_EQUAL(b[15], 9);
+	s->ops->close(s);
+}
+
+/*
+ * Null store: writes are GOOD and dropped, reads clear the caller's buffer,
+ * out-of-range access is refused, and a petabyte costs nothing.
+ */
+static void test_store_null_contract(void)
+{
+	struct store *s;
+	uint8_t b[4096];
+
+	CU_ASSERT_EQUAL(store_null_open(1 << 20, &s), 0);
+	CU_ASSERT(!s->async);
+	CU_ASSERT_EQUAL(s->size, 1 << 20);
+	memset(b, 0x5a, sizeof(b));
+	CU_ASSERT_EQUAL(s->ops->write(s, b, 4096, sizeof(b)), 0);
+	CU_ASSERT_EQUAL(s->ops->read(s, b, 4096, sizeof(b)), 0);
+	CU_ASSERT(b[0] == 0 && b[2048] == 0 && b[4095] == 0);
+	CU_ASSERT(s->ops->read(s, b, (1 << 20) - 8, 16) < 0);
+	CU_ASSERT(s->ops->write(s, b, 1 << 21, 16) < 0);
+	CU_ASSERT(s->ops->discard(s, 1 << 20, 512) < 0);
+	CU_ASSERT_EQUAL(s->ops->discard(s, 0, 1 << 20), 0);
+	CU_ASSERT_EQUAL(s->ops->sync(s), 0);
+	CU_ASSERT_EQUAL(s->ops->resize(s, 1ull << 50), 0);
+	CU_ASSERT_EQUAL(s->ops->write(s, b, (1ull << 50) - 4096, 4096), 0);
+	CU_ASSERT_EQUAL(s->size, 1ull << 50);
 	s->ops->close(s);
 }
 
@@ -529,6 +556,7 @@ static void test_resize_huge_costs_used_blocks(void)
 static CU_TestInfo store_tests[] = {
     {"test_store_mem_contract", test_store_mem_contract},
     {"test_store_file_contract", test_store_file_contract},
+    {"test_store_null_contract", test_store_null_contract},
     {"test_store_model", test_store_model},
     {"test_file_store_persists_across_reopen", test_file_store_persists_across_reopen},
     {"test_file_store_thin_map_after_reopen", test_file_store_thin_map_after_reopen},
