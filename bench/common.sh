@@ -135,6 +135,7 @@ tgt_start() {
 	done
 	tgtadm -C "$tgtctl" --lld iscsi --op new --mode logicalunit --tid 1 --lun 1 -b "$tgtimg"
 	tgtadm -C "$tgtctl" --lld iscsi --op bind --mode target --tid 1 -I ALL
+	# shellcheck disable=SC2034 # for the scripts that source this file
 	tgturl="iscsi://127.0.0.1:$tgtport/$_iqn/1"
 	ss -Htln "sport = :$tgtport" | grep -q . || { echo "bench: tgtd does not listen on $tgtport" >&2; cat "$tmp/tgt.log" >&2; exit 1; }
 }

@@ -11,7 +11,7 @@ cd "$(dirname "$0")/.." || exit 1
 ran=0
 failed=0
 for s in "delay-accuracy.sh 1 1" "rule-overhead.sh 1 1" "scale.sh 1 80 10000" "vs-tgt.sh 1 2" \
-	"tcmu-overhead.sh 3 20000"; do
+	"ceiling.sh 1 2" "tcmu-overhead.sh 3 20000"; do
 	echo "== bench/$s"
 	# shellcheck disable=SC2086
 	WORKLOADS="rr4k_qd32 rw4k_qd32" sh bench/$s

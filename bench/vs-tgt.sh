@@ -33,6 +33,7 @@ echo "load average at start: $(cut -d" " -f1-3 /proc/loadavg)"
 echo "rounds: $rounds, seconds per run: $secs; client and servers share the machine"
 
 fl_start --size 256MiB
+# shellcheck disable=SC2154 # set by fl_start
 flurl="iscsi://127.0.0.1:$flport/iqn.2026-12.org.faultlun:target/0"
 tgt_start 256M
 
