@@ -22,6 +22,8 @@
 #   bench/ceiling.sh [ROUNDS [SECONDS]]     (defaults 3 and 5)
 #   BUILD=build-bench (cli/faultlun, bench/fl_iscsi_load, bench/fl_null_target)
 #   WORKLOADS="rw4k_qd32 ..." runs only those workloads
+#   COMPARE=PATH adds a fifth server, `PATH serve` (memory store) as "cmp": another
+#   build of faultlun measured in the same run (before / after a change)
 # Exits 77 when a tool is missing (tgtd, iscsi-perf, root), 1 when a server or
 # client fails.
 set -eu
@@ -47,6 +49,11 @@ serve_start flnull "$fl" serve --store null --size 256MiB --listen 127.0.0.1:0
 serve_start flmem "$fl" serve --size 256MiB --listen 127.0.0.1:0
 tgt_start 256M
 servers="null flnull flmem tgt"
+if [ -n "${COMPARE:-}" ]; then
+	[ -x "$COMPARE" ] || { echo "ceiling: COMPARE=$COMPARE is not a program" >&2; exit 1; }
+	serve_start cmp "$COMPARE" serve --size 256MiB --listen 127.0.0.1:0
+	servers="$servers cmp"
+fi
 
 # Runs workload $1 against server $2; appends "wl server iops cpu_us_per_io".
 run() {
@@ -90,7 +97,7 @@ workloads=${WORKLOADS:-rw4k_qd32 rw4k_qd1 rr4k_qd32 rr4k_qd1 pr4k_qd32}
 r=1
 while [ $r -le "$rounds" ]; do
 	echo "== round $r"
-	# this round's order: the four servers rotated by r
+	# this round's order: the servers rotated by r
 	order=$(echo "$servers" | awk -v r="$r" '{ for (i = 0; i < NF; i++) printf "%s ", $((i + r - 1) % NF + 1) }')
 	for wl in $workloads; do
 		for srv in $order; do run "$wl" "$srv"; done
@@ -100,19 +107,28 @@ done
 
 # med WL SERVER COLUMN: the median of that column over the rounds.
 med() { awk -v w="$1" -v s="$2" -v k="$3" '$1 == w && $2 == s { print $k }' "$tmp/results" | median; }
-echo "== medians over $rounds rounds: IOPS, and as a fraction of the null target's"
-printf '%-10s %9s %9s %9s %9s %8s %8s %8s\n' workload null flnull flmem tgt flnull/n flmem/n tgt/n
+echo "== medians over $rounds rounds: IOPS, then each server as a fraction of the null target"
+printf '%-10s' workload
+for srv in $servers; do printf ' %9s' "$srv"; done
+for srv in $servers; do [ "$srv" = null ] || printf ' %9s' "$srv/n"; done
+echo
 for wl in $workloads; do
-	awk -v w="$wl" -v a="$(med "$wl" null 3)" -v b="$(med "$wl" flnull 3)" \
-		-v c="$(med "$wl" flmem 3)" -v d="$(med "$wl" tgt 3)" 'BEGIN {
-		printf "%-10s %9.0f %9.0f %9.0f %9.0f %8.2f %8.2f %8.2f\n",
-			w, a, b, c, d, b / a, c / a, d / a }'
+	n=$(med "$wl" null 3)
+	printf '%-10s' "$wl"
+	for srv in $servers; do printf ' %9.0f' "$(med "$wl" "$srv" 3)"; done
+	for srv in $servers; do
+		[ "$srv" = null ] || awk -v a="$(med "$wl" "$srv" 3)" -v b="$n" 'BEGIN { printf " %9.2f", a / b }'
+	done
+	echo
 done
 echo "== medians: server CPU us per I/O"
-printf '%-10s %9s %9s %9s %9s\n' workload null flnull flmem tgt
+printf '%-10s' workload
+for srv in $servers; do printf ' %9s' "$srv"; done
+echo
 for wl in $workloads; do
-	printf '%-10s %9s %9s %9s %9s\n' "$wl" "$(med "$wl" null 4)" "$(med "$wl" flnull 4)" \
-		"$(med "$wl" flmem 4)" "$(med "$wl" tgt 4)"
+	printf '%-10s' "$wl"
+	for srv in $servers; do printf ' %9s' "$(med "$wl" "$srv" 4)"; done
+	echo
 done
 if grep -q '^rw4k_qd32 ' "$tmp/results"; then
 	awk -v a="$(med rw4k_qd32 flmem 3)" -v b="$(med rw4k_qd32 tgt 3)" \

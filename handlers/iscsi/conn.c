@@ -92,6 +92,13 @@ void conn_close(struct conn *c, const char *why)
 {
 	if (c->dead)
 		return;
+	if (c->tx_batching) {
+		/* what was queued before the close goes out, as when it was queued */
+		c->tx_batching = false;
+		conn_on_writable(c);
+		if (c->dead)
+			return;
+	}
 	c->dead = true;
 	iscsi_log(c->portal, why && !c->quiet_close ? LOG_ERR : LOG_INFO, c,
 		  "closing connection: %s", why ? why : "done");
@@ -253,8 +260,13 @@ void conn_queue(struct conn *c, struct txpdu *t)
 		c->tx_head = t;
 	c->tx_tail = t;
 	conn_mem(c, &c->tx_bytes, (int64_t)t->total);
-	/* Try at once: most responses fit the socket buffer. */
-	conn_on_writable(c);
+	/*
+	 * Try at once: most responses fit the socket buffer. While the loop reads
+	 * a batch of PDUs from this connection, their answers wait for the end of
+	 * the batch and leave in one writev (a close-after PDU goes at once).
+	 */
+	if (!c->tx_batching || t->close_after)
+		conn_on_writable(c);
 }
 
 /* Builds up to max iovecs for the unsent part of t; returns the count. */
@@ -498,6 +510,7 @@ int conn_on_readable(struct conn *c)
 {
 	int budget = 64;
 
+	c->tx_batching = true;
 	while (!c->dead && budget > 0 && c->state != CONN_CLOSING && !c->rx_paused) {
 		/* between PDUs: over its memory budget, the connection is not read on */
 		if (!c->rx_in_body && !c->rx_have && conn_read_blocked(c))
@@ -508,12 +521,12 @@ int conn_on_readable(struct conn *c)
 		if (r == RX_AGAIN)
 			continue;
 		if (r == RX_CLOSED)
-			return -1;
+			goto out;
 		if (!c->rx_in_body) {
 			if (c->rx_have < ISCSI_BHS_LEN)
 				continue;
 			if (rx_begin_body(c))
-				return -1;
+				goto out;
 			if (c->rx_need)
 				continue;
 		} else if (c->rx_have < c->rx_need) {
@@ -521,15 +534,20 @@ int conn_on_readable(struct conn *c)
 		}
 		/* A whole PDU: check digests, then dispatch. */
 		if (!rx_digests_ok(c))
-			return -1;
+			goto out;
 		c->rx_in_body = false;
 		c->rx_have = 0;
 		c->rx_start_ns = 0;
 		c->last_rx_ns = iscsi_now_ns();
 		budget--;
 		if (conn_dispatch(c) < 0 || c->dead)
-			return -1;
+			break;
 	}
+out:
+	c->tx_batching = false;
+	/* the batch's answers, in one writev when the socket takes them */
+	if (!c->dead && c->tx_head)
+		conn_on_writable(c);
 	if (!c->dead)
 		conn_update_events(c);
 	return c->dead ? -1 : 0;

@@ -241,6 +241,7 @@ struct conn {
 	uint64_t tx_hold_until;
 	struct timer *tx_hold_timer;
 	bool rx_paused; /* an inbound PDU is delayed: read nothing more until it ran */
+	bool tx_batching; /* in conn_on_readable: answers queue, one writev at its end */
 	bool tx_hdigest, tx_ddigest;
 	/* login */
 	struct login_state *login;
