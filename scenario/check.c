@@ -819,31 +819,12 @@ static void pvm_paths(struct pctx *c, const char *path, json_t *v, unsigned *out
 	}
 }
 
-/* Parses one expectation. */
-static void parse_expect(struct pctx *c, const char *path, json_t *v, struct fl_expect *x,
-			 size_t nsteps)
+/* Parses an expectation's scope: "why", "runner", "kernel" and "vm_path". */
+static void expect_scope(struct pctx *c, const char *path, json_t *v, struct fl_expect *x)
 {
-	static const char *const keys[] = {
-	    "step",  "errno",  "status", "sense", "within_ms",	  "min_ms", "kernel_log",
-	    "count", "min",    "max",	 "eh",	  "device_state", "lun",    "max_stall_ms",
-	    "trace", "runner", "kernel", "path",  "state",	  "vm_path", "ua",
-	    "tmf_response", "why", "dh_state", "access_state", NULL};
-	static const char *const whole[] = {"kernel_log", "eh",	  "device_state", "max_stall_ms",
-					    "trace",	  "path", "dh_state"};
 	char sub[512], q[80];
 	json_t *e;
-	uint64_t n;
-	int nwhole = 0;
 
-	x->step = -1;
-	x->lun = -1;
-	x->runners = FL_RUNNER_ALL;
-	if (!json_is_object(v)) {
-		perr(c, path, false, "each expectation must be an object, got %s",
-		     pquote(v, q, sizeof(q)));
-		return;
-	}
-	pkeys(c, path, v, "expect", keys);
 	if ((e = json_object_get(v, "why")) && !json_is_string(e))
 		perr(c, SUBP(sub, path, "why"), false, "\"why\": expected a string, got %s",
 		     pquote(e, q, sizeof(q)));
@@ -868,61 +849,140 @@ static void parse_expect(struct pctx *c, const char *path, json_t *v, struct fl_
 		     pquote(e, q, sizeof(q)));
 	if ((e = json_object_get(v, "vm_path")))
 		pvm_paths(c, SUBP(sub, path, "vm_path"), e, &x->vm_paths);
-	for (size_t i = 0; i < sizeof(whole) / sizeof(whole[0]); i++)
-		nwhole += json_object_get(v, whole[i]) != NULL;
-	if ((e = json_object_get(v, "step"))) {
-		if (pnum(c, SUBP(sub, path, "step"), e, UINT32_MAX, &n)) {
-			if (n >= nsteps)
-				perr(c, sub, false,
-				     "\"step\": %s names no step (the workload has %zu)",
-				     pquote(e, q, sizeof(q)), nsteps);
-			x->step = (int)(n < nsteps ? n : 0);
+}
+
+/* Parses the checks of an expectation about one step ("step" given). */
+static void expect_step(struct pctx *c, const char *path, json_t *v, struct fl_expect *x,
+			size_t nsteps, int nwhole)
+{
+	char sub[512], q[80];
+	json_t *e = json_object_get(v, "step");
+	uint64_t n;
+
+	if (pnum(c, SUBP(sub, path, "step"), e, UINT32_MAX, &n)) {
+		if (n >= nsteps)
+			perr(c, sub, false, "\"step\": %s names no step (the workload has %zu)",
+			     pquote(e, q, sizeof(q)), nsteps);
+		x->step = (int)(n < nsteps ? n : 0);
+	}
+	if (nwhole)
+		perr(c, path, false,
+		     "an entry with \"step\" is about that step: kernel_log, eh, "
+		     "device_state, max_stall_ms, trace, path and dh_state go in entries "
+		     "of their own");
+	if ((e = json_object_get(v, "errno"))) {
+		perrnos(c, SUBP(sub, path, "errno"), e, x);
+		x->kinds |= FL_EX_ERRNO;
+	}
+	if ((e = json_object_get(v, "status"))) {
+		if (!json_is_string(e) || fl_status_by_name(json_string_value(e), &x->status))
+			perr(c, SUBP(sub, path, "status"), false,
+			     "\"status\": unknown status %s (GOOD, CHECK_CONDITION, "
+			     "CONDITION_MET, BUSY, RESERVATION_CONFLICT, TASK_SET_FULL, "
+			     "ACA_ACTIVE, TASK_ABORTED)",
+			     pquote(e, q, sizeof(q)));
+		else
+			x->kinds |= FL_EX_STATUS;
+	}
+	if ((e = json_object_get(v, "sense")))
+		pexpect_sense(c, SUBP(sub, path, "sense"), e, x);
+	if ((e = json_object_get(v, "ua")) &&
+	    pascq(c, SUBP(sub, path, "ua"), e, &x->ua_asc, &x->ua_ascq))
+		x->kinds |= FL_EX_UA;
+	if ((e = json_object_get(v, "tmf_response")))
+		pexpect_tmf_response(c, SUBP(sub, path, "tmf_response"), e, x);
+	if ((e = json_object_get(v, "within_ms")) &&
+	    pnum(c, SUBP(sub, path, "within_ms"), e, UINT32_MAX, &x->within_ms))
+		x->kinds |= FL_EX_WITHIN;
+	if ((e = json_object_get(v, "min_ms")) &&
+	    pnum(c, SUBP(sub, path, "min_ms"), e, UINT32_MAX, &x->min_ms))
+		x->kinds |= FL_EX_MIN_MS;
+	if (!x->kinds && !json_object_get(v, "errno") && !json_object_get(v, "status") &&
+	    !json_object_get(v, "sense") && !json_object_get(v, "within_ms") &&
+	    !json_object_get(v, "min_ms") && !json_object_get(v, "ua") &&
+	    !json_object_get(v, "tmf_response"))
+		x->kinds = FL_EX_RAN;
+	if ((e = json_object_get(v, "count")) || (e = json_object_get(v, "min")) ||
+	    (e = json_object_get(v, "max")) || (e = json_object_get(v, "lun")))
+		perr(c, path, false,
+		     "\"count\", \"min\", \"max\" and \"lun\" belong to whole-run "
+		     "expectations, not to a step's");
+}
+
+/* Parses a kernel_log expectation: a bounded POSIX extended regular expression. */
+static void expect_kernel_log(struct pctx *c, const char *path, json_t *v, json_t *e,
+			      struct fl_expect *x)
+{
+	char sub[512], q[80];
+	regex_t re;
+
+	if (pstr(c, SUBP(sub, path, "kernel_log"), e, 1024, &x->kernel_log)) {
+		int r = 0;
+
+		if (ere_size(x->kernel_log, KERNEL_LOG_MAX_NODES) > KERNEL_LOG_MAX_NODES)
+			perr(c, sub, false,
+			     "\"kernel_log\": %s repeats too much (stacked or "
+			     "nested repetitions expand past %d elements)",
+			     pquote(e, q, sizeof(q)), KERNEL_LOG_MAX_NODES);
+		else if ((r = regcomp(&re, x->kernel_log, REG_EXTENDED | REG_NOSUB)) == 0)
+			regfree(&re);
+		if (r) {
+			char msg[128];
+
+			regerror(r, &re, msg, sizeof(msg));
+			perr(c, sub, false,
+			     "\"kernel_log\": %s is not a POSIX extended "
+			     "regular expression: %s",
+			     pquote(e, q, sizeof(q)), msg);
 		}
-		if (nwhole)
-			perr(c, path, false,
-			     "an entry with \"step\" is about that step: kernel_log, eh, "
-			     "device_state, max_stall_ms, trace, path and dh_state go in entries "
-			     "of their own");
-		if ((e = json_object_get(v, "errno"))) {
-			perrnos(c, SUBP(sub, path, "errno"), e, x);
-			x->kinds |= FL_EX_ERRNO;
-		}
-		if ((e = json_object_get(v, "status"))) {
-			if (!json_is_string(e) ||
-			    fl_status_by_name(json_string_value(e), &x->status))
-				perr(c, SUBP(sub, path, "status"), false,
-				     "\"status\": unknown status %s (GOOD, CHECK_CONDITION, "
-				     "CONDITION_MET, BUSY, RESERVATION_CONFLICT, TASK_SET_FULL, "
-				     "ACA_ACTIVE, TASK_ABORTED)",
-				     pquote(e, q, sizeof(q)));
-			else
-				x->kinds |= FL_EX_STATUS;
-		}
-		if ((e = json_object_get(v, "sense")))
-			pexpect_sense(c, SUBP(sub, path, "sense"), e, x);
-		if ((e = json_object_get(v, "ua")) &&
-		    pascq(c, SUBP(sub, path, "ua"), e, &x->ua_asc, &x->ua_ascq))
-			x->kinds |= FL_EX_UA;
-		if ((e = json_object_get(v, "tmf_response")))
-			pexpect_tmf_response(c, SUBP(sub, path, "tmf_response"), e, x);
-		if ((e = json_object_get(v, "within_ms")) &&
-		    pnum(c, SUBP(sub, path, "within_ms"), e, UINT32_MAX, &x->within_ms))
-			x->kinds |= FL_EX_WITHIN;
-		if ((e = json_object_get(v, "min_ms")) &&
-		    pnum(c, SUBP(sub, path, "min_ms"), e, UINT32_MAX, &x->min_ms))
-			x->kinds |= FL_EX_MIN_MS;
-		if (!x->kinds && !json_object_get(v, "errno") && !json_object_get(v, "status") &&
-		    !json_object_get(v, "sense") && !json_object_get(v, "within_ms") &&
-		    !json_object_get(v, "min_ms") && !json_object_get(v, "ua") &&
-		    !json_object_get(v, "tmf_response"))
-			x->kinds = FL_EX_RAN;
-		if ((e = json_object_get(v, "count")) || (e = json_object_get(v, "min")) ||
-		    (e = json_object_get(v, "max")) || (e = json_object_get(v, "lun")))
-			perr(c, path, false,
-			     "\"count\", \"min\", \"max\" and \"lun\" belong to whole-run "
-			     "expectations, not to a step's");
+		x->kinds |= FL_EX_KERNEL_LOG;
+	}
+	pcount(c, path, v, x);
+}
+
+/* Parses an "eh" expectation: the list of error-handler steps the kernel takes. */
+static void expect_eh(struct pctx *c, const char *path, json_t *e, struct fl_expect *x)
+{
+	char sub[512], q[80];
+	size_t i;
+	json_t *w;
+
+	if (!json_is_array(e)) {
+		perr(c, SUBP(sub, path, "eh"), false,
+		     "\"eh\": expected a list of error-handler steps, got %s",
+		     pquote(e, q, sizeof(q)));
 		return;
 	}
+	x->kinds |= FL_EX_EH;
+	x->eh = calloc(json_array_size(e) + 1, sizeof(*x->eh));
+	json_array_foreach(e, i, w)
+	{
+		int k;
+
+		for (k = 0; k < FL_EH_NR &&
+			    (!json_is_string(w) || strcmp(fl_eh_names[k], json_string_value(w)));
+		     k++)
+			;
+		snprintf(sub, sizeof(sub), "%s/eh/%zu", path, i);
+		if (k == FL_EH_NR)
+			perr(c, sub, false,
+			     "unknown error-handler step %s (abort, lun_reset, "
+			     "target_reset, bus_reset, host_reset, conn_error, "
+			     "session_reset, session_recovery_timeout, offline, io_error)",
+			     pquote(w, q, sizeof(q)));
+		else if (x->eh)
+			x->eh[x->neh++] = (enum fl_eh_step)k;
+	}
+}
+
+/* Parses an expectation about the whole run: exactly one of kernel_log, eh, device_state,
+ * max_stall_ms, trace, path or dh_state. */
+static void expect_whole(struct pctx *c, const char *path, json_t *v, struct fl_expect *x,
+			 int nwhole)
+{
+	char sub[512];
+	json_t *e;
+
 	if (json_object_get(v, "errno") || json_object_get(v, "status") ||
 	    json_object_get(v, "sense") || json_object_get(v, "within_ms") ||
 	    json_object_get(v, "min_ms") || json_object_get(v, "ua") ||
@@ -967,67 +1027,16 @@ static void parse_expect(struct pctx *c, const char *path, json_t *v, struct fl_
 		return;
 	}
 	if ((e = json_object_get(v, "kernel_log"))) {
-		regex_t re;
-
-		if (pstr(c, SUBP(sub, path, "kernel_log"), e, 1024, &x->kernel_log)) {
-			int r = 0;
-
-			if (ere_size(x->kernel_log, KERNEL_LOG_MAX_NODES) > KERNEL_LOG_MAX_NODES)
-				perr(c, sub, false,
-				     "\"kernel_log\": %s repeats too much (stacked or "
-				     "nested repetitions expand past %d elements)",
-				     pquote(e, q, sizeof(q)), KERNEL_LOG_MAX_NODES);
-			else if ((r = regcomp(&re, x->kernel_log, REG_EXTENDED | REG_NOSUB)) == 0)
-				regfree(&re);
-			if (r) {
-				char msg[128];
-
-				regerror(r, &re, msg, sizeof(msg));
-				perr(c, sub, false, "\"kernel_log\": %s is not a POSIX extended "
-						    "regular expression: %s",
-				     pquote(e, q, sizeof(q)), msg);
-			}
-			x->kinds |= FL_EX_KERNEL_LOG;
-		}
-		pcount(c, path, v, x);
+		expect_kernel_log(c, path, v, e, x);
 		return;
 	}
-	if (json_object_get(v, "count") ||
-	    (json_object_get(v, "max")) ||
+	if (json_object_get(v, "count") || (json_object_get(v, "max")) ||
 	    (json_object_get(v, "min") && !json_object_get(v, "max_stall_ms")))
 		perr(c, path, false,
 		     "\"count\", \"min\" and \"max\" bound a kernel_log or path count (min also "
 		     "a max_stall_ms); for trace they go inside the \"trace\" object");
 	if ((e = json_object_get(v, "eh"))) {
-		size_t i;
-		json_t *w;
-
-		if (!json_is_array(e)) {
-			perr(c, SUBP(sub, path, "eh"), false,
-			     "\"eh\": expected a list of error-handler steps, got %s",
-			     pquote(e, q, sizeof(q)));
-			return;
-		}
-		x->kinds |= FL_EX_EH;
-		x->eh = calloc(json_array_size(e) + 1, sizeof(*x->eh));
-		json_array_foreach(e, i, w)
-		{
-			int k;
-
-			for (k = 0; k < FL_EH_NR && (!json_is_string(w) ||
-						     strcmp(fl_eh_names[k], json_string_value(w)));
-			     k++)
-				;
-			snprintf(sub, sizeof(sub), "%s/eh/%zu", path, i);
-			if (k == FL_EH_NR)
-				perr(c, sub, false,
-				     "unknown error-handler step %s (abort, lun_reset, "
-				     "target_reset, bus_reset, host_reset, conn_error, "
-				     "session_reset, session_recovery_timeout, offline, io_error)",
-				     pquote(w, q, sizeof(q)));
-			else if (x->eh)
-				x->eh[x->neh++] = (enum fl_eh_step)k;
-		}
+		expect_eh(c, path, e, x);
 		return;
 	}
 	if ((e = json_object_get(v, "device_state"))) {
@@ -1048,6 +1057,38 @@ static void parse_expect(struct pctx *c, const char *path, json_t *v, struct fl_
 	}
 	if ((e = json_object_get(v, "trace")))
 		pexpect_trace(c, SUBP(sub, path, "trace"), e, x);
+}
+
+/* Parses one expectation. */
+static void parse_expect(struct pctx *c, const char *path, json_t *v, struct fl_expect *x,
+			 size_t nsteps)
+{
+	static const char *const keys[] = {
+	    "step",  "errno",  "status", "sense", "within_ms",	  "min_ms", "kernel_log",
+	    "count", "min",    "max",	 "eh",	  "device_state", "lun",    "max_stall_ms",
+	    "trace", "runner", "kernel", "path",  "state",	  "vm_path", "ua",
+	    "tmf_response", "why", "dh_state", "access_state", NULL};
+	static const char *const whole[] = {"kernel_log", "eh",	  "device_state", "max_stall_ms",
+					    "trace",	  "path", "dh_state"};
+	char q[80];
+	int nwhole = 0;
+
+	x->step = -1;
+	x->lun = -1;
+	x->runners = FL_RUNNER_ALL;
+	if (!json_is_object(v)) {
+		perr(c, path, false, "each expectation must be an object, got %s",
+		     pquote(v, q, sizeof(q)));
+		return;
+	}
+	pkeys(c, path, v, "expect", keys);
+	expect_scope(c, path, v, x);
+	for (size_t i = 0; i < sizeof(whole) / sizeof(whole[0]); i++)
+		nwhole += json_object_get(v, whole[i]) != NULL;
+	if (json_object_get(v, "step"))
+		expect_step(c, path, v, x, nsteps, nwhole);
+	else
+		expect_whole(c, path, v, x, nwhole);
 }
 
 /* Parses "knobs". */
