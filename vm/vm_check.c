@@ -715,30 +715,19 @@ static void eh_sequence(json_t *eh, json_t *names, json_t *ids)
 	}
 }
 
-int vm_check_run(const struct fl_scenario *sc, const struct vm_run_info *info)
+/*
+ * The error-handler steps the kernel log shows after the workload starts (t_workload), in
+ * log order; every kernel and agent line also joins the timeline tl.
+ */
+static json_t *kmsg_eh_steps(json_t *kmsg, json_t *tl, double t_workload)
 {
-	const char *dir = info->results;
-	char p[PATH_MAX], buf[1024];
-	json_t *kmsg = load_kmsg(dir);
-	json_t *steps = load_jsonl(dir, "steps.jsonl");
-	json_t *uevents = load_jsonl(dir, "uevents.jsonl");
-	json_t *sysfs = load_jsonl(dir, "sysfs.jsonl");
-	json_t *stall = load_jsonl(dir, "stall.jsonl");
-	json_t *tl = json_array();
+	regex_t res[EH_PATTERNS];
+	json_t *eh = json_array();
 	size_t i;
 	json_t *o;
-	double off = clock_offset(kmsg);
-	shift_times(steps, off);
-	shift_times(uevents, off);
-	shift_times(sysfs, off);
-	shift_times(stall, off);
 
-	/* Kernel log, with the error-handler steps recognised after the workload starts. */
-	regex_t res[EH_PATTERNS];
 	for (size_t k = 0; k < EH_PATTERNS; k++)
 		regcomp(&res[k], eh_patterns[k].regex, REG_EXTENDED | REG_NOSUB);
-	json_t *eh = json_array(), *eh_seq = json_array(), *eh_ids = json_array();
-	double t_workload = kmsg_time_of(kmsg, "faultlun-agent: workload start");
 	json_array_foreach(kmsg, i, o)
 	{
 		const char *text = json_string_value(json_object_get(o, "text"));
@@ -759,14 +748,15 @@ int vm_check_run(const struct fl_scenario *sc, const struct vm_run_info *info)
 	}
 	for (size_t k = 0; k < EH_PATTERNS; k++)
 		regfree(&res[k]);
-	json_t *paths = path_lines(kmsg, t_workload);
-	json_t *dh = dh_lines_of(kmsg);
+	return eh;
+}
 
-	/* The target's trace; its TMFs join the error-handler steps (eh_merge_trace). */
-	json_t *trace_events = json_array();
-	json_t *trace = load_traces(dir, kmsg, tl, off, trace_events);
-	eh_merge_trace(eh, trace_events, t_workload);
-	eh_sequence(eh, eh_seq, eh_ids);
+/* Adds the uevents to the timeline, with the environment keys that tell a device's story. */
+static void timeline_uevents(json_t *tl, json_t *uevents)
+{
+	char buf[1024];
+	size_t i;
+	json_t *o;
 
 	json_array_foreach(uevents, i, o)
 	{
@@ -787,7 +777,16 @@ int vm_check_run(const struct fl_scenario *sc, const struct vm_run_info *info)
 		}
 		add_event(tl, json_real_value(json_object_get(o, "t")), "uevent", buf);
 	}
+}
+
+/* Adds the sysfs changes to the timeline; returns each attribute's last value. */
+static json_t *timeline_sysfs(json_t *tl, json_t *sysfs)
+{
 	json_t *last_values = json_object();
+	char buf[1024];
+	size_t i;
+	json_t *o;
+
 	json_array_foreach(sysfs, i, o)
 	{
 		const char *name = json_string_value(json_object_get(o, "name"));
@@ -799,6 +798,16 @@ int vm_check_run(const struct fl_scenario *sc, const struct vm_run_info *info)
 		if (name && value)
 			json_object_set_new(last_values, name, json_string(value));
 	}
+	return last_values;
+}
+
+/* Adds each workload step's start and end to the timeline. */
+static void timeline_steps(json_t *tl, json_t *steps)
+{
+	char buf[1024];
+	size_t i;
+	json_t *o;
+
 	json_array_foreach(steps, i, o)
 	{
 		step_text(o, buf, sizeof(buf));
@@ -810,9 +819,20 @@ int vm_check_run(const struct fl_scenario *sc, const struct vm_run_info *info)
 			 json_number_value(json_object_get(o, "elapsed_ms")));
 		add_event(tl, json_real_value(json_object_get(o, "t1")), "workload", buf);
 	}
-	/* The healthy LUN's longest read; -1 when there is no healthy LUN to probe. */
-	double max_stall = -1;
+}
+
+/*
+ * The healthy LUN's probes, for the report; stalls of a second or more join the timeline.
+ * *max_stall is the longest read, -1 when there is no healthy LUN to probe.
+ */
+static json_t *stall_probes(json_t *tl, json_t *stall, double *max_stall)
+{
 	json_t *probes = json_array();
+	char buf[1024];
+	size_t i;
+	json_t *o;
+
+	*max_stall = -1;
 	json_array_foreach(stall, i, o)
 	{
 		double ms = json_number_value(json_object_get(o, "ms"));
@@ -823,8 +843,8 @@ int vm_check_run(const struct fl_scenario *sc, const struct vm_run_info *info)
 		if (pr && json_is_true(json_object_get(o, "unfinished")))
 			json_object_set_new(pr, "unfinished", json_true());
 		json_array_append_new(probes, pr);
-		if (ms > max_stall)
-			max_stall = ms;
+		if (ms > *max_stall)
+			*max_stall = ms;
 		if (ms >= 1000) {
 			snprintf(buf, sizeof(buf), "healthy LUN read stalled %.0f ms%s", ms,
 				 json_is_true(json_object_get(o, "unfinished"))
@@ -835,6 +855,88 @@ int vm_check_run(const struct fl_scenario *sc, const struct vm_run_info *info)
 					    json_real(ms / 1000));
 		}
 	}
+	return probes;
+}
+
+/*
+ * Why the run could not be judged, NULL when it could: the guest timed out, stopped before
+ * the agent wrote dir/done, or the agent's set-up failed (then done_text, the first line of
+ * dir/done, is the reason).
+ */
+static const char *run_error(const struct vm_run_info *info, char *done_text, size_t size)
+{
+	char p[PATH_MAX];
+
+	done_text[0] = 0;
+	snprintf(p, sizeof(p), "%s/done", info->results);
+	FILE *df = fopen(p, "r");
+	if (df) {
+		if (!fgets(done_text, (int)size, df))
+			done_text[0] = 0;
+		done_text[strcspn(done_text, "\n")] = 0;
+		fclose(df);
+	}
+	if (info->timed_out)
+		return "the guest did not finish in time and was killed";
+	if (!*done_text)
+		return "the guest stopped before the agent finished (see console.log)";
+	if (!strncmp(done_text, "setup-failed", 12))
+		return done_text;
+	return NULL;
+}
+
+/* The scenario's knobs that are set, by name: a number, or a knob's word. */
+static json_t *knobs_json(const struct fl_scenario *sc)
+{
+	json_t *knobs = json_object();
+	const struct fl_check *check = fl_scenario_check(sc);
+
+	for (size_t k = 0; check && k < fl_knob_count; k++) {
+		int kv = *(const int *)((const char *)&check->knobs + fl_knob_descs[k].offset);
+		if (kv >= 0)
+			json_object_set_new(knobs, fl_knob_descs[k].name, json_integer(kv));
+		else if (kv < -1 && fl_knob_descs[k].words)
+			json_object_set_new(
+			    knobs, fl_knob_descs[k].name,
+			    json_string(fl_knob_descs[k].words[FL_KNOB_WORD_INDEX(kv)]));
+	}
+	return knobs;
+}
+
+int vm_check_run(const struct fl_scenario *sc, const struct vm_run_info *info)
+{
+	const char *dir = info->results;
+	char p[PATH_MAX];
+	json_t *kmsg = load_kmsg(dir);
+	json_t *steps = load_jsonl(dir, "steps.jsonl");
+	json_t *uevents = load_jsonl(dir, "uevents.jsonl");
+	json_t *sysfs = load_jsonl(dir, "sysfs.jsonl");
+	json_t *stall = load_jsonl(dir, "stall.jsonl");
+	json_t *tl = json_array();
+	double off = clock_offset(kmsg);
+	shift_times(steps, off);
+	shift_times(uevents, off);
+	shift_times(sysfs, off);
+	shift_times(stall, off);
+
+	/* Kernel log, with the error-handler steps recognised after the workload starts. */
+	json_t *eh_seq = json_array(), *eh_ids = json_array();
+	double t_workload = kmsg_time_of(kmsg, "faultlun-agent: workload start");
+	json_t *eh = kmsg_eh_steps(kmsg, tl, t_workload);
+	json_t *paths = path_lines(kmsg, t_workload);
+	json_t *dh = dh_lines_of(kmsg);
+
+	/* The target's trace; its TMFs join the error-handler steps (eh_merge_trace). */
+	json_t *trace_events = json_array();
+	json_t *trace = load_traces(dir, kmsg, tl, off, trace_events);
+	eh_merge_trace(eh, trace_events, t_workload);
+	eh_sequence(eh, eh_seq, eh_ids);
+
+	timeline_uevents(tl, uevents);
+	json_t *last_values = timeline_sysfs(tl, sysfs);
+	timeline_steps(tl, steps);
+	double max_stall;
+	json_t *probes = stall_probes(tl, stall, &max_stall);
 	tl = sort_timeline(tl);
 
 	snprintf(p, sizeof(p), "%s/guest.json", dir);
@@ -842,22 +944,8 @@ int vm_check_run(const struct fl_scenario *sc, const struct vm_run_info *info)
 	const char *test_dev = json_string_value(json_object_get(guest, "test_dev"));
 
 	/* Verdicts. */
-	char done_text[256] = "";
-	snprintf(p, sizeof(p), "%s/done", dir);
-	FILE *df = fopen(p, "r");
-	if (df) {
-		if (!fgets(done_text, sizeof(done_text), df))
-			done_text[0] = 0;
-		done_text[strcspn(done_text, "\n")] = 0;
-		fclose(df);
-	}
-	const char *error = NULL;
-	if (info->timed_out)
-		error = "the guest did not finish in time and was killed";
-	else if (!*done_text)
-		error = "the guest stopped before the agent finished (see console.log)";
-	else if (!strncmp(done_text, "setup-failed", 12))
-		error = done_text;
+	char done_text[256];
+	const char *error = run_error(info, done_text, sizeof(done_text));
 	int judged;
 	json_t *verdicts =
 	    judge(sc, info->run_dir, steps, kmsg, eh_ids, last_values, max_stall, trace, paths, dh,
@@ -900,18 +988,7 @@ int vm_check_run(const struct fl_scenario *sc, const struct vm_run_info *info)
 	/* For the report: every healthy-LUN probe and the trace with guest times. */
 	json_object_set_new(result, "probes", probes);
 	json_object_set_new(result, "trace_events", trace_events);
-	json_t *knobs = json_object();
-	const struct fl_check *check = fl_scenario_check(sc);
-	for (size_t k = 0; check && k < fl_knob_count; k++) {
-		int kv = *(const int *)((const char *)&check->knobs + fl_knob_descs[k].offset);
-		if (kv >= 0)
-			json_object_set_new(knobs, fl_knob_descs[k].name, json_integer(kv));
-		else if (kv < -1 && fl_knob_descs[k].words)
-			json_object_set_new(
-			    knobs, fl_knob_descs[k].name,
-			    json_string(fl_knob_descs[k].words[FL_KNOB_WORD_INDEX(kv)]));
-	}
-	json_object_set_new(result, "knobs", knobs);
+	json_object_set_new(result, "knobs", knobs_json(sc));
 	if (test_dev)
 		json_object_set_new(result, "test_dev", json_string(test_dev));
 	json_object_set_new(result, "run_dir", json_string(info->run_dir));
