@@ -198,6 +198,127 @@ static void login_complete(struct conn *c)
 	session_start(c);
 }
 
+/*
+ * Takes the connection's identity and sequence numbers from the first PDU of a login and
+ * starts it in the security stage. Returns -1 when the login failed (answered), else 0.
+ */
+static int login_first_pdu(struct conn *c, const uint8_t *bhs)
+{
+	struct login_state *l = c->login;
+
+	memcpy(c->isid, bhs + 8, 6);
+	c->tsih = get_be16(bhs + 14);
+	c->cid = get_be16(bhs + 20);
+	c->exp_cmd_sn = get_be32(bhs + BHS_CMDSN);
+	c->max_cmd_sn = c->exp_cmd_sn + ISCSI_CMD_WINDOW - 1;
+	c->stat_sn = get_be32(bhs + BHS_EXPSTATSN);
+	/* Every login starts in the security stage, even one that skips it. */
+	l->stage = ISCSI_STAGE_SECURITY;
+	l->itt = get_be32(bhs + BHS_ITT);
+	params_default(&l->p);
+	/* RFC 7143 11.12.4: we speak version 0x00 only. */
+	if (bhs[3] > 0x00) {
+		login_fail(c, bhs, ISCSI_LOGIN_UNSUPPORTED_VERSION, "Version-min above 0");
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * Appends a PDU's login text to the text gathered so far, bounded by ISCSI_LOGIN_TEXT_MAX.
+ * Returns -1 when the login failed (answered), else 0.
+ */
+static int login_gather(struct conn *c, const uint8_t *bhs, const uint8_t *data, uint32_t dlen)
+{
+	struct login_state *l = c->login;
+
+	if (l->text_len + dlen > ISCSI_LOGIN_TEXT_MAX) {
+		login_fail(c, bhs, ISCSI_LOGIN_INITIATOR_ERROR, "login text too long");
+		return -1;
+	}
+	uint8_t *b = realloc(l->text, l->text_len + dlen);
+	if (!b) {
+		login_fail(c, bhs, ISCSI_LOGIN_OUT_OF_RESOURCES, "out of memory");
+		return -1;
+	}
+	memcpy(b + l->text_len, data, dlen);
+	l->text = b;
+	l->text_len += dlen;
+	return 0;
+}
+
+/*
+ * Negotiates the operational keys of kv into resp (security keys are login_security's).
+ * Returns -1 when the login failed (answered), else 0.
+ */
+static int login_keys(struct conn *c, const uint8_t *bhs, int csg, const struct kvlist *kv,
+		      struct kvlist *resp)
+{
+	struct login_state *l = c->login;
+
+	/* Security keys only in the security stage; the rest negotiated here. */
+	for (size_t i = 0; i < kv->n; i++) {
+		const char *k = kv->v[i].key;
+		if (key_is_security(k)) {
+			if (csg != ISCSI_STAGE_SECURITY) {
+				login_fail(c, bhs, ISCSI_LOGIN_INITIATOR_ERROR,
+					   "security key outside the security stage");
+				return -1;
+			}
+			continue;
+		}
+		if (!strcmp(k, "InitiatorName") || !strcmp(k, "TargetName") ||
+		    !strcmp(k, "SessionType"))
+			continue;
+		int st = negotiate_key(l, c->discovery, k, kv->v[i].value, resp);
+		if (st) {
+			char why[128];
+			snprintf(why, sizeof(why), "key '%.63s' negotiated twice or bad", k);
+			login_fail(c, bhs, (uint16_t)st, why);
+			return -1;
+		}
+	}
+	/* RFC 7143 13.14: FirstBurstLength must not exceed MaxBurstLength. */
+	if (l->p.first_burst > l->p.max_burst) {
+		l->p.first_burst = l->p.max_burst;
+		for (size_t i = 0; i < resp->n; i++)
+			if (!strcmp(resp->v[i].key, "FirstBurstLength")) {
+				char v[16];
+				snprintf(v, sizeof(v), "%u", l->p.first_burst);
+				char *d = strdup(v);
+				if (d) {
+					free(resp->v[i].value);
+					resp->v[i].value = d;
+				}
+			}
+	}
+	return 0;
+}
+
+/* Adds the keys the target declares once: its portal group tag and alias, its MaxRecvDSL. */
+static void login_offer(struct conn *c, int csg, struct kvlist *resp)
+{
+	struct login_state *l = c->login;
+	struct portal *p = c->portal;
+
+	/* RFC 7143 13.9: the tag goes in the first response of a session. */
+	if (!l->sent_tpgt) {
+		char tag[8];
+
+		snprintf(tag, sizeof(tag), "%u", c->tpgt ? c->tpgt : 1u);
+		kv_add(resp, "TargetPortalGroupTag", tag);
+		if (!c->discovery)
+			kv_add(resp, "TargetAlias", p->opts.alias);
+		l->sent_tpgt = true;
+	}
+	if (csg == ISCSI_STAGE_OPERATIONAL && !l->sent_mrdsl) {
+		char v[16];
+		snprintf(v, sizeof(v), "%u", ISCSI_OUR_MAX_RECV_DSL);
+		kv_add(resp, "MaxRecvDataSegmentLength", v);
+		l->sent_mrdsl = true;
+	}
+}
+
 /* Handles one Login Request PDU (RFC 7143 11.12). */
 int login_handle(struct conn *c, const uint8_t *bhs, const uint8_t *data, uint32_t dlen)
 {
@@ -209,36 +330,13 @@ int login_handle(struct conn *c, const uint8_t *bhs, const uint8_t *data, uint32
 	struct kvlist kv = {0}, resp = {0};
 	int ret = 0;
 
-	if (!l->first_seen && !l->text_len) {
-		memcpy(c->isid, bhs + 8, 6);
-		c->tsih = get_be16(bhs + 14);
-		c->cid = get_be16(bhs + 20);
-		c->exp_cmd_sn = get_be32(bhs + BHS_CMDSN);
-		c->max_cmd_sn = c->exp_cmd_sn + ISCSI_CMD_WINDOW - 1;
-		c->stat_sn = get_be32(bhs + BHS_EXPSTATSN);
-		/* Every login starts in the security stage, even one that skips it. */
-		l->stage = ISCSI_STAGE_SECURITY;
-		l->itt = get_be32(bhs + BHS_ITT);
-		params_default(&l->p);
-		/* RFC 7143 11.12.4: we speak version 0x00 only. */
-		if (bhs[3] > 0x00)
-			return login_fail(c, bhs, ISCSI_LOGIN_UNSUPPORTED_VERSION,
-					  "Version-min above 0");
-	}
+	if (!l->first_seen && !l->text_len && login_first_pdu(c, bhs))
+		return 0;
 	if (transit && cont)
 		return login_fail(c, bhs, ISCSI_LOGIN_INITIATOR_ERROR, "both T and C bits set");
 	/* Collect continued text (C bit) before acting on it. */
-	if (dlen) {
-		if (l->text_len + dlen > ISCSI_LOGIN_TEXT_MAX)
-			return login_fail(c, bhs, ISCSI_LOGIN_INITIATOR_ERROR,
-					  "login text too long");
-		uint8_t *b = realloc(l->text, l->text_len + dlen);
-		if (!b)
-			return login_fail(c, bhs, ISCSI_LOGIN_OUT_OF_RESOURCES, "out of memory");
-		memcpy(b + l->text_len, data, dlen);
-		l->text = b;
-		l->text_len += dlen;
-	}
+	if (dlen && login_gather(c, bhs, data, dlen))
+		return 0;
 	if (cont) {
 		login_respond(c, bhs, (uint8_t)(csg << 2 | csg), 0, NULL);
 		return 0;
@@ -273,60 +371,11 @@ int login_handle(struct conn *c, const uint8_t *bhs, const uint8_t *data, uint32
 		ret = login_fail(c, bhs, ISCSI_LOGIN_INITIATOR_ERROR, "invalid NSG");
 		goto out;
 	}
-	/* Security keys only in the security stage; the rest negotiated here. */
-	for (size_t i = 0; i < kv.n; i++) {
-		const char *k = kv.v[i].key;
-		if (key_is_security(k)) {
-			if (csg != ISCSI_STAGE_SECURITY) {
-				ret = login_fail(c, bhs, ISCSI_LOGIN_INITIATOR_ERROR,
-						 "security key outside the security stage");
-				goto out;
-			}
-			continue;
-		}
-		if (!strcmp(k, "InitiatorName") || !strcmp(k, "TargetName") ||
-		    !strcmp(k, "SessionType"))
-			continue;
-		int st = negotiate_key(l, c->discovery, k, kv.v[i].value, &resp);
-		if (st) {
-			char why[128];
-			snprintf(why, sizeof(why), "key '%.63s' negotiated twice or bad", k);
-			ret = login_fail(c, bhs, (uint16_t)st, why);
-			goto out;
-		}
-	}
-	/* RFC 7143 13.14: FirstBurstLength must not exceed MaxBurstLength. */
-	if (l->p.first_burst > l->p.max_burst) {
-		l->p.first_burst = l->p.max_burst;
-		for (size_t i = 0; i < resp.n; i++)
-			if (!strcmp(resp.v[i].key, "FirstBurstLength")) {
-				char v[16];
-				snprintf(v, sizeof(v), "%u", l->p.first_burst);
-				char *d = strdup(v);
-				if (d) {
-					free(resp.v[i].value);
-					resp.v[i].value = d;
-				}
-			}
-	}
+	if (login_keys(c, bhs, csg, &kv, &resp))
+		goto out;
 	if (csg == ISCSI_STAGE_SECURITY && login_security(c, bhs, &kv, &resp))
 		goto out;
-	/* RFC 7143 13.9: the tag goes in the first response of a session. */
-	if (!l->sent_tpgt) {
-		char tag[8];
-
-		snprintf(tag, sizeof(tag), "%u", c->tpgt ? c->tpgt : 1u);
-		kv_add(&resp, "TargetPortalGroupTag", tag);
-		if (!c->discovery)
-			kv_add(&resp, "TargetAlias", p->opts.alias);
-		l->sent_tpgt = true;
-	}
-	if (csg == ISCSI_STAGE_OPERATIONAL && !l->sent_mrdsl) {
-		char v[16];
-		snprintf(v, sizeof(v), "%u", ISCSI_OUR_MAX_RECV_DSL);
-		kv_add(&resp, "MaxRecvDataSegmentLength", v);
-		l->sent_mrdsl = true;
-	}
+	login_offer(c, csg, &resp);
 	bool go = transit && (csg != ISCSI_STAGE_SECURITY || l->auth_done);
 	uint8_t rflags = (uint8_t)(csg << 2);
 	if (go)
