@@ -15,11 +15,16 @@
  */
 #include "check_report.h"
 
+#include "fl_result.h"
+
 #include <errno.h>
 #include <jansson.h>
 #include <string.h>
 
-/* At most this many expectations of one VM run are written (result.json is read, not trusted). */
+/*
+ * At most this many expectations of one VM run are written (result.json is read through
+ * fl_result_read, which bounds it, and still not trusted).
+ */
 #define KTAP_MAX_SUBTESTS 4096
 
 /* Writes the indentation of depth. */
@@ -156,19 +161,19 @@ int cli_ktap_check_write(const char *file, const struct check_outcome *o, size_t
 	return fclose(f) ? -errno : 0;
 }
 
-/* A string member of a JSON object, or def. */
-static const char *jstr(const json_t *o, const char *key, const char *def)
+/* s, or def when s is NULL. */
+static const char * or (const char *s, const char *def)
 {
-	const char *s = json_string_value(json_object_get(o, key));
-
 	return s ? s : def;
 }
 
 /* Writes one VM run: its result.json's expectations as a subtest block, then its result. */
 static void vm_run(FILE *f, const struct cli_vm_run *r, size_t num)
 {
+	struct fl_result res = {0};
 	json_error_t jerr;
-	json_t *res, *ex;
+	json_t *doc;
+	char err[512];
 	size_t nex;
 	bool failed = false;
 	const char *name = r->name;
@@ -179,23 +184,25 @@ static void vm_run(FILE *f, const struct cli_vm_run *r, size_t num)
 				"qemu or the kernel package cannot be had");
 		return;
 	}
-	res = json_load_file(r->result, JSON_REJECT_DUPLICATES, &jerr);
-	ex = json_object_get(res, "expectations");
-	if (!res || !json_is_object(res) || !json_object_get(res, "faultlun_vm_result") ||
-	    !json_is_array(ex)) {
-		cli_ktap_diag(f, 0, "error", res ? "not a VM lab result" : "no result of the run");
+	/* parsed here only to tell a missing or broken file from one that is no result */
+	doc = json_load_file(r->result, JSON_REJECT_DUPLICATES, &jerr);
+	if (!doc || fl_result_from_json(doc, r->result, &res, err, sizeof(err)) < 0 ||
+	    !res.has_expectations) {
+		cli_ktap_diag(f, 0, "error", doc ? "not a VM lab result" : "no result of the run");
 		cli_ktap_diag(f, 0, "result", r->result);
 		cli_ktap_result(f, 0, false, num, r->name[0] ? r->name : r->result, NULL);
-		json_decref(res);
+		json_decref(doc);
+		fl_result_free(&res);
 		return;
 	}
+	json_decref(doc); /* res holds its own reference */
 	if (!name[0]) {
 		/* "SCENARIO (PATH)" from the result itself */
-		snprintf(own, sizeof(own), "%.200s (%.16s)", jstr(res, "name", "?"),
-			 jstr(res, "path", "?"));
+		snprintf(own, sizeof(own), "%.200s (%.16s)", or (res.name, "?"),
+			 or (res.path, "?"));
 		name = own;
 	}
-	nex = json_array_size(ex);
+	nex = res.nexpectations;
 	if (nex > KTAP_MAX_SUBTESTS)
 		nex = KTAP_MAX_SUBTESTS;
 	if (nex) {
@@ -203,9 +210,9 @@ static void vm_run(FILE *f, const struct cli_vm_run *r, size_t num)
 
 		cli_ktap_header(f, 1, nex);
 		for (size_t k = 0; k < nex; k++) {
-			const json_t *e = json_array_get(ex, k);
-			const char *word = jstr(e, "verdict", "");
-			json_int_t x = json_integer_value(json_object_get(e, "expect"));
+			const struct fl_result_expect *e = &res.expectations[k];
+			const char *word = or (e->verdict_text, "");
+			long long x = e->expect;
 			/* anything but a pass or a not-applicable is no pass */
 			enum fl_verdict_kind v = !strcmp(word, "pass") ? FL_VERDICT_PASS
 						 : !strcmp(word, "not_applicable")
@@ -215,19 +222,19 @@ static void vm_run(FILE *f, const struct cli_vm_run *r, size_t num)
 			failed |= v == FL_VERDICT_FAIL;
 			applied += v != FL_VERDICT_NA;
 			verdict_line(f, k + 1, x >= 0 && x < KTAP_MAX_SUBTESTS ? (size_t)x : k, v,
-				     jstr(e, "what", "?"), jstr(e, "observed", ""));
+				     or (e->what, "?"), or (e->observed, ""));
 		}
 		if (!applied && r->rc == 0) {
 			cli_ktap_result(f, 0, true, num, name, "no expectation applies");
-			json_decref(res);
+			fl_result_free(&res);
 			return;
 		}
 	}
 	if (r->rc == 2)
 		cli_ktap_diag(f, 0, "error", "setup or guest error (see the run's output)");
-	cli_ktap_result(f, 0, r->rc == 0 && !failed && strcmp(jstr(res, "verdict", ""), "FAIL"),
-			num, name, NULL);
-	json_decref(res);
+	cli_ktap_result(f, 0, r->rc == 0 && !failed && strcmp(or (res.verdict, ""), "FAIL"), num,
+			name, NULL);
+	fl_result_free(&res);
 }
 
 /* Writes the KTAP report of VM runs: a test per run, a subtest per expectation. */

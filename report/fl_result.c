@@ -195,11 +195,10 @@ static enum fl_result_verdict expect_verdict(json_t *v)
 	return json_is_true(json_object_get(v, "ok")) ? FL_RESULT_PASS : FL_RESULT_FAIL;
 }
 
-/* Fills the typed arrays of res from res->doc; 0 or -1 (ENOMEM, why set). */
-static int fill(struct fl_result *res, char *why, size_t len)
+/* Fills the metadata, the wall-time split and the knobs of res from res->doc. */
+static void fill_meta(struct fl_result *res)
 {
-	json_t *r = res->doc, *o, *a;
-	size_t i;
+	json_t *r = res->doc;
 
 	res->scenario = str_at(r, "scenario");
 	res->name = str_at(r, "name");
@@ -240,6 +239,43 @@ static int fill(struct fl_result *res, char *why, size_t len)
 	    .cmd_time_out = fl_result_num(sk, "cmd_time_out_s", -1),
 	};
 	res->multipath = fl_result_num(sk, "multipath", 0) == 1;
+}
+
+/* One trace event of the target's, typed. */
+static struct fl_result_trace trace_event(json_t *o)
+{
+	return (struct fl_result_trace){
+	    .t = fl_result_num(o, "t", 0),
+	    .event = str_at(o, "event"),
+	    .action = str_at(o, "action"),
+	    .rule = str_at(o, "rule"),
+	    .op = str_at(o, "op"),
+	    .opcode = str_at(o, "opcode"),
+	    .status = str_at(o, "status"),
+	    .hold = str_at(o, "hold"),
+	    .has_op = json_object_get(o, "op") != NULL,
+	    .tmf = str_at(o, "tmf"),
+	    .respond = str_at(o, "respond"),
+	    .ua = str_at(o, "ua"),
+	    .has_ua = json_object_get(o, "ua") != NULL,
+	    .what = str_at(o, "what"),
+	    .lun = fl_result_num(o, "lun", 0),
+	    .lba = fl_result_num(o, "lba", NAN),
+	    .tag = fl_result_num(o, "tag", 0),
+	    .ref_tag = fl_result_num(o, "ref_tag", 0),
+	    .delay_ms = fl_result_num(o, "delay_ms", 0),
+	    .response = fl_result_num(o, "response", -1),
+	    .aborted = fl_result_num(o, "aborted", 0),
+	};
+}
+
+/* Fills res from res->doc: its metadata, then its typed arrays; 0 or -1 (ENOMEM, why set). */
+static int fill(struct fl_result *res, char *why, size_t len)
+{
+	json_t *r = res->doc, *o, *a;
+	size_t i;
+
+	fill_meta(res);
 
 	/* Each array: json_array_size is 0 for a missing key or another type. */
 	a = json_object_get(r, "timeline");
@@ -265,6 +301,7 @@ static int fill(struct fl_result *res, char *why, size_t len)
 	}
 
 	a = json_object_get(r, "expectations");
+	res->has_expectations = json_is_array(a);
 	if (!(res->expectations = items(json_array_size(a), sizeof(*res->expectations))))
 		goto enomem;
 	json_array_foreach(a, i, o)
@@ -278,6 +315,7 @@ static int fill(struct fl_result *res, char *why, size_t len)
 		x->observed = str_at(o, "observed");
 		x->has_step = json_is_integer(st);
 		x->step = json_integer_value(st);
+		x->expect = json_integer_value(json_object_get(o, "expect"));
 	}
 
 	a = json_object_get(r, "eh_sequence");
@@ -294,29 +332,7 @@ static int fill(struct fl_result *res, char *why, size_t len)
 	a = json_object_get(r, "trace_events");
 	if (!(res->trace = items(json_array_size(a), sizeof(*res->trace))))
 		goto enomem;
-	json_array_foreach(a, i, o) res->trace[res->ntrace++] = (struct fl_result_trace){
-	    .t = fl_result_num(o, "t", 0),
-	    .event = str_at(o, "event"),
-	    .action = str_at(o, "action"),
-	    .rule = str_at(o, "rule"),
-	    .op = str_at(o, "op"),
-	    .opcode = str_at(o, "opcode"),
-	    .status = str_at(o, "status"),
-	    .hold = str_at(o, "hold"),
-	    .has_op = json_object_get(o, "op") != NULL,
-	    .tmf = str_at(o, "tmf"),
-	    .respond = str_at(o, "respond"),
-	    .ua = str_at(o, "ua"),
-	    .has_ua = json_object_get(o, "ua") != NULL,
-	    .what = str_at(o, "what"),
-	    .lun = fl_result_num(o, "lun", 0),
-	    .lba = fl_result_num(o, "lba", NAN),
-	    .tag = fl_result_num(o, "tag", 0),
-	    .ref_tag = fl_result_num(o, "ref_tag", 0),
-	    .delay_ms = fl_result_num(o, "delay_ms", 0),
-	    .response = fl_result_num(o, "response", -1),
-	    .aborted = fl_result_num(o, "aborted", 0),
-	};
+	json_array_foreach(a, i, o) res->trace[res->ntrace++] = trace_event(o);
 	return 0;
 enomem:
 	snprintf(why, len, "out of memory");

@@ -70,6 +70,7 @@ struct fl_result_expect {
 	const char *observed;		/* what was observed (NULL: not recorded) */
 	bool has_step;			/* it names a step */
 	long long step;			/* the step it is about (0 without has_step) */
+	long long expect;		/* its number in the scenario (0 when absent) */
 };
 
 /* One probe of the healthy LUN. */
@@ -139,6 +140,7 @@ struct fl_result {
 	size_t nsteps;
 	struct fl_result_expect *expectations;
 	size_t nexpectations;
+	bool has_expectations;	  /* "expectations" is a list (empty or not) */
 	const char **eh_sequence; /* the error handler's steps in words (NULL: not a string) */
 	size_t neh_sequence;
 	struct fl_result_probe *probes;
