@@ -387,6 +387,111 @@ static bool pstep_port(struct pctx *c, const char *path, json_t *v, int *out)
 	return false;
 }
 
+/* The op of a workload step, or -1 (said) when it has none or an unknown one. */
+static int step_op(struct pctx *c, const char *path, json_t *v)
+{
+	json_t *e = json_object_get(v, "op");
+	int op = json_is_string(e) ? op_by_name(json_string_value(e)) : -1;
+	char sub[512], q[80];
+
+	if (op >= 0)
+		return op;
+	const char *near = json_is_string(e) ? closest_word(json_string_value(e), op_names,
+							    FL_OP_NR, sizeof(op_names[0]))
+					     : NULL;
+
+	if (near)
+		perr(c, SUBP(sub, path, "op"), false, "unknown op %s (did you mean \"%s\"?)",
+		     pquote(e, q, sizeof(q)), near);
+	else
+		perr(c, e ? SUBP(sub, path, "op") : path, false,
+		     "workload step needs \"op\" (%s, %s, %s, %s, %s, %s, ...), got %s",
+		     op_names[0], op_names[1], op_names[3], op_names[5], op_names[7], op_names[8],
+		     pquote(e, q, sizeof(q)));
+	return -1;
+}
+
+/* Parses an sg_raw step's CDB and its data-in size or data-out length. */
+static void step_sg_raw(struct pctx *c, const char *path, json_t *v, struct fl_step *s)
+{
+	char sub[512];
+	json_t *e;
+	uint64_t n;
+
+	if (!(e = json_object_get(v, "cdb")))
+		perr(c, path, false, "sg_raw needs \"cdb\"");
+	else
+		pcdb(c, SUBP(sub, path, "cdb"), e, s);
+	if ((e = json_object_get(v, "size")) &&
+	    pbytes(c, SUBP(sub, path, "size"), e, 16u << 20, &n))
+		s->data_in = (uint32_t)n;
+	if ((e = json_object_get(v, "data")) &&
+	    pbytes(c, SUBP(sub, path, "data"), e, 16u << 20, &n))
+		s->data_out = (uint32_t)n;
+	if (s->data_in && s->data_out)
+		perr(c, path, false,
+		     "sg_raw: give \"size\" (data-in) or \"data\" (data-out), not both");
+}
+
+/* Parses a step's file path (relative to the mount point) and, for mkfs and mount, its fs. */
+static void step_path_fs(struct pctx *c, const char *path, json_t *v, struct fl_step *s)
+{
+	char sub[512], q[80];
+	json_t *e;
+
+	if ((e = json_object_get(v, "path"))) {
+		if (pstr(c, SUBP(sub, path, "path"), e, 255, &s->path) &&
+		    (!s->path[0] || s->path[0] == '/' || strstr(s->path, "..")))
+			perr(c, sub, false,
+			     "\"path\": %s must be relative to the mount point, without \"..\"",
+			     pquote(e, q, sizeof(q)));
+	} else if (s->op == FL_OP_WRITE_FILE || s->op == FL_OP_READ_FILE) {
+		s->path = xstrdup("file");
+	}
+	if (s->op == FL_OP_MKFS || s->op == FL_OP_MOUNT) {
+		static const char *const fss[] = {"ext4", "ext3", "ext2", NULL};
+
+		if ((e = json_object_get(v, "fs"))) {
+			size_t k = 0;
+
+			if (pstr(c, SUBP(sub, path, "fs"), e, 16, &s->fs)) {
+				for (k = 0; fss[k] && strcmp(fss[k], s->fs); k++)
+					;
+				if (!fss[k])
+					perr(c, sub, false,
+					     "\"fs\": %s is not one the VM lab has (ext4, ext3, "
+					     "ext2)",
+					     pquote(e, q, sizeof(q)));
+			}
+		} else {
+			s->fs = xstrdup("ext4");
+		}
+	}
+}
+
+/* Parses a ctl step's "args": the words after the socket in `faultlun ctl SOCKET ...`. */
+static void step_ctl(struct pctx *c, const char *path, json_t *v, struct fl_step *s)
+{
+	json_t *e = json_object_get(v, "args"), *a;
+	char sub[512], q[80];
+	size_t i;
+
+	if (!json_is_array(e) || !json_array_size(e) || json_array_size(e) > FL_CTL_ARGS_MAX) {
+		perr(c, e ? SUBP(sub, path, "args") : path, false,
+		     "ctl needs \"args\": a list of 1 to %d strings (the words after the "
+		     "socket in `faultlun ctl SOCKET ...`), got %s",
+		     FL_CTL_ARGS_MAX, pquote(e, q, sizeof(q)));
+		return;
+	}
+	s->args = calloc(json_array_size(e), sizeof(*s->args));
+	json_array_foreach(e, i, a)
+	{
+		snprintf(sub, sizeof(sub), "%s/args/%zu", path, i);
+		if (s->args && pstr(c, sub, a, 4096, &s->args[s->nargs]))
+			s->nargs++;
+	}
+}
+
 /* Parses one workload step. */
 static void parse_step(struct pctx *c, const char *path, json_t *v, struct fl_step *s)
 {
@@ -414,24 +519,8 @@ static void parse_step(struct pctx *c, const char *path, json_t *v, struct fl_st
 		     pquote(v, q, sizeof(q)));
 		return;
 	}
-	e = json_object_get(v, "op");
-	op = json_is_string(e) ? op_by_name(json_string_value(e)) : -1;
-	if (op < 0) {
-		const char *near =
-		    json_is_string(e) ? closest_word(json_string_value(e), op_names, FL_OP_NR,
-						     sizeof(op_names[0]))
-				      : NULL;
-
-		if (near)
-			perr(c, SUBP(sub, path, "op"), false,
-			     "unknown op %s (did you mean \"%s\"?)", pquote(e, q, sizeof(q)), near);
-		else
-			perr(c, e ? SUBP(sub, path, "op") : path, false,
-			     "workload step needs \"op\" (%s, %s, %s, %s, %s, %s, ...), got %s",
-			     op_names[0], op_names[1], op_names[3], op_names[5], op_names[7],
-			     op_names[8], pquote(e, q, sizeof(q)));
+	if ((op = step_op(c, path, v)) < 0)
 		return;
-	}
 	s->op = (enum fl_step_op)op;
 	for (size_t i = 0; i < sizeof(common) / sizeof(common[0]); i++)
 		allowed[na++] = common[i];
@@ -468,48 +557,11 @@ static void parse_step(struct pctx *c, const char *path, json_t *v, struct fl_st
 	}
 	if ((e = json_object_get(v, "pattern")) && pnum(c, SUBP(sub, path, "pattern"), e, 255, &n))
 		s->pattern = (uint8_t)n;
-	if (s->op == FL_OP_SG_RAW) {
-		if (!(e = json_object_get(v, "cdb")))
-			perr(c, path, false, "sg_raw needs \"cdb\"");
-		else
-			pcdb(c, SUBP(sub, path, "cdb"), e, s);
-		if ((e = json_object_get(v, "size")) && pbytes(c, SUBP(sub, path, "size"), e, 16u << 20, &n))
-			s->data_in = (uint32_t)n;
-		if ((e = json_object_get(v, "data")) && pbytes(c, SUBP(sub, path, "data"), e, 16u << 20, &n))
-			s->data_out = (uint32_t)n;
-		if (s->data_in && s->data_out)
-			perr(c, path, false,
-			     "sg_raw: give \"size\" (data-in) or \"data\" (data-out), not both");
-	}
+	if (s->op == FL_OP_SG_RAW)
+		step_sg_raw(c, path, v, s);
 	if (s->op == FL_OP_WRITE_FILE && (e = json_object_get(v, "size")))
 		pbytes(c, SUBP(sub, path, "size"), e, 1ull << 40, &s->size);
-	if ((e = json_object_get(v, "path"))) {
-		if (pstr(c, SUBP(sub, path, "path"), e, 255, &s->path) &&
-		    (!s->path[0] || s->path[0] == '/' || strstr(s->path, "..")))
-			perr(c, sub, false,
-			     "\"path\": %s must be relative to the mount point, without \"..\"",
-			     pquote(e, q, sizeof(q)));
-	} else if (s->op == FL_OP_WRITE_FILE || s->op == FL_OP_READ_FILE) {
-		s->path = xstrdup("file");
-	}
-	if (s->op == FL_OP_MKFS || s->op == FL_OP_MOUNT) {
-		static const char *const fss[] = {"ext4", "ext3", "ext2", NULL};
-
-		if ((e = json_object_get(v, "fs"))) {
-			size_t k = 0;
-
-			if (pstr(c, SUBP(sub, path, "fs"), e, 16, &s->fs)) {
-				for (k = 0; fss[k] && strcmp(fss[k], s->fs); k++)
-					;
-				if (!fss[k])
-					perr(c, sub, false,
-					     "\"fs\": %s is not one the VM lab has (ext4, ext3, ext2)",
-					     pquote(e, q, sizeof(q)));
-			}
-		} else {
-			s->fs = xstrdup("ext4");
-		}
-	}
+	step_path_fs(c, path, v, s);
 	if (s->op == FL_OP_SHELL) {
 		if ((e = json_object_get(v, "command")))
 			pstr(c, SUBP(sub, path, "command"), e, 4096, &s->command);
@@ -518,27 +570,8 @@ static void parse_step(struct pctx *c, const char *path, json_t *v, struct fl_st
 	}
 	if ((e = json_object_get(v, "ms")))
 		pu32(c, SUBP(sub, path, "ms"), e, 0, 86400000, &s->ms);
-	if (s->op == FL_OP_CTL) {
-		size_t i;
-		json_t *a;
-
-		e = json_object_get(v, "args");
-		if (!json_is_array(e) || !json_array_size(e) ||
-		    json_array_size(e) > FL_CTL_ARGS_MAX) {
-			perr(c, e ? SUBP(sub, path, "args") : path, false,
-			     "ctl needs \"args\": a list of 1 to %d strings (the words after the "
-			     "socket in `faultlun ctl SOCKET ...`), got %s",
-			     FL_CTL_ARGS_MAX, pquote(e, q, sizeof(q)));
-			return;
-		}
-		s->args = calloc(json_array_size(e), sizeof(*s->args));
-		json_array_foreach(e, i, a)
-		{
-			snprintf(sub, sizeof(sub), "%s/args/%zu", path, i);
-			if (s->args && pstr(c, sub, a, 4096, &s->args[s->nargs]))
-				s->nargs++;
-		}
-	}
+	if (s->op == FL_OP_CTL)
+		step_ctl(c, path, v, s);
 }
 
 /* Parses an errno name or a list of them. */
