@@ -802,6 +802,73 @@ static void held_hook(struct fl_engine *e, struct eng_lun *L, const struct sc_ru
 	desc->held(&x);
 }
 
+/* A pending command of cmd on L (zeroed but for its command, LUN and decode); NULL: ENOMEM. */
+static struct pend *pend_new(struct fl_engine *e, struct eng_lun *L, struct fl_cmd *cmd,
+			     const struct fl_cdb_info *ci)
+{
+	struct pend *p = calloc(1, sizeof(*p));
+
+	if (p) {
+		p->e = e;
+		p->cmd = cmd;
+		p->done = cmd->done;
+		p->L = L;
+		p->ci = *ci;
+	}
+	return p;
+}
+
+/*
+ * Applies rule rt to cmd, under e->lock: counts it, draws its delay (*delay_ns), traces it,
+ * sets the state it names, and holds or delays the command. Returns the pending command
+ * (NULL when it could not be allocated); heal says whether a write would heal what it
+ * overwrites.
+ */
+static struct pend *inject(struct fl_engine *e, struct eng_lun *L, struct fl_cmd *cmd,
+			   const struct fl_cdb_info *ci, struct rt_rule *rt, uint64_t info,
+			   bool heal, uint64_t *delay_ns)
+{
+	const struct sc_rule *r = rt->r;
+	const struct fl_action *desc = fl_action_by_verb(r->a.verb);
+	struct pend *p;
+
+	e->counters.injected++;
+	if (r->a.has_delay) {
+		*delay_ns = delay_draw(&r->a.delay, &rt->rng);
+		e->counters.delayed++;
+	}
+	if (desc->counter == FL_COUNT_HELD)
+		e->counters.held++;
+	else if (desc->counter == FL_COUNT_DROPPED)
+		e->counters.dropped++;
+	p = pend_new(e, L, cmd, ci);
+	if (p) {
+		p->rule = r;
+		p->rt = rt;
+		/* a write the rule ends before the LUN sees it heals nothing */
+		p->heal = heal && desc->phase != FL_PHASE_BEFORE;
+		p->tn.heap_index = SIZE_MAX;
+		p->tn.fn = delay_fired;
+		p->info = info;
+		p->since_ns = mono_ns();
+		if (desc->draws_seed)
+			p->corrupt_seed = prng_next(&rt->rng);
+		if (desc->phase == FL_PHASE_HOLD) {
+			if (desc->held)
+				held_hook(e, L, r, desc, cmd, info);
+			p->stage = PEND_HELD;
+			pend_link(e, p);
+		} else if (r->a.has_delay) {
+			p->stage = PEND_DELAYED;
+			pend_link(e, p);
+		}
+	}
+	trace_inject(e, L, cmd, ci, r, info, *delay_ns);
+	if (r->a.set_state >= 0)
+		engine_set_state(e, r->a.set_state, r->id);
+	return p;
+}
+
 /* The pass-through: submits cmd to LUN lun_id through the rules. */
 void fl_engine_submit(struct fl_engine *e, uint16_t lun_id, struct fl_cmd *cmd)
 {
@@ -809,7 +876,6 @@ void fl_engine_submit(struct fl_engine *e, uint16_t lun_id, struct fl_cmd *cmd)
 	struct fl_cdb_info ci;
 	struct pend *p = NULL;
 	const struct sc_rule *r = NULL;
-	const struct fl_action *desc;
 	uint64_t info = 0, delay_ns = 0;
 	long hit, ua_first = -1;
 	bool heal, notify = false;
@@ -837,59 +903,12 @@ void fl_engine_submit(struct fl_engine *e, uint16_t lun_id, struct fl_cmd *cmd)
 		trace_ua_first(e, L, cmd, &ci, e->prog->rules[ua_first].r);
 	heal = e->prog->has_until_written && ci.cls == FL_CLASS_WRITE && ci.has_lba;
 	if (hit >= 0) {
-		struct rt_rule *rt = &e->prog->rules[hit];
-
-		r = rt->r;
-		desc = fl_action_by_verb(r->a.verb);
-		e->counters.injected++;
-		if (r->a.has_delay) {
-			delay_ns = delay_draw(&r->a.delay, &rt->rng);
-			e->counters.delayed++;
-		}
-		if (desc->counter == FL_COUNT_HELD)
-			e->counters.held++;
-		else if (desc->counter == FL_COUNT_DROPPED)
-			e->counters.dropped++;
-		p = calloc(1, sizeof(*p));
-		if (p) {
-			p->e = e;
-			p->cmd = cmd;
-			p->done = cmd->done;
-			p->L = L;
-			p->rule = r;
-			p->rt = rt;
-			p->ci = ci;
-			/* a write the rule ends before the LUN sees it heals nothing */
-			p->heal = heal && desc->phase != FL_PHASE_BEFORE;
-			p->tn.heap_index = SIZE_MAX;
-			p->tn.fn = delay_fired;
-			p->info = info;
-			p->since_ns = mono_ns();
-			if (desc->draws_seed)
-				p->corrupt_seed = prng_next(&rt->rng);
-			if (desc->phase == FL_PHASE_HOLD) {
-				if (desc->held)
-					held_hook(e, L, r, desc, cmd, info);
-				p->stage = PEND_HELD;
-				pend_link(e, p);
-			} else if (r->a.has_delay) {
-				p->stage = PEND_DELAYED;
-				pend_link(e, p);
-			}
-		}
-		trace_inject(e, L, cmd, &ci, r, info, delay_ns);
-		if (r->a.set_state >= 0)
-			engine_set_state(e, r->a.set_state, r->id);
+		r = e->prog->rules[hit].r;
+		p = inject(e, L, cmd, &ci, &e->prog->rules[hit], info, heal, &delay_ns);
 	} else if (heal) {
-		p = calloc(1, sizeof(*p));
-		if (p) {
-			p->e = e;
-			p->cmd = cmd;
-			p->done = cmd->done;
-			p->L = L;
-			p->ci = ci;
+		p = pend_new(e, L, cmd, &ci);
+		if (p)
 			p->heal = true;
-		}
 	}
 	e->state_cmds++;
 	engine_event(e, ON_COMMANDS, 0, e->state_cmds);
