@@ -14,6 +14,7 @@
  * afterwards. Then B loads a crafted 3.9 MB scenario: refused within 2 s,
  * VmHWM still under the bound. Exit 0 pass, 1 fail, 77 skip.
  */
+#include "fl_harness.h"
 #include "fl_test.h"
 
 #include <errno.h>
@@ -31,49 +32,11 @@
 #include <time.h>
 #include <unistd.h>
 
-#if defined(__SANITIZE_ADDRESS__)
-#define SANITIZED 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define SANITIZED 1
-#endif
-#endif
-#ifndef SANITIZED
-#define SANITIZED 0
-#endif
-
 #define PINGS 100000
 #define B_BOUND_MS 1000
 
 static pid_t server = -1;
 static char sock_path[108], log_path[4096];
-
-/* Milliseconds of the monotonic clock. */
-static long now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-/* A field of /proc/PID/status of the target, in KiB (-1 if unknown). */
-static long proc_kib(const char *field)
-{
-	char path[64], line[256];
-	long v = -1;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/proc/%d/status", (int)server);
-	f = fopen(path, "r");
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f))
-		if (!strncmp(line, field, strlen(field)))
-			v = strtol(line + strlen(field) + 1, NULL, 10);
-	fclose(f);
-	return v;
-}
 
 /* Connects to the control socket; -1 on failure. */
 static int ctl_connect(void)
@@ -93,17 +56,17 @@ static int ctl_connect(void)
 static long ping(int fd, int timeout_ms)
 {
 	static const char req[] = "{\"cmd\": \"ping\"}\n";
-	long t0 = now_ms();
+	long t0 = fl_now_ms();
 	char buf[256];
 	size_t n = 0;
 
 	if (send(fd, req, sizeof(req) - 1, MSG_NOSIGNAL) != (ssize_t)sizeof(req) - 1)
 		return -1;
-	while (now_ms() - t0 < timeout_ms) {
+	while (fl_now_ms() - t0 < timeout_ms) {
 		struct pollfd p = {.fd = fd, .events = POLLIN};
 		ssize_t r;
 
-		if (poll(&p, 1, (int)(timeout_ms - (now_ms() - t0))) <= 0)
+		if (poll(&p, 1, (int)(timeout_ms - (fl_now_ms() - t0))) <= 0)
 			continue;
 		r = recv(fd, buf + n, sizeof(buf) - 1 - n, 0);
 		if (r <= 0)
@@ -112,7 +75,7 @@ static long ping(int fd, int timeout_ms)
 		buf[n] = 0;
 		if (strchr(buf, '\n'))
 			return strstr(buf, "\"ok\":true") || strstr(buf, "\"ok\": true")
-				   ? now_ms() - t0
+				   ? fl_now_ms() - t0
 				   : -1;
 		if (n >= sizeof(buf) - 1)
 			return -1;
@@ -123,7 +86,7 @@ static long ping(int fd, int timeout_ms)
 /* Starts the target; false if it does not answer a ping within 10 s. */
 static bool server_start(const char *faultlun)
 {
-	long t0 = now_ms();
+	long t0 = fl_now_ms();
 
 	server = fork();
 	if (server == 0) {
@@ -137,7 +100,7 @@ static bool server_start(const char *faultlun)
 		      "64MiB", "--ctl", sock_path, (char *)NULL);
 		_exit(127);
 	}
-	while (now_ms() - t0 < 10000) {
+	while (fl_now_ms() - t0 < 10000) {
 		int fd = ctl_connect();
 
 		if (fd >= 0) {
@@ -155,36 +118,8 @@ static bool server_start(const char *faultlun)
 /* Stops the target (SIGTERM, then SIGKILL after 5 s). */
 static void server_stop(void)
 {
-	long t0 = now_ms();
-	int st;
-
-	if (server <= 0)
-		return;
-	kill(server, SIGTERM);
-	while (waitpid(server, &st, WNOHANG) == 0) {
-		if (now_ms() - t0 > 5000) {
-			kill(server, SIGKILL);
-			waitpid(server, &st, 0);
-			break;
-		}
-		usleep(10000);
-	}
+	fl_proc_stop(server, 5000, 10);
 	server = -1;
-}
-
-/* True when the target's log holds text. */
-static bool log_has(const char *text)
-{
-	char line[1024];
-	bool found = false;
-	FILE *f = fopen(log_path, "r");
-
-	if (!f)
-		return false;
-	while (!found && fgets(line, sizeof(line), f))
-		found = strstr(line, text) != NULL;
-	fclose(f);
-	return found;
 }
 
 /*
@@ -215,9 +150,9 @@ static void load_crafted(int fd, const char *dir, long hwm_bound)
 	fputs("]}\n", f);
 	fclose(f);
 	snprintf(req, sizeof(req), "{\"cmd\": \"load\", \"path\": \"%s\"}\n", path);
-	t0 = now_ms();
+	t0 = fl_now_ms();
 	CHECK(send(fd, req, strlen(req), MSG_NOSIGNAL) == (ssize_t)strlen(req), "send load");
-	while (now_ms() - t0 < 10000 && !memchr(buf, '\n', n)) {
+	while (fl_now_ms() - t0 < 10000 && !memchr(buf, '\n', n)) {
 		struct pollfd p = {.fd = fd, .events = POLLIN};
 		ssize_t r;
 
@@ -228,11 +163,11 @@ static void load_crafted(int fd, const char *dir, long hwm_bound)
 			break;
 	}
 	buf[n] = 0;
-	hwm = proc_kib("VmHWM:");
+	hwm = fl_proc_kib(server, "VmHWM");
 	printf("load of a 3.9 MB crafted file: answered in %ld ms, VmHWM %ld KiB: %.160s\n",
-	       now_ms() - t0, hwm, buf);
+	       fl_now_ms() - t0, hwm, buf);
 	CHECK(strstr(buf, "JSON values"), "load: no error about the JSON values: %.300s", buf);
-	CHECK(now_ms() - t0 < 2000, "load answered after %ld ms", now_ms() - t0);
+	CHECK(fl_now_ms() - t0 < 2000, "load answered after %ld ms", fl_now_ms() - t0);
 	CHECK(hwm > 0 && hwm < hwm_bound, "target VmHWM %ld KiB after load (bound %ld KiB)", hwm,
 	      hwm_bound);
 }
@@ -241,7 +176,7 @@ int main(int argc, char **argv)
 {
 	static const char req[] = "{\"cmd\": \"ping\"}\n";
 	size_t total = (sizeof(req) - 1) * PINGS, sent = 0;
-	long worst = 0, t0, hwm, hwm_bound = SANITIZED ? 256 * 1024 : 48 * 1024;
+	long worst = 0, t0, hwm, hwm_bound = FL_SANITIZED ? 256 * 1024 : 48 * 1024;
 	bool a_dropped = false;
 	int a, b, pings_b = 0, late = 0;
 	char *flood;
@@ -271,9 +206,9 @@ int main(int argc, char **argv)
 	if (!flood || a < 0 || b < 0)
 		goto out;
 	fcntl(a, F_SETFL, O_NONBLOCK);
-	t0 = now_ms();
+	t0 = fl_now_ms();
 	/* A writes what the socket takes, never reads; B pings every 50 ms */
-	while (now_ms() - t0 < 20000 && !a_dropped) {
+	while (fl_now_ms() - t0 < 20000 && !a_dropped) {
 		long ms;
 
 		while (sent < total) {
@@ -300,7 +235,7 @@ int main(int argc, char **argv)
 			struct pollfd p = {.fd = a, .events = POLLIN};
 			char sink[65536];
 
-			while (!a_dropped && now_ms() - t0 < 20000 && poll(&p, 1, 50) >= 0) {
+			while (!a_dropped && fl_now_ms() - t0 < 20000 && poll(&p, 1, 50) >= 0) {
 				ssize_t r;
 
 				if (!(p.revents & (POLLIN | POLLHUP | POLLERR)))
@@ -314,14 +249,14 @@ int main(int argc, char **argv)
 		}
 		usleep(50000);
 	}
-	hwm = proc_kib("VmHWM:");
+	hwm = fl_proc_kib(server, "VmHWM");
 	printf("A sent %zu of %zu bytes (%zu pings) in %ld ms; B: %d pings, worst %ld ms, %d over "
 	       "%d ms; target VmHWM %ld KiB\n",
-	       sent, total, sent / (sizeof(req) - 1), now_ms() - t0, pings_b, worst, late,
+	       sent, total, sent / (sizeof(req) - 1), fl_now_ms() - t0, pings_b, worst, late,
 	       B_BOUND_MS, hwm);
 	CHECK(late == 0, "%d of B's pings took over %d ms (worst %ld ms)", late, B_BOUND_MS, worst);
 	CHECK(a_dropped, "client A, which never reads, was not dropped");
-	CHECK(log_has("dropping a client that leaves its answers unread"),
+	CHECK(fl_file_has(log_path, "dropping a client that leaves its answers unread"),
 	      "the target's log does not say it dropped A");
 	CHECK(hwm > 0 && hwm < hwm_bound, "target VmHWM %ld KiB (bound %ld KiB)", hwm, hwm_bound);
 	CHECK(ping(b, 1000) >= 0, "B is not answered after the flood");

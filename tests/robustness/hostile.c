@@ -26,6 +26,7 @@
  * start (after the first healthy session).
  */
 #include "fl_byteorder.h"
+#include "fl_harness.h"
 #include "fl_test.h"
 
 #include <arpa/inet.h>
@@ -52,6 +53,8 @@
 #define OVERCAP 1100 /* more than the target's 1024-connection cap */
 #define RSS_BOUND_MB 256
 #define RSS_GROWTH_MB 48
+/* A send to the target waits as long as the target takes (no bound of its own). */
+#define PUT_MS (-1)
 
 static struct sockaddr_in addr;
 static const char *iqn, *url;
@@ -67,123 +70,10 @@ static uint32_t rnd(void)
 	return (uint32_t)(rng >> 11);
 }
 
-/* A field of /proc/PID/status in KiB, or -1. */
-static long proc_kib(const char *field)
-{
-	char path[64], line[256];
-	long v = -1;
-	snprintf(path, sizeof(path), "/proc/%d/status", (int)server);
-	FILE *f = fopen(path, "r");
-	if (!f)
-		return -1;
-	size_t n = strlen(field);
-	while (fgets(line, sizeof(line), f))
-		if (!strncmp(line, field, n) && line[n] == ':')
-			v = atol(line + n + 1);
-	fclose(f);
-	return v;
-}
-
 /* True while the target process exists. */
 static bool server_alive(void)
 {
 	return kill(server, 0) == 0;
-}
-
-/* A new TCP connection to the portal, or -1. */
-static int dial(void)
-{
-	int fd = socket(AF_INET, SOCK_STREAM, 0);
-	if (fd < 0)
-		return -1;
-	if (connect(fd, (struct sockaddr *)&addr, sizeof(addr)) != 0) {
-		close(fd);
-		return -1;
-	}
-	int one = 1;
-	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
-	return fd;
-}
-
-/* Closes with a reset (no TIME_WAIT on our side). */
-static void drop(int fd)
-{
-	struct linger lg = {.l_onoff = 1, .l_linger = 0};
-	setsockopt(fd, SOL_SOCKET, SO_LINGER, &lg, sizeof(lg));
-	close(fd);
-}
-
-/* Sends all of buf; false on error. */
-static bool put(int fd, const void *buf, size_t n)
-{
-	const uint8_t *p = buf;
-	while (n > 0) {
-		ssize_t w = send(fd, p, n, MSG_NOSIGNAL);
-		if (w <= 0)
-			return false;
-		p += w;
-		n -= (size_t)w;
-	}
-	return true;
-}
-
-/* Reads exactly n bytes within ms; 1 ok, 0 EOF/reset, -1 timeout. */
-static int get(int fd, void *buf, size_t n, int ms)
-{
-	uint8_t *p = buf;
-	while (n > 0) {
-		struct pollfd pf = {.fd = fd, .events = POLLIN};
-		if (poll(&pf, 1, ms) <= 0)
-			return -1;
-		ssize_t r = recv(fd, p, n, 0);
-		if (r <= 0)
-			return 0;
-		p += r;
-		n -= (size_t)r;
-	}
-	return 1;
-}
-
-/* Reads one PDU; returns its opcode, -2 on EOF/reset, -1 on timeout. */
-static int get_pdu(int fd, uint8_t bhs[48], int ms)
-{
-	static uint8_t junk[1 << 18];
-	int r = get(fd, bhs, 48, ms);
-	if (r <= 0)
-		return r == 0 ? -2 : -1;
-	uint32_t dlen = ((uint32_t)bhs[5] << 16) | ((uint32_t)bhs[6] << 8) | bhs[7];
-	size_t rest = (size_t)bhs[4] * 4 + ((dlen + 3) & ~3u);
-	if (rest > sizeof(junk))
-		return -2;
-	if (rest && get(fd, junk, rest, ms) <= 0)
-		return -2;
-	return bhs[0] & 0x3f;
-}
-
-/* Waits for the target to close fd (reading and discarding): true if it did within ms. */
-static bool closed_within(int fd, int ms)
-{
-	uint8_t bhs[48];
-	struct timespec t0, t1;
-	clock_gettime(CLOCK_MONOTONIC, &t0);
-	for (;;) {
-		int r = get_pdu(fd, bhs, ms);
-		if (r == -2)
-			return true;
-		clock_gettime(CLOCK_MONOTONIC, &t1);
-		long el = (t1.tv_sec - t0.tv_sec) * 1000 + (t1.tv_nsec - t0.tv_nsec) / 1000000;
-		if (r == -1 || el > ms)
-			return false;
-	}
-}
-
-/* Sends a PDU: BHS, then data padded to 4 bytes (DataSegmentLength set here). */
-static bool put_pdu(int fd, uint8_t bhs[48], const void *data, uint32_t dlen)
-{
-	static const uint8_t pad[4];
-	fl_put_be24(bhs + 5, dlen);
-	return put(fd, bhs, 48) && (!dlen || put(fd, data, dlen)) &&
-	       put(fd, pad, (4 - dlen % 4) % 4);
 }
 
 /*
@@ -209,7 +99,7 @@ static int login(bool discovery, bool r2t)
 		memmove(mark, mark + 1, (size_t)(keys + n - mark - 1));
 		n--;
 	}
-	int fd = dial();
+	int fd = fl_dial(&addr, NULL);
 	if (fd < 0)
 		return -1;
 	uint8_t bhs[48] = {0x43, 0x80 | (1 << 2) | 3};
@@ -217,13 +107,13 @@ static int login(bool discovery, bool r2t)
 	uint32_t id = isid++;
 	fl_put_be32(bhs + 10, id);
 	fl_put_be32(bhs + 16, 0x1000 + id);
-	if (!put_pdu(fd, bhs, keys, (uint32_t)n)) {
-		drop(fd);
+	if (!fl_put_pdu(fd, bhs, keys, (uint32_t)n, PUT_MS)) {
+		fl_drop(fd);
 		return -1;
 	}
 	uint8_t rsp[48];
-	if (get_pdu(fd, rsp, 5000) != 0x23 || rsp[36] != 0 || !(rsp[1] & 0x80)) {
-		drop(fd);
+	if (fl_get_pdu(fd, rsp, 5000) != 0x23 || rsp[36] != 0 || !(rsp[1] & 0x80)) {
+		fl_drop(fd);
 		return -1;
 	}
 	return fd;
@@ -264,7 +154,7 @@ static void phase_random(void)
 {
 	uint8_t buf[4096];
 	for (int i = 0; i < 300; i++) {
-		int fd = i % 2 ? login(false, false) : dial();
+		int fd = i % 2 ? login(false, false) : fl_dial(&addr, NULL);
 		if (fd < 0) {
 			CHECK(0, "connection %d", i);
 			continue;
@@ -272,12 +162,12 @@ static void phase_random(void)
 		size_t n = rnd() % sizeof(buf);
 		for (size_t k = 0; k < n; k++)
 			buf[k] = (uint8_t)rnd();
-		put(fd, buf, n);
+		fl_put(fd, buf, n, PUT_MS);
 		if (i % 3 == 0) { /* our EOF: the target must close its side */
 			shutdown(fd, SHUT_WR);
-			CHECK(closed_within(fd, 4000), "random bytes then EOF: closed (%d)", i);
+			CHECK(fl_closed_within(fd, 4000), "random bytes then EOF: closed (%d)", i);
 		}
-		drop(fd);
+		fl_drop(fd);
 	}
 }
 
@@ -285,7 +175,7 @@ static void phase_random(void)
 static void phase_truncated(void)
 {
 	for (int i = 0; i < 60; i++) {
-		int fd = i % 2 ? login(false, false) : dial();
+		int fd = i % 2 ? login(false, false) : fl_dial(&addr, NULL);
 		if (fd < 0) {
 			CHECK(0, "connection %d", i);
 			continue;
@@ -295,25 +185,25 @@ static void phase_truncated(void)
 		fl_put_be32(bhs + 20, 4096);
 		bhs[32] = 0x28;
 		size_t cut = i % 4 < 2 ? (size_t)(rnd() % 48) : 48;
-		put(fd, bhs, cut);
+		fl_put(fd, bhs, cut, PUT_MS);
 		if (cut == 48) {
 			uint8_t data[1000] = {0};
-			put(fd, data, rnd() % sizeof(data));
+			fl_put(fd, data, rnd() % sizeof(data), PUT_MS);
 		}
 		if (i % 5 == 0) {
 			shutdown(fd, SHUT_WR);
-			CHECK(closed_within(fd, 4000), "EOF mid-PDU closes (%d)", i);
+			CHECK(fl_closed_within(fd, 4000), "EOF mid-PDU closes (%d)", i);
 		}
-		drop(fd);
+		fl_drop(fd);
 	}
 }
 
 /* DataSegmentLength 16 MiB - 1, in the login phase and in full-feature phase. */
 static void phase_oversized(void)
 {
-	long before = proc_kib("VmRSS");
+	long before = fl_proc_kib(server, "VmRSS");
 	for (int i = 0; i < 40; i++) {
-		int fd = i % 2 ? login(false, false) : dial();
+		int fd = i % 2 ? login(false, false) : fl_dial(&addr, NULL);
 		if (fd < 0) {
 			CHECK(0, "connection %d", i);
 			continue;
@@ -321,14 +211,14 @@ static void phase_oversized(void)
 		uint8_t bhs[48] = {i % 2 ? 0x01 : 0x43, 0x80 | (i % 2 ? 0x40 : 0x07)};
 		fl_put_be24(bhs + 5, 0xffffff);
 		fl_put_be32(bhs + 20, 0xffffff);
-		put(fd, bhs, 48);
+		fl_put(fd, bhs, 48, PUT_MS);
 		uint8_t data[4096] = {0};
-		put(fd, data, sizeof(data));
-		CHECK(closed_within(fd, 5000),
+		fl_put(fd, data, sizeof(data), PUT_MS);
+		CHECK(fl_closed_within(fd, 5000),
 		      "oversized DataSegmentLength closes the connection (%d)", i);
-		drop(fd);
+		fl_drop(fd);
 	}
-	long after = proc_kib("VmRSS");
+	long after = fl_proc_kib(server, "VmRSS");
 	CHECK(after - before < 40 * 1024, "RSS grew %ld KiB over 40 oversized PDUs",
 	      after - before);
 }
@@ -339,19 +229,19 @@ static void phase_opcodes(void)
 	static const uint8_t ops[] = {0x00, 0x01, 0x02, 0x04, 0x05, 0x06, 0x10, 0x1c, 0x3f};
 	uint8_t bhs[48], rsp[48];
 	for (size_t i = 0; i < sizeof(ops); i++) {
-		int fd = dial();
+		int fd = fl_dial(&addr, NULL);
 		if (fd < 0)
 			continue;
 		memset(bhs, 0, sizeof(bhs));
 		bhs[0] = ops[i];
 		bhs[1] = 0x80;
-		put_pdu(fd, bhs, NULL, 0);
-		int r = get_pdu(fd, rsp, 5000);
+		fl_put_pdu(fd, bhs, NULL, 0, PUT_MS);
+		int r = fl_get_pdu(fd, rsp, 5000);
 		CHECK(r == -2 || r == 0x3f || r == 0x23, "opcode 0x%02x in login phase: got %d",
 		      ops[i], r);
-		CHECK(closed_within(fd, 5000), "opcode 0x%02x in login phase: connection closed",
+		CHECK(fl_closed_within(fd, 5000), "opcode 0x%02x in login phase: connection closed",
 		      ops[i]);
-		drop(fd);
+		fl_drop(fd);
 	}
 	/* A Login Request in full-feature phase. */
 	int fd = login(false, false);
@@ -362,10 +252,10 @@ static void phase_opcodes(void)
 		bhs[1] = 0x87;
 		bhs[8] = 0x80;
 		fl_put_be32(bhs + 16, 77);
-		put_pdu(fd, bhs, NULL, 0);
-		int r = get_pdu(fd, rsp, 5000);
+		fl_put_pdu(fd, bhs, NULL, 0, PUT_MS);
+		int r = fl_get_pdu(fd, rsp, 5000);
 		CHECK(r == -2 || r == 0x3f || r == 0x23, "Login in full-feature phase: got %d", r);
-		drop(fd);
+		fl_drop(fd);
 	}
 	/* A SCSI Command in a discovery session (RFC 7143 4.3: not allowed). */
 	fd = login(true, false);
@@ -378,11 +268,11 @@ static void phase_opcodes(void)
 		fl_put_be32(bhs + 20, 96);
 		bhs[32] = 0x12;
 		bhs[36] = 96;
-		put_pdu(fd, bhs, NULL, 0);
-		int r = get_pdu(fd, rsp, 5000);
+		fl_put_pdu(fd, bhs, NULL, 0, PUT_MS);
+		int r = fl_get_pdu(fd, rsp, 5000);
 		CHECK(r == -2 || r == 0x3f,
 		      "SCSI Command in a discovery session: got %d (want Reject or close)", r);
-		drop(fd);
+		fl_drop(fd);
 	}
 }
 
@@ -391,17 +281,17 @@ static void phase_flood(int *fds)
 {
 	int sessions = 0;
 	for (int i = 0; i < FLOOD; i++) {
-		fds[i] = i % 2 ? login(false, false) : dial();
+		fds[i] = i % 2 ? login(false, false) : fl_dial(&addr, NULL);
 		if (fds[i] >= 0 && i % 2)
 			sessions++;
 	}
 	CHECK(sessions == FLOOD / 2, "%d of %d flood sessions logged in", sessions, FLOOD / 2);
 	CHECK(healthy(), "a healthy session during the flood");
 	fprintf(stderr, "flood: %d connections, %d sessions, target VmRSS %ld KiB\n", FLOOD,
-		sessions, proc_kib("VmRSS"));
+		sessions, fl_proc_kib(server, "VmRSS"));
 	for (int i = 0; i < FLOOD; i++)
 		if (fds[i] >= 0)
-			drop(fds[i]);
+			fl_drop(fds[i]);
 }
 
 /* Connections that never send anything are closed by the login timeout (2 s). */
@@ -409,15 +299,15 @@ static void phase_halfopen(void)
 {
 	int fds[HALFOPEN];
 	for (int i = 0; i < HALFOPEN; i++)
-		fds[i] = dial();
+		fds[i] = fl_dial(&addr, NULL);
 	CHECK(healthy(), "a healthy session while %d peers are silent", HALFOPEN);
 	int closed = 0;
 	for (int i = 0; i < HALFOPEN; i++) {
 		if (fds[i] < 0)
 			continue;
-		if (closed_within(fds[i], 8000))
+		if (fl_closed_within(fds[i], 8000))
 			closed++;
-		drop(fds[i]);
+		fl_drop(fds[i]);
 	}
 	CHECK(closed == HALFOPEN, "%d of %d silent connections closed by the login timeout", closed,
 	      HALFOPEN);
@@ -440,43 +330,24 @@ static void phase_dataout(void)
 		bhs[32] = 0x2a;
 		fl_put_be32(bhs + 34, (uint32_t)(rnd() % 1000));
 		bhs[39] = 64;
-		put_pdu(fd, bhs, NULL, 0);
+		fl_put_pdu(fd, bhs, NULL, 0, PUT_MS);
 		uint8_t r2t[48];
-		int op = get_pdu(fd, r2t, 5000);
+		int op = fl_get_pdu(fd, r2t, 5000);
 		CHECK(op == 0x31, "R2T for the WRITE (%d)", op);
 		if (op == 0x31) {
 			uint8_t d[48] = {0x05};
 			memcpy(d + 16, bhs + 16, 4);	       /* ITT */
 			memcpy(d + 20, r2t + 20, 4);	       /* TTT */
 			uint32_t len = 512 * (1 + rnd() % 16); /* less than asked */
-			put_pdu(fd, d, data, len);
+			fl_put_pdu(fd, d, data, len, PUT_MS);
 			if (i % 2) { /* and half a PDU more */
 				fl_put_be24(d + 5, 8192);
-				put(fd, d, 48);
-				put(fd, data, 100);
+				fl_put(fd, d, 48, PUT_MS);
+				fl_put(fd, data, 100, PUT_MS);
 			}
 		}
-		drop(fd);
+		fl_drop(fd);
 	}
-}
-
-/* CPU time (user + system clock ticks) the target has used. */
-static long server_ticks(void)
-{
-	char path[64], buf[1024];
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int)server);
-	FILE *f = fopen(path, "r");
-	if (!f)
-		return -1;
-	size_t n = fread(buf, 1, sizeof(buf) - 1, f);
-	fclose(f);
-	buf[n] = 0;
-	char *p = strrchr(buf, ')');
-	long ut = 0, st = 0;
-	if (!p ||
-	    sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %ld %ld", &ut, &st) != 2)
-		return -1;
-	return ut + st;
 }
 
 /*
@@ -499,15 +370,15 @@ static void phase_overcap(void)
 	client_pause = 1;
 	usleep(300000); /* let a client run in progress finish */
 	for (int i = 0; i < OVERCAP; i++)
-		if ((fds[i] = dial()) >= 0)
+		if ((fds[i] = fl_dial(&addr, NULL)) >= 0)
 			open++;
-	long t0 = server_ticks();
+	long t0 = fl_proc_ticks(server);
 	usleep(1000000);
-	long t1 = server_ticks();
+	long t1 = fl_proc_ticks(server);
 	CHECK(t1 - t0 < 50, "target used %ld ticks in 1 s with %d peers at its cap", t1 - t0, open);
 	for (int i = 0; i < OVERCAP; i++)
 		if (fds[i] >= 0)
-			drop(fds[i]);
+			fl_drop(fds[i]);
 	usleep(200000);
 	client_pause = 0;
 	CHECK(healthy(), "a healthy session once the peers over the cap are gone");
@@ -521,7 +392,7 @@ static void phase_churn(void)
 		int fd = login(false, false);
 		if (fd >= 0) {
 			ok++;
-			drop(fd);
+			fl_drop(fd);
 		}
 	}
 	CHECK(ok == CHURN, "%d of %d sessions logged in", ok, CHURN);
@@ -548,7 +419,7 @@ int main(int argc, char **argv)
 	alarm(240); /* a hang anywhere fails the test (SIGALRM) well inside ctest's limit */
 
 	CHECK(healthy(), "a healthy session before anything");
-	long base = proc_kib("VmRSS");
+	long base = fl_proc_kib(server, "VmRSS");
 	CHECK(base > 0, "VmRSS of pid %d", (int)server);
 	pthread_t th;
 	pthread_create(&th, NULL, client_main, NULL);
@@ -570,14 +441,14 @@ int main(int argc, char **argv)
 		CHECK(healthy(), "a healthy session after %s", phases[i].name);
 		fprintf(stderr, "%-10s %5.1f s  VmRSS %ld KiB\n", phases[i].name,
 			(double)(t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9,
-			proc_kib("VmRSS"));
+			fl_proc_kib(server, "VmRSS"));
 		if (i == 3)
 			phase_flood(fds);
 	}
 	client_stop = 1;
 	pthread_join(th, NULL);
 	sleep(1);
-	long end = proc_kib("VmRSS"), hwm = proc_kib("VmHWM");
+	long end = fl_proc_kib(server, "VmRSS"), hwm = fl_proc_kib(server, "VmHWM");
 	fprintf(stderr,
 		"client runs: %d ok, %d failed; VmRSS %ld KiB at start, %ld at end, VmHWM %ld\n",
 		client_ok, client_fail, base, end, hwm);

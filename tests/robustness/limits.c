@@ -42,6 +42,7 @@
  *             gets in 10 times of 10
  * Exit 0 pass, 1 fail, 77 skip (a prerequisite is missing).
  */
+#include "fl_harness.h"
 #include "fl_test.h"
 
 #include <arpa/inet.h>
@@ -65,90 +66,13 @@
 #include <unistd.h>
 
 #define IQN "iqn.2026-12.org.faultlun:limits"
+/* A send to the target gives up when the target reads nothing for this long. */
+#define PUT_MS 5000
 
 static struct sockaddr_in addr;
-static const char *src_ip; /* the source address of dial(), NULL: any */
+static const char *src_ip; /* the source address of fl_dial(&addr, src_ip), NULL: any */
 static pid_t server = -1;
 static char logpath[256];
-
-/* Milliseconds of CLOCK_MONOTONIC. */
-static long now_ms(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000L + ts.tv_nsec / 1000000;
-}
-
-/* A field of /proc/PID/status in KiB, or -1. */
-static long proc_kib(const char *field)
-{
-	char path[64], line[256];
-	long v = -1;
-	snprintf(path, sizeof(path), "/proc/%d/status", (int)server);
-	FILE *f = fopen(path, "r");
-	if (!f)
-		return -1;
-	size_t n = strlen(field);
-	while (fgets(line, sizeof(line), f))
-		if (!strncmp(line, field, n) && line[n] == ':')
-			v = atol(line + n + 1);
-	fclose(f);
-	return v;
-}
-
-/* CPU time (user + system clock ticks) the target has used. */
-static long server_ticks(void)
-{
-	char path[64], buf[1024];
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int)server);
-	FILE *f = fopen(path, "r");
-	if (!f)
-		return -1;
-	size_t n = fread(buf, 1, sizeof(buf) - 1, f);
-	fclose(f);
-	buf[n] = 0;
-	char *p = strrchr(buf, ')');
-	long ut = 0, st = 0;
-	if (!p ||
-	    sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %ld %ld", &ut, &st) != 2)
-		return -1;
-	return ut + st;
-}
-
-/* Size of the target's log so far. */
-static long log_size(void)
-{
-	struct stat st;
-	return stat(logpath, &st) ? -1 : (long)st.st_size;
-}
-
-/* Lines of the log that hold this text. */
-static long log_count(const char *text)
-{
-	FILE *f = fopen(logpath, "r");
-	char line[4096];
-	long n = 0;
-	if (!f)
-		return 0;
-	while (fgets(line, sizeof(line), f))
-		n += strstr(line, text) != NULL;
-	fclose(f);
-	return n;
-}
-
-/* True if the log holds this text. */
-static bool log_has(const char *text)
-{
-	FILE *f = fopen(logpath, "r");
-	char line[4096];
-	bool found = false;
-	if (!f)
-		return false;
-	while (!found && fgets(line, sizeof(line), f))
-		found = strstr(line, text) != NULL;
-	fclose(f);
-	return found;
-}
 
 /*
  * Starts the target with these options and an RLIMIT_NOFILE of soft/hard
@@ -189,7 +113,7 @@ static bool server_start(const char *fl, char **opts, int nopts, rlim_t soft, rl
 		_exit(127);
 	}
 	close(lfd);
-	for (long t0 = now_ms(); now_ms() - t0 < 10000;) {
+	for (long t0 = fl_now_ms(); fl_now_ms() - t0 < 10000;) {
 		FILE *f = fopen(logpath, "r");
 		char line[512];
 		while (f && fgets(line, sizeof(line), f)) {
@@ -218,22 +142,12 @@ static bool server_start(const char *fl, char **opts, int nopts, rlim_t soft, rl
 static void server_stop(void)
 {
 	if (server > 0) {
-		kill(server, SIGTERM);
-		int st;
-		long t0 = now_ms();
-		while (waitpid(server, &st, WNOHANG) == 0) {
-			if (now_ms() - t0 > 10000) {
-				kill(server, SIGKILL);
-				waitpid(server, &st, 0);
-				break;
-			}
-			usleep(20000);
-		}
+		fl_proc_stop(server, 10000, 20);
 		server = -1;
 	}
 	/* the Sanitize build: a report of the target fails the test */
-	CHECK(!log_has("AddressSanitizer") && !log_has("LeakSanitizer") &&
-		  !log_has("runtime error:"),
+	CHECK(!fl_file_has(logpath, "AddressSanitizer") && !fl_file_has(logpath, "LeakSanitizer") &&
+		  !fl_file_has(logpath, "runtime error:"),
 	      "a sanitizer report in the target's log");
 	if (fl_failures) {
 		char cmd[320];
@@ -243,117 +157,6 @@ static void server_stop(void)
 			fprintf(stderr, "(no log)\n");
 	}
 	unlink(logpath);
-}
-
-/* A new TCP connection to the portal, or -1. */
-static int dial(void)
-{
-	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	if (fd < 0)
-		return -1;
-	if (src_ip) {
-		struct sockaddr_in sa = {.sin_family = AF_INET};
-		if (inet_pton(AF_INET, src_ip, &sa.sin_addr) != 1 ||
-		    bind(fd, (struct sockaddr *)&sa, sizeof(sa)) != 0) {
-			close(fd);
-			return -1;
-		}
-	}
-	if (connect(fd, (struct sockaddr *)&addr, sizeof(addr)) != 0) {
-		close(fd);
-		return -1;
-	}
-	int one = 1;
-	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
-	return fd;
-}
-
-/* Closes with a reset (no TIME_WAIT on our side). */
-static void drop(int fd)
-{
-	struct linger lg = {.l_onoff = 1, .l_linger = 0};
-	setsockopt(fd, SOL_SOCKET, SO_LINGER, &lg, sizeof(lg));
-	close(fd);
-}
-
-/* Sends all of buf within 5 s; false on error or timeout. */
-static bool put(int fd, const void *buf, size_t n)
-{
-	const uint8_t *p = buf;
-	while (n > 0) {
-		struct pollfd pf = {.fd = fd, .events = POLLOUT};
-		if (poll(&pf, 1, 5000) <= 0)
-			return false;
-		ssize_t w = send(fd, p, n, MSG_NOSIGNAL | MSG_DONTWAIT);
-		if (w < 0 && (errno == EAGAIN || errno == EINTR))
-			continue;
-		if (w <= 0)
-			return false;
-		p += w;
-		n -= (size_t)w;
-	}
-	return true;
-}
-
-/* Reads exactly n bytes within ms; 1 ok, 0 EOF/reset, -1 timeout. */
-static int get(int fd, void *buf, size_t n, int ms)
-{
-	uint8_t *p = buf;
-	while (n > 0) {
-		struct pollfd pf = {.fd = fd, .events = POLLIN};
-		if (poll(&pf, 1, ms) <= 0)
-			return -1;
-		ssize_t r = recv(fd, p, n, 0);
-		if (r <= 0)
-			return 0;
-		p += r;
-		n -= (size_t)r;
-	}
-	return 1;
-}
-
-/* Reads one PDU (data into data[cap] when given); its opcode, -2 on EOF/reset, -1 on timeout. */
-static int get_pdu_data(int fd, uint8_t bhs[48], uint8_t *data, size_t cap, int ms)
-{
-	static uint8_t junk[1 << 18];
-	int r = get(fd, bhs, 48, ms);
-	if (r <= 0)
-		return r == 0 ? -2 : -1;
-	uint32_t dlen = ((uint32_t)bhs[5] << 16) | ((uint32_t)bhs[6] << 8) | bhs[7];
-	size_t rest = (size_t)bhs[4] * 4 + ((dlen + 3) & ~3u);
-	if (rest > sizeof(junk))
-		return -2;
-	if (rest && get(fd, junk, rest, ms) <= 0)
-		return -2;
-	if (data && cap) {
-		size_t n = dlen < cap - 1 ? dlen : cap - 1;
-		memcpy(data, junk + (size_t)bhs[4] * 4, n);
-		data[n] = 0;
-	}
-	return bhs[0] & 0x3f;
-}
-
-/* Reads one PDU, discarding its data. */
-static int get_pdu(int fd, uint8_t bhs[48], int ms)
-{
-	return get_pdu_data(fd, bhs, NULL, 0, ms);
-}
-
-/* True if the target closed fd within ms (PDUs read meanwhile are discarded). */
-static __attribute__((unused)) bool closed_within(int fd, int ms)
-{
-	uint8_t bhs[48];
-	long t0 = now_ms();
-	for (;;) {
-		long left = ms - (now_ms() - t0);
-		if (left <= 0)
-			return false;
-		int r = get_pdu(fd, bhs, (int)left);
-		if (r == -2)
-			return true;
-		if (r == -1)
-			return false;
-	}
 }
 
 /*
@@ -392,15 +195,6 @@ static uint32_t get32(const uint8_t *p)
 	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
 }
 
-/* Sends a PDU: BHS, then data padded to 4 bytes (DataSegmentLength set here). */
-static bool put_pdu(int fd, uint8_t bhs[48], const void *data, uint32_t dlen)
-{
-	static const uint8_t pad[4];
-	be24(bhs + 5, dlen);
-	return put(fd, bhs, 48) && (!dlen || put(fd, data, dlen)) &&
-	       put(fd, pad, (4 - dlen % 4) % 4);
-}
-
 /*
  * Logs in as initiator `name` with this ISID (one operational-stage Login
  * Request, T=1 to full feature phase) to target `target` (NULL: ours).
@@ -417,23 +211,23 @@ static int login_as(const char *name, uint32_t isid, const char *target, int *st
 			 name, 0, 0, target ? target : IQN, 0, 0, 0, 0, 0, 0);
 	if (status)
 		*status = 0xffff;
-	int fd = dial();
+	int fd = fl_dial(&addr, src_ip);
 	if (fd < 0)
 		return -1;
 	uint8_t bhs[48] = {0x43, 0x80 | (1 << 2) | 3};
 	bhs[8] = 0x80;
 	be32(bhs + 10, isid);
 	be32(bhs + 16, 0x1000 + isid);
-	if (!put_pdu(fd, bhs, keys, (uint32_t)n)) {
-		drop(fd);
+	if (!fl_put_pdu(fd, bhs, keys, (uint32_t)n, PUT_MS)) {
+		fl_drop(fd);
 		return -1;
 	}
 	uint8_t rsp[48];
-	int op = get_pdu(fd, rsp, 5000);
+	int op = fl_get_pdu(fd, rsp, 5000);
 	if (op == 0x23 && status)
 		*status = rsp[36] << 8 | rsp[37];
 	if (op != 0x23 || rsp[36] != 0 || !(rsp[1] & 0x80)) {
-		drop(fd);
+		fl_drop(fd);
 		return -1;
 	}
 	return fd;
@@ -447,12 +241,12 @@ static bool ping(int fd, uint32_t itt, uint32_t cmdsn, int ms)
 	be32(bhs + 20, 0xffffffff);
 	be32(bhs + 24, cmdsn);
 	bhs[0] |= 0x40; /* immediate */
-	if (!put_pdu(fd, bhs, "ping", 4))
+	if (!fl_put_pdu(fd, bhs, "ping", 4, PUT_MS))
 		return false;
-	long t0 = now_ms();
-	while (now_ms() - t0 < ms) {
+	long t0 = fl_now_ms();
+	while (fl_now_ms() - t0 < ms) {
 		uint8_t r[48];
-		int op = get_pdu(fd, r, (int)(ms - (now_ms() - t0)));
+		int op = fl_get_pdu(fd, r, (int)(ms - (fl_now_ms() - t0)));
 		if (op < 0)
 			return false;
 		if (op == 0x20 && get32(r + 16) == itt)
@@ -486,12 +280,12 @@ static int mode_emfile(const char *fl, char **opts, int nopts)
 	static int fds[EMFILE_PEERS];
 	int open_fds = 0;
 	for (int i = 0; i < EMFILE_PEERS; i++)
-		if ((fds[i] = dial()) >= 0)
+		if ((fds[i] = fl_dial(&addr, src_ip)) >= 0)
 			open_fds++;
 	usleep(500000);
-	long t0 = server_ticks(), l0 = log_size();
+	long t0 = fl_proc_ticks(server), l0 = fl_file_size(logpath);
 	usleep(1500000);
-	long t1 = server_ticks(), l1 = log_size();
+	long t1 = fl_proc_ticks(server), l1 = fl_file_size(logpath);
 	int held = 0;
 	for (int i = 0; i < EMFILE_PEERS; i++)
 		if (fds[i] >= 0 && !is_closed(fds[i]))
@@ -506,16 +300,16 @@ static int mode_emfile(const char *fl, char **opts, int nopts)
 	CHECK(held > 64 && held < 128, "%d connections held", held);
 	for (int i = 0; i < EMFILE_PEERS; i++)
 		if (fds[i] >= 0)
-			drop(fds[i]);
+			fl_drop(fds[i]);
 	int fd = -1;
-	for (long s = now_ms(); fd < 0 && now_ms() - s < 3000;) {
+	for (long s = fl_now_ms(); fd < 0 && fl_now_ms() - s < 3000;) {
 		fd = login_as("iqn.2026-12.org.faultlun:after", 1, NULL, NULL);
 		if (fd < 0)
 			usleep(100000);
 	}
 	CHECK(fd >= 0 && ping(fd, 7, 0, 2000), "a session once the peers are gone");
 	if (fd >= 0)
-		drop(fd);
+		fl_drop(fd);
 	server_stop();
 	return fl_failures ? 1 : 0;
 }
@@ -549,11 +343,11 @@ static int mode_emfile_ctl(const char *fl, char **opts, int nopts)
 	usleep(200000);
 	static int fds[100];
 	for (int i = 0; i < 100; i++)
-		fds[i] = dial();
+		fds[i] = fl_dial(&addr, src_ip);
 	usleep(500000);
-	long t0 = server_ticks(), l0 = log_size();
+	long t0 = fl_proc_ticks(server), l0 = fl_file_size(logpath);
 	usleep(1500000);
-	long t1 = server_ticks(), l1 = log_size();
+	long t1 = fl_proc_ticks(server), l1 = fl_file_size(logpath);
 	int held = 0, closed = 0;
 	for (int i = 0; i < 100; i++) {
 		if (fds[i] < 0)
@@ -567,25 +361,25 @@ static int mode_emfile_ctl(const char *fl, char **opts, int nopts)
 		"emfile-ctl: %d control clients; of 100 peers %d held, %d closed; %ld ticks and "
 		"%ld log bytes in 1.5 s\n",
 		nctl, held, closed, t1 - t0, l1 - l0);
-	CHECK(log_has("Too many open files"), "accept ran out of descriptors (the case tested)");
+	CHECK(fl_file_has(logpath, "Too many open files"), "accept ran out of descriptors (the case tested)");
 	CHECK(t1 - t0 <= 15, "the target used %ld ticks in 1.5 s out of descriptors", t1 - t0);
 	CHECK(l1 - l0 < 8192, "the log grew by %ld bytes in 1.5 s", l1 - l0);
 	CHECK(closed > 0, "peers the target could not take were closed, not left hanging");
 	for (int i = 0; i < 100; i++)
 		if (fds[i] >= 0)
-			drop(fds[i]);
+			fl_drop(fds[i]);
 	for (int i = 0; i < 32; i++)
 		if (ctl[i] >= 0)
 			close(ctl[i]);
 	int fd = -1;
-	for (long s = now_ms(); fd < 0 && now_ms() - s < 3000;) {
+	for (long s = fl_now_ms(); fd < 0 && fl_now_ms() - s < 3000;) {
 		fd = login_as("iqn.2026-12.org.faultlun:after", 1, NULL, NULL);
 		if (fd < 0)
 			usleep(150000);
 	}
 	CHECK(fd >= 0 && ping(fd, 7, 0, 2000), "a session once the peers are gone");
 	if (fd >= 0)
-		drop(fd);
+		fl_drop(fd);
 	server_stop();
 	unlink(sock);
 	return fl_failures ? 1 : 0;
@@ -611,7 +405,7 @@ static bool send_big_reads(int fd, int n)
 		bhs[40] = 0x00; /* 65536 blocks: transfer length 0 means 0 for READ(10) */
 		bhs[39] = 0xff;
 		bhs[40] = 0xff; /* 65535 blocks */
-		if (!put_pdu(fd, bhs, NULL, 0))
+		if (!fl_put_pdu(fd, bhs, NULL, 0, PUT_MS))
 			return false;
 	}
 	return true;
@@ -628,7 +422,7 @@ static int mode_pinned(const char *fl, char **opts, int nopts)
 	}
 	int healthy = login_as("iqn.2026-12.org.faultlun:healthy", 1, NULL, NULL);
 	CHECK(healthy >= 0 && ping(healthy, 1, 0, 2000), "a healthy session");
-	long base = proc_kib("VmRSS");
+	long base = fl_proc_kib(server, "VmRSS");
 	int fds[PIN_PEERS + 1];
 	for (int i = 0; i < PIN_PEERS + 1; i++) {
 		char name[96];
@@ -648,10 +442,10 @@ static int mode_pinned(const char *fl, char **opts, int nopts)
 	static uint8_t nopdata[65536];
 	long sent_nop = 0, hwm_seen = 0;
 	int nfd = fds[PIN_PEERS];
-	long t0 = now_ms();
+	long t0 = fl_now_ms();
 	uint32_t sn = 0;
 	bool stalled = false;
-	while (now_ms() - t0 < 4000) {
+	while (fl_now_ms() - t0 < 4000) {
 		if (nfd >= 0 && !stalled) {
 			uint8_t bhs[48] = {0x40 | 0x00, 0x80};
 			bhs[0] = 0x40 | 0x00; /* immediate NOP-Out */
@@ -662,7 +456,7 @@ static int mode_pinned(const char *fl, char **opts, int nopts)
 			/* non-blocking: a target that stopped reading stops the flood */
 			struct pollfd pf = {.fd = nfd, .events = POLLOUT};
 			if (poll(&pf, 1, 100) == 1) {
-				if (put(nfd, bhs, 48) && put(nfd, nopdata, sizeof(nopdata)))
+				if (fl_put(nfd, bhs, 48, PUT_MS) && fl_put(nfd, nopdata, sizeof(nopdata), PUT_MS))
 					sent_nop++;
 				else
 					stalled = true;
@@ -670,14 +464,14 @@ static int mode_pinned(const char *fl, char **opts, int nopts)
 		} else {
 			usleep(50000);
 		}
-		long hwm = proc_kib("VmHWM");
+		long hwm = fl_proc_kib(server, "VmHWM");
 		if (hwm > hwm_seen)
 			hwm_seen = hwm;
 		if (hwm > PIN_BOUND_MB * 1024L) /* stop before the machine suffers */
 			break;
 	}
 	bool answered = healthy >= 0 && ping(healthy, 2, 0, 3000);
-	long rss = proc_kib("VmRSS");
+	long rss = fl_proc_kib(server, "VmRSS");
 	fprintf(stderr,
 		"pinned: VmRSS %ld KiB before, %ld KiB under attack, VmHWM %ld KiB; %ld NOP-Outs "
 		"of 64 KiB sent\n",
@@ -686,9 +480,9 @@ static int mode_pinned(const char *fl, char **opts, int nopts)
 	CHECK(answered, "the healthy session is answered during the attack");
 	for (int i = 0; i < PIN_PEERS + 1; i++)
 		if (fds[i] >= 0)
-			drop(fds[i]);
+			fl_drop(fds[i]);
 	if (healthy >= 0)
-		drop(healthy);
+		fl_drop(healthy);
 	server_stop();
 	return fl_failures ? 1 : 0;
 }
@@ -719,15 +513,15 @@ static int mode_timeouts(const char *fl, char **opts, int nopts)
 	uint8_t nop[48] = {0x40, 0x80};
 	be32(nop + 16, 0x77);
 	be32(nop + 20, 0xffffffff);
-	put(half, nop, 20); /* 20 bytes of a BHS, then nothing */
-	long t0 = now_ms(), half_closed = -1, slow_closed = -1, silent_closed = -1;
+	fl_put(half, nop, 20, PUT_MS); /* 20 bytes of a BHS, then nothing */
+	long t0 = fl_now_ms(), half_closed = -1, slow_closed = -1, silent_closed = -1;
 	long good_closed = -1;
 	int slow_sent = 0, pings_to_silent = 0, pings_answered = 0;
-	while (now_ms() - t0 < 6000) {
-		long el = now_ms() - t0;
+	while (fl_now_ms() - t0 < 6000) {
+		long el = fl_now_ms() - t0;
 		/* slowloris: one byte of a NOP-Out every 250 ms, while it is open */
 		if (slow_closed < 0 && el / 250 >= slow_sent && slow_sent < 48) {
-			if (!put(slow, nop + slow_sent, 1) || is_closed(slow))
+			if (!fl_put(slow, nop + slow_sent, 1, PUT_MS) || is_closed(slow))
 				slow_closed = el;
 			slow_sent++;
 		}
@@ -741,17 +535,17 @@ static int mode_timeouts(const char *fl, char **opts, int nopts)
 		poll(pf, 2, 50);
 		if (silent_closed < 0 && pf[0].revents) {
 			uint8_t r[48];
-			int op = get_pdu(silent, r, 1000);
+			int op = fl_get_pdu(silent, r, 1000);
 			if (op == 0x20)
 				pings_to_silent++;
 			else if (op == -2)
-				silent_closed = now_ms() - t0;
+				silent_closed = fl_now_ms() - t0;
 		}
 		if (good_closed < 0 && pf[1].revents) {
 			uint8_t r[48];
-			int op = get_pdu(good, r, 1000);
+			int op = fl_get_pdu(good, r, 1000);
 			if (op == -2) {
-				good_closed = now_ms() - t0;
+				good_closed = fl_now_ms() - t0;
 			} else if (op == 0x20 && get32(r + 20) != 0xffffffff) {
 				/* a target ping: answer it (RFC 7143 11.18.2) */
 				uint8_t a[48] = {0x40, 0x80};
@@ -759,7 +553,7 @@ static int mode_timeouts(const char *fl, char **opts, int nopts)
 				be32(a + 16, 0xffffffff);
 				memcpy(a + 20, r + 20, 4);
 				memcpy(a + 24, r + 28, 4); /* CmdSN = ExpCmdSN */
-				put_pdu(good, a, NULL, 0);
+				fl_put_pdu(good, a, NULL, 0, PUT_MS);
 				pings_answered++;
 			}
 		}
@@ -777,10 +571,10 @@ static int mode_timeouts(const char *fl, char **opts, int nopts)
 	CHECK(good_closed < 0 && pings_answered >= 2, "the answering session stays (%d pings)",
 	      pings_answered);
 	CHECK(good_closed >= 0 || ping(good, 9, 0, 2000), "the answering session still works");
-	drop(half);
-	drop(slow);
-	drop(silent);
-	drop(good);
+	fl_drop(half);
+	fl_drop(slow);
+	fl_drop(silent);
+	fl_drop(good);
 	server_stop();
 	return fl_failures ? 1 : 0;
 }
@@ -809,7 +603,7 @@ static int mode_lockout(const char *fl, char **opts, int nopts)
 	}
 	static int fds[LOCK_FLOOD];
 	int in = 0;
-	long t0 = now_ms();
+	long t0 = fl_now_ms();
 	for (int i = 0; i < LOCK_FLOOD; i++) {
 		char name[96];
 		/* a few names shared by many sessions, and many names of their own */
@@ -822,16 +616,16 @@ static int mode_lockout(const char *fl, char **opts, int nopts)
 		if (fds[i] >= 0)
 			in++;
 	}
-	long flood_ms = now_ms() - t0;
+	long flood_ms = fl_now_ms() - t0;
 	/* the newcomer: some tries over 3 s, as an initiator retries a login */
-	long t1 = now_ms();
+	long t1 = fl_now_ms();
 	int fd = -1, st = 0;
-	while (fd < 0 && now_ms() - t1 < 3000) {
+	while (fd < 0 && fl_now_ms() - t1 < 3000) {
 		fd = login_as("iqn.2026-12.org.faultlun:newcomer", 42, NULL, &st);
 		if (fd < 0)
 			usleep(100000);
 	}
-	long admit_ms = now_ms() - t1;
+	long admit_ms = fl_now_ms() - t1;
 	bool works = fd >= 0 && ping(fd, 5, 0, 2000);
 	int still = 0;
 	for (int i = 0; i < LOCK_FLOOD; i++)
@@ -844,9 +638,9 @@ static int mode_lockout(const char *fl, char **opts, int nopts)
 	CHECK(works, "a new initiator logs in while the flood holds on");
 	for (int i = 0; i < LOCK_FLOOD; i++)
 		if (fds[i] >= 0)
-			drop(fds[i]);
+			fl_drop(fds[i]);
 	if (fd >= 0)
-		drop(fd);
+		fl_drop(fd);
 	server_stop();
 	return fl_failures ? 1 : 0;
 }
@@ -878,11 +672,11 @@ static int scsi(int fd, uint32_t *cmdsn, const uint8_t cdb[10], const void *out,
 	be32(bhs + 20, len);
 	be32(bhs + 24, (*cmdsn)++);
 	memcpy(bhs + 32, cdb, 10);
-	if (!put_pdu(fd, bhs, out, len))
+	if (!fl_put_pdu(fd, bhs, out, len, PUT_MS))
 		return -1;
 	for (;;) {
 		uint8_t r[48];
-		int op = get_pdu(fd, r, 5000);
+		int op = fl_get_pdu(fd, r, 5000);
 		if (op < 0)
 			return -1;
 		if (op == 0x21 || (op == 0x25 && (r[1] & 0x01)))
@@ -922,7 +716,7 @@ static int port_register(const char *name, uint32_t isid, uint64_t rk, uint64_t 
 		return -1;
 	uint32_t sn = 0;
 	int st = tur(fd, &sn) ? pr_register(fd, &sn, rk, sak) : -1;
-	drop(fd);
+	fl_drop(fd);
 	return st;
 }
 
@@ -942,16 +736,16 @@ static int mode_nexus(const char *fl, char **opts, int nopts)
 		return 1;
 	}
 	int ok = 0;
-	long t0 = now_ms();
+	long t0 = fl_now_ms();
 	for (int i = 0; i < NEXUS_CHURN; i++) {
 		int fd =
 		    login_as("iqn.2026-12.org.faultlun:churn", 0x20000 + (uint32_t)i, NULL, NULL);
 		if (fd >= 0) {
 			ok++;
-			drop(fd);
+			fl_drop(fd);
 		}
 	}
-	fprintf(stderr, "nexus: %d ports logged in and out in %ld ms\n", ok, now_ms() - t0);
+	fprintf(stderr, "nexus: %d ports logged in and out in %ld ms\n", ok, fl_now_ms() - t0);
 	CHECK(ok == NEXUS_CHURN, "%d of %d churn logins", ok, NEXUS_CHURN);
 	const char *holder = "iqn.2026-12.org.faultlun:holder";
 	int st = port_register(holder, 7, 0, 0x1111);
@@ -1002,10 +796,10 @@ static int login_pdu(int fd, uint8_t flags, uint32_t isid, const char *keys, siz
 	bhs[8] = 0x80;
 	be32(bhs + 10, isid);
 	be32(bhs + 16, 0x7000 + isid);
-	if (!put_pdu(fd, bhs, keys, (uint32_t)klen))
+	if (!fl_put_pdu(fd, bhs, keys, (uint32_t)klen, PUT_MS))
 		return 0xffff;
 	uint8_t r[48];
-	if (get_pdu_data(fd, r, (uint8_t *)resp, rcap, 5000) != 0x23)
+	if (fl_get_pdu_data(fd, r, (uint8_t *)resp, rcap, 5000) != 0x23)
 		return 0xffff;
 	uint32_t dlen = ((uint32_t)r[5] << 16) | ((uint32_t)r[6] << 8) | r[7];
 	*rlen = dlen < rcap - 1 ? dlen : rcap - 1;
@@ -1041,7 +835,7 @@ static int chap_login(const char *iname, uint32_t isid, const char *user, const 
 	size_t rlen = 0;
 	int st = 0xffff;
 	*fdp = -1;
-	int fd = dial();
+	int fd = fl_dial(&addr, src_ip);
 	if (fd < 0)
 		return 0xffff;
 	int n = snprintf(keys, sizeof(keys),
@@ -1088,7 +882,7 @@ out:
 	if (st == 0)
 		*fdp = fd;
 	else
-		drop(fd);
+		fl_drop(fd);
 	return st;
 }
 
@@ -1132,16 +926,16 @@ static int mode_logesc(const char *fl, char **opts, int nopts)
 	uint32_t sn = 0;
 	if (fd >= 0) {
 		tur(fd, &sn);
-		drop(fd);
+		fl_drop(fd);
 	}
 	fd = login_as("iqn.2026-12.org.faultlun:x", 2, "iqn.bad\nfaultlun serve: FORGED-TARGET\r",
 		      &st);
 	CHECK(fd < 0 && st == 0x0203, "an unknown TargetName is refused (status 0x%x)", st);
 	usleep(200000);
 	CHECK(!log_line_starts(logpath, "faultlun serve: FORGED"), "a forged line in the log");
-	CHECK(log_has("evil\\x0afaultlun serve: FORGED-INITIATOR"),
+	CHECK(fl_file_has(logpath, "evil\\x0afaultlun serve: FORGED-INITIATOR"),
 	      "the InitiatorName is in the log, its newline as \\x0a");
-	CHECK(log_has("iqn.bad\\x0afaultlun serve: FORGED-TARGET\\x0d"),
+	CHECK(fl_file_has(logpath, "iqn.bad\\x0afaultlun serve: FORGED-TARGET\\x0d"),
 	      "the TargetName is in the log, escaped");
 	CHECK(!log_line_starts(trace, "faultlun serve: FORGED"), "a forged line in the trace");
 	server_stop();
@@ -1159,7 +953,7 @@ static int mode_logesc(const char *fl, char **opts, int nopts)
 	CHECK(st == 0x0201, "a wrong CHAP answer is refused (status 0x%x)", st);
 	usleep(200000);
 	CHECK(!log_line_starts(logpath, "faultlun serve: FORGED"), "a forged line in the log");
-	CHECK(log_has("fluser\\x0afaultlun serve: FORGED-CHAP_N"), "CHAP_N in the log, escaped");
+	CHECK(fl_file_has(logpath, "fluser\\x0afaultlun serve: FORGED-CHAP_N"), "CHAP_N in the log, escaped");
 	server_stop();
 	return fl_failures ? 1 : 0;
 }
@@ -1196,11 +990,11 @@ static int mode_chap(const char *fl, char **opts, int nopts)
 	st = chap_login("iqn.2026-12.org.faultlun:hex", 1, "fluser", secret, false, &fd);
 	CHECK(st == 0, "CHAP_R in hex, secret from the file (status 0x%x)", st);
 	if (fd >= 0)
-		drop(fd);
+		fl_drop(fd);
 	st = chap_login("iqn.2026-12.org.faultlun:b64", 2, "fluser", secret, true, &fd);
 	CHECK(st == 0, "CHAP_R in base64 (status 0x%x)", st);
 	if (fd >= 0)
-		drop(fd);
+		fl_drop(fd);
 	/* a guesser: three failures are free, then each try waits for a while */
 	const char *guesser = "iqn.2026-12.org.faultlun:guesser";
 	for (int i = 0; i < 4; i++) {
@@ -1210,26 +1004,26 @@ static int mode_chap(const char *fl, char **opts, int nopts)
 	st = chap_login(guesser, 3, "fluser", secret, false, &fd);
 	CHECK(st == 0, "a name's failures never refuse its right secret (0x%x)", st);
 	if (fd >= 0)
-		drop(fd);
+		fl_drop(fd);
 	/* an address past its free failures waits */
 	for (int i = 0; i < 20; i++)
 		chap_login(guesser, 3, "fluser", NULL, false, &fd);
 	st = chap_login(guesser, 3, "fluser", secret, false, &fd);
 	CHECK(st == 0x0201, "right after 20 failures from the address, refused (0x%x)", st);
 	if (fd >= 0)
-		drop(fd);
-	CHECK(log_has("CHAP: too many failed authentications"), "the throttle is logged");
+		fl_drop(fd);
+	CHECK(fl_file_has(logpath, "CHAP: too many failed authentications"), "the throttle is logged");
 	src_ip = "127.0.0.2";
 	st = chap_login("iqn.2026-12.org.faultlun:other", 4, "fluser", secret, false, &fd);
 	CHECK(st == 0, "another initiator from the same address logs in (status 0x%x)", st);
 	if (fd >= 0)
-		drop(fd);
+		fl_drop(fd);
 	usleep(1300000);
 	src_ip = NULL;
 	st = chap_login(guesser, 3, "fluser", secret, false, &fd);
 	CHECK(st == 0, "the guesser with the right secret once the delay is over (0x%x)", st);
 	if (fd >= 0)
-		drop(fd);
+		fl_drop(fd);
 	server_stop();
 	unlink(secfile);
 
@@ -1238,8 +1032,8 @@ static int mode_chap(const char *fl, char **opts, int nopts)
 	up = server_start(fl, o2, 8, 0, 0);
 	CHECK(up, "the target starts with weak secrets");
 	usleep(100000);
-	CHECK(log_has("shorter than 12"), "a warning about a CHAP secret under 12 bytes");
-	CHECK(log_has("same secret"), "a warning about one secret for both directions");
+	CHECK(fl_file_has(logpath, "shorter than 12"), "a warning about a CHAP secret under 12 bytes");
+	CHECK(fl_file_has(logpath, "same secret"), "a warning about one secret for both directions");
 	server_stop();
 	return fl_failures ? 1 : 0;
 }
@@ -1252,7 +1046,7 @@ static int mode_chap(const char *fl, char **opts, int nopts)
 static bool hold_serve(int fd)
 {
 	uint8_t r[48], data[512];
-	int op = get_pdu_data(fd, r, data, sizeof(data), 200);
+	int op = fl_get_pdu_data(fd, r, data, sizeof(data), 200);
 	if (op == -2)
 		return false;
 	if (op == 0x20 && get32(r + 20) != 0xffffffff) {
@@ -1262,7 +1056,7 @@ static bool hold_serve(int fd)
 		be32(a + 16, 0xffffffff);
 		memcpy(a + 20, r + 20, 4);
 		memcpy(a + 24, r + 28, 4); /* CmdSN = ExpCmdSN */
-		put_pdu(fd, a, NULL, 0);
+		fl_put_pdu(fd, a, NULL, 0, PUT_MS);
 	}
 	return true; /* an R2T: left unanswered */
 }
@@ -1316,9 +1110,9 @@ static int mode_lockout_write(const char *fl, char **opts, int nopts)
 		bhs[32] = 0x2a;
 		be32(bhs + 34, (uint32_t)i);
 		bhs[40] = 1;
-		if (put_pdu(fds[i], bhs, NULL, 0)) {
+		if (fl_put_pdu(fds[i], bhs, NULL, 0, PUT_MS)) {
 			uint8_t r[48];
-			writes += get_pdu(fds[i], r, 2000) == 0x31;
+			writes += fl_get_pdu(fds[i], r, 2000) == 0x31;
 		}
 	}
 	src_ip = NULL;
@@ -1328,19 +1122,19 @@ static int mode_lockout_write(const char *fl, char **opts, int nopts)
 		server_stop();
 		return 2;
 	}
-	long t1 = now_ms();
+	long t1 = fl_now_ms();
 	pid_t kid = fork();
 	if (kid == 0) {
 		long t = -1;
 		int fd = -1, st = 0;
 		src_ip = "127.0.0.3";
-		while (fd < 0 && now_ms() - t1 < 3000) {
+		while (fd < 0 && fl_now_ms() - t1 < 3000) {
 			fd = login_as("iqn.2026-12.org.faultlun:newcomer", 42, NULL, &st);
 			if (fd < 0)
 				usleep(100000);
 		}
 		if (fd >= 0 && ping(fd, 5, 0, 2000))
-			t = now_ms() - t1;
+			t = fl_now_ms() - t1;
 		char msg[64];
 		int n = snprintf(msg, sizeof(msg), "%ld %d\n", t, st);
 		ssize_t w = write(pfd[1], msg, (size_t)n);
@@ -1351,7 +1145,7 @@ static int mode_lockout_write(const char *fl, char **opts, int nopts)
 	long admit_ms = -1;
 	int st = 0;
 	char msg[64] = "";
-	while (now_ms() - t1 < 4000) {
+	while (fl_now_ms() - t1 < 4000) {
 		struct pollfd pf[HOLD_SESSIONS + 1];
 		for (int i = 0; i < HOLD_SESSIONS; i++)
 			pf[i] = (struct pollfd){.fd = fds[i], .events = POLLIN};
@@ -1386,7 +1180,7 @@ static int mode_lockout_write(const char *fl, char **opts, int nopts)
 	CHECK(still >= HOLD_SESSIONS - 16, "the holders stay but for a few (%d)", still);
 	for (int i = 0; i < HOLD_SESSIONS; i++)
 		if (fds[i] >= 0)
-			drop(fds[i]);
+			fl_drop(fds[i]);
 	server_stop();
 	return fl_failures ? 1 : 0;
 }
@@ -1416,15 +1210,15 @@ static int mode_dataout(const char *fl, char **opts, int nopts)
 	be32(bhs + 20, 512);
 	bhs[32] = 0x2a;
 	bhs[40] = 1;
-	CHECK(put_pdu(fd, bhs, NULL, 0) && get_pdu(fd, r, 2000) == 0x31, "an R2T for the WRITE");
-	long t0 = now_ms(), closed = -1;
-	while (closed < 0 && now_ms() - t0 < 5000)
+	CHECK(fl_put_pdu(fd, bhs, NULL, 0, PUT_MS) && fl_get_pdu(fd, r, 2000) == 0x31, "an R2T for the WRITE");
+	long t0 = fl_now_ms(), closed = -1;
+	while (closed < 0 && fl_now_ms() - t0 < 5000)
 		if (!hold_serve(fd))
-			closed = now_ms() - t0;
+			closed = fl_now_ms() - t0;
 	printf("dataout: a WRITE without its Data-Out closed after %ld ms\n", closed);
 	CHECK(closed >= 900 && closed <= 3500, "closed after %ld ms", closed);
-	CHECK(log_has("no Data-Out for an R2T within 1000 ms"), "the log says why");
-	drop(fd);
+	CHECK(fl_file_has(logpath, "no Data-Out for an R2T within 1000 ms"), "the log says why");
+	fl_drop(fd);
 	server_stop();
 	return fl_failures ? 1 : 0;
 }
@@ -1452,8 +1246,8 @@ static int mode_chap_budget(const char *fl, char **opts, int nopts)
 		return 1;
 	}
 	char ip[32], name[96];
-	long tries = 0, t0 = now_ms(), t;
-	while ((t = now_ms() - t0) < 2000) {
+	long tries = 0, t0 = fl_now_ms(), t;
+	while ((t = fl_now_ms() - t0) < 2000) {
 		int fd;
 		snprintf(ip, sizeof(ip), "127.0.0.%d", 10 + (int)(tries % ROTATE_ADDRS));
 		snprintf(name, sizeof(name), "iqn.2026-12.org.faultlun:rot%ld", tries);
@@ -1461,7 +1255,7 @@ static int mode_chap_budget(const char *fl, char **opts, int nopts)
 		int st =
 		    chap_login(name, (uint32_t)(tries & 0xffff) + 1, "fluser", NULL, false, &fd);
 		if (fd >= 0)
-			drop(fd);
+			fl_drop(fd);
 		if (st == 0xffff && tries == 0) {
 			printf("SKIP: cannot connect from %s\n", ip);
 			server_stop();
@@ -1470,7 +1264,7 @@ static int mode_chap_budget(const char *fl, char **opts, int nopts)
 		tries++;
 	}
 	src_ip = NULL;
-	long checked = log_count("CHAP: authentication failed");
+	long checked = fl_file_count(logpath, "CHAP: authentication failed");
 	long bound = CHAP_BUDGET * (t / 1000 + 1) + ROTATE_ADDRS;
 	printf("%ld tries in %ld ms from %d addresses: %ld checked (%.0f per second), bound %ld\n",
 	       tries, t, ROTATE_ADDRS, checked, checked * 1000.0 / (double)t, bound);
@@ -1501,11 +1295,11 @@ static int mode_chap_victim(const char *fl, char **opts, int nopts)
 	pid_t attacker = fork();
 	if (attacker == 0) {
 		src_ip = "127.0.0.1";
-		for (long t0 = now_ms(); now_ms() - t0 < 4000;) {
+		for (long t0 = fl_now_ms(); fl_now_ms() - t0 < 4000;) {
 			int fd;
 			chap_login(victim, 7, "fluser", NULL, false, &fd);
 			if (fd >= 0)
-				drop(fd);
+				fl_drop(fd);
 		}
 		_exit(0);
 	}
@@ -1516,11 +1310,11 @@ static int mode_chap_victim(const char *fl, char **opts, int nopts)
 		int fd, st = chap_login(victim, 8, "fluser", secret, false, &fd);
 		in += st == 0;
 		if (fd >= 0)
-			drop(fd);
+			fl_drop(fd);
 		usleep(100000);
 	}
 	src_ip = NULL;
-	long failed = log_count("CHAP: authentication failed");
+	long failed = fl_file_count(logpath, "CHAP: authentication failed");
 	printf("the victim got in %d times of 10 while the attacker failed %ld times in its name\n",
 	       in, failed);
 	CHECK(failed >= 3, "the attacker ran (%ld failures)", failed);

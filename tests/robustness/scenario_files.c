@@ -24,6 +24,7 @@
  * quadratic or memory-hungry fails the test instead of the machine.
  * Exit 0 pass, 1 fail.
  */
+#include "fl_harness.h"
 #include "fl_test.h"
 
 #include <errno.h>
@@ -41,36 +42,16 @@
 #include <time.h>
 #include <unistd.h>
 
-#if defined(__SANITIZE_ADDRESS__)
-#define SANITIZED 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define SANITIZED 1
-#endif
-#endif
-#ifndef SANITIZED
-#define SANITIZED 0
-#endif
-
 /*
  * How long one lint or serve of a crafted file may take, in CPU time (the
  * wall time depends on what else the machine runs).
  */
-#define TIME_BOUND_MS (SANITIZED ? 4000 : 2000) /* ASan: 2 to 3 times slower */
+#define TIME_BOUND_MS (FL_SANITIZED ? 4000 : 2000) /* ASan: 2 to 3 times slower */
 /* When a child is killed (the quadratic code takes minutes on some files). */
 #define KILL_MS 30000
 
 static const char *faultlun, *workdir;
 static long base_kib; /* peak RSS of lint on a tiny scenario */
-
-/* Milliseconds of the monotonic clock. */
-static long now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 /* A growing text buffer for the generators. */
 struct text {
@@ -132,7 +113,7 @@ static void run(struct run *r, char *const args[])
 {
 	char outpath[4096];
 	struct rusage ru;
-	long t0 = now_ms();
+	long t0 = fl_now_ms();
 	int st = 0, fd;
 	pid_t pid;
 
@@ -142,7 +123,7 @@ static void run(struct run *r, char *const args[])
 		int o = open(outpath, O_WRONLY | O_CREAT | O_TRUNC, 0644);
 		int z = open("/dev/null", O_RDONLY);
 
-		if (!SANITIZED) {
+		if (!FL_SANITIZED) {
 			struct rlimit rl = {1ul << 30, 1ul << 30};
 
 			setrlimit(RLIMIT_AS, &rl);
@@ -158,14 +139,14 @@ static void run(struct run *r, char *const args[])
 
 		if (w == pid)
 			break;
-		if (now_ms() - t0 > KILL_MS) {
+		if (fl_now_ms() - t0 > KILL_MS) {
 			kill(pid, SIGKILL);
 			wait4(pid, &st, 0, &ru);
 			break;
 		}
 		usleep(2000);
 	}
-	r->ms = now_ms() - t0;
+	r->ms = fl_now_ms() - t0;
 	r->cpu_ms = (ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000 +
 		    (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1000;
 	r->rss_kib = ru.ru_maxrss;
@@ -216,7 +197,7 @@ static void expect_refused(const char *what, const char *path, const char *want,
 	long size = file_size(path), bound_kib = base_kib + 8192 + mult * size / 1024;
 	struct run r;
 
-	if (SANITIZED)
+	if (FL_SANITIZED)
 		bound_kib = 4 * bound_kib + 65536; /* redzones, shadow, quarantine */
 	lint(&r, path);
 	printf("%s (%ld bytes): lint exit %d in %ld ms (CPU %ld ms), peak RSS %ld KiB (bound %ld "
