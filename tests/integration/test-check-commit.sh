@@ -10,13 +10,12 @@
 # ancestors): a visible SKIP until the next build.
 set -u
 fl=$1 src=$2
-fail() { echo "FAIL: $*"; exit 1; }
+. "$(dirname "$0")/../lib/common.sh"
 command -v git >/dev/null 2>&1 || { echo "SKIP: git not found"; exit 77; }
 command -v python3 >/dev/null 2>&1 || { echo "SKIP: python3 not found"; exit 77; }
 [ -e "$src/.git" ] || { echo "SKIP: $src is not a git checkout"; exit 77; }
 head=$(git -C "$src" --no-optional-locks rev-parse --short HEAD) || fail "git rev-parse"
-tmp=$(mktemp -d) || exit 1
-trap 'rm -rf "$tmp"' EXIT
+fl_tmpdir
 "$fl" check -q --json "$tmp/r.json" "$src/scenarios/demo.json" > "$tmp/out" 2>&1 ||
 	{ cat "$tmp/out"; fail "check of demo.json: exit $?"; }
 commit=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["faultlun"]["commit"])' \

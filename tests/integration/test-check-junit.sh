@@ -14,12 +14,11 @@ set -u
 fl=$1 dir=$2 xsd=$3
 case $fl in /*) ;; *) fl=$PWD/$fl ;; esac
 case $dir in /*) ;; *) dir=$PWD/$dir ;; esac
-fail() { echo "FAIL: $*"; exit 1; }
+. "$(dirname "$0")/../lib/common.sh"
 command -v xmllint >/dev/null 2>&1 ||
 	{ echo "SKIP: xmllint not found (libxml2-utils, scripts/deps.sh test)"; exit 77; }
 command -v python3 >/dev/null 2>&1 || { echo "SKIP: python3 not found"; exit 77; }
-tmp=$(mktemp -d) || exit 1
-trap 'rm -rf "$tmp"' EXIT
+fl_tmpdir
 
 # The schema itself refuses what Jenkins' would (a skipped count on testsuites).
 printf '<testsuites skipped="1"><testsuite name="a" tests="0"/></testsuites>\n' > "$tmp/x.xml"

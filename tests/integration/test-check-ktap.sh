@@ -15,10 +15,9 @@
 set -u
 fl=$1 dir=$2 vmdir=$3
 here=$(dirname "$0")
-fail() { echo "FAIL: $*"; exit 1; }
+. "$(dirname "$0")/../lib/common.sh"
 command -v python3 >/dev/null 2>&1 || { echo "SKIP: python3 not found"; exit 77; }
-tmp=$(mktemp -d) || exit 1
-trap 'rm -rf "$tmp"' EXIT
+fl_tmpdir
 chk() { python3 "$here/ktap-check.py" "$@"; }
 
 # The checker refuses what breaks the format's rules.

@@ -9,10 +9,9 @@
 # as it is written; after a failure it is shown.
 set -u
 fl=$1 dir=$2
-fail() { echo "FAIL: $*"; exit 1; }
+. "$(dirname "$0")/../lib/common.sh"
 command -v python3 >/dev/null 2>&1 || { echo "SKIP: python3 not found"; exit 77; }
-tmp=$(mktemp -d) || exit 1
-trap 'rm -rf "$tmp"' EXIT
+fl_tmpdir
 errors='error|fail|cannot|refused'
 
 # A passing run: no error-like line on stderr, none on stdout but verdicts

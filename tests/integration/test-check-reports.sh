@@ -8,10 +8,9 @@
 # and the schema file among the scenarios work.
 set -u
 fl=$1 dir=$2
-fail() { echo "FAIL: $*"; exit 1; }
+. "$(dirname "$0")/../lib/common.sh"
 command -v python3 >/dev/null 2>&1 || { echo "python3 not found: skipped"; exit 77; }
-tmp=$(mktemp -d) || exit 1
-trap 'rm -rf "$tmp"' EXIT
+fl_tmpdir
 
 "$fl" check --seed 7 --junit "$tmp/j.xml" --json "$tmp/r.json" "$dir/demo.json" \
 	"$dir/medium-error-heal.json" > "$tmp/out" || fail "check of two shipped scenarios: $(cat "$tmp/out")"

@@ -15,10 +15,8 @@
 #    serves; START STOP UNIT (START) through B makes B active and A passive.
 set -u
 fl=$1 scen=$2
-fail() { echo "FAIL: $*"; exit 1; }
-tmp=$(mktemp -d) || exit 1
-pid=
-trap '[ -n "$pid" ] && kill "$pid" 2>/dev/null; rm -rf "$tmp"' EXIT
+. "$(dirname "$0")/../lib/common.sh"
+fl_tmpdir
 
 # Serves scenario $1 on free ports of 127.0.0.1 and 127.0.0.2; sets A, B.
 serve() {
@@ -27,15 +25,7 @@ serve() {
 	"$fl" serve --ctl "$tmp/ctl" --listen 127.0.0.1:0 --listen 127.0.0.2:0 "$1" \
 		2> "$tmp/banner" &
 	pid=$!
-	for i in $(seq 50); do
-		grep -q 'port B: ' "$tmp/banner" 2>/dev/null && break
-		sleep 0.1
-	done
-	iqn=$(sed -n 's/.*, target \([^ ]*\) .*/\1/p' "$tmp/banner" | head -1)
-	a=$(sed -n 's/.*port A: \([0-9.]*:[0-9]*\),.*/\1/p' "$tmp/banner")
-	b=$(sed -n 's/.*port B: \([0-9.]*:[0-9]*\),.*/\1/p' "$tmp/banner")
-	[ -n "$iqn" ] && [ -n "$a" ] && [ -n "$b" ] || fail "no port A and B: $(cat "$tmp/banner")"
-	A=iscsi://$a/$iqn/0 B=iscsi://$b/$iqn/0
+	fl_two_portals "$tmp/banner"
 }
 
 # Expects item $2 of `faultlun send` output file $1 to start with $3.

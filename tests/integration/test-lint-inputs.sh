@@ -7,9 +7,8 @@
 #   test-lint-inputs.sh FAULTLUN SCENARIO
 set -u
 fl=$1 scen=$2
-fail() { echo "FAIL: $*"; exit 1; }
-tmp=$(mktemp -d) || exit 1
-trap 'rm -rf "$tmp"' EXIT
+. "$(dirname "$0")/../lib/common.sh"
+fl_tmpdir
 
 "$fl" lint -q - < "$scen" || fail "lint - < FILE"
 cat "$scen" | "$fl" lint -q /dev/stdin || fail "cat FILE | lint /dev/stdin"

@@ -16,24 +16,14 @@
 #  - a SCSI rule on port_group 2 answers B's reads with 04/0A, A's read works.
 set -u
 fl=$1 scen=$2
-fail() { echo "FAIL: $*"; exit 1; }
-tmp=$(mktemp -d) || exit 1
-pid=
-trap '[ -n "$pid" ] && kill "$pid" 2>/dev/null; rm -rf "$tmp"' EXIT
+. "$(dirname "$0")/../lib/common.sh"
+fl_tmpdir
 
 "$fl" serve --ctl "$tmp/ctl" "$scen" 2> "$tmp/banner" &
 pid=$!
-for i in $(seq 50); do
-	grep -q 'port B: ' "$tmp/banner" 2>/dev/null && break
-	sleep 0.1
-done
+fl_two_portals "$tmp/banner"
 cat "$tmp/banner"
-iqn=$(sed -n 's/.*, target \([^ ]*\) .*/\1/p' "$tmp/banner" | head -1)
-a=$(sed -n 's/.*port A: \([0-9.]*:[0-9]*\),.*/\1/p' "$tmp/banner")
-b=$(sed -n 's/.*port B: \([0-9.]*:[0-9]*\),.*/\1/p' "$tmp/banner")
-[ -n "$iqn" ] && [ -n "$a" ] && [ -n "$b" ] || fail "the banner lists no port A and B"
 case $b in 127.0.0.2:*) ;; *) fail "port B is not on 127.0.0.2: $b" ;; esac
-A=iscsi://$a/$iqn/0 B=iscsi://$b/$iqn/0
 for r in port-a-cut group2-transitioning; do
 	"$fl" ctl "$tmp/ctl" disarm $r > /dev/null || fail "ctl disarm $r"
 done

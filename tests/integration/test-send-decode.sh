@@ -7,9 +7,8 @@
 # REQUEST SENSE; in text and as "decoded" in --json; -x still dumps the bytes.
 set -u
 fl=$1 dir=$2
-fail() { echo "FAIL: $*"; exit 1; }
-tmp=$(mktemp -d) || exit 1
-trap 'rm -rf "$tmp"' EXIT
+. "$(dirname "$0")/../lib/common.sh"
+fl_tmpdir
 
 items="readcap 'raw:25 00 00 00 00 00 00 00 00 00,in=8' report-luns inquiry inquiry:vpd=0 \
 inquiry:vpd=0x80 inquiry:vpd=0x83 inquiry:vpd=0xb0 inquiry:vpd=0xb1 inquiry:vpd=0xb2 \

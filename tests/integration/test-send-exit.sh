@@ -8,9 +8,8 @@
 # the connection at the login); options after the URL work.
 set -u
 fl=$1 dir=$2
-fail() { echo "FAIL: $*"; exit 1; }
-tmp=$(mktemp -d) || exit 1
-trap 'rm -rf "$tmp"' EXIT
+. "$(dirname "$0")/../lib/common.sh"
+fl_tmpdir
 
 "$fl" serve -q --listen 127.0.0.1:0 "$dir/demo.json" --run "
 	\"$fl\" send -u \$FAULTLUN_URL tur inquiry read; echo rc=\$? > $tmp/good

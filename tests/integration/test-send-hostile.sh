@@ -11,11 +11,9 @@
 set -u
 fl=$1
 here=$(dirname "$0")
-fail() { echo "FAIL: $*"; exit 1; }
+. "$(dirname "$0")/../lib/common.sh"
 command -v python3 > /dev/null || { echo "SKIP: python3 not installed"; exit 77; }
-tmp=$(mktemp -d) || exit 1
-pid=
-trap '[ -n "$pid" ] && kill "$pid" 2> /dev/null; rm -rf "$tmp"' EXIT
+fl_tmpdir
 
 # Starts the hostile target in mode $1; sets $url.
 target() {

@@ -9,9 +9,8 @@
 # to a TEST UNIT READY of the login.
 set -u
 fl=$1 dir=$2
-fail() { echo "FAIL: $*"; exit 1; }
-tmp=$(mktemp -d) || exit 1
-trap 'rm -rf "$tmp"' EXIT
+. "$(dirname "$0")/../lib/common.sh"
+fl_tmpdir
 
 "$fl" serve -q --listen 127.0.0.1:0 "$dir/demo.json" --run "
 	\"$fl\" send \$FAULTLUN_URL tur tur > $tmp/ua 2>&1; echo \$? > $tmp/ua.rc

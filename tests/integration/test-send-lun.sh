@@ -7,9 +7,8 @@
 # .../7 gets LOGICAL UNIT NOT SUPPORTED (25/00), as iscsi-inq does.
 set -u
 fl=$1
-fail() { echo "FAIL: $*"; exit 1; }
-tmp=$(mktemp -d) || exit 1
-trap 'rm -rf "$tmp"' EXIT
+. "$(dirname "$0")/../lib/common.sh"
+fl_tmpdir
 
 "$fl" serve -q --listen 127.0.0.1:0 "$(dirname "$0")/scenarios/multi-lun.json" --run "u=\${FAULTLUN_URL%/0}
 	\"$fl\" send -u -i \$u/3 readcap read readcap:lun=0 > $tmp/three 2>&1

@@ -8,9 +8,8 @@
 # refused before anything is sent.
 set -u
 fl=$1 dir=$2
-fail() { echo "FAIL: $*"; exit 1; }
-tmp=$(mktemp -d) || exit 1
-trap 'rm -rf "$tmp"' EXIT
+. "$(dirname "$0")/../lib/common.sh"
+fl_tmpdir
 
 "$fl" serve -q --listen 127.0.0.1:0 "$dir/demo.json" --run "\"$fl\" send \$FAULTLUN_URL \
 	read:lba=4096,blocks=8 lun-reset read:lba=0 tur inquiry:vpd=0x83 \

@@ -10,14 +10,9 @@
 #   test-vm-eh-trace.sh FAULTLUN SCENARIO RECORDED_DIR OUTDIR
 set -u
 faultlun=$1 src=$2 rec=$3 out=$4
-fail() {
-	echo "FAIL: $*"
-	exit 1
-}
+. "$(dirname "$0")/../lib/common.sh"
 rm -rf "$out"
-mkdir -p "$out/good" "$out/bad"
-cp -r "$rec" "$out/good/guest"
-cp -r "$rec" "$out/bad/guest"
+fl_recheck_copies "$rec" "$out" good bad
 # The scenario with one more expectation, first in its list.
 sed 's/^    "expect": \[$/    "expect": [ { "eh": ["abort", "lun_reset"], "vm_path": "iscsi" },/' \
 	"$src" >"$out/good.json"
@@ -25,9 +20,7 @@ grep -q '"eh": \["abort", "lun_reset"\]' "$out/good.json" || fail "could not add
 sed 's/^    "expect": \[$/    "expect": [ { "eh": ["abort", "target_reset"], "vm_path": "iscsi" },/' \
 	"$src" >"$out/bad.json"
 
-"$faultlun" vm "$out/good.json" --path iscsi --recheck "$out/good" >"$out/good.log" 2>&1
-rc=$?
-[ "$rc" -eq 0 ] || { cat "$out/good.log"; fail "recorded run: exit $rc, expected 0"; }
+fl_recheck 0 "$out/good.json" iscsi "$out/good" "recorded run"
 grep -q "PASS  error-handler steps in order: abort lun_reset" "$out/good.log" ||
 	fail "the abort and LUN reset of the trace are not error-handler steps"
 # One error-handler step per TMF of the trace during the workload.
@@ -36,9 +29,7 @@ steps=$(grep -o '"source": *"trace"' "$out/good/result.json" | wc -l)
 [ "$tmfs" -gt 0 ] || fail "the recorded trace has no TMF"
 [ "$steps" -eq "$tmfs" ] || fail "$tmfs TMFs in the trace, $steps error-handler steps from it"
 
-"$faultlun" vm "$out/bad.json" --path iscsi --recheck "$out/bad" >"$out/bad.log" 2>&1
-rc=$?
-[ "$rc" -eq 1 ] || { cat "$out/bad.log"; fail "a target reset that never came: exit $rc, expected 1"; }
+fl_recheck 1 "$out/bad.json" iscsi "$out/bad" "a target reset that never came"
 grep -q "FAIL  error-handler steps in order: abort target_reset" "$out/bad.log" ||
 	fail "no FAIL for the target reset"
 echo "PASS: $tmfs TMFs of the trace are error-handler steps"

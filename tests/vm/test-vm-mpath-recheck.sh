@@ -12,19 +12,11 @@
 #   test-vm-mpath-recheck.sh FAULTLUN SCENARIO RECORDED_DIR OUTDIR
 set -u
 faultlun=$1 src=$2 rec=$3 out=$4
-fail() {
-	echo "FAIL: $*"
-	exit 1
-}
+. "$(dirname "$0")/../lib/common.sh"
 rm -rf "$out"
-for d in good bad nomp dmline nodev; do
-	mkdir -p "$out/$d"
-	cp -r "$rec" "$out/$d/guest"
-done
+fl_recheck_copies "$rec" "$out" good bad nomp dmline nodev
 
-"$faultlun" vm "$src" --path iscsi --recheck "$out/good" >"$out/good.log" 2>&1
-rc=$?
-[ "$rc" -eq 0 ] || { cat "$out/good.log"; fail "recorded run: exit $rc, expected 0"; }
+fl_recheck 0 "$src" iscsi "$out/good" "recorded run"
 grep -q "PASS  path B enters current at least 1 time" "$out/good.log" || fail "no path B verdict"
 grep -q "PASS  path A enters ghost at least 1 time" "$out/good.log" || fail "no path A verdict"
 grep -q "states: active ready 10 enabled -> active ready 50 enabled -> active ready 50 current" "$out/good/result.json" ||
@@ -35,9 +27,7 @@ grep -q '"paths"' "$out/good/obs.json" || fail "obs.json has no paths"
 sed -e 's/{ "path": "B", "state": "current", "min": 1 }/{ "path": "B", "state": "current", "min": 2 }/' \
 	-e 's/{ "path": "A", "state": "ghost", "min": 1 }/{ "path": "C", "state": "ghost", "min": 1 }/' \
 	"$src" >"$out/wrong.json"
-"$faultlun" vm "$out/wrong.json" --path iscsi --recheck "$out/bad" >"$out/bad.log" 2>&1
-rc=$?
-[ "$rc" -eq 1 ] || { cat "$out/bad.log"; fail "contradicted path expectations: exit $rc, expected 1"; }
+fl_recheck 1 "$out/wrong.json" iscsi "$out/bad" "contradicted path expectations"
 grep -q "FAIL  path B enters current at least 2 times" "$out/bad.log" || fail "no FAIL for path B"
 grep -q "observed: entered 1 time" "$out/bad.log" || fail "no observed count"
 grep -q "observed: no path of port C was seen" "$out/bad.log" || fail "no FAIL for port C"
@@ -57,9 +47,7 @@ sed -e '/faultlun-agent: workload start/a\
 12,431,26868192,-;faultlun-agent: dh-observer on\
 12,431,26868193,-;faultlun-agent: dh sda alua standby max_sectors_kb 1280' "$rec/kmsg.txt" >"$out/dmline/guest/kmsg.txt"
 grep -q "pathdev A sda 8:0" "$out/dmline/guest/kmsg.txt" || fail "pathdev lines not added"
-"$faultlun" vm "$out/failed.json" --path iscsi --recheck "$out/dmline" >"$out/dmline.log" 2>&1
-rc=$?
-[ "$rc" -eq 0 ] || { cat "$out/dmline.log"; fail "dm's Failing path line as path A's state: exit $rc, expected 0"; }
+fl_recheck 0 "$out/failed.json" iscsi "$out/dmline" "dm's Failing path line as path A's state"
 # The device-handler observer's lines are judged once its "dh-observer on" mark
 # is in the log, and not applicable on a run recorded without it.
 grep -q "PASS  device handler alua in standby entered at least 1 time" "$out/dmline.log" ||
@@ -68,8 +56,6 @@ grep -q "N/A   device handler alua in standby" "$out/good.log" ||
 	{ cat "$out/good.log"; fail "dh_state on a run without the observer's mark is not N/A"; }
 grep -q "states: active ready 50 enabled -> failed ready 50 enabled -> active ready 50 enabled -> active ghost 1 enabled" "$out/dmline.log" ||
 	{ cat "$out/dmline.log"; fail "path A's failure from dm's lines is not in its states"; }
-"$faultlun" vm "$out/failed.json" --path iscsi --recheck "$out/nodev" >"$out/nodev.log" 2>&1
-rc=$?
-[ "$rc" -eq 1 ] || { cat "$out/nodev.log"; fail "without pathdev lines: exit $rc, expected 1"; }
+fl_recheck 1 "$out/failed.json" iscsi "$out/nodev" "without pathdev lines"
 grep -q "FAIL  path A enters failed" "$out/nodev.log" || fail "no FAIL for path A without pathdev lines"
 echo "path expectations judged on the recorded run as they should be"

@@ -12,18 +12,12 @@
 #   test-vm-recheck.sh FAULTLUN SCENARIO RECORDED_DIR OUTDIR
 set -u
 faultlun=$1 src=$2 rec=$3 out=$4
-fail() {
-	echo "FAIL: $*"
-	exit 1
-}
+. "$(dirname "$0")/../lib/common.sh"
 rm -rf "$out"
-mkdir -p "$out/good" "$out/bad" "$out/empty"
-cp -r "$rec" "$out/good/guest"
-cp -r "$rec" "$out/bad/guest"
+mkdir -p "$out/empty"
+fl_recheck_copies "$rec" "$out" good bad
 
-"$faultlun" vm "$src" --path tcmu --recheck "$out/good" >"$out/good.log" 2>&1
-rc=$?
-[ "$rc" -eq 0 ] || { cat "$out/good.log"; fail "recorded run: exit $rc, expected 0"; }
+fl_recheck 0 "$src" tcmu "$out/good" "recorded run"
 grep -q "^verdict: PASS" "$out/good.log" || fail "no PASS verdict"
 grep -q "PASS  step 1 errno ENOSPC" "$out/good.log" || fail "step 1 not checked"
 grep -q "step 9 fsync .*EIO" "$out/good.log" || fail "step 9 missing"
@@ -35,9 +29,7 @@ awk '/workload step 1 write lun=0/{s=NR} /target   inject rule="pool-full".*1228
 sed -e '0,/"errno": "ENOSPC"/s//"errno": "EIO"/' \
 	-e 's/"kernel_log": "Buffer I\/O error[^"]*"/"kernel_log": "no such line anywhere"/' \
 	"$src" >"$out/wrong.json"
-"$faultlun" vm "$out/wrong.json" --path tcmu --recheck "$out/bad" >"$out/bad.log" 2>&1
-rc=$?
-[ "$rc" -eq 1 ] || { cat "$out/bad.log"; fail "contradicted expectations: exit $rc, expected 1"; }
+fl_recheck 1 "$out/wrong.json" tcmu "$out/bad" "contradicted expectations"
 grep -q "FAIL  step 1 errno EIO" "$out/bad.log" || fail "no FAIL for step 1"
 grep -q "observed: ENOSPC" "$out/bad.log" || fail "no observed ENOSPC"
 grep -q "FAIL  kernel log /no such line anywhere/" "$out/bad.log" || fail "no FAIL for kernel_log"
@@ -45,13 +37,9 @@ grep -q "^verdict: FAIL" "$out/bad.log" || fail "no FAIL verdict"
 
 # An entry with several verdicts fails the run when its first fails and its
 # last holds (errno wrong, within_ms right).
-mkdir -p "$out/multi" "$out/nokeys"
-cp -r "$rec" "$out/multi/guest"
-cp -r "$rec" "$out/nokeys/guest"
+fl_recheck_copies "$rec" "$out" multi nokeys
 sed -e '0,/"errno": "ENOSPC"/s//"errno": "EIO", "within_ms": 600000/' "$src" >"$out/multi.json"
-"$faultlun" vm "$out/multi.json" --path tcmu --recheck "$out/multi" >"$out/multi.log" 2>&1
-rc=$?
-[ "$rc" -eq 1 ] || { cat "$out/multi.log"; fail "failing first verdict: exit $rc, expected 1"; }
+fl_recheck 1 "$out/multi.json" tcmu "$out/multi" "failing first verdict"
 grep -q "FAIL  step 1 errno EIO" "$out/multi.log" || fail "no FAIL for step 1 errno"
 grep -q "PASS  step 1 ends within 600000 ms" "$out/multi.log" || fail "no PASS for within_ms"
 grep -q "^verdict: FAIL" "$out/multi.log" || fail "multi: no FAIL verdict"
@@ -59,21 +47,16 @@ grep -q "^verdict: FAIL" "$out/multi.log" || fail "multi: no FAIL verdict"
 # A step entry with no other key gets a verdict of its own: the step ran.
 sed -e 's/"expect": \[/"expect": [ { "step": 0 }, { "step": 1, "min_ms": 600000 },/' \
 	"$src" >"$out/nokeys.json"
-"$faultlun" vm "$out/nokeys.json" --path tcmu --recheck "$out/nokeys" >"$out/nokeys.log" 2>&1
-rc=$?
-[ "$rc" -eq 1 ] || { cat "$out/nokeys.log"; fail "step entry without keys: exit $rc, expected 1"; }
+fl_recheck 1 "$out/nokeys.json" tcmu "$out/nokeys" "step entry without keys"
 grep -q "PASS  step 0 ran" "$out/nokeys.log" || fail "no verdict for step 0 without keys"
 grep -q "FAIL  step 1 takes at least 600000 ms" "$out/nokeys.log" || fail "no FAIL for min_ms"
 
 # An entry scoped to the libiscsi runner is not applicable in the VM lab:
 # shown as N/A, not a failure, though the VM lab would fail it.
-mkdir -p "$out/scoped"
-cp -r "$rec" "$out/scoped/guest"
+fl_recheck_copies "$rec" "$out" scoped
 sed -e 's/"expect": \[/"expect": [ { "step": 1, "status": "BUSY", "runner": "libiscsi" },/' \
 	"$src" >"$out/scoped.json"
-"$faultlun" vm "$out/scoped.json" --path tcmu --recheck "$out/scoped" >"$out/scoped.log" 2>&1
-rc=$?
-[ "$rc" -eq 0 ] || { cat "$out/scoped.log"; fail "libiscsi-scoped entry: exit $rc, expected 0"; }
+fl_recheck 0 "$out/scoped.json" tcmu "$out/scoped" "libiscsi-scoped entry"
 grep -q "N/A   step 1 status BUSY" "$out/scoped.log" || fail "scoped entry not shown N/A"
 grep -q "observed: only the libiscsi runner checks it" "$out/scoped.log" ||
 	fail "scoped entry does not say why it is not applicable"
@@ -87,25 +70,19 @@ grep -q '"verdict": "not_applicable"' "$out/scoped/result.json" || fail "no not_
 
 # A step the agent could not start (a ctl step without a control socket) did
 # not run: its expectations fail, saying why.
-mkdir -p "$out/notrun"
-cp -r "$rec" "$out/notrun/guest"
+fl_recheck_copies "$rec" "$out" notrun
 sed -i -e '/"step":10,/s/"errno":"OK"/"errno":"NOT_RUN","not_run":"no control socket on this path"/' \
 	"$out/notrun/guest/steps.jsonl"
-"$faultlun" vm "$src" --path tcmu --recheck "$out/notrun" >"$out/notrun.log" 2>&1
-rc=$?
-[ "$rc" -eq 1 ] || { cat "$out/notrun.log"; fail "step not run: exit $rc, expected 1"; }
+fl_recheck 1 "$src" tcmu "$out/notrun" "step not run"
 grep -q "FAIL  step 10 errno OK" "$out/notrun.log" || fail "no FAIL for the step not run"
 grep -q "observed: step did not run: no control socket on this path" "$out/notrun.log" ||
 	fail "the step not run does not say why"
 
 # A scenario lint refuses (fsync is no key of a write step) is a setup error
 # with its diagnostics, before anything is checked.
-mkdir -p "$out/lint"
-cp -r "$rec" "$out/lint/guest"
+fl_recheck_copies "$rec" "$out" lint
 sed -e '0,/"op": "write",/s//"op": "write", "fsync": true,/' "$src" >"$out/lint.json"
-"$faultlun" vm "$out/lint.json" --path tcmu --recheck "$out/lint" >"$out/lint.log" 2>&1
-rc=$?
-[ "$rc" -eq 2 ] || { cat "$out/lint.log"; fail "lint error: exit $rc, expected 2"; }
+fl_recheck 2 "$out/lint.json" tcmu "$out/lint" "lint error"
 grep -q "lint.json:[0-9]*:[0-9]*: .*fsync" "$out/lint.log" || { cat "$out/lint.log"; fail "no FILE:LINE:COL diagnostic"; }
 [ -e "$out/lint/result.json" ] && fail "a refused scenario was checked"
 

@@ -1,0 +1,61 @@
+# SPDX-License-Identifier: MIT
+# common.sh - shell functions the shell tests source
+# (`. "$(dirname "$0")/../lib/common.sh"`): failing, a scratch directory
+# removed at exit with the server the test started, waiting (bounded) for a
+# line of a server's banner, the two portals of a two-port target, and the
+# VM lab's checker run again on a recorded run. POSIX sh; every wait is
+# bounded.
+
+# Says FAIL with the words given and ends the test with status 1.
+fail() {
+	echo "FAIL: $*"
+	exit 1
+}
+
+# Makes a scratch directory in $tmp; at exit the server whose pid is in $pid (if any) is
+# stopped and $tmp removed.
+fl_tmpdir() {
+	tmp=$(mktemp -d) || exit 1
+	pid=
+	trap '[ -n "$pid" ] && kill "$pid" 2>/dev/null; rm -rf "$tmp"' EXIT
+}
+
+# fl_wait_for FILE TEXT [TENTHS]: waits until FILE holds TEXT, at most TENTHS tenths of a
+# second (default 50); status 1 if it never does.
+fl_wait_for() {
+	for _i in $(seq "${3:-50}"); do
+		grep -q "$2" "$1" 2>/dev/null && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
+# fl_two_portals BANNER: waits for a two-port `faultlun serve`'s banner and sets iqn, A and B
+# (the URLs of LUN 0 through port A and port B); fails without them.
+fl_two_portals() {
+	fl_wait_for "$1" 'port B: '
+	iqn=$(sed -n 's/.*, target \([^ ]*\) .*/\1/p' "$1" | head -1)
+	a=$(sed -n 's/.*port A: \([0-9.]*:[0-9]*\),.*/\1/p' "$1")
+	b=$(sed -n 's/.*port B: \([0-9.]*:[0-9]*\),.*/\1/p' "$1")
+	[ -n "$iqn" ] && [ -n "$a" ] && [ -n "$b" ] || fail "no port A and B: $(cat "$1")"
+	A=iscsi://$a/$iqn/0 B=iscsi://$b/$iqn/0
+}
+
+# fl_recheck_copies RECORDED OUT NAME...: a copy of the recorded run in OUT/NAME/guest for
+# each NAME.
+fl_recheck_copies() {
+	_rec=$1 _out=$2
+	shift 2
+	for _d in "$@"; do
+		mkdir -p "$_out/$_d"
+		cp -r "$_rec" "$_out/$_d/guest"
+	done
+}
+
+# fl_recheck WANT SCENARIO PATH DIR WHAT: `$faultlun vm SCENARIO --path PATH --recheck DIR`
+# into DIR.log; fails (showing the log) unless it exits WANT.
+fl_recheck() {
+	"$faultlun" vm "$2" --path "$3" --recheck "$4" >"$4.log" 2>&1
+	rc=$?
+	[ "$rc" -eq "$1" ] || { cat "$4.log"; fail "$5: exit $rc, expected $1"; }
+}
