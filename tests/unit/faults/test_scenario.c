@@ -5,6 +5,7 @@
  * loaded, that all problems of a file are reported, and that a good scenario
  * comes out with the values it says.
  */
+#include "fl_scenario_refused.h"
 #include "runner.h"
 
 #include "faults_internal.h"
@@ -418,49 +419,14 @@ static const struct bad_case bad_cases[] = {
      "unknown key \"behavior\" in emulates"},
 };
 
-/* Line and column (1-based, characters) of the first occurrence of anchor. */
-static void locate(const char *text, const char *anchor, int *line, int *col)
-{
-	const char *at = strstr(text, anchor);
-
-	*line = 1;
-	*col = 1;
-	CU_ASSERT_PTR_NOT_NULL_FATAL(at);
-	for (const char *p = text; p < at; p++) {
-		if (*p == '\n') {
-			(*line)++;
-			*col = 1;
-		} else {
-			(*col)++;
-		}
-	}
-}
-
 /* Every bad case yields -EINVAL, no scenario, and the expected first message. */
 static void test_every_error_message(void)
 {
 	for (size_t i = 0; i < sizeof(bad_cases) / sizeof(bad_cases[0]); i++) {
 		const struct bad_case *bc = &bad_cases[i];
-		struct fl_diags d = {0};
-		struct fl_scenario *sc = (struct fl_scenario *)1;
-		int line, col, r;
-		bool found = false;
 
-		r = fl_scenario_load_string("t.json", bc->text, bc->frontends, &sc, &d);
-		locate(bc->text, bc->anchor, &line, &col);
-		for (size_t k = 0; k < d.n; k++)
-			if (strstr(d.v[k].msg, bc->msg) && d.v[k].line == line &&
-			    d.v[k].col == col && !strcmp(d.v[k].file, "t.json"))
-				found = true;
-		if (r != -EINVAL || sc != NULL || !found) {
-			fprintf(stderr, "\ncase %s: r=%d, want %d:%d: ...%s...; got:\n", bc->name,
-				r, line, col, bc->msg);
-			fl_diags_print(&d, stderr);
-		}
-		CU_ASSERT_EQUAL(r, -EINVAL);
-		CU_ASSERT_PTR_NULL(sc);
-		CU_ASSERT_TRUE(found);
-		fl_diags_free(&d);
+		fl_check_scenario_refused(bc->name, bc->text, bc->frontends, bc->anchor, bc->msg,
+					  true);
 	}
 }
 

@@ -7,6 +7,7 @@
  * one FILE:LINE:COL message per mistake.
  */
 #include "fl_scenario.h"
+#include "fl_scenario_refused.h"
 #include "runner.h"
 
 #include <CUnit/CUnit.h>
@@ -81,48 +82,14 @@ static const struct bad_case bad_cases[] = {
      "group 9 is not a group of \"ports\""},
 };
 
-/* Line and column (1-based) of the first occurrence of anchor. */
-static void locate(const char *text, const char *anchor, int *line, int *col)
-{
-	const char *at = strstr(text, anchor);
-
-	*line = 1;
-	*col = 1;
-	CU_ASSERT_PTR_NOT_NULL_FATAL(at);
-	for (const char *p = text; p < at; p++) {
-		if (*p == '\n') {
-			(*line)++;
-			*col = 1;
-		} else {
-			(*col)++;
-		}
-	}
-}
-
 /* Every bad case: -EINVAL, no scenario, the message at FILE:LINE:COL. */
 static void test_personality_errors(void)
 {
 	for (size_t i = 0; i < sizeof(bad_cases) / sizeof(bad_cases[0]); i++) {
 		const struct bad_case *bc = &bad_cases[i];
-		struct fl_diags d = {0};
-		struct fl_scenario *sc = (struct fl_scenario *)1;
-		int line, col, r;
-		bool found = false;
 
-		r = fl_scenario_load_string("t.json", bc->text, 0, &sc, &d);
-		locate(bc->text, bc->anchor, &line, &col);
-		for (size_t k = 0; k < d.n; k++)
-			if (strstr(d.v[k].msg, bc->msg) && d.v[k].line == line && d.v[k].col == col)
-				found = true;
-		if (r != -EINVAL || sc != NULL || !found) {
-			fprintf(stderr, "\ncase %s: r=%d, want %d:%d: ...%s...; got:\n", bc->name,
-				r, line, col, bc->msg);
-			fl_diags_print(&d, stderr);
-		}
-		CU_ASSERT_EQUAL(r, -EINVAL);
-		CU_ASSERT_PTR_NULL(sc);
-		CU_ASSERT_TRUE(found);
-		fl_diags_free(&d);
+		fl_check_scenario_refused(bc->name, bc->text, 0, bc->anchor, bc->msg,
+					  false);
 	}
 }
 
