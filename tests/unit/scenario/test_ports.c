@@ -176,8 +176,7 @@ static void test_port_errors(void)
 	for (size_t i = 0; i < sizeof(bad_cases) / sizeof(bad_cases[0]); i++) {
 		const struct bad_case *bc = &bad_cases[i];
 
-		fl_check_scenario_refused(bc->name, bc->text, 0, bc->anchor, bc->msg,
-					  true);
+		fl_check_scenario_refused(bc->name, bc->text, 0, bc->anchor, bc->msg, true);
 	}
 }
 
