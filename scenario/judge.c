@@ -481,145 +481,201 @@ static uint64_t count_dh(const struct fl_expect *x, const struct fl_obs *obs, ch
 	return n;
 }
 
+/* A kernel_log or eh expectation: the lines that match, or the error-handler steps. */
+static struct fl_verdict *judge_kernel(struct vlist *l, const struct fl_expect *x, size_t xi,
+				       enum fl_expect_kind kind, const struct fl_obs *obs)
+{
+	struct fl_verdict *v = NULL;
+	const char *who = runner_name(obs->runner);
+
+	if (!obs->has_kernel) {
+		v = vadd(l, xi, kind, FL_VERDICT_NA);
+		observed(v, "the %s runner has no kernel log", who);
+		return v;
+	}
+	if (kind == FL_EX_EH) {
+		size_t o = 0;
+
+		v = vadd(l, xi, kind, eh_subsequence(x, obs) ? FL_VERDICT_PASS : FL_VERDICT_FAIL);
+		if (!v)
+			return v;
+		for (size_t i = 0; i < obs->neh && o + 2 < sizeof(v->observed); i++)
+			if (!i || obs->eh[i] != obs->eh[i - 1])
+				o +=
+				    (size_t)snprintf(v->observed + o, sizeof(v->observed) - o,
+						     "%s%s", o ? " " : "", fl_eh_names[obs->eh[i]]);
+		if (!o)
+			observed(v, "(no error-handler step)");
+	} else {
+		const char *first = NULL;
+		long n = count_kmsg(x, obs, &first);
+		uint64_t lo = x->has_count_min ? x->count_min : 1;
+		bool ok = n >= 0 && (uint64_t)n >= lo &&
+			  (!x->has_count_max || (uint64_t)n <= x->count_max);
+
+		v = vadd(l, xi, kind, ok ? FL_VERDICT_PASS : FL_VERDICT_FAIL);
+		if (n < 0)
+			observed(v, "invalid regular expression");
+		else
+			observed(v, "%ld matching line%s%s%.200s%s", n, n == 1 ? "" : "s",
+				 first ? ", first: \"" : "", first ? first : "", first ? "\"" : "");
+	}
+	return v;
+}
+
+/* A device_state expectation: the state of the LUN's kernel device. */
+static struct fl_verdict *judge_device_state(struct vlist *l, const struct fl_expect *x, size_t xi,
+					     enum fl_expect_kind kind, const struct fl_obs *obs)
+{
+	struct fl_verdict *v = NULL;
+	const char *who = runner_name(obs->runner);
+	const char *got;
+
+	if (!obs->device_state) {
+		v = vadd(l, xi, kind, FL_VERDICT_NA);
+		observed(v, "the %s runner sees no kernel device state", who);
+		return v;
+	}
+	got = obs->device_state(obs->device_state_arg, x->lun >= 0 ? x->lun : obs->test_lun);
+	v = vadd(l, xi, kind,
+		 got && !strcmp(got, x->device_state) ? FL_VERDICT_PASS : FL_VERDICT_FAIL);
+	observed(v, "%s", got ? got : "(unknown)");
+	return v;
+}
+
+/* A max_stall_ms expectation: the healthy LUN's longest read. */
+static struct fl_verdict *judge_stall(struct vlist *l, const struct fl_expect *x, size_t xi,
+				      enum fl_expect_kind kind, const struct fl_obs *obs)
+{
+	struct fl_verdict *v = NULL;
+	const char *who = runner_name(obs->runner);
+
+	if (!obs->has_stall) {
+		v = vadd(l, xi, kind, FL_VERDICT_NA);
+		observed(v, "the %s runner has no healthy-LUN probe", who);
+		return v;
+	}
+	if (obs->max_stall_ms < 0) {
+		v = vadd(l, xi, kind, FL_VERDICT_FAIL);
+		observed(v, "no healthy-LUN probe (needs a LUN no step uses)");
+		return v;
+	}
+	v = vadd(l, xi, kind,
+		 obs->max_stall_ms <= (double)x->stall_max_ms &&
+			 obs->max_stall_ms >= (double)x->stall_min_ms
+		     ? FL_VERDICT_PASS
+		     : FL_VERDICT_FAIL);
+	observed(v, "longest healthy-LUN read %.0f ms", obs->max_stall_ms);
+	return v;
+}
+
+/* A path expectation: how often the port's path entered the state. */
+static struct fl_verdict *judge_path(struct vlist *l, const struct fl_expect *x, size_t xi,
+				     enum fl_expect_kind kind, const struct fl_obs *obs)
+{
+	struct fl_verdict *v = NULL;
+	const char *who = runner_name(obs->runner);
+	char seen[400];
+	uint64_t n, lo = x->has_count_min ? x->count_min : 1;
+
+	if (!obs->has_paths) {
+		v = vadd(l, xi, kind, FL_VERDICT_NA);
+		observed(v, "the %s runner sees no dm-multipath paths%s", who,
+			 obs->runner == FL_RUNNER_VM ? " (knob multipath not set)" : "");
+		return v;
+	}
+	n = count_path(x, obs, seen, sizeof(seen));
+	v = vadd(l, xi, kind,
+		 n >= lo && (!x->has_count_max || n <= x->count_max) ? FL_VERDICT_PASS
+								     : FL_VERDICT_FAIL);
+	if (seen[0])
+		observed(v, "entered %llu time%s; states: %s", (unsigned long long)n,
+			 n == 1 ? "" : "s", seen);
+	else
+		observed(v, "no path of port %s was seen", x->path_port);
+	return v;
+}
+
+/* A dh_state expectation: how often a disk's device handler entered the state. */
+static struct fl_verdict *judge_dh(struct vlist *l, const struct fl_expect *x, size_t xi,
+				   enum fl_expect_kind kind, const struct fl_obs *obs)
+{
+	struct fl_verdict *v = NULL;
+	const char *who = runner_name(obs->runner);
+	char seen[400];
+	uint64_t n, lo = x->has_count_min ? x->count_min : 1;
+
+	if (!obs->has_dh) {
+		v = vadd(l, xi, kind, FL_VERDICT_NA);
+		observed(v, "the %s runner sees no device handler", who);
+		return v;
+	}
+	n = count_dh(x, obs, seen, sizeof(seen));
+	v = vadd(l, xi, kind,
+		 n >= lo && (!x->has_count_max || n <= x->count_max) ? FL_VERDICT_PASS
+								     : FL_VERDICT_FAIL);
+	if (seen[0])
+		observed(v, "entered %llu time%s; states: %s", (unsigned long long)n,
+			 n == 1 ? "" : "s", seen);
+	else
+		observed(v, "no disk had a device handler attached");
+	return v;
+}
+
+/* A trace expectation: the target's trace events that match (parsed once, into *events). */
+static struct fl_verdict *judge_trace(struct vlist *l, const struct fl_expect *x, size_t xi,
+				      enum fl_expect_kind kind, const struct fl_obs *obs,
+				      json_t ***events)
+{
+	struct fl_verdict *v = NULL;
+	const char *who = runner_name(obs->runner);
+	size_t n;
+	uint64_t lo = x->has_count_min ? x->count_min : 1;
+
+	if (!obs->has_trace) {
+		v = vadd(l, xi, kind, FL_VERDICT_NA);
+		observed(v, "the %s runner has no trace of the target", who);
+		return v;
+	}
+	if (!*events && obs->ntrace) {
+		*events = calloc(obs->ntrace, sizeof(**events));
+		for (size_t i = 0; *events && i < obs->ntrace; i++)
+			(*events)[i] = json_loads(obs->trace[i], 0, NULL);
+	}
+	n = *events ? count_trace(x, *events, obs->ntrace) : 0;
+	v = vadd(l, xi, kind,
+		 n >= lo && (!x->has_count_max || n <= x->count_max) ? FL_VERDICT_PASS
+								     : FL_VERDICT_FAIL);
+	observed(v, "%zu matching trace event%s", n, n == 1 ? "" : "s");
+	return v;
+}
+
 /* Judges one whole-run expectation. */
 static void judge_run(struct vlist *l, const struct fl_expect *x, size_t xi,
 		      enum fl_expect_kind kind, const struct fl_obs *obs, json_t ***events)
 {
 	struct fl_verdict *v = NULL;
-	const char *who = runner_name(obs->runner);
 
 	switch (kind) {
 	case FL_EX_KERNEL_LOG:
 	case FL_EX_EH:
-		if (!obs->has_kernel) {
-			v = vadd(l, xi, kind, FL_VERDICT_NA);
-			observed(v, "the %s runner has no kernel log", who);
-			break;
-		}
-		if (kind == FL_EX_EH) {
-			size_t o = 0;
-
-			v = vadd(l, xi, kind,
-				 eh_subsequence(x, obs) ? FL_VERDICT_PASS : FL_VERDICT_FAIL);
-			if (!v)
-				break;
-			for (size_t i = 0; i < obs->neh && o + 2 < sizeof(v->observed); i++)
-				if (!i || obs->eh[i] != obs->eh[i - 1])
-					o += (size_t)snprintf(v->observed + o,
-							      sizeof(v->observed) - o, "%s%s",
-							      o ? " " : "", fl_eh_names[obs->eh[i]]);
-			if (!o)
-				observed(v, "(no error-handler step)");
-		} else {
-			const char *first = NULL;
-			long n = count_kmsg(x, obs, &first);
-			uint64_t lo = x->has_count_min ? x->count_min : 1;
-			bool ok = n >= 0 && (uint64_t)n >= lo &&
-				  (!x->has_count_max || (uint64_t)n <= x->count_max);
-
-			v = vadd(l, xi, kind, ok ? FL_VERDICT_PASS : FL_VERDICT_FAIL);
-			if (n < 0)
-				observed(v, "invalid regular expression");
-			else
-				observed(v, "%ld matching line%s%s%.200s%s", n, n == 1 ? "" : "s",
-					 first ? ", first: \"" : "", first ? first : "",
-					 first ? "\"" : "");
-		}
+		v = judge_kernel(l, x, xi, kind, obs);
 		break;
-	case FL_EX_DEVICE_STATE: {
-		const char *got;
-
-		if (!obs->device_state) {
-			v = vadd(l, xi, kind, FL_VERDICT_NA);
-			observed(v, "the %s runner sees no kernel device state", who);
-			break;
-		}
-		got = obs->device_state(obs->device_state_arg, x->lun >= 0 ? x->lun : obs->test_lun);
-		v = vadd(l, xi, kind,
-			 got && !strcmp(got, x->device_state) ? FL_VERDICT_PASS : FL_VERDICT_FAIL);
-		observed(v, "%s", got ? got : "(unknown)");
+	case FL_EX_DEVICE_STATE:
+		v = judge_device_state(l, x, xi, kind, obs);
 		break;
-	}
 	case FL_EX_STALL:
-		if (!obs->has_stall) {
-			v = vadd(l, xi, kind, FL_VERDICT_NA);
-			observed(v, "the %s runner has no healthy-LUN probe", who);
-			break;
-		}
-		if (obs->max_stall_ms < 0) {
-			v = vadd(l, xi, kind, FL_VERDICT_FAIL);
-			observed(v, "no healthy-LUN probe (needs a LUN no step uses)");
-			break;
-		}
-		v = vadd(l, xi, kind,
-			 obs->max_stall_ms <= (double)x->stall_max_ms &&
-				 obs->max_stall_ms >= (double)x->stall_min_ms
-			     ? FL_VERDICT_PASS
-			     : FL_VERDICT_FAIL);
-		observed(v, "longest healthy-LUN read %.0f ms", obs->max_stall_ms);
+		v = judge_stall(l, x, xi, kind, obs);
 		break;
-	case FL_EX_PATH: {
-		char seen[400];
-		uint64_t n, lo = x->has_count_min ? x->count_min : 1;
-
-		if (!obs->has_paths) {
-			v = vadd(l, xi, kind, FL_VERDICT_NA);
-			observed(v, "the %s runner sees no dm-multipath paths%s", who,
-				 obs->runner == FL_RUNNER_VM ? " (knob multipath not set)" : "");
-			break;
-		}
-		n = count_path(x, obs, seen, sizeof(seen));
-		v = vadd(l, xi, kind,
-			 n >= lo && (!x->has_count_max || n <= x->count_max) ? FL_VERDICT_PASS
-									     : FL_VERDICT_FAIL);
-		if (seen[0])
-			observed(v, "entered %llu time%s; states: %s", (unsigned long long)n,
-				 n == 1 ? "" : "s", seen);
-		else
-			observed(v, "no path of port %s was seen", x->path_port);
+	case FL_EX_PATH:
+		v = judge_path(l, x, xi, kind, obs);
 		break;
-	}
-	case FL_EX_DH_STATE: {
-		char seen[400];
-		uint64_t n, lo = x->has_count_min ? x->count_min : 1;
-
-		if (!obs->has_dh) {
-			v = vadd(l, xi, kind, FL_VERDICT_NA);
-			observed(v, "the %s runner sees no device handler", who);
-			break;
-		}
-		n = count_dh(x, obs, seen, sizeof(seen));
-		v = vadd(l, xi, kind,
-			 n >= lo && (!x->has_count_max || n <= x->count_max) ? FL_VERDICT_PASS
-									     : FL_VERDICT_FAIL);
-		if (seen[0])
-			observed(v, "entered %llu time%s; states: %s", (unsigned long long)n,
-				 n == 1 ? "" : "s", seen);
-		else
-			observed(v, "no disk had a device handler attached");
+	case FL_EX_DH_STATE:
+		v = judge_dh(l, x, xi, kind, obs);
 		break;
-	}
-	case FL_EX_TRACE: {
-		size_t n;
-		uint64_t lo = x->has_count_min ? x->count_min : 1;
-
-		if (!obs->has_trace) {
-			v = vadd(l, xi, kind, FL_VERDICT_NA);
-			observed(v, "the %s runner has no trace of the target", who);
-			break;
-		}
-		if (!*events && obs->ntrace) {
-			*events = calloc(obs->ntrace, sizeof(**events));
-			for (size_t i = 0; *events && i < obs->ntrace; i++)
-				(*events)[i] = json_loads(obs->trace[i], 0, NULL);
-		}
-		n = *events ? count_trace(x, *events, obs->ntrace) : 0;
-		v = vadd(l, xi, kind,
-			 n >= lo && (!x->has_count_max || n <= x->count_max) ? FL_VERDICT_PASS
-									     : FL_VERDICT_FAIL);
-		observed(v, "%zu matching trace event%s", n, n == 1 ? "" : "s");
+	case FL_EX_TRACE:
+		v = judge_trace(l, x, xi, kind, obs, events);
 		break;
-	}
 	default:
 		break;
 	}
