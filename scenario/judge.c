@@ -569,14 +569,35 @@ static struct fl_verdict *judge_stall(struct vlist *l, const struct fl_expect *x
 	return v;
 }
 
+/*
+ * The verdict of a path or dh_state expectation whose state was entered n times (within its
+ * bounds: at least once by default); seen lists the states, unseen says why there are none.
+ */
+static struct fl_verdict *judge_entries(struct vlist *l, const struct fl_expect *x, size_t xi,
+					enum fl_expect_kind kind, uint64_t n, const char *seen,
+					const char *unseen)
+{
+	uint64_t lo = x->has_count_min ? x->count_min : 1;
+	struct fl_verdict *v =
+	    vadd(l, xi, kind,
+		 n >= lo && (!x->has_count_max || n <= x->count_max) ? FL_VERDICT_PASS
+								     : FL_VERDICT_FAIL);
+
+	if (seen[0])
+		observed(v, "entered %llu time%s; states: %s", (unsigned long long)n,
+			 n == 1 ? "" : "s", seen);
+	else
+		observed(v, "%s", unseen);
+	return v;
+}
+
 /* A path expectation: how often the port's path entered the state. */
 static struct fl_verdict *judge_path(struct vlist *l, const struct fl_expect *x, size_t xi,
 				     enum fl_expect_kind kind, const struct fl_obs *obs)
 {
 	struct fl_verdict *v = NULL;
 	const char *who = runner_name(obs->runner);
-	char seen[400];
-	uint64_t n, lo = x->has_count_min ? x->count_min : 1;
+	char seen[400], unseen[200];
 
 	if (!obs->has_paths) {
 		v = vadd(l, xi, kind, FL_VERDICT_NA);
@@ -584,16 +605,8 @@ static struct fl_verdict *judge_path(struct vlist *l, const struct fl_expect *x,
 			 obs->runner == FL_RUNNER_VM ? " (knob multipath not set)" : "");
 		return v;
 	}
-	n = count_path(x, obs, seen, sizeof(seen));
-	v = vadd(l, xi, kind,
-		 n >= lo && (!x->has_count_max || n <= x->count_max) ? FL_VERDICT_PASS
-								     : FL_VERDICT_FAIL);
-	if (seen[0])
-		observed(v, "entered %llu time%s; states: %s", (unsigned long long)n,
-			 n == 1 ? "" : "s", seen);
-	else
-		observed(v, "no path of port %s was seen", x->path_port);
-	return v;
+	snprintf(unseen, sizeof(unseen), "no path of port %s was seen", x->path_port);
+	return judge_entries(l, x, xi, kind, count_path(x, obs, seen, sizeof(seen)), seen, unseen);
 }
 
 /* A dh_state expectation: how often a disk's device handler entered the state. */
@@ -603,23 +616,14 @@ static struct fl_verdict *judge_dh(struct vlist *l, const struct fl_expect *x, s
 	struct fl_verdict *v = NULL;
 	const char *who = runner_name(obs->runner);
 	char seen[400];
-	uint64_t n, lo = x->has_count_min ? x->count_min : 1;
 
 	if (!obs->has_dh) {
 		v = vadd(l, xi, kind, FL_VERDICT_NA);
 		observed(v, "the %s runner sees no device handler", who);
 		return v;
 	}
-	n = count_dh(x, obs, seen, sizeof(seen));
-	v = vadd(l, xi, kind,
-		 n >= lo && (!x->has_count_max || n <= x->count_max) ? FL_VERDICT_PASS
-								     : FL_VERDICT_FAIL);
-	if (seen[0])
-		observed(v, "entered %llu time%s; states: %s", (unsigned long long)n,
-			 n == 1 ? "" : "s", seen);
-	else
-		observed(v, "no disk had a device handler attached");
-	return v;
+	return judge_entries(l, x, xi, kind, count_dh(x, obs, seen, sizeof(seen)), seen,
+			     "no disk had a device handler attached");
 }
 
 /* A trace expectation: the target's trace events that match (parsed once, into *events). */
