@@ -169,6 +169,53 @@ static int import_verify(const struct fl_import_opts *o, const char *cap, const 
 	return rc;
 }
 
+/* True if the scenario written to out loads as lint loads it (else its diagnostics are printed). */
+static bool scenario_loads(const char *out)
+{
+	struct fl_diags d = {0};
+	struct fl_scenario *sc = NULL;
+	bool ok = true;
+
+	if (fl_scenario_load_file(out, 0, &sc, &d)) {
+		fl_diags_print(&d, stderr);
+		fprintf(stderr, "faultlun import: %s does not load (a bug in import)\n", out);
+		ok = false;
+	}
+	fl_diags_free(&d);
+	fl_scenario_free(sc);
+	return ok;
+}
+
+/*
+ * Reads capture cap and writes the scenario it makes, named name, to out ("-": stdout);
+ * returns the exit status of `faultlun import`.
+ */
+static int import_capture(const struct fl_import_opts *o, const char *cap, const char *name,
+			  const char *out, bool quiet)
+{
+	struct fl_import *im = fl_import_new(o);
+	json_t *s = NULL;
+	int rc;
+
+	if (!im)
+		return 2;
+	rc = read_capture(im, cap, quiet);
+	if (!rc)
+		rc = fl_import_finish(im, name, &s) ? 1 : 0;
+	if (!rc && write_scenario(s, out))
+		rc = 2;
+	if (!rc && strcmp(out, "-") && !scenario_loads(out))
+		rc = 1;
+	if (!rc && !quiet) {
+		json_t *r = json_object_get(s, "rules"), *l = json_object_get(s, "luns");
+		fprintf(stderr, "faultlun import: %s: %zu LUN(s), %zu rule(s) -> %s\n", cap,
+			json_array_size(l), json_array_size(r), out);
+	}
+	json_decref(s);
+	fl_import_free(im);
+	return rc;
+}
+
 /* `faultlun import`. */
 int cmd_import(int argc, char **argv)
 {
@@ -183,7 +230,7 @@ int cmd_import(int argc, char **argv)
 	const char *out = NULL, *name = NULL, *vscen = NULL;
 	bool quiet = false;
 	uint64_t v;
-	int opt, rc;
+	int opt;
 
 	optind = 0;
 	while ((opt = cli_getopt("import", argc, argv, "o:qhV", longopts)) != -1) {
@@ -240,32 +287,5 @@ int cmd_import(int argc, char **argv)
 		const char *b = strrchr(cap, '/');
 		name = b ? b + 1 : cap;
 	}
-	struct fl_import *im = fl_import_new(&o);
-	json_t *s = NULL;
-	if (!im)
-		return 2;
-	rc = read_capture(im, cap, quiet);
-	if (!rc)
-		rc = fl_import_finish(im, name, &s) ? 1 : 0;
-	if (!rc && write_scenario(s, out))
-		rc = 2;
-	if (!rc && strcmp(out, "-")) {
-		struct fl_diags d = {0};
-		struct fl_scenario *sc = NULL;
-		if (fl_scenario_load_file(out, 0, &sc, &d)) {
-			fl_diags_print(&d, stderr);
-			fprintf(stderr, "faultlun import: %s does not load (a bug in import)\n", out);
-			rc = 1;
-		}
-		fl_diags_free(&d);
-		fl_scenario_free(sc);
-	}
-	if (!rc && !quiet) {
-		json_t *r = json_object_get(s, "rules"), *l = json_object_get(s, "luns");
-		fprintf(stderr, "faultlun import: %s: %zu LUN(s), %zu rule(s) -> %s\n", cap,
-			json_array_size(l), json_array_size(r), out);
-	}
-	json_decref(s);
-	fl_import_free(im);
-	return rc;
+	return import_capture(&o, cap, name, out, quiet);
 }

@@ -385,6 +385,54 @@ static long resync_find(struct imp_conn *c, int di)
 	return -1;
 }
 
+static void feed(struct fl_import *im, struct imp_conn *c, int di, const uint8_t *p, size_t n);
+
+/*
+ * Takes bytes from *p (*n of them) into direction di's resynchronisation window and, when a
+ * plausible header is found there, feeds on from it in order. Returns -1 when out of memory
+ * (the rest is not read), else 0.
+ */
+static int feed_resync(struct fl_import *im, struct imp_conn *c, int di, const uint8_t **p,
+		       size_t *n)
+{
+	struct imp_dir *d = &c->dir[di];
+	size_t room = IMP_MAX_RESYNC - d->rs_len, take = *n < room ? *n : room;
+	/* The window grows with what it holds: an idle one costs nothing. */
+	uint8_t *nr = realloc(d->rs, d->rs_len + take + 1);
+	if (!nr)
+		return -1;
+	d->rs = nr;
+	memcpy(d->rs + d->rs_len, *p, take);
+	d->rs_len += (uint32_t)take;
+	*p += take;
+	*n -= take;
+	long o = resync_find(c, di);
+	if (o == -2 && d->rs_len < IMP_MAX_RESYNC)
+		return 0;
+	if (o < 0) {
+		/* Keep the tail that could still start a header. */
+		uint32_t keep = d->rs_len < ISCSI_BHS_LEN ? d->rs_len : ISCSI_BHS_LEN - 1;
+		if (o == -2)
+			keep = d->rs_len / 2;
+		im->st.skipped_bytes += d->rs_len - keep;
+		memmove(d->rs, d->rs + d->rs_len - keep, keep);
+		d->rs_len = keep;
+		return 0;
+	}
+	/* Found: read on from there in order. */
+	uint8_t *w = d->rs;
+	uint32_t wl = d->rs_len;
+	im->st.skipped_bytes += (uint64_t)o;
+	im->st.resyncs++;
+	d->rs = NULL;
+	d->rs_len = 0;
+	d->mode = IMP_HDR;
+	d->hdr_have = 0;
+	feed(im, c, di, w + o, wl - (uint32_t)o);
+	free(w);
+	return 0;
+}
+
 /* Feeds bytes to the reader of direction di. */
 static void feed(struct fl_import *im, struct imp_conn *c, int di, const uint8_t *p, size_t n)
 {
@@ -392,40 +440,8 @@ static void feed(struct fl_import *im, struct imp_conn *c, int di, const uint8_t
 
 	while (n) {
 		if (d->mode == IMP_RESYNC) {
-			size_t room = IMP_MAX_RESYNC - d->rs_len, take = n < room ? n : room;
-			/* The window grows with what it holds: an idle one costs nothing. */
-			uint8_t *nr = realloc(d->rs, d->rs_len + take + 1);
-			if (!nr)
+			if (feed_resync(im, c, di, &p, &n))
 				return;
-			d->rs = nr;
-			memcpy(d->rs + d->rs_len, p, take);
-			d->rs_len += (uint32_t)take;
-			p += take;
-			n -= take;
-			long o = resync_find(c, di);
-			if (o == -2 && d->rs_len < IMP_MAX_RESYNC)
-				continue;
-			if (o < 0) {
-				/* Keep the tail that could still start a header. */
-				uint32_t keep = d->rs_len < ISCSI_BHS_LEN ? d->rs_len : ISCSI_BHS_LEN - 1;
-				if (o == -2)
-					keep = d->rs_len / 2;
-				im->st.skipped_bytes += d->rs_len - keep;
-				memmove(d->rs, d->rs + d->rs_len - keep, keep);
-				d->rs_len = keep;
-				continue;
-			}
-			/* Found: read on from there in order. */
-			uint8_t *w = d->rs;
-			uint32_t wl = d->rs_len;
-			im->st.skipped_bytes += (uint64_t)o;
-			im->st.resyncs++;
-			d->rs = NULL;
-			d->rs_len = 0;
-			d->mode = IMP_HDR;
-			d->hdr_have = 0;
-			feed(im, c, di, w + o, wl - (uint32_t)o);
-			free(w);
 			continue;
 		}
 		if (d->mode == IMP_HDR) {

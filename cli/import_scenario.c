@@ -200,6 +200,40 @@ static json_t *rule_json(struct fl_import *im, unsigned i, json_t *refs)
 	return r;
 }
 
+/* Notes what the reading itself met: what it left out, could not read or does not import. */
+static void reading_notes(struct fl_import *im)
+{
+	if (im->other_targets)
+		fl_import_note(im, "%u answers from other targets than %s were left out "
+			       "(faultlun import --target IQN picks one)", im->other_targets, im->target);
+	if (im->big_luns)
+		fl_import_note(im, "%u commands or REPORT LUNS entries named LUNs above 255 or of "
+			       "another addressing method: left out", im->big_luns);
+	if (im->classes_over)
+		fl_import_note(im, "%u answer classes past the %u rules a scenario may hold: left out",
+			       im->classes_over, IMP_MAX_CLASSES);
+	if (im->st.resyncs || im->st.gaps || im->st.cut_short)
+		fl_import_note(im, "%" PRIu64 " gaps in TCP streams, %" PRIu64 " frames cut by the "
+			       "snapshot length, %" PRIu64 " resynchronisations (%" PRIu64 " bytes "
+			       "skipped): PDUs there were not read", im->st.gaps, im->st.cut_short,
+			       im->st.resyncs, im->st.skipped_bytes);
+	if (im->st.orphan_answers)
+		fl_import_note(im, "%" PRIu64 " answers to commands the capture does not hold",
+			       im->st.orphan_answers);
+	if (im->st.cmds_over)
+		fl_import_note(im, "%" PRIu64 " commands past %u outstanding on one connection: "
+			       "not followed", im->st.cmds_over, IMP_MAX_CMDS);
+	if (im->power_on_uas)
+		fl_import_note(im, "%u UNIT ATTENTION 29/xx answers (reset or power on, the first "
+			       "at frame %" PRIu64 "): faultlun's LUNs start every new I_T nexus with "
+			       "29/00 pending themselves; no rule", im->power_on_uas, im->power_on_frame);
+	if (im->st.digest_errors)
+		fl_import_note(im, "%" PRIu64 " header digests did not match", im->st.digest_errors);
+	fl_import_note(im, "not imported yet: latencies, TMF answers and delays, ALUA state "
+		       "changes, REPORT TARGET PORT GROUPS, connection cuts; data payloads are "
+		       "never copied (only sizes)");
+}
+
 /* Builds the scenario (import.h). */
 int fl_import_finish(struct fl_import *im, const char *name, json_t **out)
 {
@@ -241,36 +275,7 @@ int fl_import_finish(struct fl_import *im, const char *name, json_t **out)
 		fl_import_note(im, "no LUN answered a command in the capture: one default LUN");
 	for (unsigned i = 0; i < im->nclasses; i++)
 		json_array_append_new(rules, rule_json(im, i, refs));
-	/* What the reading itself met. */
-	if (im->other_targets)
-		fl_import_note(im, "%u answers from other targets than %s were left out "
-			       "(faultlun import --target IQN picks one)", im->other_targets, im->target);
-	if (im->big_luns)
-		fl_import_note(im, "%u commands or REPORT LUNS entries named LUNs above 255 or of "
-			       "another addressing method: left out", im->big_luns);
-	if (im->classes_over)
-		fl_import_note(im, "%u answer classes past the %u rules a scenario may hold: left out",
-			       im->classes_over, IMP_MAX_CLASSES);
-	if (im->st.resyncs || im->st.gaps || im->st.cut_short)
-		fl_import_note(im, "%" PRIu64 " gaps in TCP streams, %" PRIu64 " frames cut by the "
-			       "snapshot length, %" PRIu64 " resynchronisations (%" PRIu64 " bytes "
-			       "skipped): PDUs there were not read", im->st.gaps, im->st.cut_short,
-			       im->st.resyncs, im->st.skipped_bytes);
-	if (im->st.orphan_answers)
-		fl_import_note(im, "%" PRIu64 " answers to commands the capture does not hold",
-			       im->st.orphan_answers);
-	if (im->st.cmds_over)
-		fl_import_note(im, "%" PRIu64 " commands past %u outstanding on one connection: "
-			       "not followed", im->st.cmds_over, IMP_MAX_CMDS);
-	if (im->power_on_uas)
-		fl_import_note(im, "%u UNIT ATTENTION 29/xx answers (reset or power on, the first "
-			       "at frame %" PRIu64 "): faultlun's LUNs start every new I_T nexus with "
-			       "29/00 pending themselves; no rule", im->power_on_uas, im->power_on_frame);
-	if (im->st.digest_errors)
-		fl_import_note(im, "%" PRIu64 " header digests did not match", im->st.digest_errors);
-	fl_import_note(im, "not imported yet: latencies, TMF answers and delays, ALUA state "
-		       "changes, REPORT TARGET PORT GROUPS, connection cuts; data payloads are "
-		       "never copied (only sizes)");
+	reading_notes(im);
 	for (unsigned i = 0; i < im->nnotes; i++) {
 		snprintf(buf, sizeof(buf), "not reproduced: %s", im->notes[i]);
 		json_array_append_new(refs, json_string(buf));

@@ -163,6 +163,60 @@ bool imp_vpd83_naa(const uint8_t *p, uint32_t n, uint64_t *naa)
 	return false;
 }
 
+/* Keeps a LUN's standard INQUIRY data (the first answer) and its VPD pages' identity. */
+static void identity_inquiry(struct imp_lun *l, const uint8_t *c, const uint8_t *p, uint32_t n,
+			     uint64_t frame)
+{
+	if (!(c[1] & 1)) {
+		if (n < 36 || l->have_inq)
+			return;
+		l->have_inq = true;
+		l->inq_frame = frame;
+		l->pdt = p[0] & 0x1f;
+		l->rmb = p[1] >> 7;
+		l->tpgs = (p[5] >> 4) & 3;
+		inq_text(l->vendor, p + 8, 8);
+		inq_text(l->product, p + 16, 16);
+		inq_text(l->revision, p + 32, 4);
+		return;
+	}
+	if (n < 4)
+		return;
+	l->vpd_seen[p[1] / 8] |= 1u << (p[1] % 8);
+	if (p[1] == 0x80 && !l->have_serial) {
+		uint32_t sl = get_be16(p + 2);
+		if (sl > n - 4)
+			sl = n - 4;
+		if (sl > 64)
+			sl = 64;
+		inq_text(l->serial, p + 4, sl);
+		/* leading blanks too (a right-aligned serial) */
+		size_t lead = strspn(l->serial, " ");
+		memmove(l->serial, l->serial + lead, strlen(l->serial + lead) + 1);
+		l->have_serial = l->serial[0] != 0;
+	} else if (p[1] == 0x83 && !l->have_naa) {
+		l->have_naa = imp_vpd83_naa(p, n, &l->naa);
+	}
+}
+
+/* Marks the LUNs a REPORT LUNS answer lists (numbers past 255 are counted, not kept). */
+static void identity_report_luns(struct fl_import *im, const uint8_t *p, uint32_t n)
+{
+	if (n >= 8) {
+		uint32_t ll = get_be32(p);
+		for (uint32_t o = 8; o + 8 <= n && o - 8 < ll; o += 8) {
+			const uint8_t *e = p + o;
+			int num = -1;
+			if (!memcmp(e + 2, "\0\0\0\0\0\0", 6) && (e[0] >> 6) <= 1)
+				num = ((e[0] & 0x3f) << 8) | e[1];
+			if (num >= 0 && num <= 255)
+				im->luns[num].seen = im->luns[num].in_report_luns = true;
+			else
+				im->big_luns++;
+		}
+	}
+}
+
 /* Reads the identity a GOOD answer carries. */
 static void identity(struct fl_import *im, struct imp_cmd *m, uint64_t frame)
 {
@@ -175,36 +229,7 @@ static void identity(struct fl_import *im, struct imp_cmd *m, uint64_t frame)
 	l = &im->luns[m->lun];
 	switch (c[0]) {
 	case SPC_OP_INQUIRY:
-		if (!(c[1] & 1)) {
-			if (n < 36 || l->have_inq)
-				return;
-			l->have_inq = true;
-			l->inq_frame = frame;
-			l->pdt = p[0] & 0x1f;
-			l->rmb = p[1] >> 7;
-			l->tpgs = (p[5] >> 4) & 3;
-			inq_text(l->vendor, p + 8, 8);
-			inq_text(l->product, p + 16, 16);
-			inq_text(l->revision, p + 32, 4);
-			return;
-		}
-		if (n < 4)
-			return;
-		l->vpd_seen[p[1] / 8] |= 1u << (p[1] % 8);
-		if (p[1] == 0x80 && !l->have_serial) {
-			uint32_t sl = get_be16(p + 2);
-			if (sl > n - 4)
-				sl = n - 4;
-			if (sl > 64)
-				sl = 64;
-			inq_text(l->serial, p + 4, sl);
-			/* leading blanks too (a right-aligned serial) */
-			size_t lead = strspn(l->serial, " ");
-			memmove(l->serial, l->serial + lead, strlen(l->serial + lead) + 1);
-			l->have_serial = l->serial[0] != 0;
-		} else if (p[1] == 0x83 && !l->have_naa) {
-			l->have_naa = imp_vpd83_naa(p, n, &l->naa);
-		}
+		identity_inquiry(l, c, p, n, frame);
 		return;
 	case SBC_OP_READ_CAPACITY_10:
 		if (n >= 8 && !l->have_cap && get_be32(p) != 0xffffffffu) {
@@ -225,19 +250,7 @@ static void identity(struct fl_import *im, struct imp_cmd *m, uint64_t frame)
 		}
 		return;
 	case SPC_OP_REPORT_LUNS:
-		if (n >= 8) {
-			uint32_t ll = get_be32(p);
-			for (uint32_t o = 8; o + 8 <= n && o - 8 < ll; o += 8) {
-				const uint8_t *e = p + o;
-				int num = -1;
-				if (!memcmp(e + 2, "\0\0\0\0\0\0", 6) && (e[0] >> 6) <= 1)
-					num = ((e[0] & 0x3f) << 8) | e[1];
-				if (num >= 0 && num <= 255)
-					im->luns[num].seen = im->luns[num].in_report_luns = true;
-				else
-					im->big_luns++;
-			}
-		}
+		identity_report_luns(im, p, n);
 		return;
 	case 0x1a:
 		if (n >= 4) {
