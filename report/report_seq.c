@@ -157,34 +157,13 @@ static int cmp_msg(const void *a, const void *b)
 	return tx < ty ? -1 : tx > ty;
 }
 
-/* See report_internal.h. */
-void rp_build_sequence(struct rp_model *m)
+/* The command that started the cycle [c0, c1]: the faulted command the target never answered. */
+static void seq_first_command(struct rp_model *m, double c0, double c1)
 {
-	static const char *const label_of_level[] = {[RP_ABORT] = "ABORT TASK",
-						     [RP_LUN_RESET] = "LOGICAL UNIT RESET",
-						     [RP_TARGET_RESET] = "TARGET WARM RESET"};
-	double c0 = 1e9, c1 = -1e9;
-	bool used[1024] = {false};
 	const struct fl_result_trace *tr = m->res.trace;
 	size_t ntr = m->res.ntrace;
 
-	m->seq_cycle = -1;
-	for (size_t i = 0; i < m->nspans && m->seq_cycle < 0; i++)
-		if (m->spans[i].level >= RP_ABORT && m->spans[i].level <= RP_TARGET_RESET &&
-		    m->spans[i].outcome != RP_SKIPPED)
-			m->seq_cycle = m->spans[i].cycle;
-	if (m->seq_cycle < 0)
-		return;
-	for (size_t i = 0; i < m->nspans; i++) {
-		const struct rp_span *s = &m->spans[i];
-		if (s->cycle != m->seq_cycle)
-			continue;
-		c0 = fmin(c0, s->t0);
-		c1 = fmax(c1, s->t1);
-	}
-	/* The command that started it: the faulted command the target got. */
-	size_t i;
-	for (i = 0; i < ntr; i++) {
+	for (size_t i = 0; i < ntr; i++) {
 		const struct fl_result_trace *e = &tr[i];
 		const char *ev = e->event;
 		const char *act = e->action;
@@ -208,6 +187,15 @@ void rp_build_sequence(struct rp_model *m)
 		snprintf(g->result, sizeof(g->result), "command timer fired");
 		break;
 	}
+}
+
+/* The cycle's task management functions, each with its answer or how it ended. */
+static void seq_tmfs(struct rp_model *m)
+{
+	static const char *const label_of_level[] = {[RP_ABORT] = "ABORT TASK",
+						     [RP_LUN_RESET] = "LOGICAL UNIT RESET",
+						     [RP_TARGET_RESET] = "TARGET WARM RESET"};
+
 	for (size_t k = 0; k < m->nspans; k++) {
 		const struct rp_span *s = &m->spans[k];
 		if (s->cycle != m->seq_cycle || s->level < RP_ABORT || s->level > RP_TARGET_RESET)
@@ -245,7 +233,19 @@ void rp_build_sequence(struct rp_model *m)
 		g->t_answer = strncmp(s->decision, "never", 5) ? s->t_answer : NONE;
 		snprintf(g->decision, sizeof(g->decision), "%s", s->decision);
 	}
-	/* Connection drops and logins in the cycle. */
+}
+
+/*
+ * The connection drops in the cycle [c0, c1], each with the target's "closed" event it
+ * matches (marked in used), then the other connection events (logins) not used yet.
+ */
+static void seq_connections(struct rp_model *m, double c0, double c1)
+{
+	const struct fl_result_trace *tr = m->res.trace;
+	size_t ntr = m->res.ntrace;
+	bool used[1024] = {false};
+	size_t i;
+
 	for (size_t k = 0; k < m->nmarks; k++) {
 		if (m->marks[k].level != RP_SESSION || m->marks[k].t < c0 || m->marks[k].t > c1)
 			continue;
@@ -290,5 +290,30 @@ void rp_build_sequence(struct rp_model *m)
 		snprintf(g->result, sizeof(g->result), "%s",
 			 !strcmp(what, "login") ? "session back: command retried" : "");
 	}
+}
+
+/* See report_internal.h. */
+void rp_build_sequence(struct rp_model *m)
+{
+	double c0 = 1e9, c1 = -1e9;
+
+	m->seq_cycle = -1;
+	for (size_t i = 0; i < m->nspans && m->seq_cycle < 0; i++)
+		if (m->spans[i].level >= RP_ABORT && m->spans[i].level <= RP_TARGET_RESET &&
+		    m->spans[i].outcome != RP_SKIPPED)
+			m->seq_cycle = m->spans[i].cycle;
+	if (m->seq_cycle < 0)
+		return;
+	for (size_t i = 0; i < m->nspans; i++) {
+		const struct rp_span *s = &m->spans[i];
+		if (s->cycle != m->seq_cycle)
+			continue;
+		c0 = fmin(c0, s->t0);
+		c1 = fmax(c1, s->t1);
+	}
+	/* The command that started it, the TMFs, the connection drops and logins. */
+	seq_first_command(m, c0, c1);
+	seq_tmfs(m);
+	seq_connections(m, c0, c1);
 	qsort(m->msgs, m->nmsgs, sizeof(m->msgs[0]), cmp_msg);
 }
