@@ -9,64 +9,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Parses one TMF behaviour object. */
-static void parse_tmf_case(struct pctx *c, const char *path, json_t *v, int fn,
-			   struct sc_tmf_case *k)
+/* Parses a TMF case's "then": the unit attention, state, disarmed rules and clearing after it. */
+static void tmf_then(struct pctx *c, const char *path, json_t *then, struct sc_tmf_case *k)
 {
-	static const char *const keys[] = {"respond", "delay_ms", "states", "then", NULL};
 	static const char *const then_keys[] = {"ua", "state", "disarm", "clear_faults", NULL};
-	static const struct {
-		const char *name;
-		enum fl_tmf_resp resp;
-	} resps[] = {
-	    {"complete", FL_TMF_RESP_COMPLETE},
-	    {"never", FL_TMF_RESP_NONE},
-	    {"rejected", FL_TMF_RESP_REJECTED},
-	    {"not_supported", FL_TMF_RESP_NOT_SUPPORTED},
-	    {"task_not_exist", FL_TMF_RESP_TASK_NOT_EXIST},
-	    {"lun_not_exist", FL_TMF_RESP_LUN_NOT_EXIST},
-	    {"drop_connection", FL_TMF_RESP_DROP_CONNECTION},
-	};
 	char sub[512], q[80];
-	json_t *e, *then;
-	uint64_t n;
-	bool reset = fn == FL_TMF_LUN_RESET || fn == FL_TMF_TARGET_WARM_RESET ||
-		     fn == FL_TMF_TARGET_COLD_RESET;
+	json_t *e;
 
-	k->respond = FL_TMF_RESP_COMPLETE;
-	k->then_state = -1;
-	k->ua = reset;
-	k->ua_asc = ASC_POWER_ON_RESET;
-	if (!json_is_object(v)) {
-		perr(c, path, false,
-		     "\"%s\": expected an object {respond, delay_ms, states, then}, "
-		     "got %s",
-		     sc_tmf_names[fn], pquote(v, q, sizeof(q)));
-		return;
-	}
-	pkeys(c, path, v, sc_tmf_names[fn], keys);
-	if ((e = json_object_get(v, "respond"))) {
-		size_t i;
-
-		for (i = 0; i < sizeof(resps) / sizeof(resps[0]) && json_is_string(e); i++)
-			if (!strcmp(resps[i].name, json_string_value(e)))
-				break;
-		if (!json_is_string(e) || i == sizeof(resps) / sizeof(resps[0]))
-			perr(c, SUBP(sub, path, "respond"), false,
-			     "unknown TMF response %s (expected complete, never, rejected, "
-			     "not_supported, task_not_exist, lun_not_exist or drop_connection)",
-			     pquote(e, q, sizeof(q)));
-		else
-			k->respond = resps[i].resp;
-	}
-	if ((e = json_object_get(v, "delay_ms")) &&
-	    pnum(c, SUBP(sub, path, "delay_ms"), e, 86400000, &n))
-		k->delay_ms = (uint32_t)n;
-	if ((e = json_object_get(v, "states")))
-		k->states = pstates(c, SUBP(sub, path, "states"), e);
-	then = json_object_get(v, "then");
-	if (!then)
-		return;
 	SUBP(sub, path, "then");
 	if (!json_is_object(then)) {
 		perr(c, sub, false, "\"then\": expected an object, got %s",
@@ -123,6 +72,64 @@ static void parse_tmf_case(struct pctx *c, const char *path, json_t *v, int fn,
 				k->disarm[k->ndisarm++] = xstrdup(json_string_value(d));
 		}
 	}
+}
+
+/* Parses one TMF behaviour object. */
+static void parse_tmf_case(struct pctx *c, const char *path, json_t *v, int fn,
+			   struct sc_tmf_case *k)
+{
+	static const char *const keys[] = {"respond", "delay_ms", "states", "then", NULL};
+	static const struct {
+		const char *name;
+		enum fl_tmf_resp resp;
+	} resps[] = {
+	    {"complete", FL_TMF_RESP_COMPLETE},
+	    {"never", FL_TMF_RESP_NONE},
+	    {"rejected", FL_TMF_RESP_REJECTED},
+	    {"not_supported", FL_TMF_RESP_NOT_SUPPORTED},
+	    {"task_not_exist", FL_TMF_RESP_TASK_NOT_EXIST},
+	    {"lun_not_exist", FL_TMF_RESP_LUN_NOT_EXIST},
+	    {"drop_connection", FL_TMF_RESP_DROP_CONNECTION},
+	};
+	char sub[512], q[80];
+	json_t *e, *then;
+	uint64_t n;
+	bool reset = fn == FL_TMF_LUN_RESET || fn == FL_TMF_TARGET_WARM_RESET ||
+		     fn == FL_TMF_TARGET_COLD_RESET;
+
+	k->respond = FL_TMF_RESP_COMPLETE;
+	k->then_state = -1;
+	k->ua = reset;
+	k->ua_asc = ASC_POWER_ON_RESET;
+	if (!json_is_object(v)) {
+		perr(c, path, false,
+		     "\"%s\": expected an object {respond, delay_ms, states, then}, "
+		     "got %s",
+		     sc_tmf_names[fn], pquote(v, q, sizeof(q)));
+		return;
+	}
+	pkeys(c, path, v, sc_tmf_names[fn], keys);
+	if ((e = json_object_get(v, "respond"))) {
+		size_t i;
+
+		for (i = 0; i < sizeof(resps) / sizeof(resps[0]) && json_is_string(e); i++)
+			if (!strcmp(resps[i].name, json_string_value(e)))
+				break;
+		if (!json_is_string(e) || i == sizeof(resps) / sizeof(resps[0]))
+			perr(c, SUBP(sub, path, "respond"), false,
+			     "unknown TMF response %s (expected complete, never, rejected, "
+			     "not_supported, task_not_exist, lun_not_exist or drop_connection)",
+			     pquote(e, q, sizeof(q)));
+		else
+			k->respond = resps[i].resp;
+	}
+	if ((e = json_object_get(v, "delay_ms")) &&
+	    pnum(c, SUBP(sub, path, "delay_ms"), e, 86400000, &n))
+		k->delay_ms = (uint32_t)n;
+	if ((e = json_object_get(v, "states")))
+		k->states = pstates(c, SUBP(sub, path, "states"), e);
+	if ((then = json_object_get(v, "then")))
+		tmf_then(c, path, then, k);
 }
 
 /* Parses "tmf". */
