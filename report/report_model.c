@@ -225,8 +225,11 @@ static void add_mark(struct rp_model *m, enum rp_level level, double t, const ch
 	m->nmarks++;
 }
 
-/* One kernel-log line of the workload. */
-static void parse_line(struct parse *p, double t, const char *x)
+/*
+ * A line of the error handler's abort, LUN reset, target reset and session recovery: opens or
+ * closes their spans. False when x is none of them.
+ */
+static bool eh_line(struct parse *p, double t, const char *x)
 {
 	struct rp_model *m = p->m;
 	const char *c;
@@ -298,7 +301,46 @@ static void parse_line(struct parse *p, double t, const char *x)
 		}
 		span_close(p, RP_SESSION, t, RP_TIMED_OUT);
 		p->recovery_timedout = true;
-	} else if ((c = strstr(x, "detected conn error ("))) {
+	} else {
+		return false;
+	}
+	return true;
+}
+
+/* An offlined disk or an I/O error: the run's end span, once a second, with why it came. */
+static void end_line(struct parse *p, double t, const char *x)
+{
+	struct rp_model *m = p->m;
+	bool off = !strstr(x, "I/O error");
+
+	/* One mark per second: an offlined disk fails every queued command. */
+	for (size_t i = 0; i < m->nspans; i++)
+		if (m->spans[i].level == RP_END && fabs(m->spans[i].t0 - t) < 1.0 &&
+		    !strcmp(m->spans[i].detail, off ? "offline" : "I/O error"))
+			return;
+	int k = span_open(p, RP_END, t, off ? "offline" : "I/O error");
+	if (k < 0)
+		return;
+	struct rp_span *s = &m->spans[k];
+	s->outcome = RP_FAILED;
+	snprintf(s->ended_by, sizeof(s->ended_by), "%s%s%s%s",
+		 off ? "disk offlined" : "I/O error",
+		 p->recovery_timedout		      ? " after recovery_tmo"
+		 : strstr(x, "Medium access timeout") ? " (medium access timeouts)"
+		 : p->finish			      ? " (retries used up)"
+						      : "",
+		 *p->hostbyte ? " " : "", p->hostbyte);
+}
+
+/* One kernel-log line of the workload. */
+static void parse_line(struct parse *p, double t, const char *x)
+{
+	struct rp_model *m = p->m;
+	const char *c;
+
+	if (eh_line(p, t, x))
+		return;
+	if ((c = strstr(x, "detected conn error ("))) {
 		int code = atoi(c + strlen("detected conn error ("));
 		char b[64];
 		snprintf(b, sizeof(b), "conn error %d%s", code,
@@ -326,24 +368,7 @@ static void parse_line(struct parse *p, double t, const char *x)
 			 c + 24);
 	} else if (strstr(x, "Device offlined") || strstr(x, "Offlining disk") ||
 		   strstr(x, "I/O error, dev")) {
-		bool off = !strstr(x, "I/O error");
-		/* One mark per second: an offlined disk fails every queued command. */
-		for (size_t i = 0; i < m->nspans; i++)
-			if (m->spans[i].level == RP_END && fabs(m->spans[i].t0 - t) < 1.0 &&
-			    !strcmp(m->spans[i].detail, off ? "offline" : "I/O error"))
-				return;
-		int k = span_open(p, RP_END, t, off ? "offline" : "I/O error");
-		if (k < 0)
-			return;
-		struct rp_span *s = &m->spans[k];
-		s->outcome = RP_FAILED;
-		snprintf(s->ended_by, sizeof(s->ended_by), "%s%s%s%s",
-			 off ? "disk offlined" : "I/O error",
-			 p->recovery_timedout		      ? " after recovery_tmo"
-			 : strstr(x, "Medium access timeout") ? " (medium access timeouts)"
-			 : p->finish			      ? " (retries used up)"
-							      : "",
-			 *p->hostbyte ? " " : "", p->hostbyte);
+		end_line(p, t, x);
 	}
 }
 
