@@ -1030,6 +1030,78 @@ static int run_items(struct item *items, int n, const struct send_opts *o)
 	return rc;
 }
 
+/* The n items of words (checked before anything is sent), or NULL (said why). */
+static struct item *parse_items(char **words, int n)
+{
+	struct item *items = calloc((size_t)n, sizeof(*items));
+
+	if (!items)
+		return NULL;
+	for (int i = 0; i < n; i++) {
+		items[i].n = i + 1;
+		if (!parse_item(words[i], &items[i])) {
+			free(items);
+			return NULL;
+		}
+		if (items[i].kind == IT_TMF && items[i].tmf == ISCSI_TM_ABORT_TASK &&
+		    items[i].abort_of >= i + 1) {
+			fprintf(stderr, "faultlun send: '%s': item %d comes later\n", items[i].text,
+				items[i].abort_of);
+			free(items);
+			return NULL;
+		}
+	}
+	return items;
+}
+
+/*
+ * Logs in to url, sends the n items (after clearing unit attentions if asked), logs out and
+ * frees the items; returns the exit status of `faultlun send`.
+ */
+static int send_items(const char *url, struct item *items, int n, const struct send_opts *o)
+{
+	int rc;
+
+	/* a target that closes the connection must not kill send with SIGPIPE */
+	signal(SIGPIPE, SIG_IGN);
+	watchdog((int64_t)o->timeout_ms + 5000);
+	ctx = ini_login(url, "iqn.2026-12.org.faultlun:send", &url_lun, o->timeout_ms);
+	if (!ctx) {
+		watchdog(0);
+		free(items);
+		return SEND_USAGE;
+	}
+	/*
+	 * No session renewal: libiscsi would log in again and resend the open
+	 * commands, unseen; a failed session ends them as "no answer (the
+	 * session failed)".
+	 */
+	iscsi_set_noautoreconnect(ctx, 1);
+	memset(lun_bs, 0, sizeof(lun_bs));
+	rc = SEND_OK;
+	if (o->clear_ua)
+		rc = clear_uas(items, n, o);
+	if (rc == SEND_OK)
+		rc = run_items(items, n, o);
+	watchdog(10000);
+	logout(o->timeout_ms < 5000 ? o->timeout_ms : 5000);
+	watchdog(0);
+	/*
+	 * The context frees every PDU it still holds (libiscsi 1.19
+	 * iscsi_cancel_pdus), never a task: the items' tasks, answered or not,
+	 * are freed here.
+	 */
+	iscsi_destroy_context(ctx);
+	ctx = NULL;
+	for (int i = 0; i < n; i++) {
+		if (items[i].task)
+			scsi_free_scsi_task(items[i].task);
+		free(items[i].out_buf);
+	}
+	free(items);
+	return rc;
+}
+
 /* `faultlun send`. */
 int cmd_send(int argc, char **argv)
 {
@@ -1045,7 +1117,7 @@ int cmd_send(int argc, char **argv)
 	};
 	struct send_opts o = {.timeout_ms = 30000};
 	struct item *items;
-	int c, n, rc;
+	int c, n;
 	uint64_t v;
 
 	/* options anywhere: before, between or after the URL and the items */
@@ -1091,60 +1163,8 @@ int cmd_send(int argc, char **argv)
 		return SEND_USAGE;
 	}
 	n = argc - optind - 1;
-	items = calloc((size_t)n, sizeof(*items));
-	if (!items)
-		return SEND_USAGE;
 	/* Items are checked before anything is sent. */
-	for (int i = 0; i < n; i++) {
-		items[i].n = i + 1;
-		if (!parse_item(argv[optind + 1 + i], &items[i])) {
-			free(items);
-			return SEND_USAGE;
-		}
-		if (items[i].kind == IT_TMF && items[i].tmf == ISCSI_TM_ABORT_TASK &&
-		    items[i].abort_of >= i + 1) {
-			fprintf(stderr, "faultlun send: '%s': item %d comes later\n", items[i].text,
-				items[i].abort_of);
-			free(items);
-			return SEND_USAGE;
-		}
-	}
-	/* a target that closes the connection must not kill send with SIGPIPE */
-	signal(SIGPIPE, SIG_IGN);
-	watchdog((int64_t)o.timeout_ms + 5000);
-	ctx = ini_login(argv[optind], "iqn.2026-12.org.faultlun:send", &url_lun, o.timeout_ms);
-	if (!ctx) {
-		watchdog(0);
-		free(items);
+	if (!(items = parse_items(argv + optind + 1, n)))
 		return SEND_USAGE;
-	}
-	/*
-	 * No session renewal: libiscsi would log in again and resend the open
-	 * commands, unseen; a failed session ends them as "no answer (the
-	 * session failed)".
-	 */
-	iscsi_set_noautoreconnect(ctx, 1);
-	memset(lun_bs, 0, sizeof(lun_bs));
-	rc = SEND_OK;
-	if (o.clear_ua)
-		rc = clear_uas(items, n, &o);
-	if (rc == SEND_OK)
-		rc = run_items(items, n, &o);
-	watchdog(10000);
-	logout(o.timeout_ms < 5000 ? o.timeout_ms : 5000);
-	watchdog(0);
-	/*
-	 * The context frees every PDU it still holds (libiscsi 1.19
-	 * iscsi_cancel_pdus), never a task: the items' tasks, answered or not,
-	 * are freed here.
-	 */
-	iscsi_destroy_context(ctx);
-	ctx = NULL;
-	for (int i = 0; i < n; i++) {
-		if (items[i].task)
-			scsi_free_scsi_task(items[i].task);
-		free(items[i].out_buf);
-	}
-	free(items);
-	return rc;
+	return send_items(argv[optind], items, n, &o);
 }
