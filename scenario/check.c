@@ -387,6 +387,20 @@ static bool pstep_port(struct pctx *c, const char *path, json_t *v, int *out)
 	return false;
 }
 
+/* A workload step's defaults, before its keys are read. */
+static void step_defaults(struct fl_step *s)
+{
+	s->lun = -1;
+	s->port = -1;
+	s->timeout_s = FL_STEP_TIMEOUT_S;
+	s->repeat = 1;
+	s->blocks = 1;
+	s->direct = true;
+	s->pattern = FL_STEP_PATTERN;
+	s->size = FL_STEP_FILE_SIZE;
+	s->ms = FL_STEP_SLEEP_MS;
+}
+
 /* The op of a workload step, or -1 (said) when it has none or an unknown one. */
 static int step_op(struct pctx *c, const char *path, json_t *v)
 {
@@ -505,15 +519,7 @@ static void parse_step(struct pctx *c, const char *path, json_t *v, struct fl_st
 	uint64_t n;
 	int op;
 
-	s->lun = -1;
-	s->port = -1;
-	s->timeout_s = FL_STEP_TIMEOUT_S;
-	s->repeat = 1;
-	s->blocks = 1;
-	s->direct = true;
-	s->pattern = FL_STEP_PATTERN;
-	s->size = FL_STEP_FILE_SIZE;
-	s->ms = FL_STEP_SLEEP_MS;
+	step_defaults(s);
 	if (!json_is_object(v)) {
 		perr(c, path, false, "each workload step must be an object, got %s",
 		     pquote(v, q, sizeof(q)));
