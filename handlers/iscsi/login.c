@@ -248,6 +248,35 @@ static int login_gather(struct conn *c, const uint8_t *bhs, const uint8_t *data,
 }
 
 /*
+ * Checks the current and next stage of a Login Request (RFC 7143 11.12.3) and moves past a
+ * skipped security stage when no authentication is required. Returns -1 when the login
+ * failed (answered), else 0.
+ */
+static int login_stage(struct conn *c, const uint8_t *bhs, int csg, bool transit, int nsg)
+{
+	struct login_state *l = c->login;
+
+	if (csg == 2 || csg == ISCSI_STAGE_FULL_FEATURE || csg < l->stage) {
+		login_fail(c, bhs, ISCSI_LOGIN_INITIATOR_ERROR, "invalid login stage");
+		return -1;
+	}
+	if (csg == ISCSI_STAGE_OPERATIONAL && l->stage == ISCSI_STAGE_SECURITY) {
+		if (!l->auth_done && (c->portal->opts.chap_user || l->chap_step)) {
+			login_fail(c, bhs, ISCSI_LOGIN_AUTH_FAILED,
+				   "authentication required but skipped");
+			return -1;
+		}
+		l->auth_done = true;
+		l->stage = ISCSI_STAGE_OPERATIONAL;
+	}
+	if (transit && (nsg == 2 || nsg <= csg)) {
+		login_fail(c, bhs, ISCSI_LOGIN_INITIATOR_ERROR, "invalid NSG");
+		return -1;
+	}
+	return 0;
+}
+
+/*
  * Negotiates the operational keys of kv into resp (security keys are login_security's).
  * Returns -1 when the login failed (answered), else 0.
  */
@@ -354,23 +383,8 @@ int login_handle(struct conn *c, const uint8_t *bhs, const uint8_t *data, uint32
 			goto out;
 		l->first_seen = true;
 	}
-	if (csg == 2 || csg == ISCSI_STAGE_FULL_FEATURE || csg < l->stage) {
-		ret = login_fail(c, bhs, ISCSI_LOGIN_INITIATOR_ERROR, "invalid login stage");
+	if (login_stage(c, bhs, csg, transit, nsg))
 		goto out;
-	}
-	if (csg == ISCSI_STAGE_OPERATIONAL && l->stage == ISCSI_STAGE_SECURITY) {
-		if (!l->auth_done && (p->opts.chap_user || l->chap_step)) {
-			ret = login_fail(c, bhs, ISCSI_LOGIN_AUTH_FAILED,
-					 "authentication required but skipped");
-			goto out;
-		}
-		l->auth_done = true;
-		l->stage = ISCSI_STAGE_OPERATIONAL;
-	}
-	if (transit && (nsg == 2 || nsg <= csg)) {
-		ret = login_fail(c, bhs, ISCSI_LOGIN_INITIATOR_ERROR, "invalid NSG");
-		goto out;
-	}
 	if (login_keys(c, bhs, csg, &kv, &resp))
 		goto out;
 	if (csg == ISCSI_STAGE_SECURITY && login_security(c, bhs, &kv, &resp))
