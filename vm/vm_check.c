@@ -903,6 +903,54 @@ static json_t *knobs_json(const struct fl_scenario *sc)
 	return knobs;
 }
 
+/* The verdict's word in result.json: PASS, FAIL, N/A or ERROR (error: why it could not be judged). */
+static const char *verdict_word(int rc, const char *error)
+{
+	return error		  ? "ERROR"
+	       : rc == FL_VM_PASS ? "PASS"
+	       : rc == FL_VM_FAIL ? "FAIL"
+	       : rc == FL_VM_SKIP ? "N/A"
+				  : "ERROR";
+}
+
+/* The run's wall-time split (whole run, guest assembly, QEMU) and the guest's phases. */
+static json_t *wall_json(const struct vm_run_info *info, json_t *kmsg)
+{
+	double total = vm_now() - info->t_start;
+	json_t *wall = json_pack("{s:f,s:f,s:f}", "total_s", total, "guest_assembly_s",
+				 info->wall_guest_build_s, "qemu_s", info->wall_qemu_s);
+
+	json_object_set_new(wall, "guest_phases", guest_phases(kmsg));
+	return wall;
+}
+
+/*
+ * Adds result.json's optional parts: the batch job, what the guest said of itself, the
+ * healthy LUN's longest stall and every probe, the trace with guest times, the knobs and the
+ * test device (probes and trace_events are taken).
+ */
+static void result_extras(json_t *result, const struct fl_scenario *sc,
+			  const struct vm_run_info *info, json_t *guest, double max_stall,
+			  json_t *probes, json_t *trace_events)
+{
+	const char *test_dev = json_string_value(json_object_get(guest, "test_dev"));
+
+	if (info->batch_jobs)
+		json_object_set_new(result, "batch",
+				    json_pack("{s:i,s:i}", "job", info->batch_job, "jobs",
+					      info->batch_jobs));
+	if (guest)
+		json_object_set(result, "guest_info", guest);
+	if (max_stall >= 0)
+		json_object_set_new(result, "max_stall_ms", json_real(max_stall));
+	/* For the report: every healthy-LUN probe and the trace with guest times. */
+	json_object_set_new(result, "probes", probes);
+	json_object_set_new(result, "trace_events", trace_events);
+	json_object_set_new(result, "knobs", knobs_json(sc));
+	if (test_dev)
+		json_object_set_new(result, "test_dev", json_string(test_dev));
+}
+
 int vm_check_run(const struct fl_scenario *sc, const struct vm_run_info *info)
 {
 	const char *dir = info->results;
@@ -941,7 +989,6 @@ int vm_check_run(const struct fl_scenario *sc, const struct vm_run_info *info)
 
 	snprintf(p, sizeof(p), "%s/guest.json", dir);
 	json_t *guest = json_load_file(p, 0, NULL);
-	const char *test_dev = json_string_value(json_object_get(guest, "test_dev"));
 
 	/* Verdicts. */
 	char done_text[256];
@@ -952,11 +999,7 @@ int vm_check_run(const struct fl_scenario *sc, const struct vm_run_info *info)
 		  json_string_value(json_object_get(guest, "kernel")), info->path, &judged);
 	/* fl_verdicts_exit's 0, 1 and 77 are FL_VM_PASS, FL_VM_FAIL and FL_VM_SKIP. */
 	int rc = error ? FL_VM_ERROR : judged;
-	const char *v = error		   ? "ERROR"
-			: rc == FL_VM_PASS ? "PASS"
-			: rc == FL_VM_FAIL ? "FAIL"
-			: rc == FL_VM_SKIP ? "N/A"
-					   : "ERROR";
+	const char *v = verdict_word(rc, error);
 	if (rc == FL_VM_SKIP)
 		fprintf(stderr,
 			"faultlun vm: no expectation of %s applies in the VM lab: nothing "
@@ -964,10 +1007,7 @@ int vm_check_run(const struct fl_scenario *sc, const struct vm_run_info *info)
 			info->scenario);
 
 	/* result.json */
-	double total = vm_now() - info->t_start;
-	json_t *wall = json_pack("{s:f,s:f,s:f}", "total_s", total, "guest_assembly_s",
-				 info->wall_guest_build_s, "qemu_s", info->wall_qemu_s);
-	json_object_set_new(wall, "guest_phases", guest_phases(kmsg));
+	json_t *wall = wall_json(info, kmsg);
 	json_t *result = json_pack(
 	    "{s:i,s:i,s:s,s:s,s:s,s:s,s:s,s:s,s:O,s:O,s:O,s:O,s:O,s:O,s:o}", "faultlun_vm_result", 1,
 	    "version", FL_RESULT_VERSION, "scenario", info->scenario, "name", fl_scenario_name(sc) ?: info->scenario, "path",
@@ -977,20 +1017,7 @@ int vm_check_run(const struct fl_scenario *sc, const struct vm_run_info *info)
 	if (error)
 		json_object_set_new(result, "error", json_string(error));
 	vm_kernel_record(kmsg, result, info->scenario);
-	if (info->batch_jobs)
-		json_object_set_new(result, "batch",
-				    json_pack("{s:i,s:i}", "job", info->batch_job, "jobs",
-					      info->batch_jobs));
-	if (guest)
-		json_object_set(result, "guest_info", guest);
-	if (max_stall >= 0)
-		json_object_set_new(result, "max_stall_ms", json_real(max_stall));
-	/* For the report: every healthy-LUN probe and the trace with guest times. */
-	json_object_set_new(result, "probes", probes);
-	json_object_set_new(result, "trace_events", trace_events);
-	json_object_set_new(result, "knobs", knobs_json(sc));
-	if (test_dev)
-		json_object_set_new(result, "test_dev", json_string(test_dev));
+	result_extras(result, sc, info, guest, max_stall, probes, trace_events);
 	json_object_set_new(result, "run_dir", json_string(info->run_dir));
 	snprintf(p, sizeof(p), "%s/result.json", info->run_dir);
 	if (json_dump_file(result, p, JSON_INDENT(1) | JSON_PRESERVE_ORDER) < 0) {
