@@ -903,7 +903,7 @@ static json_t *knobs_json(const struct fl_scenario *sc)
 	return knobs;
 }
 
-/* The verdict's word in result.json: PASS, FAIL, N/A or ERROR (error: why it could not be judged). */
+/* result.json's verdict: PASS, FAIL, N/A or ERROR (error: why the run could not be judged). */
 static const char *verdict_word(int rc, const char *error)
 {
 	return error		  ? "ERROR"
@@ -936,9 +936,9 @@ static void result_extras(json_t *result, const struct fl_scenario *sc,
 	const char *test_dev = json_string_value(json_object_get(guest, "test_dev"));
 
 	if (info->batch_jobs)
-		json_object_set_new(result, "batch",
-				    json_pack("{s:i,s:i}", "job", info->batch_job, "jobs",
-					      info->batch_jobs));
+		json_object_set_new(
+		    result, "batch",
+		    json_pack("{s:i,s:i}", "job", info->batch_job, "jobs", info->batch_jobs));
 	if (guest)
 		json_object_set(result, "guest_info", guest);
 	if (max_stall >= 0)
