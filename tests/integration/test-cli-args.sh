@@ -73,7 +73,7 @@ row 2 "faultlun serve: --login-timeout: 'soon' is not a number (1..86400)" \
 row 2 "faultlun serve: --pdu-timeout: 'nan' is not a number of seconds" serve --pdu-timeout nan
 row 2 "faultlun serve: --max-connections: '0' is out of range (1..1000000)" \
 	serve --max-connections 0
-row 2 "faultlun serve: --store: 'disk' is not memory or file:PATH"   serve --store disk
+row 2 "faultlun serve: --store: 'disk' is not memory, null or file:PATH"   serve --store disk
 row 2 "faultlun serve: unknown option '--bogus'"                     serve --bogus
 row 2 "faultlun serve: --listen needs a value"                       serve --listen
 for l in 127.0.0.1:99999 127.0.0.1:65536 127.0.0.1:-1 127.0.0.1: '[::1]:70000' 127.0.0.1:3x; do
