@@ -267,7 +267,7 @@ static json_t *kept_rules(json_t *schedule, uint32_t keep)
 static int min_test(void *ctx, const uint32_t *cands, size_t n, bool *fails)
 {
 	struct minimise *m = ctx;
-	json_t *scheds[64];
+	json_t *scheds[64] = {NULL};
 	int rc;
 
 	if (n > 64)
