@@ -20,6 +20,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -154,10 +155,15 @@ static int prepare_guest(const char *cache, const char *kernel, const char *modu
 static int run_qemu_up(char **argv, const char *log_path, int timeout_s, const char *up_file,
 		       int up_s, int *status)
 {
+	pid_t parent = getpid();
 	pid_t pid = fork();
 	if (pid < 0)
 		return -errno;
 	if (pid == 0) {
+		/* QEMU ends with faultlun vm, whatever ended it (SIGTERM, SIGKILL):
+		 * a guest left running would hold its CPU and cache for ever. */
+		if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() != parent)
+			_exit(127);
 		int fd = open(log_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
 		if (fd >= 0) {
 			dup2(fd, 1);
