@@ -293,20 +293,24 @@ EOF
 # scan), writes the configuration and starts
 # udevd (multipathd finds its paths through udev's database).
 mp_prepare() {
-	for m in dm_mod dm_multipath scsi_dh_alua scsi_dh_emc scsi_dh_rdac scsi_dh_hp_sw; do
-		modprobe "$m" || fail "modprobe $m"
-	done
 	mp_conf
-	# udevd with device-mapper's own rules only (its /dev/mapper nodes and the
-	# cookie libdevmapper waits for): every other rule would run programs
+	# Once per boot (a batch's later jobs find it done): the modules, and
+	# udevd's rules reduced to device-mapper's own (its /dev/mapper nodes and
+	# the cookie libdevmapper waits for): every other rule would run programs
 	# for each disk, seconds under TCG; multipathd reads the WWID from sysfs.
-	mkdir -p /etc/udev/rules.d
-	for r in /lib/udev/rules.d/*.rules; do
-		case "${r##*/}" in
-		55-dm.rules | 95-dm-notify.rules) ;;
-		*) ln -sf /dev/null "/etc/udev/rules.d/${r##*/}" ;;
-		esac
-	done
+	if [ ! -e /tmp/mp-prepared ]; then
+		for m in dm_mod dm_multipath scsi_dh_alua scsi_dh_emc scsi_dh_rdac scsi_dh_hp_sw; do
+			modprobe "$m" || fail "modprobe $m"
+		done
+		mkdir -p /etc/udev/rules.d
+		for r in /lib/udev/rules.d/*.rules; do
+			case "${r##*/}" in
+			55-dm.rules | 95-dm-notify.rules) ;;
+			*) "$BB" ln -sf /dev/null "/etc/udev/rules.d/${r##*/}" ;;
+			esac
+		done
+		: >/tmp/mp-prepared
+	fi
 	/lib/systemd/systemd-udevd --daemon >"$R/udevd.out" 2>&1 || fail "systemd-udevd"
 	mark "udevd started"
 }
@@ -360,14 +364,26 @@ mp_start() {
 	mpd_pid=$!
 	mark "multipathd started (pid $mpd_pid)"
 	want=$(grep -c . "$R/discovery.out")
+	# The map from sysfs (a dm device whose uuid is multipathd's, with every
+	# path under it), not from multipathd's client, which waits while
+	# multipathd checks its new paths (seconds under TCG).
 	i=0
 	while :; do
-		map=$(multipathd show maps raw format "%n %N" 2>/dev/null | awk -v w="$want" '$2 >= w {print $1; exit}')
+		map=""
+		for d in /sys/block/dm-*; do
+			[ -e "$d/dm/uuid" ] || continue
+			case "$(cat "$d/dm/uuid")" in mpath-*) ;; *) continue ;; esac
+			n=0
+			for x in "$d"/slaves/*; do
+				[ -e "$x" ] && n=$((n + 1))
+			done
+			[ "$n" -ge "$want" ] && { map=$(cat "$d/dm/name") map_dm=$d; break; }
+		done
 		[ -n "$map" ] && [ -e "/dev/mapper/$map" ] && break
 		i=$((i + 1))
-		[ $i -gt 40 ] && fail "no multipath map with $want paths (see multipathd.log)"
+		[ $i -gt 80 ] && fail "no multipath map with $want paths (see multipathd.log)"
 		kill -0 "$mpd_pid" 2>/dev/null || fail "multipathd exited (see multipathd.log)"
-		sleep 0.2
+		sleep 0.1
 	done
 }
 
@@ -513,7 +529,7 @@ run_job() {
 		done
 		mp_start
 		multipathd show topology >"$R/multipath-topology.txt" 2>&1
-		mark "multipath map $map: $(multipathd show paths raw format '%d' | tr '\n' ' ')"
+		mark "multipath map $map: $(ls "$map_dm/slaves" | tr '\n' ' ')"
 		for b in /sys/class/scsi_disk/*:*:*:*/device/block/*; do
 			echo "${b##*/}"
 		done >/tmp/mp-paths

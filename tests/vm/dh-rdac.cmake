@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: MIT
 # The RDAC personality under the real kernel: scsi_dh_rdac and dm-multipath in
-# the VM lab (docs/device-handlers/rdac.md), in the boot of vm.dh (below, in
+# the VM lab (docs/device-handlers/rdac.md), in the boot of vm.KERNEL.dh (above the kernel matrix, in
 # CMakeLists.txt). Like the dm-multipath scenarios, their "frontends" leave
 # out "vm", so the generic loops do not run them.
 # vm.dh_faultless.rdac-* runs one without its personality or its fault: it
