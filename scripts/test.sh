@@ -24,8 +24,6 @@ cmake --build build/debug -j "$jobs"
 cd build/debug
 ctest --output-on-failure -j "$jobs" -LE 'vm|fuzz'
 [ "$tier" = test ] && exit 0
-# The VM-lab tier: real kernels under software emulation, whose timing varies
-# with the machine's load; a test that fails is run up to twice more, and fails the
-# run only if it fails every time (ctest prints every attempt; docs/vm-lab.md
-# "Kernel matrix in CI" names the flakes this stands in for).
-ctest --output-on-failure -j "$jobs" -L vm --repeat until-pass:3
+# The VM-lab tier: real kernels under software emulation, each test run once
+# (a test that fails is a failure; docs/vm-lab.md "Kernel matrix in CI").
+ctest --output-on-failure -j "$jobs" -L vm
