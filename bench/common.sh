@@ -7,6 +7,7 @@
 # Sourcing sets $tmp (a scratch directory) and an EXIT trap that ends the
 # servers it started (by pid).
 
+. tests/lib/common.sh # fl_freeport
 build=${BUILD:-build-bench}
 fl=$build/cli/faultlun
 load=$build/bench/fl_iscsi_load
@@ -88,18 +89,6 @@ tgt_check() {
 	PATH=$PATH:/usr/sbin
 }
 
-# A port in 10000..29999 no socket uses.
-freeport() {
-	_n=0
-	while [ $_n -lt 100 ]; do
-		# Below the ephemeral range, and no TCP socket of any state on it.
-		_p=$((10000 + $(od -An -N2 -tu2 /dev/urandom) % 20000))
-		ss -Htan "sport = :$_p" 2>/dev/null | grep -q . || { echo "$_p"; return; }
-		_n=$((_n + 1))
-	done
-	return 1
-}
-
 # tgt_start SIZE: tgtd (foreground child, its own control port) serving one LUN of
 # SIZE on a tmpfs file (/dev/shm, the rdwr backing store) as LUN 1; sets tgtpid,
 # tgtport, tgturl. tgtd takes control ports 0..32767 only; 0 is the system's own
@@ -116,7 +105,7 @@ tgt_start() {
 		[ $_try -le 10 ] || { echo "bench: tgtd did not start on any control port" >&2; cat "$tmp/tgt.log" >&2 2>/dev/null; exit 1; }
 		tgtctl=$((1024 + $(od -An -N2 -tu2 /dev/urandom) % 31744))
 		[ -e "/var/run/tgtd/socket.$tgtctl" ] && continue
-		tgtport=$(freeport)
+		tgtport=$(fl_freeport)
 		tgtd -f -C "$tgtctl" --iscsi "portal=127.0.0.1:$tgtport" >"$tmp/tgt.log" 2>&1 &
 		tgtpid=$!
 		_n=0

@@ -11,6 +11,7 @@
 # Exit 77 when tcpdump, tgtd or the libiscsi tools are missing or capturing
 # on lo is not permitted.
 set -u
+. "$(dirname "$0")/../lib/common.sh"
 fl=$1
 mode=$2
 scen=${3:-}
@@ -37,17 +38,7 @@ cleanup() {
 trap 'rc=$?; cleanup; exit $rc' EXIT
 trap 'exit 1' INT TERM
 fail() { echo "FAIL: $*" >&2; for f in "$tmp"/*.out "$tmp"/*.err "$tmp"/imported.json; do [ -f "$f" ] && { echo "== $f" >&2; cat "$f" >&2; }; done; exit 1; }
-# A port in 20000..39999 no socket uses.
-freeport() {
-	n=0
-	while [ $n -lt 100 ]; do
-		p=$((20000 + $(od -An -N2 -tu2 /dev/urandom) % 20000))
-		ss -Htan "sport = :$p" 2>/dev/null | grep -q . || { echo "$p"; return; }
-		n=$((n + 1))
-	done
-	return 1
-}
-port=$(freeport) || fail "no free port"
+port=$(fl_freeport) || fail "no free port"
 
 # The clients, against URL $1 (a LUN), the portal $2; what they print goes to $3.
 clients() {

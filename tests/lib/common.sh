@@ -2,9 +2,9 @@
 # common.sh - shell functions the shell tests source
 # (`. "$(dirname "$0")/../lib/common.sh"`): failing, a scratch directory
 # removed at exit with the server the test started, waiting (bounded) for a
-# line of a server's banner, the two portals of a two-port target, and the
-# VM lab's checker run again on a recorded run. POSIX sh; every wait is
-# bounded.
+# line of a server's banner, the two portals of a two-port target, the VM
+# lab's checker run again on a recorded run, and a free TCP port (also for
+# bench/common.sh). POSIX sh; every wait is bounded.
 
 # Says FAIL with the words given and ends the test with status 1.
 fail() {
@@ -58,4 +58,16 @@ fl_recheck() {
 	"$faultlun" vm "$2" --path "$3" --recheck "$4" >"$4.log" 2>&1
 	rc=$?
 	[ "$rc" -eq "$1" ] || { cat "$4.log"; fail "$5: exit $rc, expected $1"; }
+}
+
+# Prints a port in 10000..29999 (below Linux's ephemeral range) that no TCP
+# socket of any state uses; returns 1 after 100 tries.
+fl_freeport() {
+	_n=0
+	while [ $_n -lt 100 ]; do
+		_p=$((10000 + $(od -An -N2 -tu2 /dev/urandom) % 20000))
+		ss -Htan "sport = :$_p" 2>/dev/null | grep -q . || { echo "$_p"; return 0; }
+		_n=$((_n + 1))
+	done
+	return 1
 }
