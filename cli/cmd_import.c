@@ -30,8 +30,11 @@ static void import_usage(FILE *out)
 		"usage: faultlun import [OPTIONS] CAPTURE.pcap|CAPTURE.pcapng -o SCENARIO.json\n"
 		"       faultlun import [OPTIONS] CAPTURE --verify [-o SCENARIO.json]\n"
 		"       faultlun import [OPTIONS] CAPTURE --verify-scenario SCENARIO.json\n"
+		"       faultlun import --scsi-debug RULES [--lun N] [--name NAME] -o SCENARIO.json\n"
 		"Builds a scenario from an iSCSI packet capture (tcpdump -w): the target's\n"
-		"identity, every non-GOOD answer and every command never answered.\n"
+		"identity, every non-GOOD answer and every command never answered; or,\n"
+		"with --scsi-debug, from scsi_debug's error rules and module options\n"
+		"(RULES: lines of its debugfs error file, KEY=VALUE options; '-': stdin).\n"
 		"  -o, --output FILE  the scenario to write ('-': standard output)\n"
 		"  --target IQN       import this target (default: the first one logged in to)\n"
 		"  --port N           the target's TCP port (default: 3260 or 860, else the\n"
@@ -41,6 +44,8 @@ static void import_usage(FILE *out)
 		"                     (in process) and print every answer that differs\n"
 		"  --verify-scenario FILE\n"
 		"                     replay them against FILE instead (nothing is written)\n"
+		"  --scsi-debug       RULES is scsi_debug's rules, not a capture\n"
+		"  --lun N            with --scsi-debug: the LUN they are for (default 0)\n"
 		"  -q, --quiet        no summary on stderr\n"
 		"  -h, --help         this text\n"
 		"  -V, --version      print the version\n"
@@ -216,6 +221,38 @@ static int import_capture(const struct fl_import_opts *o, const char *cap, const
 	return rc;
 }
 
+/* `faultlun import --scsi-debug RULES`: the exit status. */
+static int import_scsi_debug(const char *rules, int lun, const char *name, const char *out,
+			     bool quiet)
+{
+	FILE *in = strcmp(rules, "-") ? fopen(rules, "r") : stdin;
+	char err[512] = "";
+	json_t *s;
+	int rc = 0;
+
+	if (!in) {
+		fprintf(stderr, "faultlun import: %s: %s\n", rules, strerror(errno));
+		return 2;
+	}
+	s = fl_import_scsi_debug(in, rules, lun, name, err, sizeof(err));
+	if (in != stdin)
+		fclose(in);
+	if (!s) {
+		fprintf(stderr, "faultlun import: %s\n", err);
+		return 2;
+	}
+	if (write_scenario(s, out))
+		rc = 2;
+	if (!rc && strcmp(out, "-") && !scenario_loads(out))
+		rc = 1;
+	if (!rc && !quiet)
+		fprintf(stderr, "faultlun import: %s: %zu rule(s), %zu TMF behaviour(s) -> %s\n",
+			rules, json_array_size(json_object_get(s, "rules")),
+			json_object_size(json_object_get(s, "tmf")), out);
+	json_decref(s);
+	return rc;
+}
+
 /* `faultlun import`. */
 int cmd_import(int argc, char **argv)
 {
@@ -224,12 +261,14 @@ int cmd_import(int argc, char **argv)
 	    {"port", required_argument, NULL, 'p'},   {"name", required_argument, NULL, 'n'},
 	    {"quiet", no_argument, NULL, 'q'},	      {"help", no_argument, NULL, 'h'},
 	    {"version", no_argument, NULL, 'V'},      {"verify", no_argument, NULL, 'v'},
-	    {"verify-scenario", required_argument, NULL, 'S'}, {NULL, 0, NULL, 0},
+	    {"verify-scenario", required_argument, NULL, 'S'},
+	    {"scsi-debug", no_argument, NULL, 'D'},   {"lun", required_argument, NULL, 'L'},
+	    {NULL, 0, NULL, 0},
 	};
 	struct fl_import_opts o = {0};
 	const char *out = NULL, *name = NULL, *vscen = NULL;
-	bool quiet = false;
-	uint64_t v;
+	bool quiet = false, sd = false, lun_set = false;
+	uint64_t v, lun = 0;
 	int opt;
 
 	optind = 0;
@@ -261,6 +300,14 @@ int cmd_import(int argc, char **argv)
 			o.verify = true;
 			vscen = optarg;
 			break;
+		case 'D':
+			sd = true;
+			break;
+		case 'L':
+			if (cli_opt_uint("import", "--lun", optarg, 0, 255, &lun))
+				return 2;
+			lun_set = true;
+			break;
 		case 'h':
 			import_usage(stdout);
 			return 0;
@@ -272,6 +319,21 @@ int cmd_import(int argc, char **argv)
 			return 2;
 		}
 	}
+	if (sd && (o.verify || o.target || o.port || optind != argc - 1 || !out)) {
+		fprintf(stderr, "faultlun import: --scsi-debug takes one RULES file and -o SCENARIO "
+			"(not --verify, --target or --port)\n");
+		cli_try_help("import");
+		return 2;
+	}
+	if (lun_set && !sd) {
+		fprintf(stderr, "faultlun import: --lun goes with --scsi-debug "
+				"(a capture names its LUNs)\n");
+		cli_try_help("import");
+		return 2;
+	}
+	if (sd)
+		return import_scsi_debug(argv[optind], (int)lun, name ? name : "scsi-debug", out,
+					 quiet);
 	if (optind != argc - 1 || (!out && !o.verify) || (out && vscen)) {
 		fprintf(stderr, "faultlun import: %s\n",
 			optind != argc - 1 ? "one capture file, please"

@@ -79,6 +79,15 @@ int fl_import_finish(struct fl_import *im, const char *name, json_t **out);
 /* Frees everything. */
 void fl_import_free(struct fl_import *im);
 
+/*
+ * import_scsi_debug.c: the scenario of scsi_debug's error rules and module
+ * options read from in (src names it in messages), for LUN lun, named name
+ * (docs/import.md, "From scsi_debug's rules"); a new reference, or NULL with
+ * the reason (file and line) in err.
+ */
+json_t *fl_import_scsi_debug(FILE *in, const char *src, int lun, const char *name, char *err,
+			     size_t errlen);
+
 struct fl_scenario;
 /*
  * import_verify.c: replays the commands of the capture (kept when
