@@ -17,7 +17,7 @@
 #include <unistd.h>
 
 /* Most entries scoped to one runner (of any kind) the shipped scenarios may hold. */
-#define MAX_SCOPED 99
+#define MAX_SCOPED 98
 /* Most errno entries scoped to one runner. */
 #define MAX_ERRNO_SCOPED 35
 /*
