@@ -88,7 +88,10 @@ static int check_value(json_t *v, const char *key, int depth, char *why, size_t 
 				 FL_RESULT_MAX_TIME_S * 1000);
 			return -1;
 		}
-		if (!isfinite(x) || fabs(x) > FL_RESULT_MAX_NUMBER) {
+		/* An integer is exact at any size (a drawn seed, an LBA off the
+		 * wire: the typed fields bound what they take); a real must be
+		 * finite and within bounds. */
+		if (json_is_real(v) && (!isfinite(x) || fabs(x) > FL_RESULT_MAX_NUMBER)) {
 			snprintf(why, len, "\"%s\": %g is not a number within +-%g", key ? key : "",
 				 x, FL_RESULT_MAX_NUMBER);
 			return -1;

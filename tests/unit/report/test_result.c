@@ -210,6 +210,30 @@ static void test_missing_and_wrong_types(void)
 	fl_result_free(&r);
 }
 
+/*
+ * Integers past the bound of reals are read: a target's drawn seed (any 64-bit
+ * value) and an initiator's LBA are in its trace; the typed LBA is left
+ * unknown rather than rounded.
+ */
+static void test_big_integers(void)
+{
+	struct fl_result r;
+
+	CU_ASSERT_EQUAL_FATAL(
+	    read_text("{\"faultlun_vm_result\":1,\"trace_events\":[{\"t\":1,\"event\":\"start\","
+		      "\"seed\":7368468528522125},{\"t\":2,\"event\":\"cmd\","
+		      "\"lba\":9223372036854775807,\"seed\":\"18446744073709551615\"}]}",
+		      &r),
+	    0);
+	CU_ASSERT_EQUAL(r.ntrace, 2);
+	if (r.ntrace == 2)
+		CU_ASSERT_TRUE(isnan(r.trace[1].lba));
+	fl_result_free(&r);
+	/* A real past the bound is still refused. */
+	CU_ASSERT_EQUAL(read_text("{\"faultlun_vm_result\":1,\"x\":7.3e15}", &r), -1);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, "is not a number within"));
+}
+
 /* Times out of bounds, entries without their fields, deep nesting, long strings. */
 static void test_hostile_refused(void)
 {
@@ -330,6 +354,7 @@ static CU_TestInfo result_tests[] = {
     {"not_a_result", test_not_a_result},
     {"missing_and_wrong_types", test_missing_and_wrong_types},
     {"hostile_refused", test_hostile_refused},
+    {"big_integers", test_big_integers},
     {"huge_arrays", test_huge_arrays},
     {"files", test_files},
     CU_TEST_INFO_NULL,
