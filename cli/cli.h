@@ -21,6 +21,21 @@ int cmd_check(int argc, char **argv);
 int cmd_send(int argc, char **argv);
 int cmd_import(int argc, char **argv);
 
+/*
+ * The guest options `faultlun vm` and `faultlun explore` share: --cache,
+ * --accel, --timeout, --memory and --cpus, listed for getopt_long by
+ * CLI_VM_LONGOPTS. cli_vm_opt reads option opt (getopt's value) of command
+ * cmd into o: 1 read, -1 a bad value (message printed), 0 not one of them.
+ */
+/* clang-format off */
+#define CLI_VM_LONGOPTS                                                                            \
+	{"cache", required_argument, NULL, 'c'}, {"accel", required_argument, NULL, 'a'},          \
+	{"timeout", required_argument, NULL, 't'}, {"memory", required_argument, NULL, 'm'},       \
+	{"cpus", required_argument, NULL, 'C'}
+/* clang-format on */
+struct fl_vm_opts;
+int cli_vm_opt(const char *cmd, int opt, const char *arg, struct fl_vm_opts *o);
+
 /* Writes the hex SHA-256 of the file at path into hex; 0 or -1 (sha256.c). */
 int sha256_file(const char *path, char hex[65]);
 

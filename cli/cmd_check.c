@@ -498,6 +498,62 @@ static int write_json(const char *file, const struct check_outcome *o, size_t n)
 }
 
 /* `faultlun check`. */
+/* Counts of verdicts and outcomes over a check's scenarios. */
+struct check_tally {
+	int held, failed, na, errors;
+};
+
+/* Prints scenario o's verdicts and outcome (quiet: failures only) and counts them into t. */
+static void check_print(const struct check_outcome *o, bool quiet, struct check_tally *t)
+{
+	for (int k = 0; k < o->nv; k++) {
+		const struct fl_verdict *v = &o->v[k];
+
+		t->held += v->v == FL_VERDICT_PASS;
+		t->failed += v->v == FL_VERDICT_FAIL;
+		t->na += v->v == FL_VERDICT_NA;
+		if (quiet && v->v != FL_VERDICT_FAIL)
+			continue;
+		printf("%-4s %s: expect %zu: %s (%s)\n", fl_verdict_name(v->v), o->name, v->expect,
+		       v->what, v->observed);
+	}
+	if (o->rc == 2) {
+		t->errors++;
+		printf("ERROR %s: %s\n", o->path, o->error);
+	} else if (o->rc == 77) {
+		if (!quiet)
+			printf("SKIP %s: %s\n", o->name,
+			       o->error[0] ? o->error : "no expectation applies");
+	} else if (!quiet || o->rc) {
+		printf("%s %s (%.1f s)\n", o->rc ? "FAILED" : "held", o->name, o->ms / 1e3);
+	}
+	fflush(stdout);
+}
+
+/* Refuses options that do not go together (n: the number of scenarios). Returns 0 or 2. */
+static int check_validate(const struct check_opts *co, int n)
+{
+	if (n < 1) {
+		fprintf(stderr, "faultlun check: no scenario given\n");
+		check_usage(stderr);
+		return 2;
+	}
+	if (co->url && strncmp(co->url, "iscsi://", 8)) {
+		fprintf(stderr, "faultlun check: --url: '%s' is not an iscsi:// URL\n", co->url);
+		return 2;
+	}
+	if ((co->ctl || co->trace) && !co->url) {
+		fprintf(stderr, "faultlun check: --ctl and --trace go with --url (without it the "
+				"check serves the scenario and has both)\n");
+		return 2;
+	}
+	if (co->obs && n > 1) {
+		fprintf(stderr, "faultlun check: --obs takes one scenario\n");
+		return 2;
+	}
+	return 0;
+}
+
 int cmd_check(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -512,7 +568,8 @@ int cmd_check(int argc, char **argv)
 	struct check_opts co = {0};
 	struct check_outcome *out;
 	struct fl_scenario **scs;
-	int c, n, rc = 0, held = 0, failed = 0, na = 0, errors = 0, skipped = 0;
+	struct check_tally t = {0};
+	int c, n, rc;
 
 	optind = 0; /* a fresh getopt_long: options may follow the scenarios */
 	while ((c = cli_getopt("check", argc, argv, "vqhV", longopts)) != -1) {
@@ -561,24 +618,8 @@ int cmd_check(int argc, char **argv)
 		}
 	}
 	n = argc - optind;
-	if (n < 1) {
-		fprintf(stderr, "faultlun check: no scenario given\n");
-		check_usage(stderr);
+	if (check_validate(&co, n))
 		return 2;
-	}
-	if (co.url && strncmp(co.url, "iscsi://", 8)) {
-		fprintf(stderr, "faultlun check: --url: '%s' is not an iscsi:// URL\n", co.url);
-		return 2;
-	}
-	if ((co.ctl || co.trace) && !co.url) {
-		fprintf(stderr, "faultlun check: --ctl and --trace go with --url (without it the "
-				"check serves the scenario and has both)\n");
-		return 2;
-	}
-	if (co.obs && n > 1) {
-		fprintf(stderr, "faultlun check: --obs takes one scenario\n");
-		return 2;
-	}
 	signal(SIGPIPE, SIG_IGN);
 	out = calloc((size_t)n, sizeof(*out));
 	scs = calloc((size_t)n, sizeof(*scs));
@@ -588,43 +629,19 @@ int cmd_check(int argc, char **argv)
 		return 2;
 	}
 	for (int i = 0; i < n; i++) {
-		struct check_outcome *o = &out[i];
-
-		check_one(argv[optind + i], &co, o, &scs[i]);
-		for (int k = 0; k < o->nv; k++) {
-			const struct fl_verdict *v = &o->v[k];
-
-			held += v->v == FL_VERDICT_PASS;
-			failed += v->v == FL_VERDICT_FAIL;
-			na += v->v == FL_VERDICT_NA;
-			if (co.quiet && v->v != FL_VERDICT_FAIL)
-				continue;
-			printf("%-4s %s: expect %zu: %s (%s)\n", fl_verdict_name(v->v), o->name,
-			       v->expect, v->what, v->observed);
-		}
-		if (o->rc == 2) {
-			errors++;
-			printf("ERROR %s: %s\n", o->path, o->error);
-		} else if (o->rc == 77) {
-			skipped++;
-			if (!co.quiet)
-				printf("SKIP %s: %s\n", o->name,
-				       o->error[0] ? o->error : "no expectation applies");
-		} else if (!co.quiet || o->rc) {
-			printf("%s %s (%.1f s)\n", o->rc ? "FAILED" : "held", o->name, o->ms / 1e3);
-		}
-		fflush(stdout);
+		check_one(argv[optind + i], &co, &out[i], &scs[i]);
+		check_print(&out[i], co.quiet, &t);
 	}
 	printf("faultlun check: %d scenario%s, %d held, %d failed, %d not applicable%s%s\n", n,
-	       n == 1 ? "" : "s", held, failed, na, errors ? ", could not run: " : "",
-	       errors ? "see above" : "");
+	       n == 1 ? "" : "s", t.held, t.failed, t.na, t.errors ? ", could not run: " : "",
+	       t.errors ? "see above" : "");
 	if (co.junit && cli_junit_write(co.junit, out, (size_t)n))
 		fprintf(stderr, "faultlun check: cannot write %s\n", co.junit);
 	if (co.ktap && cli_ktap_check_write(co.ktap, out, (size_t)n))
 		fprintf(stderr, "faultlun check: cannot write %s\n", co.ktap);
 	if (co.json && write_json(co.json, out, (size_t)n))
 		fprintf(stderr, "faultlun check: cannot write %s\n", co.json);
-	rc = errors ? 2 : failed ? 1 : held ? 0 : 77;
+	rc = t.errors ? 2 : t.failed ? 1 : t.held ? 0 : 77;
 	for (int i = 0; i < n; i++) {
 		free(out[i].v);
 		free(out[i].steps);
@@ -634,6 +651,5 @@ int cmd_check(int argc, char **argv)
 	}
 	free(out);
 	free(scs);
-	(void)skipped;
 	return rc;
 }

@@ -65,7 +65,8 @@ static void usage(FILE *out)
 		"  --per-boot M      trials per boot of the guest (default 8)\n"
 		"  --max-faults K    fault rules per schedule at most (default 3, at most %d)\n"
 		"  --no-minimise     report findings as found, without minimising them\n"
-		"  --cache DIR, --accel auto|kvm|tcg, --timeout S   as `faultlun vm`\n"
+		"  --cache DIR, --accel auto|kvm|tcg, --timeout S, --memory MB, --cpus N\n"
+		"                    as `faultlun vm`\n"
 		"  -h, --help        this text\n"
 		"  -V, --version     print the version\n"
 		"Exit status: 0 no finding, 1 findings, 2 usage or setup error,\n"
@@ -552,21 +553,24 @@ static int parse_args(struct explore *ex, int argc, char **argv)
 	    {"kernel", required_argument, NULL, 'K'},	{"modules", required_argument, NULL, 'M'},
 	    {"path", required_argument, NULL, 'p'},	{"out", required_argument, NULL, 'o'},
 	    {"per-boot", required_argument, NULL, 'n'}, {"max-faults", required_argument, NULL, 'f'},
-	    {"no-minimise", no_argument, NULL, 'N'},	{"cache", required_argument, NULL, 'c'},
-	    {"accel", required_argument, NULL, 'a'},	{"timeout", required_argument, NULL, 't'},
-	    {"help", no_argument, NULL, 'h'},		{"version", no_argument, NULL, 'V'},
+	    {"no-minimise", no_argument, NULL, 'N'},	{"help", no_argument, NULL, 'h'},
+	    {"version", no_argument, NULL, 'V'},	CLI_VM_LONGOPTS,
 	    {NULL, 0, NULL, 0},
 	};
 	static const char *const path_words[] = {"iscsi", "tcmu", NULL};
-	static const char *const accel_words[] = {"auto", "kvm", "tcg", NULL};
 	bool budget = false;
 	uint64_t v;
 	int opt;
 
 	optind = 0;
 	while ((opt = cli_getopt("explore", argc, argv, "hV", longopts)) != -1) {
-		int bad = 0;
+		int bad = cli_vm_opt("explore", opt, optarg, &ex->vm);
 
+		if (bad) {
+			if (bad < 0)
+				return -1;
+			continue;
+		}
 		switch (opt) {
 		case 'b':
 			bad = parse_budget(optarg, ex);
@@ -604,17 +608,6 @@ static int parse_args(struct explore *ex, int argc, char **argv)
 			break;
 		case 'N':
 			ex->minimise = false;
-			break;
-		case 'c':
-			ex->vm.cache_dir = optarg;
-			break;
-		case 'a':
-			bad = cli_opt_word("explore", "--accel", optarg, accel_words);
-			ex->vm.accel = optarg;
-			break;
-		case 't':
-			bad = cli_opt_uint("explore", "--timeout", optarg, 1, 86400, &v);
-			ex->vm.guest_timeout_s = (int)v;
 			break;
 		case 'h':
 			usage(stdout);

@@ -39,6 +39,7 @@ static void usage(FILE *out)
 	    "  --accel auto|kvm|tcg   accelerator (default auto: KVM if it boots, else TCG)\n"
 	    "  --timeout S     guest time limit (default check.vm_timeout_s or 300)\n"
 	    "  --memory MB     guest memory (default 2048)\n"
+	    "  --cpus N        guest vCPUs (default 2)\n"
 	    "  --kernel K      the guest's kernel: stock (Debian 12's, the default),\n"
 	    "                  debian:SUITE (bookworm, trixie, sid), or a kernel image\n"
 	    "                  (bzImage or vmlinux)\n"
@@ -138,197 +139,305 @@ static bool vm_loads(const char *file, const char *path, int *rc)
 	return true;
 }
 
+/* Every run of one `faultlun vm`, on every kernel, and what is written of them. */
+struct vm_all {
+	const char *kernels[16];
+	char *kmods[16];
+	int nk;
+	bool matrix;			 /* --kernels: a matrix report */
+	struct fl_vm_matrix_cell *cells; /* the matrix report's cells */
+	char **cell_strings;		 /* three per cell: scenario, path, result */
+	size_t ncells;
+	struct cli_vm_run *kruns; /* every run of every kernel, for --ktap */
+	size_t nkruns;
+	struct vm_one *all; /* the current kernel's runs */
+	char base[PATH_MAX];
+	int worst, runs, skips;
+};
+
 /*
- * Runs every scenario on every path on every kernel (kernel_list: K1,K2,...,
- * each "stock", "debian:SUITE" or IMAGE[=MODULE_DIR]; else kernel/modules, or
- * the stock kernel); with kernel_list, writes the matrix report. Returns the
+ * The kernels to run on: kernel_list (K1,K2,..., each "stock",
+ * "debian:SUITE" or IMAGE[=MODULE_DIR], edited in place), else kernel and
+ * modules (NULL: the stock kernel). Returns 0, or 2 after a message.
+ */
+static int vm_kernels(struct vm_all *m, char *kernel_list, const char *kernel, const char *modules)
+{
+	if (!kernel_list) {
+		m->kernels[0] = kernel;
+		m->kmods[0] = (char *)modules;
+		m->nk = 1;
+		return 0;
+	}
+	char *save = NULL;
+	for (char *k = strtok_r(kernel_list, ",", &save); k; k = strtok_r(NULL, ",", &save)) {
+		if (m->nk == 16) {
+			fprintf(stderr, "faultlun vm: at most 16 kernels at a time\n");
+			return 2;
+		}
+		char *eq = strchr(k, '=');
+		m->kmods[m->nk] = NULL;
+		if (eq) {
+			*eq = 0;
+			m->kmods[m->nk] = eq + 1;
+		}
+		m->kernels[m->nk++] = k;
+	}
+	if (!m->nk) {
+		fprintf(stderr, "faultlun vm: --kernels names no kernel\n");
+		return 2;
+	}
+	m->matrix = true;
+	return 0;
+}
+
+/*
+ * Lays out the runs of files on one kernel (kdir: its folder under base, ""
+ * without --kernels): each file on path, or on "both" paths, or on its
+ * check.paths when path is NULL. Returns how many runs are in all.
+ */
+static int vm_plan(struct vm_one *all, const char **files, int nfiles, const char *path,
+		   const char *base, const char *kdir, bool batch)
+{
+	int nrun = 0;
+
+	for (int f = 0; f < nfiles; f++) {
+		char paths[3][8];
+		int np;
+		if (!path) {
+			np = scenario_paths(files[f], paths);
+		} else if (!strcmp(path, "both")) {
+			snprintf(paths[0], 8, "iscsi");
+			snprintf(paths[1], 8, "tcmu");
+			np = 2;
+		} else {
+			snprintf(paths[0], 8, "%s", path);
+			np = 1;
+		}
+		for (int p = 0; p < np; p++) {
+			struct vm_one *r = &all[nrun++];
+			*r = (struct vm_one){.file = files[f], .rc = -1};
+			snprintf(r->path, sizeof(r->path), "%s", paths[p]);
+			file_stem(files[f], r->stem, sizeof(r->stem));
+			snprintf(r->dir, sizeof(r->dir), "%s/%s%s%s-%s", base, kdir,
+				 *kdir ? "/" : "", r->stem, paths[p]);
+			r->batch = vm_loads(files[f], paths[p], &r->rc) && batch;
+		}
+	}
+	return nrun;
+}
+
+/* Runs that can share a boot: one boot per path with two or more of them. */
+static void vm_run_shared(struct vm_one *all, int nrun, struct fl_vm_opts *o, const char *base,
+			  const char *kdir)
+{
+	static const char *const pw[] = {"iscsi", "tcmu", "lio"};
+
+	for (size_t w = 0; w < sizeof(pw) / sizeof(pw[0]); w++) {
+		const char *bf[64 * 3], *bd[64 * 3];
+		int brc[64 * 3], bi[64 * 3], nb = 0;
+		for (int i = 0; i < nrun; i++)
+			if (all[i].batch && !strcmp(all[i].path, pw[w])) {
+				bf[nb] = all[i].file;
+				bd[nb] = all[i].dir;
+				bi[nb++] = i;
+			}
+		if (nb < 2)
+			continue;
+		char share[PATH_MAX + 200];
+		snprintf(share, sizeof(share), "%s/%s%sboot-%s", base, kdir, *kdir ? "/" : "",
+			 pw[w]);
+		o->path = pw[w];
+		fl_vm_run_batch(bf, (size_t)nb, o, bd, share, brc);
+		for (int j = 0; j < nb; j++)
+			all[bi[j]].rc = brc[j];
+	}
+}
+
+/* Adds run r on kernel k to the KTAP list and the matrix, and prints its report. */
+static void vm_record(struct vm_all *m, int k, const struct vm_one *r, bool quiet)
+{
+	char res[PATH_MAX + 440], html[PATH_MAX + 440];
+
+	m->runs++;
+	snprintf(res, sizeof(res), "%s/result.json", r->dir);
+	if (m->kruns) {
+		struct cli_vm_run *kr = &m->kruns[m->nkruns++];
+		snprintf(kr->name, sizeof(kr->name), "%s%s%s (%s)", m->matrix ? m->kernels[k] : "",
+			 m->matrix ? " " : "", r->stem, r->path);
+		snprintf(kr->result, sizeof(kr->result), "%s", res);
+		kr->rc = r->rc;
+	}
+	if (m->cells) {
+		char **cs = m->cell_strings + m->ncells * 3;
+		cs[0] = strdup(r->stem);
+		cs[1] = strdup(r->path);
+		cs[2] = strdup(res);
+		m->cells[m->ncells++] = (struct fl_vm_matrix_cell){.kernel = m->kernels[k],
+								   .scenario = cs[0],
+								   .path = cs[1],
+								   .result_json = cs[2],
+								   .rc = r->rc};
+	}
+	if (r->rc == FL_VM_SKIP) {
+		m->skips++;
+		return;
+	}
+	snprintf(html, sizeof(html), "%s/report.html", r->dir);
+	if (access(res, R_OK) == 0) {
+		fl_vm_report_text(res, stdout, !quiet);
+		if (fl_vm_report_html(res, html) == 0)
+			printf("result: %s\nreport: %s\n", res, html);
+	}
+	if (r->rc > m->worst)
+		m->worst = r->rc;
+}
+
+/* Writes the KTAP file and the matrix report, and frees what m holds. */
+static void vm_write(struct vm_all *m, const char *ktap)
+{
+	if (m->kruns && cli_ktap_vm_write(ktap, m->kruns, m->nkruns))
+		fprintf(stderr, "faultlun vm: cannot write %s\n", ktap);
+	if (m->cells &&
+	    fl_vm_matrix_write(m->cells, m->ncells, m->kernels, (size_t)m->nk, m->base, stdout) < 0)
+		fprintf(stderr, "faultlun vm: cannot write the matrix report in %s\n", m->base);
+	for (size_t i = 0; m->cell_strings && i < m->ncells * 3; i++)
+		free(m->cell_strings[i]);
+	free(m->cell_strings);
+	free(m->cells);
+	free(m->kruns);
+	free(m->all);
+}
+
+/*
+ * Runs every scenario on every path on every kernel (vm_kernels says which);
+ * with kernel_list, writes the matrix report. Frees kernel_list. Returns the
  * worst exit status, 77 when every run was skipped.
  */
 static int run_kernels(const char **files, int nfiles, const char *path, struct fl_vm_opts *o,
 		       char *kernel_list, const char *kernel, const char *modules, const char *out,
 		       bool keep, bool batch, const char *ktap)
 {
-	const char *kernels[16];
-	char *kmods[16];
-	int nk = 0;
-	struct fl_vm_matrix_cell *cells = NULL;
-	char **cell_strings = NULL;
-	size_t ncells = 0;
+	struct vm_all m = {0};
+	size_t most = (size_t)nfiles * 3;
 
-	if (kernel_list) {
-		char *save = NULL;
-		for (char *k = strtok_r(kernel_list, ",", &save); k;
-		     k = strtok_r(NULL, ",", &save)) {
-			if (nk == 16) {
-				fprintf(stderr, "faultlun vm: at most 16 kernels at a time\n");
-				free(kernel_list);
-				return 2;
-			}
-			char *eq = strchr(k, '=');
-			kmods[nk] = NULL;
-			if (eq) {
-				*eq = 0;
-				kmods[nk] = eq + 1;
-			}
-			kernels[nk++] = k;
-		}
-		if (!nk) {
-			fprintf(stderr, "faultlun vm: --kernels names no kernel\n");
-			free(kernel_list);
-			return 2;
-		}
-		cells = calloc((size_t)nk * (size_t)nfiles * 3, sizeof(*cells));
-		cell_strings = calloc((size_t)nk * (size_t)nfiles * 3 * 3, sizeof(char *));
-	} else {
-		kernels[nk] = kernel;
-		kmods[nk++] = (char *)modules;
+	if (vm_kernels(&m, kernel_list, kernel, modules)) {
+		free(kernel_list);
+		return 2;
 	}
-	char base[PATH_MAX];
-	if (out) {
-		snprintf(base, sizeof(base), "%s", out);
-	} else {
-		snprintf(base, sizeof(base), "/tmp/faultlun-vm.XXXXXX");
-		if (!mkdtemp(base)) {
-			perror("faultlun vm: mkdtemp");
-			return 2;
-		}
+	snprintf(m.base, sizeof(m.base), "%s", out ? out : "/tmp/faultlun-vm.XXXXXX");
+	if (!out && !mkdtemp(m.base)) {
+		perror("faultlun vm: mkdtemp");
+		free(kernel_list);
+		return 2;
 	}
-	int worst = 0, runs = 0, skips = 0;
-	struct vm_one *all = calloc((size_t)nfiles * 3, sizeof(*all));
-	/* every run of every kernel, for --ktap */
-	struct cli_vm_run *kruns =
-	    ktap ? calloc((size_t)nk * (size_t)nfiles * 3, sizeof(*kruns)) : NULL;
-	size_t nkruns = 0;
-	if (!all || (ktap && !kruns)) {
-		free(all);
-		free(kruns);
+	m.all = calloc(most, sizeof(*m.all));
+	m.kruns = ktap ? calloc((size_t)m.nk * most, sizeof(*m.kruns)) : NULL;
+	if (m.matrix) {
+		m.cells = calloc((size_t)m.nk * most, sizeof(*m.cells));
+		m.cell_strings = calloc((size_t)m.nk * most * 3, sizeof(char *));
+	}
+	if (!m.all || (ktap && !m.kruns) || (m.matrix && (!m.cells || !m.cell_strings))) {
+		free(m.all);
+		free(m.kruns);
+		free(m.cells);
+		free(m.cell_strings);
 		fprintf(stderr, "faultlun vm: out of memory\n");
 		free(kernel_list);
 		return 2;
 	}
-	for (int k = 0; k < nk; k++) {
+	for (int k = 0; k < m.nk; k++) {
 		/* "stock" is the default kernel */
-		o->kernel = kernels[k] && strcmp(kernels[k], "stock") ? kernels[k] : NULL;
-		o->modules = kmods[k];
+		o->kernel = m.kernels[k] && strcmp(m.kernels[k], "stock") ? m.kernels[k] : NULL;
+		o->modules = m.kmods[k];
 		char kdir[128] = "";
-		if (kernel_list)
-			kernel_dir(kernels[k], kdir, sizeof(kdir));
-		int nrun = 0;
-		for (int f = 0; f < nfiles; f++) {
-			char paths[3][8];
-			int np;
-			if (!path) {
-				np = scenario_paths(files[f], paths);
-			} else if (!strcmp(path, "both")) {
-				snprintf(paths[0], 8, "iscsi");
-				snprintf(paths[1], 8, "tcmu");
-				np = 2;
-			} else {
-				snprintf(paths[0], 8, "%s", path);
-				np = 1;
-			}
-			for (int p = 0; p < np; p++) {
-				struct vm_one *r = &all[nrun++];
-				char stem[128];
-				*r = (struct vm_one){.file = files[f], .rc = -1};
-				snprintf(r->path, sizeof(r->path), "%s", paths[p]);
-				file_stem(files[f], stem, sizeof(stem));
-				snprintf(r->stem, sizeof(r->stem), "%s", stem);
-				snprintf(r->dir, sizeof(r->dir), "%s/%s%s%s-%s", base, kdir,
-					 *kdir ? "/" : "", stem, paths[p]);
-				r->batch = vm_loads(files[f], paths[p], &r->rc) && batch;
-			}
-		}
-		/* Runs that can share a boot, one boot per path; the others one by one. */
-		static const char *const pw[] = {"iscsi", "tcmu", "lio"};
-		for (size_t w = 0; w < sizeof(pw) / sizeof(pw[0]); w++) {
-			const char *bf[64 * 3], *bd[64 * 3];
-			int brc[64 * 3], bi[64 * 3], nb = 0;
-			for (int i = 0; i < nrun; i++)
-				if (all[i].batch && !strcmp(all[i].path, pw[w])) {
-					bf[nb] = all[i].file;
-					bd[nb] = all[i].dir;
-					bi[nb++] = i;
-				}
-			if (nb < 2)
-				continue;
-			char share[PATH_MAX + 200];
-			snprintf(share, sizeof(share), "%s/%s%sboot-%s", base, kdir,
-				 *kdir ? "/" : "", pw[w]);
-			o->path = pw[w];
-			fl_vm_run_batch(bf, (size_t)nb, o, bd, share, brc);
-			for (int j = 0; j < nb; j++)
-				all[bi[j]].rc = brc[j];
-		}
+		if (m.matrix)
+			kernel_dir(m.kernels[k], kdir, sizeof(kdir));
+		int nrun = vm_plan(m.all, files, nfiles, path, m.base, kdir, batch);
+		vm_run_shared(m.all, nrun, o, m.base, kdir);
 		for (int i = 0; i < nrun; i++) {
-			struct vm_one *r = &all[i];
-			char res[PATH_MAX + 440], html[PATH_MAX + 440];
+			struct vm_one *r = &m.all[i];
 			if (r->rc == -1) {
 				o->path = r->path;
 				r->rc = fl_vm_run(r->file, o, r->dir);
 			}
-			runs++;
-			snprintf(res, sizeof(res), "%s/result.json", r->dir);
-			if (kruns) {
-				struct cli_vm_run *kr = &kruns[nkruns++];
-				snprintf(kr->name, sizeof(kr->name), "%s%s%s (%s)",
-					 kernel_list ? kernels[k] : "", kernel_list ? " " : "",
-					 r->stem, r->path);
-				snprintf(kr->result, sizeof(kr->result), "%s", res);
-				kr->rc = r->rc;
-			}
-			if (cells) {
-				char **cs = cell_strings + ncells * 3;
-				cs[0] = strdup(r->stem);
-				cs[1] = strdup(r->path);
-				cs[2] = strdup(res);
-				cells[ncells++] = (struct fl_vm_matrix_cell){.kernel = kernels[k],
-									     .scenario = cs[0],
-									     .path = cs[1],
-									     .result_json = cs[2],
-									     .rc = r->rc};
-			}
-			if (r->rc == FL_VM_SKIP) {
-				skips++;
-				continue;
-			}
-			snprintf(html, sizeof(html), "%s/report.html", r->dir);
-			if (access(res, R_OK) == 0) {
-				fl_vm_report_text(res, stdout, !o->quiet);
-				if (fl_vm_report_html(res, html) == 0)
-					printf("result: %s\nreport: %s\n", res, html);
-			}
-			if (r->rc > worst)
-				worst = r->rc;
+			vm_record(&m, k, r, o->quiet);
 		}
 	}
-	free(all);
-	if (kruns && cli_ktap_vm_write(ktap, kruns, nkruns))
-		fprintf(stderr, "faultlun vm: cannot write %s\n", ktap);
-	free(kruns);
-	if (cells) {
-		if (fl_vm_matrix_write(cells, ncells, kernels, (size_t)nk, base, stdout) < 0)
-			fprintf(stderr, "faultlun vm: cannot write the matrix report in %s\n",
-				base);
-		for (size_t i = 0; i < ncells * 3; i++)
-			free(cell_strings[i]);
-		free(cell_strings);
-		free(cells);
-	}
+	vm_write(&m, ktap);
 	free(kernel_list);
-	if (skips == runs) {
+	if (m.skips == m.runs) {
 		fprintf(stderr, "faultlun vm: skipped (no qemu or no kernel package)\n");
 		return 77;
 	}
-	if (!out && !keep && worst == 0) {
+	if (!out && !keep && m.worst == 0) {
 		char cmd[PATH_MAX + 16];
-		snprintf(cmd, sizeof(cmd), "rm -rf '%s'", base);
+		snprintf(cmd, sizeof(cmd), "rm -rf '%s'", m.base);
 		if (system(cmd) != 0)
-			fprintf(stderr, "faultlun vm: could not remove %s\n", base);
+			fprintf(stderr, "faultlun vm: could not remove %s\n", m.base);
 	} else {
-		printf("run directory: %s\n", base);
+		printf("run directory: %s\n", m.base);
 	}
-	return worst;
+	return m.worst;
+}
+
+/*
+ * `--recheck DIR`: checks the kept run in DIR again against file on path,
+ * prints its report and writes ktap when asked. Returns the verdict's status.
+ */
+static int vm_recheck(const char *file, const char *path, const char *dir, bool quiet,
+		      const char *ktap)
+{
+	char res[PATH_MAX + 16];
+	int rc = fl_vm_recheck(file, path, dir);
+
+	snprintf(res, sizeof(res), "%s/result.json", dir);
+	if (access(res, R_OK) == 0)
+		fl_vm_report_text(res, stdout, !quiet);
+	if (ktap) {
+		struct cli_vm_run kr = {.rc = rc};
+		char stem[128];
+
+		file_stem(file, stem, sizeof(stem));
+		snprintf(kr.name, sizeof(kr.name), "%s (%s)", stem, path);
+		snprintf(kr.result, sizeof(kr.result), "%s", res);
+		if (cli_ktap_vm_write(ktap, &kr, 1))
+			fprintf(stderr, "faultlun vm: cannot write %s\n", ktap);
+	}
+	return rc;
+}
+
+int cli_vm_opt(const char *cmd, int opt, const char *arg, struct fl_vm_opts *o)
+{
+	static const char *const accel_words[] = {"auto", "kvm", "tcg", NULL};
+	uint64_t v;
+
+	switch (opt) {
+	case 'c':
+		o->cache_dir = arg;
+		return 1;
+	case 'a':
+		if (cli_opt_word(cmd, "--accel", arg, accel_words))
+			return -1;
+		o->accel = arg;
+		return 1;
+	case 't':
+		if (cli_opt_uint(cmd, "--timeout", arg, 1, 86400, &v))
+			return -1;
+		o->guest_timeout_s = (int)v;
+		return 1;
+	case 'm':
+		if (cli_opt_uint(cmd, "--memory", arg, 256, 1048576, &v))
+			return -1;
+		o->memory_mb = (int)v;
+		return 1;
+	case 'C':
+		if (cli_opt_uint(cmd, "--cpus", arg, 1, 64, &v))
+			return -1;
+		o->cpus = (int)v;
+		return 1;
+	default:
+		return 0;
+	}
 }
 
 int cmd_vm(int argc, char **argv)
@@ -341,24 +450,32 @@ int cmd_vm(int argc, char **argv)
 	const char *files[64];
 	int nfiles = 0;
 	static const struct option longopts[] = {
-	    {"path", required_argument, NULL, 'p'},    {"recheck", required_argument, NULL, 'R'},
-	    {"out", required_argument, NULL, 'o'},     {"cache", required_argument, NULL, 'c'},
-	    {"accel", required_argument, NULL, 'a'},   {"timeout", required_argument, NULL, 't'},
-	    {"memory", required_argument, NULL, 'm'},  {"keep", no_argument, NULL, 'k'},
-	    {"quiet", no_argument, NULL, 'q'},	       {"help", no_argument, NULL, 'h'},
-	    {"version", no_argument, NULL, 'V'},       {"where", no_argument, NULL, 'W'},
-	    {"kernel", required_argument, NULL, 'K'},  {"modules", required_argument, NULL, 'M'},
-	    {"kernels", required_argument, NULL, 'X'}, {"boot-each", no_argument, NULL, 'B'},
+	    {"path", required_argument, NULL, 'p'},
+	    {"recheck", required_argument, NULL, 'R'},
+	    {"out", required_argument, NULL, 'o'},
+	    {"keep", no_argument, NULL, 'k'},
+	    {"quiet", no_argument, NULL, 'q'},
+	    {"help", no_argument, NULL, 'h'},
+	    {"version", no_argument, NULL, 'V'},
+	    {"where", no_argument, NULL, 'W'},
+	    {"kernel", required_argument, NULL, 'K'},
+	    {"modules", required_argument, NULL, 'M'},
+	    {"kernels", required_argument, NULL, 'X'},
+	    {"boot-each", no_argument, NULL, 'B'},
 	    {"ktap", required_argument, NULL, 'T'},
+	    CLI_VM_LONGOPTS,
 	    {NULL, 0, NULL, 0},
 	};
 	static const char *const path_words[] = {"iscsi", "tcmu", "both", "lio", NULL};
-	static const char *const accel_words[] = {"auto", "kvm", "tcg", NULL};
-	uint64_t v;
-	int opt;
+	int opt, r;
 
 	optind = 0;
 	while ((opt = cli_getopt("vm", argc, argv, "qhV", longopts)) != -1) {
+		if ((r = cli_vm_opt("vm", opt, optarg, &o)) != 0) {
+			if (r < 0)
+				return 2;
+			continue;
+		}
 		switch (opt) {
 		case 'p':
 			if (cli_opt_word("vm", "--path", optarg, path_words))
@@ -370,24 +487,6 @@ int cmd_vm(int argc, char **argv)
 			break;
 		case 'o':
 			out = optarg;
-			break;
-		case 'c':
-			o.cache_dir = optarg;
-			break;
-		case 'a':
-			if (cli_opt_word("vm", "--accel", optarg, accel_words))
-				return 2;
-			o.accel = optarg;
-			break;
-		case 't':
-			if (cli_opt_uint("vm", "--timeout", optarg, 1, 86400, &v))
-				return 2;
-			o.guest_timeout_s = (int)v;
-			break;
-		case 'm':
-			if (cli_opt_uint("vm", "--memory", optarg, 256, 1048576, &v))
-				return 2;
-			o.memory_mb = (int)v;
 			break;
 		case 'k':
 			keep = true;
@@ -451,30 +550,14 @@ int cmd_vm(int argc, char **argv)
 		return 2;
 	}
 	if (kernel_list || kernel)
-		return run_kernels(files, nfiles, path, &o, kernel_list, kernel, modules, out,
-				   keep, !boot_each, ktap);
+		return run_kernels(files, nfiles, path, &o, kernel_list, kernel, modules, out, keep,
+				   !boot_each, ktap);
 	if (recheck) {
-		char res[PATH_MAX + 16];
 		if (nfiles != 1) {
 			fprintf(stderr, "faultlun vm: --recheck takes one scenario\n");
 			return 2;
 		}
-		int rc = fl_vm_recheck(files[0], path ? path : "iscsi", recheck);
-		snprintf(res, sizeof(res), "%s/result.json", recheck);
-		if (access(res, R_OK) == 0)
-			fl_vm_report_text(res, stdout, !o.quiet);
-		if (ktap) {
-			struct cli_vm_run kr = {.rc = rc};
-			char stem[128];
-
-			file_stem(files[0], stem, sizeof(stem));
-			snprintf(kr.name, sizeof(kr.name), "%s (%s)", stem, path ? path : "iscsi");
-			snprintf(kr.result, sizeof(kr.result), "%s", res);
-			if (cli_ktap_vm_write(ktap, &kr, 1))
-				fprintf(stderr, "faultlun vm: cannot write %s\n", ktap);
-		}
-		return rc;
+		return vm_recheck(files[0], path ? path : "iscsi", recheck, o.quiet, ktap);
 	}
-	return run_kernels(files, nfiles, path, &o, NULL, NULL, NULL, out, keep, !boot_each,
-			   ktap);
+	return run_kernels(files, nfiles, path, &o, NULL, NULL, NULL, out, keep, !boot_each, ktap);
 }

@@ -32,6 +32,7 @@ struct fl_vm_opts {
 	const char *accel;     /* "auto" (KVM if it boots, else TCG), "kvm", "tcg" */
 	int guest_timeout_s;   /* 0: 300 */
 	int memory_mb;	       /* 0: 2048 */
+	int cpus;	       /* the guest's vCPUs; 0: 2 */
 	bool quiet;	       /* no timeline on stdout */
 	/* NULL: Debian 12's stock kernel; "debian:SUITE"; or a kernel image's path */
 	const char *kernel;

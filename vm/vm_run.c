@@ -241,10 +241,10 @@ static bool guest_kernel(const char *guest, bool qboot, char *kernel, size_t len
 
 /* Fills the common QEMU argv; returns the count. */
 static int qemu_argv(char **a, const char *accel, const char *guest, const char *results,
-		     const char *console, const char *append, int mem_mb)
+		     const char *console, const char *append, int mem_mb, int cpus)
 {
 	static char kernel[PATH_MAX], initrd[PATH_MAX], share[PATH_MAX], res[PATH_MAX],
-	    serial[PATH_MAX], mem[32];
+	    serial[PATH_MAX], mem[32], smp[16];
 	int n = 0;
 	bool qboot = access("/usr/share/qemu/qboot.rom", R_OK) == 0;
 	guest_kernel(guest, qboot, kernel, sizeof(kernel));
@@ -254,6 +254,7 @@ static int qemu_argv(char **a, const char *accel, const char *guest, const char 
 	snprintf(res, sizeof(res), "local,path=%s,mount_tag=results,security_model=none", results);
 	snprintf(serial, sizeof(serial), "file:%s", console);
 	snprintf(mem, sizeof(mem), "%d", mem_mb);
+	snprintf(smp, sizeof(smp), "%d", cpus);
 	a[n++] = (char *)"qemu-system-x86_64";
 	if (!strcmp(accel, "kvm")) {
 		a[n++] = (char *)"-accel";
@@ -267,7 +268,7 @@ static int qemu_argv(char **a, const char *accel, const char *guest, const char 
 		a[n++] = (char *)"max";
 	}
 	a[n++] = (char *)"-smp";
-	a[n++] = (char *)"2";
+	a[n++] = smp;
 	a[n++] = (char *)"-m";
 	a[n++] = mem;
 	a[n++] = (char *)"-machine";
@@ -336,7 +337,7 @@ static const char *pick_accel(const char *want, const char *cache, const char *g
 		return "tcg";
 	snprintf(console, sizeof(console), "%s/kvm-probe.console", cache);
 	char *argv[64];
-	qemu_argv(argv, "kvm", guest, NULL, console, "console=ttyS0 panic=-1 fl.probe=1", 512);
+	qemu_argv(argv, "kvm", guest, NULL, console, "console=ttyS0 panic=-1 fl.probe=1", 512, 2);
 	char log[PATH_MAX];
 	snprintf(log, sizeof(log), "%s/kvm-probe.log", cache);
 	int st = 0;
@@ -581,14 +582,15 @@ static int boot_guest(const char *accel, const char *guest, const char *results,
 	snprintf(qlog, sizeof(qlog), "%s/qemu.log", log_dir);
 	char *argv[64];
 	qemu_argv(argv, accel, guest, results, console, append,
-		  opts->memory_mb ? opts->memory_mb : 2048);
+		  opts->memory_mb ? opts->memory_mb : 2048, opts->cpus ? opts->cpus : 2);
 	const char *kernel = "?";
 	for (int i = 0; argv[i]; i++)
 		if (!strcmp(argv[i], "-kernel") && argv[i + 1])
 			kernel = strrchr(argv[i + 1], '/') + 1;
-	fprintf(stderr, "faultlun vm: %s on path %s: booting %s/%s (%s, %d MiB, limit %d s)\n",
+	fprintf(stderr,
+		"faultlun vm: %s on path %s: booting %s/%s (%s, %d vCPU, %d MiB, limit %d s)\n",
 		what, opts->path, strrchr(guest, '/') + 1, kernel, accel,
-		opts->memory_mb ? opts->memory_mb : 2048, timeout);
+		opts->cpus ? opts->cpus : 2, opts->memory_mb ? opts->memory_mb : 2048, timeout);
 	char agent_up[PATH_MAX + 16];
 	snprintf(agent_up, sizeof(agent_up), "%s/kmsg.txt", results);
 	int q = run_qemu_up(argv, qlog, timeout, agent_up, VM_BOOT_LIMIT_S, st);
@@ -758,9 +760,9 @@ static bool exists(const char *path)
  * share/job.env (the first job's, with FL_BATCH: the agent's set-up before
  * the jobs reads it). Returns 0 or -errno.
  */
-static int write_batch(struct fl_scenario *const *sc, const char *const *files,
-		       const size_t *idx, size_t nj, const struct fl_vm_opts *opts,
-		       const char *guest, const char *share)
+static int write_batch(struct fl_scenario *const *sc, const char *const *files, const size_t *idx,
+		       size_t nj, const struct fl_vm_opts *opts, const char *guest,
+		       const char *share)
 {
 	char dir[PATH_MAX + 32], in_guest[64], p[PATH_MAX + 48];
 	rm_tree(share);

@@ -89,6 +89,9 @@ row 2 "faultlun vm: --path: 'fc' is not one of iscsi, tcmu, both or lio" vm --pa
 row 2 "faultlun vm: --accel: 'xen' is not one of auto, kvm or tcg"   vm --accel xen x.json
 row 2 "faultlun vm: --timeout: '10s' is not a number (1..86400)"     vm --timeout 10s x.json
 row 2 "faultlun vm: --memory: 'lots' is not a number"                vm --memory lots x.json
+row 2 "faultlun vm: --cpus: '0' is out of range (1..64)"                vm --cpus 0 x.json
+row 2 "faultlun explore: --cpus: '99' is out of range (1..64)"          explore x.json --budget 1 --cpus 99
+row 2 "faultlun explore: --memory: 'lots' is not a number"           explore x.json --budget 1 --memory lots
 row 2 "faultlun vm: no scenario given"                               vm
 row 2 "faultlun report: no RESULT.json given"                        report
 row 2 "faultlun report: unknown option '--pdf'"                      report --pdf x.json
