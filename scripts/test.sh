@@ -26,4 +26,4 @@ ctest --output-on-failure -j "$jobs" -LE 'vm|fuzz'
 [ "$tier" = test ] && exit 0
 # The VM-lab tier: real kernels under software emulation, each test run once
 # (a test that fails is a failure; docs/vm-lab.md "Kernel matrix in CI").
-ctest --output-on-failure -j "$jobs" -L vm
+ctest --output-on-failure -j 3 -L vm

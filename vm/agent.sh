@@ -326,34 +326,29 @@ dh_watch() {
 	mark "dh-observer on"
 	i=0
 	while [ ! -e /tmp/dh-stop ] && [ $i -lt 1200 ]; do
+		# The shell's own read, not cat: a fork and exec costs tens of
+		# milliseconds of emulated CPU, twice a second per disk.
 		for q in /sys/block/sd*/device/dh_state; do
 			[ -e "$q" ] || continue
-			h=$(cat "$q")
+			read -r h <"$q" || continue
 			[ "$h" = detached ] && continue
 			d=${q#/sys/block/}
 			d=${d%%/*}
-			v="$h $(cat "/sys/block/$d/device/access_state" 2>/dev/null || echo -)"
-			v="$v max_sectors_kb $(cat "/sys/block/$d/queue/max_sectors_kb")"
-			[ "$(cat "/tmp/dh-$d" 2>/dev/null)" = "$v" ] && continue
+			a=-
+			[ -e "/sys/block/$d/device/access_state" ] &&
+				{ read -r a <"/sys/block/$d/device/access_state" || a=-; }
+			m=""
+			read -r m <"/sys/block/$d/queue/max_sectors_kb"
+			v="$h $a max_sectors_kb $m"
+			was=""
+			[ -e "/tmp/dh-$d" ] && read -r was <"/tmp/dh-$d"
+			[ "$was" = "$v" ] && continue
 			echo "$v" >"/tmp/dh-$d"
 			mark "dh $d $v"
 		done
 		i=$((i + 1))
 		sleep 0.5
 	done
-}
-
-# The port id of path DEV (sdX): its session's portal in FL_PORTS (ID=ADDR:PORT).
-mp_port_of() {
-	_d=$("$BB" readlink -f "/sys/block/$1/device")
-	_s=${_d#*/session}
-	_s=${_s%%/*}
-	_c=/sys/class/iscsi_connection/connection$_s:0
-	_a="$(cat "$_c/persistent_address" 2>/dev/null):$(cat "$_c/persistent_port" 2>/dev/null)"
-	for _p in $FL_PORTS; do
-		[ "${_p#*=}" = "$_a" ] && { echo "${_p%%=*}"; return; }
-	done
-	echo "$_a"
 }
 
 # Starts multipathd once every path has its disk; waits for the map of the
@@ -387,86 +382,13 @@ mp_start() {
 	done
 }
 
-# Path observer: writes "path PORT DEV DM_STATE CHECKER_STATE PRIO GROUP" for
-# each change of a path (DM_STATE and GROUP from the map's status: the path's
-# state in the map, and current, enabled or bypassed, the state of its
-# group; CHECKER_STATE and PRIO from multipathd) and "dm MAP STATUS" for each
-# change of the map's status to the kernel log (the timeline's clock), until
-# /tmp/mp-stop exists; at a path's first sight, "pathdev PORT DEV MAJ:MIN" (the
-# number dm-multipath's own lines name it by, so that the checker places the
-# kernel's Failing path / Reinstating path lines on the path even when a
-# sample misses a short state). The map's status is read every 0.1 s; multipathd's view
-# is read by a poller of its own into /tmp/mp-paths, since `multipathd show
-# paths` waits while multipathd works (1.4 s and more while it reinstates a
-# path), and a group that is current for less than that must not be missed.
-mp_watch() {
-	prev_p=""
-	prev_d=""
-	mp_paths_poll &
-	poll_pid=$!
-	while [ ! -e /tmp/mp-stop ]; do
-		mp_sample
-		sleep 0.1
-	done
-	wait "$poll_pid"
-	# One last look after the workload ended.
-	multipathd show paths raw format "%d|%D|%t|%T|%p" >/tmp/mp-paths 2>/dev/null
-	mp_sample
-	: >/tmp/mp-watch-done
-}
-
-# multipathd's view of the paths into /tmp/mp-paths (replaced whole), until
-# /tmp/mp-stop exists.
-mp_paths_poll() {
-	while [ ! -e /tmp/mp-stop ]; do
-		multipathd show paths raw format "%d|%D|%t|%T|%p" >/tmp/mp-paths.new 2>/dev/null &&
-			mv /tmp/mp-paths.new /tmp/mp-paths
-		sleep 0.2
-	done
-}
-
-# One sample of mp_watch (prev_p, prev_d: the previous one).
-mp_sample() {
-	dm=$(dmsetup status --target multipath 2>/dev/null)
-	cur=$({
-		echo "$dm"
-		echo "--"
-		cat /tmp/mp-paths 2>/dev/null
-	} | awk '
-		$0 == "--" { paths = 1; FS = "|"; next }
-		!paths && NF > 5 {
-			i = 5; i += $i + 1; i += $i + 1; npg = $i; i += 2
-			for (g = 1; g <= npg; g++) {
-				st = $i; i++; i += $i + 1; np = $i; npa = $(i + 1); i += 2
-				for (k = 1; k <= np; k++) {
-					grp[$i] = st; pst[$i] = $(i + 1); i += 3 + npa
-				}
-			}
-			next
-		}
-		paths && NF >= 5 {
-			g = grp[$2]
-			d = pst[$2] == "A" ? "active" : pst[$2] == "F" ? "failed" : ""
-			for (f = 1; f <= 5; f++) { gsub(/^ +| +$/, "", $f); gsub(/ /, "_", $f) }
-			print $1, (d != "" ? d : $3), $4, $5, (g == "A" ? "current" : g == "D" ? "bypassed" : g == "E" ? "enabled" : "none")
-		}')
-	if [ -n "$cur" ] && [ "$cur" != "$prev_p" ]; then
-		echo "$cur" | while read -r d rest; do
-			printf '%s\n' "$prev_p" | grep -qxF "$d $rest" && continue
-			if [ ! -e "/tmp/mp-dev-$d" ]; then
-				: >"/tmp/mp-dev-$d"
-				mark "pathdev $(mp_port_of "$d") $d $(cat "/sys/block/$d/dev" 2>/dev/null)"
-			fi
-			mark "path $(mp_port_of "$d") $d $rest"
-		done
-		prev_p=$cur
-	fi
-	if [ "$dm" != "$prev_d" ]; then
-		echo "$dm" | while read -r line; do mark "dm $line"; done
-		prev_d=$dm
-	fi
-}
-
+# Path observer: fl-vm-mpwatch (vm/agent/mpwatch.c) marks "path PORT DEV
+# DM_STATE CHECKER_STATE PRIO GROUP" at each change of a path, "pathdev PORT
+# DEV MAJ:MIN" at a path's first sight and "dm MAP STATUS" at each change of
+# the map's status, from the map's status every 0.1 s and multipathd's view
+# every 0.2 s, until /tmp/mp-stop exists; then /tmp/mp-watch-done. A program,
+# not a shell loop: dmsetup and the multipathd client, started ten times a
+# second under TCG, kept more than a core busy.
 # One job: builds the path to the scenario's LUNs, finds their disks, sets the
 # knobs, starts the observers and runs the workload; job_rc gets fl-vm-agent's
 # status. Outputs go to $R (the job's folder of the results share).
@@ -534,7 +456,7 @@ run_job() {
 			echo "${b##*/}"
 		done >/tmp/mp-paths
 		echo "$FL_TEST_LUN=/dev/mapper/$map" >/tmp/disks
-		mp_watch &
+		"${FL_AGENT%/*}/fl-vm-mpwatch" --ports "$FL_PORTS" &
 		mpwatch_pid=$!
 	fi
 	cat /tmp/disks >"$R/disks.txt"

@@ -53,7 +53,7 @@ fl=$root/usr/bin/faultlun
 "$fl" lint --quiet "$root"/usr/share/faultlun/scenarios/*.json || fail "faultlun lint of the packaged scenarios"
 "$fl" vm --where >"$tmp/where" || fail "faultlun vm --where"
 grep -qx "scripts $root/usr/libexec/faultlun" "$tmp/where" || fail "vm scripts: $(cat "$tmp/where")"
-for f in agent.sh mkguest.sh init fl-vm-agent; do
+for f in agent.sh mkguest.sh init fl-vm-agent fl-vm-mpwatch; do
 	[ -x "$root/usr/libexec/faultlun/$f" ] || fail "no usr/libexec/faultlun/$f"
 done
 ls "$root"/usr/lib/*/tcmu-runner/handler_faultlun.so >/dev/null 2>&1 || fail "no handler in faultlun-tcmu"

@@ -31,7 +31,7 @@ programs $root/usr/libexec/faultlun
 handler $root/usr/$(sed -n 's/^FAULTLUN_TCMU_HANDLER_DIR:[A-Z]*=//p' "$build/CMakeCache.txt")
 EOT
 cmp -s "$tmp/want" "$tmp/where" || fail "vm --where: $(cat "$tmp/where"), want $(cat "$tmp/want")"
-for f in agent.sh mkguest.sh init fl-vm-agent; do
+for f in agent.sh mkguest.sh init fl-vm-agent fl-vm-mpwatch; do
 	[ -x "$root/usr/libexec/faultlun/$f" ] || fail "no usr/libexec/faultlun/$f"
 done
 for f in share/man/man1/faultlun.1 share/man/man5/faultlun-scenario.5 \

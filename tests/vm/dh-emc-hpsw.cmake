@@ -18,5 +18,5 @@ foreach(c no-cut no-personality)
             ${PROJECT_SOURCE_DIR}/scenarios/dh-emc-sp-failure.json
             ${FL_VM_TIER_DIR}/dh-faultless-emc-${c} ${c})
   set_tests_properties(vm.dh_faultless.emc-${c} PROPERTIES LABELS vm TIMEOUT 400
-    SKIP_RETURN_CODE 77 RESOURCE_LOCK vm_guest_b)
+    SKIP_RETURN_CODE 77 RESOURCE_LOCK vm_guest_c)
 endforeach()

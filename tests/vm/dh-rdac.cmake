@@ -15,5 +15,5 @@ foreach(c no-personality no-move)
     COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/test-vm-dh-rdac-faultless.sh $<TARGET_FILE:faultlun>
             ${PROJECT_SOURCE_DIR}/scenarios ${FL_VM_TIER_DIR}/dh-rdac-faultless-${c} ${c})
   set_tests_properties(vm.dh_faultless.rdac-${c} PROPERTIES LABELS vm TIMEOUT 400
-    SKIP_RETURN_CODE 77 RESOURCE_LOCK vm_guest_b)
+    SKIP_RETURN_CODE 77 RESOURCE_LOCK vm_guest_c)
 endforeach()
