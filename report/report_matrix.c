@@ -24,7 +24,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-
 /* Reads the result at path through the one reader, silently; 0 or -1. */
 static int load(const char *path, struct fl_result *res)
 {
@@ -102,55 +101,55 @@ static const struct fl_result_step *step_of(const struct fl_result *r, size_t k)
 	return NULL;
 }
 
-/* The differences between the runs of one row (runs[0..n), one per kernel label). */
-static json_t *row_differences(const struct row_run *runs, size_t n)
-{
-	json_t *diffs = json_array(), *values;
-	const char *k;
-	const struct fl_result *r;
-	size_t nsteps = 0, nexp = 0, ri;
-	char what[160];
-
-/* Each run of the row in turn: k its label, r its result. */
+/* Each run of the row in turn: k its label, r its result (ri, k, r declared by the caller). */
 #define EACH_RUN for (ri = 0; ri < n && (k = runs[ri].label, r = &runs[ri].res, 1); ri++)
+
+/* Step s's errno and time where the runs differ (a time only when far apart). */
+static void diff_step(json_t *diffs, const struct row_run *runs, size_t n, size_t s)
+{
+	const struct fl_result *r;
+	const char *k;
+	size_t ri;
+	double lo = -1, hi = -1;
+	char what[160];
+	json_t *values = json_object();
+
 	EACH_RUN
 	{
-		nsteps = r->nsteps > nsteps ? r->nsteps : nsteps;
-		nexp = r->nexpectations > nexp ? r->nexpectations : nexp;
+		const struct fl_result_step *st = step_of(r, s);
+		const char *e = st ? st->errno_name : NULL;
+		json_object_set_new(values, k, json_string(st ? (e ?: "?") : "(no record)"));
 	}
-	for (size_t s = 0; s < nsteps; s++) {
-		double lo = -1, hi = -1;
-
-		values = json_object();
-		EACH_RUN
-		{
-			const struct fl_result_step *st = step_of(r, s);
-			const char *e = st ? st->errno_name : NULL;
-			json_object_set_new(values, k,
-					    json_string(st ? (e ?: "?") : "(no record)"));
-		}
-		snprintf(what, sizeof(what), "step %zu errno", s);
-		differ(diffs, what, values);
-		values = json_object();
-		EACH_RUN
-		{
-			const struct fl_result_step *st = step_of(r, s);
-			char t[32];
-			if (!st)
-				continue;
-			double ms = st->elapsed_ms;
-			lo = lo < 0 || ms < lo ? ms : lo;
-			hi = ms > hi ? ms : hi;
-			snprintf(t, sizeof(t), "%.0f ms", ms);
-			json_object_set_new(values, k, json_string(t));
-		}
-		snprintf(what, sizeof(what), "step %zu time", s);
-		if (hi - lo > 500 && hi > 1.5 * lo)
-			differ(diffs, what, values);
-		else
-			json_decref(values);
-	}
+	snprintf(what, sizeof(what), "step %zu errno", s);
+	differ(diffs, what, values);
 	values = json_object();
+	EACH_RUN
+	{
+		const struct fl_result_step *st = step_of(r, s);
+		char t[32];
+		if (!st)
+			continue;
+		double ms = st->elapsed_ms;
+		lo = lo < 0 || ms < lo ? ms : lo;
+		hi = ms > hi ? ms : hi;
+		snprintf(t, sizeof(t), "%.0f ms", ms);
+		json_object_set_new(values, k, json_string(t));
+	}
+	snprintf(what, sizeof(what), "step %zu time", s);
+	if (hi - lo > 500 && hi > 1.5 * lo)
+		differ(diffs, what, values);
+	else
+		json_decref(values);
+}
+
+/* The error-handler steps of each run, where they differ. */
+static void diff_eh(json_t *diffs, const struct row_run *runs, size_t n)
+{
+	const struct fl_result *r;
+	const char *k;
+	size_t ri;
+	json_t *values = json_object();
+
 	EACH_RUN
 	{
 		char t[512] = "";
@@ -162,51 +161,61 @@ static json_t *row_differences(const struct row_run *runs, size_t n)
 		json_object_set_new(values, k, json_string(o ? t : "(none)"));
 	}
 	differ(diffs, "error-handler steps", values);
-	for (size_t x = 0; x < nexp; x++) {
-		const char *label = NULL;
+}
 
-		values = json_object();
-		EACH_RUN
-		{
-			char t[600];
-			if (x >= r->nexpectations)
-				continue;
-			const struct fl_result_expect *e = &r->expectations[x];
-			label = e->what;
-			snprintf(t, sizeof(t), "%s: %s", e->verdict_text ?: "?", e->observed ?: "");
-			json_object_set_new(values, k, json_string(t));
-		}
-		/* Only the verdict counts as a difference, the text shows why. */
-		const char *first = NULL;
-		bool same = true;
-		EACH_RUN
-		{
-			if (x >= r->nexpectations || !r->expectations[x].has_verdict)
-				continue;
-			const char *t = r->expectations[x].verdict_text ?: "";
-			if (!first)
-				first = t;
-			else if (strcmp(first, t))
-				same = false;
-		}
-		snprintf(what, sizeof(what), "expectation: %s", label ?: "?");
-		if (!same)
-			json_array_append_new(
-			    diffs, json_pack("{s:s,s:O}", "what", what, "values", values));
-		json_decref(values);
+/* Expectation x where the runs' verdicts differ (the text shows why). */
+static void diff_expectation(json_t *diffs, const struct row_run *runs, size_t n, size_t x)
+{
+	const struct fl_result *r;
+	const char *k, *label = NULL, *first = NULL;
+	size_t ri;
+	bool same = true;
+	char what[160];
+	json_t *values = json_object();
+
+	EACH_RUN
+	{
+		char t[600];
+		if (x >= r->nexpectations)
+			continue;
+		const struct fl_result_expect *e = &r->expectations[x];
+		label = e->what;
+		snprintf(t, sizeof(t), "%s: %s", e->verdict_text ?: "?", e->observed ?: "");
+		json_object_set_new(values, k, json_string(t));
 	}
-	/* Kernel-log lines some kernels printed and others did not. */
-	json_t *sets = json_object(), *all = json_object(), *set, *one;
+	/* Only the verdict counts as a difference. */
+	EACH_RUN
+	{
+		if (x >= r->nexpectations || !r->expectations[x].has_verdict)
+			continue;
+		const char *t = r->expectations[x].verdict_text ?: "";
+		if (!first)
+			first = t;
+		else if (strcmp(first, t))
+			same = false;
+	}
+	snprintf(what, sizeof(what), "expectation: %s", label ?: "?");
+	if (!same)
+		json_array_append_new(diffs,
+				      json_pack("{s:s,s:O}", "what", what, "values", values));
+	json_decref(values);
+}
+
+/* Kernel-log lines some kernels printed and others did not (16 at most). */
+static void diff_kernel_log(json_t *diffs, const struct row_run *runs, size_t n)
+{
+	const struct fl_result *r;
+	const char *k, *line;
+	size_t ri, shown = 0;
+	char what[160];
+	json_t *sets = json_object(), *all = json_object(), *set, *one, *values;
+
 	EACH_RUN
 	{
 		set = log_patterns(r);
-		const char *line;
 		json_object_foreach(set, line, one) json_object_set_new(all, line, json_true());
 		json_object_set_new(sets, k, set);
 	}
-#undef EACH_RUN
-	const char *line;
-	size_t shown = 0;
 	json_object_foreach(all, line, one)
 	{
 		size_t have = 0;
@@ -222,8 +231,32 @@ static json_t *row_differences(const struct row_run *runs, size_t n)
 	}
 	json_decref(sets);
 	json_decref(all);
+}
+
+/*
+ * What differs between the runs of one row (a scenario on a path, one run a
+ * kernel): step by step, the error-handler steps, the expectations' verdicts
+ * and the kernel log's lines.
+ */
+static json_t *row_differences(const struct row_run *runs, size_t n)
+{
+	json_t *diffs = json_array();
+	size_t nsteps = 0, nexp = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		const struct fl_result *r = &runs[i].res;
+		nsteps = r->nsteps > nsteps ? r->nsteps : nsteps;
+		nexp = r->nexpectations > nexp ? r->nexpectations : nexp;
+	}
+	for (size_t s = 0; s < nsteps; s++)
+		diff_step(diffs, runs, n, s);
+	diff_eh(diffs, runs, n);
+	for (size_t x = 0; x < nexp; x++)
+		diff_expectation(diffs, runs, n, x);
+	diff_kernel_log(diffs, runs, n);
 	return diffs;
 }
+#undef EACH_RUN
 
 /*
  * The link from out_dir to the report.html beside result_json, relative
@@ -498,13 +531,11 @@ static int write_html(json_t *doc, const char *path)
 	return fclose(f) ? -errno : 0;
 }
 
-/* See fl_vm.h. */
-int fl_vm_matrix_write(const struct fl_vm_matrix_cell *cells, size_t n, const char *const *kernels,
-		       size_t nkernels, const char *out_dir, FILE *text)
+/* The kernels' columns: each label, with the release its first readable run recorded. */
+static json_t *matrix_kernels(const struct fl_vm_matrix_cell *cells, size_t n,
+			      const char *const *kernels, size_t nkernels)
 {
-	json_t *doc = json_object(), *kl = json_array(), *rows = json_array();
-	char p[PATH_MAX];
-	int rc = 0;
+	json_t *kl = json_array();
 
 	for (size_t k = 0; k < nkernels; k++) {
 		const char *release = NULL;
@@ -523,8 +554,83 @@ int fl_vm_matrix_write(const struct fl_vm_matrix_cell *cells, size_t n, const ch
 		}
 		json_array_append_new(kl, kv);
 	}
+	return kl;
+}
+
+/*
+ * One cell of the matrix (verdict, result, report link, workload time,
+ * release); a readable run joins runs[0..*nruns) under its kernel's label (a
+ * label seen before in the row: the later run stands).
+ */
+static json_t *matrix_cell(const struct fl_vm_matrix_cell *cell, const char *out_dir,
+			   struct row_run *runs, size_t *nruns)
+{
+	struct fl_result r;
+	bool loaded = load(cell->result_json, &r) == 0;
+	const char *v = cell->rc == FL_VM_SKIP ? "SKIP" : "ERROR";
+	json_t *c = json_object();
+
+	if (loaded && r.verdict)
+		v = r.verdict;
+	json_object_set_new(c, "verdict", json_string(v));
+	if (!loaded)
+		return c;
+	char rel[PATH_MAX];
+	json_object_set_new(c, "result", json_string(cell->result_json));
+	if (report_link(out_dir, cell->result_json, rel, sizeof(rel)))
+		json_object_set_new(c, "report", json_string(rel));
+	if (r.wall.workload_end >= 0)
+		json_object_set_new(
+		    c, "workload_s",
+		    json_real(r.wall.workload_end -
+			      (r.wall.workload_start < 0 ? 0 : r.wall.workload_start)));
+	if (r.kernel)
+		json_object_set_new(c, "release", json_string(r.kernel));
+	size_t at = 0;
+	while (at < *nruns && strcmp(runs[at].label, cell->kernel))
+		at++;
+	if (at == *nruns)
+		(*nruns)++;
+	else
+		fl_result_free(&runs[at].res);
+	runs[at] = (struct row_run){.label = cell->kernel, .res = r};
+	return c;
+}
+
+/* The matrix as text: a line a row, each kernel's verdict, the count of differences. */
+static void matrix_text(const json_t *doc, const char *out_dir, FILE *text)
+{
+	json_t *row, *kv;
+	size_t j, i;
+
+	fprintf(text, "kernel matrix:\n");
+	json_array_foreach(json_object_get(doc, "rows"), j, row)
+	{
+		fprintf(text, "  %-28s %-6s", json_string_value(json_object_get(row, "scenario")),
+			json_string_value(json_object_get(row, "path")));
+		json_array_foreach(json_object_get(doc, "kernels"), i, kv)
+		{
+			const char *l = json_string_value(json_object_get(kv, "label"));
+			json_t *c = json_object_get(json_object_get(row, "cells"), l);
+			fprintf(text, "  %s %s", l,
+				json_string_value(json_object_get(c, "verdict")) ?: "-");
+		}
+		fprintf(text, "  (%zu differences)\n",
+			json_array_size(json_object_get(row, "differences")));
+	}
+	fprintf(text, "matrix: %s/matrix.json, %s/matrix.html\n", out_dir, out_dir);
+}
+
+/* See fl_vm.h. */
+int fl_vm_matrix_write(const struct fl_vm_matrix_cell *cells, size_t n, const char *const *kernels,
+		       size_t nkernels, const char *out_dir, FILE *text)
+{
+	json_t *doc = json_object(), *rows = json_array();
+	char p[PATH_MAX];
+	int rc = 0;
+
 	json_object_set_new(doc, "faultlun_vm_matrix", json_integer(1));
-	json_object_set_new(doc, "kernels", kl);
+	json_object_set_new(doc, "kernels", matrix_kernels(cells, n, kernels, nkernels));
 	for (size_t i = 0; i < n; i++) {
 		bool seen = false;
 		for (size_t j = 0; j < i && !seen; j++)
@@ -532,53 +638,20 @@ int fl_vm_matrix_write(const struct fl_vm_matrix_cell *cells, size_t n, const ch
 			       !strcmp(cells[j].path, cells[i].path);
 		if (seen)
 			continue;
-		json_t *row =
-		    json_pack("{s:s,s:s}", "scenario", cells[i].scenario, "path", cells[i].path);
-		json_t *cl = json_object();
 		struct row_run *runs = calloc(n, sizeof(*runs));
 		size_t nruns = 0;
 		if (!runs) {
-			json_decref(row);
-			json_decref(cl);
 			rc = -ENOMEM;
 			break;
 		}
-		for (size_t j = i; j < n; j++) {
-			if (strcmp(cells[j].scenario, cells[i].scenario) ||
-			    strcmp(cells[j].path, cells[i].path))
-				continue;
-			struct fl_result r;
-			bool loaded = load(cells[j].result_json, &r) == 0;
-			const char *v = cells[j].rc == FL_VM_SKIP ? "SKIP" : "ERROR";
-			json_t *c = json_object();
-			if (loaded && r.verdict)
-				v = r.verdict;
-			json_object_set_new(c, "verdict", json_string(v));
-			if (loaded) {
-				char rel[PATH_MAX];
-				json_object_set_new(c, "result", json_string(cells[j].result_json));
-				if (report_link(out_dir, cells[j].result_json, rel, sizeof(rel)))
-					json_object_set_new(c, "report", json_string(rel));
-				if (r.wall.workload_end >= 0)
-					json_object_set_new(
-					    c, "workload_s",
-					    json_real(r.wall.workload_end -
-						      (r.wall.workload_start < 0 ? 0
-									     : r.wall.workload_start)));
-				if (r.kernel)
-					json_object_set_new(c, "release", json_string(r.kernel));
-				/* A label seen before in the row: the later run stands. */
-				size_t at = 0;
-				while (at < nruns && strcmp(runs[at].label, cells[j].kernel))
-					at++;
-				if (at == nruns)
-					nruns++;
-				else
-					fl_result_free(&runs[at].res);
-				runs[at] = (struct row_run){.label = cells[j].kernel, .res = r};
-			}
-			json_object_set_new(cl, cells[j].kernel, c);
-		}
+		json_t *row =
+		    json_pack("{s:s,s:s}", "scenario", cells[i].scenario, "path", cells[i].path);
+		json_t *cl = json_object();
+		for (size_t j = i; j < n; j++)
+			if (!strcmp(cells[j].scenario, cells[i].scenario) &&
+			    !strcmp(cells[j].path, cells[i].path))
+				json_object_set_new(cl, cells[j].kernel,
+						    matrix_cell(&cells[j], out_dir, runs, &nruns));
 		json_object_set_new(row, "cells", cl);
 		json_object_set_new(row, "differences", row_differences(runs, nruns));
 		for (size_t k = 0; k < nruns; k++)
@@ -593,28 +666,8 @@ int fl_vm_matrix_write(const struct fl_vm_matrix_cell *cells, size_t n, const ch
 	snprintf(p, sizeof(p), "%s/matrix.html", out_dir);
 	if (!rc)
 		rc = write_html(doc, p);
-	if (text) {
-		json_t *row, *kv;
-		size_t j, i;
-
-		fprintf(text, "kernel matrix:\n");
-		json_array_foreach(json_object_get(doc, "rows"), j, row)
-		{
-			fprintf(text, "  %-28s %-6s",
-				json_string_value(json_object_get(row, "scenario")),
-				json_string_value(json_object_get(row, "path")));
-			json_array_foreach(json_object_get(doc, "kernels"), i, kv)
-			{
-				const char *l = json_string_value(json_object_get(kv, "label"));
-				json_t *c = json_object_get(json_object_get(row, "cells"), l);
-				fprintf(text, "  %s %s", l,
-					json_string_value(json_object_get(c, "verdict")) ?: "-");
-			}
-			fprintf(text, "  (%zu differences)\n",
-				json_array_size(json_object_get(row, "differences")));
-		}
-		fprintf(text, "matrix: %s/matrix.json, %s/matrix.html\n", out_dir, out_dir);
-	}
+	if (text)
+		matrix_text(doc, out_dir, text);
 	json_decref(doc);
 	return rc;
 }

@@ -55,6 +55,65 @@ void rp_esc(FILE *f, const char *s)
 	}
 }
 
+/*
+ * One error-handler span of the ladder at x, y (w wide, tmin..tmax): its bar
+ * and its label above it, on one of two lines of its rung that last_end
+ * keeps free (no label over another).
+ */
+static void ladder_span(FILE *f, const struct rp_span *s, int x, int y, int w, double tmin,
+			double tmax, double last_end[RP_NLEVELS][2])
+{
+	int ry = y + (RP_NLEVELS - 1 - (int)s->level) * ROW_H;
+	double x0 = xof(s->t0, x, w, tmin, tmax), x1 = xof(s->t1, x, w, tmin, tmax);
+	double bw = x1 - x0 < 4 ? 4 : x1 - x0;
+	char len[24], label[160], why[128];
+	/* The chart says what ended the span; the target's side is in the sequence. */
+	snprintf(why, sizeof(why), "%s", s->ended_by);
+	if (s->outcome == RP_TIMED_OUT && strstr(why, ", target:"))
+		*strstr(why, ", target:") = 0;
+	if (!strcmp(why, "failed at once: never reached the target"))
+		snprintf(why, sizeof(why), "never reached the target");
+	dur(len, sizeof(len), s->t1 - s->t0);
+	if (s->level == RP_END || s->outcome == RP_SKIPPED)
+		snprintf(label, sizeof(label), "%s", why);
+	else
+		snprintf(label, sizeof(label), "%s \xc2\xb7 %s", len, why);
+	fprintf(f,
+		"<g class=\"eh-span\" data-level=\"%s\" data-outcome=\"%s\" data-cycle=\"%d\" "
+		"data-len-s=\"%.3f\" data-ended-by=\"",
+		rp_level_names[s->level], rp_outcome_names[s->outcome], s->cycle + 1,
+		s->t1 - s->t0);
+	rp_esc(f, s->ended_by);
+	fprintf(f, "\"><title>%s, %s (%s at %+.1f s): ", rp_level_names[s->level],
+		rp_outcome_names[s->outcome], len, s->t0);
+	rp_esc(f, s->detail);
+	fprintf(f, "%s</title>", s->from_trace ? " [seen in the target's trace]" : "");
+	fprintf(f,
+		"<rect x=\"%.1f\" y=\"%d\" width=\"%.1f\" height=\"14\" rx=\"2\" "
+		"fill=\"%s\"%s/>",
+		x0, ry + 20, bw, s->outcome == RP_SKIPPED ? "none" : rp_outcome_colors[s->outcome],
+		s->outcome == RP_SKIPPED ? " stroke=\"#9aa0a6\" stroke-dasharray=\"2,2\""
+		: s->from_trace		 ? " stroke=\"#333\" stroke-dasharray=\"3,2\""
+					 : "");
+	/* Labels sit above their span, on one of two lines, never on another label. */
+	double lw = strlen(label) * 5.6;
+	/* Near the right edge a label ends at its span instead of starting there. */
+	bool right = x0 + lw > x + w - 10;
+	double lx = right ? x0 + bw - lw : x0;
+	int line = lx >= last_end[s->level][0] ? 0 : lx >= last_end[s->level][1] ? 1 : -1;
+	if (line >= 0) {
+		last_end[s->level][line] = right ? x + w : x0 + lw + 6;
+		fprintf(f,
+			"<text class=\"span-label\" x=\"%.1f\" y=\"%d\" font-size=\"10\" "
+			"fill=\"#222\"%s>",
+			right ? x0 + bw : x0, ry + (line ? 8 : 17),
+			right ? " text-anchor=\"end\"" : "");
+		rp_esc(f, label);
+		fprintf(f, "</text>");
+	}
+	fprintf(f, "</g>\n");
+}
+
 /* See report_internal.h. */
 int vm_report_ladder_svg(FILE *f, const struct rp_model *m, const char *id, int x, int y, int w,
 			 double tmin, double tmax)
@@ -92,60 +151,8 @@ int vm_report_ladder_svg(FILE *f, const struct rp_model *m, const char *id, int 
 			"font-size=\"10\">cycle %d</text>\n",
 			cx, cx, y, y + h, cx + 2, y + h + 11, cyc + 1);
 	}
-	for (size_t i = 0; i < m->nspans; i++) {
-		const struct rp_span *s = &m->spans[i];
-		int ry = y + (RP_NLEVELS - 1 - (int)s->level) * ROW_H;
-		double x0 = xof(s->t0, x, w, tmin, tmax), x1 = xof(s->t1, x, w, tmin, tmax);
-		double bw = x1 - x0 < 4 ? 4 : x1 - x0;
-		char len[24], label[160], why[128];
-		/* The chart says what ended the span; the target's side is in the sequence. */
-		snprintf(why, sizeof(why), "%s", s->ended_by);
-		if (s->outcome == RP_TIMED_OUT && strstr(why, ", target:"))
-			*strstr(why, ", target:") = 0;
-		if (!strcmp(why, "failed at once: never reached the target"))
-			snprintf(why, sizeof(why), "never reached the target");
-		dur(len, sizeof(len), s->t1 - s->t0);
-		if (s->level == RP_END || s->outcome == RP_SKIPPED)
-			snprintf(label, sizeof(label), "%s", why);
-		else
-			snprintf(label, sizeof(label), "%s \xc2\xb7 %s", len, why);
-		fprintf(
-		    f,
-		    "<g class=\"eh-span\" data-level=\"%s\" data-outcome=\"%s\" data-cycle=\"%d\" "
-		    "data-len-s=\"%.3f\" data-ended-by=\"",
-		    rp_level_names[s->level], rp_outcome_names[s->outcome], s->cycle + 1,
-		    s->t1 - s->t0);
-		rp_esc(f, s->ended_by);
-		fprintf(f, "\"><title>%s, %s (%s at %+.1f s): ", rp_level_names[s->level],
-			rp_outcome_names[s->outcome], len, s->t0);
-		rp_esc(f, s->detail);
-		fprintf(f, "%s</title>", s->from_trace ? " [seen in the target's trace]" : "");
-		fprintf(f,
-			"<rect x=\"%.1f\" y=\"%d\" width=\"%.1f\" height=\"14\" rx=\"2\" "
-			"fill=\"%s\"%s/>",
-			x0, ry + 20, bw,
-			s->outcome == RP_SKIPPED ? "none" : rp_outcome_colors[s->outcome],
-			s->outcome == RP_SKIPPED ? " stroke=\"#9aa0a6\" stroke-dasharray=\"2,2\""
-			: s->from_trace		 ? " stroke=\"#333\" stroke-dasharray=\"3,2\""
-						 : "");
-		/* Labels sit above their span, on one of two lines, never on another label. */
-		double lw = strlen(label) * 5.6;
-		/* Near the right edge a label ends at its span instead of starting there. */
-		bool right = x0 + lw > x + w - 10;
-		double lx = right ? x0 + bw - lw : x0;
-		int line = lx >= last_end[s->level][0] ? 0 : lx >= last_end[s->level][1] ? 1 : -1;
-		if (line >= 0) {
-			last_end[s->level][line] = right ? x + w : x0 + lw + 6;
-			fprintf(f,
-				"<text class=\"span-label\" x=\"%.1f\" y=\"%d\" font-size=\"10\" "
-				"fill=\"#222\"%s>",
-				right ? x0 + bw : x0, ry + (line ? 8 : 17),
-				right ? " text-anchor=\"end\"" : "");
-			rp_esc(f, label);
-			fprintf(f, "</text>");
-		}
-		fprintf(f, "</g>\n");
-	}
+	for (size_t i = 0; i < m->nspans; i++)
+		ladder_span(f, &m->spans[i], x, y, w, tmin, tmax, last_end);
 	for (size_t i = 0; i < m->nmarks; i++) {
 		const struct rp_mark *k = &m->marks[i];
 		int ry = y + (RP_NLEVELS - 1 - (int)k->level) * ROW_H;
@@ -245,22 +252,11 @@ static const char *state_color(const char *st)
 	return "#d9d9d9";
 }
 
-/* See report_internal.h. */
-void rp_svg_states(FILE *f, const struct rp_model *m, int w)
+/* The state bands of each device and session (nrows rows of band_h from top). */
+static void svg_bands(FILE *f, const struct rp_model *m, int w, int nrows, int band_h, int top)
 {
-	int nrows = 0;
-	for (size_t i = 0; i < m->nbands; i++)
-		if (m->bands[i].row + 1 > nrows)
-			nrows = m->bands[i].row + 1;
-	const int band_h = 22, lat_h = 170, top = 6;
-	int ly = top + nrows * (band_h + 4) + 14;
-	int h = m->res.nprobes ? ly + lat_h + 30 : ly + 30;
 	double tmin = m->tmin, tmax = m->tmax;
-	fprintf(
-	    f,
-	    "<svg id=\"states\" width=\"%d\" height=\"%d\" xmlns=\"http://www.w3.org/2000/svg\" "
-	    "font-size=\"11\" font-family=\"sans-serif\">\n",
-	    w, h);
+
 	for (int r = 0; r < nrows; r++) {
 		const char *name = "";
 		for (size_t i = 0; i < m->nbands; i++)
@@ -291,6 +287,89 @@ void rp_svg_states(FILE *f, const struct rp_model *m, int w)
 	if (!nrows)
 		fprintf(f, "<text x=\"4\" y=\"%d\">no device or session state recorded</text>\n",
 			top + 14);
+}
+
+/* The log-scale grid of the latency panel (x0..x1, lat_h high from ly). */
+static void svg_latency_grid(FILE *f, int x0, int x1, int ly, int lat_h)
+{
+	static const struct {
+		double ms;
+		const char *label;
+	} grid[] = {{1, "1 ms"},   {10, "10 ms"},   {100, "100 ms"},
+		    {1000, "1 s"}, {10000, "10 s"}, {100000, "100 s"}};
+
+	fprintf(f,
+		"<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"#fbfbfb\" "
+		"stroke=\"#ddd\"/>\n",
+		x0, ly, x1 - x0, lat_h);
+	for (size_t g = 0; g < sizeof(grid) / sizeof(grid[0]); g++) {
+		double gy = ly + lat_h - log10(grid[g].ms) / 5.0 * lat_h;
+		fprintf(f,
+			"<line x1=\"%d\" x2=\"%d\" y1=\"%.1f\" y2=\"%.1f\" stroke=\"%s\"%s/>"
+			"<text x=\"%d\" y=\"%.1f\" font-size=\"9\" text-anchor=\"end\" "
+			"fill=\"#666\">%s</text>\n",
+			x0, x1, gy, gy, grid[g].ms == 1000 ? "#d03b2f" : "#e4e4e4",
+			grid[g].ms == 1000 ? " stroke-dasharray=\"4,3\"" : "", x0 - 3, gy + 3,
+			grid[g].label);
+	}
+}
+
+/* The healthy LUN's probes in the latency panel; returns how many were in the window. */
+static int svg_probes(FILE *f, const struct rp_model *m, int w, int ly, int lat_h)
+{
+	double tmin = m->tmin, tmax = m->tmax, last_label_x = -1e9;
+	int nprobes = 0;
+
+	for (size_t i = 0; i < m->res.nprobes; i++) {
+		double t = m->res.probes[i].t - m->origin;
+		double ms = m->res.probes[i].ms;
+		if (t < tmin || t > tmax)
+			continue;
+		nprobes++;
+		double px = xof(t, 0, w, tmin, tmax);
+		double py = ly + lat_h - fmin(fmax(log10(fmax(ms, 1)), 0), 5) / 5.0 * lat_h;
+		if (ms < 1000) {
+			fprintf(f,
+				"<circle class=\"probe\" cx=\"%.1f\" cy=\"%.1f\" r=\"1.6\" "
+				"fill=\"#3b7dd8\"/>\n",
+				px, py);
+			continue;
+		}
+		/* A stalled read is a bar as long as it lasted. */
+		double px1 = xof(t + ms / 1000, 0, w, tmin, tmax);
+		fprintf(f,
+			"<g class=\"stall\" data-ms=\"%.0f\"><title>%+.1f s: healthy LUN read "
+			"took %.0f ms</title><rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" "
+			"height=\"4\" fill=\"#d03b2f\"/>",
+			ms, t, ms, px, py - 2, px1 - px < 2 ? 2 : px1 - px);
+		if (px > last_label_x) {
+			fprintf(f,
+				"<text x=\"%.1f\" y=\"%.1f\" font-size=\"10\" "
+				"fill=\"#d03b2f\">stall %.1f s</text>",
+				px, py - 5, ms / 1000);
+			last_label_x = px + 62;
+		}
+		fprintf(f, "</g>\n");
+	}
+	return nprobes;
+}
+
+/* See report_internal.h. */
+void rp_svg_states(FILE *f, const struct rp_model *m, int w)
+{
+	int nrows = 0;
+	for (size_t i = 0; i < m->nbands; i++)
+		if (m->bands[i].row + 1 > nrows)
+			nrows = m->bands[i].row + 1;
+	const int band_h = 22, lat_h = 170, top = 6;
+	int ly = top + nrows * (band_h + 4) + 14;
+	int h = m->res.nprobes ? ly + lat_h + 30 : ly + 30;
+	fprintf(
+	    f,
+	    "<svg id=\"states\" width=\"%d\" height=\"%d\" xmlns=\"http://www.w3.org/2000/svg\" "
+	    "font-size=\"11\" font-family=\"sans-serif\">\n",
+	    w, h);
+	svg_bands(f, m, w, nrows, band_h, top);
 	/* Latency of the healthy LUN's probes, 1 ms .. 100 s on a log scale. */
 	fprintf(f,
 		"<text x=\"4\" y=\"%d\" font-weight=\"bold\">healthy LUN</text>"
@@ -304,62 +383,8 @@ void rp_svg_states(FILE *f, const struct rp_model *m, int w)
 			x0 + 10, ly + 14);
 		return;
 	}
-	fprintf(f,
-		"<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"#fbfbfb\" "
-		"stroke=\"#ddd\"/>\n",
-		x0, ly, x1 - x0, lat_h);
-	static const struct {
-		double ms;
-		const char *label;
-	} grid[] = {{1, "1 ms"},   {10, "10 ms"},   {100, "100 ms"},
-		    {1000, "1 s"}, {10000, "10 s"}, {100000, "100 s"}};
-	for (size_t g = 0; g < sizeof(grid) / sizeof(grid[0]); g++) {
-		double gy = ly + lat_h - log10(grid[g].ms) / 5.0 * lat_h;
-		fprintf(f,
-			"<line x1=\"%d\" x2=\"%d\" y1=\"%.1f\" y2=\"%.1f\" stroke=\"%s\"%s/>"
-			"<text x=\"%d\" y=\"%.1f\" font-size=\"9\" text-anchor=\"end\" "
-			"fill=\"#666\">%s</text>\n",
-			x0, x1, gy, gy, grid[g].ms == 1000 ? "#d03b2f" : "#e4e4e4",
-			grid[g].ms == 1000 ? " stroke-dasharray=\"4,3\"" : "", x0 - 3, gy + 3,
-			grid[g].label);
-	}
-	size_t i;
-	int nprobes = 0;
-	double last_label_x = -1e9;
-	for (i = 0; i < m->res.nprobes; i++) {
-		double t = m->res.probes[i].t - m->origin;
-		double ms = m->res.probes[i].ms;
-		if (t < tmin || t > tmax)
-			continue;
-		nprobes++;
-		double px = xof(t, 0, w, tmin, tmax);
-		double py = ly + lat_h - fmin(fmax(log10(fmax(ms, 1)), 0), 5) / 5.0 * lat_h;
-		bool stall = ms >= 1000;
-		if (stall) {
-			/* A stalled read is a bar as long as it lasted. */
-			double px1 = xof(t + ms / 1000, 0, w, tmin, tmax);
-			fprintf(
-			    f,
-			    "<g class=\"stall\" data-ms=\"%.0f\"><title>%+.1f s: healthy LUN read "
-			    "took %.0f ms</title><rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" "
-			    "height=\"4\" fill=\"#d03b2f\"/>",
-			    ms, t, ms, px, py - 2, px1 - px < 2 ? 2 : px1 - px);
-			if (px > last_label_x) {
-				fprintf(f,
-					"<text x=\"%.1f\" y=\"%.1f\" font-size=\"10\" "
-					"fill=\"#d03b2f\">stall %.1f s</text>",
-					px, py - 5, ms / 1000);
-				last_label_x = px + 62;
-			}
-			fprintf(f, "</g>\n");
-		} else {
-			fprintf(f,
-				"<circle class=\"probe\" cx=\"%.1f\" cy=\"%.1f\" r=\"1.6\" "
-				"fill=\"#3b7dd8\"/>\n",
-				px, py);
-		}
-	}
-	if (!nprobes)
+	svg_latency_grid(f, x0, x1, ly, lat_h);
+	if (!svg_probes(f, m, w, ly, lat_h))
 		fprintf(f,
 			"<text class=\"no-healthy\" x=\"%d\" y=\"%d\" fill=\"#666\">no healthy LUN "
 			"in this scenario: nothing was probed</text>\n",
