@@ -309,6 +309,68 @@ static void html_text(FILE *f, const char *s)
 	}
 }
 
+/* The side-by-side picture's width and the height of a run's heading. */
+static const int side_w = 1300, side_head = 18;
+
+/*
+ * Run i of matrix row j (kernel label, its model m or NULL) in the
+ * side-by-side picture: its heading, linked to its report, then its steps and
+ * its ladder on the shared axis tmin..tmax; per: the height of a run.
+ */
+static void side_run(FILE *f, json_t *row, const char *label, size_t i, size_t j,
+		     const struct rp_model *m, int per, double tmin, double tmax)
+{
+	const int W = side_w, head = side_head;
+	json_t *c = json_object_get(json_object_get(row, "cells"), label);
+	const char *v = json_string_value(json_object_get(c, "verdict")) ?: "-";
+	const char *rel = json_string_value(json_object_get(c, "release")) ?: "";
+	const char *link = json_string_value(json_object_get(c, "report"));
+	int y = 24 + (int)i * per;
+	fputs("<g class=\"side-run\" data-kernel=\"", f);
+	html_text(f, label);
+	fputs("\" data-release=\"", f);
+	html_text(f, rel);
+	fputs("\" data-path=\"", f);
+	html_text(f, json_string_value(json_object_get(row, "path")));
+	fprintf(f, "\" data-verdict=\"%s\">", v);
+	if (link) {
+		fputs("<a href=\"", f);
+		html_text(f, link);
+		fputs("\">", f);
+	}
+	fprintf(f,
+		"<text class=\"side-label\" x=\"4\" y=\"%d\" font-size=\"13\" "
+		"font-weight=\"bold\" fill=\"%s\">",
+		y + 13,
+		!strcmp(v, "PASS")			    ? "#1a7f37"
+		: !strcmp(v, "FAIL") || !strcmp(v, "ERROR") ? "#c0392b"
+							    : "#555");
+	html_text(f, label);
+	if (*rel) {
+		fputs(" \xc2\xb7 ", f);
+		html_text(f, rel);
+	}
+	fputs(" \xc2\xb7 ", f);
+	html_text(f, json_string_value(json_object_get(row, "path")));
+	fprintf(f, " \xc2\xb7 %s</text>", v);
+	if (link)
+		fputs("</a>", f);
+	fputs("\n", f);
+	if (m) {
+		int sy = y + head;
+		sy += rp_svg_steps(f, m, 0, sy, W, tmin, tmax);
+		char id[64];
+		snprintf(id, sizeof(id), "ladder-%zu-%zu", j, i);
+		vm_report_ladder_svg(f, m, id, 0, sy, W, tmin, tmax);
+	} else {
+		fprintf(f,
+			"<text class=\"side-none\" x=\"170\" y=\"%d\" "
+			"fill=\"#666\">no result on this kernel</text>\n",
+			y + head + 16);
+	}
+	fputs("</g>\n", f);
+}
+
 /*
  * Under the table, one figure per row: the error handler's ladder of each
  * kernel's run, one above the other on one time axis (the union of the
@@ -320,8 +382,7 @@ static void side_by_side(FILE *f, json_t *doc)
 {
 	json_t *kernels = json_object_get(doc, "kernels"), *kv, *row;
 	size_t i, j;
-	const int W = 1300, head = 18;
-
+	const int W = side_w, head = side_head;
 	fputs("<h2>The error handler side by side</h2>\n<p class=\"note\">Each row's runs "
 	      "on one time axis (seconds from the first workload step): the workload's steps "
 	      "and the error handler's ladder of each kernel, one above the other.</p>\n",
@@ -367,55 +428,8 @@ static void side_by_side(FILE *f, json_t *doc)
 		rp_svg_axis(f, 0, 14, h, W, tmin, tmax);
 		json_array_foreach(kernels, i, kv)
 		{
-			const char *label = json_string_value(json_object_get(kv, "label"));
-			json_t *c = json_object_get(json_object_get(row, "cells"), label);
-			const char *v = json_string_value(json_object_get(c, "verdict")) ?: "-";
-			const char *rel = json_string_value(json_object_get(c, "release")) ?: "";
-			const char *link = json_string_value(json_object_get(c, "report"));
-			int y = 24 + (int)i * per;
-			fputs("<g class=\"side-run\" data-kernel=\"", f);
-			html_text(f, label);
-			fputs("\" data-release=\"", f);
-			html_text(f, rel);
-			fputs("\" data-path=\"", f);
-			html_text(f, json_string_value(json_object_get(row, "path")));
-			fprintf(f, "\" data-verdict=\"%s\">", v);
-			if (link) {
-				fputs("<a href=\"", f);
-				html_text(f, link);
-				fputs("\">", f);
-			}
-			fprintf(f,
-				"<text class=\"side-label\" x=\"4\" y=\"%d\" font-size=\"13\" "
-				"font-weight=\"bold\" fill=\"%s\">",
-				y + 13,
-				!strcmp(v, "PASS")			    ? "#1a7f37"
-				: !strcmp(v, "FAIL") || !strcmp(v, "ERROR") ? "#c0392b"
-									    : "#555");
-			html_text(f, label);
-			if (*rel) {
-				fputs(" \xc2\xb7 ", f);
-				html_text(f, rel);
-			}
-			fputs(" \xc2\xb7 ", f);
-			html_text(f, json_string_value(json_object_get(row, "path")));
-			fprintf(f, " \xc2\xb7 %s</text>", v);
-			if (link)
-				fputs("</a>", f);
-			fputs("\n", f);
-			if (m[i]) {
-				int sy = y + head;
-				sy += rp_svg_steps(f, m[i], 0, sy, W, tmin, tmax);
-				char id[64];
-				snprintf(id, sizeof(id), "ladder-%zu-%zu", j, i);
-				vm_report_ladder_svg(f, m[i], id, 0, sy, W, tmin, tmax);
-			} else {
-				fprintf(f,
-					"<text class=\"side-none\" x=\"170\" y=\"%d\" "
-					"fill=\"#666\">no result on this kernel</text>\n",
-					y + head + 16);
-			}
-			fputs("</g>\n", f);
+			side_run(f, row, json_string_value(json_object_get(kv, "label")), i, j,
+				 m[i], per, tmin, tmax);
 			rp_model_free(m[i]);
 		}
 		fputs("</svg></section>\n", f);

@@ -55,17 +55,13 @@ static void slice(json_t *ev, int tid, const char *name, json_int_t ts, json_int
 	json_array_append_new(ev, o);
 }
 
-/* See report_internal.h. */
-int rp_write_chrome_trace(const struct rp_model *m, const char *path)
+/* The process's and the fixed threads' names (steps, EH rungs, kernel log, ...). */
+static void trace_names(json_t *ev, const struct rp_model *m)
 {
-	json_t *ev = json_array();
-	size_t i;
 	char name[256];
 
-	json_array_append_new(ev,
-			      json_pack("{s:s,s:s,s:i,s:{s:s}}", "name", "process_name", "ph", "M",
-					"pid", 1, "args", "name",
-					m->res.name ?: "run"));
+	json_array_append_new(ev, json_pack("{s:s,s:s,s:i,s:{s:s}}", "name", "process_name", "ph",
+					    "M", "pid", 1, "args", "name", m->res.name ?: "run"));
 	thread_name(ev, TID_STEPS, "workload steps");
 	for (int l = 0; l < RP_NLEVELS; l++) {
 		snprintf(name, sizeof(name), "EH: %s", rp_level_names[l]);
@@ -77,7 +73,14 @@ int rp_write_chrome_trace(const struct rp_model *m, const char *path)
 	thread_name(ev, TID_SYSFS, "sysfs");
 	thread_name(ev, TID_AGENT, "agent");
 	thread_name(ev, TID_HEALTHY, "healthy LUN stalls");
-	for (i = 0; i < m->res.nsteps; i++) {
+}
+
+/* The workload's steps, the error-handler spans and the device and session states. */
+static void trace_slices(json_t *ev, const struct rp_model *m)
+{
+	char name[256];
+
+	for (size_t i = 0; i < m->res.nsteps; i++) {
 		const struct fl_result_step *o = &m->res.steps[i];
 		double a = o->t0 - m->origin;
 		double b = o->t1 - m->origin;
@@ -101,6 +104,13 @@ int rp_write_chrome_trace(const struct rp_model *m, const char *path)
 		slice(ev, TID_STATE + b->row, b->state, us(m, b->t0), us(m, b->t1) - us(m, b->t0),
 		      NULL);
 	}
+}
+
+/* The dm-multipath paths: a thread each, their states as slices, their marks. */
+static void trace_paths(json_t *ev, const struct rp_model *m)
+{
+	char name[256];
+
 	for (size_t k = 0; k < m->npaths; k++) {
 		snprintf(name, sizeof(name), "path %s (%s)", m->paths[k].port, m->paths[k].dev);
 		thread_name(ev, TID_PATH + (int)k, name);
@@ -123,7 +133,14 @@ int rp_write_chrome_trace(const struct rp_model *m, const char *path)
 						    "ts", us(m, pm->t), "pid", 1, "tid",
 						    TID_PATH + pm->path));
 	}
-	for (i = 0; i < m->res.ntimeline; i++) {
+}
+
+/* The timeline's lines as instants, and the healthy LUN's latency and stalls. */
+static void trace_instants(json_t *ev, const struct rp_model *m)
+{
+	char name[256];
+
+	for (size_t i = 0; i < m->res.ntimeline; i++) {
 		const struct fl_result_event *o = &m->res.timeline[i];
 		const char *src = o->src;
 		double t = o->t - m->origin;
@@ -135,12 +152,11 @@ int rp_write_chrome_trace(const struct rp_model *m, const char *path)
 						   : 0;
 		if (!tid || t < m->tmin)
 			continue;
-		json_array_append_new(
-		    ev, json_pack("{s:s,s:s,s:s,s:I,s:i,s:i}", "name",
-				  o->text, "ph", "i",
-				  "s", "t", "ts", us(m, t), "pid", 1, "tid", tid));
+		json_array_append_new(ev, json_pack("{s:s,s:s,s:s,s:I,s:i,s:i}", "name", o->text,
+						    "ph", "i", "s", "t", "ts", us(m, t), "pid", 1,
+						    "tid", tid));
 	}
-	for (i = 0; i < m->res.nprobes; i++) {
+	for (size_t i = 0; i < m->res.nprobes; i++) {
 		double t = m->res.probes[i].t - m->origin;
 		double ms = m->res.probes[i].ms;
 		if (t < m->tmin)
@@ -154,6 +170,17 @@ int rp_write_chrome_trace(const struct rp_model *m, const char *path)
 			slice(ev, TID_HEALTHY, name, us(m, t), (json_int_t)(ms * 1000), NULL);
 		}
 	}
+}
+
+/* See report_internal.h. */
+int rp_write_chrome_trace(const struct rp_model *m, const char *path)
+{
+	json_t *ev = json_array();
+
+	trace_names(ev, m);
+	trace_slices(ev, m);
+	trace_paths(ev, m);
+	trace_instants(ev, m);
 	json_t *doc = json_pack("{s:o,s:s}", "traceEvents", ev, "displayTimeUnit", "ms");
 	int rc = json_dump_file(doc, path, JSON_COMPACT) < 0 ? -EIO : 0;
 	if (rc)
