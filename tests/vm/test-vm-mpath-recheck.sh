@@ -25,7 +25,7 @@ grep -q '"kind": "path"' "$out/good/result.json" || fail "result.json has no pat
 grep -q '"paths"' "$out/good/obs.json" || fail "obs.json has no paths"
 
 sed -e 's/{ "path": "B", "state": "current", "min": 1 }/{ "path": "B", "state": "current", "min": 2 }/' \
-	-e 's/{ "path": "A", "state": "ghost", "min": 1 }/{ "path": "C", "state": "ghost", "min": 1 }/' \
+	-e 's/{ "path": "A", "state": "ghost", "min": 1,/{ "path": "C", "state": "ghost", "min": 1,/' \
 	"$src" >"$out/wrong.json"
 fl_recheck 1 "$out/wrong.json" iscsi "$out/bad" "contradicted path expectations"
 grep -q "FAIL  path B enters current at least 2 times" "$out/bad.log" || fail "no FAIL for path B"
@@ -39,7 +39,7 @@ grep -q "N/A   path B enters current" "$out/nomp.log" ||
 grep -q "knob multipath not set" "$out/nomp.log" || fail "N/A without its reason"
 # The recorded run's observer never sampled path A failed; dm-multipath failed
 # it twice (Failing path 8:0), once before the observer's first line of A.
-sed -e 's/{ "path": "A", "state": "ghost", "min": 1 }/{ "path": "A", "state": "failed", "min": 1, "max": 1 }/' \
+sed -e 's/{ "path": "A", "state": "ghost", "min": 1,/{ "path": "A", "state": "failed", "min": 1, "max": 1,/' \
 	"$src" >"$out/failed.json"
 sed -e '/faultlun-agent: workload start/a\
 12,431,26868190,-;faultlun-agent: pathdev A sda 8:0\
