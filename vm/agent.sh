@@ -209,32 +209,68 @@ setup_tcmu() {
 	export_tcm_loop $pairs
 }
 
+# The iSCSI knobs of the job as node defaults: /etc/iscsi/iscsid.conf as the
+# boot found it, then one line per knob set (the last setting of a key wins),
+# before the discovery that writes the node records from it. One file, where
+# an `iscsiadm -o update` per knob cost 0.2-0.5 s each under TCG.
+iscsi_conf() {
+	[ -e /tmp/iscsid.conf.boot ] ||
+		"$BB" cp /etc/iscsi/iscsid.conf /tmp/iscsid.conf.boot 2>/dev/null ||
+		: >/tmp/iscsid.conf.boot
+	"$BB" cp /tmp/iscsid.conf.boot /etc/iscsi/iscsid.conf || fail "cannot write iscsid.conf"
+	{
+		[ -n "${FL_KNOB_abort_tmo_s:-}" ] &&
+			echo "node.session.err_timeo.abort_timeout = $FL_KNOB_abort_tmo_s"
+		[ -n "${FL_KNOB_lu_reset_tmo_s:-}" ] &&
+			echo "node.session.err_timeo.lu_reset_timeout = $FL_KNOB_lu_reset_tmo_s"
+		[ -n "${FL_KNOB_tgt_reset_tmo_s:-}" ] &&
+			echo "node.session.err_timeo.tgt_reset_timeout = $FL_KNOB_tgt_reset_tmo_s"
+		[ -n "${FL_KNOB_recovery_tmo_s:-}" ] &&
+			echo "node.session.timeo.replacement_timeout = $FL_KNOB_recovery_tmo_s"
+		[ -n "${FL_KNOB_noop_interval_s:-}" ] &&
+			echo "node.conn[0].timeo.noop_out_interval = $FL_KNOB_noop_interval_s"
+		[ -n "${FL_KNOB_noop_timeout_s:-}" ] &&
+			echo "node.conn[0].timeo.noop_out_timeout = $FL_KNOB_noop_timeout_s"
+		:
+	} >>/etc/iscsi/iscsid.conf
+}
+
 # Path "iscsi": faultlun serve in the guest, the kernel initiator logged in.
 setup_iscsi() {
 	modprobe iscsi_tcp || fail "modprobe iscsi_tcp"
 	mark "engine start"
 	"$FL_FAULTLUN" serve $FL_SERVE_ARGS >"$R/serve.out" 2>&1 &
 	serve_pid=$!
+	# serve's banner, printed once it listens on every port, ends with the
+	# libiscsi URL line; it names each port as bound (a scenario's
+	# "127.0.0.2:0" is the port the kernel chose: "port B: 127.0.0.2:36495,
+	# ..."). Read with the shell's own read: no process per look.
+	nports=0
+	for p in $FL_PORTS; do
+		nports=$((nports + 1))
+	done
 	i=0
-	# A listening socket on port 3260 (state 0A): an earlier job's connections
-	# may still be listed in TIME_WAIT.
-	while ! awk '$2 ~ /:0CBC$/ && $4 == "0A" { f = 1 } END { exit !f }' /proc/net/tcp; do
+	while :; do
+		bound="" up=0
+		while IFS= read -r l; do
+			case $l in
+			"faultlun serve:   port "*": "*)
+				x=${l#"faultlun serve:   port "}
+				a=${x#*: }
+				bound="$bound${x%%: *}=${a%%,*} "
+				;;
+			"  libiscsi: iscsi://"*) up=1 ;;
+			esac
+		done <"$R/serve.out"
+		[ "$up" = 1 ] && break
 		i=$((i + 1))
-		[ $i -gt 100 ] && fail "faultlun serve did not listen on 127.0.0.1:3260"
+		[ $i -gt 150 ] && fail "faultlun serve did not print its banner (see serve.out)"
 		kill -0 "$serve_pid" 2>/dev/null || fail "faultlun serve exited (see serve.out)"
 		sleep 0.1
 	done
 	mark "faultlun serve listening (pid $serve_pid)"
-	# The ports as serve bound them: a scenario's "127.0.0.2:0" is the port
-	# the kernel chose, read from the banner ("port B: 127.0.0.2:36495, ...").
-	if [ "$(echo $FL_PORTS | wc -w)" -gt 1 ]; then
-		i=0
-		while [ "$(grep -c '^faultlun serve:   port [^ ]*: ' "$R/serve.out")" -lt "$(echo $FL_PORTS | wc -w)" ]; do
-			i=$((i + 1))
-			[ $i -gt 50 ] && fail "faultlun serve's banner lists fewer ports than FL_PORTS ($FL_PORTS)"
-			sleep 0.1
-		done
-		FL_PORTS=$(sed -n 's/^faultlun serve:   port \([^ ]*\): \([^,]*\),.*/\1=\2/p' "$R/serve.out" | tr '\n' ' ')
+	if [ "$nports" -gt 1 ]; then
+		FL_PORTS=$bound
 		mark "ports $FL_PORTS"
 	fi
 	echo "InitiatorName=iqn.2026-12.org.faultlun:vm-initiator" >/etc/iscsi/initiatorname.iscsi
@@ -244,6 +280,7 @@ setup_iscsi() {
 		iscsid_up=1
 		sleep 0.3
 	fi
+	iscsi_conf
 	iscsiadm -m discovery -t sendtargets -p 127.0.0.1:3260 >"$R/discovery.out" 2>&1 ||
 		fail "iscsiadm discovery"
 	iqn=$(awk '$1 ~ /,[0-9]+$/ {print $2; exit}' "$R/discovery.out")
@@ -251,14 +288,6 @@ setup_iscsi() {
 	# One portal, or with multipath every portal the target lists (one path each).
 	portal="-p 127.0.0.1:3260"
 	[ "$MP" = 1 ] && portal=""
-	# shellcheck disable=SC2086
-	upd() { iscsiadm -m node -T "$iqn" $portal -o update -n "$1" -v "$2" >/dev/null; }
-	[ -n "${FL_KNOB_abort_tmo_s:-}" ] && upd node.session.err_timeo.abort_timeout "$FL_KNOB_abort_tmo_s"
-	[ -n "${FL_KNOB_lu_reset_tmo_s:-}" ] && upd node.session.err_timeo.lu_reset_timeout "$FL_KNOB_lu_reset_tmo_s"
-	[ -n "${FL_KNOB_tgt_reset_tmo_s:-}" ] && upd node.session.err_timeo.tgt_reset_timeout "$FL_KNOB_tgt_reset_tmo_s"
-	[ -n "${FL_KNOB_recovery_tmo_s:-}" ] && upd node.session.timeo.replacement_timeout "$FL_KNOB_recovery_tmo_s"
-	[ -n "${FL_KNOB_noop_interval_s:-}" ] && upd "node.conn[0].timeo.noop_out_interval" "$FL_KNOB_noop_interval_s"
-	[ -n "${FL_KNOB_noop_timeout_s:-}" ] && upd "node.conn[0].timeo.noop_out_timeout" "$FL_KNOB_noop_timeout_s"
 	[ -n "${FL_KNOB_debug_libiscsi_eh:-}" ] && put /sys/module/libiscsi/parameters/debug_libiscsi_eh "$FL_KNOB_debug_libiscsi_eh"
 	# shellcheck disable=SC2086
 	iscsiadm -m node -T "$iqn" $portal --login >"$R/login.out" 2>&1 || fail "iscsiadm login"
@@ -318,16 +347,21 @@ mp_prepare() {
 # Device-handler observer: for each disk with a device handler attached, the
 # handler and what it says of the path, on the timeline: "dh sdX HANDLER
 # ACCESS_STATE max_sectors_kb N" at each change (docs/device-handlers/), every
-# 0.5 s until /tmp/dh-stop exists (at most 10 minutes). A disk whose handler
+# 0.5 s until /tmp/dh-stop exists, and once more then (at most 10 minutes). A disk whose handler
 # is "detached" is not logged, so a job without device handlers has no such
 # line. It first logs "dh-observer on": a run without that mark was made
 # before the observer existed, and the checker judges dh_state N/A there.
+# The loop runs in busybox's shell, whose read waits with a timeout: no
+# process per sample (a fork and exec costs tens of milliseconds of emulated
+# CPU), and dh_wake ends the wait at once.
 dh_watch() {
 	mark "dh-observer on"
+	[ -p /tmp/dh-wake ] || "$BB" mkfifo /tmp/dh-wake
+	# shellcheck disable=SC2016
+	"$BB" sh -c '
+	exec 3<>/tmp/dh-wake
 	i=0
-	while [ ! -e /tmp/dh-stop ] && [ $i -lt 1200 ]; do
-		# The shell's own read, not cat: a fork and exec costs tens of
-		# milliseconds of emulated CPU, twice a second per disk.
+	while [ $i -lt 1200 ]; do
 		for q in /sys/block/sd*/device/dh_state; do
 			[ -e "$q" ] || continue
 			read -r h <"$q" || continue
@@ -344,11 +378,23 @@ dh_watch() {
 			[ -e "/tmp/dh-$d" ] && read -r was <"/tmp/dh-$d"
 			[ "$was" = "$v" ] && continue
 			echo "$v" >"/tmp/dh-$d"
-			mark "dh $d $v"
+			echo "faultlun-agent: dh $d $v" >/dev/kmsg
+			read -r up _ </proc/uptime
+			echo "[$up] dh $d $v"
 		done
+		[ -e /tmp/dh-stop ] && break
 		i=$((i + 1))
-		sleep 0.5
-	done
+		read -r -t 0.5 -u 3 _
+	done'
+}
+
+# Ends dh_watch's wait (the FIFO opened for reading and writing: no wait for
+# a reader that has gone).
+dh_wake() {
+	[ -p /tmp/dh-wake ] || return 0
+	exec 4<>/tmp/dh-wake
+	echo >&4
+	exec 4>&-
 }
 
 # Starts multipathd once every path has its disk; waits for the map of the
@@ -508,17 +554,23 @@ run_job() {
 		sep=""
 		knob_dev=${test_dev#/dev/}
 		[ "$MP" = 1 ] && read -r knob_dev </tmp/mp-paths
+		# The shell's read, not $(cat): no process per value.
 		for f in timeout eh_timeout queue_depth; do
-			printf '%s"%s": "%s"' "$sep" "$f" "$(cat /sys/block/$knob_dev/device/$f 2>/dev/null)"
+			v=""
+			read -r v <"/sys/block/$knob_dev/device/$f" 2>/dev/null
+			printf '%s"%s": "%s"' "$sep" "$f" "$v"
 			sep=", "
 		done
 		for s in /sys/class/iscsi_session/session*; do
 			for f in recovery_tmo abort_tmo lu_reset_tmo tgt_reset_tmo; do
-				[ -e "$s/$f" ] && printf '%s"%s": "%s"' "$sep" "$f" "$(cat "$s/$f")"
+				[ -e "$s/$f" ] && read -r v <"$s/$f" && printf '%s"%s": "%s"' "$sep" "$f" "$v"
 			done
 		done
-		printf '%s"scsi_logging_level": "%s"' "$sep" "$(cat /proc/sys/dev/scsi/logging_level)"
-		echo "}, \"kernel\": \"$(uname -r)\"}"
+		v=""
+		read -r v </proc/sys/dev/scsi/logging_level
+		printf '%s"scsi_logging_level": "%s"' "$sep" "$v"
+		read -r v </proc/sys/kernel/osrelease
+		echo "}, \"kernel\": \"$v\"}"
 	} >"$R/guest.json"
 
 	mark "workload start"
@@ -539,7 +591,10 @@ run_job() {
 		mpwatch_pid=""
 		multipathd show topology >"$R/multipath-topology-end.txt" 2>&1
 	fi
+	# The observer has sampled during fl-vm-agent's last second: stopped now,
+	# not at the end of its half-second wait.
 	: >/tmp/dh-stop
+	dh_wake
 	wait "$dhwatch_pid"
 	dhwatch_pid=""
 	[ -f /var/log/tcmu-runner.log ] &&
@@ -579,8 +634,9 @@ teardown_job() {
 	case "$FL_PATH" in
 	iscsi)
 		"$BB" timeout 30 iscsiadm -m node -u >/dev/null 2>&1 || mark "iscsiadm logout failed"
-		iscsiadm -m node -o delete >/dev/null 2>&1
-		iscsiadm -m discoverydb -t sendtargets -p 127.0.0.1:3260 -o delete >/dev/null 2>&1
+		# The node and discovery records: files of the agent's own tmpfs
+		# (/var/lib/iscsi), no daemon holds them once the sessions are gone.
+		"$BB" rm -rf /var/lib/iscsi/nodes /var/lib/iscsi/send_targets
 		stop_pid "${serve_pid:-}"
 		serve_pid=""
 		;;

@@ -5,18 +5,10 @@
 # (docs/device-handlers/emc.md, hp_sw.md, alua-array.md), in the boot of
 # vm.KERNEL.dh on each kernel of the matrix (CMakeLists.txt). Their
 # "frontends" leave out "vm", so the generic scenario loop does not run them.
-# vm.dh_faultless.emc-CASE runs dh-emc-sp-failure with its cut or its
+# vm.faultless (CMakeLists.txt) runs dh-emc-sp-failure with its cut or its
 # personality taken out: it must fail.
 set(fl_vm_dh_emc_hpsw_scenarios dh-emc-sp-failure dh-emc-not-owned dh-emc-trespass-rejected
   dh-hpsw-failover dh-hpsw-ping-pong dh-alua-pure-failover dh-alua-pure-controller-loss)
 foreach(sc ${fl_vm_dh_emc_hpsw_scenarios})
   list(APPEND fl_vm_dh_files ${PROJECT_SOURCE_DIR}/scenarios/${sc}.json)
-endforeach()
-foreach(c no-cut no-personality)
-  add_test(NAME vm.dh_faultless.emc-${c}
-    COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/test-vm-dh-faultless.sh $<TARGET_FILE:faultlun>
-            ${PROJECT_SOURCE_DIR}/scenarios/dh-emc-sp-failure.json
-            ${FL_VM_TIER_DIR}/dh-faultless-emc-${c} ${c})
-  set_tests_properties(vm.dh_faultless.emc-${c} PROPERTIES LABELS vm TIMEOUT 400
-    SKIP_RETURN_CODE 77 RESOURCE_LOCK vm_guest_c)
 endforeach()

@@ -13,4 +13,4 @@ add_test(NAME vm.targetcli
           $<TARGET_FILE:handler_faultlun> ${PROJECT_SOURCE_DIR}/scenarios
           ${FL_VM_TIER_DIR}/targetcli)
 set_tests_properties(vm.targetcli PROPERTIES LABELS vm TIMEOUT 600 SKIP_RETURN_CODE 77
-  RESOURCE_LOCK vm_guest)
+  COST 60)
