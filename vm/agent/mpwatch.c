@@ -270,6 +270,19 @@ struct dm_path {
 	char state; /* A active, F failed */
 };
 
+/*
+ * The count at field x of a status line of nf fields, as 0..nf: a count that
+ * is negative, past the line or not a number walks no field backwards and no
+ * loop past the line.
+ */
+static int count_at(char *const *f, int nf, int x)
+{
+	if (x < 0 || x >= nf)
+		return 0;
+	long v = strtol(f[x], NULL, 10);
+	return v < 0 ? 0 : v > nf ? nf : (int)v;
+}
+
 /* Walks the multipath status of each line of dm (see dm-mpath.c multipath_status). */
 static size_t parse_dm(const char *dm, struct dm_path *out, size_t max)
 {
@@ -289,7 +302,7 @@ static size_t parse_dm(const char *dm, struct dm_path *out, size_t max)
 		/* fields from 1: name: start length multipath, then #features
 		 * features..., #hw_handler args..., #groups, next group, then per group */
 		int i = 4;
-#define NUM(x) ((x) < nf ? atoi(f[(x)]) : 0)
+#define NUM(x) count_at(f, nf, (x))
 		i += NUM(i) + 1;
 		i += NUM(i) + 1;
 		int npg = NUM(i);
