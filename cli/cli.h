@@ -23,7 +23,7 @@ int cmd_import(int argc, char **argv);
 
 /*
  * The guest options `faultlun vm` and `faultlun explore` share: --cache,
- * --accel, --timeout, --memory and --cpus, listed for getopt_long by
+ * --accel, --timeout, --memory, --cpus and --tcg-thread, listed for getopt_long by
  * CLI_VM_LONGOPTS. cli_vm_opt reads option opt (getopt's value) of command
  * cmd into o: 1 read, -1 a bad value (message printed), 0 not one of them.
  */
@@ -31,7 +31,7 @@ int cmd_import(int argc, char **argv);
 #define CLI_VM_LONGOPTS                                                                            \
 	{"cache", required_argument, NULL, 'c'}, {"accel", required_argument, NULL, 'a'},          \
 	{"timeout", required_argument, NULL, 't'}, {"memory", required_argument, NULL, 'm'},       \
-	{"cpus", required_argument, NULL, 'C'}
+	{"cpus", required_argument, NULL, 'C'}, {"tcg-thread", required_argument, NULL, 'G'}
 /* clang-format on */
 struct fl_vm_opts;
 int cli_vm_opt(const char *cmd, int opt, const char *arg, struct fl_vm_opts *o);

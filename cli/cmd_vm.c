@@ -40,6 +40,8 @@ static void usage(FILE *out)
 	    "  --timeout S     guest time limit (default check.vm_timeout_s or 300)\n"
 	    "  --memory MB     guest memory (default 2048)\n"
 	    "  --cpus N        guest vCPUs (default 2)\n"
+	    "  --tcg-thread single|multi   under TCG, one host thread for every vCPU or\n"
+	    "                  one each (default $FAULTLUN_TCG_THREAD, else multi)\n"
 	    "  --kernel K      the guest's kernel: stock (Debian 12's, the default),\n"
 	    "                  debian:SUITE (bookworm, trixie, sid), or a kernel image\n"
 	    "                  (bzImage or vmlinux)\n"
@@ -409,6 +411,7 @@ static int vm_recheck(const char *file, const char *path, const char *dir, bool 
 int cli_vm_opt(const char *cmd, int opt, const char *arg, struct fl_vm_opts *o)
 {
 	static const char *const accel_words[] = {"auto", "kvm", "tcg", NULL};
+	static const char *const thread_words[] = {"single", "multi", NULL};
 	uint64_t v;
 
 	switch (opt) {
@@ -434,6 +437,11 @@ int cli_vm_opt(const char *cmd, int opt, const char *arg, struct fl_vm_opts *o)
 		if (cli_opt_uint(cmd, "--cpus", arg, 1, 64, &v))
 			return -1;
 		o->cpus = (int)v;
+		return 1;
+	case 'G':
+		if (cli_opt_word(cmd, "--tcg-thread", arg, thread_words))
+			return -1;
+		o->tcg_thread = arg;
 		return 1;
 	default:
 		return 0;

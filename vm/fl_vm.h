@@ -33,6 +33,8 @@ struct fl_vm_opts {
 	int guest_timeout_s;   /* 0: 300 */
 	int memory_mb;	       /* 0: 2048 */
 	int cpus;	       /* the guest's vCPUs; 0: 2 */
+	const char *tcg_thread; /* TCG's host threads: "single" or "multi"; NULL:
+				  $FAULTLUN_TCG_THREAD, else "multi" */
 	bool quiet;	       /* no timeline on stdout */
 	/* NULL: Debian 12's stock kernel; "debian:SUITE"; or a kernel image's path */
 	const char *kernel;

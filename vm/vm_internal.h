@@ -41,6 +41,10 @@ int vm_healthy_lun(const struct fl_scenario *sc);
  */
 size_t vm_batch_settle(const bool *done, const bool *began, size_t nj, bool *judge);
 
+struct fl_vm_opts;
+/* TCG's host threads for a boot with opts: "single" or "multi" (vm_run.c). */
+const char *vm_tcg_thread(const struct fl_vm_opts *opts);
+
 /*
  * The upstream version ("6.1.192") of the kernel whose log starts with
  * `banner` ("Linux version 6.1.0-57-amd64 ... Debian 6.1.192-3 ..."): the

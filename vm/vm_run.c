@@ -239,12 +239,40 @@ static bool guest_kernel(const char *guest, bool qboot, char *kernel, size_t len
 	return false;
 }
 
+/*
+ * TCG's host threads: opts->tcg_thread, else $FAULTLUN_TCG_THREAD ("single"
+ * or "multi"; anything else is named on stderr once and not taken), else
+ * "multi". One thread for every vCPU ("single") gives up a second host core
+ * for a lone guest, and spares the vCPUs' cross-thread synchronisation where
+ * guests share few cores (docs/vm-lab.md).
+ */
+const char *vm_tcg_thread(const struct fl_vm_opts *opts)
+{
+	static bool warned;
+	const char *e = getenv("FAULTLUN_TCG_THREAD");
+
+	if (opts->tcg_thread)
+		return opts->tcg_thread;
+	if (!e || !*e)
+		return "multi";
+	if (!strcmp(e, "single") || !strcmp(e, "multi"))
+		return e;
+	if (!warned)
+		fprintf(stderr,
+			"faultlun vm: FAULTLUN_TCG_THREAD=%.32s is neither single nor multi: "
+			"multi\n",
+			e);
+	warned = true;
+	return "multi";
+}
+
 /* Fills the common QEMU argv; returns the count. */
 static int qemu_argv(char **a, const char *accel, const char *guest, const char *results,
-		     const char *console, const char *append, int mem_mb, int cpus)
+		     const char *console, const char *append, int mem_mb, int cpus,
+		     const char *thread)
 {
 	static char kernel[PATH_MAX], initrd[PATH_MAX], share[PATH_MAX], res[PATH_MAX],
-	    serial[PATH_MAX], mem[32], smp[16];
+	    serial[PATH_MAX], mem[32], smp[16], tcg[32];
 	int n = 0;
 	bool qboot = access("/usr/share/qemu/qboot.rom", R_OK) == 0;
 	guest_kernel(guest, qboot, kernel, sizeof(kernel));
@@ -263,7 +291,8 @@ static int qemu_argv(char **a, const char *accel, const char *guest, const char 
 		a[n++] = (char *)"host";
 	} else {
 		a[n++] = (char *)"-accel";
-		a[n++] = (char *)"tcg,thread=multi";
+		snprintf(tcg, sizeof(tcg), "tcg,thread=%s", thread);
+		a[n++] = tcg;
 		a[n++] = (char *)"-cpu";
 		a[n++] = (char *)"max";
 	}
@@ -337,7 +366,8 @@ static const char *pick_accel(const char *want, const char *cache, const char *g
 		return "tcg";
 	snprintf(console, sizeof(console), "%s/kvm-probe.console", cache);
 	char *argv[64];
-	qemu_argv(argv, "kvm", guest, NULL, console, "console=ttyS0 panic=-1 fl.probe=1", 512, 2);
+	qemu_argv(argv, "kvm", guest, NULL, console, "console=ttyS0 panic=-1 fl.probe=1", 512, 2,
+		  "multi");
 	char log[PATH_MAX];
 	snprintf(log, sizeof(log), "%s/kvm-probe.log", cache);
 	int st = 0;
@@ -585,15 +615,17 @@ static int boot_guest(const char *accel, const char *guest, const char *results,
 	snprintf(console, sizeof(console), "%s/console.log", log_dir);
 	snprintf(qlog, sizeof(qlog), "%s/qemu.log", log_dir);
 	char *argv[64];
+	const char *thread = vm_tcg_thread(opts);
 	qemu_argv(argv, accel, guest, results, console, append,
-		  opts->memory_mb ? opts->memory_mb : 2048, opts->cpus ? opts->cpus : 2);
+		  opts->memory_mb ? opts->memory_mb : 2048, opts->cpus ? opts->cpus : 2, thread);
 	const char *kernel = "?";
 	for (int i = 0; argv[i]; i++)
 		if (!strcmp(argv[i], "-kernel") && argv[i + 1])
 			kernel = strrchr(argv[i + 1], '/') + 1;
 	fprintf(stderr,
-		"faultlun vm: %s on path %s: booting %s/%s (%s, %d vCPU, %d MiB, limit %d s)\n",
+		"faultlun vm: %s on path %s: booting %s/%s (%s%s, %d vCPU, %d MiB, limit %d s)\n",
 		what, opts->path, strrchr(guest, '/') + 1, kernel, accel,
+		strcmp(accel, "tcg") ? "" : !strcmp(thread, "single") ? " single-threaded" : "",
 		opts->cpus ? opts->cpus : 2, opts->memory_mb ? opts->memory_mb : 2048, timeout);
 	char agent_up[PATH_MAX + 16];
 	snprintf(agent_up, sizeof(agent_up), "%s/kmsg.txt", results);

@@ -91,6 +91,8 @@ row 2 "faultlun vm: --timeout: '10s' is not a number (1..86400)"     vm --timeou
 row 2 "faultlun vm: --memory: 'lots' is not a number"                vm --memory lots x.json
 row 2 "faultlun vm: --cpus: '0' is out of range (1..64)"                vm --cpus 0 x.json
 row 2 "faultlun explore: --cpus: '99' is out of range (1..64)"          explore x.json --budget 1 --cpus 99
+row 2 "faultlun vm: --tcg-thread: 'two' is not one of single or multi"   vm --tcg-thread two x.json
+row 2 "faultlun explore: --tcg-thread: 'one' is not one of single or multi" explore x.json --budget 1 --tcg-thread one
 row 2 "faultlun explore: --memory: 'lots' is not a number"           explore x.json --budget 1 --memory lots
 row 2 "faultlun vm: no scenario given"                               vm
 row 2 "faultlun report: no RESULT.json given"                        report

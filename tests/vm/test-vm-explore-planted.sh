@@ -11,7 +11,7 @@ set -u
 faultlun=$1 base=$2 out=$3
 rm -rf "$out"
 mkdir -p "$out"
-"$faultlun" explore "$base" --budget 1 --seed 61 --max-faults 4 --out "$out/run" >"$out/log" 2>&1
+"$faultlun" explore "$base" --budget 1 --seed 1632 --max-faults 4 --out "$out/run" >"$out/log" 2>&1
 rc=$?
 cat "$out/log"
 [ "$rc" -eq 77 ] && exit 77

@@ -87,6 +87,12 @@ done
 rc=$?
 cat "$out/log"
 [ "$rc" -eq 77 ] && exit 77
+# The tier's guests run on single-threaded TCG (FAULTLUN_TCG_THREAD=single in
+# the test's environment): the boot line says so.
+if [ "${FAULTLUN_TCG_THREAD:-}" = single ] && grep -q 'booting .* (tcg' "$out/log"; then
+	grep -q 'booting .* (tcg single-threaded, 2 vCPU, ' "$out/log" ||
+		{ echo "FAULTLUN_TCG_THREAD=single did not reach the boot"; exit 1; }
+fi
 # The worst verdict of the batch: the setup error of emc-no-personality.
 [ "$rc" -eq 2 ] || { echo "expected exit status 2 (one setup error), got $rc"; exit 1; }
 python3 - "$out/run" <<'PY'
