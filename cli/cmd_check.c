@@ -101,6 +101,7 @@ static void step_ports(const struct fl_scenario *sc, const struct fl_iscsi *t,
 
 		sp->v[i].name = p->name;
 		sp->v[i].portal = NULL;
+		sp->v[i].group = p->tpg_id;
 		if (!t) {
 			if (colon && strcmp(colon, ":0")) {
 				snprintf(sp->portal[i], sizeof(sp->portal[i]), "%s", p->listen);

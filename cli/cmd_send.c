@@ -453,19 +453,6 @@ static void tmf_cb(struct iscsi_context *iscsi, int status, void *data, void *pr
 	it->t_done = now();
 }
 
-/* The logout has ended (static: libiscsi may call back from iscsi_destroy_context). */
-static bool logout_done;
-
-/* Completion of the logout. */
-static void logout_cb(struct iscsi_context *iscsi, int status, void *data, void *priv)
-{
-	(void)iscsi;
-	(void)status;
-	(void)data;
-	(void)priv;
-	logout_done = true;
-}
-
 /* Name of an RFC 7143 11.6.1 TMF response. */
 static const char *tmf_resp_name(uint32_t r)
 {
@@ -900,19 +887,15 @@ static int worse(int a, int b)
 /* Logs out within ms at most (a target that never answers must not hold send). */
 static void logout(int ms)
 {
-	logout_done = false;
-	if (!iscsi_is_logged_in(ctx))
-		return;
-	if (iscsi_logout_async(ctx, logout_cb, NULL))
-		return;
-	int64_t t0 = ini_now_ms();
-	if (!ini_wait(ctx, &logout_done, ms)) {
-		if (ini_now_ms() - t0 < ms)
-			fprintf(stderr, "faultlun send: the connection closed before the logout "
-					"answer\n");
-		else
-			fprintf(stderr, "faultlun send: no answer to the logout within %d ms\n",
-				ms);
+	switch (ini_logout(ctx, ms)) {
+	case 1:
+		fprintf(stderr, "faultlun send: the connection closed before the logout answer\n");
+		break;
+	case 2:
+		fprintf(stderr, "faultlun send: no answer to the logout within %d ms\n", ms);
+		break;
+	default:
+		break;
 	}
 }
 

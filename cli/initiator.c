@@ -307,3 +307,28 @@ bool ini_wait(struct iscsi_context *ctx, const bool *done, int64_t ms)
 	}
 	return true;
 }
+
+/* The logout has ended (static: libiscsi may call back from iscsi_destroy_context). */
+static bool logout_done;
+
+/* Completion of a logout. */
+static void logout_cb(struct iscsi_context *iscsi, int status, void *data, void *priv)
+{
+	(void)iscsi;
+	(void)status;
+	(void)data;
+	(void)priv;
+	logout_done = true;
+}
+
+int ini_logout(struct iscsi_context *ctx, int ms)
+{
+	int64_t t0 = ini_now_ms();
+
+	logout_done = false;
+	if (!iscsi_is_logged_in(ctx) || iscsi_logout_async(ctx, logout_cb, NULL))
+		return 0;
+	if (ini_wait(ctx, &logout_done, ms))
+		return 0;
+	return ini_now_ms() - t0 < ms ? 1 : 2;
+}

@@ -63,6 +63,13 @@ int ini_clear_ua(struct iscsi_context *ctx, int lun, int ms, const char *who);
  */
 bool ini_wait(struct iscsi_context *ctx, const bool *done, int64_t ms);
 
+/*
+ * Logs ctx out, waiting ms at most for the answer (a target that never
+ * answers must not hold the caller): 0 when it was answered or ctx was not
+ * logged in, 1 when the connection closed first, 2 when ms passed.
+ */
+int ini_logout(struct iscsi_context *ctx, int ms);
+
 /* True when an ini_wait on ctx found its connection gone for good. */
 bool ini_gone(const struct iscsi_context *ctx);
 

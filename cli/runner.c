@@ -37,6 +37,7 @@
  */
 #include "fl_scenario.h"
 #include "initiator.h"
+#include "mpath.h"
 #include "runner.h"
 
 #include <iscsi/iscsi.h>
@@ -67,8 +68,8 @@ static const char *run_url, *run_iname;
 static struct iscsi_context *sessions[MAX_SESSIONS];
 static char *session_url[MAX_SESSIONS]; /* what each session logged in to */
 static uint32_t block_size = 512;
-static struct scsi_task *stale[64]; /* timed-out tasks, freed at the end */
-static struct op *stale_op[64];
+static struct scsi_task *stale[512]; /* timed-out tasks, freed at the end */
+static struct op *stale_op[512];
 static size_t nstale;
 static int reset_wait_ms = FL_RESET_WAIT_MS; /* each error-handling TMF's answer (knobs) */
 /* The last command sent: what an abort_task step aborts. */
@@ -78,6 +79,24 @@ static struct {
 	int lun;
 	uint32_t itt, cmdsn;
 } last_cmd;
+
+/*
+ * The dm-multipath model (mpath.h), on when the check's knobs say
+ * "multipath" and the scenario has two ports or more: block steps go through
+ * it, whatever their "port", as the VM lab's dm-multipath device takes them.
+ */
+static struct {
+	bool on;
+	struct fl_mp map;
+	enum fl_mp_handler handler;
+	bool handler_known, explicit_alua;
+	int64_t checked[FL_MP_MAX_PATHS]; /* each path's last check */
+	bool dead[FL_MP_MAX_PATHS];	  /* failed without an answer: its session is gone */
+	int poll_ms;			  /* multipathd's checker interval */
+	int no_path_retry;		  /* checks to queue for with every path down; -1: queue */
+	int recovery_ms;		  /* the session's replacement timeout */
+	int noop_interval_ms, noop_timeout_ms; /* the initiator's NOP-Out pings; 0: off */
+} mp;
 
 /* One asynchronous call's completion. */
 struct op {
@@ -133,6 +152,60 @@ static bool wait_op(struct op *op, int64_t ms)
 	return true;
 }
 
+struct result;
+static const char *errno_of(const struct result *r);
+
+/* Keeps a call that may still be answered, to free at the end of the run. */
+static void keep_stale(struct op *op, struct scsi_task *t)
+{
+	if (nstale < sizeof(stale) / sizeof(stale[0])) {
+		stale_op[nstale] = op;
+		stale[nstale++] = t;
+	}
+}
+
+/*
+ * As wait_op, for a command of the multipath model: the session is pinged as
+ * the kernel's iSCSI initiator pings an idle connection (a NOP-Out after
+ * noop_interval without an answer, the connection failed when its NOP-In
+ * does not come within noop_timeout; libiscsi.c iscsi_check_transport_timeouts).
+ * 1: op done; 0: ms passed; -1: the connection failed.
+ */
+static int wait_pinged(struct op *op, int64_t ms)
+{
+	int64_t end = ini_now_ms() + ms;
+
+	if (!mp.on || mp.noop_interval_ms <= 0 || mp.noop_timeout_ms <= 0)
+		return wait_op(op, ms) ? 1 : 0;
+	for (;;) {
+		int64_t left = end - ini_now_ms();
+		struct op *nop;
+
+		if (left <= 0)
+			return 0;
+		if (wait_op(op, left < mp.noop_interval_ms ? left : mp.noop_interval_ms))
+			return 1;
+		if (ini_now_ms() >= end)
+			return 0;
+		nop = calloc(1, sizeof(*nop));
+		if (!nop)
+			return 0;
+		if (iscsi_nop_out_async(ctx, op_cb, NULL, 0, nop)) {
+			free(nop);
+			return -1;
+		}
+		bool answered = wait_op(nop, mp.noop_timeout_ms);
+		if (!nop->done)
+			keep_stale(nop, NULL);
+		else
+			free(nop);
+		if (op->done)
+			return 1;
+		if (!answered)
+			return -1;
+	}
+}
+
 /*
  * url with its portal ("ADDR:PORT" after "iscsi://" and any "USER%SECRET@")
  * replaced by portal; NULL when url has no portal to replace.
@@ -178,10 +251,7 @@ static void session_scan(int lun)
 			break;
 		}
 		if (!wait_op(op, 5000)) {
-			if (nstale < sizeof(stale) / sizeof(stale[0])) {
-				stale_op[nstale] = op;
-				stale[nstale++] = t;
-			}
+			keep_stale(op, t);
 			break;
 		}
 		good = t->status == SCSI_STATUS_GOOD && t->datain.size >= 8;
@@ -288,6 +358,18 @@ static bool renew_session(int64_t deadline)
 	return false;
 }
 
+/*
+ * A session recovery of ctx: new logins until deadline or, in the multipath
+ * model, until the session's replacement timeout (recovery_tmo), after which
+ * the kernel fails the commands it holds and dm-multipath fails the path.
+ */
+static bool recover_session(int64_t deadline)
+{
+	if (mp.on && mp.recovery_ms >= 0 && ini_now_ms() + mp.recovery_ms < deadline)
+		deadline = ini_now_ms() + mp.recovery_ms;
+	return renew_session(deadline);
+}
+
 /* What one step produced. */
 struct result {
 	bool run, done;
@@ -328,10 +410,8 @@ static int tmf(enum iscsi_task_mgmt_funcs fn, int lun, struct scsi_task *t, int 
 		resp = (int)op->tmf_resp;
 	if (op->done)
 		free(op);
-	else if (nstale < sizeof(stale) / sizeof(stale[0])) {
-		stale[nstale] = NULL; /* a TMF has no task of ours */
-		stale_op[nstale++] = op;
-	}
+	else
+		keep_stale(op, NULL); /* a TMF has no task of ours */
 	return resp;
 }
 
@@ -385,10 +465,7 @@ static bool lun_has_tpgs(int lun)
 		return false;
 	}
 	if (!wait_op(op, reset_wait_ms > 1000 ? reset_wait_ms : 1000)) {
-		if (nstale < sizeof(stale) / sizeof(stale[0])) {
-			stale_op[nstale] = op;
-			stale[nstale++] = t;
-		}
+		keep_stale(op, t);
 		return false;
 	}
 	if (t->status == SCSI_STATUS_GOOD && t->datain.size >= 6 && (t->datain.data[5] & 0x30))
@@ -401,11 +478,14 @@ static bool lun_has_tpgs(int lun)
 /*
  * The kernel's block-path handling of an answer to a block command on lun
  * (Linux 6.1): scsi_decide_disposition with scsi_check_sense and, when the
- * LUN reports TPGS, scsi_dh_alua's alua_check_sense; then
+ * LUN reports TPGS, scsi_dh_alua's alua_check_sense (in the multipath model,
+ * the handler's own check_sense: fl_mp_sense_requeue); then
  * scsi_io_completion_action for what they pass up.
  */
 static enum disposition block_disposition(const struct result *r, int lun)
 {
+	if (r->status == 0x02 && mp.on && fl_mp_sense_requeue(mp.handler, r->key, r->asc, r->ascq))
+		return DISP_REQUEUE;
 	switch (r->status) {
 	case 0x08: /* BUSY */
 	case 0x28: /* TASK SET FULL */
@@ -495,7 +575,7 @@ static bool eh_ladder(int lun, struct scsi_task *t, int64_t deadline, struct res
 			return true;
 	}
 	strncat(r->eh, "reconnect ", sizeof(r->eh) - strlen(r->eh) - 1);
-	return renew_session(deadline);
+	return recover_session(deadline);
 }
 
 /*
@@ -531,7 +611,28 @@ static void run_task(struct scsi_task *(*make)(void *), void *arg, int lun, stru
 		last_cmd.itt = t->itt;
 		last_cmd.cmdsn = t->cmdsn;
 		int64_t left = deadline - ini_now_ms();
-		bool answered = wait_op(opp, left < timeout_ms ? (left > 0 ? left : 0) : timeout_ms);
+		int w = wait_pinged(opp, left < timeout_ms ? (left > 0 ? left : 0) : timeout_ms);
+		bool answered = w == 1;
+		if (w < 0) {
+			/*
+			 * The connection failed under the command: no error
+			 * handling, a session recovery; the command is resent
+			 * when it succeeds within the replacement timeout
+			 * (DID_TRANSPORT_DISRUPTED, counted), else it fails
+			 * (DID_TRANSPORT_FAILFAST).
+			 */
+			keep_stale(opp, t);
+			strncat(r->eh, "conn_error ", sizeof(r->eh) - strlen(r->eh) - 1);
+			r->done = false;
+			r->eh_failed = !recover_session(deadline);
+			if (r->eh_failed || !block || counted >= SD_RETRIES ||
+			    ini_now_ms() >= bound || ini_now_ms() >= deadline)
+				break;
+			counted++;
+			resends++;
+			r->retries++;
+			continue;
+		}
 		if (answered && opp->status != SCSI_STATUS_CANCELLED &&
 		    opp->status != SCSI_STATUS_ERROR) {
 			enum disposition d;
@@ -573,18 +674,12 @@ static void run_task(struct scsi_task *(*make)(void *), void *arg, int lun, stru
 		if (!answered && ini_now_ms() >= deadline) {
 			/* The step's deadline, not the command timeout: no error handling. */
 			r->past_deadline = true;
-			if (nstale < sizeof(stale) / sizeof(stale[0])) {
-				stale_op[nstale] = opp;
-				stale[nstale++] = t;
-			}
+			keep_stale(opp, t);
 			break;
 		}
 		bool recovered = eh_ladder(lun, t, deadline, r);
 		/* libiscsi may still hold the task: free it after the context. */
-		if (nstale < sizeof(stale) / sizeof(stale[0])) {
-			stale_op[nstale] = opp;
-			stale[nstale++] = t;
-		}
+		keep_stale(opp, t);
 		r->done = false;
 		r->eh_failed = !recovered;
 		/* Recovered: resent while the retries and the overall bound allow (scsi_eh_flush_done_q). */
@@ -599,6 +694,251 @@ static void run_task(struct scsi_task *(*make)(void *), void *arg, int lun, stru
 		snprintf(r->eh + strlen(r->eh), sizeof(r->eh) - strlen(r->eh), "%u resend%s ",
 			 r->retries, r->retries == 1 ? "" : "s");
 	r->ms = ini_now_ms() - t0;
+}
+
+/*
+ * Sends one command of the device handler through ctx and waits up to ms for
+ * its answer (no error handling: the handler's own commands are failed by
+ * their timeout); copies its data-in into buf. False when no answer came.
+ */
+static bool mp_send(const struct fl_mp_cmd *c, int lun, int ms, struct fl_mp_answer *a,
+		    uint8_t *buf, size_t cap)
+{
+	struct scsi_task *t = calloc(1, sizeof(*t));
+	struct op *op = calloc(1, sizeof(*op));
+	struct iscsi_data out = {.size = c->data_len, .data = (unsigned char *)c->data};
+
+	memset(a, 0, sizeof(*a));
+	if (!t || !op) {
+		free(t);
+		free(op);
+		return false;
+	}
+	memcpy(t->cdb, c->cdb, c->cdb_len);
+	t->cdb_size = (int)c->cdb_len;
+	t->xfer_dir = c->alloc ? SCSI_XFER_READ : c->data_len ? SCSI_XFER_WRITE : SCSI_XFER_NONE;
+	t->expxferlen = (int)(c->alloc ? c->alloc : c->data_len);
+	if (iscsi_scsi_command_async(ctx, lun, t, op_cb, c->data_len ? &out : NULL, op)) {
+		scsi_free_scsi_task(t);
+		free(op);
+		return false;
+	}
+	if (!wait_op(op, ms) || op->status == SCSI_STATUS_CANCELLED ||
+	    op->status == SCSI_STATUS_ERROR) {
+		keep_stale(op, t);
+		return false;
+	}
+	a->status = t->status;
+	if (t->status == SCSI_STATUS_CHECK_CONDITION) {
+		a->key = (uint8_t)t->sense.key;
+		a->asc = (uint8_t)(t->sense.ascq >> 8);
+		a->ascq = (uint8_t)(t->sense.ascq & 0xff);
+	}
+	a->len = t->datain.size > 0 ? (size_t)t->datain.size : 0;
+	if (a->len > cap)
+		a->len = cap;
+	if (a->len)
+		memcpy(buf, t->datain.data, a->len);
+	a->data = buf;
+	scsi_free_scsi_task(t);
+	free(op);
+	return true;
+}
+
+/* Reads the LUN's standard INQUIRY once: which handler the kernel attaches. */
+static void mp_find_handler(int lun)
+{
+	struct fl_mp_cmd c = {.cdb = {0x12, 0, 0, 0, 96, 0}, .cdb_len = 6, .alloc = 96};
+	struct fl_mp_answer a;
+	uint8_t inq[96];
+
+	if (mp.handler_known)
+		return;
+	mp.handler_known = true;
+	if (mp_send(&c, lun, 5000, &a, inq, sizeof(inq)) && a.status == 0) {
+		mp.handler = fl_mp_handler_of(inq, a.len);
+		mp.explicit_alua = a.len > 5 && (inq[5] & 0x20);
+	}
+}
+
+/* Most tries of a handler's activate command answered busy, NOT READY or UNIT ATTENTION. */
+#define MP_ACTIVATE_TRIES 5
+/* dm-multipath's pause before a pg_init again after a busy one (DM_PG_INIT_DELAY_MSECS). */
+#define MP_PG_INIT_DELAY_MS 2000
+
+/*
+ * pg_init of the path group of path i, through it (ctx): the handler's query
+ * and, when it says so, its activate command, resent while the answer says
+ * so (fl_mp_activate_result), at most MP_ACTIVATE_TRIES times. False
+ * when a command got no answer or the activation was refused: the path
+ * fails (SCSI_DH_IO, SCSI_DH_NOSYS).
+ */
+static bool mp_pg_init(int i, int lun, int ms, struct result *r)
+{
+	static uint8_t buf[4096];
+	struct fl_mp_cmd c;
+	struct fl_mp_answer a;
+	uint16_t tpg = mp.map.path[i].group;
+
+	if (!fl_mp_query(mp.handler, &c))
+		return true;
+	if (!mp_send(&c, lun, ms, &a, buf, sizeof(buf)))
+		return false;
+	if (!fl_mp_needs_activate(mp.handler, &a, tpg, mp.explicit_alua))
+		return true;
+	fl_mp_activate(mp.handler, (unsigned)lun, tpg, &c);
+	for (int k = 0; k < MP_ACTIVATE_TRIES; k++) {
+		snprintf(r->eh + strlen(r->eh), sizeof(r->eh) - strlen(r->eh), "activate(%s) ",
+			 fl_mp_handler_name(mp.handler));
+		if (!mp_send(&c, lun, ms, &a, buf, sizeof(buf)))
+			return false;
+		switch (fl_mp_activate_result(mp.handler, &a)) {
+		case FL_MP_ACT_DONE:
+			return true;
+		case FL_MP_ACT_RETRY:
+			wait_op(NULL, DELAYED_RETRY_PAUSE_MS);
+			break;
+		case FL_MP_ACT_BUSY:
+			wait_op(NULL, MP_PG_INIT_DELAY_MS);
+			break;
+		default:
+			return false;
+		}
+	}
+	return false;
+}
+
+/*
+ * multipathd's path checker, over the paths whose check is due (every
+ * failed path when force): every polling interval each path gets the
+ * checker's command (fl_mp_checker), so an array that reacts to it sees it.
+ * A failed path that answers within a second, or takes a new login, is
+ * reinstated; a path in use that does not answer is left to its I/O to
+ * fail (the checker's own timeout, the disk's, is not modelled).
+ */
+static void mp_check_paths(const struct fl_runner_opts *o, int lun, bool force)
+{
+	static uint8_t buf[256];
+	struct fl_mp_cmd c;
+	struct fl_mp_answer a;
+	char why[160];
+
+	fl_mp_checker(mp.handler, &c);
+	for (size_t i = 0; i < mp.map.n; i++) {
+		int64_t now = ini_now_ms();
+		bool failed = mp.map.path[i].failed;
+
+		if (now - mp.checked[i] < mp.poll_ms && !(force && failed))
+			continue;
+		mp.checked[i] = now;
+		if (!use_session(o, mp.map.path[i].port, why, sizeof(why)))
+			continue;
+		if (failed && mp.dead[i] ? renew_session(ini_now_ms() + 1000)
+					 : mp_send(&c, lun, 1000, &a, buf, sizeof(buf)) ||
+						   (failed && renew_session(ini_now_ms() + 1000))) {
+			if (failed) {
+				fl_mp_reinstate(&mp.map, (int)i);
+				mp.dead[i] = false;
+			}
+		}
+	}
+}
+
+/* Fails path i (dead: it gave no answer), as dm-multipath's fail_path. */
+static void mp_fail(int i, bool dead, const struct fl_runner_opts *o, struct result *r)
+{
+	snprintf(r->eh + strlen(r->eh), sizeof(r->eh) - strlen(r->eh), "fail_path(%s) ",
+		 o->ports[mp.map.path[i].port].name);
+	fl_mp_fail(&mp.map, i);
+	mp.dead[i] = dead;
+	mp.checked[i] = ini_now_ms();
+}
+
+/*
+ * A block command through the multipath model: sent on the path dm-multipath
+ * would choose (after pg_init when its group changed), with the kernel's
+ * retries and error handling on that path; a path error fails the path and
+ * the command goes to the next one. With every path failed, it is queued:
+ * the checker runs every polling interval and the command fails (EIO) after
+ * no_path_retry intervals, at once with "fail", never with "queue" (the
+ * step's deadline ends it).
+ */
+static void mp_run_task(struct scsi_task *(*make)(void *), void *arg, int lun,
+			struct iscsi_data *out, int timeout_ms, int64_t deadline,
+			const struct fl_runner_opts *o, struct result *r)
+{
+	int64_t t0 = ini_now_ms(), down_since = -1;
+	char why[160];
+
+	mp_find_handler(lun);
+	for (int tries = 0; tries < MAX_RESENDS; tries++) {
+		int64_t now = ini_now_ms();
+		int i;
+
+		mp_check_paths(o, lun, false);
+		i = fl_mp_select(&mp.map);
+		if (i < 0) {
+			if (down_since < 0)
+				down_since = now;
+			if (mp.no_path_retry >= 0 &&
+			    now - down_since >= (int64_t)mp.no_path_retry * mp.poll_ms) {
+				strncat(r->eh, "no_path ", sizeof(r->eh) - strlen(r->eh) - 1);
+				r->run = true;
+				r->done = false;
+				r->eh_failed = true;
+				break;
+			}
+			if (now >= deadline) {
+				r->run = true;
+				r->past_deadline = true;
+				break;
+			}
+			wait_op(NULL, deadline - now < mp.poll_ms ? deadline - now : mp.poll_ms);
+			mp_check_paths(o, lun, true);
+			continue;
+		}
+		down_since = -1;
+		if (!use_session(o, mp.map.path[i].port, why, sizeof(why)) ||
+		    (mp.map.pg_init && !mp_pg_init(i, lun, timeout_ms, r))) {
+			mp_fail(i, true, o, r);
+			continue;
+		}
+		struct result one = {0};
+		run_task(make, arg, lun, out, timeout_ms, deadline, true, &one);
+		snprintf(r->eh + strlen(r->eh), sizeof(r->eh) - strlen(r->eh), "%s", one.eh);
+		r->run = true;
+		r->done = one.done;
+		r->past_deadline = one.past_deadline;
+		r->eh_failed = one.eh_failed;
+		r->status = one.status;
+		r->key = one.key;
+		r->asc = one.asc;
+		r->ascq = one.ascq;
+		r->retries += one.retries;
+		if (one.past_deadline || !fl_mp_path_error(errno_of(&one)))
+			break;
+		mp_fail(i, !one.done, o, r);
+		r->retries++;
+	}
+	r->ms = ini_now_ms() - t0;
+}
+
+/* The block ops, which the kernel's block layer (and dm-multipath) carries. */
+static bool is_block_op(enum fl_step_op op)
+{
+	return op == FL_OP_READ || op == FL_OP_WRITE || op == FL_OP_SYNC || op == FL_OP_FSYNC ||
+	       op == FL_OP_DISCARD;
+}
+
+/* A block op's command: through the multipath model when it is on, else through ctx. */
+static void block_task(struct scsi_task *(*make)(void *), void *arg, int lun,
+		       struct iscsi_data *out, int timeout_ms, int64_t deadline,
+		       const struct fl_runner_opts *o, struct result *r)
+{
+	if (mp.on)
+		mp_run_task(make, arg, lun, out, timeout_ms, deadline, o, r);
+	else
+		run_task(make, arg, lun, out, timeout_ms, deadline, true, r);
 }
 
 /* Task makers for the workload operations. */
@@ -990,7 +1330,7 @@ static void run_step(const struct fl_step *s, const struct fl_runner_opts *ro, i
 		snprintf(o->why, sizeof(o->why), "it runs steps one at a time (background)");
 		return;
 	}
-	if (s->op != FL_OP_SLEEP && s->op != FL_OP_CTL &&
+	if (s->op != FL_OP_SLEEP && s->op != FL_OP_CTL && !(mp.on && is_block_op(s->op)) &&
 	    !use_session(ro, s->port, o->why, sizeof(o->why))) {
 		o->end = FL_END_NOT_RUN;
 		return;
@@ -1007,7 +1347,7 @@ static void run_step(const struct fl_step *s, const struct fl_runner_opts *ro, i
 		struct result one = {0};
 		switch (s->op) {
 		case FL_OP_READ:
-			run_task(make_rw, &rw, lun, NULL, cmd_tmo_ms, deadline, true, &one);
+			block_task(make_rw, &rw, lun, NULL, cmd_tmo_ms, deadline, ro, &one);
 			break;
 		case FL_OP_WRITE: {
 			size_t len = (size_t)rw.blocks * block_size;
@@ -1015,7 +1355,7 @@ static void run_step(const struct fl_step *s, const struct fl_runner_opts *ro, i
 			memset(buf, s->pattern, len);
 			struct iscsi_data d = {.size = len, .data = buf};
 			rw.write = true;
-			run_task(make_rw, &rw, lun, &d, cmd_tmo_ms, deadline, true, &one);
+			block_task(make_rw, &rw, lun, &d, cmd_tmo_ms, deadline, ro, &one);
 			free(buf);
 			break;
 		}
@@ -1027,12 +1367,12 @@ static void run_step(const struct fl_step *s, const struct fl_runner_opts *ro, i
 			break;
 		case FL_OP_SYNC:
 		case FL_OP_FSYNC:
-			run_task(make_sync, NULL, lun, NULL, cmd_tmo_ms, deadline, true, &one);
+			block_task(make_sync, NULL, lun, NULL, cmd_tmo_ms, deadline, ro, &one);
 			break;
 		case FL_OP_DISCARD: {
 			unsigned char *buf = calloc(1, block_size);
 			struct iscsi_data d = {.size = block_size, .data = buf};
-			run_task(make_discard, &rw, lun, &d, cmd_tmo_ms, deadline, true, &one);
+			block_task(make_discard, &rw, lun, &d, cmd_tmo_ms, deadline, ro, &one);
 			free(buf);
 			break;
 		}
@@ -1138,6 +1478,41 @@ static void log_step(FILE *log, size_t i, const struct fl_step *s, const struct 
 }
 
 /* Runs the check's workload against o->url; see runner.h. */
+/*
+ * Turns the multipath model on for a check with the multipath knob over two
+ * ports or more, with the knobs the VM lab gives dm-multipath and the iSCSI
+ * initiator (their defaults there: polling_interval 5 s, no_path_retry fail,
+ * recovery_tmo 5 s, NOP-Out every 5 s answered within 5 s), and logs in
+ * through every port, as the lab's initiator does before the workload.
+ */
+static void mp_setup(const struct fl_check *check, const struct fl_runner_opts *o)
+{
+	const struct fl_knobs *k = &check->knobs;
+	uint16_t groups[FL_MP_MAX_PATHS];
+	char why[160];
+
+	memset(&mp, 0, sizeof(mp));
+	if (k->multipath != 1 || o->nports < 2)
+		return;
+	mp.on = true;
+	for (size_t i = 0; i < o->nports && i < FL_MP_MAX_PATHS; i++)
+		groups[i] = o->ports[i].group;
+	fl_mp_init(&mp.map, groups, o->nports);
+	mp.poll_ms = (k->polling_interval_s > 0 ? k->polling_interval_s : 5) * 1000;
+	mp.no_path_retry = k->no_path_retry >= 0		  ? k->no_path_retry
+			   : k->no_path_retry == FL_KNOB_WORD(0) ? -1 /* queue */
+								  : 0;
+	mp.recovery_ms = (k->recovery_tmo_s >= 0 ? k->recovery_tmo_s : 5) * 1000;
+	mp.noop_interval_ms = (k->noop_interval_s >= 0 ? k->noop_interval_s : 5) * 1000;
+	mp.noop_timeout_ms = (k->noop_timeout_s >= 0 ? k->noop_timeout_s : 5) * 1000;
+	for (size_t i = 0; i < mp.map.n; i++)
+		if (!use_session(o, (int)i, why, sizeof(why))) {
+			fl_mp_fail(&mp.map, (int)i);
+			mp.dead[i] = true;
+		}
+	ctx = sessions[0];
+}
+
 int fl_runner_run(const struct fl_check *check, const struct fl_runner_opts *o,
 		  struct fl_step_obs **steps, int *test_lun)
 {
@@ -1162,6 +1537,7 @@ int fl_runner_run(const struct fl_check *check, const struct fl_runner_opts *o,
 	session_url[0] = strdup(o->url);
 	*test_lun = url_lun;
 	session_scan(url_lun);
+	mp_setup(check, o);
 	obs = calloc(nsteps ? nsteps : 1, sizeof(*obs));
 	for (size_t i = 0; obs && i < nsteps; i++) {
 		struct result r = {0};
@@ -1172,7 +1548,7 @@ int fl_runner_run(const struct fl_check *check, const struct fl_runner_opts *o,
 	for (size_t i = 0; i < MAX_SESSIONS; i++) {
 		if (!sessions[i])
 			continue;
-		iscsi_logout_sync(sessions[i]);
+		ini_logout(sessions[i], 2000); /* a dead path's target never answers */
 		iscsi_destroy_context(sessions[i]);
 		sessions[i] = NULL;
 	}

@@ -12,6 +12,7 @@
 
 #include "fl_check.h"
 
+#include <stdint.h>
 #include <stdio.h>
 
 /* Most target ports a runner addresses ("port" of a step). */
@@ -21,6 +22,7 @@
 struct fl_runner_port {
 	const char *name;   /* its "id" */
 	const char *portal; /* "ADDR:PORT" ("[v6]:PORT") it is served on; NULL: unknown */
+	uint16_t group;	    /* its target port group: its path group in the multipath model */
 };
 
 struct fl_runner_opts {
