@@ -1233,10 +1233,18 @@ static bool step_libiscsi_only(const struct fl_check *ck, size_t i)
 /*
  * What the whole check says about its steps: an abort_task needs a command
  * before it; a step the VM lab cannot run, in a check for VM-lab paths, is
- * pointed out, as is a step's port the lab's one path cannot reach; a step
+ * pointed out, as is a step's port the lab's one path cannot reach, and a
+ * block step's port that picks no path under knobs.multipath; a step
  * whose deadline cuts the libiscsi runner's error handling short, and a
  * min_ms past its step's deadline, are warned about.
  */
+/* The block ops: the ones dm-multipath carries in the VM lab and the libiscsi runner's model. */
+static bool op_is_block(enum fl_step_op op)
+{
+	return op == FL_OP_READ || op == FL_OP_WRITE || op == FL_OP_SYNC || op == FL_OP_FSYNC ||
+	       op == FL_OP_DISCARD;
+}
+
 static void check_workload(struct pctx *c, const struct fl_check *ck)
 {
 	int64_t cmd_ms = (ck->knobs.timeout_s > 0 ? ck->knobs.timeout_s : 30) * 1000LL;
@@ -1270,6 +1278,13 @@ static void check_workload(struct pctx *c, const struct fl_check *ck)
 			      "\"%s\"; give knobs.multipath (one path per port) or scope the step's "
 			      "expectations to \"runner\": \"libiscsi\"",
 			      i, port_name(c->sc, s->port), port_name(c->sc, 0));
+		if (ck->knobs.multipath == 1 && s->port >= 0 && op_is_block(s->op) &&
+		    fl_scenario_port_count(c->sc) > 1)
+			pwarn(c, path,
+			      "step %zu's port \"%s\" picks no path: with knobs.multipath a %s goes "
+			      "where dm-multipath sends it, in the VM lab and in the libiscsi runner's "
+			      "multipath model alike; remove the key",
+			      i, port_name(c->sc, s->port), fl_step_op_name(s->op));
 		if (libiscsi && op_sends_command(s->op) && (int64_t)s->timeout_s * 1000 < ladder_ms)
 			pwarn(c, path,
 			      "step %zu's deadline (timeout_s %u s) is shorter than the libiscsi "
