@@ -39,7 +39,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <signal.h>
-#include <sys/time.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -835,31 +834,21 @@ static uint32_t block_size(int lun, const struct send_opts *o)
 	return bs;
 }
 
-/* The watchdog fired: libiscsi made no progress within the deadline. */
-static void watchdog_fired(int sig)
-{
-	static const char msg[] = "faultlun send: no progress within the deadline: the "
-				  "session is stuck (e.g. a target's MaxRecvDataSegmentLength=0)\n";
-	(void)sig;
-	(void)!write(STDERR_FILENO, msg, sizeof(msg) - 1);
-#ifdef FL_FUZZ_CLIENT
-	abort(); /* tests/fuzz/fuzz_client.c: a finding, with its input kept */
-#endif
-	_exit(SEND_NO_ANSWER);
-}
-
 /*
- * Arms (ms > 0) or disarms (0) the watchdog. ini_wait bounds each wait, but
- * not a loop inside libiscsi that never returns to it: libiscsi 1.19 splits
- * data-out into segments of the target's MaxRecvDataSegmentLength, and
- * loops for ever allocating empty PDUs when the target declared 0.
+ * Arms (ms > 0) or disarms (0) send's watchdog (ini_watchdog: a loop inside
+ * libiscsi that never returns to send's waits).
  */
 static void watchdog(int64_t ms)
 {
-	struct itimerval t = {{0, 0}, {(time_t)(ms / 1000), (suseconds_t)(ms % 1000) * 1000}};
-
-	signal(SIGALRM, watchdog_fired);
-	setitimer(ITIMER_REAL, &t, NULL);
+#ifdef FL_FUZZ_CLIENT
+	const int rc = -1; /* tests/fuzz/fuzz_client.c: a finding, with its input kept */
+#else
+	const int rc = SEND_NO_ANSWER;
+#endif
+	ini_watchdog(ms,
+		     "faultlun send: no progress within the deadline: the session is stuck "
+		     "(e.g. a target's MaxRecvDataSegmentLength=0)",
+		     rc, false);
 }
 
 /* The exit status an item's outcome asks for (SEND_OK when it went well). */

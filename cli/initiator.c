@@ -14,10 +14,13 @@
 #include <ctype.h>
 #include <errno.h>
 #include <poll.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/time.h>
 #include <time.h>
+#include <unistd.h>
 
 /*
  * The login being waited for. A login abandoned at its deadline may still
@@ -290,6 +293,7 @@ bool ini_wait(struct iscsi_context *ctx, const bool *done, int64_t ms)
 
 	while (!done || !*done) {
 		int64_t left = end - ini_now_ms();
+		ini_watchdog_kick();
 		if (left <= 0)
 			return false;
 		/* fd -1 (between reconnect tries) makes poll a plain sleep. */
@@ -331,4 +335,55 @@ int ini_logout(struct iscsi_context *ctx, int ms)
 	if (ini_wait(ctx, &logout_done, ms))
 		return 0;
 	return ini_now_ms() - t0 < ms ? 1 : 2;
+}
+
+static char watchdog_msg[256];
+static size_t watchdog_len;
+static int watchdog_rc;
+static int64_t watchdog_ms;   /* an idle watchdog's period, else 0 */
+static int64_t watchdog_kick; /* when it was last started */
+
+/* The watchdog fired: libiscsi made no progress within the deadline. */
+static void watchdog_fired(int sig)
+{
+	(void)sig;
+	(void)!write(STDERR_FILENO, watchdog_msg, watchdog_len);
+	if (watchdog_rc < 0)
+		abort();
+	_exit(watchdog_rc);
+}
+
+/* Starts the timer for ms (0: stops it). */
+static void watchdog_timer(int64_t ms)
+{
+	struct itimerval t = {{0, 0}, {(time_t)(ms / 1000), (suseconds_t)(ms % 1000) * 1000}};
+
+	setitimer(ITIMER_REAL, &t, NULL);
+}
+
+void ini_watchdog(int64_t ms, const char *msg, int rc, bool idle)
+{
+	watchdog_ms = 0;
+	if (ms > 0) {
+		size_t n = strnlen(msg ? msg : "", sizeof(watchdog_msg) - 1);
+
+		memcpy(watchdog_msg, msg ? msg : "", n);
+		watchdog_msg[n] = '\n';
+		watchdog_len = n + 1;
+		watchdog_rc = rc;
+		signal(SIGALRM, watchdog_fired);
+		watchdog_ms = idle ? ms : 0;
+		watchdog_kick = ini_now_ms();
+	}
+	watchdog_timer(ms > 0 ? ms : 0);
+}
+
+void ini_watchdog_kick(void)
+{
+	int64_t now;
+
+	if (!watchdog_ms || (now = ini_now_ms()) - watchdog_kick < 1000)
+		return;
+	watchdog_kick = now;
+	watchdog_timer(watchdog_ms);
 }

@@ -73,4 +73,24 @@ int ini_logout(struct iscsi_context *ctx, int ms);
 /* True when an ini_wait on ctx found its connection gone for good. */
 bool ini_gone(const struct iscsi_context *ctx);
 
+/*
+ * Arms (ms > 0) or disarms (0) the process's watchdog over libiscsi. The
+ * waits above bound each wait, but not a loop inside libiscsi that never
+ * returns to its caller: libiscsi 1.19 splits data-out into segments of the
+ * target's MaxRecvDataSegmentLength and, when the target declared 0, loops
+ * for ever allocating empty PDUs. When ms pass before the watchdog is
+ * disarmed (or, with idle, before the next ini_watchdog_kick), msg
+ * (truncated to 255 bytes) is written to stderr with a newline and the
+ * process ends with status rc, or aborts when rc is negative (a fuzzer's
+ * finding). Uses SIGALRM and ITIMER_REAL.
+ */
+void ini_watchdog(int64_t ms, const char *msg, int rc, bool idle);
+
+/*
+ * Libiscsi returned to its caller: an idle watchdog starts its ms again
+ * (at most once a second; nothing when the watchdog is not idle). ini_wait
+ * calls it at every turn.
+ */
+void ini_watchdog_kick(void);
+
 #endif

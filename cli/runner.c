@@ -134,6 +134,7 @@ static bool wait_op(struct op *op, int64_t ms)
 		int64_t left = end - ini_now_ms();
 		nfds_t n = 0;
 
+		ini_watchdog_kick();
 		if (left <= 0)
 			return false;
 		for (size_t i = 0; i < MAX_SESSIONS; i++) {
@@ -1475,6 +1476,7 @@ static void log_step(FILE *log, size_t i, const struct fl_step *s, const struct 
 	if (s->repeat > 1)
 		fprintf(log, ", %u of %u runs", o->repeats_done, s->repeat);
 	fprintf(log, "%s%s\n", r->eh[0] ? ", error handling: " : "", r->eh);
+	fflush(log); /* a line a step, as it ends (the watchdog may end the process) */
 }
 
 /* Runs the check's workload against o->url; see runner.h. */
@@ -1513,6 +1515,13 @@ static void mp_setup(const struct fl_check *check, const struct fl_runner_opts *
 	ctx = sessions[0];
 }
 
+/*
+ * How long libiscsi may keep the runner without returning to it: longer
+ * than any one call of it takes (a login is bounded by 15 s, a name lookup
+ * by the resolver's own timeouts), far shorter than a hang.
+ */
+#define RUNNER_STUCK_MS 30000
+
 int fl_runner_run(const struct fl_check *check, const struct fl_runner_opts *o,
 		  struct fl_step_obs **steps, int *test_lun)
 {
@@ -1531,9 +1540,15 @@ int fl_runner_run(const struct fl_check *check, const struct fl_runner_opts *o,
 	run_url = o->url;
 	run_iname = o->initiator ? o->initiator : "iqn.2026-12.org.faultlun:check";
 	memset(sessions, 0, sizeof(sessions));
+	ini_watchdog(RUNNER_STUCK_MS,
+		     "faultlun check: no progress for 30 s: libiscsi does not return to the "
+		     "runner, the session is stuck (e.g. a target's MaxRecvDataSegmentLength=0)",
+		     2, true);
 	ctx = sessions[0] = ini_login(o->url, run_iname, &url_lun, 15000);
-	if (!ctx)
+	if (!ctx) {
+		ini_watchdog(0, NULL, 0, false);
 		return -1;
+	}
 	session_url[0] = strdup(o->url);
 	*test_lun = url_lun;
 	session_scan(url_lun);
@@ -1541,7 +1556,6 @@ int fl_runner_run(const struct fl_check *check, const struct fl_runner_opts *o,
 	obs = calloc(nsteps ? nsteps : 1, sizeof(*obs));
 	for (size_t i = 0; obs && i < nsteps; i++) {
 		struct result r = {0};
-
 		run_step(&check->steps[i], o, cmd_tmo_ms, &obs[i], &r);
 		log_step(o->log, i, &check->steps[i], &obs[i], &r, o);
 	}
@@ -1552,6 +1566,7 @@ int fl_runner_run(const struct fl_check *check, const struct fl_runner_opts *o,
 		iscsi_destroy_context(sessions[i]);
 		sessions[i] = NULL;
 	}
+	ini_watchdog(0, NULL, 0, false);
 	for (size_t i = 0; i < MAX_SESSIONS; i++) {
 		free(session_url[i]);
 		session_url[i] = NULL;

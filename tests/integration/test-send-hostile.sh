@@ -10,25 +10,9 @@
 # a session that fails leaves its items unanswered with exit 3.
 set -u
 fl=$1
-here=$(dirname "$0")
 . "$(dirname "$0")/../lib/common.sh"
 command -v python3 > /dev/null || { echo "SKIP: python3 not installed"; exit 77; }
 fl_tmpdir
-
-# Starts the hostile target in mode $1; sets $url.
-target() {
-	[ -n "$pid" ] && kill "$pid" 2> /dev/null
-	rm -f "$tmp/port"
-	python3 "$here/hostile-target.py" "$1" "$tmp/port" 2> "$tmp/target.err" &
-	pid=$!
-	n=0
-	while [ ! -s "$tmp/port" ] && [ $n -lt 100 ]; do
-		sleep 0.1
-		n=$((n + 1))
-	done
-	[ -s "$tmp/port" ] || fail "the hostile target ($1) did not start: $(cat "$tmp/target.err")"
-	url="iscsi://127.0.0.1:$(cat "$tmp/port")/iqn.2026-12.org.faultlun:hostile/0"
-}
 
 # Runs send with a time limit; $rc its exit status, $secs the seconds it took.
 run() {
@@ -40,19 +24,19 @@ run() {
 }
 
 for mode in bs-1g bs-odd; do
-	target "$mode"
+	fl_hostile_target "$mode"
 	run -t 5 "$url" read:blocks=16
 	[ $rc = 3 ] || fail "$mode: exit $rc, not 3"
 	grep -q "faultlun send: LUN 0: the target's block size [0-9]* is out of range (a power of two, 512 to 65536)" \
 		"$tmp/out" || fail "$mode: no message about the block size"
 	! grep -q '^#1 read: GOOD' "$tmp/out" || fail "$mode: the read was sent"
 done
-target bs-1g
+fl_hostile_target bs-1g
 run -t 5 "$url" read:blocks=300,bs=65536
 [ $rc = 2 ] || fail "300 blocks of 64 KiB: exit $rc, not 2"
 grep -q 'more than one command may move (16777216)' "$tmp/out" || fail "no message about the 16 MiB bound"
 
-target overrun
+fl_hostile_target overrun
 run -t 5 "$url" inquiry
 [ $rc = 0 ] || fail "overrun: exit $rc"
 grep -q '^#1 inquiry: GOOD, 255 bytes in (the target sent 262144: overrun of the allocation length 255)' \
@@ -64,7 +48,7 @@ r = json.loads(open(sys.argv[1]).readline())
 assert r["data_in"] == 255 and r["overrun"] == 262144 and len(r["data"]) == 510, r
 ' "$tmp/out" || fail "overrun: JSON"
 
-target short-vpd
+fl_hostile_target short-vpd
 run -t 5 --json "$url" inquiry:vpd=0x83
 python3 -c '
 import json, sys
@@ -75,13 +59,13 @@ assert d["designators"] == [{"type": "naa", "association": "logical_unit", "code
                              "id": "01020304", "truncated": True}], d
 ' "$tmp/out" || fail "short VPD page: decoded past the bytes received"
 
-target no-logout
+fl_hostile_target no-logout
 run -t 2 "$url" tur
 [ $rc = 0 ] || fail "no-logout: exit $rc"
 grep -q 'no answer to the logout within 2000 ms' "$tmp/out" || fail "no-logout: no message"
 [ "$secs" -le 6 ] || fail "no-logout: send took $secs s"
 
-target vanish
+fl_hostile_target vanish
 run -t 10 "$url" tur inquiry tur
 [ $rc = 3 ] || fail "vanish: exit $rc, not 3"
 grep -q '^#2 inquiry: no answer (the session failed)' "$tmp/out" || fail "vanish: #2"
@@ -90,7 +74,7 @@ grep -q '^#3 tur: no answer (the session failed)' "$tmp/out" || fail "vanish: #3
 # a closed connection ends the waits at once (not -t 10 per item, spinning on the socket)
 [ "$secs" -le 3 ] || fail "vanish: send took $secs s with the connection gone"
 
-target mrdsl0
+fl_hostile_target mrdsl0
 run -t 1 "$url" write
 [ $rc = 3 ] || fail "mrdsl0: exit $rc, not 3"
 grep -q 'no progress within the deadline' "$tmp/out" || fail "mrdsl0: no message"

@@ -3,8 +3,8 @@
 # (`. "$(dirname "$0")/../lib/common.sh"`): failing, a scratch directory
 # removed at exit with the server the test started, waiting (bounded) for a
 # line of a server's banner, the two portals of a two-port target, the VM
-# lab's checker run again on a recorded run, and a free TCP port (also for
-# bench/common.sh). POSIX sh; every wait is bounded.
+# lab's checker run again on a recorded run, a free TCP port (also for
+# bench/common.sh) and the hostile iSCSI target of the client-side tests. POSIX sh; every wait is bounded.
 
 # Says FAIL with the words given and ends the test with status 1.
 fail() {
@@ -70,4 +70,21 @@ fl_freeport() {
 		_n=$((_n + 1))
 	done
 	return 1
+}
+
+# fl_hostile_target MODE: (re)starts tests/integration/hostile-target.py in MODE
+# (its pid in $pid, stopped at exit by fl_tmpdir) and sets $url to its LUN 0;
+# fails when it does not start within 10 s.
+fl_hostile_target() {
+	[ -n "$pid" ] && kill "$pid" 2>/dev/null
+	rm -f "$tmp/port"
+	python3 "$(dirname "$0")/hostile-target.py" "$1" "$tmp/port" 2>"$tmp/target.err" &
+	pid=$!
+	_n=0
+	while [ ! -s "$tmp/port" ] && [ $_n -lt 100 ]; do
+		sleep 0.1
+		_n=$((_n + 1))
+	done
+	[ -s "$tmp/port" ] || fail "the hostile target ($1) did not start: $(cat "$tmp/target.err")"
+	url="iscsi://127.0.0.1:$(cat "$tmp/port")/iqn.2026-12.org.faultlun:hostile/0"
 }

@@ -23,7 +23,7 @@ fail() {
 ! grep -q "$(printf '\033')" "$out/log" || fail "an escape sequence reached the log raw"
 grep -q 'port A\\x0afaultlun serve: FORGED port: 127.0.0.1' "$out/log" || fail "the port line is not escaped"
 grep -q 'serve:   r\\x0aFORGED rule: resize$' "$out/log" || fail "the rule line is not escaped"
-grep -q 'error: r\\x0aFORGED rule: resize to 18446744073709551615 bytes' "$out/log" ||
+grep -q 'error: r\\x0aFORGED rule: resize to 72057594037927936 bytes' "$out/log" ||
 	fail "the engine's log line of the rule is not escaped"
 grep -q 'rule=r\\x0aFORGED rule action=resize' "$out/log" || fail "the trace line is not escaped"
 echo "ok: no forged line"
