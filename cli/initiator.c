@@ -180,8 +180,15 @@ bool ini_connect(struct iscsi_context *ctx, const struct iscsi_url *u, int ms)
 	return login_state.status == SCSI_STATUS_GOOD && iscsi_is_logged_in(ctx);
 }
 
-/* A logged-in context for url (no command sent), or NULL with a message. */
-static struct iscsi_context *login_url(const char *url, const char *iname, int *lun, int ms)
+/* Why the last login of ini_login_plain failed. */
+static char login_why[300];
+
+/*
+ * A logged-in context for url (no command sent), or NULL with a message on
+ * stderr (in login_why when quiet).
+ */
+static struct iscsi_context *login_url(const char *url, const char *iname, int *lun, int ms,
+				       bool quiet)
 {
 	struct iscsi_url *u;
 	struct iscsi_context *ctx = ini_context(url, iname, &u);
@@ -191,11 +198,17 @@ static struct iscsi_context *login_url(const char *url, const char *iname, int *
 		*lun = u->lun;
 	bool ok = ini_connect(ctx, u, ms);
 	if (!ok) {
+		int n; /* a reason longer than login_why is cut */
+
 		if (connect_why[0])
-			fprintf(stderr, "%s: %s\n", connect_why, u->portal);
+			n = snprintf(login_why, sizeof(login_why), "%s: %s", connect_why,
+				     u->portal);
 		else
-			fprintf(stderr, "login of %s to %s failed: %s\n", iname, u->portal,
-				iscsi_get_error(ctx));
+			n = snprintf(login_why, sizeof(login_why), "login of %s to %s failed: %s",
+				     iname, u->portal, iscsi_get_error(ctx));
+		(void)n;
+		if (!quiet)
+			fprintf(stderr, "%s\n", login_why);
 	}
 	iscsi_destroy_url(u);
 	if (!ok) {
@@ -208,13 +221,19 @@ static struct iscsi_context *login_url(const char *url, const char *iname, int *
 /* A logged-in context for url, or NULL. */
 struct iscsi_context *ini_login(const char *url, const char *iname, int *lun, int ms)
 {
-	return login_url(url, iname, lun, ms);
+	return login_url(url, iname, lun, ms, false);
 }
 
-/* ini_login, kept for the callers that replace a failed session. */
+/* ini_login without the message, for the callers that replace a failed session. */
 struct iscsi_context *ini_login_plain(const char *url, const char *iname, int ms)
 {
-	return login_url(url, iname, NULL, ms);
+	login_why[0] = 0;
+	return login_url(url, iname, NULL, ms, true);
+}
+
+const char *ini_login_why(void)
+{
+	return login_why;
 }
 
 /* One TEST UNIT READY of ini_clear_ua: its answer (the task stays with the caller). */

@@ -42,10 +42,12 @@ bool ini_connect(struct iscsi_context *ctx, const struct iscsi_url *u, int ms);
 struct iscsi_context *ini_login(const char *url, const char *iname, int *lun, int ms);
 
 /*
- * The same login as ini_login (kept for the callers that renew a failed
- * session with a new login).
+ * The same login as ini_login, without its message on stderr, for the
+ * callers that renew a failed session with new logins (a target that is
+ * down refuses each of them): ini_login_why says why the last one failed.
  */
 struct iscsi_context *ini_login_plain(const char *url, const char *iname, int ms);
+const char *ini_login_why(void);
 
 /*
  * Clears the unit attentions pending for lun, for a caller that asks for it

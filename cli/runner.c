@@ -336,12 +336,14 @@ static bool use_session(const struct fl_runner_opts *o, int port, char *why, siz
 static bool renew_session(int64_t deadline)
 {
 	size_t k;
+	unsigned tries = 0;
 
 	for (k = 0; k < MAX_SESSIONS && sessions[k] != ctx; k++)
 		;
 	if (k == MAX_SESSIONS || !session_url[k])
 		return false;
 	do {
+		tries++;
 		int64_t left = deadline - ini_now_ms();
 		struct iscsi_context *n =
 			ini_login_plain(session_url[k], run_iname,
@@ -356,6 +358,8 @@ static bool renew_session(int64_t deadline)
 		struct timespec pause = {1, 0};
 		nanosleep(&pause, NULL);
 	} while (ini_now_ms() < deadline);
+	fprintf(stderr, "session recovery: no login in %u tries (the last: %s)\n", tries,
+		ini_login_why()[0] ? ini_login_why() : "no answer");
 	return false;
 }
 

@@ -4,7 +4,8 @@
 # target (hostile-target.py, one misbehaviour per run; docs/robustness.md,
 # second round): a block size of 1 GiB or 0xfffffe00 is not taken (the reads
 # still go out, in 512-byte blocks), a target that never answers the logout
-# does not hold check, a session that fails ends its steps with an error,
+# does not hold check, a session that fails ends its steps with an error
+# (its recovery's refused logins said in one line),
 # and a target whose MaxRecvDataSegmentLength=0 keeps libiscsi in a loop
 # that never returns: check's watchdog ends it after 30 s without progress
 # (exit 2, the reason on stderr), with bounded memory.
@@ -76,6 +77,10 @@ run "$tmp/vanish.json"
 grep -q '^PASS .*expect 0:' "$tmp/out" || fail "vanish: step 0"
 grep -q '^FAIL .*expect 1:' "$tmp/out" || fail "vanish: step 1 did not fail"
 [ "$secs" -le 30 ] || fail "vanish: check took $secs s"
+# the refused logins of a session recovery are one line, not one a try
+grep -q '^session recovery: no login in [0-9]* tries (the last: connection refused: 127.0.0.1:' \
+	"$tmp/out" || fail "vanish: no line for the session recovery"
+! grep -q '^connection refused' "$tmp/out" || fail "vanish: a line for each refused login"
 
 fl_hostile_target mrdsl0
 run "$tmp/write.json"
