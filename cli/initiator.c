@@ -181,7 +181,7 @@ bool ini_connect(struct iscsi_context *ctx, const struct iscsi_url *u, int ms)
 }
 
 /* Why the last login of ini_login_plain failed. */
-static char login_why[300];
+static char login_why[512];
 
 /*
  * A logged-in context for url (no command sent), or NULL with a message on
@@ -198,15 +198,13 @@ static struct iscsi_context *login_url(const char *url, const char *iname, int *
 		*lun = u->lun;
 	bool ok = ini_connect(ctx, u, ms);
 	if (!ok) {
-		int n; /* a reason longer than login_why is cut */
-
 		if (connect_why[0])
-			n = snprintf(login_why, sizeof(login_why), "%s: %s", connect_why,
-				     u->portal);
+			snprintf(login_why, sizeof(login_why), "%.160s: %.160s", connect_why,
+				 u->portal);
 		else
-			n = snprintf(login_why, sizeof(login_why), "login of %s to %s failed: %s",
-				     iname, u->portal, iscsi_get_error(ctx));
-		(void)n;
+			snprintf(login_why, sizeof(login_why),
+				 "login of %.160s to %.160s failed: %.160s", iname, u->portal,
+				 iscsi_get_error(ctx));
 		if (!quiet)
 			fprintf(stderr, "%s\n", login_why);
 	}
