@@ -17,6 +17,7 @@ int cmd_ctl(int argc, char **argv);
 int cmd_vm(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_explore(int argc, char **argv);
+int cmd_explore_merge(int argc, char **argv);
 int cmd_check(int argc, char **argv);
 int cmd_send(int argc, char **argv);
 int cmd_import(int argc, char **argv);

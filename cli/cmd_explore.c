@@ -22,7 +22,6 @@
 #include <time.h>
 
 /* Bounds of the options. */
-#define EXPLORE_MAX_TRIALS 100000
 #define EXPLORE_MAX_BUDGET_S (7 * 86400)
 #define EXPLORE_MAX_PER_BOOT 64
 #define EXPLORE_MIN_ROUNDS 8 /* delta-debugging rounds per finding at most */
@@ -44,8 +43,9 @@ struct explore {
 	char out[PATH_MAX - 256];
 	uint64_t seed;
 	unsigned max_trials, per_boot, max_faults, boots, nfindings;
+	unsigned shard, nshards; /* --shard I/N: the trials t with t % N == I % N */
 	double budget_s;
-	bool minimise;
+	bool minimise, list;
 	size_t want_steps;
 	json_t *trials; /* explore.json's "trials" */
 	struct timespec t0;
@@ -54,25 +54,30 @@ struct explore {
 /* Prints the usage. */
 static void usage(FILE *out)
 {
-	fprintf(out,
-		"usage: faultlun explore BASE --budget N|Dm|Ds [options]\n"
-		"  --budget N|Dm|Ds  N trials, or D minutes / seconds of trials\n"
-		"  --seed S          the schedules' seed (default 1)\n"
-		"  --kernel K        the guest's kernel, as `faultlun vm --kernel` (default stock)\n"
-		"  --modules DIR     the kernel image's module tree\n"
-		"  --path iscsi|tcmu the path to the LUN (default iscsi)\n"
-		"  --out DIR         results (default faultlun-explore)\n"
-		"  --per-boot M      trials per boot of the guest (default 8)\n"
-		"  --max-faults K    fault rules per schedule at most (default 3, at most %d)\n"
-		"  --no-minimise     report findings as found, without minimising them\n"
-		"  --cache DIR, --accel auto|kvm|tcg, --timeout S, --memory MB, --cpus N,\n"
-		"  --tcg-thread single|multi\n"
-		"                    as `faultlun vm`\n"
-		"  -h, --help        this text\n"
-		"  -V, --version     print the version\n"
-		"Exit status: 0 no finding, 1 findings, 2 usage or setup error,\n"
-		"77 qemu or the kernel package cannot be had.\n",
-		FL_EXPLORE_MAX_FAULTS);
+	fprintf(
+	    out,
+	    "usage: faultlun explore BASE --budget N|Dm|Ds [options]\n"
+	    "       faultlun explore merge [-o FILE] RESULTS...   join the shards' results\n"
+	    "  --budget N|Dm|Ds  N trials, or D minutes / seconds of trials\n"
+	    "  --seed S          the schedules' seed (default 1)\n"
+	    "  --kernel K        the guest's kernel, as `faultlun vm --kernel` (default stock)\n"
+	    "  --modules DIR     the kernel image's module tree\n"
+	    "  --path iscsi|tcmu the path to the LUN (default iscsi)\n"
+	    "  --out DIR         results (default faultlun-explore)\n"
+	    "  --per-boot M      trials per boot of the guest (default 8)\n"
+	    "  --max-faults K    fault rules per schedule at most (default 3, at most %d)\n"
+	    "  --no-minimise     report findings as found, without minimising them\n"
+	    "  --shard I/N       run only trials I, I+N, I+2N, ... (1 <= I <= N <= 1024)\n"
+	    "  --list            print the schedules the seed draws (one JSON line a\n"
+	    "                    trial; --budget N trials), run nothing\n"
+	    "  --cache DIR, --accel auto|kvm|tcg, --timeout S, --memory MB, --cpus N,\n"
+	    "  --tcg-thread single|multi\n"
+	    "                    as `faultlun vm`\n"
+	    "  -h, --help        this text\n"
+	    "  -V, --version     print the version\n"
+	    "Exit status: 0 no finding, 1 findings, 2 usage or setup error,\n"
+	    "77 qemu or the kernel package cannot be had.\n",
+	    FL_EXPLORE_MAX_FAULTS);
 }
 
 /* Seconds since the exploration began. */
@@ -93,17 +98,37 @@ static int parse_budget(const char *s, struct explore *ex)
 
 	if (len && len < sizeof(num) && (s[len - 1] == 'm' || s[len - 1] == 's')) {
 		snprintf(num, sizeof(num), "%.*s", (int)len - 1, s);
-		if (cli_opt_uint("explore", "--budget", num, 1,
-				 s[len - 1] == 'm' ? EXPLORE_MAX_BUDGET_S / 60 : EXPLORE_MAX_BUDGET_S,
-				 &v))
+		if (cli_opt_uint(
+			"explore", "--budget", num, 1,
+			s[len - 1] == 'm' ? EXPLORE_MAX_BUDGET_S / 60 : EXPLORE_MAX_BUDGET_S, &v))
 			return -1;
 		ex->budget_s = (double)v * (s[len - 1] == 'm' ? 60 : 1);
-		ex->max_trials = EXPLORE_MAX_TRIALS;
+		ex->max_trials = FL_EXPLORE_MAX_TRIALS;
 		return 0;
 	}
-	if (cli_opt_uint("explore", "--budget", s, 1, EXPLORE_MAX_TRIALS, &v))
+	if (cli_opt_uint("explore", "--budget", s, 1, FL_EXPLORE_MAX_TRIALS, &v))
 		return -1;
 	ex->max_trials = (unsigned)v;
+	return 0;
+}
+
+/* Parses --shard "I/N" (1 <= I <= N <= FL_EXPLORE_MAX_SHARDS). 0, or -1 (message printed). */
+static int parse_shard(const char *s, struct explore *ex)
+{
+	char i[32];
+	const char *slash = strchr(s, '/');
+	uint64_t a, b;
+
+	if (!slash || (size_t)(slash - s) >= sizeof(i)) {
+		fprintf(stderr, "faultlun explore: --shard: expected I/N, got \"%s\"\n", s);
+		return -1;
+	}
+	snprintf(i, sizeof(i), "%.*s", (int)(slash - s), s);
+	if (cli_opt_uint("explore", "--shard's N", slash + 1, 1, FL_EXPLORE_MAX_SHARDS, &b) ||
+	    cli_opt_uint("explore", "--shard's I", i, 1, b, &a))
+		return -1;
+	ex->shard = (unsigned)a;
+	ex->nshards = (unsigned)b;
 	return 0;
 }
 
@@ -212,7 +237,7 @@ struct minimise {
  */
 static int run_schedules(struct minimise *m, json_t *const *scheds, size_t n, bool *fails)
 {
-	char (*files)[PATH_MAX] = calloc(n, PATH_MAX), (*dirs)[PATH_MAX] = calloc(n, PATH_MAX);
+	char(*files)[PATH_MAX] = calloc(n, PATH_MAX), (*dirs)[PATH_MAX] = calloc(n, PATH_MAX);
 	const char *fp[64], *dp[64];
 	size_t idx[64], nr = 0;
 	int rcs[64];
@@ -259,9 +284,8 @@ static json_t *kept_rules(json_t *schedule, uint32_t keep)
 	json_t *out = json_array(), *r;
 	size_t i;
 
-	json_array_foreach(schedule, i, r)
-		if (i < 32 && (keep >> i & 1))
-			json_array_append_new(out, json_deep_copy(r));
+	json_array_foreach(schedule, i, r) if (i < 32 && (keep >> i & 1))
+	    json_array_append_new(out, json_deep_copy(r));
 	return out;
 }
 
@@ -295,13 +319,15 @@ static json_t *shrunk(json_t *rules, size_t i)
 	const char *key;
 	json_t *v;
 
-	json_object_foreach(action, key, v) {
+	json_object_foreach(action, key, v)
+	{
 		const struct fl_action *d = fl_action_by_name(key);
 
 		for (size_t k = 0; d && k < d->nparams; k++) {
 			const struct fl_action_param *p = &d->params[k];
 
-			if (strcmp(p->key, key) || (p->type != FL_PARAM_UINT && p->type != FL_PARAM_MS))
+			if (strcmp(p->key, key) ||
+			    (p->type != FL_PARAM_UINT && p->type != FL_PARAM_MS))
 				continue;
 			if (json_is_number(v) && json_number_value(v) > p->min) {
 				json_object_set_new(action, key, json_integer((json_int_t)p->min));
@@ -362,8 +388,8 @@ static void shrink_numbers(struct minimise *m, json_t **rules)
  * smallest schedule found and, for the kernel oracle, an expectation that
  * the splat does not appear. Returns the file's rules (a new array).
  */
-static json_t *minimise_finding(struct explore *ex, const struct trial *t, unsigned fno,
-				char *file, size_t len)
+static json_t *minimise_finding(struct explore *ex, const struct trial *t, unsigned fno, char *file,
+				size_t len)
 {
 	struct minimise m = {.ex = ex, .schedule = t->schedule, .oracle = t->f.oracle, .fno = fno};
 	size_t n = json_array_size(t->schedule);
@@ -383,14 +409,16 @@ static json_t *minimise_finding(struct explore *ex, const struct trial *t, unsig
 	snprintf(file, len, "%s/findings/f%u.json", ex->out, fno);
 	doc = fl_explore_scenario(&ex->base, rules, UINT32_MAX, name);
 	if (doc && t->f.splat) {
-		json_t *check = json_object_get(doc, "check"), *expect = json_object_get(check, "expect");
+		json_t *check = json_object_get(doc, "check"),
+		       *expect = json_object_get(check, "expect");
 
 		if (json_is_array(expect))
-			json_array_append_new(expect, json_pack("{s:s, s:i}", "kernel_log",
-								t->f.splat, "count", 0));
+			json_array_append_new(
+			    expect, json_pack("{s:s, s:i}", "kernel_log", t->f.splat, "count", 0));
 	}
 	if (doc && fl_explore_write_linted(doc, file, ex->base.frontend, true))
-		fprintf(stderr, "faultlun explore: %s: the finding's scenario does not lint\n", file);
+		fprintf(stderr, "faultlun explore: %s: the finding's scenario does not lint\n",
+			file);
 	json_decref(doc);
 	return rules;
 }
@@ -406,8 +434,8 @@ static const char *rel(const struct explore *ex, const char *file)
 /* Judges trial t's run, minimises a finding, and adds its line to explore.json. */
 static void record_trial(struct explore *ex, struct trial *t)
 {
-	json_t *o = json_pack("{s:i, s:s, s:O, s:i}", "trial", (int)t->n, "file",
-			      rel(ex, t->file), "schedule", t->schedule, "status", t->rc);
+	json_t *o = json_pack("{s:i, s:s, s:O, s:i}", "trial", (int)t->n, "file", rel(ex, t->file),
+			      "schedule", t->schedule, "status", t->rc);
 	char file[PATH_MAX];
 
 	if (t->rc == FL_VM_SKIP) {
@@ -416,7 +444,8 @@ static void record_trial(struct explore *ex, struct trial *t)
 		unsigned fno = ++ex->nfindings;
 		json_t *rules;
 
-		printf("t%04u: finding (%s): %s\n", t->n, fl_oracle_name(t->f.oracle), t->f.evidence);
+		printf("t%04u: finding (%s): %s\n", t->n, fl_oracle_name(t->f.oracle),
+		       t->f.evidence);
 		fflush(stdout);
 		json_object_set_new(o, "verdict", json_string("finding"));
 		json_object_set_new(o, "oracle", json_string(fl_oracle_name(t->f.oracle)));
@@ -441,7 +470,7 @@ static void record_trial(struct explore *ex, struct trial *t)
 static unsigned run_trials(struct explore *ex, unsigned *skipped)
 {
 	struct trial *ts = calloc(EXPLORE_MAX_PER_BOOT, sizeof(*ts));
-	unsigned next = 1, ran = 0;
+	unsigned next = ex->shard, ran = 0;
 
 	*skipped = 0;
 	while (ts && next <= ex->max_trials && (!ex->budget_s || elapsed(ex) < ex->budget_s)) {
@@ -453,7 +482,8 @@ static unsigned run_trials(struct explore *ex, unsigned *skipped)
 			struct trial *t = &ts[n];
 
 			memset(t, 0, sizeof(*t));
-			t->n = next++;
+			t->n = next;
+			next += ex->nshards;
 			if (draw_trial(ex, t))
 				continue;
 			files[n] = t->file;
@@ -478,6 +508,30 @@ static unsigned run_trials(struct explore *ex, unsigned *skipped)
 	return ran;
 }
 
+/*
+ * --list: draws the shard's trials up to the budget as run_trials would and
+ * prints each one's schedule as a JSON line. 0, or -1.
+ */
+static int list_trials(struct explore *ex)
+{
+	for (unsigned n = ex->shard; n <= ex->max_trials; n += ex->nshards) {
+		struct trial t = {.n = n};
+		json_t *o;
+		char *line;
+
+		if (draw_trial(ex, &t))
+			return -1;
+		o = json_pack("{s:i, s:o}", "trial", (int)n, "schedule", t.schedule);
+		line = o ? json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
+		json_decref(o);
+		if (!line)
+			return -1;
+		printf("%s\n", line);
+		free(line);
+	}
+	return fflush(stdout) ? -1 : 0;
+}
+
 /* Writes OUT/explore.json and prints the summary. 0, or -1. */
 static int write_results(struct explore *ex, unsigned ran, unsigned skipped)
 {
@@ -487,12 +541,14 @@ static int write_results(struct explore *ex, unsigned ran, unsigned skipped)
 	int rc;
 
 	snprintf(file, sizeof(file), "%s/explore.json", ex->out);
-	doc = json_pack("{s:i, s:s, s:I, s:s, s:s, s:i, s:i, s:o, s:{s:i, s:i, s:i, s:f, s:f, s:i}}",
-			"explore", 1, "base", ex->base_file, "seed", (json_int_t)ex->seed,
-			"kernel", ex->vm.kernel ? ex->vm.kernel : "stock", "path", ex->vm.path,
-			"per_boot", (int)ex->per_boot, "max_faults", (int)ex->max_faults,
-			"trials", json_incref(ex->trials), "summary", "trials", (int)ran,
-			"skipped", (int)skipped, "findings", (int)ex->nfindings, "seconds", s,
+	doc = json_pack("{s:i, s:s, s:I, s:s, s:s, s:i, s:i, s:{s:i, s:i}, s:o, "
+			"s:{s:i, s:i, s:i, s:f, s:f, s:i}}",
+			"explore", 1, "base", ex->base_file, "seed", (json_int_t)ex->seed, "kernel",
+			ex->vm.kernel ? ex->vm.kernel : "stock", "path", ex->vm.path, "per_boot",
+			(int)ex->per_boot, "max_faults", (int)ex->max_faults, "shard", "index",
+			(int)ex->shard, "count", (int)ex->nshards, "trials",
+			json_incref(ex->trials), "summary", "trials", (int)ran, "skipped",
+			(int)skipped, "findings", (int)ex->nfindings, "seconds", s,
 			"trials_per_hour", per_hour, "boots", (int)ex->boots);
 	rc = doc ? json_dump_file(doc, file, JSON_INDENT(2) | JSON_PRESERVE_ORDER) : -1;
 	json_decref(doc);
@@ -532,8 +588,7 @@ static int setup(struct explore *ex)
 	rc = doc ? fl_explore_base_init(&ex->base, doc, ex->vm.path, err, sizeof(err)) : -1;
 	json_decref(doc);
 	if (rc < 0) {
-		fprintf(stderr, "faultlun explore: %s: %s\n", ex->base_file,
-			doc ? err : jerr.text);
+		fprintf(stderr, "faultlun explore: %s: %s\n", ex->base_file, doc ? err : jerr.text);
 		return -1;
 	}
 	ex->want_steps =
@@ -550,12 +605,20 @@ static int setup(struct explore *ex)
 static int parse_args(struct explore *ex, int argc, char **argv)
 {
 	static const struct option longopts[] = {
-	    {"budget", required_argument, NULL, 'b'},	{"seed", required_argument, NULL, 's'},
-	    {"kernel", required_argument, NULL, 'K'},	{"modules", required_argument, NULL, 'M'},
-	    {"path", required_argument, NULL, 'p'},	{"out", required_argument, NULL, 'o'},
-	    {"per-boot", required_argument, NULL, 'n'}, {"max-faults", required_argument, NULL, 'f'},
-	    {"no-minimise", no_argument, NULL, 'N'},	{"help", no_argument, NULL, 'h'},
-	    {"version", no_argument, NULL, 'V'},	CLI_VM_LONGOPTS,
+	    {"budget", required_argument, NULL, 'b'},
+	    {"seed", required_argument, NULL, 's'},
+	    {"kernel", required_argument, NULL, 'K'},
+	    {"modules", required_argument, NULL, 'M'},
+	    {"path", required_argument, NULL, 'p'},
+	    {"out", required_argument, NULL, 'o'},
+	    {"per-boot", required_argument, NULL, 'n'},
+	    {"max-faults", required_argument, NULL, 'f'},
+	    {"no-minimise", no_argument, NULL, 'N'},
+	    {"help", no_argument, NULL, 'h'},
+	    {"shard", required_argument, NULL, 'S'},
+	    {"list", no_argument, NULL, 'L'},
+	    {"version", no_argument, NULL, 'V'},
+	    CLI_VM_LONGOPTS,
 	    {NULL, 0, NULL, 0},
 	};
 	static const char *const path_words[] = {"iscsi", "tcmu", NULL};
@@ -592,23 +655,31 @@ static int parse_args(struct explore *ex, int argc, char **argv)
 			break;
 		case 'o':
 			if (strlen(optarg) >= sizeof(ex->out)) {
-				fprintf(stderr, "faultlun explore: --out: a path of at most %zu bytes\n",
+				fprintf(stderr,
+					"faultlun explore: --out: a path of at most %zu bytes\n",
 					sizeof(ex->out) - 1);
 				return -1;
 			}
 			snprintf(ex->out, sizeof(ex->out), "%s", optarg);
 			break;
 		case 'n':
-			bad = cli_opt_uint("explore", "--per-boot", optarg, 1, EXPLORE_MAX_PER_BOOT, &v);
+			bad = cli_opt_uint("explore", "--per-boot", optarg, 1, EXPLORE_MAX_PER_BOOT,
+					   &v);
 			ex->per_boot = (unsigned)v;
 			break;
 		case 'f':
-			bad = cli_opt_uint("explore", "--max-faults", optarg, 1, FL_EXPLORE_MAX_FAULTS,
-					   &v);
+			bad = cli_opt_uint("explore", "--max-faults", optarg, 1,
+					   FL_EXPLORE_MAX_FAULTS, &v);
 			ex->max_faults = (unsigned)v;
 			break;
 		case 'N':
 			ex->minimise = false;
+			break;
+		case 'S':
+			bad = parse_shard(optarg, ex);
+			break;
+		case 'L':
+			ex->list = true;
 			break;
 		case 'h':
 			usage(stdout);
@@ -629,6 +700,10 @@ static int parse_args(struct explore *ex, int argc, char **argv)
 		usage(stderr);
 		return -1;
 	}
+	if (ex->list && ex->budget_s > 0) {
+		fprintf(stderr, "faultlun explore: --list draws a number of trials: --budget N\n");
+		return -1;
+	}
 	if (ex->vm.modules && !ex->vm.kernel) {
 		fprintf(stderr, "faultlun explore: --modules goes with --kernel IMAGE\n");
 		return -1;
@@ -644,19 +719,32 @@ int cmd_explore(int argc, char **argv)
 			     .per_boot = 8,
 			     .max_faults = 3,
 			     .minimise = true,
+			     .shard = 1,
+			     .nshards = 1,
 			     .out = "faultlun-explore"};
 	unsigned ran, skipped;
-	int rc = parse_args(&ex, argc, argv);
+	int rc;
 
+	if (argc > 1 && !strcmp(argv[1], "merge"))
+		return cmd_explore_merge(argc - 1, argv + 1);
+	rc = parse_args(&ex, argc, argv);
 	if (rc)
 		return rc > 0 ? 0 : 2;
 	if (setup(&ex))
 		return 2;
+	if (ex.list) {
+		rc = list_trials(&ex);
+		fl_explore_base_free(&ex.base);
+		return rc ? 2 : 0;
+	}
 	ex.trials = json_array();
 	clock_gettime(CLOCK_MONOTONIC, &ex.t0);
-	printf("explore %s: seed %llu, path %s, kernel %s, %u trials per boot, at most %u faults\n",
+	printf("explore %s: seed %llu, path %s, kernel %s, %u trials per boot, at most %u faults",
 	       ex.base_file, (unsigned long long)ex.seed, ex.vm.path,
 	       ex.vm.kernel ? ex.vm.kernel : "stock", ex.per_boot, ex.max_faults);
+	if (ex.nshards > 1)
+		printf(", shard %u of %u", ex.shard, ex.nshards);
+	printf("\n");
 	ran = run_trials(&ex, &skipped);
 	rc = write_results(&ex, ran, skipped);
 	json_decref(ex.trials);

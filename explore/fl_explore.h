@@ -22,6 +22,8 @@
 
 /* Bounds of the search. */
 #define FL_EXPLORE_MAX_FAULTS 16     /* rules in one schedule */
+#define FL_EXPLORE_MAX_TRIALS 100000 /* trials of one exploration (its numbers) */
+#define FL_EXPLORE_MAX_SHARDS 1024   /* --shard I/N: N at most */
 #define FL_EXPLORE_MAX_KMSG (16 << 20) /* bytes of a trial's kernel log read */
 #define FL_EXPLORE_EVIDENCE 512	     /* bytes of a finding's evidence line */
 

@@ -3,7 +3,8 @@
 # test-vm-explore.sh - `faultlun explore` end to end on the stock kernel
 # (docs/explore.md): the shipped single-path base explored for two trials
 # with seed 1 must print a summary of 2 trials and write explore.json with
-# two judged trials, each trial file a scenario that lints. Findings are
+# two judged trials, each trial file a scenario that lints, which `explore
+# merge` reads back with the same verdict. Findings are
 # allowed (exit 1): the test is of the search, not of the kernel.
 #   test-vm-explore.sh FAULTLUN BASE OUTDIR
 set -u
@@ -21,4 +22,11 @@ grep -q '^2 trials, [0-9]* findings, [0-9]* seconds, [0-9.]* trials/hour' "$out/
 	{ echo "explore.json does not judge 2 trials"; exit 1; }
 "$faultlun" lint "$out/run/trials/t0001.json" "$out/run/trials/t0002.json" ||
 	{ echo "a trial file does not lint"; exit 1; }
+# the real run's results through `explore merge` (one shard of one): the same verdict
+"$faultlun" explore merge -o "$out/merged.json" "$out/run" >"$out/merge.log" 2>&1
+mrc=$?
+cat "$out/merge.log"
+[ "$mrc" -eq "$rc" ] || { echo "explore merge: exit $mrc, explore exited $rc"; exit 1; }
+grep -q '^merged 1 of 1 shards: 2 trials, [0-9]* findings' "$out/merge.log" ||
+	{ echo "explore merge: no summary of 2 trials"; exit 1; }
 echo "2 trials explored and judged"
