@@ -193,8 +193,17 @@ static int sd_fail_cmd(struct sd *s, unsigned n, const char *line, unsigned long
 		       n, line, host);
 		return 0;
 	}
+	if (st == 0x02 && b[3] > 0xf) {
+		sd_ref(s,
+		       "not reproduced: line %u '%s': sense key 0x%02lx is past the four bits a "
+		       "sense key has",
+		       n, line, b[3]);
+		return 0;
+	}
 	if (st == 0x02) {
-		snprintf(sense, sizeof(sense), "%lx/%02lx/%02lx", b[3], b[4], b[5]);
+		/* a numeric key starts with a digit in a scenario: "3/11/00", "0e/1d/00" */
+		snprintf(sense, sizeof(sense), "%s%lx/%02lx/%02lx", b[3] > 9 ? "0" : "", b[3], b[4],
+			 b[5]);
 		sd_ref(s, "line %u '%s': CHECK CONDITION %s -> rule sd-line-%u (sense): exact%s", n,
 		       line, sense, n, drv ? " (the driver byte is not sent over a fabric)" : "");
 		return sd_add(s, 2, n, sd_match(s, op, cnt), json_pack("{s:s}", "sense", sense));
@@ -298,7 +307,7 @@ static int sd_option(struct sd *s, unsigned n, const char *tok)
 	    {"delay", offsetof(struct sd, delay), -2, 1000000},
 	    {"ndelay", offsetof(struct sd, ndelay), 0, 999999999},
 	    {"dev_size_mb", offsetof(struct sd, dev_size_mb), 1, 1 << 20},
-	    {"sector_size", offsetof(struct sd, sector_size), 512, 4096},
+	    {"sector_size", offsetof(struct sd, sector_size), 512, 65536},
 	    {"medium_error_start", offsetof(struct sd, me_start), 0, INT_MAX},
 	    {"medium_error_count", offsetof(struct sd, me_count), 0, INT_MAX},
 	};
@@ -319,6 +328,9 @@ static int sd_option(struct sd *s, unsigned n, const char *tok)
 		if (errno || end == eq + 1 || *end || v < known[i].min || v > known[i].max)
 			return sd_fail(s, n, "%.*s: '%s' is not in %ld..%ld", (int)(eq - tok), tok,
 				       eq + 1, known[i].min, known[i].max);
+		/* scsi_debug refuses to load with another (blk_validate_block_size) */
+		if (known[i].off == offsetof(struct sd, sector_size) && (v & (v - 1)))
+			return sd_fail(s, n, "sector_size: '%s' is not a power of two", eq + 1);
 		*(long *)((char *)s + known[i].off) = v;
 		s->have_opts = true;
 		return 0;
@@ -405,6 +417,18 @@ static void sd_options(struct sd *s, json_t *rules)
 {
 	if (s->opts & 2) {
 		long first = s->me_start, count = s->me_count;
+		long blocks = (s->dev_size_mb > 0 ? s->dev_size_mb : 8) * (1L << 20) /
+			      (s->sector_size ? s->sector_size : 512);
+
+		if (count > 0 && first >= blocks) {
+			sd_ref(s,
+			       "not reproduced: opts 0x2 (medium error), LBAs %ld..%ld: past the "
+			       "LUN's last LBA %ld, no read reaches them",
+			       first, first + count - 1, blocks - 1);
+			count = 0;
+		} else if (count > blocks - first) {
+			count = blocks - first; /* scsi_debug's reads stop at the end too */
+		}
 		if (count > 0) {
 			json_array_append_new(
 			    rules, json_pack("{s:s,s:{s:i,s:s,s:{s:I,s:I}},s:{s:s,s:s}}", "id",

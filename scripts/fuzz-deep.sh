@@ -9,7 +9,7 @@
 # size before/after and any crash, leak or timeout (left in the build
 # directory: fix it, then copy it to tests/fuzz/regressions/<target>/).
 #   scripts/fuzz-deep.sh [EXECS [TARGET...]]   EXECS default 10000000, TARGET cdb iscsi scenario
-#                                              decode client report import mpath
+#                                              decode client report import mpath scsidebug
 # Environment:
 #   FUZZ_DEEP_BUILD    build directory (default build/fuzz-deep)
 #   FUZZ_DEEP_SECONDS  stop a fuzzer after this many seconds even short of EXECS (default: no cap)
@@ -20,7 +20,7 @@ set -eu
 src=$(cd "$(dirname "$0")/.." && pwd)
 execs=${1:-10000000}
 [ $# -gt 0 ] && shift
-targets=${*:-cdb iscsi scenario decode client report import mpath}
+targets=${*:-cdb iscsi scenario decode client report import mpath scsidebug}
 bld=${FUZZ_DEEP_BUILD:-$src/build/fuzz-deep}
 maxtime=${FUZZ_DEEP_SECONDS:-0}
 merge=${FUZZ_DEEP_MERGE:-1}

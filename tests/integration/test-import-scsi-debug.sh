@@ -82,9 +82,10 @@ conv "0 -3 0x12" "0 1 0x12" "2 1 0x28 0 0 2 3 11 0" "2 0 0x28 0 0 2 3 11 0"
 python3 -c 'import json,sys; r=json.load(open(sys.argv[1]))["rules"]; assert [x["id"] for x in r]==["sd-line-2"] and "times" not in r[0]["match"], r' "$tmp/s.json" ||
 	fail "a later line did not replace the earlier one"
 
-# Refused, with the line: an unknown type, a missing field, a bad opcode, an option out of range.
+# Refused, with the line: an unknown type, a missing field, a bad opcode, an option out of range,
+# a sector size scsi_debug refuses (not a power of two).
 i=0
-for bad in "7 1 0x12" "2 1 0x88 0 0 2" "0 1 0x123" "every_nth=x" "0 1"; do
+for bad in "7 1 0x12" "2 1 0x88 0 0 2" "0 1 0x123" "every_nth=x" "0 1" "sector_size=4092"; do
 	i=$((i + 1))
 	printf '# rules\n%s\n' "$bad" >"$tmp/bad"
 	"$fl" import --scsi-debug "$tmp/bad" -o "$tmp/b.json" 2>"$tmp/err"
@@ -93,6 +94,30 @@ for bad in "7 1 0x12" "2 1 0x88 0 0 2" "0 1 0x123" "every_nth=x" "0 1"; do
 	grep -q "line 2:" "$tmp/err" || fail "'$bad': the message does not name line 2: $(cat "$tmp/err")"
 	[ ! -e "$tmp/b.json" ] || fail "'$bad': a scenario was written"
 done
+grep -q "sector_size: '4092' is not a power of two" "$tmp/err" || fail "sector_size=4092: $(cat "$tmp/err")"
+# Sense keys past 9 (MISCOMPARE 0xe) load; a "key" past 0xf is not reproduced.
+printf '2 -1 0x2f 0 0 0x2 0xe 0x1d 0x0\n2 -1 0x28 0 0 0x2 0x1e 0x0 0x0\n' >"$tmp/ok"
+"$fl" import --scsi-debug "$tmp/ok" -o "$tmp/b.json" 2>"$tmp/err" || fail "sense key 0xe: $(cat "$tmp/err")"
+python3 -c '
+import json, sys
+s = json.load(open(sys.argv[1]))
+assert [r["action"] for r in s["rules"]] == [{"sense": "0e/1d/00"}], s["rules"]
+assert any(r.startswith("not reproduced: line 2") and "sense key 0x1e" in r
+           for r in s["emulates"]["references"]), s["emulates"]["references"]
+' "$tmp/b.json" || fail "sense keys 0xe and 0x1e"
+# Medium errors past the LUN's end (4 KiB sectors, 8 MiB: 2048 blocks) never match; across it, cut.
+printf 'opts=2 sector_size=4096\n' >"$tmp/ok"
+"$fl" import --scsi-debug "$tmp/ok" -o "$tmp/b.json" 2>"$tmp/err" || fail "medium errors past the end: $(cat "$tmp/err")"
+grep -q "not reproduced: opts 0x2 (medium error), LBAs 4660..4669: past the LUN's last LBA 2047" "$tmp/b.json" ||
+	fail "medium errors past the end: not said"
+printf 'opts=2 sector_size=4096 medium_error_start=2040 medium_error_count=20\n' >"$tmp/ok"
+"$fl" import --scsi-debug "$tmp/ok" -o "$tmp/b.json" 2>"$tmp/err" || fail "medium errors across the end: $(cat "$tmp/err")"
+python3 -c 'import json,sys; r=json.load(open(sys.argv[1]))["rules"][0]["match"]["lba"]; assert r=={"first":2040,"last":2047}, r' "$tmp/b.json" ||
+	fail "medium errors across the end: not cut at the last LBA"
+printf 'sector_size=8192\n' >"$tmp/ok"
+"$fl" import --scsi-debug "$tmp/ok" -o "$tmp/b.json" 2>"$tmp/err" || fail "sector_size=8192: $(cat "$tmp/err")"
+python3 -c 'import json,sys; l=json.load(open(sys.argv[1]))["luns"][0]; assert l["block_size"]==8192, l' "$tmp/b.json" ||
+	fail "sector_size=8192: the LUN's block size"
 # Bounded: a line past 512 bytes, a file past 1 MiB.
 head -c 600 /dev/zero | tr '\0' 'x' >"$tmp/long"
 "$fl" import --scsi-debug "$tmp/long" -o "$tmp/b.json" 2>"$tmp/err" && fail "a 600-byte line read"
