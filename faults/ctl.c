@@ -408,7 +408,12 @@ static json_t *do_act(struct fl_engine *e, json_t *req)
 	r = text ? fl_scenario_load_string("<act>", text, 0, &sc, &d) : -ENOMEM;
 	free(text);
 	if (r) {
-		json_t *out = ctl_error("bad action");
+		char why[320];
+
+		/* the first reason in the error itself, as a refused resize names its bound */
+		snprintf(why, sizeof(why), "bad action%s%.300s", d.n ? ": " : "",
+			 d.n ? d.v[0].msg : "");
+		json_t *out = ctl_error(why);
 		json_t *diags = json_array();
 
 		for (size_t i = 0; i < d.n; i++)

@@ -24,13 +24,11 @@ static void resize_parse(struct pctx *c, const char *path, json_t *v, struct sc_
 		return;
 	/* what every LUN refuses (fl_lun_resize): no block, or past the largest LUN */
 	if (a->resize_in_blocks ? a->resize == 0 : a->resize < 512)
-		perr(c, sub, false,
-		     "\"resize\": %llu %s is less than one block: a LUN keeps at least one",
+		perr(c, sub, false, "\"resize\": %llu %s: a LUN has at least one block",
 		     (unsigned long long)a->resize, a->resize_in_blocks ? "blocks" : "bytes");
 	else if (a->resize_in_blocks ? a->resize > FL_LUN_MAX_BLOCKS
 				     : a->resize / 65536 > FL_LUN_MAX_BLOCKS)
-		perr(c, sub, false,
-		     "\"resize\": %llu %s is more than the largest LUN (%llu blocks)",
+		perr(c, sub, false, "\"resize\": %llu %s: more than the largest LUN, %llu blocks",
 		     (unsigned long long)a->resize, a->resize_in_blocks ? "blocks" : "bytes",
 		     (unsigned long long)FL_LUN_MAX_BLOCKS);
 }
