@@ -700,6 +700,13 @@ static void pexpect_trace(struct pctx *c, const char *path, json_t *v, struct fl
 			     k, pquote(m, q, sizeof(q)));
 			continue;
 		}
+		if (!strcmp(k, "port") && !(json_is_integer(m) && json_integer_value(m) > 1))
+			pwarn(c, sub,
+			      "trace member \"port\": %s never matches: the trace gives a command's "
+			      "relative target port as a number, and leaves out relative port 1 "
+			      "(match port 1's events by another member, e.g. \"rule\" with a rule "
+			      "that matches the port)",
+			      pquote(m, q, sizeof(q)));
 		if (!x->trace)
 			continue;
 		x->trace[x->ntrace].key = xstrdup(k);

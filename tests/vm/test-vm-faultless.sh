@@ -12,7 +12,7 @@
 #   rdac-no-personality dh-rdac-failover as a plain LUN: no rdac handler, no
 #                      "rdac: LUN 0 (RDAC) (owned)" line
 #   rdac-no-move       dh-rdac-not-owned without the array's own transfer: no
-#                      94/01, no failover, path A never ghost
+#                      94/01, no failover, no I/O through port B
 #   emc-no-cut         dh-emc-sp-failure whose marker write no longer starts the
 #                      cut: no trespass
 #   emc-no-personality dh-emc-sp-failure keeping DGC / VRAID without the emc
@@ -102,7 +102,7 @@ must_fail = {
     "failover": "path B enters current",
     "path-loss": "path A enters failed",
     "rdac-no-personality": "kernel log /rdac: LUN 0 \\(RDAC\\) \\(owned\\)/",
-    "rdac-no-move": "path A enters ghost",
+    "rdac-no-move": 'trace {"event": "inject", "rule": "io-through-b"}',
     "emc-no-cut": "kernel log /emc: long trespass command sent/",
 }
 bad = 0

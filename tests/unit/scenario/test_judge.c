@@ -835,6 +835,13 @@ static void test_workload_lint(void)
 	     "\"tmf_response\": unknown response \"done\"", -EINVAL},
 	    {"\"workload\": [{\"op\": \"tur\"}], \"expect\": [{\"ua\": \"29/00\"}]",
 	     "give \"step\"", -EINVAL},
+	    /* the trace leaves relative port 1 out and gives no port names */
+	    {"\"workload\": [{\"op\": \"tur\"}], \"expect\": [{\"trace\": {\"event\": "
+	     "\"inject\", \"port\": 1}}]",
+	     "warning: trace member \"port\": 1 never matches", 0},
+	    {"\"workload\": [{\"op\": \"tur\"}], \"expect\": [{\"trace\": {\"port\": "
+	     "\"A\"}}]",
+	     "trace member \"port\": \"A\" never matches", 0},
 	};
 	static const char *const quiet[] = {
 	    /* the defaults: 180 s holds 30 s + 3 x 5 s; no VM-lab paths named */
@@ -843,6 +850,8 @@ static void test_workload_lint(void)
 	    "\"knobs\": {\"timeout_s\": 2}, \"workload\": [{\"op\": \"write\", \"timeout_s\": 17}]",
 	    /* a VM-lab-only check: the libiscsi runner does not run it */
 	    "\"paths\": [\"tcmu\"], \"workload\": [{\"op\": \"read\", \"timeout_s\": 1}]",
+	    /* relative port 2 and past are in the trace */
+	    "\"workload\": [{\"op\": \"tur\"}], \"expect\": [{\"trace\": {\"port\": 2}}]",
 	};
 	char text[1024];
 	bool found;
