@@ -14,6 +14,8 @@
 #   FUZZ_DEEP_BUILD    build directory (default build/fuzz-deep)
 #   FUZZ_DEEP_SECONDS  stop a fuzzer after this many seconds even short of EXECS (default: no cap)
 #   FUZZ_DEEP_MERGE=0  do not merge new inputs into the tree
+#   FUZZ_DEEP_JOBS     run each fuzzer as this many processes (libFuzzer's -fork; default 1):
+#                      EXECS counts the executions of all of them
 # Exit 0 when every fuzzer ran clean, 1 on a finding or a failed build, 77 when
 # clang or libFuzzer is missing. Long: run it under nice.
 set -eu
@@ -24,8 +26,12 @@ targets=${*:-cdb iscsi scenario decode client report import mpath scsidebug}
 bld=${FUZZ_DEEP_BUILD:-$src/build/fuzz-deep}
 maxtime=${FUZZ_DEEP_SECONDS:-0}
 merge=${FUZZ_DEEP_MERGE:-1}
+jobs=${FUZZ_DEEP_JOBS:-1}
 here=$src/tests/fuzz
 case $execs in '' | *[!0-9]*) echo "usage: $0 [EXECS [TARGET...]]" >&2; exit 2 ;; esac
+case $jobs in '' | *[!0-9]* | 0) echo "$0: FUZZ_DEEP_JOBS: expected a number of processes, 1 or more" >&2; exit 2 ;; esac
+fork=""
+[ "$jobs" -gt 1 ] && fork="-fork=$jobs"
 
 mkdir -p "$bld"
 bld=$(cd "$bld" && pwd)
@@ -55,7 +61,7 @@ for t in $targets; do
 	maxlen=$(sh "$here/build-fuzz.sh" --max-len "$t")
 	rm -rf "$work"
 	mkdir -p "$work" "$art" "$tree"
-	echo "== fuzz_$t: $execs executions"
+	echo "== fuzz_$t: $execs executions${fork:+, $jobs processes}"
 
 	if [ -d "$reg" ] && [ -n "$(ls -A "$reg")" ]; then
 		echo "replaying $(find "$reg" -type f | wc -l) regression inputs"
@@ -76,12 +82,13 @@ for t in $targets; do
 	frc=0
 	# libFuzzer's own failure code is 77 (a skip to callers): findings exit 1.
 	# shellcheck disable=SC2086
-	"$exe" -runs="$execs" $cap -timeout=10 -error_exitcode=1 -timeout_exitcode=1 \
+	"$exe" -runs="$execs" $fork $cap -timeout=10 -error_exitcode=1 -timeout_exitcode=1 \
 		-rss_limit_mb=2048 -max_len=$maxlen -print_final_stats=1 -artifact_prefix="$art/$t-" \
 		$dict "$work" "$tree" >"$log" 2>&1 || frc=$?
 	secs=$(($(date +%s) - start))
 	[ "$secs" -gt 0 ] || secs=1
-	done_line=$(grep -E '^#[0-9]+[[:space:]]+(DONE|INITED|pulse|NEW|REDUCE)' "$log" | tail -1)
+	# One process: "#N DONE cov: ..."; -fork: "#N: cov: ..." for the jobs together.
+	done_line=$(grep -E '^#[0-9]+(:|[[:space:]]+(DONE|INITED|pulse|NEW|REDUCE))' "$log" | tail -1)
 	ran=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log")
 	[ -n "$ran" ] || ran=$(echo "$done_line" | sed 's/^#\([0-9]*\).*/\1/')
 	cov=$(echo "$done_line" | sed -n 's/.*cov: \([0-9]*\).*/\1/p')
@@ -116,6 +123,7 @@ for t in $targets; do
 done
 capnote=""
 [ "$maxtime" -gt 0 ] && capnote=", time cap $maxtime s"
+[ "$jobs" -gt 1 ] && capnote="$capnote, $jobs processes each"
 echo "== summary (execs requested per fuzzer: $execs$capnote)"
 printf '%s' "$summary"
 exit "$status"
