@@ -437,63 +437,34 @@ static void side_by_side(FILE *f, json_t *doc)
 	}
 }
 
-/* Writes matrix.html from the matrix document. */
-static int write_html(json_t *doc, const char *path)
+/* One cell of the matrix: the verdict of row's scenario on kernel kv, linked to its report. */
+static void html_cell(FILE *f, json_t *row, json_t *kv)
 {
-	FILE *f = fopen(path, "w");
-	json_t *kernels = json_object_get(doc, "kernels"), *kv, *row;
+	json_t *c = json_object_get(json_object_get(row, "cells"),
+				    json_string_value(json_object_get(kv, "label")));
+	const char *v = json_string_value(json_object_get(c, "verdict")) ?: "-";
+	const char *html = json_string_value(json_object_get(c, "report"));
+	fprintf(f, "<td class=\"%s\">", !strcmp(v, "N/A") ? "NA" : v);
+	if (html) {
+		fputs("<a class=\"run\" href=\"", f);
+		html_text(f, html);
+		fputs("\">", f);
+	}
+	html_text(f, v);
+	if (html)
+		fputs("</a>", f);
+	if (c && json_object_get(c, "workload_s"))
+		fprintf(f, " <small>%.1f s</small>",
+			json_number_value(json_object_get(c, "workload_s")));
+	fputs("</td>", f);
+}
+
+/* The "Where the kernels differ" section: each row's differences, one column a kernel. */
+static void html_differences(FILE *f, json_t *doc, json_t *kernels)
+{
+	json_t *row, *kv;
 	size_t i, j;
 
-	if (!f)
-		return -errno;
-	fputs("<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>faultlun kernel "
-	      "matrix</title>\n<style>body{font-family:sans-serif;margin:1em}"
-	      "table{border-collapse:collapse;margin:.5em 0}td,th{border:1px solid #bbb;"
-	      "padding:.2em .5em;text-align:left;vertical-align:top}"
-	      ".PASS{background:#c8f0c8}.FAIL{background:#f6c0c0}.ERROR{background:#f0d090}"
-	      ".SKIP,.NA{background:#e0e0e0}details{margin:.3em 0 1em 1em}"
-	      "td.d{font-family:monospace;font-size:90%}</style></head><body>\n"
-	      "<h1>Kernel matrix</h1>\n<table><tr><th>scenario</th><th>path</th>",
-	      f);
-	json_array_foreach(kernels, i, kv)
-	{
-		fputs("<th>", f);
-		html_text(f, json_string_value(json_object_get(kv, "label")));
-		fputs("<br><small>", f);
-		html_text(f, json_string_value(json_object_get(kv, "release")) ?: "");
-		fputs("</small></th>", f);
-	}
-	fputs("</tr>\n", f);
-	json_array_foreach(json_object_get(doc, "rows"), j, row)
-	{
-		fputs("<tr><td>", f);
-		html_text(f, json_string_value(json_object_get(row, "scenario")));
-		fputs("</td><td>", f);
-		html_text(f, json_string_value(json_object_get(row, "path")));
-		fputs("</td>", f);
-		json_array_foreach(kernels, i, kv)
-		{
-			json_t *c =
-			    json_object_get(json_object_get(row, "cells"),
-					    json_string_value(json_object_get(kv, "label")));
-			const char *v = json_string_value(json_object_get(c, "verdict")) ?: "-";
-			const char *html = json_string_value(json_object_get(c, "report"));
-			fprintf(f, "<td class=\"%s\">", !strcmp(v, "N/A") ? "NA" : v);
-			if (html) {
-				fputs("<a class=\"run\" href=\"", f);
-				html_text(f, html);
-				fputs("\">", f);
-			}
-			html_text(f, v);
-			if (html)
-				fputs("</a>", f);
-			if (c && json_object_get(c, "workload_s"))
-				fprintf(f, " <small>%.1f s</small>",
-					json_number_value(json_object_get(c, "workload_s")));
-			fputs("</td>", f);
-		}
-		fputs("</tr>\n", f);
-	}
 	fputs("</table>\n<h2>Where the kernels differ</h2>\n", f);
 	size_t ndiff = 0;
 	json_array_foreach(json_object_get(doc, "rows"), j, row) ndiff +=
@@ -540,6 +511,49 @@ static int write_html(json_t *doc, const char *path)
 		}
 		fputs("</table></details>\n", f);
 	}
+}
+
+/* Writes matrix.html from the matrix document. */
+static int write_html(json_t *doc, const char *path)
+{
+	FILE *f = fopen(path, "w");
+	json_t *kernels = json_object_get(doc, "kernels"), *kv, *row;
+	size_t i, j;
+
+	if (!f)
+		return -errno;
+	fputs("<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>faultlun kernel "
+	      "matrix</title>\n<style>body{font-family:sans-serif;margin:1em}"
+	      "table{border-collapse:collapse;margin:.5em 0}td,th{border:1px solid #bbb;"
+	      "padding:.2em .5em;text-align:left;vertical-align:top}"
+	      ".PASS{background:#c8f0c8}.FAIL{background:#f6c0c0}.ERROR{background:#f0d090}"
+	      ".SKIP,.NA{background:#e0e0e0}details{margin:.3em 0 1em 1em}"
+	      "td.d{font-family:monospace;font-size:90%}</style></head><body>\n"
+	      "<h1>Kernel matrix</h1>\n<table><tr><th>scenario</th><th>path</th>",
+	      f);
+	json_array_foreach(kernels, i, kv)
+	{
+		fputs("<th>", f);
+		html_text(f, json_string_value(json_object_get(kv, "label")));
+		fputs("<br><small>", f);
+		html_text(f, json_string_value(json_object_get(kv, "release")) ?: "");
+		fputs("</small></th>", f);
+	}
+	fputs("</tr>\n", f);
+	json_array_foreach(json_object_get(doc, "rows"), j, row)
+	{
+		fputs("<tr><td>", f);
+		html_text(f, json_string_value(json_object_get(row, "scenario")));
+		fputs("</td><td>", f);
+		html_text(f, json_string_value(json_object_get(row, "path")));
+		fputs("</td>", f);
+		json_array_foreach(kernels, i, kv)
+		{
+			html_cell(f, row, kv);
+		}
+		fputs("</tr>\n", f);
+	}
+	html_differences(f, doc, kernels);
 	side_by_side(f, doc);
 	fputs("</body></html>\n", f);
 	return fclose(f) ? -errno : 0;
@@ -686,6 +700,63 @@ int fl_vm_matrix_write(const struct fl_vm_matrix_cell *cells, size_t n, const ch
 	return rc;
 }
 
+/* Reads one LABEL=RUN_DIR (or LABEL=RESULT_JSON) of the matrix into st[0..3]: the label,
+ * the result file, the scenario's name, the path. Returns the run's FL_VM_* verdict, or -1
+ * (said on stderr) when it cannot be read. */
+static int read_spec(const char *spec, char **st)
+{
+	const char *eq = strchr(spec, '=');
+	struct stat sb;
+
+	if (!eq || eq == spec || !eq[1]) {
+		fprintf(stderr, "faultlun report: %s: not LABEL=RUN_DIR\n", spec);
+		return -1;
+	}
+	st[0] = strndup(spec, (size_t)(eq - spec));
+	if (stat(eq + 1, &sb) == 0 && S_ISDIR(sb.st_mode)) {
+		size_t len = strlen(eq + 1) + sizeof("/result.json");
+		st[1] = malloc(len);
+		if (st[1])
+			snprintf(st[1], len, "%s/result.json", eq + 1);
+	} else {
+		st[1] = strdup(eq + 1);
+	}
+	struct fl_result r;
+	char err[512];
+	if (!st[0] || !st[1])
+		return -1;
+	if (fl_result_read(st[1], &r, err, sizeof(err)) < 0) {
+		fprintf(stderr, "%s\n", err);
+		return -1;
+	}
+	const char *sc = r.scenario ?: "?";
+	const char *slash = strrchr(sc, '/');
+	st[2] = strdup(slash ? slash + 1 : sc);
+	if (st[2])
+		st[2][strcspn(st[2], ".")] = 0;
+	st[3] = strdup(r.path ?: "?");
+	const char *v = r.verdict ?: "";
+	int rc = !strcmp(v, "PASS")   ? FL_VM_PASS
+		 : !strcmp(v, "FAIL") ? FL_VM_FAIL
+		 : !strcmp(v, "N/A")  ? FL_VM_SKIP
+				      : FL_VM_ERROR;
+	fl_result_free(&r);
+	return st[2] && st[3] ? rc : -1;
+}
+
+/* The run's own report beside its result file, written when it is missing, for the cell to
+ * link to. */
+static void run_report(const char *result_json)
+{
+	const char *slash = strrchr(result_json, '/');
+	char html[PATH_MAX + 16];
+
+	snprintf(html, sizeof(html), "%.*s/report.html", slash ? (int)(slash - result_json) : 1,
+		 slash ? result_json : ".");
+	if (access(html, F_OK) && fl_vm_report_html(result_json, html) < 0)
+		fprintf(stderr, "faultlun report: cannot write %s\n", html);
+}
+
 /* See fl_vm.h. */
 int fl_vm_matrix_from_runs(const char *const *specs, size_t n, const char *out_dir, FILE *text)
 {
@@ -705,59 +776,16 @@ int fl_vm_matrix_from_runs(const char *const *specs, size_t n, const char *out_d
 		goto out;
 	}
 	for (size_t i = 0; i < n; i++) {
-		const char *eq = strchr(specs[i], '=');
 		char **st = strs + 4 * i;
-		struct stat sb;
-		if (!eq || eq == specs[i] || !eq[1]) {
-			fprintf(stderr, "faultlun report: %s: not LABEL=RUN_DIR\n", specs[i]);
-			worst = FL_VM_ERROR;
-			continue;
-		}
-		st[0] = strndup(specs[i], (size_t)(eq - specs[i]));
-		if (stat(eq + 1, &sb) == 0 && S_ISDIR(sb.st_mode)) {
-			size_t len = strlen(eq + 1) + sizeof("/result.json");
-			st[1] = malloc(len);
-			if (st[1])
-				snprintf(st[1], len, "%s/result.json", eq + 1);
-		} else {
-			st[1] = strdup(eq + 1);
-		}
-		struct fl_result r;
-		char err[512];
-		if (!st[0] || !st[1]) {
-			worst = FL_VM_ERROR;
-			continue;
-		}
-		if (fl_result_read(st[1], &r, err, sizeof(err)) < 0) {
-			fprintf(stderr, "%s\n", err);
-			worst = FL_VM_ERROR;
-			continue;
-		}
-		const char *sc = r.scenario ?: "?";
-		const char *slash = strrchr(sc, '/');
-		st[2] = strdup(slash ? slash + 1 : sc);
-		if (st[2])
-			st[2][strcspn(st[2], ".")] = 0;
-		st[3] = strdup(r.path ?: "?");
-		const char *v = r.verdict ?: "";
-		int rc = !strcmp(v, "PASS")   ? FL_VM_PASS
-			 : !strcmp(v, "FAIL") ? FL_VM_FAIL
-			 : !strcmp(v, "N/A")  ? FL_VM_SKIP
-					      : FL_VM_ERROR;
-		fl_result_free(&r);
-		if (!st[2] || !st[3]) {
+		int rc = read_spec(specs[i], st);
+
+		if (rc < 0) {
 			worst = FL_VM_ERROR;
 			continue;
 		}
 		if (rc != FL_VM_SKIP && rc > worst)
 			worst = rc;
-		/* The run's own report, for the cell to link to. */
-		char html[PATH_MAX + 16];
-		slash = strrchr(st[1], '/');
-		snprintf(html, sizeof(html), "%.*s/report.html", slash ? (int)(slash - st[1]) : 1,
-			 slash ? st[1] : ".");
-		if (access(html, F_OK) && fl_vm_report_html(st[1], html) < 0)
-			fprintf(stderr, "faultlun report: cannot write %s\n", html);
+		run_report(st[1]);
 		size_t k = 0;
 		while (k < nk && strcmp(kernels[k], st[0]))
 			k++;

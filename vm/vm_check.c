@@ -356,6 +356,53 @@ static const char *device_state(void *arg, int lun)
 	return json_string_value(json_object_get(c->last_values, name));
 }
 
+/* The kernel log's lines into lines[], the agent's own left out; returns how many. */
+static size_t kmsg_lines(json_t *kmsg, const char **lines)
+{
+	size_t i, n = 0;
+	json_t *o;
+
+	json_array_foreach(kmsg, i, o)
+	{
+		const char *t = json_string_value(json_object_get(o, "text"));
+		if (t && !strstr(t, "faultlun-agent:"))
+			lines[n++] = t;
+	}
+	return n;
+}
+
+/* Writes RUN_DIR/obs.json (fl_obs_write); a failure is said, not fatal. */
+static void write_obs(const struct fl_obs *obs, const char *run_dir)
+{
+	char p[PATH_MAX];
+
+	snprintf(p, sizeof(p), "%s/obs.json", run_dir);
+	if (fl_obs_write(obs, p) < 0)
+		fprintf(stderr, "faultlun vm: cannot write %s\n", p);
+}
+
+/* Appends the verdicts v[0..n) to out as result.json entries (see judge). */
+static void verdicts_json(json_t *out, const struct fl_check *check, const struct fl_verdict *v,
+			  int n)
+{
+	for (int k = 0; k < n; k++) {
+		static const char *const word[] = {
+		    [FL_VERDICT_PASS] = "pass",
+		    [FL_VERDICT_FAIL] = "fail",
+		    [FL_VERDICT_NA] = "not_applicable",
+		};
+		json_t *e = json_pack("{s:I,s:s,s:s,s:s,s:s}", "expect", (json_int_t)v[k].expect,
+				      "kind", fl_expect_kind_word(v[k].kind), "verdict", word[v[k].v], "what",
+				      v[k].what, "observed", v[k].observed);
+		if (e && v[k].v != FL_VERDICT_NA)
+			json_object_set_new(e, "ok", json_boolean(v[k].v == FL_VERDICT_PASS));
+		/* The workload step the entry is about, for the report's links. */
+		if (e && v[k].expect < check->nexpects && check->expects[v[k].expect].step >= 0)
+			json_object_set_new(e, "step",
+					    json_integer(check->expects[v[k].expect].step));
+		json_array_append_new(out, e);
+	}
+}
 
 /*
  * Judges the check against what the guest recorded (the observations also go
@@ -369,14 +416,12 @@ static json_t *judge(const struct fl_scenario *sc, const char *run_dir, json_t *
 		     json_t *paths, json_t *dh, const char *kernel_release, const char *vm_path,
 		     int *exit_code)
 {
-	const struct fl_check *check = fl_scenario_check(sc);
 	static const struct fl_check none;
+	const struct fl_check *check = fl_scenario_check(sc) ? fl_scenario_check(sc) : &none;
 	json_t *out = json_array();
 	size_t i;
 	json_t *o;
 
-	if (!check)
-		check = &none;
 	struct fl_step_obs *so = calloc(check->nsteps ? check->nsteps : 1, sizeof(*so));
 	const char **lines = calloc(json_array_size(kmsg) + 1, sizeof(*lines));
 	const char **events = calloc(json_array_size(trace) + 1, sizeof(*events));
@@ -391,13 +436,7 @@ static json_t *judge(const struct fl_scenario *sc, const char *run_dir, json_t *
 		goto out;
 	for (size_t k = 0; k < check->nsteps; k++)
 		step_obs(find_step(steps, k), &check->steps[k], &so[k]);
-	size_t nlines = 0, nevents = 0, nseq = 0;
-	json_array_foreach(kmsg, i, o)
-	{
-		const char *t = json_string_value(json_object_get(o, "text"));
-		if (t && !strstr(t, "faultlun-agent:"))
-			lines[nlines++] = t;
-	}
+	size_t nlines = kmsg_lines(kmsg, lines), nevents = 0, nseq = 0;
 	json_array_foreach(trace, i, o) events[nevents++] = json_string_value(o);
 	json_array_foreach(eh, i, o) seq[nseq++] = (enum fl_eh_step)json_integer_value(o);
 	json_array_foreach(paths, i, o) path_lines[i] = json_string_value(o);
@@ -433,30 +472,11 @@ static json_t *judge(const struct fl_scenario *sc, const char *run_dir, json_t *
 	    .ndh = json_array_size(dh),
 	};
 	/* The observations as the checker saw them, to judge them again elsewhere. */
-	char p[PATH_MAX];
-	snprintf(p, sizeof(p), "%s/obs.json", run_dir);
-	if (fl_obs_write(&obs, p) < 0)
-		fprintf(stderr, "faultlun vm: cannot write %s\n", p);
+	write_obs(&obs, run_dir);
 	n = fl_check_judge(check, &obs, &v);
 	if (n < 0)
 		goto out;
-	for (int k = 0; k < n; k++) {
-		static const char *const word[] = {
-		    [FL_VERDICT_PASS] = "pass",
-		    [FL_VERDICT_FAIL] = "fail",
-		    [FL_VERDICT_NA] = "not_applicable",
-		};
-		json_t *e = json_pack("{s:I,s:s,s:s,s:s,s:s}", "expect", (json_int_t)v[k].expect,
-				      "kind", fl_expect_kind_word(v[k].kind), "verdict", word[v[k].v], "what",
-				      v[k].what, "observed", v[k].observed);
-		if (e && v[k].v != FL_VERDICT_NA)
-			json_object_set_new(e, "ok", json_boolean(v[k].v == FL_VERDICT_PASS));
-		/* The workload step the entry is about, for the report's links. */
-		if (e && v[k].expect < check->nexpects && check->expects[v[k].expect].step >= 0)
-			json_object_set_new(e, "step",
-					    json_integer(check->expects[v[k].expect].step));
-		json_array_append_new(out, e);
-	}
+	verdicts_json(out, check, v, n);
 	*exit_code = fl_verdicts_exit(v, (size_t)n);
 out:
 	if (n < 0)
@@ -1024,21 +1044,9 @@ int vm_check_run(const struct fl_scenario *sc, const struct vm_run_info *info)
 		fprintf(stderr, "faultlun vm: cannot write %s\n", p);
 		rc = FL_VM_ERROR;
 	}
-	json_decref(result);
-	json_decref(guest);
-	json_decref(kmsg);
-	json_decref(steps);
-	json_decref(uevents);
-	json_decref(sysfs);
-	json_decref(stall);
-	json_decref(trace);
-	json_decref(paths);
-	json_decref(dh);
-	json_decref(tl);
-	json_decref(eh);
-	json_decref(eh_seq);
-	json_decref(eh_ids);
-	json_decref(verdicts);
-	json_decref(last_values);
+	json_t *held[] = {result, guest, tl,	  eh,	 eh_seq, eh_ids, verdicts, last_values,
+			  kmsg,	  steps, uevents, sysfs, stall,	 trace,	 paths,	   dh};
+	for (size_t k = 0; k < sizeof(held) / sizeof(held[0]); k++)
+		json_decref(held[k]);
 	return rc;
 }

@@ -496,6 +496,54 @@ static int load_scenario(const char *file, const char *path, struct fl_scenario 
 	return rc;
 }
 
+/* Writes FL_LUNS (LUN:BYTES:BLOCK_SIZE for each LUN; a scenario without luns has LUN 0),
+ * FL_TEST_LUN and FL_HEALTHY_LUN. */
+static void env_luns(FILE *f, const struct fl_scenario *sc)
+{
+	char lunlist[2048] = "", num[32];
+	size_t used = 0;
+
+	for (unsigned i = 0; i < fl_scenario_lun_count(sc); i++) {
+		struct fl_lun_config cfg;
+		uint16_t id;
+
+		if (fl_scenario_lun(sc, i, &id, &cfg) < 0)
+			continue;
+		int w = snprintf(
+		    lunlist + used, sizeof(lunlist) - used, "%s%u:%llu:%u", used ? " " : "", id,
+		    (unsigned long long)cfg.num_blocks * cfg.block_size, cfg.block_size);
+		if (w < 0 || (size_t)w >= sizeof(lunlist) - used)
+			break;
+		used += (size_t)w;
+	}
+	env_put(f, "FL_LUNS", lunlist);
+	snprintf(num, sizeof(num), "%d", vm_test_lun(sc));
+	env_put(f, "FL_TEST_LUN", num);
+	int healthy = vm_healthy_lun(sc);
+	if (healthy >= 0)
+		snprintf(num, sizeof(num), "%d", healthy);
+	else
+		num[0] = 0;
+	env_put(f, "FL_HEALTHY_LUN", num);
+}
+
+/* Writes FL_PORTS: the target ports as ID=ADDR:PORT (the first on the agent's 127.0.0.1:3260). */
+static void env_ports(FILE *f, const struct fl_scenario *sc)
+{
+	char ports[1024] = "";
+	size_t used = 0;
+
+	for (unsigned i = 0; i < fl_scenario_port_count(sc); i++) {
+		const struct sc_port *pt = fl_scenario_port(sc, i);
+		int w = snprintf(ports + used, sizeof(ports) - used, "%s%s=%s", used ? " " : "",
+				 pt->name, i ? pt->listen : "127.0.0.1:3260");
+		if (w < 0 || (size_t)w >= sizeof(ports) - used)
+			break;
+		used += (size_t)w;
+	}
+	env_put(f, "FL_PORTS", ports);
+}
+
 /*
  * Writes job.env and the scenario (copied as is) into results, the job's
  * folder of the results share; share is that folder as the guest sees it.
@@ -538,31 +586,7 @@ static int write_job(const struct fl_scenario *sc, const char *scenario, const c
 	env_put(f, "FL_SERVE_ARGS", arg);
 	if (!strcmp(path, "iscsi"))
 		env_put(f, "FL_CTL", "/run/faultlun.sock");
-	/* LUN:BYTES:BLOCK_SIZE for each LUN (a scenario without luns has LUN 0). */
-	char lunlist[2048] = "";
-	size_t used = 0;
-	for (unsigned i = 0; i < fl_scenario_lun_count(sc); i++) {
-		struct fl_lun_config cfg;
-		uint16_t id;
-
-		if (fl_scenario_lun(sc, i, &id, &cfg) < 0)
-			continue;
-		int w = snprintf(
-		    lunlist + used, sizeof(lunlist) - used, "%s%u:%llu:%u", used ? " " : "", id,
-		    (unsigned long long)cfg.num_blocks * cfg.block_size, cfg.block_size);
-		if (w < 0 || (size_t)w >= sizeof(lunlist) - used)
-			break;
-		used += (size_t)w;
-	}
-	env_put(f, "FL_LUNS", lunlist);
-	snprintf(num, sizeof(num), "%d", vm_test_lun(sc));
-	env_put(f, "FL_TEST_LUN", num);
-	int healthy = vm_healthy_lun(sc);
-	if (healthy >= 0)
-		snprintf(num, sizeof(num), "%d", healthy);
-	else
-		num[0] = 0;
-	env_put(f, "FL_HEALTHY_LUN", num);
+	env_luns(f, sc);
 	/* Knobs the scenario gives (-1: not given), by their names in the scenario. */
 	for (size_t k = 0; check && k < fl_knob_count; k++) {
 		char name[96];
@@ -572,18 +596,7 @@ static int write_job(const struct fl_scenario *sc, const char *scenario, const c
 		snprintf(name, sizeof(name), "FL_KNOB_%s", fl_knob_descs[k].name);
 		env_put(f, name, num);
 	}
-	/* The target ports as ID=ADDR:PORT (the first on the agent's 127.0.0.1:3260). */
-	char ports[1024] = "";
-	used = 0;
-	for (unsigned i = 0; i < fl_scenario_port_count(sc); i++) {
-		const struct sc_port *pt = fl_scenario_port(sc, i);
-		int w = snprintf(ports + used, sizeof(ports) - used, "%s%s=%s", used ? " " : "",
-				 pt->name, i ? pt->listen : "127.0.0.1:3260");
-		if (w < 0 || (size_t)w >= sizeof(ports) - used)
-			break;
-		used += (size_t)w;
-	}
-	env_put(f, "FL_PORTS", ports);
+	env_ports(f, sc);
 	if (fclose(f) < 0)
 		return -errno;
 	return 0;
@@ -836,138 +849,199 @@ size_t vm_batch_settle(const bool *done, const bool *began, size_t nj, bool *jud
 	return judged;
 }
 
+/* One batch of `faultlun vm`: its scenarios, what each job became and the boot's figures. */
+struct vm_batch {
+	const char *const *files, *const *run_dirs;
+	const char *share, *guest, *accel;
+	const struct fl_vm_opts *opts;
+	struct fl_scenario **sc;
+	size_t n, *idx;
+	bool *todo, *done, *began, *judge;
+	int *rcs, per_job;
+	double t_start, t_guest;
+};
+
+/* Loads the batch's scenarios: the ones that load are to do. Returns how many; *mp when one
+ * asks for dm-multipath. */
+static size_t batch_load(struct vm_batch *b, bool *mp)
+{
+	size_t left = 0;
+
+	for (size_t i = 0; i < b->n; i++) {
+		b->rcs[i] = FL_VM_ERROR;
+		if (load_scenario(b->files[i], b->opts->path, &b->sc[i]) < 0)
+			continue;
+		const struct fl_check *check = fl_scenario_check(b->sc[i]);
+		if (check && check->paths && !(check->paths & path_bit(b->opts->path)))
+			fprintf(stderr,
+				"faultlun vm: note: %s: the scenario's check.paths does not name "
+				"%s\n",
+				b->files[i], b->opts->path);
+		*mp |= check && check->knobs.multipath == 1;
+		b->todo[i] = true;
+		left++;
+	}
+	return left;
+}
+
+/* Moves job k of the boot (scenario i) into its run directory and judges it. Returns 0 or -1
+ * when the job's results cannot be moved. */
+static int batch_judge_job(struct vm_batch *b, size_t k, size_t nj, int q, int st, double t_boot,
+			   double t_end)
+{
+	size_t i = b->idx[k];
+	char job[PATH_MAX + 32], p[PATH_MAX + 48], results[PATH_MAX + 16];
+
+	snprintf(job, sizeof(job), "%s/job%zu", b->share, k);
+	snprintf(results, sizeof(results), "%s/guest", b->run_dirs[i]);
+	rm_tree(results);
+	if (vm_mkdirs(b->run_dirs[i]) < 0 || rename(job, results) < 0) {
+		fprintf(stderr, "faultlun vm: cannot move %s to %s: %s\n", job, results,
+			strerror(errno));
+		return -1;
+	}
+	snprintf(p, sizeof(p), "%s/console.log", b->share);
+	snprintf(job, sizeof(job), "%s/console.log", b->run_dirs[i]);
+	copy_file(p, job);
+	struct vm_run_info info = {
+	    .scenario = b->files[i],
+	    .path = b->opts->path,
+	    .accel = b->accel,
+	    .guest = b->guest,
+	    .run_dir = b->run_dirs[i],
+	    .results = results,
+	    .timed_out = !b->done[k] && q == -ETIMEDOUT,
+	    .qemu_status = st,
+	    .timeout_s = b->per_job * (int)nj,
+	    .wall_guest_build_s = b->t_guest - b->t_start,
+	    .wall_qemu_s = t_end - t_boot,
+	    .t_start = b->t_start,
+	    .batch_job = (int)k,
+	    .batch_jobs = (int)nj,
+	};
+	b->rcs[i] = vm_check_run(b->sc[i], &info);
+	b->todo[i] = false;
+	return 0;
+}
+
+/* One boot for the jobs left to do. Returns how many it judged, or -1 on an error that ends the
+ * batch. */
+static ssize_t batch_boot(struct vm_batch *b)
+{
+	size_t nj = 0, judged = 0;
+	char what[64];
+	int st = 0;
+
+	for (size_t i = 0; i < b->n; i++)
+		if (b->todo[i])
+			b->idx[nj++] = i;
+	if (write_batch(b->sc, b->files, b->idx, nj, b->opts, b->guest, b->share) < 0) {
+		fprintf(stderr, "faultlun vm: cannot write the jobs into %s\n", b->share);
+		return -1;
+	}
+	snprintf(what, sizeof(what), "%zu scenario%s in one boot", nj, nj == 1 ? "" : "s");
+	double t_boot = vm_now();
+	int q = boot_guest(b->accel, b->guest, b->share, b->share, b->opts, b->per_job * (int)nj,
+			   what, &st);
+	double t_end = vm_now();
+	for (size_t k = 0; k < nj; k++) {
+		char p[PATH_MAX + 48];
+
+		snprintf(p, sizeof(p), "%s/job%zu/done", b->share, k);
+		b->done[k] = exists(p);
+		snprintf(p, sizeof(p), "%s/job%zu/kmsg.txt", b->share, k);
+		b->began[k] = exists(p);
+	}
+	/* A job the guest never began waits for the next boot. */
+	vm_batch_settle(b->done, b->began, nj, b->judge);
+	for (size_t k = 0; k < nj; k++) {
+		if (!b->judge[k])
+			continue;
+		if (batch_judge_job(b, k, nj, q, st, t_boot, t_end) < 0)
+			return -1;
+		judged++;
+	}
+	return (ssize_t)judged;
+}
+
+/* The worst verdict of rcs[0..n), skips left out. */
+static int batch_worst(const int *rcs, size_t n)
+{
+	int worst = FL_VM_PASS;
+
+	for (size_t i = 0; i < n; i++)
+		if (rcs[i] != FL_VM_SKIP && rcs[i] > worst)
+			worst = rcs[i];
+	return worst;
+}
+
 /* See fl_vm.h. */
 int fl_vm_run_batch(const char *const *files, size_t n, const struct fl_vm_opts *opts,
 		    const char *const *run_dirs, const char *share, int *rcs)
 {
-	double t_start = vm_now();
-	struct fl_scenario **sc = calloc(n, sizeof(*sc));
-	size_t *idx = calloc(n, sizeof(*idx));
-	bool *todo = calloc(n, sizeof(*todo)), mp = false;
-	bool *done = calloc(n, sizeof(*done)), *began = calloc(n, sizeof(*began));
-	bool *judge = calloc(n, sizeof(*judge));
-	size_t left = 0;
 	char guest[PATH_MAX];
-	const char *cache = fl_vm_cache_dir(opts->cache_dir), *accel = NULL;
+	struct vm_batch b = {.files = files,
+			     .run_dirs = run_dirs,
+			     .share = share,
+			     .guest = guest,
+			     .opts = opts,
+			     .n = n,
+			     .rcs = rcs,
+			     .t_start = vm_now()};
+	const char *cache = fl_vm_cache_dir(opts->cache_dir);
+	size_t left = 0;
+	bool mp = false;
 
-	if (!sc || !idx || !todo || !done || !began || !judge) {
+	b.sc = calloc(n, sizeof(*b.sc));
+	b.idx = calloc(n, sizeof(*b.idx));
+	b.todo = calloc(n, sizeof(bool));
+	b.done = calloc(n, sizeof(bool));
+	b.began = calloc(n, sizeof(bool));
+	b.judge = calloc(n, sizeof(bool));
+	if (!b.sc || !b.idx || !b.todo || !b.done || !b.began || !b.judge) {
 		fprintf(stderr, "faultlun vm: out of memory\n");
 		for (size_t i = 0; i < n; i++)
 			rcs[i] = FL_VM_ERROR;
 		goto out;
 	}
-	for (size_t i = 0; i < n; i++) {
-		rcs[i] = FL_VM_ERROR;
-		if (load_scenario(files[i], opts->path, &sc[i]) < 0)
-			continue;
-		const struct fl_check *check = fl_scenario_check(sc[i]);
-		if (check && check->paths && !(check->paths & path_bit(opts->path)))
-			fprintf(stderr,
-				"faultlun vm: note: %s: the scenario's check.paths does not name "
-				"%s\n",
-				files[i], opts->path);
-		mp |= check && check->knobs.multipath == 1;
-		todo[i] = true;
-		left++;
-	}
+	left = batch_load(&b, &mp);
 	if (!left)
 		goto out;
 	if (vm_mkdirs(cache) < 0) {
 		fprintf(stderr, "faultlun vm: cannot create %s: %s\n", cache, strerror(errno));
 		goto fail_all;
 	}
-	int g = lab_ready(opts, mp, cache, guest, sizeof(guest), &accel);
+	int g = lab_ready(opts, mp, cache, guest, sizeof(guest), &b.accel);
 	if (g) {
 		for (size_t i = 0; i < n; i++)
-			if (todo[i])
+			if (b.todo[i])
 				rcs[i] = g;
 		goto out;
 	}
-	double t_guest = vm_now();
-	int per_job = opts->guest_timeout_s ? opts->guest_timeout_s : 300;
+	b.t_guest = vm_now();
+	b.per_job = opts->guest_timeout_s ? opts->guest_timeout_s : 300;
 	/* One boot for every job left; a job that broke its boot sends the rest to the next. */
 	while (left) {
-		size_t nj = 0;
-		for (size_t i = 0; i < n; i++)
-			if (todo[i])
-				idx[nj++] = i;
-		if (write_batch(sc, files, idx, nj, opts, guest, share) < 0) {
-			fprintf(stderr, "faultlun vm: cannot write the jobs into %s\n", share);
+		ssize_t judged = batch_boot(&b);
+		if (judged < 0)
 			goto fail_all;
-		}
-		char what[64];
-		snprintf(what, sizeof(what), "%zu scenario%s in one boot", nj, nj == 1 ? "" : "s");
-		double t_boot = vm_now();
-		int st = 0;
-		int q = boot_guest(accel, guest, share, share, opts, per_job * (int)nj, what, &st);
-		double t_end = vm_now();
-		for (size_t k = 0; k < nj; k++) {
-			char p[PATH_MAX + 48];
-
-			snprintf(p, sizeof(p), "%s/job%zu/done", share, k);
-			done[k] = exists(p);
-			snprintf(p, sizeof(p), "%s/job%zu/kmsg.txt", share, k);
-			began[k] = exists(p);
-		}
-		/* A job the guest never began waits for the next boot. */
-		vm_batch_settle(done, began, nj, judge);
-		for (size_t k = 0; k < nj; k++) {
-			size_t i = idx[k];
-			char job[PATH_MAX + 32], p[PATH_MAX + 48], results[PATH_MAX + 16];
-
-			if (!judge[k])
-				continue;
-			snprintf(job, sizeof(job), "%s/job%zu", share, k);
-			snprintf(results, sizeof(results), "%s/guest", run_dirs[i]);
-			rm_tree(results);
-			if (vm_mkdirs(run_dirs[i]) < 0 || rename(job, results) < 0) {
-				fprintf(stderr, "faultlun vm: cannot move %s to %s: %s\n", job,
-					results, strerror(errno));
-				goto fail_all;
-			}
-			snprintf(p, sizeof(p), "%s/console.log", share);
-			snprintf(job, sizeof(job), "%s/console.log", run_dirs[i]);
-			copy_file(p, job);
-			struct vm_run_info info = {
-			    .scenario = files[i],
-			    .path = opts->path,
-			    .accel = accel,
-			    .guest = guest,
-			    .run_dir = run_dirs[i],
-			    .results = results,
-			    .timed_out = !done[k] && q == -ETIMEDOUT,
-			    .qemu_status = st,
-			    .timeout_s = per_job * (int)nj,
-			    .wall_guest_build_s = t_guest - t_start,
-			    .wall_qemu_s = t_end - t_boot,
-			    .t_start = t_start,
-			    .batch_job = (int)k,
-			    .batch_jobs = (int)nj,
-			};
-			rcs[i] = vm_check_run(sc[i], &info);
-			todo[i] = false;
-			left--;
-		}
+		left -= (size_t)judged;
 	}
 	goto out;
 fail_all:
 	for (size_t i = 0; i < n; i++)
-		if (todo[i])
+		if (b.todo[i])
 			rcs[i] = FL_VM_ERROR;
 out:
-	for (size_t i = 0; sc && i < n; i++)
-		fl_scenario_free(sc[i]);
-	free(sc);
-	free(idx);
-	free(todo);
-	free(done);
-	free(began);
-	free(judge);
-	int worst = FL_VM_PASS;
-	for (size_t i = 0; i < n; i++)
-		if (rcs[i] != FL_VM_SKIP && rcs[i] > worst)
-			worst = rcs[i];
-	return worst;
+	for (size_t i = 0; b.sc && i < n; i++)
+		fl_scenario_free(b.sc[i]);
+	free(b.sc);
+	free(b.idx);
+	free(b.todo);
+	free(b.done);
+	free(b.began);
+	free(b.judge);
+	return batch_worst(rcs, n);
 }
 
 /* See fl_vm.h. */

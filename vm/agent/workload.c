@@ -747,22 +747,22 @@ static void usage(void)
 	exit(2);
 }
 
-int main(int argc, char **argv)
+/* Reads the agent's options: --scenario and --path into *scenario_path and *frontends, the
+ * rest into the observers' globals; usage() on anything else. */
+static void parse_args(int argc, char **argv, const char **scenario_path, unsigned *frontends)
 {
-	const char *scenario_path = NULL;
-	unsigned frontends = FL_FE_ANY;
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
 		if (!v)
 			usage();
 		i++;
 		if (!strcmp(a, "--scenario")) {
-			scenario_path = v;
+			*scenario_path = v;
 		} else if (!strcmp(a, "--path")) {
 			/* Validated for the path's front end, as the host did. */
-			frontends = !strcmp(v, "iscsi")	 ? FL_FE_ISCSI
-				    : !strcmp(v, "tcmu") ? FL_FE_TCMU
-							 : FL_FE_ANY;
+			*frontends = !strcmp(v, "iscsi")  ? FL_FE_ISCSI
+				     : !strcmp(v, "tcmu") ? FL_FE_TCMU
+							  : FL_FE_ANY;
 		} else if (!strcmp(a, "--out")) {
 			out_dir = v;
 		} else if (!strcmp(a, "--healthy")) {
@@ -781,8 +781,50 @@ int main(int argc, char **argv)
 			usage();
 		}
 	}
-	if (!scenario_path || !out_dir || !devs.n)
+	if (!*scenario_path || !out_dir || !devs.n)
 		usage();
+}
+
+/* Clock sync: the kernel log stamps this record with its own clock. */
+static void clock_mark(void)
+{
+	int kfd = open("/dev/kmsg", O_WRONLY);
+	if (kfd >= 0) {
+		char m[96];
+		int n = snprintf(m, sizeof(m), "faultlun-agent: clock mono_us=%lld\n",
+				 (long long)(now_s() * 1e6));
+		if (write(kfd, m, (size_t)n) < 0)
+			perror("fl-vm-agent: /dev/kmsg");
+		close(kfd);
+	}
+}
+
+/* Ends the healthy-LUN probe: a probe stuck in the kernel is recorded as still stalled, not
+ * joined. */
+static void end_probe(pthread_t probe)
+{
+	pthread_mutex_lock(&probe_lock);
+	double started = probe_started;
+	pthread_mutex_unlock(&probe_lock);
+	if (started > 0) {
+		FILE *f = open_out("stall.jsonl");
+		fprintf(f, "{\"t0\":%.6f,\"t1\":%.6f,\"ms\":%.3f,\"unfinished\":true}\n", started,
+			now_s(), (now_s() - started) * 1000);
+		fclose(f);
+	} else {
+		struct timespec dl;
+		clock_gettime(CLOCK_REALTIME, &dl);
+		dl.tv_sec += 3;
+		pthread_timedjoin_np(probe, NULL, &dl);
+	}
+}
+
+/* Runs the scenario's workload on the devices, with the observers beside it. */
+int main(int argc, char **argv)
+{
+	const char *scenario_path = NULL;
+	unsigned frontends = FL_FE_ANY;
+	parse_args(argc, argv, &scenario_path, &frontends);
 	struct fl_scenario *sc = NULL;
 	struct fl_diags diags = {0};
 	int rc = fl_scenario_load_file(scenario_path, frontends, &sc, &diags);
@@ -797,16 +839,7 @@ int main(int argc, char **argv)
 	const struct fl_check *check = fl_scenario_check(sc);
 	size_t nsteps = check ? check->nsteps : 0;
 	signal(SIGPIPE, SIG_IGN);
-	/* Clock sync: the kernel log stamps this record with its own clock. */
-	int kfd = open("/dev/kmsg", O_WRONLY);
-	if (kfd >= 0) {
-		char m[96];
-		int n = snprintf(m, sizeof(m), "faultlun-agent: clock mono_us=%lld\n",
-				 (long long)(now_s() * 1e6));
-		if (write(kfd, m, (size_t)n) < 0)
-			perror("fl-vm-agent: /dev/kmsg");
-		close(kfd);
-	}
+	clock_mark();
 	pthread_t probe, sampler;
 	bool have_probe = healthy_dev && *healthy_dev;
 	if (have_probe)
@@ -837,23 +870,8 @@ int main(int argc, char **argv)
 	usleep(1000000);
 	stop_observers = 1;
 	pthread_join(sampler, NULL);
-	if (have_probe) {
-		/* A probe stuck in the kernel is recorded as still stalled, not joined. */
-		pthread_mutex_lock(&probe_lock);
-		double started = probe_started;
-		pthread_mutex_unlock(&probe_lock);
-		if (started > 0) {
-			FILE *f = open_out("stall.jsonl");
-			fprintf(f, "{\"t0\":%.6f,\"t1\":%.6f,\"ms\":%.3f,\"unfinished\":true}\n",
-				started, now_s(), (now_s() - started) * 1000);
-			fclose(f);
-		} else {
-			struct timespec dl;
-			clock_gettime(CLOCK_REALTIME, &dl);
-			dl.tv_sec += 3;
-			pthread_timedjoin_np(probe, NULL, &dl);
-		}
-	}
+	if (have_probe)
+		end_probe(probe);
 	fl_scenario_free(sc);
 	return 0;
 }
