@@ -370,58 +370,48 @@ void chap_fails_free(struct portal *p)
 	p->nchap_fails = 0;
 }
 
-/*
- * One step of the CHAP exchange after AuthMethod=CHAP was agreed. Sets *done
- * when the initiator has authenticated (and, if asked, we have answered).
- * Returns 0 or a login status (ISCSI_LOGIN_AUTH_FAILED).
- */
-int chap_step(struct conn *c, const struct kvlist *req, struct kvlist *resp, bool *done)
+/* CHAP step 1: checks the initiator's CHAP_A and sends CHAP_A, CHAP_I and our challenge. */
+static int chap_send_challenge(struct conn *c, const struct kvlist *req, struct kvlist *resp)
 {
 	struct login_state *l = c->login;
-	struct portal *p = c->portal;
 	char hex[2 + 2 * 1024 + 1];
+	const char *a = kv_get(req, "CHAP_A");
 
-	*done = false;
-	if (l->chap_step == 1) {
-		const char *a = kv_get(req, "CHAP_A");
-		if (!a)
-			return 0; /* nothing yet: wait for CHAP_A */
-		if (!list_has(a, "5")) {
-			kv_add(resp, "CHAP_A", "Reject");
-			iscsi_log(p, LOG_ERR, c, "CHAP: initiator offers no MD5 (CHAP_A=%s)", a);
-			return ISCSI_LOGIN_AUTH_FAILED;
-		}
-		uint8_t id;
-		if (getrandom(&id, 1, 0) != 1 ||
-		    getrandom(l->chap_challenge, sizeof(l->chap_challenge), 0) !=
-			(ssize_t)sizeof(l->chap_challenge))
-			return ISCSI_LOGIN_TARGET_ERROR;
-		l->chap_id = id;
-		char idbuf[8];
-		snprintf(idbuf, sizeof(idbuf), "%u", id);
-		hex_encode(l->chap_challenge, sizeof(l->chap_challenge), hex);
-		if (kv_add(resp, "CHAP_A", "5") || kv_add(resp, "CHAP_I", idbuf) ||
-		    kv_add(resp, "CHAP_C", hex))
-			return ISCSI_LOGIN_OUT_OF_RESOURCES;
-		l->chap_step = 2;
-		return 0;
-	}
-	if (l->chap_step != 2)
-		return ISCSI_LOGIN_AUTH_FAILED;
-	const char *name = kv_get(req, "CHAP_N"), *r = kv_get(req, "CHAP_R");
-	if (!name || !r) {
-		iscsi_log(p, LOG_ERR, c, "CHAP: CHAP_N or CHAP_R missing");
+	if (!a)
+		return 0; /* nothing yet: wait for CHAP_A */
+	if (!list_has(a, "5")) {
+		kv_add(resp, "CHAP_A", "Reject");
+		iscsi_log(c->portal, LOG_ERR, c, "CHAP: initiator offers no MD5 (CHAP_A=%s)", a);
 		return ISCSI_LOGIN_AUTH_FAILED;
 	}
-	const char *iname = c->initiator_name ? c->initiator_name : "";
+	uint8_t id;
+	size_t clen = sizeof(l->chap_challenge);
+	if (getrandom(&id, 1, 0) != 1 || getrandom(l->chap_challenge, clen, 0) != (ssize_t)clen)
+		return ISCSI_LOGIN_TARGET_ERROR;
+	l->chap_id = id;
+	char idbuf[8];
+	snprintf(idbuf, sizeof(idbuf), "%u", id);
+	hex_encode(l->chap_challenge, clen, hex);
+	if (kv_add(resp, "CHAP_A", "5") || kv_add(resp, "CHAP_I", idbuf) ||
+	    kv_add(resp, "CHAP_C", hex))
+		return ISCSI_LOGIN_OUT_OF_RESOURCES;
+	l->chap_step = 2;
+	return 0;
+}
+
+/* True if a response must be refused unchecked (address delay or target-wide budget). */
+static bool chap_throttled(struct conn *c)
+{
+	struct portal *p = c->portal;
 	const struct chap_fail *fa = fail_find(p, c->peer_host, true);
 	unsigned wait_a = fail_wait_s(fa, CHAP_FREE_PER_ADDR);
+
 	if (wait_a) {
 		iscsi_log(p, LOG_ERR, c,
 			  "CHAP: too many failed authentications of address '%s': refused without "
 			  "a check for %u s more",
 			  c->peer_host, wait_a);
-		return ISCSI_LOGIN_AUTH_FAILED;
+		return true;
 	}
 	uint64_t now_s = iscsi_now_ns() / 1000000000u;
 	if (p->chap_budget_s != now_s) {
@@ -433,10 +423,20 @@ int chap_step(struct conn *c, const struct kvlist *req, struct kvlist *resp, boo
 			  "CHAP: %d failed authentications target-wide in this second: refused "
 			  "without a check",
 			  CHAP_CHECKS_PER_S);
-		return ISCSI_LOGIN_AUTH_FAILED;
+		return true;
 	}
+	return false;
+}
+
+/* Checks CHAP_N and CHAP_R; a failure is counted and logged, a success clears the name's. */
+static bool chap_verify(struct conn *c, const char *name, const char *r)
+{
+	struct login_state *l = c->login;
+	struct portal *p = c->portal;
+	const char *iname = c->initiator_name ? c->initiator_name : "";
 	uint8_t got[64], want[16];
 	size_t glen;
+
 	chap_response(l->chap_id, p->opts.chap_secret ? p->opts.chap_secret : "", l->chap_challenge,
 		      sizeof(l->chap_challenge), want);
 	if (!p->opts.chap_user || strcmp(name, p->opts.chap_user) ||
@@ -449,35 +449,72 @@ int chap_step(struct conn *c, const struct kvlist *req, struct kvlist *resp, boo
 		    p, LOG_ERR, c,
 		    "CHAP: authentication failed for user '%s' (failure %u of initiator '%s')",
 		    name, fn ? fn->count : 0, iname);
-		return ISCSI_LOGIN_AUTH_FAILED;
+		return false;
 	}
 	fail_clear(p, iname);
+	return true;
+}
+
+/* Mutual CHAP: answers the initiator's challenge (CHAP_I mi, CHAP_C mc) with CHAP_N, CHAP_R. */
+static int chap_answer_mutual(struct conn *c, const char *mi, const char *mc, struct kvlist *resp)
+{
+	struct login_state *l = c->login;
+	struct portal *p = c->portal;
+	char hex[2 + 2 * 1024 + 1];
+	uint8_t chal[1024];
+	size_t clen;
+	char *end;
+	unsigned long id = mi ? strtoul(mi, &end, 0) : 256;
+
+	if (!mi || !mc || *end || id > 255 || chap_value_decode(mc, chal, sizeof(chal), &clen)) {
+		iscsi_log(p, LOG_ERR, c, "CHAP: malformed mutual challenge");
+		return ISCSI_LOGIN_AUTH_FAILED;
+	}
+	if (!p->opts.mutual_user || !p->opts.mutual_secret) {
+		iscsi_log(p, LOG_ERR, c, "CHAP: mutual CHAP asked but not configured");
+		return ISCSI_LOGIN_AUTH_FAILED;
+	}
+	/* RFC 7143 12.1.3: refuse our own challenge reflected back. */
+	if (clen == sizeof(l->chap_challenge) && !memcmp(chal, l->chap_challenge, clen)) {
+		iscsi_log(p, LOG_ERR, c, "CHAP: initiator reflected our challenge");
+		return ISCSI_LOGIN_AUTH_FAILED;
+	}
+	uint8_t ans[16];
+	chap_response((uint8_t)id, p->opts.mutual_secret, chal, clen, ans);
+	hex_encode(ans, 16, hex);
+	if (kv_add(resp, "CHAP_N", p->opts.mutual_user) || kv_add(resp, "CHAP_R", hex))
+		return ISCSI_LOGIN_OUT_OF_RESOURCES;
+	return 0;
+}
+
+/*
+ * One step of the CHAP exchange after AuthMethod=CHAP was agreed. Sets *done
+ * when the initiator has authenticated (and, if asked, we have answered).
+ * Returns 0 or a login status (ISCSI_LOGIN_AUTH_FAILED).
+ */
+int chap_step(struct conn *c, const struct kvlist *req, struct kvlist *resp, bool *done)
+{
+	struct login_state *l = c->login;
+	struct portal *p = c->portal;
+
+	*done = false;
+	if (l->chap_step == 1)
+		return chap_send_challenge(c, req, resp);
+	if (l->chap_step != 2)
+		return ISCSI_LOGIN_AUTH_FAILED;
+	const char *name = kv_get(req, "CHAP_N"), *r = kv_get(req, "CHAP_R");
+	if (!name || !r) {
+		iscsi_log(p, LOG_ERR, c, "CHAP: CHAP_N or CHAP_R missing");
+		return ISCSI_LOGIN_AUTH_FAILED;
+	}
+	if (chap_throttled(c) || !chap_verify(c, name, r))
+		return ISCSI_LOGIN_AUTH_FAILED;
 	const char *mi = kv_get(req, "CHAP_I"), *mc = kv_get(req, "CHAP_C");
 	if (mi || mc) {
 		/* Mutual CHAP: the initiator challenges us. */
-		uint8_t chal[1024];
-		size_t clen;
-		char *end;
-		unsigned long id = mi ? strtoul(mi, &end, 0) : 256;
-		if (!mi || !mc || *end || id > 255 ||
-		    chap_value_decode(mc, chal, sizeof(chal), &clen)) {
-			iscsi_log(p, LOG_ERR, c, "CHAP: malformed mutual challenge");
-			return ISCSI_LOGIN_AUTH_FAILED;
-		}
-		if (!p->opts.mutual_user || !p->opts.mutual_secret) {
-			iscsi_log(p, LOG_ERR, c, "CHAP: mutual CHAP asked but not configured");
-			return ISCSI_LOGIN_AUTH_FAILED;
-		}
-		/* RFC 7143 12.1.3: refuse our own challenge reflected back. */
-		if (clen == sizeof(l->chap_challenge) && !memcmp(chal, l->chap_challenge, clen)) {
-			iscsi_log(p, LOG_ERR, c, "CHAP: initiator reflected our challenge");
-			return ISCSI_LOGIN_AUTH_FAILED;
-		}
-		uint8_t ans[16];
-		chap_response((uint8_t)id, p->opts.mutual_secret, chal, clen, ans);
-		hex_encode(ans, 16, hex);
-		if (kv_add(resp, "CHAP_N", p->opts.mutual_user) || kv_add(resp, "CHAP_R", hex))
-			return ISCSI_LOGIN_OUT_OF_RESOURCES;
+		int err = chap_answer_mutual(c, mi, mc, resp);
+		if (err)
+			return err;
 	}
 	l->chap_step = 3;
 	*done = true;

@@ -201,6 +201,119 @@ static bool irrelevant_in_discovery(const char *key)
 #define OUR_TIME2WAIT 2
 #define OUR_TIME2RETAIN 0 /* ERL 0: no connection recovery, nothing to retain */
 
+/* RFC 7143 6.2: true if key was already negotiated in this login, else records it. */
+static bool key_seen_before(struct login_state *l, const char *key)
+{
+	for (unsigned i = 0; i < l->nseen; i++)
+		if (!strcmp(l->seen_keys[i], key))
+			return true;
+	if (l->nseen < sizeof(l->seen_keys) / sizeof(l->seen_keys[0]))
+		snprintf(l->seen_keys[l->nseen++], ISCSI_KEY_MAX + 1, "%s", key);
+	return false;
+}
+
+/* Negotiates a digest or boolean key into *out (NULL: bad value); false if key is not one. */
+static bool negotiate_flag_key(struct iscsi_params *p, const char *key, const char *value,
+			       const char **out)
+{
+	bool b;
+
+	if (!strcmp(key, "HeaderDigest")) {
+		*out = pick_digest(value, &p->header_digest);
+	} else if (!strcmp(key, "DataDigest")) {
+		*out = pick_digest(value, &p->data_digest);
+	} else if (!strcmp(key, "InitialR2T")) {
+		/* OR; we would accept No */
+		if (!parse_bool(value, &b)) {
+			p->initial_r2t = b;
+			*out = b ? "Yes" : "No";
+		}
+	} else if (!strcmp(key, "ImmediateData")) {
+		/* AND; we would accept Yes */
+		if (!parse_bool(value, &b)) {
+			p->immediate_data = b;
+			*out = b ? "Yes" : "No";
+		}
+	} else if (!strcmp(key, "DataPDUInOrder") || !strcmp(key, "DataSequenceInOrder")) {
+		/* OR with our Yes: always Yes */
+		if (!parse_bool(value, &b))
+			*out = "Yes";
+	} else if (!strcmp(key, "IFMarker") || !strcmp(key, "OFMarker")) {
+		/* RFC 7143 removed markers; RFC 3720 AND with our No */
+		if (!parse_bool(value, &b))
+			*out = "No";
+	} else {
+		return false;
+	}
+	return true;
+}
+
+/* Negotiates a numerical key into *out (NULL: bad value, ans: room); false if key is not one. */
+static bool negotiate_number_key(struct iscsi_params *p, const char *key, const char *value,
+				 char *ans, size_t ans_len, const char **out)
+{
+	uint32_t n;
+
+	if (!strcmp(key, "MaxConnections")) {
+		if (!parse_num(value, 1, 65535, &n))
+			*out = "1"; /* min(offer, 1) */
+	} else if (!strcmp(key, "MaxBurstLength")) {
+		if (!parse_num(value, 512, 16777215, &n)) {
+			p->max_burst = n < OUR_MAX_BURST ? n : OUR_MAX_BURST;
+			snprintf(ans, ans_len, "%u", p->max_burst);
+			*out = ans;
+		}
+	} else if (!strcmp(key, "FirstBurstLength")) {
+		if (!parse_num(value, 512, 16777215, &n)) {
+			p->first_burst = n < OUR_FIRST_BURST ? n : OUR_FIRST_BURST;
+			snprintf(ans, ans_len, "%u", p->first_burst);
+			*out = ans;
+		}
+	} else if (!strcmp(key, "DefaultTime2Wait")) {
+		if (!parse_num(value, 0, 3600, &n)) {
+			p->time2wait = n > OUR_TIME2WAIT ? n : OUR_TIME2WAIT; /* max */
+			snprintf(ans, ans_len, "%u", p->time2wait);
+			*out = ans;
+		}
+	} else if (!strcmp(key, "DefaultTime2Retain")) {
+		if (!parse_num(value, 0, 3600, &n)) {
+			p->time2retain = OUR_TIME2RETAIN; /* min(offer, 0) */
+			snprintf(ans, ans_len, "%u", p->time2retain);
+			*out = ans;
+		}
+	} else if (!strcmp(key, "MaxOutstandingR2T")) {
+		if (!parse_num(value, 1, 65535, &n)) {
+			p->max_outstanding_r2t = n < ISCSI_MAX_R2T ? n : ISCSI_MAX_R2T;
+			snprintf(ans, ans_len, "%u", p->max_outstanding_r2t);
+			*out = ans;
+		}
+	} else if (!strcmp(key, "ErrorRecoveryLevel")) {
+		if (!parse_num(value, 0, 2, &n))
+			*out = "0"; /* min(offer, 0) */
+	} else if (!strcmp(key, "iSCSIProtocolLevel")) {
+		/* RFC 7144 13.1: min; RFC 7143 is level 1 */
+		if (!parse_num(value, 0, 31, &n))
+			*out = n < 1 ? "0" : "1";
+	} else {
+		return false;
+	}
+	return true;
+}
+
+/* The answer to a key whose answer does not depend on its value. */
+static const char *fixed_answer(const char *key)
+{
+	if (!strcmp(key, "IFMarkInt") || !strcmp(key, "OFMarkInt"))
+		return "Irrelevant"; /* markers are off */
+	if (!strcmp(key, "TaskReporting"))
+		return "RFC3720"; /* RFC 7144 13.2: the value every target supports */
+	if (!strcmp(key, "TargetAlias") || !strcmp(key, "TargetAddress") ||
+	    !strcmp(key, "TargetPortalGroupTag"))
+		return "Reject"; /* target-only keys (RFC 7143 13.6, 13.8, 13.9) */
+	/* Unknown and X- / X# extension keys (RFC 7143 6.2, 13.5.4). */
+	return "NotUnderstood";
+}
+
 /*
  * Negotiates one operational key the initiator sent; appends our answer to
  * resp (nothing for declarative keys). Returns 0 or a login status code.
@@ -211,105 +324,30 @@ int negotiate_key(struct login_state *l, bool discovery, const char *key, const 
 	struct iscsi_params *p = &l->p;
 	char ans[32];
 	uint32_t n;
-	bool b;
 
 	/* Answers to our own declarations need no reply. */
 	if (!strcmp(value, "NotUnderstood") || !strcmp(value, "Irrelevant") ||
 	    !strcmp(value, "Reject"))
 		return 0;
 	/* RFC 7143 6.2: a key negotiated twice in one login is a protocol error. */
-	for (unsigned i = 0; i < l->nseen; i++)
-		if (!strcmp(l->seen_keys[i], key))
-			return ISCSI_LOGIN_INITIATOR_ERROR;
-	if (l->nseen < sizeof(l->seen_keys) / sizeof(l->seen_keys[0]))
-		snprintf(l->seen_keys[l->nseen++], ISCSI_KEY_MAX + 1, "%s", key);
+	if (key_seen_before(l, key))
+		return ISCSI_LOGIN_INITIATOR_ERROR;
 
 	if (discovery && irrelevant_in_discovery(key))
 		return kv_add(resp, key, "Irrelevant") ? ISCSI_LOGIN_OUT_OF_RESOURCES : 0;
 
 	const char *out = NULL;
-	if (!strcmp(key, "HeaderDigest")) {
-		out = pick_digest(value, &p->header_digest);
-	} else if (!strcmp(key, "DataDigest")) {
-		out = pick_digest(value, &p->data_digest);
-	} else if (!strcmp(key, "MaxConnections")) {
-		if (!parse_num(value, 1, 65535, &n))
-			out = "1"; /* min(offer, 1) */
-	} else if (!strcmp(key, "InitialR2T")) {
-		/* OR; we would accept No */
-		if (!parse_bool(value, &b)) {
-			p->initial_r2t = b;
-			out = b ? "Yes" : "No";
-		}
-	} else if (!strcmp(key, "ImmediateData")) {
-		/* AND; we would accept Yes */
-		if (!parse_bool(value, &b)) {
-			p->immediate_data = b;
-			out = b ? "Yes" : "No";
-		}
-	} else if (!strcmp(key, "MaxRecvDataSegmentLength")) {
+	if (!strcmp(key, "MaxRecvDataSegmentLength")) {
 		/* declarative: the initiator's receive limit */
 		if (!parse_num(value, 512, 16777215, &n)) {
 			p->max_recv_dsl = n;
 			return 0;
 		}
-	} else if (!strcmp(key, "MaxBurstLength")) {
-		if (!parse_num(value, 512, 16777215, &n)) {
-			p->max_burst = n < OUR_MAX_BURST ? n : OUR_MAX_BURST;
-			snprintf(ans, sizeof(ans), "%u", p->max_burst);
-			out = ans;
-		}
-	} else if (!strcmp(key, "FirstBurstLength")) {
-		if (!parse_num(value, 512, 16777215, &n)) {
-			p->first_burst = n < OUR_FIRST_BURST ? n : OUR_FIRST_BURST;
-			snprintf(ans, sizeof(ans), "%u", p->first_burst);
-			out = ans;
-		}
-	} else if (!strcmp(key, "DefaultTime2Wait")) {
-		if (!parse_num(value, 0, 3600, &n)) {
-			p->time2wait = n > OUR_TIME2WAIT ? n : OUR_TIME2WAIT; /* max */
-			snprintf(ans, sizeof(ans), "%u", p->time2wait);
-			out = ans;
-		}
-	} else if (!strcmp(key, "DefaultTime2Retain")) {
-		if (!parse_num(value, 0, 3600, &n)) {
-			p->time2retain = OUR_TIME2RETAIN; /* min(offer, 0) */
-			snprintf(ans, sizeof(ans), "%u", p->time2retain);
-			out = ans;
-		}
-	} else if (!strcmp(key, "MaxOutstandingR2T")) {
-		if (!parse_num(value, 1, 65535, &n)) {
-			p->max_outstanding_r2t = n < ISCSI_MAX_R2T ? n : ISCSI_MAX_R2T;
-			snprintf(ans, sizeof(ans), "%u", p->max_outstanding_r2t);
-			out = ans;
-		}
-	} else if (!strcmp(key, "DataPDUInOrder") || !strcmp(key, "DataSequenceInOrder")) {
-		/* OR with our Yes: always Yes */
-		if (!parse_bool(value, &b))
-			out = "Yes";
-	} else if (!strcmp(key, "ErrorRecoveryLevel")) {
-		if (!parse_num(value, 0, 2, &n))
-			out = "0"; /* min(offer, 0) */
-	} else if (!strcmp(key, "IFMarker") || !strcmp(key, "OFMarker")) {
-		/* RFC 7143 removed markers; RFC 3720 AND with our No */
-		if (!parse_bool(value, &b))
-			out = "No";
-	} else if (!strcmp(key, "IFMarkInt") || !strcmp(key, "OFMarkInt")) {
-		out = "Irrelevant"; /* markers are off */
-	} else if (!strcmp(key, "iSCSIProtocolLevel")) {
-		/* RFC 7144 13.1: min; RFC 7143 is level 1 */
-		if (!parse_num(value, 0, 31, &n))
-			out = n < 1 ? "0" : "1";
-	} else if (!strcmp(key, "TaskReporting")) {
-		out = "RFC3720"; /* RFC 7144 13.2: the value every target supports */
 	} else if (!strcmp(key, "InitiatorAlias")) {
 		return 0; /* declarative, informational */
-	} else if (!strcmp(key, "TargetAlias") || !strcmp(key, "TargetAddress") ||
-		   !strcmp(key, "TargetPortalGroupTag")) {
-		out = "Reject"; /* target-only keys (RFC 7143 13.6, 13.8, 13.9) */
-	} else {
-		/* Unknown and X- / X# extension keys (RFC 7143 6.2, 13.5.4). */
-		out = "NotUnderstood";
+	} else if (!negotiate_flag_key(p, key, value, &out) &&
+		   !negotiate_number_key(p, key, value, ans, sizeof(ans), &out)) {
+		out = fixed_answer(key);
 	}
 	if (!out)
 		out = "Reject"; /* a value outside the key's range or syntax (6.2.1) */

@@ -620,18 +620,11 @@ static const char *dup_opt(const char *s, bool *ok)
 	return d;
 }
 
-/* Copies the options, binds the portal, sets up epoll and the eventfd. */
-int fl_iscsi_create(const struct fl_iscsi_opts *opts, struct fl_engine *engine,
-		    struct fl_target *target, struct fl_iscsi **out)
+/* Copies the caller's options, strings included, with their defaults; false if out of memory. */
+static bool portal_copy_opts(struct portal *p, const struct fl_iscsi_opts *opts)
 {
-	struct fl_iscsi *t = calloc(1, sizeof(*t));
-	struct portal *p;
 	bool ok = true;
-	int err;
 
-	if (!t)
-		return -ENOMEM;
-	p = &t->p;
 	p->opts = *opts;
 	p->opts.listen = dup_opt(opts->listen ? opts->listen : FL_ISCSI_DEFAULT_LISTEN, &ok);
 	p->opts.iqn = dup_opt(opts->iqn ? opts->iqn : FL_ISCSI_DEFAULT_IQN, &ok);
@@ -640,19 +633,13 @@ int fl_iscsi_create(const struct fl_iscsi_opts *opts, struct fl_engine *engine,
 	p->opts.chap_secret = dup_opt(opts->chap_secret, &ok);
 	p->opts.mutual_user = dup_opt(opts->mutual_user, &ok);
 	p->opts.mutual_secret = dup_opt(opts->mutual_secret, &ok);
-	p->engine = engine;
-	p->target = target;
-	p->epfd = p->efd = p->reserve_fd = -1;
-	for (unsigned i = 0; i < FL_ISCSI_MAX_PORTS; i++)
-		p->ls[i].fd = -1;
-	p->opts.ports = NULL; /* copied into p->ls below */
-	p->next_tsih = 1;
-	pthread_mutex_init(&p->lock, NULL);
-	iscsi_crc32c_init();
-	if (!ok) {
-		err = -ENOMEM;
-		goto fail;
-	}
+	p->opts.ports = NULL; /* copied into p->ls by portal_bind_ports */
+	return ok;
+}
+
+/* Warns of CHAP secrets too short or shared by both directions; they are still used. */
+static void portal_warn_secrets(struct portal *p)
+{
 	/*
 	 * RFC 7143 9.2.1: a CHAP secret needs at least 96 bits to resist
 	 * offline guessing; 12.1.3: the two directions must use two secrets.
@@ -672,16 +659,15 @@ int fl_iscsi_create(const struct fl_iscsi_opts *opts, struct fl_engine *engine,
 		iscsi_log(p, LOG_ERR, NULL,
 			  "warning: mutual CHAP uses the same secret in both directions (RFC 7143 "
 			  "12.1.3 forbids it)");
-	if (!engine && !target) {
-		iscsi_log(p, LOG_ERR, NULL, "no engine and no target to serve");
-		err = -EINVAL;
-		goto fail;
-	}
+}
+
+/* Opens one listening socket per target port of opts; returns 0 or -errno. */
+static int portal_bind_ports(struct portal *p, const struct fl_iscsi_opts *opts)
+{
 	if (opts->nports > FL_ISCSI_MAX_PORTS) {
 		iscsi_log(p, LOG_ERR, NULL, "too many portals (%u, at most %u)", opts->nports,
 			  FL_ISCSI_MAX_PORTS);
-		err = -EINVAL;
-		goto fail;
+		return -EINVAL;
 	}
 	/* one listening socket per target port; without ports, one: relative port 1, tag 1 */
 	p->nls = opts->nports ? opts->nports : 1;
@@ -690,16 +676,21 @@ int fl_iscsi_create(const struct fl_iscsi_opts *opts, struct fl_engine *engine,
 
 		p->ls[i].rel_port_id = tp && tp->rel_port_id ? tp->rel_port_id : (uint16_t)(i + 1);
 		p->ls[i].tpgt = tp && tp->tpgt ? tp->tpgt : p->ls[i].rel_port_id;
-		err = portal_listen(p, &p->ls[i], tp && tp->listen ? tp->listen : p->opts.listen);
+		const char *listen_s = tp && tp->listen ? tp->listen : p->opts.listen;
+		int err = portal_listen(p, &p->ls[i], listen_s);
 		if (err)
-			goto fail;
+			return err;
 	}
+	return 0;
+}
+
+/* Sets up epoll and the eventfd, and registers the listeners and the sweep; 0 or -errno. */
+static int portal_events_init(struct portal *p)
+{
 	p->epfd = epoll_create1(EPOLL_CLOEXEC);
 	p->efd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
-	if (p->epfd < 0 || p->efd < 0) {
-		err = -errno;
-		goto fail;
-	}
+	if (p->epfd < 0 || p->efd < 0)
+		return -errno;
 	portal_limits(p);
 	p->reserve_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
 	struct epoll_event e = {.events = EPOLLIN};
@@ -711,6 +702,46 @@ int fl_iscsi_create(const struct fl_iscsi_opts *opts, struct fl_engine *engine,
 	sweep_arm(p);
 	e.data.ptr = &tag_event;
 	epoll_ctl(p->epfd, EPOLL_CTL_ADD, p->efd, &e);
+	return 0;
+}
+
+/* Copies the options, binds the portal, sets up epoll and the eventfd. */
+int fl_iscsi_create(const struct fl_iscsi_opts *opts, struct fl_engine *engine,
+		    struct fl_target *target, struct fl_iscsi **out)
+{
+	struct fl_iscsi *t = calloc(1, sizeof(*t));
+	struct portal *p;
+	bool ok;
+	int err;
+
+	if (!t)
+		return -ENOMEM;
+	p = &t->p;
+	ok = portal_copy_opts(p, opts);
+	p->engine = engine;
+	p->target = target;
+	p->epfd = p->efd = p->reserve_fd = -1;
+	for (unsigned i = 0; i < FL_ISCSI_MAX_PORTS; i++)
+		p->ls[i].fd = -1;
+	p->next_tsih = 1;
+	pthread_mutex_init(&p->lock, NULL);
+	iscsi_crc32c_init();
+	if (!ok) {
+		err = -ENOMEM;
+		goto fail;
+	}
+	portal_warn_secrets(p);
+	if (!engine && !target) {
+		iscsi_log(p, LOG_ERR, NULL, "no engine and no target to serve");
+		err = -EINVAL;
+		goto fail;
+	}
+	err = portal_bind_ports(p, opts);
+	if (err)
+		goto fail;
+	err = portal_events_init(p);
+	if (err)
+		goto fail;
 	be_init(p);
 	*out = t;
 	return 0;

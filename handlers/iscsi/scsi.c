@@ -296,20 +296,10 @@ static void respond_status_only(struct conn *c, const uint8_t *bhs, uint8_t stat
 	conn_queue(c, pdu);
 }
 
-/* Handles a SCSI Command PDU (RFC 7143 11.3). */
-int scsi_cmd(struct conn *c, const uint8_t *bhs, const uint8_t *ahs, uint32_t ahs_len,
-	     const uint8_t *data, uint32_t dlen)
+/* Reads a command's AHS into its CDB; 0 to go on, 1 when rejected, -1 when closed. */
+static int cmd_read_ahs(struct conn *c, const uint8_t *bhs, const uint8_t *ahs, uint32_t ahs_len,
+			uint8_t *cdb, size_t *cdb_len)
 {
-	struct portal *p = c->portal;
-	uint8_t flags = bhs[1];
-	bool rd = flags & ISCSI_CMD_READ, wr = flags & ISCSI_CMD_WRITE;
-	bool final = flags & ISCSI_FLAG_FINAL;
-	uint32_t itt = get_be32(bhs + BHS_ITT);
-	uint32_t edtl = get_be32(bhs + BHS_TTT);
-	uint8_t cdb[FL_CDB_MAX];
-	size_t cdb_len = 16;
-
-	memcpy(cdb, bhs + BHS_CDB, 16);
 	/* AHS: extended CDB (type 1); bidirectional (type 2) is not supported. */
 	for (uint32_t off = 0; off + 4 <= ahs_len;) {
 		uint16_t alen = get_be16(ahs + off);
@@ -322,19 +312,31 @@ int scsi_cmd(struct conn *c, const uint8_t *bhs, const uint8_t *ahs, uint32_t ah
 			size_t extra = alen - 1u;
 			if (16 + extra > FL_CDB_MAX) {
 				conn_send_reject(c, bhs, ISCSI_REJECT_INVALID_PDU_FIELD);
-				return 0;
+				return 1;
 			}
 			memcpy(cdb + 16, ahs + off + 4, extra);
-			cdb_len = 16 + extra;
+			*cdb_len = 16 + extra;
 		} else if (type == ISCSI_AHS_BIDI_READ_LENGTH) {
 			conn_send_reject(c, bhs, ISCSI_REJECT_CMD_NOT_SUPPORTED);
-			return 0;
+			return 1;
 		}
 		off += (3u + alen + 3u) & ~3u;
 	}
+	return 0;
+}
+
+/* Checks a command's flags, data and tag; 0 to go on, 1 when answered, -1 when closed. */
+static int cmd_check(struct conn *c, const uint8_t *bhs, uint32_t dlen)
+{
+	uint8_t flags = bhs[1];
+	bool rd = flags & ISCSI_CMD_READ, wr = flags & ISCSI_CMD_WRITE;
+	bool final = flags & ISCSI_FLAG_FINAL;
+	uint32_t itt = get_be32(bhs + BHS_ITT);
+	uint32_t edtl = get_be32(bhs + BHS_TTT);
+
 	if (rd && wr) {
 		conn_send_reject(c, bhs, ISCSI_REJECT_CMD_NOT_SUPPORTED);
-		return 0;
+		return 1;
 	}
 	if (dlen && (!wr || !c->p.immediate_data || dlen > edtl || dlen > c->p.first_burst)) {
 		conn_close(c, "protocol error: immediate data not allowed or too long");
@@ -346,41 +348,56 @@ int scsi_cmd(struct conn *c, const uint8_t *bhs, const uint8_t *ahs, uint32_t ah
 	}
 	if (task_find(c, itt)) {
 		conn_send_reject(c, bhs, ISCSI_REJECT_TASK_IN_PROGRESS);
-		return 0;
+		return 1;
 	}
 	/* Bounded memory: refuse with TASK SET FULL rather than allocate without limit. */
 	if (edtl > ISCSI_MAX_EDTL || c->ntasks >= 2 * ISCSI_CMD_WINDOW) {
-		iscsi_log(p, LOG_INFO, c, "TASK SET FULL for ITT 0x%08x (EDTL %u, %u tasks)", itt,
-			  edtl, c->ntasks);
+		iscsi_log(c->portal, LOG_INFO, c,
+			  "TASK SET FULL for ITT 0x%08x (EDTL %u, %u tasks)", itt, edtl, c->ntasks);
 		respond_status_only(c, bhs, FL_STATUS_TASK_SET_FULL);
-		return 0;
+		return 1;
 	}
-	struct task *t = calloc(1, sizeof(*t));
-	if (!t) {
-		respond_status_only(c, bhs, FL_STATUS_TASK_SET_FULL);
-		return 0;
-	}
+	return 0;
+}
+
+/* Fills a new task from the command's BHS and CDB, and decodes the CDB. */
+static const struct fl_cdb_info *task_init(struct task *t, struct conn *c, const uint8_t *bhs,
+					   const uint8_t *cdb, size_t cdb_len)
+{
 	t->refs = 1;
-	t->portal = p;
-	t->itt = itt;
-	t->edtl = edtl;
+	t->portal = c->portal;
+	t->itt = get_be32(bhs + BHS_ITT);
+	t->edtl = get_be32(bhs + BHS_TTT);
 	t->cmd_sn = get_be32(bhs + BHS_CMDSN);
-	t->read = rd;
-	t->write = wr;
+	t->read = bhs[1] & ISCSI_CMD_READ;
+	t->write = bhs[1] & ISCSI_CMD_WRITE;
 	t->immediate = bhs[0] & ISCSI_FLAG_IMMEDIATE;
 	memcpy(t->lun_raw, bhs + BHS_LUN, 8);
 	lun_decode(t->lun_raw, &t->lun_id);
 	memcpy(t->cmd.cdb, cdb, cdb_len);
 	t->cmd.cdb_len = (uint8_t)cdb_len;
 	/* decoded once here; the engine, the core and the PDU verdicts reuse t->cmd.info */
-	const struct fl_cdb_info *ci = fl_cmd_decode(&t->cmd);
+	return fl_cmd_decode(&t->cmd);
+}
+
+/* The size of a task's buffer: the EDTL, or a read's whole SCSI transfer if larger. */
+static uint64_t task_buffer_size(struct portal *p, const struct task *t,
+				 const struct fl_cdb_info *ci)
+{
 	/* A read gets room for the whole SCSI transfer, so overflow is measurable. */
-	uint64_t want = edtl;
-	if (rd && ci->has_lba && ci->data_in) {
+	uint64_t want = t->edtl;
+	if (t->read && ci->has_lba && ci->data_in) {
 		uint64_t spdtl = (uint64_t)ci->nblocks * be_block_size(p, t->lun_id);
 		if (spdtl > want && spdtl <= ISCSI_MAX_EDTL)
 			want = spdtl;
 	}
+	return want;
+}
+
+/* Whether a buffer of want bytes would exceed the connection's or the process's budget. */
+static bool task_over_budget(struct conn *c, uint32_t itt, uint64_t want)
+{
+	struct portal *p = c->portal;
 	/*
 	 * One budget for what the connection holds (command buffers and unsent
 	 * responses), and one for the process: a connection with nothing queued
@@ -392,15 +409,32 @@ int scsi_cmd(struct conn *c, const uint8_t *bhs, const uint8_t *ahs, uint32_t ah
 		iscsi_log(p, LOG_INFO, c,
 			  "TASK SET FULL for ITT 0x%08x: %llu bytes queued here, %llu in all", itt,
 			  (unsigned long long)q, (unsigned long long)p->queued_bytes);
+		return true;
+	}
+	return false;
+}
+
+/* Creates a command's task with its buffer and nexus; NULL when answered TASK SET FULL. */
+static struct task *task_create(struct conn *c, const uint8_t *bhs, const uint8_t *cdb,
+				size_t cdb_len)
+{
+	struct task *t = calloc(1, sizeof(*t));
+	if (!t) {
+		respond_status_only(c, bhs, FL_STATUS_TASK_SET_FULL);
+		return NULL;
+	}
+	const struct fl_cdb_info *ci = task_init(t, c, bhs, cdb, cdb_len);
+	uint64_t want = task_buffer_size(c->portal, t, ci);
+	if (task_over_budget(c, t->itt, want)) {
 		free(t);
 		respond_status_only(c, bhs, FL_STATUS_TASK_SET_FULL);
-		return 0;
+		return NULL;
 	}
 	t->buf_len = (uint32_t)want;
 	if (want && !(t->buf = malloc(want))) {
 		free(t);
 		respond_status_only(c, bhs, FL_STATUS_TASK_SET_FULL);
-		return 0;
+		return NULL;
 	}
 	t->cmd.nexus.id = c->nexus_id;
 	t->initiator = strdup(c->initiator_port ? c->initiator_port : "");
@@ -408,15 +442,20 @@ int scsi_cmd(struct conn *c, const uint8_t *bhs, const uint8_t *ahs, uint32_t ah
 		free(t->buf);
 		free(t);
 		respond_status_only(c, bhs, FL_STATUS_TASK_SET_FULL);
-		return 0;
+		return NULL;
 	}
 	t->cmd.nexus.initiator = t->initiator;
 	t->cmd.nexus.rel_port_id = c->rel_port_id ? c->rel_port_id : 1;
-	t->cmd.tag = itt;
-	t->cmd.data_in = rd ? t->buf : NULL;
-	t->cmd.data_in_cap = rd ? t->buf_len : 0;
+	t->cmd.tag = t->itt;
+	t->cmd.data_in = t->read ? t->buf : NULL;
+	t->cmd.data_in_cap = t->read ? t->buf_len : 0;
 	t->cmd.priv = t;
-	/* link */
+	return t;
+}
+
+/* Puts a task on its connection's list (the list holds the first reference). */
+static void task_link(struct conn *c, struct task *t)
+{
 	t->conn = c;
 	t->next = c->tasks;
 	if (c->tasks)
@@ -424,23 +463,141 @@ int scsi_cmd(struct conn *c, const uint8_t *bhs, const uint8_t *ahs, uint32_t ah
 	c->tasks = t;
 	c->ntasks++;
 	conn_mem(c, &c->task_bytes, (int64_t)t->buf_len);
+}
 
-	if (wr) {
-		if (dlen)
-			memcpy(t->buf, data, dlen);
-		t->received = dlen;
-		/* RFC 7143 13.14: unsolicited data up to FirstBurstLength, immediate included. */
-		uint32_t first = edtl < c->p.first_burst ? edtl : c->p.first_burst;
-		if (!final && first > dlen) {
-			t->unsol_open = true;
-			t->unsol_end = first;
-		} else {
-			t->unsol_end = dlen;
-		}
-		t->r2t_next = t->unsol_end;
-		task_progress(c, t);
+/* Starts a write with its immediate data and opens the unsolicited burst if announced. */
+static void task_start_write(struct conn *c, struct task *t, const uint8_t *data, uint32_t dlen,
+			     bool final)
+{
+	if (dlen)
+		memcpy(t->buf, data, dlen);
+	t->received = dlen;
+	/* RFC 7143 13.14: unsolicited data up to FirstBurstLength, immediate included. */
+	uint32_t first = t->edtl < c->p.first_burst ? t->edtl : c->p.first_burst;
+	if (!final && first > dlen) {
+		t->unsol_open = true;
+		t->unsol_end = first;
 	} else {
+		t->unsol_end = dlen;
+	}
+	t->r2t_next = t->unsol_end;
+	task_progress(c, t);
+}
+
+/* Handles a SCSI Command PDU (RFC 7143 11.3). */
+int scsi_cmd(struct conn *c, const uint8_t *bhs, const uint8_t *ahs, uint32_t ahs_len,
+	     const uint8_t *data, uint32_t dlen)
+{
+	uint8_t cdb[FL_CDB_MAX];
+	size_t cdb_len = 16;
+	int rc;
+
+	memcpy(cdb, bhs + BHS_CDB, 16);
+	rc = cmd_read_ahs(c, bhs, ahs, ahs_len, cdb, &cdb_len);
+	if (rc)
+		return rc < 0 ? -1 : 0;
+	rc = cmd_check(c, bhs, dlen);
+	if (rc)
+		return rc < 0 ? -1 : 0;
+	struct task *t = task_create(c, bhs, cdb, cdb_len);
+	if (!t)
+		return 0;
+	task_link(c, t);
+	if (t->write)
+		task_start_write(c, t, data, dlen, bhs[1] & ISCSI_FLAG_FINAL);
+	else
 		task_submit(c, t);
+	return 0;
+}
+
+/* Takes unsolicited Data-Out (the first burst); 0, or -1 with why set. */
+static int data_out_unsolicited(struct task *t, const uint8_t *bhs, const uint8_t *data,
+				uint32_t dlen, char *why, size_t why_len)
+{
+	uint32_t itt = get_be32(bhs + BHS_ITT);
+	uint32_t datasn = get_be32(bhs + BHS_DATASN), off = get_be32(bhs + BHS_OFFSET);
+	bool final = bhs[1] & ISCSI_FLAG_FINAL;
+
+	if (!t->unsol_open) {
+		snprintf(why, why_len,
+			 "protocol error: unsolicited Data-Out not expected "
+			 "(ITT 0x%08x)",
+			 itt);
+		return -1;
+	}
+	if (datasn != t->unsol_datasn) {
+		snprintf(why, why_len, "protocol error: DataSN %u, expected %u (ITT 0x%08x)",
+			 datasn, t->unsol_datasn, itt);
+		return -1;
+	}
+	if (off != t->received || off + dlen > t->unsol_end) {
+		snprintf(why, why_len,
+			 "protocol error: Buffer Offset %u+%u outside unsolicited range (ITT "
+			 "0x%08x)",
+			 off, dlen, itt);
+		return -1;
+	}
+	memcpy(t->buf + off, data, dlen);
+	t->received += dlen;
+	t->unsol_datasn++;
+	if (final) {
+		if (t->received != t->unsol_end) {
+			snprintf(why, why_len,
+				 "protocol error: unsolicited burst ended at %u, expected %u",
+				 t->received, t->unsol_end);
+			return -1;
+		}
+		t->unsol_open = false;
+	}
+	return 0;
+}
+
+/* Finds a task's outstanding R2T sequence by its Target Transfer Tag. */
+static struct r2t_seq *task_r2t_find(struct task *t, uint32_t ttt)
+{
+	for (unsigned i = 0; i < ISCSI_MAX_R2T; i++)
+		if (t->r2t[i].active && t->r2t[i].ttt == ttt)
+			return &t->r2t[i];
+	return NULL;
+}
+
+/* Takes Data-Out answering an R2T (RFC 7143 11.7, 11.8); 0, or -1 with why set. */
+static int data_out_solicited(struct task *t, const uint8_t *bhs, const uint8_t *data,
+			      uint32_t dlen, char *why, size_t why_len)
+{
+	uint32_t itt = get_be32(bhs + BHS_ITT), ttt = get_be32(bhs + BHS_TTT);
+	uint32_t datasn = get_be32(bhs + BHS_DATASN), off = get_be32(bhs + BHS_OFFSET);
+	bool final = bhs[1] & ISCSI_FLAG_FINAL;
+	struct r2t_seq *s = task_r2t_find(t, ttt);
+
+	if (!s) {
+		snprintf(why, why_len, "protocol error: unknown Target Transfer Tag 0x%08x", ttt);
+		return -1;
+	}
+	if (datasn != s->next_datasn) {
+		snprintf(why, why_len, "protocol error: DataSN %u, expected %u (ITT 0x%08x)",
+			 datasn, s->next_datasn, itt);
+		return -1;
+	}
+	if (off != s->offset + s->got || s->got + dlen > s->len) {
+		snprintf(why, why_len,
+			 "protocol error: Buffer Offset %u+%u outside R2T %u+%u (ITT 0x%08x)", off,
+			 dlen, s->offset, s->len, itt);
+		return -1;
+	}
+	memcpy(t->buf + off, data, dlen);
+	s->got += dlen;
+	s->next_datasn++;
+	t->received += dlen;
+	if (final || s->got == s->len) {
+		if (s->got != s->len) {
+			snprintf(why, why_len,
+				 "protocol error: R2T sequence ended short (%u of %u)", s->got,
+				 s->len);
+			return -1;
+		}
+		s->active = false;
+		t->r2t_active--;
 	}
 	return 0;
 }
@@ -449,95 +606,24 @@ int scsi_cmd(struct conn *c, const uint8_t *bhs, const uint8_t *ahs, uint32_t ah
 int scsi_data_out(struct conn *c, const uint8_t *bhs, const uint8_t *data, uint32_t dlen)
 {
 	uint32_t itt = get_be32(bhs + BHS_ITT), ttt = get_be32(bhs + BHS_TTT);
-	uint32_t datasn = get_be32(bhs + BHS_DATASN), off = get_be32(bhs + BHS_OFFSET);
-	bool final = bhs[1] & ISCSI_FLAG_FINAL;
 	struct task *t = task_find(c, itt);
 	char why[160];
+	int rc;
 
 	if (!t || !t->write || t->submitted) {
 		/* Data for a task already answered or aborted: discard it. */
 		iscsi_log(c->portal, LOG_DEBUG, c, "Data-Out for unknown ITT 0x%08x dropped", itt);
 		return 0;
 	}
-	if (ttt == ISCSI_RSVD_TAG) {
-		/* Unsolicited data (first burst). */
-		if (!t->unsol_open) {
-			snprintf(why, sizeof(why),
-				 "protocol error: unsolicited Data-Out not expected "
-				 "(ITT 0x%08x)",
-				 itt);
-			goto bad;
-		}
-		if (datasn != t->unsol_datasn) {
-			snprintf(why, sizeof(why),
-				 "protocol error: DataSN %u, expected %u (ITT 0x%08x)", datasn,
-				 t->unsol_datasn, itt);
-			goto bad;
-		}
-		if (off != t->received || off + dlen > t->unsol_end) {
-			snprintf(
-			    why, sizeof(why),
-			    "protocol error: Buffer Offset %u+%u outside unsolicited range (ITT "
-			    "0x%08x)",
-			    off, dlen, itt);
-			goto bad;
-		}
-		memcpy(t->buf + off, data, dlen);
-		t->received += dlen;
-		t->unsol_datasn++;
-		if (final) {
-			if (t->received != t->unsol_end) {
-				snprintf(
-				    why, sizeof(why),
-				    "protocol error: unsolicited burst ended at %u, expected %u",
-				    t->received, t->unsol_end);
-				goto bad;
-			}
-			t->unsol_open = false;
-		}
-		task_progress(c, t);
-		return 0;
-	}
-	struct r2t_seq *s = NULL;
-	for (unsigned i = 0; i < ISCSI_MAX_R2T; i++)
-		if (t->r2t[i].active && t->r2t[i].ttt == ttt) {
-			s = &t->r2t[i];
-			break;
-		}
-	if (!s) {
-		snprintf(why, sizeof(why), "protocol error: unknown Target Transfer Tag 0x%08x",
-			 ttt);
-		goto bad;
-	}
-	if (datasn != s->next_datasn) {
-		snprintf(why, sizeof(why), "protocol error: DataSN %u, expected %u (ITT 0x%08x)",
-			 datasn, s->next_datasn, itt);
-		goto bad;
-	}
-	if (off != s->offset + s->got || s->got + dlen > s->len) {
-		snprintf(why, sizeof(why),
-			 "protocol error: Buffer Offset %u+%u outside R2T %u+%u (ITT 0x%08x)", off,
-			 dlen, s->offset, s->len, itt);
-		goto bad;
-	}
-	memcpy(t->buf + off, data, dlen);
-	s->got += dlen;
-	s->next_datasn++;
-	t->received += dlen;
-	if (final || s->got == s->len) {
-		if (s->got != s->len) {
-			snprintf(why, sizeof(why),
-				 "protocol error: R2T sequence ended short (%u of %u)", s->got,
-				 s->len);
-			goto bad;
-		}
-		s->active = false;
-		t->r2t_active--;
+	if (ttt == ISCSI_RSVD_TAG) /* unsolicited data (first burst) */
+		rc = data_out_unsolicited(t, bhs, data, dlen, why, sizeof(why));
+	else
+		rc = data_out_solicited(t, bhs, data, dlen, why, sizeof(why));
+	if (rc < 0) {
+		/* ERL 0 cannot recover a broken data sequence (RFC 7143 7.1.4): close. */
+		conn_close(c, why);
+		return -1;
 	}
 	task_progress(c, t);
 	return 0;
-bad:
-	/* ERL 0 cannot recover a broken data sequence (RFC 7143 7.1.4): close. */
-	conn_close(c, why);
-	return -1;
 }

@@ -424,41 +424,45 @@ static enum fl_pdu_kind pdu_kind(uint8_t op)
 	}
 }
 
-/* Full feature phase entry point for every inbound PDU. */
-static int session_dispatch(struct conn *c, const uint8_t *bhs, const uint8_t *ahs,
-			    uint32_t ahs_len, const uint8_t *data, uint32_t dlen)
+/* Refuses what a full feature phase does not take here (sends a Reject); true to go on. */
+static bool session_opcode_allowed(struct conn *c, const uint8_t *bhs)
 {
-	uint8_t op = bhs[0] & ISCSI_OPCODE_MASK;
-	bool immediate = bhs[0] & ISCSI_FLAG_IMMEDIATE;
-
-	switch (op) {
+	switch (bhs[0] & ISCSI_OPCODE_MASK) {
 	case ISCSI_OP_SCSI_CMD:
 	case ISCSI_OP_TMF_REQ:
 	case ISCSI_OP_DATA_OUT:
 		if (c->discovery) {
 			/* RFC 7143 4.3: only text and logout in a discovery session. */
 			conn_send_reject(c, bhs, ISCSI_REJECT_PROTOCOL_ERROR);
-			return 0;
+			return false;
 		}
-		break;
+		return true;
 	case ISCSI_OP_NOP_OUT:
 	case ISCSI_OP_TEXT_REQ:
 	case ISCSI_OP_LOGOUT_REQ:
-		break;
+		return true;
 	case ISCSI_OP_SNACK:
 		/* RFC 7143 11.16: no SNACK support at ErrorRecoveryLevel 0. */
 		conn_send_reject(c, bhs, ISCSI_REJECT_PROTOCOL_ERROR);
-		return 0;
+		return false;
 	case ISCSI_OP_LOGIN_REQ:
 		conn_send_reject(c, bhs, ISCSI_REJECT_PROTOCOL_ERROR);
-		return 0;
+		return false;
 	default:
 		conn_send_reject(c, bhs, ISCSI_REJECT_CMD_NOT_SUPPORTED);
-		return 0;
+		return false;
 	}
-	/* CmdSN sequencing (RFC 7143 4.2.2.1); Data-Out and NOP replies carry none. */
+}
+
+/* CmdSN sequencing (RFC 7143 4.2.2.1): false for a command outside the window (ignored). */
+static bool session_cmd_sn_accept(struct conn *c, const uint8_t *bhs)
+{
+	uint8_t op = bhs[0] & ISCSI_OPCODE_MASK;
+	bool immediate = bhs[0] & ISCSI_FLAG_IMMEDIATE;
+	/* Data-Out and NOP replies carry none. */
 	bool numbered = op != ISCSI_OP_DATA_OUT &&
 			!(op == ISCSI_OP_NOP_OUT && get_be32(bhs + BHS_ITT) == ISCSI_RSVD_TAG);
+
 	if (numbered && !immediate) {
 		uint32_t sn = get_be32(bhs + BHS_CMDSN);
 		uint32_t max = conn_max_cmd_sn(c);
@@ -466,31 +470,75 @@ static int session_dispatch(struct conn *c, const uint8_t *bhs, const uint8_t *a
 			iscsi_log(c->portal, LOG_INFO, c,
 				  "CmdSN %u outside the window [%u, %u]: ignored", sn,
 				  c->exp_cmd_sn, max);
-			return 0;
+			return false;
 		}
 		c->exp_cmd_sn++;
 	}
+	return true;
+}
+
+/* The scenario's transport verdict on an inbound PDU (none in a discovery session). */
+static void session_inbound_verdict(struct conn *c, const uint8_t *bhs, struct fl_xport_verdict *v)
+{
+	uint8_t op = bhs[0] & ISCSI_OPCODE_MASK;
+	struct fl_pdu_info info;
+	const struct task *t = NULL;
+
+	if (c->discovery)
+		return;
+	if (op == ISCSI_OP_DATA_OUT)
+		t = task_find(c, get_be32(bhs + BHS_ITT));
+	pdu_info(c, pdu_kind(op), t, &info);
+	if (op == ISCSI_OP_SCSI_CMD) {
+		lun_decode(bhs + BHS_LUN, &info.lun_id);
+		/* decoded by the engine only if a transport rule needs it */
+		info.raw_cdb = bhs + BHS_CDB;
+		info.raw_cdb_len = 16;
+	} else if (op == ISCSI_OP_TMF_REQ) {
+		lun_decode(bhs + BHS_LUN, &info.lun_id);
+	} else if (op == ISCSI_OP_DATA_OUT) {
+		info.data_sn = get_be32(bhs + BHS_DATASN);
+		info.buffer_offset = get_be32(bhs + BHS_OFFSET);
+	}
+	be_pdu(c->portal, &info, v);
+}
+
+/* Holds an inbound PDU for delay_us and stops reading until it has run. */
+static int session_delay_inbound(struct conn *c, const uint8_t *bhs, const uint8_t *ahs,
+				 uint32_t ahs_len, const uint8_t *data, uint32_t dlen,
+				 uint32_t delay_us)
+{
+	struct delayed_rx *d = malloc(sizeof(*d) + ahs_len + dlen);
+	if (!d) {
+		conn_close(c, "out of memory");
+		return -1;
+	}
+	memcpy(d->bhs, bhs, ISCSI_BHS_LEN);
+	memcpy(d->buf, ahs, ahs_len);
+	memcpy(d->buf + ahs_len, data, dlen);
+	d->ahs_len = ahs_len;
+	d->dlen = dlen;
+	/* Later PDUs wait behind this one: stop reading until it is processed. */
+	if (!timer_add(c->portal, c, (uint64_t)delay_us * 1000, delayed_rx_fire, d, free)) {
+		free(d);
+		return 0;
+	}
+	c->rx_paused = true;
+	conn_update_events(c);
+	return 0;
+}
+
+/* Full feature phase entry point for every inbound PDU. */
+static int session_dispatch(struct conn *c, const uint8_t *bhs, const uint8_t *ahs,
+			    uint32_t ahs_len, const uint8_t *data, uint32_t dlen)
+{
+	uint8_t op = bhs[0] & ISCSI_OPCODE_MASK;
+
+	if (!session_opcode_allowed(c, bhs) || !session_cmd_sn_accept(c, bhs))
+		return 0;
 	/* The scenario's transport rules on inbound PDUs. */
 	struct fl_xport_verdict v = {0};
-	if (!c->discovery) {
-		struct fl_pdu_info info;
-		const struct task *t = NULL;
-		if (op == ISCSI_OP_DATA_OUT)
-			t = task_find(c, get_be32(bhs + BHS_ITT));
-		pdu_info(c, pdu_kind(op), t, &info);
-		if (op == ISCSI_OP_SCSI_CMD) {
-			lun_decode(bhs + BHS_LUN, &info.lun_id);
-			/* decoded by the engine only if a transport rule needs it */
-			info.raw_cdb = bhs + BHS_CDB;
-			info.raw_cdb_len = 16;
-		} else if (op == ISCSI_OP_TMF_REQ) {
-			lun_decode(bhs + BHS_LUN, &info.lun_id);
-		} else if (op == ISCSI_OP_DATA_OUT) {
-			info.data_sn = get_be32(bhs + BHS_DATASN);
-			info.buffer_offset = get_be32(bhs + BHS_OFFSET);
-		}
-		be_pdu(c->portal, &info, &v);
-	}
+	session_inbound_verdict(c, bhs, &v);
 	switch (v.action) {
 	case FL_XPORT_DROP:
 		iscsi_log(c->portal, LOG_INFO, c, "fault%s%s: dropping inbound opcode 0x%02x",
@@ -499,27 +547,8 @@ static int session_dispatch(struct conn *c, const uint8_t *bhs, const uint8_t *a
 	case FL_XPORT_CLOSE:
 		conn_close(c, "fault: connection closed by the scenario");
 		return -1;
-	case FL_XPORT_DELAY: {
-		struct delayed_rx *d = malloc(sizeof(*d) + ahs_len + dlen);
-		if (!d) {
-			conn_close(c, "out of memory");
-			return -1;
-		}
-		memcpy(d->bhs, bhs, ISCSI_BHS_LEN);
-		memcpy(d->buf, ahs, ahs_len);
-		memcpy(d->buf + ahs_len, data, dlen);
-		d->ahs_len = ahs_len;
-		d->dlen = dlen;
-		/* Later PDUs wait behind this one: stop reading until it is processed. */
-		if (!timer_add(c->portal, c, (uint64_t)v.delay_us * 1000, delayed_rx_fire, d,
-			       free)) {
-			free(d);
-			return 0;
-		}
-		c->rx_paused = true;
-		conn_update_events(c);
-		return 0;
-	}
+	case FL_XPORT_DELAY:
+		return session_delay_inbound(c, bhs, ahs, ahs_len, data, dlen, v.delay_us);
 	default:
 		return session_handle(c, bhs, ahs, ahs_len, data, dlen);
 	}
