@@ -510,25 +510,9 @@ const char *fl_lun_config_problem(const struct fl_lun_config *cfg)
 	return NULL;
 }
 
-/* Creates a logical unit. */
-int fl_lun_create(const struct fl_lun_config *cfg, struct fl_lun **out)
+/* Copies cfg into the LUN, its strings owned and a personality's identity filled in. */
+static int lun_copy_config(struct fl_lun *lun, const struct fl_lun_config *cfg)
 {
-	const char *problem = fl_lun_config_problem(cfg);
-	struct fl_lun *lun;
-	uint64_t bytes;
-	int rc;
-
-	*out = NULL;
-	if (problem) {
-		fl_log(FL_LOG_ERR, "bad LUN config: %s\n", problem);
-		return -EINVAL;
-	}
-	lun = calloc(1, sizeof(*lun));
-	if (!lun)
-		return -ENOMEM;
-	pthread_mutex_init(&lun->lock, NULL);
-	pthread_cond_init(&lun->idle, NULL);
-	pthread_cond_init(&lun->reads_done, NULL);
 	lun->cfg = *cfg;
 	/* a personality's identity where the LUN sets none (vendor.c) */
 	if (cfg->personality.name) {
@@ -543,10 +527,14 @@ int fl_lun_create(const struct fl_lun_config *cfg, struct fl_lun **out)
 	if (!dup_str(&lun->cfg.vendor, cfg->vendor) || !dup_str(&lun->cfg.product, cfg->product) ||
 	    !dup_str(&lun->cfg.revision, cfg->revision) ||
 	    !dup_str(&lun->cfg.serial, cfg->serial) ||
-	    !dup_str(&lun->cfg.store_path, cfg->store_path)) {
-		rc = -ENOMEM;
-		goto fail;
-	}
+	    !dup_str(&lun->cfg.store_path, cfg->store_path))
+		return -ENOMEM;
+	return 0;
+}
+
+/* Sets the geometry, the thin pool, the target port groups and the mode pages' defaults. */
+static void lun_apply_defaults(struct fl_lun *lun, const struct fl_lun_config *cfg)
+{
 	lun->num_blocks = cfg->num_blocks;
 	lun->block_size = cfg->block_size;
 	while ((1u << lun->block_shift) < cfg->block_size)
@@ -567,10 +555,14 @@ int fl_lun_create(const struct fl_lun_config *cfg, struct fl_lun **out)
 	lun->mode.wce = cfg->write_cache;
 	lun->mode.d_sense = cfg->d_sense;
 	lun->mode_saved = lun->mode;
-	rc = vendor_attach(lun);
-	if (rc)
-		goto fail;
-	bytes = cfg->num_blocks << lun->block_shift;
+}
+
+/* Opens the LUN's store of the configured kind; returns 0 or -errno (the store logs). */
+static int lun_open_store(struct fl_lun *lun, const struct fl_lun_config *cfg)
+{
+	uint64_t bytes = cfg->num_blocks << lun->block_shift;
+	int rc;
+
 	if (cfg->store == FL_STORE_FILE)
 		rc = store_file_open(cfg->store_path, cfg->store_dir, bytes, &lun->store);
 	else if (cfg->store == FL_STORE_NULL)
@@ -578,18 +570,55 @@ int fl_lun_create(const struct fl_lun_config *cfg, struct fl_lun **out)
 	else
 		rc = store_mem_open(bytes, &lun->store);
 	lun->cfg.store_dir = NULL; /* used only here; the caller's string */
+	return rc;
+}
+
+/* Creates a thin LUN's map, with what a file store already holds mapped. */
+static int lun_setup_thin(struct fl_lun *lun)
+{
+	int rc = thin_create(lun->cfg.num_blocks, &lun->thin);
+
+	if (rc)
+		return rc;
+	/* a file store keeps its data: what it holds is mapped */
+	if (lun->store->ops->mapped)
+		return lun->store->ops->mapped(lun->store, lun->thin, lun->block_shift);
+	return 0;
+}
+
+/* Creates a logical unit. */
+int fl_lun_create(const struct fl_lun_config *cfg, struct fl_lun **out)
+{
+	const char *problem = fl_lun_config_problem(cfg);
+	struct fl_lun *lun;
+	int rc;
+
+	*out = NULL;
+	if (problem) {
+		fl_log(FL_LOG_ERR, "bad LUN config: %s\n", problem);
+		return -EINVAL;
+	}
+	lun = calloc(1, sizeof(*lun));
+	if (!lun)
+		return -ENOMEM;
+	pthread_mutex_init(&lun->lock, NULL);
+	pthread_cond_init(&lun->idle, NULL);
+	pthread_cond_init(&lun->reads_done, NULL);
+	rc = lun_copy_config(lun, cfg);
+	if (rc)
+		goto fail;
+	cfg = &lun->cfg; /* the same settings, its strings the LUN's own */
+	lun_apply_defaults(lun, cfg);
+	rc = vendor_attach(lun);
+	if (rc)
+		goto fail;
+	rc = lun_open_store(lun, cfg);
 	if (rc)
 		goto fail;
 	if (lun->cfg.thin) {
-		rc = thin_create(cfg->num_blocks, &lun->thin);
+		rc = lun_setup_thin(lun);
 		if (rc)
 			goto fail;
-		/* a file store keeps its data: what it holds is mapped */
-		if (lun->store->ops->mapped) {
-			rc = lun->store->ops->mapped(lun->store, lun->thin, lun->block_shift);
-			if (rc)
-				goto fail;
-		}
 	}
 	if (lun->store->async) {
 		rc = lun_start_workers(lun);
