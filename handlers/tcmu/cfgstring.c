@@ -80,6 +80,45 @@ static int take_path(const char *key, const char *val, char *dst, char **reason)
 	return 0;
 }
 
+/* Applies store=memory, store=memory:SIZE or store=file:PATH to *out. */
+static int apply_store(const char *val, struct cfgstr *out, char **reason)
+{
+	out->store_set = true;
+	if (!strcmp(val, "memory")) {
+		out->store = FL_STORE_MEMORY;
+		return 0;
+	}
+	if (!strncmp(val, "memory:", 7)) {
+		out->store = FL_STORE_MEMORY;
+		if (fl_parse_size(val + 7, 0, &out->store_size, NULL) || out->store_size == 0)
+			return cfg_fail(reason,
+					"store: bad size '%s' (bytes, or a number with B, "
+					"KiB, MiB, GiB, TiB, KB, MB, GB or TB)",
+					val + 7);
+		return 0;
+	}
+	if (!strncmp(val, "file:", 5)) {
+		out->store = FL_STORE_FILE;
+		return take_path("store=file", val + 5, out->store_path, reason);
+	}
+	return cfg_fail(reason, "store: '%s' is not memory, memory:SIZE or file:PATH", val);
+}
+
+/* Applies read_only=1|true|0|false to *out. */
+static int apply_read_only(const char *val, struct cfgstr *out, char **reason)
+{
+	/* the values of a JSON boolean, and configfs's 1/0 */
+	if (!strcmp(val, "1") || !strcmp(val, "true")) {
+		out->read_only = true;
+		return 0;
+	}
+	if (!strcmp(val, "0") || !strcmp(val, "false")) {
+		out->read_only = false;
+		return 0;
+	}
+	return cfg_fail(reason, "read_only: '%s' is not 1, true, 0 or false", val);
+}
+
 /* Applies one key=value option to *out. */
 static int apply_option(const char *key, const char *val, struct cfgstr *out, char **reason,
 			unsigned *seen)
@@ -108,26 +147,7 @@ static int apply_option(const char *key, const char *val, struct cfgstr *out, ch
 	case 0:
 		return take_path("scenario", val, out->scenario, reason);
 	case 1:
-		out->store_set = true;
-		if (!strcmp(val, "memory")) {
-			out->store = FL_STORE_MEMORY;
-			return 0;
-		}
-		if (!strncmp(val, "memory:", 7)) {
-			out->store = FL_STORE_MEMORY;
-			if (fl_parse_size(val + 7, 0, &out->store_size, NULL) ||
-			    out->store_size == 0)
-				return cfg_fail(reason,
-						"store: bad size '%s' (bytes, or a number with B, "
-						"KiB, MiB, GiB, TiB, KB, MB, GB or TB)",
-						val + 7);
-			return 0;
-		}
-		if (!strncmp(val, "file:", 5)) {
-			out->store = FL_STORE_FILE;
-			return take_path("store=file", val + 5, out->store_path, reason);
-		}
-		return cfg_fail(reason, "store: '%s' is not memory, memory:SIZE or file:PATH", val);
+		return apply_store(val, out, reason);
 	case 2:
 		if (parse_u64(val, &v) || v > 255)
 			return cfg_fail(reason, "lun: '%s' is not a LUN number 0..255", val);
@@ -152,16 +172,7 @@ static int apply_option(const char *key, const char *val, struct cfgstr *out, ch
 		}
 		return take_path("ctl", val, out->ctl, reason);
 	case 6:
-		/* the values of a JSON boolean, and configfs's 1/0 */
-		if (!strcmp(val, "1") || !strcmp(val, "true")) {
-			out->read_only = true;
-			return 0;
-		}
-		if (!strcmp(val, "0") || !strcmp(val, "false")) {
-			out->read_only = false;
-			return 0;
-		}
-		return cfg_fail(reason, "read_only: '%s' is not 1, true, 0 or false", val);
+		return apply_read_only(val, out, reason);
 	default:
 		if (parse_u64(val, &v))
 			return cfg_fail(reason, "tcmur_cmd_time_out: '%s' is not a number", val);
