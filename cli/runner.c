@@ -583,6 +583,85 @@ static bool eh_ladder(int lun, struct scsi_task *t, int64_t deadline, struct res
 	return recover_session(deadline);
 }
 
+/* How far one command of run_task has got in its resends. */
+struct task_retry {
+	int64_t bound;	  /* (SD_RETRIES + 1) x the command timeout since first sent */
+	int64_t deadline; /* the step's deadline */
+	int counted;	  /* resends counted against SD_RETRIES */
+	int resends;	  /* every resend, bounded by MAX_RESENDS */
+};
+
+/* Records t as the last command sent, the one an abort_task step aborts. */
+static void note_sent(const struct scsi_task *t, int lun)
+{
+	last_cmd.sent = true;
+	last_cmd.session = ctx;
+	last_cmd.lun = lun;
+	last_cmd.itt = t->itt;
+	last_cmd.cmdsn = t->cmdsn;
+}
+
+/* Copies the answer of t (status and sense) into r and frees t and its op. */
+static void take_answer(struct scsi_task *t, struct op *opp, struct result *r)
+{
+	r->done = true;
+	r->status = t->status;
+	r->key = r->asc = r->ascq = 0;
+	if (t->status == SCSI_STATUS_CHECK_CONDITION) {
+		r->key = (uint8_t)t->sense.key;
+		r->asc = (uint8_t)(t->sense.ascq >> 8);
+		r->ascq = (uint8_t)(t->sense.ascq & 0xff);
+	}
+	scsi_free_scsi_task(t);
+	free(opp);
+}
+
+/*
+ * After an answer to a block command: true when the kernel's block path
+ * resends it (after the pause a requeue or a delayed retry takes), false
+ * when the answer in r is final.
+ */
+static bool resend_answered(int lun, struct task_retry *tr, struct result *r)
+{
+	enum disposition d = block_disposition(r, lun);
+	int64_t now;
+
+	if (d == DISP_DONE || tr->resends >= MAX_RESENDS)
+		return false;
+	if (d == DISP_COUNTED_RETRY && tr->counted >= SD_RETRIES)
+		return false;
+	now = ini_now_ms();
+	if (now >= tr->bound || now >= tr->deadline)
+		return false; /* the kernel fails it with its last answer */
+	if (d == DISP_COUNTED_RETRY)
+		tr->counted++;
+	tr->resends++;
+	r->retries++;
+	if (d != DISP_COUNTED_RETRY) {
+		int64_t p = d == DISP_DELAYED ? DELAYED_RETRY_PAUSE_MS : REQUEUE_PAUSE_MS;
+		if (now + p > tr->deadline)
+			p = tr->deadline - now;
+		wait_op(NULL, p);
+	}
+	return true;
+}
+
+/*
+ * After a recovery (r->eh_failed set by it): true when the command is resent,
+ * counted, while the retries and the overall bound allow
+ * (scsi_eh_flush_done_q); only a block command is.
+ */
+static bool resend_recovered(bool block, struct task_retry *tr, struct result *r)
+{
+	if (r->eh_failed || !block || tr->counted >= SD_RETRIES || ini_now_ms() >= tr->bound ||
+	    ini_now_ms() >= tr->deadline)
+		return false;
+	tr->counted++;
+	tr->resends++;
+	r->retries++;
+	return true;
+}
+
 /*
  * Runs one CDB with the kernel's error handling and, for a block op (block
  * true), the kernel's block-path retries; fills r. A pass-through op's answer
@@ -595,8 +674,8 @@ static void run_task(struct scsi_task *(*make)(void *), void *arg, int lun, stru
 		     int timeout_ms, int64_t deadline, bool block, struct result *r)
 {
 	int64_t t0 = ini_now_ms();
-	int64_t bound = t0 + (int64_t)(SD_RETRIES + 1) * timeout_ms;
-	int counted = 0, resends = 0;
+	struct task_retry tr = {.bound = t0 + (int64_t)(SD_RETRIES + 1) * timeout_ms,
+				.deadline = deadline};
 
 	r->run = true;
 	for (;;) {
@@ -610,11 +689,7 @@ static void run_task(struct scsi_task *(*make)(void *), void *arg, int lun, stru
 			r->done = false;
 			break;
 		}
-		last_cmd.sent = true;
-		last_cmd.session = ctx;
-		last_cmd.lun = lun;
-		last_cmd.itt = t->itt;
-		last_cmd.cmdsn = t->cmdsn;
+		note_sent(t, lun);
 		int64_t left = deadline - ini_now_ms();
 		int w = wait_pinged(opp, left < timeout_ms ? (left > 0 ? left : 0) : timeout_ms);
 		bool answered = w == 1;
@@ -630,50 +705,15 @@ static void run_task(struct scsi_task *(*make)(void *), void *arg, int lun, stru
 			strncat(r->eh, "conn_error ", sizeof(r->eh) - strlen(r->eh) - 1);
 			r->done = false;
 			r->eh_failed = !recover_session(deadline);
-			if (r->eh_failed || !block || counted >= SD_RETRIES ||
-			    ini_now_ms() >= bound || ini_now_ms() >= deadline)
+			if (!resend_recovered(block, &tr, r))
 				break;
-			counted++;
-			resends++;
-			r->retries++;
 			continue;
 		}
 		if (answered && opp->status != SCSI_STATUS_CANCELLED &&
 		    opp->status != SCSI_STATUS_ERROR) {
-			enum disposition d;
-			int64_t now;
-
-			r->done = true;
-			r->status = t->status;
-			r->key = r->asc = r->ascq = 0;
-			if (t->status == SCSI_STATUS_CHECK_CONDITION) {
-				r->key = (uint8_t)t->sense.key;
-				r->asc = (uint8_t)(t->sense.ascq >> 8);
-				r->ascq = (uint8_t)(t->sense.ascq & 0xff);
-			}
-			scsi_free_scsi_task(t);
-			free(opp);
-			if (!block)
+			take_answer(t, opp, r);
+			if (!block || !resend_answered(lun, &tr, r))
 				break;
-			d = block_disposition(r, lun);
-			if (d == DISP_DONE || resends >= MAX_RESENDS)
-				break;
-			if (d == DISP_COUNTED_RETRY && counted >= SD_RETRIES)
-				break;
-			now = ini_now_ms();
-			if (now >= bound || now >= deadline)
-				break; /* the kernel fails it with its last answer */
-			if (d == DISP_COUNTED_RETRY)
-				counted++;
-			resends++;
-			r->retries++;
-			if (d != DISP_COUNTED_RETRY) {
-				int64_t p = d == DISP_DELAYED ? DELAYED_RETRY_PAUSE_MS
-							      : REQUEUE_PAUSE_MS;
-				if (now + p > deadline)
-					p = deadline - now;
-				wait_op(NULL, p);
-			}
 			continue;
 		}
 		if (!answered && ini_now_ms() >= deadline) {
@@ -688,12 +728,8 @@ static void run_task(struct scsi_task *(*make)(void *), void *arg, int lun, stru
 		r->done = false;
 		r->eh_failed = !recovered;
 		/* Recovered: resent while the retries and the overall bound allow (scsi_eh_flush_done_q). */
-		if (!recovered || !block || counted >= SD_RETRIES || ini_now_ms() >= bound ||
-		    ini_now_ms() >= deadline)
+		if (!resend_recovered(block, &tr, r))
 			break;
-		counted++;
-		resends++;
-		r->retries++;
 	}
 	if (r->retries)
 		snprintf(r->eh + strlen(r->eh), sizeof(r->eh) - strlen(r->eh), "%u resend%s ",
@@ -1305,6 +1341,114 @@ static bool run_failed(const struct fl_step *s, const struct result *r)
 }
 
 /*
+ * True when step s is one the runner does not run (a file system or kernel
+ * operation, or a background step); says why in o.
+ */
+static bool step_unsupported(const struct fl_step *s, struct fl_step_obs *o)
+{
+	switch (s->op) {
+	case FL_OP_MKFS:
+	case FL_OP_MOUNT:
+	case FL_OP_UMOUNT:
+	case FL_OP_WRITE_FILE:
+	case FL_OP_READ_FILE:
+	case FL_OP_RESCAN:
+	case FL_OP_SHELL:
+		o->end = FL_END_UNSUPPORTED;
+		snprintf(o->why, sizeof(o->why), "a file system or kernel operation");
+		return true;
+	default:
+		break;
+	}
+	if (s->background) {
+		o->end = FL_END_UNSUPPORTED;
+		snprintf(o->why, sizeof(o->why), "it runs steps one at a time (background)");
+		return true;
+	}
+	return false;
+}
+
+/* Runs a block write of rw's range, every byte s's pattern, into one. */
+static void run_write(const struct fl_step *s, struct rw_arg *rw, int lun, int cmd_tmo_ms,
+		      int64_t deadline, const struct fl_runner_opts *ro, struct result *one)
+{
+	size_t len = (size_t)rw->blocks * block_size;
+	unsigned char *buf = malloc(len ? len : 1);
+	memset(buf, s->pattern, len);
+	struct iscsi_data d = {.size = len, .data = buf};
+	rw->write = true;
+	block_task(make_rw, rw, lun, &d, cmd_tmo_ms, deadline, ro, one);
+	free(buf);
+}
+
+/* Runs a block discard of rw's range into one (its parameter list zeroed). */
+static void run_discard(struct rw_arg *rw, int lun, int cmd_tmo_ms, int64_t deadline,
+			const struct fl_runner_opts *ro, struct result *one)
+{
+	unsigned char *buf = calloc(1, block_size);
+	struct iscsi_data d = {.size = block_size, .data = buf};
+	block_task(make_discard, rw, lun, &d, cmd_tmo_ms, deadline, ro, one);
+	free(buf);
+}
+
+/*
+ * Runs one repeat of step s into one; false (o->end FL_END_NOT_RUN, the
+ * reason in o->why) when a TMF or ctl step could not be run at all.
+ */
+static bool run_repeat(const struct fl_step *s, const struct fl_runner_opts *ro, int lun,
+		       int cmd_tmo_ms, int64_t deadline, struct rw_arg *rw, struct result *one,
+		       struct fl_step_obs *o)
+{
+	switch (s->op) {
+	case FL_OP_READ:
+		block_task(make_rw, rw, lun, NULL, cmd_tmo_ms, deadline, ro, one);
+		break;
+	case FL_OP_WRITE:
+		run_write(s, rw, lun, cmd_tmo_ms, deadline, ro, one);
+		break;
+	case FL_OP_TUR:
+		run_task(make_tur, NULL, lun, NULL, cmd_tmo_ms, deadline, false, one);
+		break;
+	case FL_OP_INQUIRY:
+		run_task(make_inquiry, NULL, lun, NULL, cmd_tmo_ms, deadline, false, one);
+		break;
+	case FL_OP_SYNC:
+	case FL_OP_FSYNC:
+		block_task(make_sync, NULL, lun, NULL, cmd_tmo_ms, deadline, ro, one);
+		break;
+	case FL_OP_DISCARD:
+		run_discard(rw, lun, cmd_tmo_ms, deadline, ro, one);
+		break;
+	case FL_OP_SG_RAW:
+		run_sg_raw(s, lun, cmd_tmo_ms, deadline, one);
+		break;
+	case FL_OP_UNMAP:
+		run_unmap(s, lun, cmd_tmo_ms, deadline, one);
+		break;
+	case FL_OP_WRITE_SAME:
+		run_write_same(s, lun, cmd_tmo_ms, deadline, one);
+		break;
+	case FL_OP_ABORT_TASK:
+	case FL_OP_LUN_RESET:
+	case FL_OP_TARGET_RESET:
+		if (!run_tmf_step(s, lun, deadline, one, o->why, sizeof(o->why))) {
+			o->end = FL_END_NOT_RUN;
+			return false;
+		}
+		break;
+	case FL_OP_CTL:
+		if (!run_ctl(s, deadline, one, o->why, sizeof(o->why))) {
+			o->end = FL_END_NOT_RUN;
+			return false;
+		}
+		break;
+	default:
+		break;
+	}
+	return true;
+}
+
+/*
  * Runs one workload step (every repeat until one fails, within the step's
  * deadline) through the session of its port; fills o. cmd_tmo_ms is the
  * command timeout before the runner's error handling (knobs.timeout_s).
@@ -1316,25 +1460,8 @@ static void run_step(const struct fl_step *s, const struct fl_runner_opts *ro, i
 	int64_t t0 = ini_now_ms(), deadline = t0 + (int64_t)s->timeout_s * 1000;
 	struct rw_arg rw = {.lba = s->lba, .blocks = (uint32_t)s->blocks};
 
-	switch (s->op) {
-	case FL_OP_MKFS:
-	case FL_OP_MOUNT:
-	case FL_OP_UMOUNT:
-	case FL_OP_WRITE_FILE:
-	case FL_OP_READ_FILE:
-	case FL_OP_RESCAN:
-	case FL_OP_SHELL:
-		o->end = FL_END_UNSUPPORTED;
-		snprintf(o->why, sizeof(o->why), "a file system or kernel operation");
+	if (step_unsupported(s, o))
 		return;
-	default:
-		break;
-	}
-	if (s->background) {
-		o->end = FL_END_UNSUPPORTED;
-		snprintf(o->why, sizeof(o->why), "it runs steps one at a time (background)");
-		return;
-	}
 	if (s->op != FL_OP_SLEEP && s->op != FL_OP_CTL && !(mp.on && is_block_op(s->op)) &&
 	    !use_session(ro, s->port, o->why, sizeof(o->why))) {
 		o->end = FL_END_NOT_RUN;
@@ -1350,63 +1477,8 @@ static void run_step(const struct fl_step *s, const struct fl_runner_opts *ro, i
 	}
 	for (uint32_t i = 0; i < s->repeat; i++) {
 		struct result one = {0};
-		switch (s->op) {
-		case FL_OP_READ:
-			block_task(make_rw, &rw, lun, NULL, cmd_tmo_ms, deadline, ro, &one);
-			break;
-		case FL_OP_WRITE: {
-			size_t len = (size_t)rw.blocks * block_size;
-			unsigned char *buf = malloc(len ? len : 1);
-			memset(buf, s->pattern, len);
-			struct iscsi_data d = {.size = len, .data = buf};
-			rw.write = true;
-			block_task(make_rw, &rw, lun, &d, cmd_tmo_ms, deadline, ro, &one);
-			free(buf);
-			break;
-		}
-		case FL_OP_TUR:
-			run_task(make_tur, NULL, lun, NULL, cmd_tmo_ms, deadline, false, &one);
-			break;
-		case FL_OP_INQUIRY:
-			run_task(make_inquiry, NULL, lun, NULL, cmd_tmo_ms, deadline, false, &one);
-			break;
-		case FL_OP_SYNC:
-		case FL_OP_FSYNC:
-			block_task(make_sync, NULL, lun, NULL, cmd_tmo_ms, deadline, ro, &one);
-			break;
-		case FL_OP_DISCARD: {
-			unsigned char *buf = calloc(1, block_size);
-			struct iscsi_data d = {.size = block_size, .data = buf};
-			block_task(make_discard, &rw, lun, &d, cmd_tmo_ms, deadline, ro, &one);
-			free(buf);
-			break;
-		}
-		case FL_OP_SG_RAW:
-			run_sg_raw(s, lun, cmd_tmo_ms, deadline, &one);
-			break;
-		case FL_OP_UNMAP:
-			run_unmap(s, lun, cmd_tmo_ms, deadline, &one);
-			break;
-		case FL_OP_WRITE_SAME:
-			run_write_same(s, lun, cmd_tmo_ms, deadline, &one);
-			break;
-		case FL_OP_ABORT_TASK:
-		case FL_OP_LUN_RESET:
-		case FL_OP_TARGET_RESET:
-			if (!run_tmf_step(s, lun, deadline, &one, o->why, sizeof(o->why))) {
-				o->end = FL_END_NOT_RUN;
-				return;
-			}
-			break;
-		case FL_OP_CTL:
-			if (!run_ctl(s, deadline, &one, o->why, sizeof(o->why))) {
-				o->end = FL_END_NOT_RUN;
-				return;
-			}
-			break;
-		default:
-			break;
-		}
+		if (!run_repeat(s, ro, lun, cmd_tmo_ms, deadline, &rw, &one, o))
+			return;
 		one.repeats = i + 1;
 		*r = one;
 		if (run_failed(s, &one))
