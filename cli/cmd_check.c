@@ -498,7 +498,6 @@ static int write_json(const char *file, const struct check_outcome *o, size_t n)
 	return r;
 }
 
-/* `faultlun check`. */
 /* Counts of verdicts and outcomes over a check's scenarios. */
 struct check_tally {
 	int held, failed, na, errors;
@@ -555,7 +554,8 @@ static int check_validate(const struct check_opts *co, int n)
 	return 0;
 }
 
-int cmd_check(int argc, char **argv)
+/* Reads check's options into co; -1 to go on, else the exit status. */
+static int check_options(int argc, char **argv, struct check_opts *co)
 {
 	static const struct option longopts[] = {
 	    {"junit", required_argument, NULL, 'J'}, {"json", required_argument, NULL, 'j'},
@@ -566,46 +566,42 @@ int cmd_check(int argc, char **argv)
 	    {"quiet", no_argument, NULL, 'q'},	     {"help", no_argument, NULL, 'h'},
 	    {"version", no_argument, NULL, 'V'},     {NULL, 0, NULL, 0},
 	};
-	struct check_opts co = {0};
-	struct check_outcome *out;
-	struct fl_scenario **scs;
-	struct check_tally t = {0};
-	int c, n, rc;
+	int c;
 
 	optind = 0; /* a fresh getopt_long: options may follow the scenarios */
 	while ((c = cli_getopt("check", argc, argv, "vqhV", longopts)) != -1) {
 		switch (c) {
 		case 'J':
-			co.junit = optarg;
+			co->junit = optarg;
 			break;
 		case 'j':
-			co.json = optarg;
+			co->json = optarg;
 			break;
 		case 'K':
-			co.ktap = optarg;
+			co->ktap = optarg;
 			break;
 		case 's':
-			if (cli_opt_uint("check", "--seed", optarg, 0, UINT64_MAX, &co.seed))
+			if (cli_opt_uint("check", "--seed", optarg, 0, UINT64_MAX, &co->seed))
 				return 2;
-			co.seed_set = true;
+			co->seed_set = true;
 			break;
 		case 'u':
-			co.url = optarg;
+			co->url = optarg;
 			break;
 		case 'c':
-			co.ctl = optarg;
+			co->ctl = optarg;
 			break;
 		case 't':
-			co.trace = optarg;
+			co->trace = optarg;
 			break;
 		case 'o':
-			co.obs = optarg;
+			co->obs = optarg;
 			break;
 		case 'v':
-			co.verbose++;
+			co->verbose++;
 			break;
 		case 'q':
-			co.quiet = true;
+			co->quiet = true;
 			break;
 		case 'h':
 			check_usage(stdout);
@@ -618,6 +614,46 @@ int cmd_check(int argc, char **argv)
 			return 2;
 		}
 	}
+	return -1;
+}
+
+/* Writes the reports asked for (--junit, --ktap, --json) of the n outcomes out. */
+static void check_write_reports(const struct check_opts *co, struct check_outcome *out, int n)
+{
+	if (co->junit && cli_junit_write(co->junit, out, (size_t)n))
+		fprintf(stderr, "faultlun check: cannot write %s\n", co->junit);
+	if (co->ktap && cli_ktap_check_write(co->ktap, out, (size_t)n))
+		fprintf(stderr, "faultlun check: cannot write %s\n", co->ktap);
+	if (co->json && write_json(co->json, out, (size_t)n))
+		fprintf(stderr, "faultlun check: cannot write %s\n", co->json);
+}
+
+/* Frees the n outcomes out and scenarios scs, and both arrays. */
+static void check_free(struct check_outcome *out, struct fl_scenario **scs, int n)
+{
+	for (int i = 0; i < n; i++) {
+		free(out[i].v);
+		free(out[i].steps);
+		free(out[i].diags);
+		free(out[i].log);
+		fl_scenario_free(scs[i]);
+	}
+	free(out);
+	free(scs);
+}
+
+/* `faultlun check`. */
+int cmd_check(int argc, char **argv)
+{
+	struct check_opts co = {0};
+	struct check_outcome *out;
+	struct fl_scenario **scs;
+	struct check_tally t = {0};
+	int n, rc;
+
+	rc = check_options(argc, argv, &co);
+	if (rc >= 0)
+		return rc;
 	n = argc - optind;
 	if (check_validate(&co, n))
 		return 2;
@@ -636,21 +672,8 @@ int cmd_check(int argc, char **argv)
 	printf("faultlun check: %d scenario%s, %d held, %d failed, %d not applicable%s%s\n", n,
 	       n == 1 ? "" : "s", t.held, t.failed, t.na, t.errors ? ", could not run: " : "",
 	       t.errors ? "see above" : "");
-	if (co.junit && cli_junit_write(co.junit, out, (size_t)n))
-		fprintf(stderr, "faultlun check: cannot write %s\n", co.junit);
-	if (co.ktap && cli_ktap_check_write(co.ktap, out, (size_t)n))
-		fprintf(stderr, "faultlun check: cannot write %s\n", co.ktap);
-	if (co.json && write_json(co.json, out, (size_t)n))
-		fprintf(stderr, "faultlun check: cannot write %s\n", co.json);
+	check_write_reports(&co, out, n);
 	rc = t.errors ? 2 : t.failed ? 1 : t.held ? 0 : 77;
-	for (int i = 0; i < n; i++) {
-		free(out[i].v);
-		free(out[i].steps);
-		free(out[i].diags);
-		free(out[i].log);
-		fl_scenario_free(scs[i]);
-	}
-	free(out);
-	free(scs);
+	check_free(out, scs, n);
 	return rc;
 }

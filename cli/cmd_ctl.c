@@ -106,6 +106,94 @@ static json_t *ctl_bad_args(const char *cmd, const char *want)
 	return NULL;
 }
 
+/* Builds a release request: --all, or TAG [LUN]; NULL after a message. */
+static json_t *build_release(int argc, char **argv)
+{
+	uint64_t tag, lun;
+
+	if (argc == 2 && !strcmp(argv[1], "--all"))
+		return json_pack("{s:s, s:b}", "cmd", "release", "all", 1);
+	if (argc < 2 || argc > 3)
+		return ctl_bad_args(argv[0], "--all, or a tag and optionally a LUN");
+	if (ctl_number("release TAG", argv[1], INT64_MAX, &tag))
+		return NULL;
+	if (argc == 2)
+		return json_pack("{s:s, s:I}", "cmd", "release", "tag", (json_int_t)tag);
+	if (ctl_number("release LUN", argv[2], 255, &lun))
+		return NULL;
+	return json_pack("{s:s, s:I, s:I}", "cmd", "release", "tag", (json_int_t)tag, "lun",
+			 (json_int_t)lun);
+}
+
+/* Builds a load request carrying the text of scenario FILE; NULL after a message. */
+static json_t *build_load(int argc, char **argv)
+{
+	char *text;
+	json_t *r;
+
+	if (argc != 2)
+		return ctl_bad_args(argv[0], "one scenario file");
+	text = slurp(argv[1]);
+	if (!text) {
+		fprintf(stderr, "faultlun ctl: load: cannot read %s: %s\n", argv[1],
+			strerror(errno));
+		return NULL;
+	}
+	r = json_pack("{s:s, s:s, s:s}", "cmd", "load", "name", argv[1], "text", text);
+	free(text);
+	return r;
+}
+
+/* Builds an act request: LUN and an ACTION given as a JSON object; NULL after a message. */
+static json_t *build_act(int argc, char **argv)
+{
+	json_error_t err;
+	uint64_t lun;
+	json_t *a;
+
+	if (argc != 3)
+		return ctl_bad_args(argv[0], "a LUN and an action (JSON)");
+	if (ctl_number("act LUN", argv[1], 255, &lun))
+		return NULL;
+	a = json_loads(argv[2], 0, &err);
+	if (!json_is_object(a)) {
+		fprintf(stderr,
+			"faultlun ctl: act ACTION: '%s' is not a JSON object (e.g. "
+			"'{\"power_loss\": true}')\n",
+			argv[2]);
+		json_decref(a);
+		return NULL;
+	}
+	return json_pack("{s:s, s:I, s:o}", "cmd", "act", "lun", (json_int_t)lun, "action", a);
+}
+
+/* Builds an alua request: GROUP and STATE; NULL after a message. */
+static json_t *build_alua(int argc, char **argv)
+{
+	uint64_t group;
+
+	if (argc != 3)
+		return ctl_bad_args(argv[0], "a target port group and a state");
+	if (ctl_number("alua GROUP", argv[1], 0xffff, &group))
+		return NULL;
+	return json_pack("{s:s, s:I, s:s}", "cmd", "alua", "group", (json_int_t)group, "state",
+			 argv[2]);
+}
+
+/* Builds a raw request: the JSON as given; NULL after a message. */
+static json_t *build_raw(int argc, char **argv)
+{
+	json_error_t err;
+	json_t *r;
+
+	if (argc != 2)
+		return ctl_bad_args(argv[0], "one JSON request");
+	r = json_loads(argv[1], 0, &err);
+	if (!r)
+		fprintf(stderr, "faultlun ctl: raw: bad JSON: %s\n", err.text);
+	return r;
+}
+
 /* Builds the request for argv; returns NULL (after a message) on usage errors. */
 static json_t *build_request(int argc, char **argv)
 {
@@ -113,7 +201,6 @@ static json_t *build_request(int argc, char **argv)
 					       "arm",	"disarm", "release",  "load", "act",
 					       "trace", "raw",	  "alua",     NULL};
 	const char *cmd = argv[0];
-	uint64_t tag, lun;
 
 	if (cli_opt_word("ctl", "COMMAND", cmd, commands))
 		return NULL;
@@ -128,94 +215,25 @@ static json_t *build_request(int argc, char **argv)
 	if (!strcmp(cmd, "arm") || !strcmp(cmd, "disarm"))
 		return argc == 2 ? json_pack("{s:s, s:s}", "cmd", cmd, "rule", argv[1])
 				 : ctl_bad_args(cmd, "one rule id");
-	if (!strcmp(cmd, "release")) {
-		if (argc == 2 && !strcmp(argv[1], "--all"))
-			return json_pack("{s:s, s:b}", "cmd", "release", "all", 1);
-		if (argc < 2 || argc > 3)
-			return ctl_bad_args(cmd, "--all, or a tag and optionally a LUN");
-		if (ctl_number("release TAG", argv[1], INT64_MAX, &tag))
-			return NULL;
-		if (argc == 2)
-			return json_pack("{s:s, s:I}", "cmd", "release", "tag", (json_int_t)tag);
-		if (ctl_number("release LUN", argv[2], 255, &lun))
-			return NULL;
-		return json_pack("{s:s, s:I, s:I}", "cmd", "release", "tag", (json_int_t)tag, "lun",
-				 (json_int_t)lun);
-	}
-	if (!strcmp(cmd, "load")) {
-		char *text;
-		json_t *r;
-
-		if (argc != 2)
-			return ctl_bad_args(cmd, "one scenario file");
-		text = slurp(argv[1]);
-		if (!text) {
-			fprintf(stderr, "faultlun ctl: load: cannot read %s: %s\n", argv[1],
-				strerror(errno));
-			return NULL;
-		}
-		r = json_pack("{s:s, s:s, s:s}", "cmd", "load", "name", argv[1], "text", text);
-		free(text);
-		return r;
-	}
-	if (!strcmp(cmd, "act")) {
-		json_error_t err;
-		json_t *a;
-
-		if (argc != 3)
-			return ctl_bad_args(cmd, "a LUN and an action (JSON)");
-		if (ctl_number("act LUN", argv[1], 255, &lun))
-			return NULL;
-		a = json_loads(argv[2], 0, &err);
-		if (!json_is_object(a)) {
-			fprintf(stderr,
-				"faultlun ctl: act ACTION: '%s' is not a JSON object (e.g. "
-				"'{\"power_loss\": true}')\n",
-				argv[2]);
-			json_decref(a);
-			return NULL;
-		}
-		return json_pack("{s:s, s:I, s:o}", "cmd", "act", "lun", (json_int_t)lun, "action",
-				 a);
-	}
-	if (!strcmp(cmd, "alua")) {
-		uint64_t group;
-
-		if (argc != 3)
-			return ctl_bad_args(cmd, "a target port group and a state");
-		if (ctl_number("alua GROUP", argv[1], 0xffff, &group))
-			return NULL;
-		return json_pack("{s:s, s:I, s:s}", "cmd", "alua", "group", (json_int_t)group,
-				 "state", argv[2]);
-	}
-	/* raw */
-	if (argc != 2)
-		return ctl_bad_args(cmd, "one JSON request");
-	json_error_t err;
-	json_t *r = json_loads(argv[1], 0, &err);
-
-	if (!r)
-		fprintf(stderr, "faultlun ctl: raw: bad JSON: %s\n", err.text);
-	return r;
+	if (!strcmp(cmd, "release"))
+		return build_release(argc, argv);
+	if (!strcmp(cmd, "load"))
+		return build_load(argc, argv);
+	if (!strcmp(cmd, "act"))
+		return build_act(argc, argv);
+	if (!strcmp(cmd, "alua"))
+		return build_alua(argc, argv);
+	return build_raw(argc, argv);
 }
 
-/* `faultlun ctl`: sends one request, prints the answer (or the trace stream). */
-int cmd_ctl(int argc, char **argv)
+/* Reads ctl's options (before SOCKET); -1 to go on, else the exit status. */
+static int ctl_options(int argc, char **argv)
 {
-	json_t *req, *resp;
-	json_error_t err;
-	char *line = NULL;
-	size_t cap = 0;
-	ssize_t n;
-	FILE *in;
-	int fd, rc;
-
 	static const struct option longopts[] = {
 	    {"help", no_argument, NULL, 'h'},
 	    {"version", no_argument, NULL, 'V'},
 	    {NULL, 0, NULL, 0},
 	};
-	const char *sock;
 	int opt;
 
 	/* "+": options before SOCKET only; "release --all" is an argument. */
@@ -239,6 +257,52 @@ int cmd_ctl(int argc, char **argv)
 		ctl_usage(stderr);
 		return 2;
 	}
+	return -1;
+}
+
+/* Writes req as one line to fd, and releases it. */
+static void ctl_send(int fd, json_t *req)
+{
+	char *s = json_dumps(req, JSON_COMPACT);
+	size_t len = s ? strlen(s) : 0, off = 0;
+
+	json_decref(req);
+	while (s && off < len + 1) {
+		ssize_t w = off < len ? write(fd, s + off, len - off) : write(fd, "\n", 1);
+
+		if (w <= 0)
+			break;
+		off += (size_t)w;
+	}
+	free(s);
+}
+
+/* Says why the target refused command cmd (its answer resp), with its diagnostics. */
+static void ctl_refused(json_t *resp, const char *cmd)
+{
+	json_t *d = json_object_get(resp, "diagnostics"), *v;
+	const char *e = json_string_value(json_object_get(resp, "error"));
+	size_t i;
+
+	fprintf(stderr, "faultlun ctl: %s: %s\n", cmd, e ? e : "the target refused the request");
+	json_array_foreach(d, i, v) fprintf(stderr, "%s\n", json_string_value(v));
+}
+
+/* `faultlun ctl`: sends one request, prints the answer (or the trace stream). */
+int cmd_ctl(int argc, char **argv)
+{
+	json_t *req, *resp;
+	json_error_t err;
+	char *line = NULL;
+	size_t cap = 0;
+	ssize_t n;
+	FILE *in;
+	int fd, rc;
+	const char *sock;
+
+	rc = ctl_options(argc, argv);
+	if (rc >= 0)
+		return rc;
 	sock = argv[optind];
 	req = build_request(argc - optind - 1, argv + optind + 1);
 	if (!req) {
@@ -250,20 +314,7 @@ int cmd_ctl(int argc, char **argv)
 		json_decref(req);
 		return 2;
 	}
-	{
-		char *s = json_dumps(req, JSON_COMPACT);
-		size_t len = s ? strlen(s) : 0, off = 0;
-
-		json_decref(req);
-		while (s && off < len + 1) {
-			ssize_t w = off < len ? write(fd, s + off, len - off) : write(fd, "\n", 1);
-
-			if (w <= 0)
-				break;
-			off += (size_t)w;
-		}
-		free(s);
-	}
+	ctl_send(fd, req);
 	in = fdopen(fd, "r");
 	if (!in) {
 		close(fd);
@@ -279,15 +330,8 @@ int cmd_ctl(int argc, char **argv)
 	fputs(line, stdout);
 	resp = json_loads(line, 0, &err);
 	rc = json_is_true(json_object_get(resp, "ok")) ? 0 : 1;
-	if (rc) {
-		json_t *d = json_object_get(resp, "diagnostics"), *v;
-		const char *e = json_string_value(json_object_get(resp, "error"));
-		size_t i;
-
-		fprintf(stderr, "faultlun ctl: %s: %s\n", argv[optind + 1],
-			e ? e : "the target refused the request");
-		json_array_foreach(d, i, v) fprintf(stderr, "%s\n", json_string_value(v));
-	}
+	if (rc)
+		ctl_refused(resp, argv[optind + 1]);
 	if (!rc && !strcmp(argv[optind + 1], "trace")) {
 		fflush(stdout);
 		while ((n = getline(&line, &cap, in)) > 0) {

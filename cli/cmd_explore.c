@@ -601,6 +601,94 @@ static int setup(struct explore *ex)
 	return 0;
 }
 
+/*
+ * Applies one of explore's own options, opt with its argument in optarg, to
+ * ex; sets *budget for --budget. 0, 1 (help printed), or -1 (usage error,
+ * message printed).
+ */
+static int explore_opt(struct explore *ex, int opt, bool *budget)
+{
+	static const char *const path_words[] = {"iscsi", "tcmu", NULL};
+	uint64_t v;
+	int bad = 0;
+
+	switch (opt) {
+	case 'b':
+		bad = parse_budget(optarg, ex);
+		*budget = true;
+		break;
+	case 's':
+		bad = cli_opt_uint("explore", "--seed", optarg, 0, INT64_MAX, &ex->seed);
+		break;
+	case 'K':
+		ex->vm.kernel = strcmp(optarg, "stock") ? optarg : NULL;
+		break;
+	case 'M':
+		ex->vm.modules = optarg;
+		break;
+	case 'p':
+		bad = cli_opt_word("explore", "--path", optarg, path_words);
+		ex->vm.path = optarg;
+		break;
+	case 'o':
+		if (strlen(optarg) >= sizeof(ex->out)) {
+			fprintf(stderr, "faultlun explore: --out: a path of at most %zu bytes\n",
+				sizeof(ex->out) - 1);
+			return -1;
+		}
+		snprintf(ex->out, sizeof(ex->out), "%s", optarg);
+		break;
+	case 'n':
+		bad = cli_opt_uint("explore", "--per-boot", optarg, 1, EXPLORE_MAX_PER_BOOT, &v);
+		ex->per_boot = (unsigned)v;
+		break;
+	case 'f':
+		bad = cli_opt_uint("explore", "--max-faults", optarg, 1, FL_EXPLORE_MAX_FAULTS, &v);
+		ex->max_faults = (unsigned)v;
+		break;
+	case 'N':
+		ex->minimise = false;
+		break;
+	case 'S':
+		bad = parse_shard(optarg, ex);
+		break;
+	case 'L':
+		ex->list = true;
+		break;
+	case 'h':
+		usage(stdout);
+		return 1;
+	case 'V':
+		cli_print_version(stdout);
+		return 1;
+	default:
+		cli_try_help("explore");
+		return -1;
+	}
+	return bad ? -1 : 0;
+}
+
+/* Checks the operand and the options taken together. 0, or -1 (message printed). */
+static int check_operands(struct explore *ex, int argc, char **argv, bool budget)
+{
+	if (optind != argc - 1 || !budget) {
+		fprintf(stderr, "faultlun explore: %s\n",
+			optind != argc - 1 ? "give one BASE scenario" : "--budget is required");
+		usage(stderr);
+		return -1;
+	}
+	if (ex->list && ex->budget_s > 0) {
+		fprintf(stderr, "faultlun explore: --list draws a number of trials: --budget N\n");
+		return -1;
+	}
+	if (ex->vm.modules && !ex->vm.kernel) {
+		fprintf(stderr, "faultlun explore: --modules goes with --kernel IMAGE\n");
+		return -1;
+	}
+	ex->base_file = argv[optind];
+	return 0;
+}
+
 /* Reads the options into ex. 0, 1 (help printed), or -1 (usage error, message printed). */
 static int parse_args(struct explore *ex, int argc, char **argv)
 {
@@ -621,9 +709,7 @@ static int parse_args(struct explore *ex, int argc, char **argv)
 	    CLI_VM_LONGOPTS,
 	    {NULL, 0, NULL, 0},
 	};
-	static const char *const path_words[] = {"iscsi", "tcmu", NULL};
 	bool budget = false;
-	uint64_t v;
 	int opt;
 
 	optind = 0;
@@ -635,81 +721,11 @@ static int parse_args(struct explore *ex, int argc, char **argv)
 				return -1;
 			continue;
 		}
-		switch (opt) {
-		case 'b':
-			bad = parse_budget(optarg, ex);
-			budget = true;
-			break;
-		case 's':
-			bad = cli_opt_uint("explore", "--seed", optarg, 0, INT64_MAX, &ex->seed);
-			break;
-		case 'K':
-			ex->vm.kernel = strcmp(optarg, "stock") ? optarg : NULL;
-			break;
-		case 'M':
-			ex->vm.modules = optarg;
-			break;
-		case 'p':
-			bad = cli_opt_word("explore", "--path", optarg, path_words);
-			ex->vm.path = optarg;
-			break;
-		case 'o':
-			if (strlen(optarg) >= sizeof(ex->out)) {
-				fprintf(stderr,
-					"faultlun explore: --out: a path of at most %zu bytes\n",
-					sizeof(ex->out) - 1);
-				return -1;
-			}
-			snprintf(ex->out, sizeof(ex->out), "%s", optarg);
-			break;
-		case 'n':
-			bad = cli_opt_uint("explore", "--per-boot", optarg, 1, EXPLORE_MAX_PER_BOOT,
-					   &v);
-			ex->per_boot = (unsigned)v;
-			break;
-		case 'f':
-			bad = cli_opt_uint("explore", "--max-faults", optarg, 1,
-					   FL_EXPLORE_MAX_FAULTS, &v);
-			ex->max_faults = (unsigned)v;
-			break;
-		case 'N':
-			ex->minimise = false;
-			break;
-		case 'S':
-			bad = parse_shard(optarg, ex);
-			break;
-		case 'L':
-			ex->list = true;
-			break;
-		case 'h':
-			usage(stdout);
-			return 1;
-		case 'V':
-			cli_print_version(stdout);
-			return 1;
-		default:
-			cli_try_help("explore");
-			return -1;
-		}
+		bad = explore_opt(ex, opt, &budget);
 		if (bad)
-			return -1;
+			return bad;
 	}
-	if (optind != argc - 1 || !budget) {
-		fprintf(stderr, "faultlun explore: %s\n",
-			optind != argc - 1 ? "give one BASE scenario" : "--budget is required");
-		usage(stderr);
-		return -1;
-	}
-	if (ex->list && ex->budget_s > 0) {
-		fprintf(stderr, "faultlun explore: --list draws a number of trials: --budget N\n");
-		return -1;
-	}
-	if (ex->vm.modules && !ex->vm.kernel) {
-		fprintf(stderr, "faultlun explore: --modules goes with --kernel IMAGE\n");
-		return -1;
-	}
-	ex->base_file = argv[optind];
-	return 0;
+	return check_operands(ex, argc, argv, budget);
 }
 
 int cmd_explore(int argc, char **argv)

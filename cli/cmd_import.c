@@ -253,8 +253,16 @@ static int import_scsi_debug(const char *rules, int lun, const char *name, const
 	return rc;
 }
 
-/* `faultlun import`. */
-int cmd_import(int argc, char **argv)
+/* What the command line of `faultlun import` asks for. */
+struct import_args {
+	struct fl_import_opts o;
+	const char *out, *name, *vscen;
+	bool quiet, sd, lun_set;
+	uint64_t lun;
+};
+
+/* Reads import's options into a; -1 to go on, else the exit status. */
+static int import_options(int argc, char **argv, struct import_args *a)
 {
 	static const struct option longopts[] = {
 	    {"output", required_argument, NULL, 'o'}, {"target", required_argument, NULL, 't'},
@@ -265,48 +273,45 @@ int cmd_import(int argc, char **argv)
 	    {"scsi-debug", no_argument, NULL, 'D'},   {"lun", required_argument, NULL, 'L'},
 	    {NULL, 0, NULL, 0},
 	};
-	struct fl_import_opts o = {0};
-	const char *out = NULL, *name = NULL, *vscen = NULL;
-	bool quiet = false, sd = false, lun_set = false;
-	uint64_t v, lun = 0;
+	uint64_t v;
 	int opt;
 
 	optind = 0;
 	while ((opt = cli_getopt("import", argc, argv, "o:qhV", longopts)) != -1) {
 		switch (opt) {
 		case 'o':
-			out = optarg;
+			a->out = optarg;
 			break;
 		case 't':
 			if (cli_opt_iqn("import", "--target", optarg))
 				return 2;
-			o.target = optarg;
+			a->o.target = optarg;
 			break;
 		case 'p':
 			if (cli_opt_uint("import", "--port", optarg, 1, 65535, &v))
 				return 2;
-			o.port = (uint16_t)v;
+			a->o.port = (uint16_t)v;
 			break;
 		case 'n':
-			name = optarg;
+			a->name = optarg;
 			break;
 		case 'q':
-			quiet = true;
+			a->quiet = true;
 			break;
 		case 'v':
-			o.verify = true;
+			a->o.verify = true;
 			break;
 		case 'S':
-			o.verify = true;
-			vscen = optarg;
+			a->o.verify = true;
+			a->vscen = optarg;
 			break;
 		case 'D':
-			sd = true;
+			a->sd = true;
 			break;
 		case 'L':
-			if (cli_opt_uint("import", "--lun", optarg, 0, 255, &lun))
+			if (cli_opt_uint("import", "--lun", optarg, 0, 255, &a->lun))
 				return 2;
-			lun_set = true;
+			a->lun_set = true;
 			break;
 		case 'h':
 			import_usage(stdout);
@@ -319,35 +324,55 @@ int cmd_import(int argc, char **argv)
 			return 2;
 		}
 	}
-	if (sd && (o.verify || o.target || o.port || optind != argc - 1 || !out)) {
+	return -1;
+}
+
+/* True, after a message, when a's options and operands (argv from optind) do not go together. */
+static bool import_args_bad(const struct import_args *a, int argc)
+{
+	if (a->sd && (a->o.verify || a->o.target || a->o.port || optind != argc - 1 || !a->out)) {
 		fprintf(stderr, "faultlun import: --scsi-debug takes one RULES file and -o SCENARIO "
 			"(not --verify, --target or --port)\n");
-		cli_try_help("import");
-		return 2;
+		return true;
 	}
-	if (lun_set && !sd) {
+	if (a->lun_set && !a->sd) {
 		fprintf(stderr, "faultlun import: --lun goes with --scsi-debug "
 				"(a capture names its LUNs)\n");
-		cli_try_help("import");
-		return 2;
+		return true;
 	}
-	if (sd)
-		return import_scsi_debug(argv[optind], (int)lun, name ? name : "scsi-debug", out,
-					 quiet);
-	if (optind != argc - 1 || (!out && !o.verify) || (out && vscen)) {
+	if (!a->sd && (optind != argc - 1 || (!a->out && !a->o.verify) || (a->out && a->vscen))) {
 		fprintf(stderr, "faultlun import: %s\n",
 			optind != argc - 1 ? "one capture file, please"
-			: vscen		   ? "--verify-scenario writes nothing: no -o"
+			: a->vscen	   ? "--verify-scenario writes nothing: no -o"
 					   : "-o SCENARIO is required (or --verify)");
+		return true;
+	}
+	return false;
+}
+
+/* `faultlun import`. */
+int cmd_import(int argc, char **argv)
+{
+	struct import_args a = {0};
+	const char *cap, *name;
+	int rc = import_options(argc, argv, &a);
+
+	if (rc >= 0)
+		return rc;
+	if (import_args_bad(&a, argc)) {
 		cli_try_help("import");
 		return 2;
 	}
-	if (o.verify)
-		return import_verify(&o, argv[optind], out, vscen, name, quiet);
-	const char *cap = argv[optind];
+	if (a.sd)
+		return import_scsi_debug(argv[optind], (int)a.lun, a.name ? a.name : "scsi-debug",
+					 a.out, a.quiet);
+	if (a.o.verify)
+		return import_verify(&a.o, argv[optind], a.out, a.vscen, a.name, a.quiet);
+	cap = argv[optind];
+	name = a.name;
 	if (!name) {
 		const char *b = strrchr(cap, '/');
 		name = b ? b + 1 : cap;
 	}
-	return import_capture(&o, cap, name, out, quiet);
+	return import_capture(&a.o, cap, name, a.out, a.quiet);
 }

@@ -40,6 +40,57 @@ static void report_usage(FILE *out)
 		"Exit status: the result's verdict: 0 pass, 1 an expectation failed, 2 error.\n");
 }
 
+/* `faultlun report --matrix OUT_DIR LABEL=RUN_DIR...` (argv from optind); the exit status. */
+static int report_matrix(const char *matrix, const char *html, const char *ktap, int argc,
+			 char **argv)
+{
+	if (html || ktap || optind == argc) {
+		fprintf(stderr, "faultlun report: %s\n",
+			html   ? "--matrix writes matrix.html itself"
+			: ktap ? "--ktap goes with one RESULT.json"
+			       : "--matrix needs LABEL=RUN_DIR arguments");
+		cli_try_help("report");
+		return 2;
+	}
+	return fl_vm_matrix_from_runs((const char *const *)argv + optind, (size_t)(argc - optind),
+				      matrix, stdout);
+}
+
+/*
+ * Prints the result in (a RESULT.json or a run directory) and writes the
+ * reports asked for (html, ktap: NULL for none); the exit status.
+ */
+static int report_result(const char *in, const char *html, const char *ktap, bool timeline)
+{
+	char res[PATH_MAX + 16];
+	struct stat sb;
+
+	/* A run directory stands for its result.json. */
+	if (stat(in, &sb) == 0 && S_ISDIR(sb.st_mode)) {
+		snprintf(res, sizeof(res), "%s/result.json", in);
+		in = res;
+	}
+	int rc = fl_vm_report_text(in, stdout, timeline);
+	if (html) {
+		if (fl_vm_report_html(in, html) < 0) {
+			fprintf(stderr, "faultlun report: cannot write %s\n", html);
+			return 2;
+		}
+		printf("report: %s\n", html);
+	}
+	if (ktap) {
+		struct cli_vm_run kr = {.rc = rc}; /* named after the result's scenario and path */
+
+		snprintf(kr.result, sizeof(kr.result), "%s", in);
+		if (cli_ktap_vm_write(ktap, &kr, 1)) {
+			fprintf(stderr, "faultlun report: cannot write %s\n", ktap);
+			return 2;
+		}
+	}
+	return rc;
+}
+
+/* `faultlun report`: the exit status is the result's verdict (0, 1) or 2. */
 int cmd_report(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -51,9 +102,7 @@ int cmd_report(int argc, char **argv)
 	    {"ktap", required_argument, NULL, 'K'},
 	    {NULL, 0, NULL, 0},
 	};
-	const char *in = NULL, *html = NULL, *matrix = NULL, *ktap = NULL;
-	char res[PATH_MAX + 16];
-	struct stat sb;
+	const char *html = NULL, *matrix = NULL, *ktap = NULL;
 	bool timeline = true;
 	int opt;
 
@@ -83,46 +132,13 @@ int cmd_report(int argc, char **argv)
 			return 2;
 		}
 	}
-	if (matrix) {
-		if (html || ktap || optind == argc) {
-			fprintf(stderr, "faultlun report: %s\n",
-				html   ? "--matrix writes matrix.html itself"
-				: ktap ? "--ktap goes with one RESULT.json"
-				       : "--matrix needs LABEL=RUN_DIR arguments");
-			cli_try_help("report");
-			return 2;
-		}
-		return fl_vm_matrix_from_runs((const char *const *)argv + optind,
-					      (size_t)(argc - optind), matrix, stdout);
-	}
+	if (matrix)
+		return report_matrix(matrix, html, ktap, argc, argv);
 	if (optind != argc - 1) {
 		fprintf(stderr, "faultlun report: %s\n",
 			optind == argc ? "no RESULT.json given" : "one RESULT.json at a time");
 		cli_try_help("report");
 		return 2;
 	}
-	in = argv[optind];
-	/* A run directory stands for its result.json. */
-	if (stat(in, &sb) == 0 && S_ISDIR(sb.st_mode)) {
-		snprintf(res, sizeof(res), "%s/result.json", in);
-		in = res;
-	}
-	int rc = fl_vm_report_text(in, stdout, timeline);
-	if (html) {
-		if (fl_vm_report_html(in, html) < 0) {
-			fprintf(stderr, "faultlun report: cannot write %s\n", html);
-			return 2;
-		}
-		printf("report: %s\n", html);
-	}
-	if (ktap) {
-		struct cli_vm_run kr = {.rc = rc}; /* named after the result's scenario and path */
-
-		snprintf(kr.result, sizeof(kr.result), "%s", in);
-		if (cli_ktap_vm_write(ktap, &kr, 1)) {
-			fprintf(stderr, "faultlun report: cannot write %s\n", ktap);
-			return 2;
-		}
-	}
-	return rc;
+	return report_result(argv[optind], html, ktap, timeline);
 }

@@ -448,15 +448,75 @@ int cli_vm_opt(const char *cmd, int opt, const char *arg, struct fl_vm_opts *o)
 	}
 }
 
-int cmd_vm(int argc, char **argv)
+/* What the command line of `faultlun vm` asks for. */
+struct vm_args {
+	struct fl_vm_opts o;
+	const char *path, *out, *recheck, *kernel, *modules;
+	const char *ktap;
+	char *kernel_list; /* --kernels, a copy owned here */
+	bool keep, boot_each;
+	const char *files[64]; /* the scenarios */
+	int nfiles;
+};
+
+/* Applies one of vm's own options (argument in optarg) to a; -1 to go on, else the exit status. */
+static int vm_opt(struct vm_args *a, int opt)
 {
-	struct fl_vm_opts o = {.accel = "auto"};
-	const char *path = NULL, *out = NULL, *recheck = NULL, *kernel = NULL, *modules = NULL;
-	const char *ktap = NULL;
-	char *kernel_list = NULL;
-	bool keep = false, boot_each = false;
-	const char *files[64];
-	int nfiles = 0;
+	static const char *const path_words[] = {"iscsi", "tcmu", "both", "lio", NULL};
+
+	switch (opt) {
+	case 'p':
+		if (cli_opt_word("vm", "--path", optarg, path_words))
+			return 2;
+		a->path = optarg;
+		return -1;
+	case 'R':
+		a->recheck = optarg;
+		return -1;
+	case 'o':
+		a->out = optarg;
+		return -1;
+	case 'k':
+		a->keep = true;
+		return -1;
+	case 'B':
+		a->boot_each = true;
+		return -1;
+	case 'q':
+		a->o.quiet = true;
+		return -1;
+	case 'h':
+		usage(stdout);
+		return 0;
+	case 'V':
+		cli_print_version(stdout);
+		return 0;
+	case 'W':
+		printf("scripts %s\nprograms %s\nhandler %s\ncache %s\n", vm_path(VM_SCRIPTS),
+		       vm_path(VM_PROGRAMS), vm_path(VM_HANDLER), fl_vm_cache_dir(a->o.cache_dir));
+		return 0;
+	case 'K':
+		a->kernel = optarg;
+		return -1;
+	case 'M':
+		a->modules = optarg;
+		return -1;
+	case 'X':
+		free(a->kernel_list);
+		a->kernel_list = strdup(optarg);
+		return -1;
+	case 'T':
+		a->ktap = optarg;
+		return -1;
+	default:
+		cli_try_help("vm");
+		return 2;
+	}
+}
+
+/* Reads vm's options into a; -1 to go on, else the exit status. */
+static int vm_options(int argc, char **argv, struct vm_args *a)
+{
 	static const struct option longopts[] = {
 	    {"path", required_argument, NULL, 'p'},
 	    {"recheck", required_argument, NULL, 'R'},
@@ -474,98 +534,75 @@ int cmd_vm(int argc, char **argv)
 	    CLI_VM_LONGOPTS,
 	    {NULL, 0, NULL, 0},
 	};
-	static const char *const path_words[] = {"iscsi", "tcmu", "both", "lio", NULL};
 	int opt, r;
 
 	optind = 0;
 	while ((opt = cli_getopt("vm", argc, argv, "qhV", longopts)) != -1) {
-		if ((r = cli_vm_opt("vm", opt, optarg, &o)) != 0) {
+		if ((r = cli_vm_opt("vm", opt, optarg, &a->o)) != 0) {
 			if (r < 0)
 				return 2;
 			continue;
 		}
-		switch (opt) {
-		case 'p':
-			if (cli_opt_word("vm", "--path", optarg, path_words))
-				return 2;
-			path = optarg;
-			break;
-		case 'R':
-			recheck = optarg;
-			break;
-		case 'o':
-			out = optarg;
-			break;
-		case 'k':
-			keep = true;
-			break;
-		case 'B':
-			boot_each = true;
-			break;
-		case 'q':
-			o.quiet = true;
-			break;
-		case 'h':
-			usage(stdout);
-			return 0;
-		case 'V':
-			cli_print_version(stdout);
-			return 0;
-		case 'W':
-			printf("scripts %s\nprograms %s\nhandler %s\ncache %s\n",
-			       vm_path(VM_SCRIPTS), vm_path(VM_PROGRAMS), vm_path(VM_HANDLER),
-			       fl_vm_cache_dir(o.cache_dir));
-			return 0;
-		case 'K':
-			kernel = optarg;
-			break;
-		case 'M':
-			modules = optarg;
-			break;
-		case 'X':
-			free(kernel_list);
-			kernel_list = strdup(optarg);
-			break;
-		case 'T':
-			ktap = optarg;
-			break;
-		default:
-			cli_try_help("vm");
-			return 2;
-		}
+		r = vm_opt(a, opt);
+		if (r >= 0)
+			return r;
 	}
+	return -1;
+}
+
+/*
+ * Takes the scenarios (argv from optind) into a and checks that the options
+ * go together; -1 to go on, else the exit status.
+ */
+static int vm_operands(int argc, char **argv, struct vm_args *a)
+{
 	for (int i = optind; i < argc; i++) {
-		if (nfiles == 64) {
+		if (a->nfiles == 64) {
 			fprintf(stderr, "faultlun vm: at most 64 scenarios at a time\n");
 			return 2;
 		}
-		files[nfiles++] = argv[i];
+		a->files[a->nfiles++] = argv[i];
 	}
-	if (!nfiles) {
+	if (!a->nfiles) {
 		fprintf(stderr, "faultlun vm: no scenario given\n");
 		usage(stderr);
-		free(kernel_list);
+		free(a->kernel_list);
 		return 2;
 	}
-	if (kernel_list && (kernel || modules)) {
+	if (a->kernel_list && (a->kernel || a->modules)) {
 		fprintf(stderr,
 			"faultlun vm: --kernels takes the place of --kernel and --modules\n");
-		free(kernel_list);
+		free(a->kernel_list);
 		return 2;
 	}
-	if (modules && !kernel) {
+	if (a->modules && !a->kernel) {
 		fprintf(stderr, "faultlun vm: --modules goes with --kernel IMAGE\n");
 		return 2;
 	}
-	if (kernel_list || kernel)
-		return run_kernels(files, nfiles, path, &o, kernel_list, kernel, modules, out, keep,
-				   !boot_each, ktap);
-	if (recheck) {
-		if (nfiles != 1) {
+	return -1;
+}
+
+/* `faultlun vm`: the exit status (0 every expectation held, 1, 2 or 77). */
+int cmd_vm(int argc, char **argv)
+{
+	struct vm_args a = {.o = {.accel = "auto"}};
+	int rc = vm_options(argc, argv, &a);
+
+	if (rc < 0)
+		rc = vm_operands(argc, argv, &a);
+	if (rc >= 0)
+		return rc;
+	if (a.kernel_list || a.kernel)
+		return run_kernels(a.files, a.nfiles, a.path, &a.o, a.kernel_list, a.kernel,
+				   a.modules, a.out, a.keep, !a.boot_each, a.ktap);
+	if (a.recheck) {
+		if (a.nfiles != 1) {
 			fprintf(stderr, "faultlun vm: --recheck takes one scenario\n");
 			return 2;
 		}
-		return vm_recheck(files[0], path ? path : "iscsi", recheck, o.quiet, ktap);
+		return vm_recheck(a.files[0], a.path ? a.path : "iscsi", a.recheck, a.o.quiet,
+				  a.ktap);
 	}
-	return run_kernels(files, nfiles, path, &o, NULL, NULL, NULL, out, keep, !boot_each, ktap);
+	return run_kernels(a.files, a.nfiles, a.path, &a.o, NULL, NULL, NULL, a.out, a.keep,
+			   !a.boot_each, a.ktap);
 }
