@@ -248,15 +248,73 @@ static void net_segment(struct fl_import *im, struct imp_conn *c, int e, uint32_
 	}
 }
 
+/* What the IP header of one packet says. */
+struct ip_pkt {
+	int fam;		  /* 4 or 6 */
+	uint32_t hl;		  /* the IP header's length */
+	uint32_t iplen;		  /* the packet's length, as the IP header gives it */
+	const uint8_t *sip, *dip; /* source and destination addresses */
+};
+
+/*
+ * Decodes the IP header (ethertype et) at p into ip; false, with the reason
+ * counted, when it is not a whole TCP packet's header (undecodable, a
+ * fragment, not TCP).
+ */
+static bool net_ip(struct fl_import *im, unsigned et, const uint8_t *p, uint32_t caplen,
+		   struct ip_pkt *ip)
+{
+	uint8_t proto;
+
+	if (et == 0x0800) {
+		if (caplen < 20 || (p[0] >> 4) != 4 || (p[0] & 15) < 5) {
+			im->st.undecodable++;
+			return false;
+		}
+		ip->hl = (p[0] & 15) * 4u;
+		ip->iplen = get_be16(p + 2);
+		if (ip->iplen < ip->hl || caplen < ip->hl) {
+			im->st.undecodable++;
+			return false;
+		}
+		if (get_be16(p + 6) & 0x3fff) { /* MF or a fragment offset */
+			im->st.fragments++;
+			return false;
+		}
+		ip->fam = 4;
+		proto = p[9];
+		ip->sip = p + 12;
+		ip->dip = p + 16;
+	} else if (et == 0x86dd) {
+		if (caplen < 40 || (p[0] >> 4) != 6) {
+			im->st.undecodable++;
+			return false;
+		}
+		ip->hl = 40;
+		ip->iplen = 40u + get_be16(p + 4);
+		ip->fam = 6;
+		proto = p[6]; /* extension headers are not followed */
+		ip->sip = p + 8;
+		ip->dip = p + 24;
+	} else {
+		im->st.non_tcp++;
+		return false;
+	}
+	if (proto != 6) {
+		im->st.non_tcp++;
+		return false;
+	}
+	return true;
+}
+
 /* Hands in one frame (import.h). */
 int fl_import_frame(struct fl_import *im, int lt, uint64_t frame, int64_t t_us,
 		    const uint8_t *p, uint32_t caplen, uint32_t len)
 {
 	uint32_t off = 0, iplen, hl, tl;
 	unsigned et = 0;
-	int fam, r, ep;
-	uint8_t proto;
-	const uint8_t *sip, *dip;
+	int r, ep;
+	struct ip_pkt ip;
 
 	im->st.frames++;
 	im->last_frame = frame;
@@ -276,44 +334,10 @@ int fl_import_frame(struct fl_import *im, int lt, uint64_t frame, int64_t t_us,
 	p += off;
 	caplen -= off;
 	len = len > off ? len - off : 0;
-	if (et == 0x0800) {
-		if (caplen < 20 || (p[0] >> 4) != 4 || (p[0] & 15) < 5) {
-			im->st.undecodable++;
-			return 0;
-		}
-		hl = (p[0] & 15) * 4u;
-		iplen = get_be16(p + 2);
-		if (iplen < hl || caplen < hl) {
-			im->st.undecodable++;
-			return 0;
-		}
-		if (get_be16(p + 6) & 0x3fff) { /* MF or a fragment offset */
-			im->st.fragments++;
-			return 0;
-		}
-		fam = 4;
-		proto = p[9];
-		sip = p + 12;
-		dip = p + 16;
-	} else if (et == 0x86dd) {
-		if (caplen < 40 || (p[0] >> 4) != 6) {
-			im->st.undecodable++;
-			return 0;
-		}
-		hl = 40;
-		iplen = 40u + get_be16(p + 4);
-		fam = 6;
-		proto = p[6]; /* extension headers are not followed */
-		sip = p + 8;
-		dip = p + 24;
-	} else {
-		im->st.non_tcp++;
+	if (!net_ip(im, et, p, caplen, &ip))
 		return 0;
-	}
-	if (proto != 6) {
-		im->st.non_tcp++;
-		return 0;
-	}
+	hl = ip.hl;
+	iplen = ip.iplen;
 	(void)len;
 	/* The IP length says how much is the packet (Ethernet pads short ones). */
 	bool cut = iplen > caplen;
@@ -331,8 +355,8 @@ int fl_import_frame(struct fl_import *im, int lt, uint64_t frame, int64_t t_us,
 	im->st.tcp++;
 	if (cut)
 		im->st.cut_short++;
-	struct imp_conn *c = net_conn(im, fam, sip, get_be16(tcp), dip, get_be16(tcp + 2), &ep,
-				      true);
+	struct imp_conn *c =
+	    net_conn(im, ip.fam, ip.sip, get_be16(tcp), ip.dip, get_be16(tcp + 2), &ep, true);
 	if (!c)
 		return 0;
 	net_segment(im, c, ep, get_be32(tcp + 4), tcp[13], tcp + tl, have - hl - tl, cut, frame,

@@ -274,50 +274,87 @@ static int mode_bit(const uint8_t *p, uint32_t n, bool ten, uint8_t page, uint8_
 	return -1;
 }
 
+/* Compares the unit serial number of both VPD page 0x80 answers (c: the capture's, cn >= 4). */
+static void cmp_serial(struct verify *vf, const struct imp_vrec *v, const uint8_t *c, uint32_t cn,
+		       const uint8_t *r, uint32_t rn)
+{
+	uint32_t cl = get_be16(c + 2), rl = rn >= 4 ? get_be16(r + 2) : 0;
+	char x[80], y[80] = "", qx[84], qy[84];
+	cl = cl > cn - 4 ? cn - 4 : cl;
+	rl = rn >= 4 ? (rl > rn - 4 ? rn - 4 : rl) : 0;
+	field_text(x, c + 4, cl > 64 ? 64 : cl, true);
+	if (rn >= 4)
+		field_text(y, r + 4, rl > 64 ? 64 : rl, true);
+	/* an empty serial is not reproduced: faultlun makes its own */
+	if (x[0] && strcmp(x, y)) {
+		snprintf(qx, sizeof(qx), "\"%s\"", x);
+		snprintf(qy, sizeof(qy), "\"%s\"", y);
+		differ(vf, v, "serial", qx, qy);
+	}
+}
+
+/* Compares the identity in both INQUIRY answers: standard data, serial, NAA designator. */
+static void cmp_inquiry(struct verify *vf, const struct imp_vrec *v, const uint8_t *r, uint32_t rn)
+{
+	const uint8_t *c = v->data, *cdb = v->cdb;
+	uint32_t cn = v->data_len;
+	uint64_t a, b;
+
+	if (!(cdb[1] & 1)) {
+		if (cn < 36 || rn < 36) {
+			if (cn >= 36)
+				cmp_num(vf, v, "INQUIRY length", cn, rn);
+			return;
+		}
+		cmp_field(vf, v, "vendor", c + 8, r + 8, 8, false);
+		cmp_field(vf, v, "product", c + 16, r + 16, 16, false);
+		cmp_field(vf, v, "revision", c + 32, r + 32, 4, false);
+		cmp_num(vf, v, "RMB", c[1] >> 7, r[1] >> 7);
+	} else if (cdb[2] == 0x80 && cn >= 4) {
+		cmp_serial(vf, v, c, cn, r, rn);
+	} else if (cdb[2] == 0x83 && imp_vpd83_naa(c, cn, &a)) {
+		char x[24], y[24] = "none";
+		snprintf(x, sizeof(x), "0x%016" PRIx64, a);
+		if (imp_vpd83_naa(r, rn, &b))
+			snprintf(y, sizeof(y), "0x%016" PRIx64, b);
+		if (strcmp(x, y))
+			differ(vf, v, "NAA designator", x, y);
+	}
+}
+
+/* Compares WP, WCE and D_SENSE in both MODE SENSE(6) or (10) answers (current values only). */
+static void cmp_mode_sense(struct verify *vf, const struct imp_vrec *v, const uint8_t *r,
+			   uint32_t rn)
+{
+	const uint8_t *c = v->data, *cdb = v->cdb;
+	uint32_t cn = v->data_len;
+	bool ten = cdb[0] != 0x1a;
+
+	if (cdb[2] >> 6) /* changeable, default or saved values: not reproduced */
+		return;
+	if (cn >= (ten ? 8u : 4u) && rn >= (ten ? 8u : 4u))
+		cmp_num(vf, v, "WP", (c[ten ? 3 : 2] >> 7) & 1, (r[ten ? 3 : 2] >> 7) & 1);
+	int x = mode_bit(c, cn, ten, 0x08, 0x04), y = mode_bit(r, rn, ten, 0x08, 0x04);
+	if (x >= 0 && y >= 0)
+		cmp_num(vf, v, "WCE", (uint64_t)x, (uint64_t)y);
+	x = mode_bit(c, cn, ten, 0x0a, 0x04);
+	y = mode_bit(r, rn, ten, 0x0a, 0x04);
+	if (x >= 0 && y >= 0)
+		cmp_num(vf, v, "D_SENSE", (uint64_t)x, (uint64_t)y);
+}
+
 /* Compares the identity a GOOD answer carries, as far as the scenario reproduces it. */
 static void cmp_identity(struct verify *vf, const struct imp_vrec *v, const uint8_t *r,
 			 uint32_t rn)
 {
 	const uint8_t *c = v->data, *cdb = v->cdb;
 	uint32_t cn = v->data_len;
-	uint64_t a, b;
 
 	if (!c)
 		return;
 	switch (cdb[0]) {
 	case SPC_OP_INQUIRY:
-		if (!(cdb[1] & 1)) {
-			if (cn < 36 || rn < 36) {
-				if (cn >= 36)
-					cmp_num(vf, v, "INQUIRY length", cn, rn);
-				return;
-			}
-			cmp_field(vf, v, "vendor", c + 8, r + 8, 8, false);
-			cmp_field(vf, v, "product", c + 16, r + 16, 16, false);
-			cmp_field(vf, v, "revision", c + 32, r + 32, 4, false);
-			cmp_num(vf, v, "RMB", c[1] >> 7, r[1] >> 7);
-		} else if (cdb[2] == 0x80 && cn >= 4) {
-			uint32_t cl = get_be16(c + 2), rl = rn >= 4 ? get_be16(r + 2) : 0;
-			char x[80], y[80] = "", qx[84], qy[84];
-			cl = cl > cn - 4 ? cn - 4 : cl;
-			rl = rn >= 4 ? (rl > rn - 4 ? rn - 4 : rl) : 0;
-			field_text(x, c + 4, cl > 64 ? 64 : cl, true);
-			if (rn >= 4)
-				field_text(y, r + 4, rl > 64 ? 64 : rl, true);
-			/* an empty serial is not reproduced: faultlun makes its own */
-			if (x[0] && strcmp(x, y)) {
-				snprintf(qx, sizeof(qx), "\"%s\"", x);
-				snprintf(qy, sizeof(qy), "\"%s\"", y);
-				differ(vf, v, "serial", qx, qy);
-			}
-		} else if (cdb[2] == 0x83 && imp_vpd83_naa(c, cn, &a)) {
-			char x[24], y[24] = "none";
-			snprintf(x, sizeof(x), "0x%016" PRIx64, a);
-			if (imp_vpd83_naa(r, rn, &b))
-				snprintf(y, sizeof(y), "0x%016" PRIx64, b);
-			if (strcmp(x, y))
-				differ(vf, v, "NAA designator", x, y);
-		}
+		cmp_inquiry(vf, v, r, rn);
 		return;
 	case SBC_OP_READ_CAPACITY_10:
 		if (cn >= 8 && rn >= 8) {
@@ -343,21 +380,9 @@ static void cmp_identity(struct verify *vf, const struct imp_vrec *v, const uint
 		}
 		return;
 	case 0x1a: /* MODE SENSE(6) */
-	case SPC_OP_MODE_SENSE_10: {
-		bool ten = cdb[0] != 0x1a;
-		if (cdb[2] >> 6) /* changeable, default or saved values: not reproduced */
-			return;
-		if (cn >= (ten ? 8u : 4u) && rn >= (ten ? 8u : 4u))
-			cmp_num(vf, v, "WP", (c[ten ? 3 : 2] >> 7) & 1, (r[ten ? 3 : 2] >> 7) & 1);
-		int x = mode_bit(c, cn, ten, 0x08, 0x04), y = mode_bit(r, rn, ten, 0x08, 0x04);
-		if (x >= 0 && y >= 0)
-			cmp_num(vf, v, "WCE", (uint64_t)x, (uint64_t)y);
-		x = mode_bit(c, cn, ten, 0x0a, 0x04);
-		y = mode_bit(r, rn, ten, 0x0a, 0x04);
-		if (x >= 0 && y >= 0)
-			cmp_num(vf, v, "D_SENSE", (uint64_t)x, (uint64_t)y);
+	case SPC_OP_MODE_SENSE_10:
+		cmp_mode_sense(vf, v, r, rn);
 		return;
-	}
 	default:
 		return;
 	}
