@@ -382,16 +382,69 @@ static json_t *do_release(struct fl_engine *e, json_t *req)
 	return json_pack("{s:b, s:I}", "ok", 1, "released", (json_int_t)n);
 }
 
+/* Reads an act's action through the scenario loader, as part of a one-rule scenario, into *sc.
+ * Returns NULL, or the error answer (with the loader's diagnostics) when it is refused. */
+static json_t *act_parse(json_t *action, struct fl_scenario **sc)
+{
+	json_t *doc = json_pack("{s:i, s:[{s:s, s:O}]}", "faultlun", 1, "rules", "id", "control",
+				"action", action);
+	char *text = doc ? json_dumps(doc, JSON_COMPACT) : NULL;
+	struct fl_diags d = {0};
+	char why[320];
+
+	json_decref(doc);
+	int r = text ? fl_scenario_load_string("<act>", text, 0, sc, &d) : -ENOMEM;
+	free(text);
+	if (!r)
+		return NULL;
+	/* the first reason in the error itself, as a refused resize names its bound */
+	snprintf(why, sizeof(why), "bad action%s%.300s", d.n ? ": " : "", d.n ? d.v[0].msg : "");
+	json_t *out = ctl_error(why);
+	json_t *diags = json_array();
+
+	for (size_t i = 0; i < d.n; i++)
+		json_array_append_new(diags, json_string(d.v[i].msg));
+	json_object_set_new(out, "diagnostics", diags);
+	fl_diags_free(&d);
+	return out;
+}
+
+/* Traces an act carried out on LUN L. */
+static void trace_act(struct fl_engine *e, const struct eng_lun *L, enum sc_verb verb)
+{
+	json_t *o = trace_event(&e->trace, "act");
+
+	json_object_set_new(o, "lun", json_integer(L->id));
+	json_object_set_new(o, "action", json_string(sc_verb_name(verb)));
+	trace_emit(&e->trace, o);
+}
+
+/* An act moving LUN L to port group group: answered, and a LUN without the personality or the
+ * group says why. */
+static json_t *act_owner(struct fl_engine *e, struct eng_lun *L, uint16_t group)
+{
+	char msg[160];
+	int r = fl_lun_set_owner(L->lun, group);
+
+	if (r) {
+		snprintf(msg, sizeof(msg), "owner of LUN %u to port group %u: %s", L->id, group,
+			 r == -ENOTSUP	? "the LUN has no vendor personality"
+			 : r == -ENOENT ? "the LUN has no such port group"
+					: strerror(-r));
+		return ctl_error(msg);
+	}
+	trace_act(e, L, VERB_OWNER);
+	return json_pack("{s:b, s:s}", "ok", 1, "action", sc_verb_name(VERB_OWNER));
+}
+
 /* "act": a LUN-wide effect now (ua, power_loss, resize, alua), as a rule would. */
 static json_t *do_act(struct fl_engine *e, json_t *req)
 {
 	json_t *lun = json_object_get(req, "lun"), *action = json_object_get(req, "action");
-	json_t *doc, *o;
-	struct fl_diags d = {0};
 	struct fl_scenario *sc = NULL;
 	struct eng_lun *L;
 	uint64_t blocks = 0;
-	char *text;
+	json_t *o;
 	int r;
 
 	if (!json_is_integer(lun) || json_integer_value(lun) < 0 ||
@@ -400,28 +453,8 @@ static json_t *do_act(struct fl_engine *e, json_t *req)
 	L = e->by_id[json_integer_value(lun)];
 	if (!L)
 		return ctl_error("no such LUN");
-	/* the action is checked by the scenario loader, as part of a one-rule scenario */
-	doc = json_pack("{s:i, s:[{s:s, s:O}]}", "faultlun", 1, "rules", "id", "control", "action",
-			action);
-	text = doc ? json_dumps(doc, JSON_COMPACT) : NULL;
-	json_decref(doc);
-	r = text ? fl_scenario_load_string("<act>", text, 0, &sc, &d) : -ENOMEM;
-	free(text);
-	if (r) {
-		char why[320];
-
-		/* the first reason in the error itself, as a refused resize names its bound */
-		snprintf(why, sizeof(why), "bad action%s%.300s", d.n ? ": " : "",
-			 d.n ? d.v[0].msg : "");
-		json_t *out = ctl_error(why);
-		json_t *diags = json_array();
-
-		for (size_t i = 0; i < d.n; i++)
-			json_array_append_new(diags, json_string(d.v[i].msg));
-		json_object_set_new(out, "diagnostics", diags);
-		fl_diags_free(&d);
-		return out;
-	}
+	if ((o = act_parse(action, &sc)))
+		return o;
 	/* the LUN-wide effects of the table of actions: there is no command to act on */
 	if (fl_action_by_verb(sc->rules[0].a.verb)->phase != FL_PHASE_EFFECT) {
 		fl_scenario_free(sc);
@@ -438,30 +471,12 @@ static json_t *do_act(struct fl_engine *e, json_t *req)
 		}
 	}
 	if (sc->rules[0].a.verb == VERB_OWNER) {
-		/* the transfer is answered: a LUN without the personality or the group says why */
-		char msg[160];
 		uint16_t group = sc->rules[0].a.owner_group;
 
 		fl_scenario_free(sc);
-		r = fl_lun_set_owner(L->lun, group);
-		if (r) {
-			snprintf(msg, sizeof(msg), "owner of LUN %u to port group %u: %s", L->id,
-				 group,
-				 r == -ENOTSUP	? "the LUN has no vendor personality"
-				 : r == -ENOENT ? "the LUN has no such port group"
-						: strerror(-r));
-			return ctl_error(msg);
-		}
-		o = trace_event(&e->trace, "act");
-		json_object_set_new(o, "lun", json_integer(L->id));
-		json_object_set_new(o, "action", json_string(sc_verb_name(VERB_OWNER)));
-		trace_emit(&e->trace, o);
-		return json_pack("{s:b, s:s}", "ok", 1, "action", sc_verb_name(VERB_OWNER));
+		return act_owner(e, L, group);
 	}
-	o = trace_event(&e->trace, "act");
-	json_object_set_new(o, "lun", json_integer(L->id));
-	json_object_set_new(o, "action", json_string(sc_verb_name(sc->rules[0].a.verb)));
-	trace_emit(&e->trace, o);
+	trace_act(e, L, sc->rules[0].a.verb);
 	if (blocks) {
 		char msg[160];
 

@@ -251,6 +251,10 @@ void rp_svg_sequence(FILE *f, const struct rp_model *m);
 /* Device and session state bands with the healthy LUN's latency (log scale). */
 void rp_svg_states(FILE *f, const struct rp_model *m, int w);
 
+/* The verdict code (FL_VM_PASS, _FAIL, _SKIP) of a result's "PASS", "FAIL", "N/A"; FL_VM_ERROR
+ * for anything else or NULL. */
+int rp_verdict_code(const char *verdict);
+
 /* Writes the Chrome trace-event JSON of the run; 0 or -errno. */
 int rp_write_chrome_trace(const struct rp_model *m, const char *path);
 

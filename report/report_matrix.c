@@ -735,11 +735,7 @@ static int read_spec(const char *spec, char **st)
 	if (st[2])
 		st[2][strcspn(st[2], ".")] = 0;
 	st[3] = strdup(r.path ?: "?");
-	const char *v = r.verdict ?: "";
-	int rc = !strcmp(v, "PASS")   ? FL_VM_PASS
-		 : !strcmp(v, "FAIL") ? FL_VM_FAIL
-		 : !strcmp(v, "N/A")  ? FL_VM_SKIP
-				      : FL_VM_ERROR;
+	int rc = rp_verdict_code(r.verdict);
 	fl_result_free(&r);
 	return st[2] && st[3] ? rc : -1;
 }

@@ -564,26 +564,10 @@ void rp_sum_put(struct rp_sum_row *row, bool em, const char *fmt, ...)
 	}
 }
 
-/* See report_internal.h. */
-size_t rp_summary(const struct rp_model *m, struct rp_sum_row rows[RP_SUM_ROWS])
+/* The summary's "the application's result" row: the step that decided it. */
+static void sum_result(const struct rp_model *m, struct rp_sum_row *w)
 {
 	const struct fl_result *r = &m->res;
-	struct rp_sum_row *w = rows;
-	const char *v = r->verdict ?: "?";
-
-	memset(rows, 0, sizeof(*rows) * RP_SUM_ROWS);
-	*w = (struct rp_sum_row){.id = "verdict", .label = "verdict"};
-	w->em_class = !strcmp(v, "N/A") ? "NA" : v;
-	rp_sum_put(w, true, "%s", v);
-	snprintf(w->note, sizeof(w->note), "%s", r->error ?: "");
-	*++w = (struct rp_sum_row){.id = "sum-kernel", .label = "kernel, path, accelerator"};
-	rp_sum_put(w, false, "%s, %s, %s", r->kernel ?: "?", r->path ?: "?", r->accel ?: "?");
-	*++w = (struct rp_sum_row){.id = "sum-first-eh", .label = "first error-handler action"};
-	if (m->first_eh >= 0)
-		rp_sum_put(w, false, "%.1f s after the workload started", m->first_eh);
-	else
-		rp_sum_put(w, false, "none");
-	*++w = (struct rp_sum_row){.id = "sum-result", .label = "the application's result"};
 	size_t si = m->result_step < 0 ? 0 : (size_t)m->result_step;
 	if (si < r->nsteps) {
 		const struct fl_result_step *st = &r->steps[si];
@@ -599,14 +583,12 @@ size_t rp_summary(const struct rp_model *m, struct rp_sum_row rows[RP_SUM_ROWS])
 	} else {
 		rp_sum_put(w, false, "no step ran");
 	}
-	rp_summary_paths(m, &w);
-	*++w = (struct rp_sum_row){.id = "sum-cycles", .label = "error-handler cycles"};
-	rp_sum_put(w, false, "%d", m->ncycles);
-	if (m->eh_from_trace)
-		snprintf(w->note, sizeof(w->note),
-			 "the kernel printed no error-handler step: scsi_logging_level / "
-			 "debug_libiscsi_eh were off; the cycles are the TMFs the target received");
-	/* What each rung came to, counted over the cycles. */
+}
+
+/* The sub-rows of the error-handler cycles' row: what each rung came to, counted over the
+ * cycles. */
+static void sum_rungs(const struct rp_model *m, struct rp_sum_row *w)
+{
 	for (int l = RP_ABORT; l < RP_END; l++) {
 		int cnt[RP_NOUTCOMES] = {0};
 		const char *why[RP_NOUTCOMES] = {0};
@@ -631,6 +613,37 @@ size_t rp_summary(const struct rp_model *m, struct rp_sum_row rows[RP_SUM_ROWS])
 		if (o)
 			w->sub[w->nsub++].label = rp_level_names[l];
 	}
+}
+
+/* See report_internal.h. */
+size_t rp_summary(const struct rp_model *m, struct rp_sum_row rows[RP_SUM_ROWS])
+{
+	const struct fl_result *r = &m->res;
+	struct rp_sum_row *w = rows;
+	const char *v = r->verdict ?: "?";
+
+	memset(rows, 0, sizeof(*rows) * RP_SUM_ROWS);
+	*w = (struct rp_sum_row){.id = "verdict", .label = "verdict"};
+	w->em_class = !strcmp(v, "N/A") ? "NA" : v;
+	rp_sum_put(w, true, "%s", v);
+	snprintf(w->note, sizeof(w->note), "%s", r->error ?: "");
+	*++w = (struct rp_sum_row){.id = "sum-kernel", .label = "kernel, path, accelerator"};
+	rp_sum_put(w, false, "%s, %s, %s", r->kernel ?: "?", r->path ?: "?", r->accel ?: "?");
+	*++w = (struct rp_sum_row){.id = "sum-first-eh", .label = "first error-handler action"};
+	if (m->first_eh >= 0)
+		rp_sum_put(w, false, "%.1f s after the workload started", m->first_eh);
+	else
+		rp_sum_put(w, false, "none");
+	*++w = (struct rp_sum_row){.id = "sum-result", .label = "the application's result"};
+	sum_result(m, w);
+	rp_summary_paths(m, &w);
+	*++w = (struct rp_sum_row){.id = "sum-cycles", .label = "error-handler cycles"};
+	rp_sum_put(w, false, "%d", m->ncycles);
+	if (m->eh_from_trace)
+		snprintf(w->note, sizeof(w->note),
+			 "the kernel printed no error-handler step: scsi_logging_level / "
+			 "debug_libiscsi_eh were off; the cycles are the TMFs the target received");
+	sum_rungs(m, w);
 	*++w = (struct rp_sum_row){.id = "sum-stall", .label = "healthy LUN stalled"};
 	if (!m->has_healthy) {
 		rp_sum_put(w, false, "no healthy LUN in this scenario (nothing probed)");

@@ -134,6 +134,70 @@ static int by_port(const void *a, const void *b)
 	return strcmp(((const struct rp_path *)a)->port, ((const struct rp_path *)b)->port);
 }
 
+/* Path k failed (fail) or was reinstated at t, as dm-multipath said it. */
+static void path_dm_event(struct rp_model *m, int k, bool fail, double t)
+{
+	if (fail)
+		m->paths[k].nfail++;
+	else
+		m->paths[k].nreinstate++;
+	m->paths[k].kernel_said = true;
+	set_state(m, k, t, fail ? "failed" : "active", NULL, NULL);
+}
+
+/* Notes t as the first path failure when it is the earliest. */
+static void first_fail(struct rp_model *m, double t)
+{
+	if (m->first_path_fail < NONE / 2 || t < m->first_path_fail)
+		m->first_path_fail = t;
+}
+
+/* A kernel line at t: dm-multipath's "Failing path" / "Reinstating path". */
+static void path_kernel_line(struct rp_model *m, const char *text, double t)
+{
+	const char *p;
+	char devno[16];
+	int k;
+
+	if (!strstr(text, "device-mapper: multipath:") ||
+	    !((p = strstr(text, "Failing path ")) || (p = strstr(text, "Reinstating path "))))
+		return;
+	bool fail = *p == 'F';
+	p = strstr(p, "path ") + 5;
+	snprintf(devno, sizeof(devno), "%.*s", (int)strcspn(p, ". "), p);
+	if ((k = path_of_devno(m, devno)) < 0)
+		return;
+	add_pmark(m, k, fail ? RP_PM_KERN_FAILING : RP_PM_KERN_REINSTATING, t);
+	path_dm_event(m, k, fail, t);
+	if (fail)
+		first_fail(m, t);
+}
+
+/* A uevent at t: dm-multipath's PATH_FAILED / PATH_REINSTATED; they say the dm state when the
+ * kernel log has no dm line (!kernel_lines). */
+static void path_uevent(struct rp_model *m, const char *text, double t, bool kernel_lines)
+{
+	char devno[16], act[24];
+	int k;
+
+	if (!strstr(text, "DM_TARGET=multipath") ||
+	    !uevent_val(text, "DM_ACTION=", act, sizeof(act)) ||
+	    !uevent_val(text, "DM_PATH=", devno, sizeof(devno)))
+		return;
+	bool fail = !strcmp(act, "PATH_FAILED");
+	if ((!fail && strcmp(act, "PATH_REINSTATED")) || (k = path_of_devno(m, devno)) < 0)
+		return;
+	add_pmark(m, k, fail ? RP_PM_UEV_FAILED : RP_PM_UEV_REINSTATED, t);
+	if (fail)
+		m->paths[k].nfail_ev++;
+	else
+		m->paths[k].nreinstate_ev++;
+	if (fail)
+		first_fail(m, t);
+	if (!kernel_lines)
+		path_dm_event(m, k, fail, t);
+}
+
 /* See report_internal.h. */
 void rp_build_paths(struct rp_model *m)
 {
@@ -163,55 +227,18 @@ void rp_build_paths(struct rp_model *m)
 		const char *text = tl[i].text;
 		double t = tl[i].t - m->origin;
 		const char *p;
-		char port[16], dev[16], dm[16], chk[24], group[16], devno[16], act[24];
+		char port[16], dev[16], dm[16], chk[24], group[16];
 		int prio, k;
 
 		if (!strcmp(src, "agent") && (p = strstr(text, tag)) &&
 		    sscanf(p + sizeof(tag) - 1, "%15s %15s %15s %23s %d %15s", port, dev, dm, chk,
 			   &prio, group) == 6) {
-			if ((k = path_of_port(m, port, dev)) < 0)
-				continue;
-			set_state(m, k, t, m->paths[k].kernel_said ? NULL : dm, chk, group);
-		} else if (!strcmp(src, "kernel") && strstr(text, "device-mapper: multipath:") &&
-			   ((p = strstr(text, "Failing path ")) ||
-			    (p = strstr(text, "Reinstating path ")))) {
-			bool fail = *p == 'F';
-			p = strstr(p, "path ") + 5;
-			snprintf(devno, sizeof(devno), "%.*s", (int)strcspn(p, ". "), p);
-			if ((k = path_of_devno(m, devno)) < 0)
-				continue;
-			add_pmark(m, k, fail ? RP_PM_KERN_FAILING : RP_PM_KERN_REINSTATING, t);
-			if (fail)
-				m->paths[k].nfail++;
-			else
-				m->paths[k].nreinstate++;
-			m->paths[k].kernel_said = true;
-			set_state(m, k, t, fail ? "failed" : "active", NULL, NULL);
-			if (fail && (m->first_path_fail < NONE / 2 || t < m->first_path_fail))
-				m->first_path_fail = t;
-		} else if (!strcmp(src, "uevent") && strstr(text, "DM_TARGET=multipath") &&
-			   uevent_val(text, "DM_ACTION=", act, sizeof(act)) &&
-			   uevent_val(text, "DM_PATH=", devno, sizeof(devno))) {
-			bool fail = !strcmp(act, "PATH_FAILED");
-			if ((!fail && strcmp(act, "PATH_REINSTATED")) ||
-			    (k = path_of_devno(m, devno)) < 0)
-				continue;
-			add_pmark(m, k, fail ? RP_PM_UEV_FAILED : RP_PM_UEV_REINSTATED, t);
-			if (fail)
-				m->paths[k].nfail_ev++;
-			else
-				m->paths[k].nreinstate_ev++;
-			if (fail && (m->first_path_fail < NONE / 2 || t < m->first_path_fail))
-				m->first_path_fail = t;
-			if (kernel_lines)
-				continue;
-			/* No dm line in the kernel log: the uevents say the dm state. */
-			if (fail)
-				m->paths[k].nfail++;
-			else
-				m->paths[k].nreinstate++;
-			m->paths[k].kernel_said = true;
-			set_state(m, k, t, fail ? "failed" : "active", NULL, NULL);
+			if ((k = path_of_port(m, port, dev)) >= 0)
+				set_state(m, k, t, m->paths[k].kernel_said ? NULL : dm, chk, group);
+		} else if (!strcmp(src, "kernel")) {
+			path_kernel_line(m, text, t);
+		} else if (!strcmp(src, "uevent")) {
+			path_uevent(m, text, t, kernel_lines);
 		}
 	}
 	/* The step running at the first failure, else the next to start. */

@@ -25,6 +25,51 @@ static double phase(double t)
 	return t < 0 ? 0 : t;
 }
 
+/* See report_internal.h. */
+int rp_verdict_code(const char *verdict)
+{
+	const char *v = verdict ? verdict : "";
+
+	return !strcmp(v, "PASS")   ? FL_VM_PASS
+	       : !strcmp(v, "FAIL") ? FL_VM_FAIL
+	       : !strcmp(v, "N/A")  ? FL_VM_SKIP
+				    : FL_VM_ERROR;
+}
+
+/* The timeline, in seconds from t0, from the agent's first marker on. */
+static void text_timeline(FILE *out, const struct fl_result *res, double t0)
+{
+	bool agent_seen = false;
+
+	fprintf(out, "timeline (seconds from the first workload step; guest clock):\n");
+	for (size_t i = 0; i < res->ntimeline; i++) {
+		const struct fl_result_event *o = &res->timeline[i];
+		/* Boot noise before the agent's first marker is left to console.log. */
+		agent_seen |= !strcmp(o->src, "agent");
+		if (!agent_seen)
+			continue;
+		fprintf(out, "  %+9.3f  %-8s %s\n", o->t - t0, o->src, o->text);
+	}
+	fprintf(out, "\n");
+}
+
+/* The summary rows of the page's header, from the model. */
+static void text_summary(FILE *out, struct rp_model *m)
+{
+	struct rp_sum_row rows[RP_SUM_ROWS];
+	size_t n = rp_summary(m, rows);
+
+	fprintf(out, "summary:\n");
+	for (size_t k = 0; k < n; k++) {
+		fprintf(out, "  %s: %s", rows[k].label, rows[k].text);
+		if (*rows[k].note)
+			fprintf(out, " (%s)", rows[k].note);
+		fprintf(out, "\n");
+		for (int j = 0; j < rows[k].nsub; j++)
+			fprintf(out, "    %s: %s\n", rows[k].sub[j].label, rows[k].sub[j].text);
+	}
+}
+
 /* See fl_report.h. */
 int fl_vm_report_text(const char *result_json, FILE *out, bool timeline)
 {
@@ -38,38 +83,16 @@ int fl_vm_report_text(const char *result_json, FILE *out, bool timeline)
 	/* Time origin of the timeline: the workload's first step, else the first event. */
 	double t0 = res.nsteps ? res.steps[0].t0 : res.ntimeline ? res.timeline[0].t : 0;
 	size_t i;
-	if (timeline) {
-		fprintf(out, "timeline (seconds from the first workload step; guest clock):\n");
-		bool agent_seen = false;
-		for (i = 0; i < res.ntimeline; i++) {
-			const struct fl_result_event *o = &res.timeline[i];
-			/* Boot noise before the agent's first marker is left to console.log. */
-			agent_seen |= !strcmp(o->src, "agent");
-			if (!agent_seen)
-				continue;
-			fprintf(out, "  %+9.3f  %-8s %s\n", o->t - t0, o->src, o->text);
-		}
-		fprintf(out, "\n");
-	}
+
+	if (timeline)
+		text_timeline(out, &res, t0);
 	fprintf(out, "%s on path %s (kernel %s, %s)\n", str(res.name), str(res.path),
 		str(res.kernel), str(res.accel));
 	/* The page's summary header, from the same model (which takes the result over). */
 	struct rp_model *m = rp_model_new(&res);
 	const struct fl_result *r = m ? &m->res : &res;
-	if (m) {
-		struct rp_sum_row rows[RP_SUM_ROWS];
-		size_t n = rp_summary(m, rows);
-		fprintf(out, "summary:\n");
-		for (size_t k = 0; k < n; k++) {
-			fprintf(out, "  %s: %s", rows[k].label, rows[k].text);
-			if (*rows[k].note)
-				fprintf(out, " (%s)", rows[k].note);
-			fprintf(out, "\n");
-			for (int j = 0; j < rows[k].nsub; j++)
-				fprintf(out, "    %s: %s\n", rows[k].sub[j].label,
-					rows[k].sub[j].text);
-		}
-	}
+	if (m)
+		text_summary(out, m);
 	if (r->neh_sequence) {
 		fprintf(out, "  error handler: ");
 		for (i = 0; i < r->neh_sequence; i++)
@@ -102,11 +125,7 @@ int fl_vm_report_text(const char *result_json, FILE *out, bool timeline)
 		fprintf(out, "  ERROR: %s (run directory %s)\n", r->error, str(r->run_dir));
 	const char *v = r->verdict;
 	fprintf(out, "verdict: %s\n", v ? v : "?");
-	int rc = !v		      ? FL_VM_ERROR
-		 : !strcmp(v, "PASS") ? FL_VM_PASS
-		 : !strcmp(v, "FAIL") ? FL_VM_FAIL
-		 : !strcmp(v, "N/A")  ? FL_VM_SKIP
-				      : FL_VM_ERROR;
+	int rc = rp_verdict_code(v);
 	if (m)
 		rp_model_free(m);
 	else
