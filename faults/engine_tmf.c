@@ -338,6 +338,35 @@ void fl_engine_conn_event(struct fl_engine *e, enum fl_conn_event ev, uint64_t n
 		engine_notify(e);
 }
 
+/* Traces the transport rule r acting on pdu (cdb: its command, decoded, or NULL). */
+static void trace_xport(struct fl_engine *e, const struct sc_xrule *r,
+			const struct fl_pdu_info *pdu, const struct fl_cdb_info *cdb)
+{
+	json_t *o = trace_event(&e->trace, "xport");
+
+	json_object_set_new(o, "rule", json_string(r->id));
+	json_object_set_new(o, "pdu", json_string(sc_pdu_names[pdu->kind]));
+	json_object_set_new(o, "action",
+			    json_string(r->action == FL_XPORT_DROP    ? "drop"
+					: r->action == FL_XPORT_CLOSE ? "close"
+								      : "delay"));
+	if (r->action == FL_XPORT_DELAY)
+		json_object_set_new(o, "delay_us", json_integer(r->delay_us));
+	json_object_set_new(o, "nexus", json_integer((json_int_t)pdu->nexus_id));
+	json_object_set_new(o, "lun", json_integer(pdu->lun_id));
+	if (cdb) {
+		char op[8];
+
+		snprintf(op, sizeof(op), "0x%02x", cdb->opcode);
+		json_object_set_new(o, "opcode", json_string(op));
+		if (cdb->has_lba)
+			json_object_set_new(o, "lba", json_integer((json_int_t)cdb->lba));
+	}
+	if (pdu->kind == FL_PDU_DATA_OUT || pdu->kind == FL_PDU_DATA_IN)
+		json_object_set_new(o, "data_sn", json_integer(pdu->data_sn));
+	trace_emit(&e->trace, o);
+}
+
 /* Transport verdict for one PDU: the first transport rule that holds decides. */
 void fl_engine_pdu(struct fl_engine *e, const struct fl_pdu_info *pdu, struct fl_xport_verdict *out)
 {
@@ -355,7 +384,6 @@ void fl_engine_pdu(struct fl_engine *e, const struct fl_pdu_info *pdu, struct fl
 		const struct sc_xrule *r = rt->r;
 		const struct sc_count *k = &r->count;
 		uint64_t n;
-		json_t *o;
 
 		if (!rt->armed || (r->states && !(r->states & (1ull << e->state))))
 			continue;
@@ -391,33 +419,12 @@ void fl_engine_pdu(struct fl_engine *e, const struct fl_pdu_info *pdu, struct fl
 		out->action = r->action;
 		out->delay_us = r->delay_us;
 		out->rule = r->id;
-		o = trace_event(&e->trace, "xport");
-		json_object_set_new(o, "rule", json_string(r->id));
-		json_object_set_new(o, "pdu", json_string(sc_pdu_names[pdu->kind]));
-		json_object_set_new(o, "action",
-				    json_string(r->action == FL_XPORT_DROP    ? "drop"
-						: r->action == FL_XPORT_CLOSE ? "close"
-									      : "delay"));
-		if (r->action == FL_XPORT_DELAY)
-			json_object_set_new(o, "delay_us", json_integer(r->delay_us));
-		json_object_set_new(o, "nexus", json_integer((json_int_t)pdu->nexus_id));
-		json_object_set_new(o, "lun", json_integer(pdu->lun_id));
 		if (!cdb && pdu->raw_cdb && !raw_tried) {
 			raw_tried = true;
 			if (!fl_cdb_decode(pdu->raw_cdb, pdu->raw_cdb_len, &raw))
 				cdb = &raw;
 		}
-		if (cdb) {
-			char op[8];
-
-			snprintf(op, sizeof(op), "0x%02x", cdb->opcode);
-			json_object_set_new(o, "opcode", json_string(op));
-			if (cdb->has_lba)
-				json_object_set_new(o, "lba", json_integer((json_int_t)cdb->lba));
-		}
-		if (pdu->kind == FL_PDU_DATA_OUT || pdu->kind == FL_PDU_DATA_IN)
-			json_object_set_new(o, "data_sn", json_integer(pdu->data_sn));
-		trace_emit(&e->trace, o);
+		trace_xport(e, r, pdu, cdb);
 		break;
 	}
 	pthread_mutex_unlock(&e->lock);
