@@ -283,21 +283,16 @@ static void test_init_bounds(void)
 	CU_ASSERT_EQUAL(fl_mp_select(&m), -1);
 }
 
-static CU_TestInfo tests[] = {
-    {"handler_of", test_handler_of},
-    {"rtpg_state", test_rtpg_state},
-    {"needs_activate", test_needs_activate},
-    {"query_and_activate_commands", test_query_and_activate_commands},
-    {"activate_result", test_activate_result},
-    {"sense_requeue", test_sense_requeue},
-    {"path_error", test_path_error},
-    {"select_two_groups", test_select_two_groups},
-    {"select_one_group", test_select_one_group},
-    {"init_bounds", test_init_bounds},
-    CU_TEST_INFO_NULL,
-};
+FL_TESTS(tests,
+	 {"handler_of", test_handler_of},
+	 {"rtpg_state", test_rtpg_state},
+	 {"needs_activate", test_needs_activate},
+	 {"query_and_activate_commands", test_query_and_activate_commands},
+	 {"activate_result", test_activate_result},
+	 {"sense_requeue", test_sense_requeue},
+	 {"path_error", test_path_error},
+	 {"select_two_groups", test_select_two_groups},
+	 {"select_one_group", test_select_one_group},
+	 {"init_bounds", test_init_bounds});
 
-CU_SuiteInfo fl_suites[] = {
-    {"cli_mpath", NULL, NULL, NULL, NULL, tests},
-    CU_SUITE_INFO_NULL,
-};
+FL_SUITES(FL_SUITE("cli_mpath", NULL, NULL, tests));

@@ -165,22 +165,15 @@ static void test_list(void)
 	CU_ASSERT_EQUAL(fl_list_index(words, "unmap"), -1);
 }
 
-static CU_TestInfo size_tests[] = {
-    {"test_parse_size_good", test_parse_size_good},
-    {"test_parse_size_bad_units", test_parse_size_bad_units},
-    {"test_parse_size_overflow", test_parse_size_overflow},
-    {"test_parse_size_blocks", test_parse_size_blocks},
-    CU_TEST_INFO_NULL,
-};
+FL_TESTS(size_tests,
+	 FL_TEST(test_parse_size_good),
+	 FL_TEST(test_parse_size_bad_units),
+	 FL_TEST(test_parse_size_overflow),
+	 FL_TEST(test_parse_size_blocks));
 
-static CU_TestInfo misc_tests[] = {
-    {"test_byteorder", test_byteorder},
-    {"test_list", test_list},
-    CU_TEST_INFO_NULL,
-};
+FL_TESTS(misc_tests,
+	 FL_TEST(test_byteorder),
+	 FL_TEST(test_list));
 
-CU_SuiteInfo fl_suites[] = {
-    {"size", NULL, NULL, NULL, NULL, size_tests},
-    {"helpers", NULL, NULL, NULL, NULL, misc_tests},
-    CU_SUITE_INFO_NULL,
-};
+FL_SUITES(FL_SUITE("size", NULL, NULL, size_tests),
+	  FL_SUITE("helpers", NULL, NULL, misc_tests));

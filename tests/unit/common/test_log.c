@@ -131,15 +131,10 @@ static void test_default_sink_format(void)
 	regfree(&re);
 }
 
-static CU_TestInfo log_tests[] = {
-    {"test_core_message_reaches_sink", test_core_message_reaches_sink},
-    {"test_levels_and_filter", test_levels_and_filter},
-    {"test_newline_and_long_line", test_newline_and_long_line},
-    {"test_default_sink_format", test_default_sink_format},
-    CU_TEST_INFO_NULL,
-};
+FL_TESTS(log_tests,
+	 FL_TEST(test_core_message_reaches_sink),
+	 FL_TEST(test_levels_and_filter),
+	 FL_TEST(test_newline_and_long_line),
+	 FL_TEST(test_default_sink_format));
 
-CU_SuiteInfo fl_suites[] = {
-    {"log", NULL, NULL, NULL, NULL, log_tests},
-    CU_SUITE_INFO_NULL,
-};
+FL_SUITES(FL_SUITE("log", NULL, NULL, log_tests));

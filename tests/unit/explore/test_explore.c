@@ -255,18 +255,13 @@ static void test_ddmin_planted(void)
 	CU_ASSERT_EQUAL(one.rounds, 0);
 }
 
-static CU_TestInfo explore_tests[] = {
-    {"same_seed_same_schedules", test_same_seed_same_schedules},
-    {"trials_lint", test_trials_lint},
-    {"kernel_oracle_planted", test_kernel_oracle_planted},
-    {"liveness_oracle_planted", test_liveness_oracle_planted},
-    {"user_oracle_planted", test_user_oracle_planted},
-    {"oracle_order", test_oracle_order},
-    {"ddmin_planted", test_ddmin_planted},
-    CU_TEST_INFO_NULL,
-};
+FL_TESTS(explore_tests,
+	 {"same_seed_same_schedules", test_same_seed_same_schedules},
+	 {"trials_lint", test_trials_lint},
+	 {"kernel_oracle_planted", test_kernel_oracle_planted},
+	 {"liveness_oracle_planted", test_liveness_oracle_planted},
+	 {"user_oracle_planted", test_user_oracle_planted},
+	 {"oracle_order", test_oracle_order},
+	 {"ddmin_planted", test_ddmin_planted});
 
-CU_SuiteInfo fl_suites[] = {
-    {"explore", NULL, NULL, NULL, NULL, explore_tests},
-    CU_SUITE_INFO_NULL,
-};
+FL_SUITES(FL_SUITE("explore", NULL, NULL, explore_tests));

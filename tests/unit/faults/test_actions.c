@@ -246,14 +246,9 @@ static void test_registry_complete(void)
 	}
 }
 
-static CU_TestInfo actions_tests[] = {
-    {"test_registry_complete", test_registry_complete},
-    {"test_every_action_from_its_docs", test_every_action_from_its_docs},
-    {"test_random_actions_from_descriptors", test_random_actions_from_descriptors},
-    CU_TEST_INFO_NULL,
-};
+FL_TESTS(actions_tests,
+	 FL_TEST(test_registry_complete),
+	 FL_TEST(test_every_action_from_its_docs),
+	 FL_TEST(test_random_actions_from_descriptors));
 
-CU_SuiteInfo fl_suites[] = {
-    {"actions", NULL, NULL, NULL, NULL, actions_tests},
-    CU_SUITE_INFO_NULL,
-};
+FL_SUITES(FL_SUITE("actions", NULL, NULL, actions_tests));

@@ -490,19 +490,14 @@ static void test_rule_resize_refused(void)
 	free(t);
 }
 
-static CU_TestInfo ctl_tests[] = {
-    {"test_ctl_basics", test_ctl_basics},
-    {"test_ctl_release", test_ctl_release},
-    {"test_ctl_load", test_ctl_load},
-    {"test_ctl_act", test_ctl_act},
-    {"test_ctl_act_resize_limits", test_ctl_act_resize_limits},
-    {"test_rule_resize_refused", test_rule_resize_refused},
-    {"test_ctl_trace_stream", test_ctl_trace_stream},
-    {"test_ctl_other_uid_refused", test_ctl_other_uid_refused},
-    CU_TEST_INFO_NULL,
-};
+FL_TESTS(ctl_tests,
+	 FL_TEST(test_ctl_basics),
+	 FL_TEST(test_ctl_release),
+	 FL_TEST(test_ctl_load),
+	 FL_TEST(test_ctl_act),
+	 FL_TEST(test_ctl_act_resize_limits),
+	 FL_TEST(test_rule_resize_refused),
+	 FL_TEST(test_ctl_trace_stream),
+	 FL_TEST(test_ctl_other_uid_refused));
 
-CU_SuiteInfo fl_suites[] = {
-    {"ctl", NULL, NULL, NULL, NULL, ctl_tests},
-    CU_SUITE_INFO_NULL,
-};
+FL_SUITES(FL_SUITE("ctl", NULL, NULL, ctl_tests));

@@ -86,12 +86,7 @@ static void test_ctl_cli(void)
 	free(t);
 }
 
-static CU_TestInfo cli_tests[] = {
-    {"test_ctl_cli", test_ctl_cli},
-    CU_TEST_INFO_NULL,
-};
+FL_TESTS(cli_tests,
+	 FL_TEST(test_ctl_cli));
 
-CU_SuiteInfo fl_suites[] = {
-    {"ctl_cli", NULL, NULL, NULL, NULL, cli_tests},
-    CU_SUITE_INFO_NULL,
-};
+FL_SUITES(FL_SUITE("ctl_cli", NULL, NULL, cli_tests));

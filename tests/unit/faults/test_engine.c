@@ -1303,33 +1303,28 @@ static void test_late_write_on_close_and_cap(void)
 	free(w);
 }
 
-static CU_TestInfo engine_tests[] = {
-    {"test_lba_tree_oracle", test_lba_tree_oracle},
-    {"test_match_oracle", test_match_oracle},
-    {"test_actions_rate_0_and_1", test_actions_rate_0_and_1},
-    {"test_actions_probabilistic", test_actions_probabilistic},
-    {"test_actions_triggered", test_actions_triggered},
-    {"test_actions_stateful", test_actions_stateful},
-    {"test_determinism_by_seed", test_determinism_by_seed},
-    {"test_until_written", test_until_written},
-    {"test_state_machine", test_state_machine},
-    {"test_delay_accuracy", test_delay_accuracy},
-    {"test_timers_adopted", test_timers_adopted},
-    {"test_sense_after_exec", test_sense_after_exec},
-    {"test_many_holds", test_many_holds},
-    {"test_trace", test_trace},
-    {"test_replace", test_replace},
-    {"test_power_loss_action", test_power_loss_action},
-    {"test_match_details", test_match_details},
-    {"test_delay_distributions", test_delay_distributions},
-    {"test_engine_options", test_engine_options},
-    {"test_cdb_decoded_once", test_cdb_decoded_once},
-    {"test_late_write_after_ms", test_late_write_after_ms},
-    {"test_late_write_on_close_and_cap", test_late_write_on_close_and_cap},
-    CU_TEST_INFO_NULL,
-};
+FL_TESTS(engine_tests,
+	 FL_TEST(test_lba_tree_oracle),
+	 FL_TEST(test_match_oracle),
+	 FL_TEST(test_actions_rate_0_and_1),
+	 FL_TEST(test_actions_probabilistic),
+	 FL_TEST(test_actions_triggered),
+	 FL_TEST(test_actions_stateful),
+	 FL_TEST(test_determinism_by_seed),
+	 FL_TEST(test_until_written),
+	 FL_TEST(test_state_machine),
+	 FL_TEST(test_delay_accuracy),
+	 FL_TEST(test_timers_adopted),
+	 FL_TEST(test_sense_after_exec),
+	 FL_TEST(test_many_holds),
+	 FL_TEST(test_trace),
+	 FL_TEST(test_replace),
+	 FL_TEST(test_power_loss_action),
+	 FL_TEST(test_match_details),
+	 FL_TEST(test_delay_distributions),
+	 FL_TEST(test_engine_options),
+	 FL_TEST(test_cdb_decoded_once),
+	 FL_TEST(test_late_write_after_ms),
+	 FL_TEST(test_late_write_on_close_and_cap));
 
-CU_SuiteInfo fl_suites[] = {
-    {"engine", NULL, NULL, NULL, NULL, engine_tests},
-    CU_SUITE_INFO_NULL,
-};
+FL_SUITES(FL_SUITE("engine", NULL, NULL, engine_tests));

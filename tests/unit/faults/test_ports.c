@@ -111,14 +111,9 @@ static void test_xport_rule_port(void)
 	fl_engine_destroy(e);
 }
 
-static CU_TestInfo port_tests[] = {
-    {"test_rule_matches_port", test_rule_matches_port},
-    {"test_alua_action_group", test_alua_action_group},
-    {"test_xport_rule_port", test_xport_rule_port},
-    CU_TEST_INFO_NULL,
-};
+FL_TESTS(port_tests,
+	 FL_TEST(test_rule_matches_port),
+	 FL_TEST(test_alua_action_group),
+	 FL_TEST(test_xport_rule_port));
 
-CU_SuiteInfo fl_suites[] = {
-    {"faults_ports", NULL, NULL, NULL, NULL, port_tests},
-    CU_SUITE_INFO_NULL,
-};
+FL_SUITES(FL_SUITE("faults_ports", NULL, NULL, port_tests));

@@ -624,17 +624,12 @@ static void test_sense_names(void)
 			    strcmp(sense_asc_names[i].name, sense_asc_names[j].name), 0);
 }
 
-static CU_TestInfo scenario_tests[] = {
-    {"test_every_error_message", test_every_error_message},
-    {"test_all_errors_reported", test_all_errors_reported},
-    {"test_good_scenario_values", test_good_scenario_values},
-    {"test_defaults", test_defaults},
-    {"test_files", test_files},
-    {"test_sense_names", test_sense_names},
-    CU_TEST_INFO_NULL,
-};
+FL_TESTS(scenario_tests,
+	 FL_TEST(test_every_error_message),
+	 FL_TEST(test_all_errors_reported),
+	 FL_TEST(test_good_scenario_values),
+	 FL_TEST(test_defaults),
+	 FL_TEST(test_files),
+	 FL_TEST(test_sense_names));
 
-CU_SuiteInfo fl_suites[] = {
-    {"scenario", NULL, NULL, NULL, NULL, scenario_tests},
-    CU_SUITE_INFO_NULL,
-};
+FL_SUITES(FL_SUITE("scenario", NULL, NULL, scenario_tests));

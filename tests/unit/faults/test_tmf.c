@@ -665,25 +665,20 @@ static void test_logout_request_timer(void)
 	fl_engine_destroy(e);
 }
 
-static CU_TestInfo tmf_tests[] = {
-    {"test_abort_task", test_abort_task},
-    {"test_lun_reset_completes", test_lun_reset_completes},
-    {"test_lun_reset_behaviours", test_lun_reset_behaviours},
-    {"test_tmf_transition_before_behaviour", test_tmf_transition_before_behaviour},
-    {"test_ua_before_injected_check_condition", test_ua_before_injected_check_condition},
-    {"test_ua_overtaken_by_rule", test_ua_overtaken_by_rule},
-    {"test_tmf_delay", test_tmf_delay},
-    {"test_conn_events", test_conn_events},
-    {"test_transport_verdicts", test_transport_verdicts},
-    {"test_xport_raw_cdb", test_xport_raw_cdb},
-    {"test_xport_notify", test_xport_notify},
-    {"test_clear_faults", test_clear_faults},
-    {"test_concurrency", test_concurrency},
-    {"test_logout_request_timer", test_logout_request_timer},
-    CU_TEST_INFO_NULL,
-};
+FL_TESTS(tmf_tests,
+	 FL_TEST(test_abort_task),
+	 FL_TEST(test_lun_reset_completes),
+	 FL_TEST(test_lun_reset_behaviours),
+	 FL_TEST(test_tmf_transition_before_behaviour),
+	 FL_TEST(test_ua_before_injected_check_condition),
+	 FL_TEST(test_ua_overtaken_by_rule),
+	 FL_TEST(test_tmf_delay),
+	 FL_TEST(test_conn_events),
+	 FL_TEST(test_transport_verdicts),
+	 FL_TEST(test_xport_raw_cdb),
+	 FL_TEST(test_xport_notify),
+	 FL_TEST(test_clear_faults),
+	 FL_TEST(test_concurrency),
+	 FL_TEST(test_logout_request_timer));
 
-CU_SuiteInfo fl_suites[] = {
-    {"tmf", NULL, NULL, NULL, NULL, tmf_tests},
-    CU_SUITE_INFO_NULL,
-};
+FL_SUITES(FL_SUITE("tmf", NULL, NULL, tmf_tests));

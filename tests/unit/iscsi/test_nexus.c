@@ -145,14 +145,9 @@ static void test_nexus_forget_keeps_registered(void)
 	CU_ASSERT_NOT_EQUAL(portal_nexus_id(p, idle), i);
 }
 
-static CU_TestInfo nexus_tests[] = {
-    {"test_nexus_same_port_same_id", test_nexus_same_port_same_id},
-    {"test_nexus_long_names_differ", test_nexus_long_names_differ},
-    {"test_nexus_forget_keeps_registered", test_nexus_forget_keeps_registered},
-    CU_TEST_INFO_NULL,
-};
+FL_TESTS(nexus_tests,
+	 FL_TEST(test_nexus_same_port_same_id),
+	 FL_TEST(test_nexus_long_names_differ),
+	 FL_TEST(test_nexus_forget_keeps_registered));
 
-CU_SuiteInfo fl_suites[] = {
-    {"nexus", setup, teardown, NULL, NULL, nexus_tests},
-    CU_SUITE_INFO_NULL,
-};
+FL_SUITES(FL_SUITE("nexus", setup, teardown, nexus_tests));

@@ -347,20 +347,15 @@ static void test_files(void)
 	rmdir(dir);
 }
 
-static CU_TestInfo result_tests[] = {
-    {"typed_fields", test_typed_fields},
-    {"version_absent", test_version_absent},
-    {"version_newer", test_version_newer},
-    {"not_a_result", test_not_a_result},
-    {"missing_and_wrong_types", test_missing_and_wrong_types},
-    {"hostile_refused", test_hostile_refused},
-    {"big_integers", test_big_integers},
-    {"huge_arrays", test_huge_arrays},
-    {"files", test_files},
-    CU_TEST_INFO_NULL,
-};
+FL_TESTS(result_tests,
+	 {"typed_fields", test_typed_fields},
+	 {"version_absent", test_version_absent},
+	 {"version_newer", test_version_newer},
+	 {"not_a_result", test_not_a_result},
+	 {"missing_and_wrong_types", test_missing_and_wrong_types},
+	 {"hostile_refused", test_hostile_refused},
+	 {"big_integers", test_big_integers},
+	 {"huge_arrays", test_huge_arrays},
+	 {"files", test_files});
 
-CU_SuiteInfo fl_suites[] = {
-    {"result", NULL, NULL, NULL, NULL, result_tests},
-    CU_SUITE_INFO_NULL,
-};
+FL_SUITES(FL_SUITE("result", NULL, NULL, result_tests));

@@ -940,26 +940,21 @@ static void test_obs_tmf_response(void)
 	unlink(path);
 }
 
-static CU_TestInfo tests[] = {
-    {"test_ua", test_ua},
-    {"test_tmf_steps", test_tmf_steps},
-    {"test_workload_lint", test_workload_lint},
-    {"test_obs_tmf_response", test_obs_tmf_response},
-    {"test_recorded_runs", test_recorded_runs},
-    {"test_same_meaning", test_same_meaning},
-    {"test_not_run_fails", test_not_run_fails},
-    {"test_timeout", test_timeout},
-    {"test_step_values", test_step_values},
-    {"test_expect_values", test_expect_values},
-    {"test_kernel_range", test_kernel_range},
-    {"test_kernel_scope", test_kernel_scope},
-    {"test_vm_path_scope", test_vm_path_scope},
-    {"test_dh_state", test_dh_state},
-    {"test_obs_round_trip", test_obs_round_trip},
-    CU_TEST_INFO_NULL,
-};
+FL_TESTS(tests,
+	 FL_TEST(test_ua),
+	 FL_TEST(test_tmf_steps),
+	 FL_TEST(test_workload_lint),
+	 FL_TEST(test_obs_tmf_response),
+	 FL_TEST(test_recorded_runs),
+	 FL_TEST(test_same_meaning),
+	 FL_TEST(test_not_run_fails),
+	 FL_TEST(test_timeout),
+	 FL_TEST(test_step_values),
+	 FL_TEST(test_expect_values),
+	 FL_TEST(test_kernel_range),
+	 FL_TEST(test_kernel_scope),
+	 FL_TEST(test_vm_path_scope),
+	 FL_TEST(test_dh_state),
+	 FL_TEST(test_obs_round_trip));
 
-CU_SuiteInfo fl_suites[] = {
-    {"judge", NULL, NULL, NULL, NULL, tests},
-    CU_SUITE_INFO_NULL,
-};
+FL_SUITES(FL_SUITE("judge", NULL, NULL, tests));

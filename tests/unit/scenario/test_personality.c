@@ -92,13 +92,8 @@ static void test_personality_errors(void)
 	}
 }
 
-static CU_TestInfo personality_tests[] = {
-    {"test_personality_model", test_personality_model},
-    {"test_personality_errors", test_personality_errors},
-    CU_TEST_INFO_NULL,
-};
+FL_TESTS(personality_tests,
+	 FL_TEST(test_personality_model),
+	 FL_TEST(test_personality_errors));
 
-CU_SuiteInfo fl_suites[] = {
-    {"scenario_personality", NULL, NULL, NULL, NULL, personality_tests},
-    CU_SUITE_INFO_NULL,
-};
+FL_SUITES(FL_SUITE("scenario_personality", NULL, NULL, personality_tests));

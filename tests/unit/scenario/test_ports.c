@@ -180,14 +180,9 @@ static void test_port_errors(void)
 	}
 }
 
-static CU_TestInfo port_tests[] = {
-    {"test_ports_model", test_ports_model},
-    {"test_no_ports_unchanged", test_no_ports_unchanged},
-    {"test_port_errors", test_port_errors},
-    CU_TEST_INFO_NULL,
-};
+FL_TESTS(port_tests,
+	 FL_TEST(test_ports_model),
+	 FL_TEST(test_no_ports_unchanged),
+	 FL_TEST(test_port_errors));
 
-CU_SuiteInfo fl_suites[] = {
-    {"scenario_ports", NULL, NULL, NULL, NULL, port_tests},
-    CU_SUITE_INFO_NULL,
-};
+FL_SUITES(FL_SUITE("scenario_ports", NULL, NULL, port_tests));

@@ -117,13 +117,8 @@ static void test_counter_counts(void)
 	CU_ASSERT_EQUAL(c.unexplained, 1);
 }
 
-static CU_TestInfo tests[] = {
-    {"test_counter_counts", test_counter_counts},
-    {"test_shipped_scopes", test_shipped_scopes},
-    CU_TEST_INFO_NULL,
-};
+FL_TESTS(tests,
+	 FL_TEST(test_counter_counts),
+	 FL_TEST(test_shipped_scopes));
 
-CU_SuiteInfo fl_suites[] = {
-    {"scopes", NULL, NULL, NULL, NULL, tests},
-    CU_SUITE_INFO_NULL,
-};
+FL_SUITES(FL_SUITE("scopes", NULL, NULL, tests));

@@ -279,18 +279,13 @@ static void test_single_port_default(void)
 	fl_lun_destroy(lun);
 }
 
-static CU_TestInfo alua_tests[] = {
-    {"test_state_per_port_group", test_state_per_port_group},
-    {"test_state_change_ua_every_nexus", test_state_change_ua_every_nexus},
-    {"test_vpd83_per_port", test_vpd83_per_port},
-    {"test_rtpg_lists_every_group", test_rtpg_lists_every_group},
-    {"test_rtpg_extended_header_transition_time", test_rtpg_extended_header_transition_time},
-    {"test_stpg", test_stpg},
-    {"test_single_port_default", test_single_port_default},
-    CU_TEST_INFO_NULL,
-};
+FL_TESTS(alua_tests,
+	 FL_TEST(test_state_per_port_group),
+	 FL_TEST(test_state_change_ua_every_nexus),
+	 FL_TEST(test_vpd83_per_port),
+	 FL_TEST(test_rtpg_lists_every_group),
+	 FL_TEST(test_rtpg_extended_header_transition_time),
+	 FL_TEST(test_stpg),
+	 FL_TEST(test_single_port_default));
 
-CU_SuiteInfo fl_suites[] = {
-    {"alua", NULL, NULL, NULL, NULL, alua_tests},
-    CU_SUITE_INFO_NULL,
-};
+FL_SUITES(FL_SUITE("alua", NULL, NULL, alua_tests));

@@ -389,27 +389,20 @@ static void test_opcode_constants_named(void)
 	CU_ASSERT_PTR_NULL(fl_opcode_name(SPC_OP_VARIABLE_LENGTH, 0));
 }
 
-static CU_TestInfo cdb_tests[] = {
-    {"test_table_rows_consistent", test_table_rows_consistent},
-    {"test_table_has_required_opcodes", test_table_has_required_opcodes},
-    {"test_decode_lba_layouts", test_decode_lba_layouts},
-    {"test_decode_classes", test_decode_classes},
-    {"test_decode_bad_cdbs", test_decode_bad_cdbs},
-    {"test_opcode_constants_named", test_opcode_constants_named},
-    CU_TEST_INFO_NULL,
-};
+FL_TESTS(cdb_tests,
+	 FL_TEST(test_table_rows_consistent),
+	 FL_TEST(test_table_has_required_opcodes),
+	 FL_TEST(test_decode_lba_layouts),
+	 FL_TEST(test_decode_classes),
+	 FL_TEST(test_decode_bad_cdbs),
+	 FL_TEST(test_opcode_constants_named));
 
-static CU_TestInfo sense_tests[] = {
-    {"test_sense_fixed_format", test_sense_fixed_format},
-    {"test_sense_descriptor_format", test_sense_descriptor_format},
-    {"test_cmd_set_sense", test_cmd_set_sense},
-    {"test_sense_table_complete", test_sense_table_complete},
-    {"test_sense_decode", test_sense_decode},
-    CU_TEST_INFO_NULL,
-};
+FL_TESTS(sense_tests,
+	 FL_TEST(test_sense_fixed_format),
+	 FL_TEST(test_sense_descriptor_format),
+	 FL_TEST(test_cmd_set_sense),
+	 FL_TEST(test_sense_table_complete),
+	 FL_TEST(test_sense_decode));
 
-CU_SuiteInfo fl_suites[] = {
-    {"cdb", NULL, NULL, NULL, NULL, cdb_tests},
-    {"sense", NULL, NULL, NULL, NULL, sense_tests},
-    CU_SUITE_INFO_NULL,
-};
+FL_SUITES(FL_SUITE("cdb", NULL, NULL, cdb_tests),
+	  FL_SUITE("sense", NULL, NULL, sense_tests));

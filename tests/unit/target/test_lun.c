@@ -707,28 +707,23 @@ static void test_concurrent_submitters(void)
 	}
 }
 
-static CU_TestInfo lun_tests[] = {
-    {"test_new_nexus_sees_power_on", test_new_nexus_sees_power_on},
-    {"test_no_ua_commands_do_not_consume", test_no_ua_commands_do_not_consume},
-    {"test_ua_precedence_order", test_ua_precedence_order},
-    {"test_ua_queue_overflow", test_ua_queue_overflow},
-    {"test_ua_per_nexus_and_reset", test_ua_per_nexus_and_reset},
-    {"test_nexus_gone", test_nexus_gone},
-    {"test_resize_capacity_changed", test_resize_capacity_changed},
-    {"test_power_loss_discards_unsynced", test_power_loss_discards_unsynced},
-    {"test_power_loss_restores_oldest", test_power_loss_restores_oldest},
-    {"test_power_loss_write_through", test_power_loss_write_through},
-    {"test_power_loss_model", test_power_loss_model},
-    {"test_block_sizes", test_block_sizes},
-    {"test_set_sense_formats", test_set_sense_formats},
-    {"test_create_bad_config", test_create_bad_config},
-    {"test_random_cdbs_memory", test_random_cdbs_memory},
-    {"test_random_cdbs_file_thin", test_random_cdbs_file_thin},
-    {"test_concurrent_submitters", test_concurrent_submitters},
-    CU_TEST_INFO_NULL,
-};
+FL_TESTS(lun_tests,
+	 FL_TEST(test_new_nexus_sees_power_on),
+	 FL_TEST(test_no_ua_commands_do_not_consume),
+	 FL_TEST(test_ua_precedence_order),
+	 FL_TEST(test_ua_queue_overflow),
+	 FL_TEST(test_ua_per_nexus_and_reset),
+	 FL_TEST(test_nexus_gone),
+	 FL_TEST(test_resize_capacity_changed),
+	 FL_TEST(test_power_loss_discards_unsynced),
+	 FL_TEST(test_power_loss_restores_oldest),
+	 FL_TEST(test_power_loss_write_through),
+	 FL_TEST(test_power_loss_model),
+	 FL_TEST(test_block_sizes),
+	 FL_TEST(test_set_sense_formats),
+	 FL_TEST(test_create_bad_config),
+	 FL_TEST(test_random_cdbs_memory),
+	 FL_TEST(test_random_cdbs_file_thin),
+	 FL_TEST(test_concurrent_submitters));
 
-CU_SuiteInfo fl_suites[] = {
-    {"lun", NULL, NULL, NULL, NULL, lun_tests},
-    CU_SUITE_INFO_NULL,
-};
+FL_SUITES(FL_SUITE("lun", NULL, NULL, lun_tests));

@@ -453,21 +453,16 @@ static void test_mode_select_sp_saves(void)
 	fl_lun_destroy(lun);
 }
 
-static CU_TestInfo mode_tests[] = {
-    {"test_mode_sense6_all_pages", test_mode_sense6_all_pages},
-    {"test_mode_sense10_block_descriptors", test_mode_sense10_block_descriptors},
-    {"test_mode_sense_page_control", test_mode_sense_page_control},
-    {"test_mode_sense_errors", test_mode_sense_errors},
-    {"test_mode_select_caching_wce", test_mode_select_caching_wce},
-    {"test_mode_select_d_sense_switches_format", test_mode_select_d_sense_switches_format},
-    {"test_mode_select_iec", test_mode_select_iec},
-    {"test_mode_select_errors", test_mode_select_errors},
-    {"test_mode_select_all_or_nothing", test_mode_select_all_or_nothing},
-    {"test_mode_select_sp_saves", test_mode_select_sp_saves},
-    CU_TEST_INFO_NULL,
-};
+FL_TESTS(mode_tests,
+	 FL_TEST(test_mode_sense6_all_pages),
+	 FL_TEST(test_mode_sense10_block_descriptors),
+	 FL_TEST(test_mode_sense_page_control),
+	 FL_TEST(test_mode_sense_errors),
+	 FL_TEST(test_mode_select_caching_wce),
+	 FL_TEST(test_mode_select_d_sense_switches_format),
+	 FL_TEST(test_mode_select_iec),
+	 FL_TEST(test_mode_select_errors),
+	 FL_TEST(test_mode_select_all_or_nothing),
+	 FL_TEST(test_mode_select_sp_saves));
 
-CU_SuiteInfo fl_suites[] = {
-    {"mode", NULL, NULL, NULL, NULL, mode_tests},
-    CU_SUITE_INFO_NULL,
-};
+FL_SUITES(FL_SUITE("mode", NULL, NULL, mode_tests));

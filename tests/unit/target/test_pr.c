@@ -759,28 +759,23 @@ static void test_reserve_errors(void)
 	fl_lun_destroy(lun);
 }
 
-static CU_TestInfo pr_tests[] = {
-    {"test_pr_register_read_keys", test_pr_register_read_keys},
-    {"test_pr_register_errors", test_pr_register_errors},
-    {"test_pr_register_limit", test_pr_register_limit},
-    {"test_pr_conflict_table", test_pr_conflict_table},
-    {"test_pr_read_reservation", test_pr_read_reservation},
-    {"test_pr_read_full_status", test_pr_read_full_status},
-    {"test_pr_report_capabilities", test_pr_report_capabilities},
-    {"test_pr_reserve_release_two_nexuses", test_pr_reserve_release_two_nexuses},
-    {"test_pr_release_ro_raises_ua", test_pr_release_ro_raises_ua},
-    {"test_pr_unregister_holder_releases", test_pr_unregister_holder_releases},
-    {"test_pr_clear", test_pr_clear},
-    {"test_pr_preempt_holder", test_pr_preempt_holder},
-    {"test_pr_preempt_registrant", test_pr_preempt_registrant},
-    {"test_pr_preempt_all_registrants", test_pr_preempt_all_registrants},
-    {"test_pr_survives_lun_reset", test_pr_survives_lun_reset},
-    {"test_reserve_release_spc2", test_reserve_release_spc2},
-    {"test_reserve_errors", test_reserve_errors},
-    CU_TEST_INFO_NULL,
-};
+FL_TESTS(pr_tests,
+	 FL_TEST(test_pr_register_read_keys),
+	 FL_TEST(test_pr_register_errors),
+	 FL_TEST(test_pr_register_limit),
+	 FL_TEST(test_pr_conflict_table),
+	 FL_TEST(test_pr_read_reservation),
+	 FL_TEST(test_pr_read_full_status),
+	 FL_TEST(test_pr_report_capabilities),
+	 FL_TEST(test_pr_reserve_release_two_nexuses),
+	 FL_TEST(test_pr_release_ro_raises_ua),
+	 FL_TEST(test_pr_unregister_holder_releases),
+	 FL_TEST(test_pr_clear),
+	 FL_TEST(test_pr_preempt_holder),
+	 FL_TEST(test_pr_preempt_registrant),
+	 FL_TEST(test_pr_preempt_all_registrants),
+	 FL_TEST(test_pr_survives_lun_reset),
+	 FL_TEST(test_reserve_release_spc2),
+	 FL_TEST(test_reserve_errors));
 
-CU_SuiteInfo fl_suites[] = {
-    {"pr", NULL, NULL, NULL, NULL, pr_tests},
-    CU_SUITE_INFO_NULL,
-};
+FL_SUITES(FL_SUITE("pr", NULL, NULL, pr_tests));

@@ -1081,31 +1081,26 @@ static void test_write_atomic16_not_torn(void)
 	fl_lun_destroy(lun);
 }
 
-static CU_TestInfo sbc_tests[] = {
-    READ_CASES(CASE_INFO)
-	WRITE_CASES(CASE_INFO){"test_write_read_all_sizes", test_write_read_all_sizes},
-    {"test_read10_short_buffer_residual", test_read10_short_buffer_residual},
-    {"test_invalid_field_pointer", test_invalid_field_pointer},
-    {"test_write_data_out_mismatch", test_write_data_out_mismatch},
-    {"test_write10_fua_is_durable", test_write10_fua_is_durable},
-    {"test_write10_wce_off_is_durable", test_write10_wce_off_is_durable},
-    {"test_verify_bytchk_compare", test_verify_bytchk_compare},
-    {"test_compare_and_write", test_compare_and_write},
-    {"test_read_capacity", test_read_capacity},
-    {"test_prefetch_larger_than_cache", test_prefetch_larger_than_cache},
-    {"test_start_stop_unit", test_start_stop_unit},
-    {"test_start_stop_eject_load", test_start_stop_eject_load},
-    {"test_alua_states_refuse_media", test_alua_states_refuse_media},
-    {"test_max_transfer_length", test_max_transfer_length},
-    {"test_read_defect_data", test_read_defect_data},
-    {"test_write_protected", test_write_protected},
-    {"test_orwrite_ors_into_medium", test_orwrite_ors_into_medium},
-    {"test_write_atomic16_vpd", test_write_atomic16_vpd},
-    {"test_write_atomic16_not_torn", test_write_atomic16_not_torn},
-    CU_TEST_INFO_NULL,
-};
+FL_TESTS(sbc_tests,
+	 READ_CASES(CASE_INFO) WRITE_CASES(CASE_INFO)
+	 FL_TEST(test_write_read_all_sizes),
+	 FL_TEST(test_read10_short_buffer_residual),
+	 FL_TEST(test_invalid_field_pointer),
+	 FL_TEST(test_write_data_out_mismatch),
+	 FL_TEST(test_write10_fua_is_durable),
+	 FL_TEST(test_write10_wce_off_is_durable),
+	 FL_TEST(test_verify_bytchk_compare),
+	 FL_TEST(test_compare_and_write),
+	 FL_TEST(test_read_capacity),
+	 FL_TEST(test_prefetch_larger_than_cache),
+	 FL_TEST(test_start_stop_unit),
+	 FL_TEST(test_start_stop_eject_load),
+	 FL_TEST(test_alua_states_refuse_media),
+	 FL_TEST(test_max_transfer_length),
+	 FL_TEST(test_read_defect_data),
+	 FL_TEST(test_write_protected),
+	 FL_TEST(test_orwrite_ors_into_medium),
+	 FL_TEST(test_write_atomic16_vpd),
+	 FL_TEST(test_write_atomic16_not_torn));
 
-CU_SuiteInfo fl_suites[] = {
-    {"sbc", NULL, NULL, NULL, NULL, sbc_tests},
-    CU_SUITE_INFO_NULL,
-};
+FL_SUITES(FL_SUITE("sbc", NULL, NULL, sbc_tests));

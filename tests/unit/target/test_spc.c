@@ -673,29 +673,24 @@ static void test_prevent_allow(void)
 	fl_lun_destroy(lun);
 }
 
-static CU_TestInfo spc_tests[] = {
-    {"test_tur", test_tur},
-    {"test_inquiry_standard", test_inquiry_standard},
-    {"test_inquiry_tpgs", test_inquiry_tpgs},
-    {"test_inquiry_allocation_length", test_inquiry_allocation_length},
-    {"test_inquiry_errors", test_inquiry_errors},
-    {"test_inquiry_vpd00_supported_pages", test_inquiry_vpd00_supported_pages},
-    {"test_inquiry_vpd80_serial", test_inquiry_vpd80_serial},
-    {"test_inquiry_vpd83_naa", test_inquiry_vpd83_naa},
-    {"test_inquiry_vpd83_designators", test_inquiry_vpd83_designators},
-    {"test_inquiry_vpdb0_block_limits", test_inquiry_vpdb0_block_limits},
-    {"test_inquiry_vpdb1_non_rotating", test_inquiry_vpdb1_non_rotating},
-    {"test_inquiry_vpdb2_provisioning", test_inquiry_vpdb2_provisioning},
-    {"test_request_sense", test_request_sense},
-    {"test_report_luns_lone_lun", test_report_luns_lone_lun},
-    {"test_rsoc_all_commands", test_rsoc_all_commands},
-    {"test_rsoc_one_command", test_rsoc_one_command},
-    {"test_rtpg", test_rtpg},
-    {"test_prevent_allow", test_prevent_allow},
-    CU_TEST_INFO_NULL,
-};
+FL_TESTS(spc_tests,
+	 FL_TEST(test_tur),
+	 FL_TEST(test_inquiry_standard),
+	 FL_TEST(test_inquiry_tpgs),
+	 FL_TEST(test_inquiry_allocation_length),
+	 FL_TEST(test_inquiry_errors),
+	 FL_TEST(test_inquiry_vpd00_supported_pages),
+	 FL_TEST(test_inquiry_vpd80_serial),
+	 FL_TEST(test_inquiry_vpd83_naa),
+	 FL_TEST(test_inquiry_vpd83_designators),
+	 FL_TEST(test_inquiry_vpdb0_block_limits),
+	 FL_TEST(test_inquiry_vpdb1_non_rotating),
+	 FL_TEST(test_inquiry_vpdb2_provisioning),
+	 FL_TEST(test_request_sense),
+	 FL_TEST(test_report_luns_lone_lun),
+	 FL_TEST(test_rsoc_all_commands),
+	 FL_TEST(test_rsoc_one_command),
+	 FL_TEST(test_rtpg),
+	 FL_TEST(test_prevent_allow));
 
-CU_SuiteInfo fl_suites[] = {
-    {"spc", NULL, NULL, NULL, NULL, spc_tests},
-    CU_SUITE_INFO_NULL,
-};
+FL_SUITES(FL_SUITE("spc", NULL, NULL, spc_tests));

@@ -553,23 +553,18 @@ static void test_resize_huge_costs_used_blocks(void)
 	}
 }
 
-static CU_TestInfo store_tests[] = {
-    {"test_store_mem_contract", test_store_mem_contract},
-    {"test_store_file_contract", test_store_file_contract},
-    {"test_store_null_contract", test_store_null_contract},
-    {"test_store_model", test_store_model},
-    {"test_file_store_persists_across_reopen", test_file_store_persists_across_reopen},
-    {"test_file_store_thin_map_after_reopen", test_file_store_thin_map_after_reopen},
-    {"test_file_store_unmap_punches_holes", test_file_store_unmap_punches_holes},
-    {"test_file_store_async_completion_from_worker", test_file_store_async_completion_from_worker},
-    {"test_mem_store_completes_inline", test_mem_store_completes_inline},
-    {"test_file_store_power_loss", test_file_store_power_loss},
-    {"test_sparse_table", test_sparse_table},
-    {"test_resize_huge_costs_used_blocks", test_resize_huge_costs_used_blocks},
-    CU_TEST_INFO_NULL,
-};
+FL_TESTS(store_tests,
+	 FL_TEST(test_store_mem_contract),
+	 FL_TEST(test_store_file_contract),
+	 FL_TEST(test_store_null_contract),
+	 FL_TEST(test_store_model),
+	 FL_TEST(test_file_store_persists_across_reopen),
+	 FL_TEST(test_file_store_thin_map_after_reopen),
+	 FL_TEST(test_file_store_unmap_punches_holes),
+	 FL_TEST(test_file_store_async_completion_from_worker),
+	 FL_TEST(test_mem_store_completes_inline),
+	 FL_TEST(test_file_store_power_loss),
+	 FL_TEST(test_sparse_table),
+	 FL_TEST(test_resize_huge_costs_used_blocks));
 
-CU_SuiteInfo fl_suites[] = {
-    {"store", NULL, NULL, NULL, NULL, store_tests},
-    CU_SUITE_INFO_NULL,
-};
+FL_SUITES(FL_SUITE("store", NULL, NULL, store_tests));

@@ -253,16 +253,11 @@ static void test_scenario_store_special_files(void)
 	store_file_no_openat2 = false;
 }
 
-static CU_TestInfo store_path_tests[] = {
-    {"test_scenario_store_regular_file", test_scenario_store_regular_file},
-    {"test_scenario_store_symlink_out", test_scenario_store_symlink_out},
-    {"test_scenario_store_symlinked_dir", test_scenario_store_symlinked_dir},
-    {"test_scenario_store_dotdot", test_scenario_store_dotdot},
-    {"test_scenario_store_special_files", test_scenario_store_special_files},
-    CU_TEST_INFO_NULL,
-};
+FL_TESTS(store_path_tests,
+	 FL_TEST(test_scenario_store_regular_file),
+	 FL_TEST(test_scenario_store_symlink_out),
+	 FL_TEST(test_scenario_store_symlinked_dir),
+	 FL_TEST(test_scenario_store_dotdot),
+	 FL_TEST(test_scenario_store_special_files));
 
-CU_SuiteInfo fl_suites[] = {
-    {"store_path", NULL, NULL, NULL, NULL, store_path_tests},
-    CU_SUITE_INFO_NULL,
-};
+FL_SUITES(FL_SUITE("store_path", NULL, NULL, store_path_tests));

@@ -184,16 +184,11 @@ static void test_target_luns_independent(void)
 	fl_target_destroy(tgt);
 }
 
-static CU_TestInfo target_tests[] = {
-    {"test_target_lun_numbering", test_target_lun_numbering},
-    {"test_target_report_luns", test_target_report_luns},
-    {"test_target_absent_lun", test_target_absent_lun},
-    {"test_target_add_lun_reported_luns_changed", test_target_add_lun_reported_luns_changed},
-    {"test_target_luns_independent", test_target_luns_independent},
-    CU_TEST_INFO_NULL,
-};
+FL_TESTS(target_tests,
+	 FL_TEST(test_target_lun_numbering),
+	 FL_TEST(test_target_report_luns),
+	 FL_TEST(test_target_absent_lun),
+	 FL_TEST(test_target_add_lun_reported_luns_changed),
+	 FL_TEST(test_target_luns_independent));
 
-CU_SuiteInfo fl_suites[] = {
-    {"target", NULL, NULL, NULL, NULL, target_tests},
-    CU_SUITE_INFO_NULL,
-};
+FL_SUITES(FL_SUITE("target", NULL, NULL, target_tests));

@@ -468,20 +468,15 @@ static void test_thin_power_loss_unmaps(void)
 	fl_lun_destroy(lun);
 }
 
-static CU_TestInfo thin_tests[] = {
-    {"test_thin_map_ranges", test_thin_map_ranges},
-    {"test_thin_map_model", test_thin_map_model},
-    {"test_thin_pool_exhausted_writes_nothing", test_thin_pool_exhausted_writes_nothing},
-    {"test_thin_soft_threshold_once", test_thin_soft_threshold_once},
-    {"test_unmap_and_get_lba_status", test_unmap_and_get_lba_status},
-    {"test_unmap_errors", test_unmap_errors},
-    {"test_write_same", test_write_same},
-    {"test_read_capacity16_thin_bits", test_read_capacity16_thin_bits},
-    {"test_thin_power_loss_unmaps", test_thin_power_loss_unmaps},
-    CU_TEST_INFO_NULL,
-};
+FL_TESTS(thin_tests,
+	 FL_TEST(test_thin_map_ranges),
+	 FL_TEST(test_thin_map_model),
+	 FL_TEST(test_thin_pool_exhausted_writes_nothing),
+	 FL_TEST(test_thin_soft_threshold_once),
+	 FL_TEST(test_unmap_and_get_lba_status),
+	 FL_TEST(test_unmap_errors),
+	 FL_TEST(test_write_same),
+	 FL_TEST(test_read_capacity16_thin_bits),
+	 FL_TEST(test_thin_power_loss_unmaps));
 
-CU_SuiteInfo fl_suites[] = {
-    {"thin", NULL, NULL, NULL, NULL, thin_tests},
-    CU_SUITE_INFO_NULL,
-};
+FL_SUITES(FL_SUITE("thin", NULL, NULL, thin_tests));

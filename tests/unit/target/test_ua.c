@@ -214,17 +214,12 @@ static void test_ua_raised_by_spc_commands(void)
 	fl_lun_destroy(lun);
 }
 
-static CU_TestInfo ua_tests[] = {
-    {"test_ua_new_nexus_power_on", test_ua_new_nexus_power_on},
-    {"test_ua_precedence_order", test_ua_precedence_order},
-    {"test_ua_independent_per_nexus", test_ua_independent_per_nexus},
-    {"test_ua_inquiry_report_luns_keep_it", test_ua_inquiry_report_luns_keep_it},
-    {"test_ua_request_sense_consumes", test_ua_request_sense_consumes},
-    {"test_ua_raised_by_spc_commands", test_ua_raised_by_spc_commands},
-    CU_TEST_INFO_NULL,
-};
+FL_TESTS(ua_tests,
+	 FL_TEST(test_ua_new_nexus_power_on),
+	 FL_TEST(test_ua_precedence_order),
+	 FL_TEST(test_ua_independent_per_nexus),
+	 FL_TEST(test_ua_inquiry_report_luns_keep_it),
+	 FL_TEST(test_ua_request_sense_consumes),
+	 FL_TEST(test_ua_raised_by_spc_commands));
 
-CU_SuiteInfo fl_suites[] = {
-    {"ua", NULL, NULL, NULL, NULL, ua_tests},
-    CU_SUITE_INFO_NULL,
-};
+FL_SUITES(FL_SUITE("ua", NULL, NULL, ua_tests));

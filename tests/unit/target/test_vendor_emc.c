@@ -270,18 +270,13 @@ static void test_bad_trespass_page(void)
 	fl_lun_destroy(lun);
 }
 
-static CU_TestInfo emc_tests[] = {
-    {"test_identity", test_identity},
-    {"test_extended_inquiry", test_extended_inquiry},
-    {"test_vpd_c0", test_vpd_c0},
-    {"test_not_owned_sense", test_not_owned_sense},
-    {"test_long_trespass", test_long_trespass},
-    {"test_short_trespass", test_short_trespass},
-    {"test_bad_trespass_page", test_bad_trespass_page},
-    CU_TEST_INFO_NULL,
-};
+FL_TESTS(emc_tests,
+	 FL_TEST(test_identity),
+	 FL_TEST(test_extended_inquiry),
+	 FL_TEST(test_vpd_c0),
+	 FL_TEST(test_not_owned_sense),
+	 FL_TEST(test_long_trespass),
+	 FL_TEST(test_short_trespass),
+	 FL_TEST(test_bad_trespass_page));
 
-CU_SuiteInfo fl_suites[] = {
-    {"vendor_emc", NULL, NULL, NULL, NULL, emc_tests},
-    CU_SUITE_INFO_NULL,
-};
+FL_SUITES(FL_SUITE("vendor_emc", NULL, NULL, emc_tests));

@@ -133,14 +133,9 @@ static void test_start_activates(void)
 	fl_lun_destroy(lun);
 }
 
-static CU_TestInfo hpsw_tests[] = {
-    {"test_identity", test_identity},
-    {"test_passive_not_ready", test_passive_not_ready},
-    {"test_start_activates", test_start_activates},
-    CU_TEST_INFO_NULL,
-};
+FL_TESTS(hpsw_tests,
+	 FL_TEST(test_identity),
+	 FL_TEST(test_passive_not_ready),
+	 FL_TEST(test_start_activates));
 
-CU_SuiteInfo fl_suites[] = {
-    {"vendor_hpsw", NULL, NULL, NULL, NULL, hpsw_tests},
-    CU_SUITE_INFO_NULL,
-};
+FL_SUITES(FL_SUITE("vendor_hpsw", NULL, NULL, hpsw_tests));

@@ -257,17 +257,12 @@ static void test_plain_lun_untouched(void)
 	fl_lun_destroy(lun);
 }
 
-static CU_TestInfo rdac_tests[] = {
-    {"test_rdac_identity", test_rdac_identity},
-    {"test_rdac_vpd_pages", test_rdac_vpd_pages},
-    {"test_rdac_not_owned", test_rdac_not_owned},
-    {"test_rdac_mode_select_transfer", test_rdac_mode_select_transfer},
-    {"test_rdac_quiescence_forever", test_rdac_quiescence_forever},
-    {"test_plain_lun_untouched", test_plain_lun_untouched},
-    CU_TEST_INFO_NULL,
-};
+FL_TESTS(rdac_tests,
+	 FL_TEST(test_rdac_identity),
+	 FL_TEST(test_rdac_vpd_pages),
+	 FL_TEST(test_rdac_not_owned),
+	 FL_TEST(test_rdac_mode_select_transfer),
+	 FL_TEST(test_rdac_quiescence_forever),
+	 FL_TEST(test_plain_lun_untouched));
 
-CU_SuiteInfo fl_suites[] = {
-    {"vendor_rdac", NULL, NULL, NULL, NULL, rdac_tests},
-    CU_SUITE_INFO_NULL,
-};
+FL_SUITES(FL_SUITE("vendor_rdac", NULL, NULL, rdac_tests));

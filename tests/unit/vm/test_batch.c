@@ -92,17 +92,12 @@ static void test_always_progresses(void)
 	CU_ASSERT_EQUAL(left, 0);
 }
 
-static CU_TestInfo batch_tests[] = {
-    {"all_done", test_all_done},
-    {"broken_job_reboots_the_rest", test_broken_job_reboots_the_rest},
-    {"broken_before_first_job", test_broken_before_first_job},
-    {"stopped_between_jobs", test_stopped_between_jobs},
-    {"timed_out_job", test_timed_out_job},
-    {"always_progresses", test_always_progresses},
-    CU_TEST_INFO_NULL,
-};
+FL_TESTS(batch_tests,
+	 {"all_done", test_all_done},
+	 {"broken_job_reboots_the_rest", test_broken_job_reboots_the_rest},
+	 {"broken_before_first_job", test_broken_before_first_job},
+	 {"stopped_between_jobs", test_stopped_between_jobs},
+	 {"timed_out_job", test_timed_out_job},
+	 {"always_progresses", test_always_progresses});
 
-CU_SuiteInfo fl_suites[] = {
-    {"batch", NULL, NULL, NULL, NULL, batch_tests},
-    CU_SUITE_INFO_NULL,
-};
+FL_SUITES(FL_SUITE("batch", NULL, NULL, batch_tests));

@@ -59,15 +59,10 @@ static void test_missing_fixes(void)
 	CU_ASSERT_EQUAL(vm_kernel_missing_fixes("garbage", what, 4), 0);
 }
 
-static CU_TestInfo kernel_tests[] = {
-    {"version_debian", test_version_debian},
-    {"version_own", test_version_own},
-    {"version_none", test_version_none},
-    {"missing_fixes", test_missing_fixes},
-    CU_TEST_INFO_NULL,
-};
+FL_TESTS(kernel_tests,
+	 {"version_debian", test_version_debian},
+	 {"version_own", test_version_own},
+	 {"version_none", test_version_none},
+	 {"missing_fixes", test_missing_fixes});
 
-CU_SuiteInfo fl_suites[] = {
-    {"kernel", NULL, NULL, NULL, NULL, kernel_tests},
-    CU_SUITE_INFO_NULL,
-};
+FL_SUITES(FL_SUITE("kernel", NULL, NULL, kernel_tests));

@@ -117,19 +117,14 @@ static void test_path_lines_short_and_bounded(void)
 	CU_ASSERT_EQUAL(strlen(cur), sizeof(cur) - 1);
 }
 
-static CU_TestInfo tests[] = {
-    {"parse_two_groups", test_parse_two_groups},
-    {"parse_failed_path_in_one_group", test_parse_failed_path_in_one_group},
-    {"parse_two_maps", test_parse_two_maps},
-    {"parse_bounded_by_max", test_parse_bounded_by_max},
-    {"parse_hostile_counts", test_parse_hostile_counts},
-    {"path_lines_join", test_path_lines_join},
-    {"path_lines_path_not_in_map", test_path_lines_path_not_in_map},
-    {"path_lines_short_and_bounded", test_path_lines_short_and_bounded},
-    CU_TEST_INFO_NULL,
-};
+FL_TESTS(tests,
+	 {"parse_two_groups", test_parse_two_groups},
+	 {"parse_failed_path_in_one_group", test_parse_failed_path_in_one_group},
+	 {"parse_two_maps", test_parse_two_maps},
+	 {"parse_bounded_by_max", test_parse_bounded_by_max},
+	 {"parse_hostile_counts", test_parse_hostile_counts},
+	 {"path_lines_join", test_path_lines_join},
+	 {"path_lines_path_not_in_map", test_path_lines_path_not_in_map},
+	 {"path_lines_short_and_bounded", test_path_lines_short_and_bounded});
 
-CU_SuiteInfo fl_suites[] = {
-    {"vm_mpwatch", NULL, NULL, NULL, NULL, tests},
-    CU_SUITE_INFO_NULL,
-};
+FL_SUITES(FL_SUITE("vm_mpwatch", NULL, NULL, tests));
