@@ -919,6 +919,25 @@ static void session_wait(struct item *it, int ms)
 	}
 }
 
+/* Sends the TMF item it (an ABORT TASK names its item, else the last SCSI item, 1-based
+ * last_scsi). Returns 0, or -1 (said on stderr) when libiscsi cannot queue it. */
+static int send_tmf(struct item *it, const struct item *items, int last_scsi)
+{
+	const struct item *target = it->abort_of ? &items[it->abort_of - 1]
+				    : last_scsi	 ? &items[last_scsi - 1]
+						 : NULL;
+	struct scsi_task *tt = it->tmf == ISCSI_TM_ABORT_TASK && target ? target->task : NULL;
+
+	it->t_sent = now();
+	it->sent = true;
+	if (iscsi_task_mgmt_async(ctx, it->lun, (enum iscsi_task_mgmt_funcs)it->tmf,
+				  tt ? tt->itt : 0xffffffff, tt ? tt->cmdsn : 0, tmf_cb, it)) {
+		fprintf(stderr, "faultlun send: %s: %s\n", it->text, iscsi_get_error(ctx));
+		return -1;
+	}
+	return 0;
+}
+
 /* Sends the items in order and waits for each; the exit status. */
 static int run_items(struct item *items, int n, const struct send_opts *o)
 {
@@ -954,21 +973,8 @@ static int run_items(struct item *items, int n, const struct send_opts *o)
 			continue;
 		}
 		if (it->kind == IT_TMF) {
-			const struct item *target = it->abort_of ? &items[it->abort_of - 1]
-						    : last_scsi	 ? &items[last_scsi - 1]
-								 : NULL;
-			struct scsi_task *tt =
-			    it->tmf == ISCSI_TM_ABORT_TASK && target ? target->task : NULL;
-
-			it->t_sent = now();
-			it->sent = true;
-			if (iscsi_task_mgmt_async(ctx, it->lun, (enum iscsi_task_mgmt_funcs)it->tmf,
-						  tt ? tt->itt : 0xffffffff, tt ? tt->cmdsn : 0,
-						  tmf_cb, it)) {
-				fprintf(stderr, "faultlun send: %s: %s\n", it->text,
-					iscsi_get_error(ctx));
+			if (send_tmf(it, items, last_scsi))
 				return worse(rc, SEND_NO_ANSWER);
-			}
 		} else {
 			if (send_scsi(it)) {
 				fprintf(stderr, "faultlun send: %s: %s\n", it->text,
