@@ -338,6 +338,48 @@ static bool key_utf8(struct scan *s, unsigned long cp)
 	       key_put(s, (char)(0x80 | (cp & 0x3F)));
 }
 
+/* Reads the code point after "\u", a surrogate pair as one; -1 when malformed (RFC 8259 7). */
+static long sc_code_point(struct scan *s)
+{
+	long cp = hex4(s), lo;
+
+	if (cp < 0 || (cp >= 0xDC00 && cp < 0xE000))
+		return -1;
+	if (cp < 0xD800 || cp >= 0xDC00)
+		return cp;
+	if (s->i + 1 >= s->len || s->s[s->i] != '\\' || s->s[s->i + 1] != 'u')
+		return -1;
+	sc_adv(s);
+	sc_adv(s);
+	lo = hex4(s);
+	if (lo < 0xDC00 || lo > 0xDFFF)
+		return -1;
+	return 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
+}
+
+/* The character a one-letter escape (after the backslash) stands for; -1 when it is none. */
+static int sc_escaped(char c)
+{
+	switch (c) {
+	case '"':
+	case '\\':
+	case '/':
+		return c;
+	case 'b':
+		return '\b';
+	case 'f':
+		return '\f';
+	case 'n':
+		return '\n';
+	case 'r':
+		return '\r';
+	case 't':
+		return '\t';
+	default:
+		return -1;
+	}
+}
+
 /*
  * Scans a string; with keep, unescapes it (RFC 8259 7: every escape, \u
  * surrogate pairs as one code point, the way jansson reads it) into s->key.
@@ -348,6 +390,7 @@ static void sc_string(struct scan *s, bool keep)
 	sc_adv(s); /* opening quote */
 	while (s->i < s->len && s->s[s->i] != '"') {
 		char c = s->s[s->i];
+		int esc;
 
 		if ((unsigned char)c < 0x20) {
 			s->bad = true; /* a control character: jansson says where */
@@ -365,28 +408,9 @@ static void sc_string(struct scan *s, bool keep)
 		c = s->s[s->i];
 		sc_adv(s);
 		if (c == 'u') {
-			long cp = hex4(s), lo;
+			long cp = sc_code_point(s);
 
 			if (cp < 0) {
-				s->bad = true;
-				return;
-			}
-			if (cp >= 0xD800 && cp < 0xDC00) {
-				if (s->i + 1 < s->len && s->s[s->i] == '\\' &&
-				    s->s[s->i + 1] == 'u') {
-					sc_adv(s);
-					sc_adv(s);
-					lo = hex4(s);
-					if (lo < 0xDC00 || lo > 0xDFFF) {
-						s->bad = true;
-						return;
-					}
-					cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
-				} else {
-					s->bad = true;
-					return;
-				}
-			} else if (cp >= 0xDC00 && cp < 0xE000) {
 				s->bad = true;
 				return;
 			}
@@ -394,31 +418,12 @@ static void sc_string(struct scan *s, bool keep)
 				goto oom;
 			continue;
 		}
-		switch (c) {
-		case '"':
-		case '\\':
-		case '/':
-			break;
-		case 'b':
-			c = '\b';
-			break;
-		case 'f':
-			c = '\f';
-			break;
-		case 'n':
-			c = '\n';
-			break;
-		case 'r':
-			c = '\r';
-			break;
-		case 't':
-			c = '\t';
-			break;
-		default:
+		esc = sc_escaped(c);
+		if (esc < 0) {
 			s->bad = true;
 			return;
 		}
-		if (keep && !key_put(s, c))
+		if (keep && !key_put(s, (char)esc))
 			goto oom;
 	}
 	if (s->i >= s->len) {

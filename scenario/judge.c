@@ -81,34 +81,90 @@ static void times(const struct fl_expect *x, char *buf, size_t len)
 		snprintf(buf, len, "at least %llu time%s", lo, lo == 1 ? "" : "s");
 }
 
+/* "step N errno E" or "step N errno one of E1, E2, ...". */
+static void describe_errno(const struct fl_expect *x, char *buf, size_t len)
+{
+	size_t o =
+	    (size_t)snprintf(buf, len, "step %d errno %s%s", x->step,
+			     x->nerrnos > 1 ? "one of " : "", x->nerrnos ? x->errnos[0] : "?");
+
+	for (size_t i = 1; i < x->nerrnos && o < len; i++)
+		o += (size_t)snprintf(buf + o, len - o, ", %s", x->errnos[i]);
+}
+
+/* "step N CHECK CONDITION with sense KEY/ASC", or with any ASC of the key. */
+static void describe_sense(const struct fl_expect *x, char *buf, size_t len)
+{
+	char t[96];
+
+	if (x->sense_any_asc)
+		snprintf(t, sizeof(t), "%s (any ASC)",
+			 fl_sense_key_name(x->key) ? fl_sense_key_name(x->key) : "?");
+	else
+		fl_sense_text(x->key, x->asc, x->ascq, t, sizeof(t));
+	snprintf(buf, len, "step %d CHECK CONDITION with sense %s", x->step, t);
+}
+
+/* "kernel log /RE/" with its count bounds, if any. */
+static void describe_kernel_log(const struct fl_expect *x, char *buf, size_t len)
+{
+	if (x->has_count_min && x->has_count_max && x->count_min == x->count_max)
+		snprintf(buf, len, "kernel log /%s/ count %llu", x->kernel_log,
+			 (unsigned long long)x->count_min);
+	else if (x->has_count_max)
+		snprintf(buf, len, "kernel log /%s/ count from %llu to %llu", x->kernel_log,
+			 (unsigned long long)(x->has_count_min ? x->count_min : 0),
+			 (unsigned long long)x->count_max);
+	else if (x->has_count_min)
+		snprintf(buf, len, "kernel log /%s/ count at least %llu", x->kernel_log,
+			 (unsigned long long)x->count_min);
+	else
+		snprintf(buf, len, "kernel log /%s/", x->kernel_log);
+}
+
+/* "error-handler steps in order: S1 S2 ..." or "(none required)". */
+static void describe_eh(const struct fl_expect *x, char *buf, size_t len)
+{
+	size_t o = (size_t)snprintf(buf, len, "error-handler steps in order:");
+
+	for (size_t i = 0; i < x->neh && o < len; i++)
+		o += (size_t)snprintf(buf + o, len - o, " %s", fl_eh_names[x->eh[i]]);
+	if (!x->neh)
+		snprintf(buf + o, len - o, " (none required)");
+}
+
+/* "trace {"KEY": JSON, ...} at least N[, at most M]". */
+static void describe_trace(const struct fl_expect *x, char *buf, size_t len)
+{
+	size_t o = (size_t)snprintf(buf, len, "trace {");
+
+	for (size_t i = 0; i < x->ntrace && o < len; i++)
+		o += (size_t)snprintf(buf + o, len - o, "%s\"%s\": %s", i ? ", " : "",
+				      x->trace[i].key, x->trace[i].json);
+	if (o < len)
+		snprintf(buf + o, len - o, "} at least %llu",
+			 (unsigned long long)(x->has_count_min ? x->count_min : 1));
+	if (x->has_count_max && strlen(buf) + 24 < len)
+		snprintf(buf + strlen(buf), len - strlen(buf), ", at most %llu",
+			 (unsigned long long)x->count_max);
+}
+
 /* Writes the "what" text of one assertion of an expectation. */
 static void describe(const struct fl_expect *x, enum fl_expect_kind kind, char *buf, size_t len)
 {
-	size_t o = 0;
 	char tm[64];
 
 	switch (kind) {
 	case FL_EX_ERRNO:
-		o = (size_t)snprintf(buf, len, "step %d errno %s%s", x->step,
-				     x->nerrnos > 1 ? "one of " : "", x->nerrnos ? x->errnos[0] : "?");
-		for (size_t i = 1; i < x->nerrnos && o < len; i++)
-			o += (size_t)snprintf(buf + o, len - o, ", %s", x->errnos[i]);
+		describe_errno(x, buf, len);
 		break;
 	case FL_EX_STATUS:
 		snprintf(buf, len, "step %d status %s", x->step,
 			 fl_status_name(x->status) ? fl_status_name(x->status) : "?");
 		break;
-	case FL_EX_SENSE: {
-		char t[96];
-
-		if (x->sense_any_asc)
-			snprintf(t, sizeof(t), "%s (any ASC)",
-				 fl_sense_key_name(x->key) ? fl_sense_key_name(x->key) : "?");
-		else
-			fl_sense_text(x->key, x->asc, x->ascq, t, sizeof(t));
-		snprintf(buf, len, "step %d CHECK CONDITION with sense %s", x->step, t);
+	case FL_EX_SENSE:
+		describe_sense(x, buf, len);
 		break;
-	}
 	case FL_EX_UA: {
 		const char *a = fl_sense_asc_name(x->ua_asc, x->ua_ascq);
 
@@ -132,18 +188,7 @@ static void describe(const struct fl_expect *x, enum fl_expect_kind kind, char *
 		snprintf(buf, len, "step %d ran", x->step);
 		break;
 	case FL_EX_KERNEL_LOG:
-		if (x->has_count_min && x->has_count_max && x->count_min == x->count_max)
-			snprintf(buf, len, "kernel log /%s/ count %llu", x->kernel_log,
-				 (unsigned long long)x->count_min);
-		else if (x->has_count_max)
-			snprintf(buf, len, "kernel log /%s/ count from %llu to %llu", x->kernel_log,
-				 (unsigned long long)(x->has_count_min ? x->count_min : 0),
-				 (unsigned long long)x->count_max);
-		else if (x->has_count_min)
-			snprintf(buf, len, "kernel log /%s/ count at least %llu", x->kernel_log,
-				 (unsigned long long)x->count_min);
-		else
-			snprintf(buf, len, "kernel log /%s/", x->kernel_log);
+		describe_kernel_log(x, buf, len);
 		break;
 	case FL_EX_PATH:
 		times(x, tm, sizeof(tm));
@@ -155,11 +200,7 @@ static void describe(const struct fl_expect *x, enum fl_expect_kind kind, char *
 			 x->dh_access ? " in " : "", x->dh_access ? x->dh_access : "", tm);
 		break;
 	case FL_EX_EH:
-		o = (size_t)snprintf(buf, len, "error-handler steps in order:");
-		for (size_t i = 0; i < x->neh && o < len; i++)
-			o += (size_t)snprintf(buf + o, len - o, " %s", fl_eh_names[x->eh[i]]);
-		if (!x->neh)
-			snprintf(buf + o, len - o, " (none required)");
+		describe_eh(x, buf, len);
 		break;
 	case FL_EX_DEVICE_STATE:
 		if (x->lun >= 0)
@@ -178,16 +219,7 @@ static void describe(const struct fl_expect *x, enum fl_expect_kind kind, char *
 				 (unsigned long long)x->stall_max_ms);
 		break;
 	case FL_EX_TRACE:
-		o = (size_t)snprintf(buf, len, "trace {");
-		for (size_t i = 0; i < x->ntrace && o < len; i++)
-			o += (size_t)snprintf(buf + o, len - o, "%s\"%s\": %s", i ? ", " : "",
-					      x->trace[i].key, x->trace[i].json);
-		if (o < len)
-			snprintf(buf + o, len - o, "} at least %llu",
-				 (unsigned long long)(x->has_count_min ? x->count_min : 1));
-		if (x->has_count_max && strlen(buf) + 24 < len)
-			snprintf(buf + strlen(buf), len - strlen(buf), ", at most %llu",
-				 (unsigned long long)x->count_max);
+		describe_trace(x, buf, len);
 		break;
 	}
 }
@@ -241,6 +273,72 @@ static void status_text(const struct fl_step_obs *s, char *buf, size_t len)
 	snprintf(buf, len, "status %s (0x%02x), sense %s", n ? n : "?", s->status, t);
 }
 
+/* Judges a TMF-response assertion about a step that ran; t is how the step ended. */
+static struct fl_verdict *judge_tmf_response(struct vlist *l, const struct fl_check *check,
+					     const struct fl_expect *x, size_t xi,
+					     const struct fl_step_obs *s, const char *t)
+{
+	struct fl_verdict *v;
+	bool ok;
+
+	if (!fl_step_op_is_tmf(check->steps[x->step].op)) {
+		v = vadd(l, xi, FL_EX_TMF_RESPONSE, FL_VERDICT_FAIL);
+		observed(v, "step %d is a %s step, not a task-management function (%s)", x->step,
+			 fl_step_op_name(check->steps[x->step].op), t);
+		return v;
+	}
+	ok = s->end == FL_END_DONE && s->has_tmf_response && s->tmf_response == x->tmf_response;
+	v = vadd(l, xi, FL_EX_TMF_RESPONSE, ok ? FL_VERDICT_PASS : FL_VERDICT_FAIL);
+	if (s->has_tmf_response)
+		observed(v, "TMF response %s (%u), %s",
+			 fl_tmf_response_name(s->tmf_response) ?: "?", s->tmf_response, t);
+	else
+		observed(v, "no TMF response (%s)", t);
+	return v;
+}
+
+/* True when a step's status and sense satisfy a status, sense or unit-attention assertion. */
+static bool status_matches(const struct fl_expect *x, enum fl_expect_kind kind,
+			   const struct fl_step_obs *s)
+{
+	if (kind == FL_EX_STATUS)
+		return s->status == x->status;
+	if (kind == FL_EX_UA)
+		return s->status == 0x02 && s->has_sense && s->key == 0x06 && s->asc == x->ua_asc &&
+		       s->ascq == x->ua_ascq;
+	return s->status == 0x02 && s->has_sense && s->key == x->key &&
+	       (x->sense_any_asc || (s->asc == x->asc && s->ascq == x->ascq));
+}
+
+/* Judges a status, sense or unit-attention assertion about a step that ran. */
+static struct fl_verdict *judge_status(struct vlist *l, const struct fl_check *check,
+				       const struct fl_expect *x, size_t xi,
+				       enum fl_expect_kind kind, const struct fl_obs *obs,
+				       const struct fl_step_obs *s, const char *t)
+{
+	struct fl_verdict *v;
+	char st[200];
+
+	if (!s->has_status) {
+		bool can =
+		    obs->can_status_all || fl_step_op_is_passthrough(check->steps[x->step].op);
+
+		v = vadd(l, xi, kind, can ? FL_VERDICT_FAIL : FL_VERDICT_NA);
+		if (can)
+			observed(v, "no SCSI status (%s)", t);
+		else
+			observed(v,
+				 "the %s runner sees no SCSI status of this op (only of "
+				 "tur, inquiry and sg_raw)",
+				 runner_name(obs->runner));
+		return v;
+	}
+	v = vadd(l, xi, kind, status_matches(x, kind, s) ? FL_VERDICT_PASS : FL_VERDICT_FAIL);
+	status_text(s, st, sizeof(st));
+	observed(v, "%s", st);
+	return v;
+}
+
 /* Judges one assertion about a step. */
 static void judge_step(struct vlist *l, const struct fl_check *check, const struct fl_expect *x,
 		       size_t xi, enum fl_expect_kind kind, const struct fl_obs *obs)
@@ -278,48 +376,12 @@ static void judge_step(struct vlist *l, const struct fl_check *check, const stru
 		observed(v, "%s", t);
 		break;
 	case FL_EX_TMF_RESPONSE:
-		if (!fl_step_op_is_tmf(check->steps[x->step].op)) {
-			v = vadd(l, xi, kind, FL_VERDICT_FAIL);
-			observed(v, "step %d is a %s step, not a task-management function (%s)",
-				 x->step, fl_step_op_name(check->steps[x->step].op), t);
-			break;
-		}
-		ok = s->end == FL_END_DONE && s->has_tmf_response &&
-		     s->tmf_response == x->tmf_response;
-		v = vadd(l, xi, kind, ok ? FL_VERDICT_PASS : FL_VERDICT_FAIL);
-		if (s->has_tmf_response)
-			observed(v, "TMF response %s (%u), %s",
-				 fl_tmf_response_name(s->tmf_response) ?: "?", s->tmf_response, t);
-		else
-			observed(v, "no TMF response (%s)", t);
+		v = judge_tmf_response(l, check, x, xi, s, t);
 		break;
 	case FL_EX_STATUS:
 	case FL_EX_SENSE:
 	case FL_EX_UA:
-		if (!s->has_status) {
-			bool can = obs->can_status_all ||
-				   fl_step_op_is_passthrough(check->steps[x->step].op);
-
-			v = vadd(l, xi, kind, can ? FL_VERDICT_FAIL : FL_VERDICT_NA);
-			if (can)
-				observed(v, "no SCSI status (%s)", t);
-			else
-				observed(v, "the %s runner sees no SCSI status of this op (only of "
-					    "tur, inquiry and sg_raw)",
-					 runner_name(obs->runner));
-			break;
-		}
-		if (kind == FL_EX_STATUS)
-			ok = s->status == x->status;
-		else if (kind == FL_EX_UA)
-			ok = s->status == 0x02 && s->has_sense && s->key == 0x06 &&
-			     s->asc == x->ua_asc && s->ascq == x->ua_ascq;
-		else
-			ok = s->status == 0x02 && s->has_sense && s->key == x->key &&
-			     (x->sense_any_asc || (s->asc == x->asc && s->ascq == x->ascq));
-		v = vadd(l, xi, kind, ok ? FL_VERDICT_PASS : FL_VERDICT_FAIL);
-		status_text(s, t, sizeof(t));
-		observed(v, "%s", t);
+		v = judge_status(l, check, x, xi, kind, obs, s, t);
 		break;
 	case FL_EX_WITHIN:
 		ok = s->end == FL_END_DONE && s->elapsed_ms <= (double)x->within_ms;

@@ -135,6 +135,54 @@ static const char **strings_of(json_t *a, size_t *n)
 	return v;
 }
 
+/* Reads one recorded step e into s. */
+static void read_step(json_t *e, struct fl_step_obs *s)
+{
+	const char *end = json_string_value(json_object_get(e, "end")) ?: "";
+	json_t *st = json_object_get(e, "status"), *sense = json_object_get(e, "sense");
+
+	for (size_t k = 0; k < sizeof(end_names) / sizeof(end_names[0]); k++)
+		if (!strcmp(end, end_names[k]))
+			s->end = (enum fl_step_end)k;
+	snprintf(s->errno_name, sizeof(s->errno_name), "%s",
+		 json_string_value(json_object_get(e, "errno")) ?: "");
+	snprintf(s->why, sizeof(s->why), "%s", json_string_value(json_object_get(e, "why")) ?: "");
+	s->elapsed_ms = json_number_value(json_object_get(e, "elapsed_ms"));
+	s->repeats_done = (uint32_t)json_integer_value(json_object_get(e, "repeats"));
+	s->has_status = json_is_integer(st);
+	s->status = (uint8_t)json_integer_value(st);
+	s->has_sense = json_array_size(sense) == 3;
+	if (s->has_sense) {
+		s->key = (uint8_t)json_integer_value(json_array_get(sense, 0));
+		s->asc = (uint8_t)json_integer_value(json_array_get(sense, 1));
+		s->ascq = (uint8_t)json_integer_value(json_array_get(sense, 2));
+	}
+	/* a TMF response is one byte (RFC 7143 11.6.1): anything else is no response */
+	st = json_object_get(e, "tmf_response");
+	s->has_tmf_response =
+	    json_is_integer(st) && json_integer_value(st) >= 0 && json_integer_value(st) <= 255;
+	s->tmf_response = s->has_tmf_response ? (uint8_t)json_integer_value(st) : 0;
+}
+
+/* Reads a recorded run's kernel log (kmsg) and error-handler steps (eh). */
+static void read_kernel(struct fl_obs_doc *d, json_t *kmsg)
+{
+	json_t *eh = json_object_get(d->root, "eh"), *w;
+	size_t i;
+
+	d->obs.has_kernel = true;
+	d->kmsg = strings_of(kmsg, &d->obs.nkmsg);
+	d->obs.kmsg = d->kmsg;
+	d->eh = calloc(json_array_size(eh) + 1, sizeof(*d->eh));
+	json_array_foreach(eh, i, w)
+	{
+		for (int k = 0; d->eh && k < FL_EH_NR; k++)
+			if (json_is_string(w) && !strcmp(fl_eh_names[k], json_string_value(w)))
+				d->eh[d->obs.neh++] = (enum fl_eh_step)k;
+	}
+	d->obs.eh = d->eh;
+}
+
 /* Reads a recorded run; 0 or -errno (-EINVAL: not an observations document). */
 int fl_obs_read(const char *path, struct fl_obs_doc **out)
 {
@@ -164,47 +212,12 @@ int fl_obs_read(const char *path, struct fl_obs_doc **out)
 	}
 	json_array_foreach(steps, i, e)
 	{
-		struct fl_step_obs *s = &d->steps[i];
-		const char *end = json_string_value(json_object_get(e, "end")) ?: "";
-		json_t *st = json_object_get(e, "status"), *sense = json_object_get(e, "sense");
-
-		for (size_t k = 0; k < sizeof(end_names) / sizeof(end_names[0]); k++)
-			if (!strcmp(end, end_names[k]))
-				s->end = (enum fl_step_end)k;
-		snprintf(s->errno_name, sizeof(s->errno_name), "%s",
-			 json_string_value(json_object_get(e, "errno")) ?: "");
-		snprintf(s->why, sizeof(s->why), "%s",
-			 json_string_value(json_object_get(e, "why")) ?: "");
-		s->elapsed_ms = json_number_value(json_object_get(e, "elapsed_ms"));
-		s->repeats_done = (uint32_t)json_integer_value(json_object_get(e, "repeats"));
-		s->has_status = json_is_integer(st);
-		s->status = (uint8_t)json_integer_value(st);
-		s->has_sense = json_array_size(sense) == 3;
-		if (s->has_sense) {
-			s->key = (uint8_t)json_integer_value(json_array_get(sense, 0));
-			s->asc = (uint8_t)json_integer_value(json_array_get(sense, 1));
-			s->ascq = (uint8_t)json_integer_value(json_array_get(sense, 2));
-		}
-		/* a TMF response is one byte (RFC 7143 11.6.1): anything else is no response */
-		st = json_object_get(e, "tmf_response");
-		s->has_tmf_response = json_is_integer(st) && json_integer_value(st) >= 0 &&
-				      json_integer_value(st) <= 255;
-		s->tmf_response = s->has_tmf_response ? (uint8_t)json_integer_value(st) : 0;
+		read_step(e, &d->steps[i]);
 	}
 	d->obs.steps = d->steps;
 	d->obs.nsteps = json_array_size(steps);
-	if ((e = json_object_get(d->root, "kmsg"))) {
-		json_t *eh = json_object_get(d->root, "eh"), *w;
-
-		d->obs.has_kernel = true;
-		d->kmsg = strings_of(e, &d->obs.nkmsg);
-		d->obs.kmsg = d->kmsg;
-		d->eh = calloc(json_array_size(eh) + 1, sizeof(*d->eh));
-		json_array_foreach(eh, i, w) for (int k = 0; d->eh && k < FL_EH_NR; k++) if (
-		    json_is_string(w) && !strcmp(fl_eh_names[k], json_string_value(w)))
-		    d->eh[d->obs.neh++] = (enum fl_eh_step)k;
-		d->obs.eh = d->eh;
-	}
+	if ((e = json_object_get(d->root, "kmsg")))
+		read_kernel(d, e);
 	if ((d->states = json_object_get(d->root, "device_state"))) {
 		d->obs.device_state = doc_device_state;
 		d->obs.device_state_arg = d;

@@ -235,18 +235,9 @@ static void parse_store(struct pctx *c, const char *path, json_t *v, struct sc_l
 	}
 }
 
-/* Parses one entry of "luns". */
-static void parse_lun(struct pctx *c, const char *path, json_t *v, size_t idx, struct sc_lun *l)
+/* Sets a LUN's defaults: index idx, 512-byte blocks, the first port's group, a memory store. */
+static void lun_defaults(struct pctx *c, size_t idx, struct sc_lun *l)
 {
-	static const char *const keys[] = {
-	    "lun",    "size",  "block_size",	      "vendor",	 "product",   "revision",
-	    "serial", "naa",   "write_cache",	      "d_sense", "removable", "thin",
-	    "alua",   "store", "max_transfer_blocks", "read_only", "personality", NULL};
-	char sub[512], q[80];
-	json_t *e;
-	uint64_t n, size = 1ull << 30;
-	bool blk = false;
-
 	l->id = (uint16_t)idx;
 	l->cfg.block_size = 512;
 	l->cfg.write_cache = true;
@@ -256,15 +247,18 @@ static void parse_lun(struct pctx *c, const char *path, json_t *v, size_t idx, s
 	l->vendor = xstrdup("FAULTLUN");
 	l->product = xstrdup("VIRTUAL-DISK");
 	l->revision = xstrdup("0001");
-	if (!json_is_object(v)) {
-		perr(c, path, false, "a LUN must be an object, got %s", pquote(v, q, sizeof(q)));
-		return;
-	}
-	pkeys(c, path, v, "lun", keys);
-#define SUB(k) (snprintf(sub, sizeof(sub), "%s/%s", path, k), sub)
-	if ((e = json_object_get(v, "lun")) && pnum(c, SUB("lun"), e, FL_MAX_LUNS - 1, &n))
-		l->id = (uint16_t)n;
-	if ((e = json_object_get(v, "block_size")) && pnum(c, SUB("block_size"), e, 65536, &n)) {
+}
+
+/* Parses a LUN's "block_size" and "size" into its block size and number of blocks. */
+static void lun_geometry(struct pctx *c, const char *path, json_t *v, struct sc_lun *l)
+{
+	char sub[512], q[80];
+	json_t *e;
+	uint64_t n, size = 1ull << 30;
+	bool blk = false;
+
+	if ((e = json_object_get(v, "block_size")) &&
+	    pnum(c, SUBP(sub, path, "block_size"), e, 65536, &n)) {
 		if (n < 512 || (n & (n - 1)))
 			perr(c, sub, false,
 			     "\"block_size\": %s is not a power of two from 512 "
@@ -273,7 +267,7 @@ static void parse_lun(struct pctx *c, const char *path, json_t *v, size_t idx, s
 		else
 			l->cfg.block_size = (uint32_t)n;
 	}
-	if ((e = json_object_get(v, "size")) && psize(c, SUB("size"), e, &size, &blk)) {
+	if ((e = json_object_get(v, "size")) && psize(c, SUBP(sub, path, "size"), e, &size, &blk)) {
 		if (!blk && size % l->cfg.block_size)
 			perr(c, sub, false,
 			     "\"size\": %s is not a multiple of the block size "
@@ -283,6 +277,51 @@ static void parse_lun(struct pctx *c, const char *path, json_t *v, size_t idx, s
 			perr(c, sub, false, "\"size\": %s holds no block", pquote(e, q, sizeof(q)));
 	}
 	l->cfg.num_blocks = blk ? size : size / l->cfg.block_size;
+}
+
+/* Takes the personality's vendor, product and revision where the LUN object v sets none. */
+static void lun_personality_identity(json_t *v, struct sc_lun *l)
+{
+	const char *pv, *pp, *pr;
+
+	if (!l->cfg.personality.name)
+		return;
+	fl_vendor_identity(l->cfg.personality.name, &pv, &pp, &pr);
+	if (!json_object_get(v, "vendor")) {
+		free(l->vendor);
+		l->vendor = xstrdup(pv);
+	}
+	if (!json_object_get(v, "product")) {
+		free(l->product);
+		l->product = xstrdup(pp);
+	}
+	if (!json_object_get(v, "revision")) {
+		free(l->revision);
+		l->revision = xstrdup(pr);
+	}
+}
+
+/* Parses one entry of "luns". */
+static void parse_lun(struct pctx *c, const char *path, json_t *v, size_t idx, struct sc_lun *l)
+{
+	static const char *const keys[] = {
+	    "lun",    "size",  "block_size",	      "vendor",	 "product",   "revision",
+	    "serial", "naa",   "write_cache",	      "d_sense", "removable", "thin",
+	    "alua",   "store", "max_transfer_blocks", "read_only", "personality", NULL};
+	char sub[512], q[80];
+	json_t *e;
+	uint64_t n;
+
+	lun_defaults(c, idx, l);
+	if (!json_is_object(v)) {
+		perr(c, path, false, "a LUN must be an object, got %s", pquote(v, q, sizeof(q)));
+		return;
+	}
+	pkeys(c, path, v, "lun", keys);
+#define SUB(k) (snprintf(sub, sizeof(sub), "%s/%s", path, k), sub)
+	if ((e = json_object_get(v, "lun")) && pnum(c, SUB("lun"), e, FL_MAX_LUNS - 1, &n))
+		l->id = (uint16_t)n;
+	lun_geometry(c, path, v, l);
 	if ((e = json_object_get(v, "vendor")))
 		pstr(c, SUB("vendor"), e, 8, &l->vendor);
 	if ((e = json_object_get(v, "product")))
@@ -312,24 +351,7 @@ static void parse_lun(struct pctx *c, const char *path, json_t *v, size_t idx, s
 		parse_store(c, SUB("store"), e, l);
 	if ((e = json_object_get(v, "personality"))) {
 		parse_personality(c, SUB("personality"), e, l);
-		/* the personality's identity where the LUN sets none */
-		if (l->cfg.personality.name) {
-			const char *pv, *pp, *pr;
-
-			fl_vendor_identity(l->cfg.personality.name, &pv, &pp, &pr);
-			if (!json_object_get(v, "vendor")) {
-				free(l->vendor);
-				l->vendor = xstrdup(pv);
-			}
-			if (!json_object_get(v, "product")) {
-				free(l->product);
-				l->product = xstrdup(pp);
-			}
-			if (!json_object_get(v, "revision")) {
-				free(l->revision);
-				l->revision = xstrdup(pr);
-			}
-		}
+		lun_personality_identity(v, l);
 	}
 #undef SUB
 	if (l->cfg.thin && l->cfg.pool_blocks > l->cfg.num_blocks)
@@ -732,6 +754,37 @@ int fl_scenario_load_string(const char *name, const char *text, unsigned fronten
 	return 0;
 }
 
+/* Doubles a read buffer up to FL_SCENARIO_MAX_BYTES + 1; 0, -EFBIG beyond it, or -ENOMEM. */
+static int grow_read_buffer(char **buf, size_t *cap)
+{
+	size_t ncap = *cap ? *cap * 2 : 64 * 1024;
+	char *nb;
+
+	if (*cap >= FL_SCENARIO_MAX_BYTES + 1)
+		return -EFBIG;
+	if (ncap > FL_SCENARIO_MAX_BYTES + 1)
+		ncap = FL_SCENARIO_MAX_BYTES + 1;
+	nb = realloc(*buf, ncap);
+	if (!nb)
+		return -ENOMEM;
+	*buf = nb;
+	*cap = ncap;
+	return 0;
+}
+
+/* Waits up to FL_SCENARIO_READ_IDLE_MS for fd to be readable; 0, -ETIMEDOUT or -errno. */
+static int wait_readable(int fd)
+{
+	struct pollfd p = {.fd = fd, .events = POLLIN};
+	int k = poll(&p, 1, FL_SCENARIO_READ_IDLE_MS);
+
+	if (k == 0)
+		return -ETIMEDOUT;
+	if (k < 0 && errno != EINTR)
+		return -errno;
+	return 0;
+}
+
 /*
  * Reads a whole scenario file: "-" is standard input. Regular files, pipes
  * and FIFOs (`serve <(jq ...)`, `lint /dev/stdin`) are read to end of file,
@@ -766,24 +819,8 @@ static int read_file(const char *path, char **out)
 	for (;;) {
 		ssize_t r;
 
-		if (n + 1 >= cap) {
-			size_t ncap = cap ? cap * 2 : 64 * 1024;
-			char *nb;
-
-			if (cap >= FL_SCENARIO_MAX_BYTES + 1) {
-				err = -EFBIG;
-				goto out;
-			}
-			if (ncap > FL_SCENARIO_MAX_BYTES + 1)
-				ncap = FL_SCENARIO_MAX_BYTES + 1;
-			nb = realloc(buf, ncap);
-			if (!nb) {
-				err = -ENOMEM;
-				goto out;
-			}
-			buf = nb;
-			cap = ncap;
-		}
+		if (n + 1 >= cap && (err = grow_read_buffer(&buf, &cap)))
+			goto out;
 		r = read(fd, buf + n, cap - 1 - n);
 		if (r > 0) {
 			n += (size_t)r;
@@ -798,17 +835,8 @@ static int read_file(const char *path, char **out)
 		if (errno == EINTR)
 			continue;
 		if (errno == EAGAIN || errno == EWOULDBLOCK) {
-			struct pollfd p = {.fd = fd, .events = POLLIN};
-			int k = poll(&p, 1, FL_SCENARIO_READ_IDLE_MS);
-
-			if (k == 0) {
-				err = -ETIMEDOUT;
+			if ((err = wait_readable(fd)))
 				goto out;
-			}
-			if (k < 0 && errno != EINTR) {
-				err = -errno;
-				goto out;
-			}
 			continue;
 		}
 		err = -errno;

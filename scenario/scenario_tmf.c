@@ -168,92 +168,73 @@ void parse_tmf(struct pctx *c, json_t *tmf)
 	}
 }
 
-/* Parses one transport rule. */
-static void parse_xrule(struct pctx *c, const char *path, json_t *r, size_t idx, struct sc_xrule *x)
+/* Parses a transport match's "pdu": one PDU kind or a list of them, into x->pdu_mask. */
+static void xrule_pdus(struct pctx *c, const char *sub, json_t *p, struct sc_xrule *x)
 {
-	static const char *const keys[] = {"id", "states", "match", "action", NULL};
+	size_t n = json_is_array(p) ? json_array_size(p) : 1;
+	char q[80];
+	json_t *one;
+
+	for (size_t i = 0; i < n; i++) {
+		char s2[600];
+		int k;
+
+		one = json_is_array(p) ? json_array_get(p, i) : p;
+		if (json_is_array(p))
+			snprintf(s2, sizeof(s2), "%s/pdu/%zu", sub, i);
+		else
+			snprintf(s2, sizeof(s2), "%s/pdu", sub);
+		for (k = 1; k <= FL_PDU_REJECT && json_is_string(one); k++)
+			if (!strcmp(sc_pdu_names[k], json_string_value(one)))
+				break;
+		if (!json_is_string(one) || k > FL_PDU_REJECT)
+			perr(c, s2, false,
+			     "unknown PDU kind %s (expected scsi_command, "
+			     "data_out, nop_out, tmf_request, logout_request, "
+			     "scsi_response, data_in, r2t, nop_in, tmf_response, ...)",
+			     pquote(one, q, sizeof(q)));
+		else
+			x->pdu_mask |= 1u << k;
+	}
+}
+
+/* Parses a transport rule's "match" (an object with "pdu"), at sub. */
+static void xrule_match(struct pctx *c, const char *sub, json_t *m, struct sc_xrule *x)
+{
 	static const char *const mkeys[] = {"pdu",   "opcode",	   "class", "nth",
 					    "every", "after",	   "times", "probability",
 					    "port",  "port_group", NULL};
+	char s2[600];
+	json_t *e;
+
+	pkeys(c, sub, m, "transport match", mkeys);
+	xrule_pdus(c, sub, json_object_get(m, "pdu"), x);
+	if ((e = json_object_get(m, "opcode"))) {
+		x->has_opcode = true;
+		snprintf(s2, sizeof(s2), "%s/opcode", sub);
+		parse_opcodes(c, s2, e, x->opcode_map);
+	}
+	if ((e = json_object_get(m, "class"))) {
+		snprintf(s2, sizeof(s2), "%s/class", sub);
+		x->class_mask = parse_classes(c, s2, e);
+	}
+	parse_count(c, sub, m, &x->count);
+	if ((e = json_object_get(m, "port"))) {
+		snprintf(s2, sizeof(s2), "%s/port", sub);
+		parse_match_port(c, s2, e, false, &x->port);
+	}
+	if ((e = json_object_get(m, "port_group"))) {
+		snprintf(s2, sizeof(s2), "%s/port_group", sub);
+		parse_match_port(c, s2, e, true, &x->port_group);
+	}
+}
+
+/* Parses a transport rule's "action": "drop", "close" or {"delay_ms": N}. */
+static void xrule_action(struct pctx *c, const char *path, json_t *r, struct sc_xrule *x)
+{
+	json_t *e = json_object_get(r, "action");
 	char sub[512], q[80];
-	json_t *e, *m;
 
-	if (!json_is_object(r)) {
-		perr(c, path, false, "a transport rule must be an object, got %s",
-		     pquote(r, q, sizeof(q)));
-		return;
-	}
-	pkeys(c, path, r, "transport rule", keys);
-	if ((e = json_object_get(r, "id")) && json_is_string(e) && json_string_value(e)[0])
-		x->id = xstrdup(json_string_value(e));
-	else if (e)
-		perr(c, SUBP(sub, path, "id"), false, "\"id\": expected a non-empty string, got %s",
-		     pquote(e, q, sizeof(q)));
-	if (!x->id && asprintf(&x->id, "transport-%zu", idx) < 0)
-		x->id = NULL;
-	if ((e = json_object_get(r, "states")))
-		x->states = pstates(c, SUBP(sub, path, "states"), e);
-	m = json_object_get(r, "match");
-	SUBP(sub, path, "match");
-	if (!json_is_object(m) || !json_object_get(m, "pdu")) {
-		perr(c, m ? sub : path, false,
-		     "a transport rule needs \"match\" with \"pdu\", "
-		     "got %s",
-		     pquote(m, q, sizeof(q)));
-	} else {
-		json_t *p = json_object_get(m, "pdu"), *one;
-		size_t n = json_is_array(p) ? json_array_size(p) : 1;
-
-		pkeys(c, sub, m, "transport match", mkeys);
-		for (size_t i = 0; i < n; i++) {
-			char s2[600];
-			int k;
-
-			one = json_is_array(p) ? json_array_get(p, i) : p;
-			if (json_is_array(p))
-				snprintf(s2, sizeof(s2), "%s/pdu/%zu", sub, i);
-			else
-				snprintf(s2, sizeof(s2), "%s/pdu", sub);
-			for (k = 1; k <= FL_PDU_REJECT && json_is_string(one); k++)
-				if (!strcmp(sc_pdu_names[k], json_string_value(one)))
-					break;
-			if (!json_is_string(one) || k > FL_PDU_REJECT)
-				perr(c, s2, false,
-				     "unknown PDU kind %s (expected scsi_command, "
-				     "data_out, nop_out, tmf_request, logout_request, "
-				     "scsi_response, data_in, r2t, nop_in, tmf_response, ...)",
-				     pquote(one, q, sizeof(q)));
-			else
-				x->pdu_mask |= 1u << k;
-		}
-		if ((e = json_object_get(m, "opcode"))) {
-			char s2[600];
-
-			x->has_opcode = true;
-			snprintf(s2, sizeof(s2), "%s/opcode", sub);
-			parse_opcodes(c, s2, e, x->opcode_map);
-		}
-		if ((e = json_object_get(m, "class"))) {
-			char s2[600];
-
-			snprintf(s2, sizeof(s2), "%s/class", sub);
-			x->class_mask = parse_classes(c, s2, e);
-		}
-		parse_count(c, sub, m, &x->count);
-		if ((e = json_object_get(m, "port"))) {
-			char s2[600];
-
-			snprintf(s2, sizeof(s2), "%s/port", sub);
-			parse_match_port(c, s2, e, false, &x->port);
-		}
-		if ((e = json_object_get(m, "port_group"))) {
-			char s2[600];
-
-			snprintf(s2, sizeof(s2), "%s/port_group", sub);
-			parse_match_port(c, s2, e, true, &x->port_group);
-		}
-	}
-	e = json_object_get(r, "action");
 	SUBP(sub, path, "action");
 	if (json_is_string(e) && !strcmp(json_string_value(e), "drop")) {
 		x->action = FL_XPORT_DROP;
@@ -274,6 +255,40 @@ static void parse_xrule(struct pctx *c, const char *path, json_t *r, size_t idx,
 		     "{\"delay_ms\": N}, got %s",
 		     pquote(e, q, sizeof(q)));
 	}
+}
+
+/* Parses one transport rule. */
+static void parse_xrule(struct pctx *c, const char *path, json_t *r, size_t idx, struct sc_xrule *x)
+{
+	static const char *const keys[] = {"id", "states", "match", "action", NULL};
+	char sub[512], q[80];
+	json_t *e, *m;
+
+	if (!json_is_object(r)) {
+		perr(c, path, false, "a transport rule must be an object, got %s",
+		     pquote(r, q, sizeof(q)));
+		return;
+	}
+	pkeys(c, path, r, "transport rule", keys);
+	if ((e = json_object_get(r, "id")) && json_is_string(e) && json_string_value(e)[0])
+		x->id = xstrdup(json_string_value(e));
+	else if (e)
+		perr(c, SUBP(sub, path, "id"), false, "\"id\": expected a non-empty string, got %s",
+		     pquote(e, q, sizeof(q)));
+	if (!x->id && asprintf(&x->id, "transport-%zu", idx) < 0)
+		x->id = NULL;
+	if ((e = json_object_get(r, "states")))
+		x->states = pstates(c, SUBP(sub, path, "states"), e);
+	m = json_object_get(r, "match");
+	SUBP(sub, path, "match");
+	if (!json_is_object(m) || !json_object_get(m, "pdu"))
+		perr(c, m ? sub : path, false,
+		     "a transport rule needs \"match\" with \"pdu\", "
+		     "got %s",
+		     pquote(m, q, sizeof(q)));
+	else
+		xrule_match(c, sub, m, x);
+	xrule_action(c, path, r, x);
 }
 
 /* Parses a session-condition object (without "states" when nested). */
@@ -399,12 +414,99 @@ void parse_transport(struct pctx *c, json_t *tr)
 		parse_session(c, "/transport/session", e, &c->sc->session, true);
 }
 
-/* Parses "transitions". */
-void parse_transitions(struct pctx *c, json_t *tr)
+/* Parses the TMF that triggers a transition ({"tmf": NAME}), at s2. */
+static void transition_tmf(struct pctx *c, const char *s2, json_t *e, struct sc_transition *x)
+{
+	char q[80];
+	int fn;
+
+	x->on = ON_TMF;
+	for (fn = 1; fn < SC_TMF_NR && json_is_string(e); fn++)
+		if (!strcmp(sc_tmf_names[fn], json_string_value(e)))
+			break;
+	if (!json_is_string(e) || fn == SC_TMF_NR)
+		perr(c, s2, false,
+		     "unknown TMF %s (expected abort_task, "
+		     "abort_task_set, clear_aca, clear_task_set, lun_reset, "
+		     "target_warm_reset or target_cold_reset)",
+		     pquote(e, q, sizeof(q)));
+	else
+		x->tmf_fn = fn;
+}
+
+/* Parses a transition's event: member k of "on" (at sub), whose value is e. */
+static void transition_event(struct pctx *c, const char *sub, const char *k, json_t *e,
+			     struct sc_transition *x)
+{
+	char s2[600];
+
+	snprintf(s2, sizeof(s2), "%s/%s", sub, k);
+	if (!strcmp(k, "commands") || !strcmp(k, "after_ms") || !strcmp(k, "write_beyond")) {
+		x->on = !strcmp(k, "commands")	 ? ON_COMMANDS
+			: !strcmp(k, "after_ms") ? ON_AFTER_MS
+						 : ON_WRITE_BEYOND;
+		if (pnum(c, s2, e, UINT64_MAX, &x->n) && x->n == 0 && x->on == ON_COMMANDS)
+			perr(c, s2, false, "\"commands\" must be at least 1, got 0");
+	} else if (!strcmp(k, "tmf")) {
+		transition_tmf(c, s2, e, x);
+	} else {
+		bool b = false;
+
+		x->on = !strcmp(k, "reset") ? ON_RESET : !strcmp(k, "login") ? ON_LOGIN : ON_LOGOUT;
+		if (pbool(c, s2, e, &b) && !b)
+			perr(c, s2, false, "\"%s\" can only be true", k);
+	}
+}
+
+/* Parses one entry of "transitions", at path. */
+static void parse_transition(struct pctx *c, const char *path, json_t *t, struct sc_transition *x)
 {
 	static const char *const keys[] = {"from", "to", "on", NULL};
 	static const char *const on_keys[] = {"commands",     "after_ms", "tmf",    "reset",
 					      "write_beyond", "login",	  "logout", NULL};
+	char sub[512], q[80];
+	json_t *e, *on;
+	const char *k;
+
+	x->from = -1;
+	x->to = -1;
+	if (!json_is_object(t)) {
+		perr(c, path, false, "a transition must be an object, got %s",
+		     pquote(t, q, sizeof(q)));
+		return;
+	}
+	pkeys(c, path, t, "transition", keys);
+	e = json_object_get(t, "from");
+	if (!e || (json_is_string(e) && !strcmp(json_string_value(e), "*")))
+		x->from = -1;
+	else
+		x->from = pstate(c, SUBP(sub, path, "from"), e);
+	if (!(e = json_object_get(t, "to")))
+		perr(c, path, false, "a transition needs \"to\"");
+	else
+		x->to = pstate(c, SUBP(sub, path, "to"), e);
+	on = json_object_get(t, "on");
+	SUBP(sub, path, "on");
+	if (!json_is_object(on) || json_object_size(on) != 1) {
+		perr(c, on ? sub : path, false,
+		     "\"on\": expected one event such as {\"commands\": N}, "
+		     "{\"after_ms\": T}, {\"tmf\": \"lun_reset\"}, {\"reset\": true}, "
+		     "{\"write_beyond\": LBA}, {\"login\": true}, {\"logout\": true}; "
+		     "got %s",
+		     pquote(on, q, sizeof(q)));
+		return;
+	}
+	if (pkeys(c, sub, on, "on", on_keys))
+		return;
+	json_object_foreach(on, k, e)
+	{
+		transition_event(c, sub, k, e, x);
+	}
+}
+
+/* Parses "transitions". */
+void parse_transitions(struct pctx *c, json_t *tr)
+{
 	char q[80];
 	size_t i;
 	json_t *t;
@@ -425,81 +527,9 @@ void parse_transitions(struct pctx *c, json_t *tr)
 		return;
 	json_array_foreach(tr, i, t)
 	{
-		struct sc_transition *x = &c->sc->transitions[c->sc->ntransitions++];
-		char path[64], sub[512];
-		json_t *e, *on;
-		const char *k;
+		char path[64];
 
 		snprintf(path, sizeof(path), "/transitions/%zu", i);
-		x->from = -1;
-		x->to = -1;
-		if (!json_is_object(t)) {
-			perr(c, path, false, "a transition must be an object, got %s",
-			     pquote(t, q, sizeof(q)));
-			continue;
-		}
-		pkeys(c, path, t, "transition", keys);
-		e = json_object_get(t, "from");
-		if (!e || (json_is_string(e) && !strcmp(json_string_value(e), "*")))
-			x->from = -1;
-		else
-			x->from = pstate(c, SUBP(sub, path, "from"), e);
-		if (!(e = json_object_get(t, "to")))
-			perr(c, path, false, "a transition needs \"to\"");
-		else
-			x->to = pstate(c, SUBP(sub, path, "to"), e);
-		on = json_object_get(t, "on");
-		SUBP(sub, path, "on");
-		if (!json_is_object(on) || json_object_size(on) != 1) {
-			perr(c, on ? sub : path, false,
-			     "\"on\": expected one event such as {\"commands\": N}, "
-			     "{\"after_ms\": T}, {\"tmf\": \"lun_reset\"}, {\"reset\": true}, "
-			     "{\"write_beyond\": LBA}, {\"login\": true}, {\"logout\": true}; "
-			     "got %s",
-			     pquote(on, q, sizeof(q)));
-			continue;
-		}
-		if (pkeys(c, sub, on, "on", on_keys))
-			continue;
-		json_object_foreach(on, k, e)
-		{
-			char s2[600];
-
-			snprintf(s2, sizeof(s2), "%s/%s", sub, k);
-			if (!strcmp(k, "commands") || !strcmp(k, "after_ms") ||
-			    !strcmp(k, "write_beyond")) {
-				x->on = !strcmp(k, "commands")	 ? ON_COMMANDS
-					: !strcmp(k, "after_ms") ? ON_AFTER_MS
-								 : ON_WRITE_BEYOND;
-				if (pnum(c, s2, e, UINT64_MAX, &x->n) && x->n == 0 &&
-				    x->on == ON_COMMANDS)
-					perr(c, s2, false,
-					     "\"commands\" must be at least 1, got 0");
-			} else if (!strcmp(k, "tmf")) {
-				int fn;
-
-				x->on = ON_TMF;
-				for (fn = 1; fn < SC_TMF_NR && json_is_string(e); fn++)
-					if (!strcmp(sc_tmf_names[fn], json_string_value(e)))
-						break;
-				if (!json_is_string(e) || fn == SC_TMF_NR)
-					perr(
-					    c, s2, false,
-					    "unknown TMF %s (expected abort_task, "
-					    "abort_task_set, clear_aca, clear_task_set, lun_reset, "
-					    "target_warm_reset or target_cold_reset)",
-					    pquote(e, q, sizeof(q)));
-				else
-					x->tmf_fn = fn;
-			} else {
-				bool b = false;
-
-				x->on = !strcmp(k, "reset")   ? ON_RESET
-					: !strcmp(k, "login") ? ON_LOGIN
-							      : ON_LOGOUT;
-				if (pbool(c, s2, e, &b) && !b)
-					perr(c, s2, false, "\"%s\" can only be true", k);
-			}
-		}
+		parse_transition(c, path, t, &c->sc->transitions[c->sc->ntransitions++]);
 	}
 }

@@ -354,44 +354,50 @@ bool pascq(struct pctx *c, const char *path, json_t *v, uint8_t *asc, uint8_t *a
 	return false;
 }
 
+/* Parses a sense object {key, asc, ascq}: key by name or number, ascq 0 when absent. */
+static bool psense_object(struct pctx *c, const char *path, json_t *v, uint8_t *key, uint8_t *asc,
+			  uint8_t *ascq)
+{
+	static const char *const keys[] = {"key", "asc", "ascq", NULL};
+	json_t *k = json_object_get(v, "key"), *a = json_object_get(v, "asc"),
+	       *aq = json_object_get(v, "ascq");
+	uint64_t n;
+	bool ok = !pkeys(c, path, v, "sense", keys);
+	char sub[512], q[80];
+
+	if (!k || !a) {
+		perr(c, path, false, "sense object needs \"key\" and \"asc\", got %s",
+		     pquote(v, q, sizeof(q)));
+		return false;
+	}
+	snprintf(sub, sizeof(sub), "%s/key", path);
+	if (json_is_string(k) && !sense_key_by_name(json_string_value(k), key))
+		;
+	else if (pnum(c, sub, k, 0xf, &n))
+		*key = (uint8_t)n;
+	else
+		ok = false;
+	snprintf(sub, sizeof(sub), "%s/asc", path);
+	if (pnum(c, sub, a, 0xff, &n))
+		*asc = (uint8_t)n;
+	else
+		ok = false;
+	*ascq = 0;
+	snprintf(sub, sizeof(sub), "%s/ascq", path);
+	if (aq && pnum(c, sub, aq, 0xff, &n))
+		*ascq = (uint8_t)n;
+	else if (aq)
+		ok = false;
+	return ok;
+}
+
 /* Parses a sense "KEY/ASC_NAME", "KEY/0xAA/0xQQ" or {key, asc, ascq}. */
 bool psense(struct pctx *c, const char *path, json_t *v, uint8_t *key, uint8_t *asc, uint8_t *ascq)
 {
 	char q[80], buf[128], *rest, *p2;
 
-	if (json_is_object(v)) {
-		static const char *const keys[] = {"key", "asc", "ascq", NULL};
-		json_t *k = json_object_get(v, "key"), *a = json_object_get(v, "asc"),
-		       *aq = json_object_get(v, "ascq");
-		uint64_t n;
-		bool ok = !pkeys(c, path, v, "sense", keys);
-		char sub[512];
-
-		if (!k || !a) {
-			perr(c, path, false, "sense object needs \"key\" and \"asc\", got %s",
-			     pquote(v, q, sizeof(q)));
-			return false;
-		}
-		snprintf(sub, sizeof(sub), "%s/key", path);
-		if (json_is_string(k) && !sense_key_by_name(json_string_value(k), key))
-			;
-		else if (pnum(c, sub, k, 0xf, &n))
-			*key = (uint8_t)n;
-		else
-			ok = false;
-		snprintf(sub, sizeof(sub), "%s/asc", path);
-		if (pnum(c, sub, a, 0xff, &n))
-			*asc = (uint8_t)n;
-		else
-			ok = false;
-		*ascq = 0;
-		snprintf(sub, sizeof(sub), "%s/ascq", path);
-		if (aq && pnum(c, sub, aq, 0xff, &n))
-			*ascq = (uint8_t)n;
-		else if (aq)
-			ok = false;
-		return ok;
-	}
+	if (json_is_object(v))
+		return psense_object(c, path, v, key, asc, ascq);
 	if (!json_is_string(v)) {
 		perr(c, path, false,
 		     "\"%s\": expected \"KEY/ASC_NAME\", \"KEY/0xAA/0xQQ\" or {key, asc, ascq}, "
