@@ -124,24 +124,23 @@ static void test_decode_lba_layouts(void)
 	CU_ASSERT_EQUAL(info.cls, FL_CLASS_WRITE);
 }
 
+/* Decodes the cdb of len bytes into *info; returns its command class. */
+static enum fl_cmd_class class_of(const uint8_t *cdb, size_t len, struct fl_cdb_info *info)
+{
+	fl_cdb_decode(cdb, len, info);
+	return info->cls;
+}
+
 /* Classes: WRITE SAME with UNMAP is an unmap, SYNC CACHE a flush, etc. */
 static void test_decode_classes(void)
 {
 	struct fl_cdb_info info;
 	uint8_t cdb[16];
 
-	th_cdb16(cdb, 0x93, 0x08, 0, 8);
-	fl_cdb_decode(cdb, 16, &info);
-	CU_ASSERT_EQUAL(info.cls, FL_CLASS_UNMAP);
-	th_cdb16(cdb, 0x93, 0x00, 0, 8);
-	fl_cdb_decode(cdb, 16, &info);
-	CU_ASSERT_EQUAL(info.cls, FL_CLASS_WRITE);
-	th_cdb10(cdb, 0x35, 0, 0, 0);
-	fl_cdb_decode(cdb, 10, &info);
-	CU_ASSERT_EQUAL(info.cls, FL_CLASS_FLUSH);
-	th_cdb10(cdb, 0x42, 0, 0, 24);
-	fl_cdb_decode(cdb, 10, &info);
-	CU_ASSERT_EQUAL(info.cls, FL_CLASS_UNMAP);
+	CU_ASSERT_EQUAL(class_of(cdb, th_cdb16(cdb, 0x93, 0x08, 0, 8), &info), FL_CLASS_UNMAP);
+	CU_ASSERT_EQUAL(class_of(cdb, th_cdb16(cdb, 0x93, 0x00, 0, 8), &info), FL_CLASS_WRITE);
+	CU_ASSERT_EQUAL(class_of(cdb, th_cdb10(cdb, 0x35, 0, 0, 0), &info), FL_CLASS_FLUSH);
+	CU_ASSERT_EQUAL(class_of(cdb, th_cdb10(cdb, 0x42, 0, 0, 24), &info), FL_CLASS_UNMAP);
 	CU_ASSERT(!info.has_lba);
 	memset(cdb, 0, 6);
 	fl_cdb_decode(cdb, 6, &info);

@@ -244,9 +244,7 @@ static void test_power_loss_discards_unsynced(void)
 	th_pattern(a, sizeof(a), 31);
 	th_pattern(b, sizeof(b), 32);
 	CU_ASSERT_EQUAL(th_write(lun, 1, 20, 4, a), FL_STATUS_GOOD);
-	th_cdb10(cdb, 0x35, 0, 0, 0);
-	th_run(lun, 1, cdb, 10, NULL, 0, NULL, 0, &res);
-	TH_EXPECT_GOOD(&res, "SYNCHRONIZE CACHE");
+	TH_SYNC_CACHE(lun, 1, 0, 0, "SYNCHRONIZE CACHE");
 	CU_ASSERT_EQUAL(th_write(lun, 1, 22, 4, b), FL_STATUS_GOOD); /* 22..25, cached */
 	CU_ASSERT_EQUAL(th_write(lun, 2, 9, 1, b), FL_STATUS_GOOD);  /* 9, cached */
 	th_cdb16(cdb, 0x8a, 0x08, 40, 1);			     /* 40, FUA */

@@ -60,6 +60,14 @@ static void test_tur(void)
 	fl_lun_destroy(lun);
 }
 
+/* The test configuration with the identity ACME FASTDISK. */
+static void acme_config(struct fl_lun_config *cfg)
+{
+	th_config(cfg);
+	cfg->vendor = "ACME";
+	cfg->product = "FASTDISK";
+}
+
 /* Standard INQUIRY data: identity, version, HISUP, CMDQUE, descriptors. */
 static void test_inquiry_standard(void)
 {
@@ -68,9 +76,7 @@ static void test_inquiry_standard(void)
 	struct fl_lun *lun;
 	struct fl_cmd res;
 
-	th_config(&cfg);
-	cfg.vendor = "ACME";
-	cfg.product = "FASTDISK";
+	acme_config(&cfg);
 	cfg.revision = "1.2";
 	lun = ready_lun(&cfg);
 	res = in1(lun, cdb, 6, buf, sizeof(buf));
@@ -305,9 +311,7 @@ static void test_inquiry_vpd83_designators(void)
 	struct fl_lun *lun;
 	struct fl_cmd res;
 
-	th_config(&cfg);
-	cfg.vendor = "ACME";
-	cfg.product = "FASTDISK";
+	acme_config(&cfg);
 	cfg.serial = "S123";
 	cfg.tpg_id = 7;
 	lun = th_lun(&cfg);

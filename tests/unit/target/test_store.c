@@ -404,16 +404,13 @@ static void test_file_store_power_loss(void)
 {
 	const char *path = th_tmpfile();
 	struct fl_lun *lun = file_lun(path, false, 512);
-	uint8_t a[2 * 512], b[2 * 512], r[2 * 512], cdb[10];
-	struct fl_cmd res;
+	uint8_t a[2 * 512], b[2 * 512], r[2 * 512];
 
 	th_clear_ua(lun, 1);
 	th_pattern(a, sizeof(a), 1);
 	th_pattern(b, sizeof(b), 2);
 	CU_ASSERT_EQUAL(th_write(lun, 1, 30, 2, a), FL_STATUS_GOOD);
-	th_cdb10(cdb, 0x35, 0, 30, 2);
-	th_run(lun, 1, cdb, 10, NULL, 0, NULL, 0, &res);
-	TH_EXPECT_GOOD(&res, "SYNCHRONIZE CACHE(10) on the file store");
+	TH_SYNC_CACHE(lun, 1, 30, 2, "SYNCHRONIZE CACHE(10) on the file store");
 	CU_ASSERT_EQUAL(th_write(lun, 1, 30, 2, b), FL_STATUS_GOOD);
 	CU_ASSERT_EQUAL(fl_lun_power_loss(lun, NULL, NULL), 2);
 	fl_lun_destroy(lun);

@@ -186,14 +186,12 @@ static void test_long_trespass(void)
 	struct fl_lun *lun = emc_lun();
 	uint8_t c0[252];
 	struct fl_cmd res;
-	uint16_t owner = 0;
 
 	settle(lun, 1);
 	settle(lun, 2);
 	res = trespass_long(lun, 2);
 	TH_EXPECT_GOOD(&res, "long trespass through SP B");
-	CU_ASSERT_EQUAL(fl_lun_owner(lun, &owner), 0);
-	CU_ASSERT_EQUAL(owner, 2);
+	TH_EXPECT_OWNER(lun, 2);
 	settle(lun, 2);
 	res = read1(lun, 2);
 	TH_EXPECT_GOOD(&res, "READ through SP B after the trespass");
@@ -210,8 +208,7 @@ static void test_long_trespass(void)
 	/* a trespass through the owner changes nothing */
 	res = trespass_long(lun, 2);
 	TH_EXPECT_GOOD(&res, "long trespass through the owner");
-	CU_ASSERT_EQUAL(fl_lun_owner(lun, &owner), 0);
-	CU_ASSERT_EQUAL(owner, 2);
+	TH_EXPECT_OWNER(lun, 2);
 	fl_lun_destroy(lun);
 }
 
@@ -220,7 +217,6 @@ static void test_short_trespass(void)
 {
 	struct fl_lun *lun = emc_lun();
 	struct fl_cmd res;
-	uint16_t owner = 0;
 
 	CU_ASSERT_EQUAL(fl_lun_set_owner(lun, 2), 0);
 	settle(lun, 1);
@@ -229,8 +225,7 @@ static void test_short_trespass(void)
 		  "READ through SP A once the array moved the LUN to SP B");
 	res = trespass_short(lun, 1);
 	TH_EXPECT_GOOD(&res, "short trespass through SP A");
-	CU_ASSERT_EQUAL(fl_lun_owner(lun, &owner), 0);
-	CU_ASSERT_EQUAL(owner, 1);
+	TH_EXPECT_OWNER(lun, 1);
 	settle(lun, 1);
 	res = read1(lun, 1);
 	TH_EXPECT_GOOD(&res, "READ through SP A after the short trespass");

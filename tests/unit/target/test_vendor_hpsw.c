@@ -106,14 +106,12 @@ static void test_start_activates(void)
 {
 	struct fl_lun *lun = hpsw_lun();
 	struct fl_cmd res;
-	uint16_t owner = 0;
 
 	settle(lun, 1);
 	settle(lun, 2);
 	res = cmd6(lun, 2, 0x1b, 0x01);
 	TH_EXPECT_GOOD(&res, "START STOP UNIT (START) through the passive controller");
-	CU_ASSERT_EQUAL(fl_lun_owner(lun, &owner), 0);
-	CU_ASSERT_EQUAL(owner, 2);
+	TH_EXPECT_OWNER(lun, 2);
 	res = settle(lun, 2);
 	TH_EXPECT_GOOD(&res, "TUR through the controller just activated");
 	res = read1(lun, 2);
@@ -126,8 +124,7 @@ static void test_start_activates(void)
 	TH_EXPECT_GOOD(&res, "START through the active controller");
 	res = cmd6(lun, 1, 0x1b, 0x00);
 	TH_EXPECT_GOOD(&res, "STOP through the passive controller");
-	CU_ASSERT_EQUAL(fl_lun_owner(lun, &owner), 0);
-	CU_ASSERT_EQUAL(owner, 2);
+	TH_EXPECT_OWNER(lun, 2);
 	res = read1(lun, 2);
 	TH_EXPECT_GOOD(&res, "READ through the active controller after a STOP elsewhere");
 	fl_lun_destroy(lun);

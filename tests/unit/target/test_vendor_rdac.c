@@ -179,8 +179,7 @@ static void test_rdac_mode_select_transfer(void)
 	cdb6[4] = (uint8_t)n;
 	r = th_via(lun, 2, 2, cdb6, 6, list, (uint32_t)n, NULL, 0);
 	TH_EXPECT_GOOD(&r, "MODE SELECT(6) 2Ch via B");
-	CU_ASSERT_EQUAL(fl_lun_owner(lun, &owner), 0);
-	CU_ASSERT_EQUAL(owner, 2);
+	TH_EXPECT_OWNER(lun, 2);
 	r = read0(lun, 2);
 	TH_EXPECT_GOOD(&r, "READ via B after the transfer");
 	r = read0(lun, 1);

@@ -296,37 +296,57 @@ size_t th_cdb6(uint8_t *cdb, uint8_t op, uint32_t lba, uint8_t len)
 	return 6;
 }
 
+/* A CDB of `size` bytes: opcode, byte 1, the LBA in bytes 2.. (lba_bytes long), the transfer
+ * length of len_bytes at len_at; the rest zero. Returns size. */
+static size_t cdb_put(uint8_t *cdb, size_t size, uint8_t op, uint8_t b1, uint64_t lba,
+		      int lba_bytes, uint32_t len, int len_at, int len_bytes)
+{
+	memset(cdb, 0, size);
+	cdb[0] = op;
+	cdb[1] = b1;
+	put_be(cdb + 2, lba, lba_bytes);
+	put_be(cdb + len_at, len, len_bytes);
+	return size;
+}
+
 /* 10-byte CDB with LBA in 2-5 and length in 7-8. */
 size_t th_cdb10(uint8_t *cdb, uint8_t op, uint8_t b1, uint32_t lba, uint16_t len)
 {
-	memset(cdb, 0, 10);
-	cdb[0] = op;
-	cdb[1] = b1;
-	put_be(cdb + 2, lba, 4);
-	put_be(cdb + 7, len, 2);
-	return 10;
+	return cdb_put(cdb, 10, op, b1, lba, 4, len, 7, 2);
 }
 
 /* 12-byte CDB with LBA in 2-5 and length in 6-9. */
 size_t th_cdb12(uint8_t *cdb, uint8_t op, uint8_t b1, uint32_t lba, uint32_t len)
 {
-	memset(cdb, 0, 12);
-	cdb[0] = op;
-	cdb[1] = b1;
-	put_be(cdb + 2, lba, 4);
-	put_be(cdb + 6, len, 4);
-	return 12;
+	return cdb_put(cdb, 12, op, b1, lba, 4, len, 6, 4);
 }
 
 /* 16-byte CDB with LBA in 2-9 and length in 10-13. */
 size_t th_cdb16(uint8_t *cdb, uint8_t op, uint8_t b1, uint64_t lba, uint32_t len)
 {
-	memset(cdb, 0, 16);
-	cdb[0] = op;
-	cdb[1] = b1;
-	put_be(cdb + 2, lba, 8);
-	put_be(cdb + 10, len, 4);
-	return 16;
+	return cdb_put(cdb, 16, op, b1, lba, 8, len, 10, 4);
+}
+
+/* SYNCHRONIZE CACHE(10) of n blocks at lba through nexus, which must end GOOD. */
+void th_sync_cache_at(struct fl_lun *lun, uint64_t nexus, uint32_t lba, uint16_t n,
+		      const char *what, const char *file, unsigned line)
+{
+	uint8_t cdb[10];
+	struct fl_cmd res;
+
+	th_cdb10(cdb, 0x35, 0, lba, n);
+	th_run(lun, nexus, cdb, 10, NULL, 0, NULL, 0, &res);
+	th_expect_at(&res, FL_STATUS_GOOD, 0, 0, 0, what, file, line);
+}
+
+/* Checks that the LUN reports an owner and that it is port `want`. */
+void th_expect_owner_at(struct fl_lun *lun, uint16_t want, const char *file, unsigned line)
+{
+	uint16_t owner = 0;
+	int rc = fl_lun_owner(lun, &owner);
+
+	th_check_at(rc == 0, file, line, "fl_lun_owner: %d", rc);
+	th_check_at(owner == want, file, line, "owner %u, want %u", owner, want);
 }
 
 /* WRITE(16) of n blocks. */

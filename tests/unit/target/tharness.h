@@ -81,6 +81,15 @@ void th_check_at(bool ok, const char *file, unsigned line, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 #define TH_CHECK(ok, ...) th_check_at((ok), __FILE__, __LINE__, __VA_ARGS__)
 
+/* SYNCHRONIZE CACHE(10) of n blocks at lba through nexus; checks it ends GOOD. */
+void th_sync_cache_at(struct fl_lun *lun, uint64_t nexus, uint32_t lba, uint16_t n,
+		      const char *what, const char *file, unsigned line);
+#define TH_SYNC_CACHE(lun, nexus, lba, n, what)                                                    \
+	th_sync_cache_at(lun, nexus, lba, n, what, __FILE__, __LINE__)
+/* Checks that fl_lun_owner succeeds and names port `want`. */
+void th_expect_owner_at(struct fl_lun *lun, uint16_t want, const char *file, unsigned line);
+#define TH_EXPECT_OWNER(lun, want) th_expect_owner_at(lun, want, __FILE__, __LINE__)
+
 /* Sends TEST UNIT READY until GOOD (consumes pending UAs); fails after 32. */
 void th_clear_ua(struct fl_lun *lun, uint64_t nexus);
 
