@@ -14,19 +14,6 @@
 #include <errno.h>
 #include <string.h>
 
-/* TUR through a port until GOOD or a non-UA answer; returns the last answer. */
-static struct fl_cmd settle(struct fl_lun *lun, uint64_t nexus, uint16_t port)
-{
-	static const uint8_t tur[6] = {0};
-	struct fl_cmd res;
-	int i = 0;
-
-	do
-		res = th_via(lun, nexus, port, tur, 6, NULL, 0, NULL, 0);
-	while (res.status == FL_STATUS_CHECK_CONDITION && (res.sense[2] & 0x0f) == 6 && ++i < 32);
-	return res;
-}
-
 /* A LUN with port 1 in group 1 (active/optimized), port 2 in group 2 (standby). */
 static struct fl_lun *two_port_lun(bool explicit_)
 {
@@ -37,15 +24,6 @@ static struct fl_lun *two_port_lun(bool explicit_)
 	cfg.alua_explicit = explicit_;
 	th_two_ports(&cfg, FL_ALUA_ACTIVE_OPTIMIZED, FL_ALUA_STANDBY);
 	return th_lun(&cfg);
-}
-
-/* Reads one block through a port. */
-static struct fl_cmd read1(struct fl_lun *lun, uint64_t nexus, uint16_t port)
-{
-	static const uint8_t rd[10] = {0x28, 0, 0, 0, 0, 0, 0, 0, 1, 0};
-	static uint8_t buf[TH_BS];
-
-	return th_via(lun, nexus, port, rd, 10, NULL, 0, buf, sizeof(buf));
 }
 
 /* Each group's state applies to the commands of its ports only. */
@@ -64,23 +42,23 @@ static void test_state_per_port_group(void)
 
 	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
 		CU_ASSERT_EQUAL(fl_lun_set_tpg_state(lun, 2, rows[i].st), 0);
-		settle(lun, 1, 1);
-		settle(lun, 2, 2);
-		res = read1(lun, 1, 1);
+		th_settle(lun, 1, 1);
+		th_settle(lun, 2, 2);
+		res = th_read1(lun, 1, 1);
 		TH_EXPECT_GOOD(&res, "READ through the active/optimized group's port");
-		res = read1(lun, 2, 2);
+		res = th_read1(lun, 2, 2);
 		TH_EXPECT(&res, FL_STATUS_CHECK_CONDITION, FL_KEY_NOT_READY, 0x04, rows[i].ascq,
 			  "READ through the other group's port");
 	}
 	/* the default group (tpg_id 1) is what fl_lun_set_alua_state changes */
 	fl_lun_set_tpg_state(lun, 2, FL_ALUA_ACTIVE_OPTIMIZED);
 	fl_lun_set_alua_state(lun, FL_ALUA_STANDBY);
-	settle(lun, 1, 1);
-	settle(lun, 2, 2);
-	res = read1(lun, 1, 1);
+	th_settle(lun, 1, 1);
+	th_settle(lun, 2, 2);
+	res = th_read1(lun, 1, 1);
 	TH_EXPECT(&res, FL_STATUS_CHECK_CONDITION, FL_KEY_NOT_READY, 0x04, 0x0b,
 		  "READ through group 1 after fl_lun_set_alua_state");
-	res = read1(lun, 2, 2);
+	res = th_read1(lun, 2, 2);
 	TH_EXPECT_GOOD(&res, "READ through group 2 (now active/optimized)");
 	CU_ASSERT_EQUAL(fl_lun_set_tpg_state(lun, 9, FL_ALUA_STANDBY), -ENOENT);
 	fl_lun_destroy(lun);
@@ -93,21 +71,21 @@ static void test_state_change_ua_every_nexus(void)
 	struct fl_cmd res;
 	enum fl_alua_state st;
 
-	settle(lun, 1, 1);
-	settle(lun, 2, 2);
+	th_settle(lun, 1, 1);
+	th_settle(lun, 2, 2);
 	CU_ASSERT_EQUAL(fl_lun_set_tpg_state(lun, 1, FL_ALUA_STANDBY), 0);
 	CU_ASSERT_EQUAL(fl_lun_set_tpg_state(lun, 2, FL_ALUA_ACTIVE_OPTIMIZED), 0);
 	CU_ASSERT_EQUAL(fl_lun_tpg_state(lun, 1, &st), 0);
 	CU_ASSERT_EQUAL(st, FL_ALUA_STANDBY);
-	res = read1(lun, 1, 1);
+	res = th_read1(lun, 1, 1);
 	TH_EXPECT(&res, FL_STATUS_CHECK_CONDITION, FL_KEY_UNIT_ATTENTION, 0x2a, 0x06,
 		  "nexus 1 after the change");
-	res = read1(lun, 2, 2);
+	res = th_read1(lun, 2, 2);
 	TH_EXPECT(&res, FL_STATUS_CHECK_CONDITION, FL_KEY_UNIT_ATTENTION, 0x2a, 0x06,
 		  "nexus 2 after the change");
-	settle(lun, 1, 1);
-	settle(lun, 2, 2);
-	res = read1(lun, 2, 2);
+	th_settle(lun, 1, 1);
+	th_settle(lun, 2, 2);
+	res = th_read1(lun, 2, 2);
 	TH_EXPECT_GOOD(&res, "READ through port 2 once group 2 is active");
 	fl_lun_destroy(lun);
 }
@@ -159,7 +137,7 @@ static void test_rtpg_lists_every_group(void)
 		uint8_t buf[256];
 		struct fl_cmd res;
 
-		settle(lun, port, port); /* RTPG reports a pending UA first */
+		th_settle(lun, port, port); /* RTPG reports a pending UA first */
 		res = th_via(lun, port, port, cdb, 12, NULL, 0, buf, sizeof(buf));
 		TH_EXPECT_GOOD(&res, "RTPG");
 		CU_ASSERT_EQUAL(fl_get_be32(buf), 2 * 12);
@@ -200,7 +178,7 @@ static void test_rtpg_extended_header_transition_time(void)
 		cfg.tpgs[0] = (struct fl_tpg_config){1, FL_ALUA_ACTIVE_OPTIMIZED};
 		cfg.tpgs[1] = (struct fl_tpg_config){2, FL_ALUA_STANDBY};
 		struct fl_lun *lun = th_lun(&cfg);
-		settle(lun, 1, 1);
+		th_settle(lun, 1, 1);
 		res = th_via(lun, 1, 1, cdb, 12, NULL, 0, buf, sizeof(buf));
 		TH_EXPECT_GOOD(&res, "RTPG extended header");
 		CU_ASSERT_EQUAL(buf[4], 0x10); /* FORMAT TYPE 001b */
@@ -222,15 +200,15 @@ static void test_stpg(void)
 	struct fl_cmd res;
 	enum fl_alua_state st;
 
-	settle(lun, 1, 1);
+	th_settle(lun, 1, 1);
 	res = th_via(lun, 1, 1, cdb, 12, swap, 12, NULL, 0);
 	TH_EXPECT(&res, FL_STATUS_CHECK_CONDITION, FL_KEY_ILLEGAL_REQUEST, 0x20, 0x00,
 		  "STPG without explicit ALUA");
 	fl_lun_destroy(lun);
 
 	lun = two_port_lun(true);
-	settle(lun, 1, 1);
-	settle(lun, 2, 2);
+	th_settle(lun, 1, 1);
+	th_settle(lun, 2, 2);
 	res = th_via(lun, 1, 1, cdb, 12, bad_state, 12, NULL, 0);
 	TH_EXPECT(&res, FL_STATUS_CHECK_CONDITION, FL_KEY_ILLEGAL_REQUEST, 0x26, 0x00,
 		  "STPG to offline");
@@ -246,13 +224,13 @@ static void test_stpg(void)
 	fl_lun_tpg_state(lun, 2, &st);
 	CU_ASSERT_EQUAL(st, FL_ALUA_ACTIVE_OPTIMIZED);
 	/* SPC-4 r37 5.15.2.5: no UA for the nexus that asked, 2A/06 for the other */
-	res = read1(lun, 1, 1);
+	res = th_read1(lun, 1, 1);
 	TH_EXPECT(&res, FL_STATUS_CHECK_CONDITION, FL_KEY_NOT_READY, 0x04, 0x0b,
 		  "READ through port 1 now in standby (no UA first)");
-	res = read1(lun, 2, 2);
+	res = th_read1(lun, 2, 2);
 	TH_EXPECT(&res, FL_STATUS_CHECK_CONDITION, FL_KEY_UNIT_ATTENTION, 0x2a, 0x06,
 		  "the other nexus sees 2A/06");
-	res = read1(lun, 2, 2);
+	res = th_read1(lun, 2, 2);
 	TH_EXPECT_GOOD(&res, "READ through port 2 now active/optimized");
 	fl_lun_destroy(lun);
 }
@@ -272,8 +250,8 @@ static void test_single_port_default(void)
 	CU_ASSERT_EQUAL(rel, 3);
 	CU_ASSERT_EQUAL(tpg, 5);
 	CU_ASSERT_EQUAL(fl_lun_set_tpg_state(lun, 5, FL_ALUA_STANDBY), 0);
-	settle(lun, 1, 3);
-	res = read1(lun, 1, 3);
+	th_settle(lun, 1, 3);
+	res = th_read1(lun, 1, 3);
 	TH_EXPECT(&res, FL_STATUS_CHECK_CONDITION, FL_KEY_NOT_READY, 0x04, 0x0b,
 		  "READ on the one group in standby");
 	fl_lun_destroy(lun);

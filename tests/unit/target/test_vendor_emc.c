@@ -24,44 +24,6 @@ static struct fl_cmd inquiry(struct fl_lun *lun, uint16_t port, int page, uint8_
 	return th_via(lun, port, port, cdb, 6, NULL, 0, buf, cap);
 }
 
-/* Consumes the unit attentions of a port's nexus (TUR answers 04/03 on a passive SP). */
-static void settle(struct fl_lun *lun, uint16_t port)
-{
-	static const uint8_t tur[6] = {0};
-	struct fl_cmd res;
-	int i = 0;
-
-	do
-		res = th_via(lun, port, port, tur, 6, NULL, 0, NULL, 0);
-	while (res.status == FL_STATUS_CHECK_CONDITION && (res.sense[2] & 0x0f) == 6 && ++i < 32);
-}
-
-/* The EMC LUN: SP A (group 1, port 1) owns it, SP B (group 2, port 2) is passive. */
-static struct fl_lun *emc_lun(void)
-{
-	struct fl_lun_config cfg;
-
-	th_config(&cfg);
-	cfg.vendor = NULL;
-	cfg.product = NULL;
-	cfg.revision = NULL;
-	th_two_ports(&cfg, FL_ALUA_ACTIVE_OPTIMIZED, FL_ALUA_ACTIVE_OPTIMIZED);
-	cfg.alua_implicit = false; /* the array does not report TPGS in PNR mode */
-	cfg.alua_explicit = false;
-	cfg.personality.name = "emc";
-	cfg.personality.owner_tpg = 1;
-	return th_lun(&cfg);
-}
-
-/* Reads one block through a port. */
-static struct fl_cmd read1(struct fl_lun *lun, uint16_t port)
-{
-	static const uint8_t rd[10] = {0x28, 0, 0, 0, 0, 0, 0, 0, 1, 0};
-	static uint8_t buf[TH_BS];
-
-	return th_via(lun, port, port, rd, 10, NULL, 0, buf, sizeof(buf));
-}
-
 /*
  * The long trespass as Linux 6.1 sends it: MODE SELECT(10) with PF zero,
  * 8-byte header, page 22h of length 9 and six bytes after the target.
@@ -86,7 +48,7 @@ static struct fl_cmd trespass_short(struct fl_lun *lun, uint16_t port)
 /* The identity scsi_dh.c and multipath-tools match, without TPGS (no ALUA). */
 static void test_identity(void)
 {
-	struct fl_lun *lun = emc_lun();
+	struct fl_lun *lun = th_personality_lun("emc");
 	uint8_t buf[255];
 	struct fl_cmd res;
 
@@ -101,7 +63,7 @@ static void test_identity(void)
 /* The extended standard INQUIRY: model name after the array serial number. */
 static void test_extended_inquiry(void)
 {
-	struct fl_lun *lun = emc_lun();
+	struct fl_lun *lun = th_personality_lun("emc");
 	uint8_t buf[255];
 	struct fl_cmd res;
 	unsigned len, slen, mlen;
@@ -126,7 +88,7 @@ static void test_extended_inquiry(void)
 /* VPD 00h lists C0h; C0h through each SP says owned / bound, current and default SP. */
 static void test_vpd_c0(void)
 {
-	struct fl_lun *lun = emc_lun();
+	struct fl_lun *lun = th_personality_lun("emc");
 	uint8_t a[252], b[252];
 	struct fl_cmd res;
 	bool listed = false;
@@ -161,15 +123,15 @@ static void test_not_owned_sense(void)
 {
 	static const uint8_t tur[6] = {0};
 	static const uint8_t rcap[10] = {0x25};
-	struct fl_lun *lun = emc_lun();
+	struct fl_lun *lun = th_personality_lun("emc");
 	uint8_t buf[8];
 	struct fl_cmd res;
 
-	settle(lun, 1);
-	settle(lun, 2);
-	res = read1(lun, 1);
+	th_settle(lun, 1, 1);
+	th_settle(lun, 2, 2);
+	res = th_read1(lun, 1, 1);
 	TH_EXPECT_GOOD(&res, "READ through the owning SP");
-	res = read1(lun, 2);
+	res = th_read1(lun, 2, 2);
 	TH_EXPECT(&res, FL_STATUS_CHECK_CONDITION, FL_KEY_NOT_READY, 0x04, 0x03,
 		  "READ through the peer SP");
 	res = th_via(lun, 2, 2, tur, 6, NULL, 0, NULL, 0);
@@ -183,20 +145,20 @@ static void test_not_owned_sense(void)
 /* MODE SELECT(10) page 22h through SP B moves the LUN there; C0h follows it. */
 static void test_long_trespass(void)
 {
-	struct fl_lun *lun = emc_lun();
+	struct fl_lun *lun = th_personality_lun("emc");
 	uint8_t c0[252];
 	struct fl_cmd res;
 
-	settle(lun, 1);
-	settle(lun, 2);
+	th_settle(lun, 1, 1);
+	th_settle(lun, 2, 2);
 	res = trespass_long(lun, 2);
 	TH_EXPECT_GOOD(&res, "long trespass through SP B");
 	TH_EXPECT_OWNER(lun, 2);
-	settle(lun, 2);
-	res = read1(lun, 2);
+	th_settle(lun, 2, 2);
+	res = th_read1(lun, 2, 2);
 	TH_EXPECT_GOOD(&res, "READ through SP B after the trespass");
-	settle(lun, 1);
-	res = read1(lun, 1);
+	th_settle(lun, 1, 1);
+	res = th_read1(lun, 1, 1);
 	TH_EXPECT(&res, FL_STATUS_CHECK_CONDITION, FL_KEY_NOT_READY, 0x04, 0x03,
 		  "READ through SP A after the trespass");
 	inquiry(lun, 2, 0xc0, c0, sizeof(c0));
@@ -215,19 +177,19 @@ static void test_long_trespass(void)
 /* MODE SELECT(6) with the short page moves the LUN back to SP A. */
 static void test_short_trespass(void)
 {
-	struct fl_lun *lun = emc_lun();
+	struct fl_lun *lun = th_personality_lun("emc");
 	struct fl_cmd res;
 
 	CU_ASSERT_EQUAL(fl_lun_set_owner(lun, 2), 0);
-	settle(lun, 1);
-	res = read1(lun, 1);
+	th_settle(lun, 1, 1);
+	res = th_read1(lun, 1, 1);
 	TH_EXPECT(&res, FL_STATUS_CHECK_CONDITION, FL_KEY_NOT_READY, 0x04, 0x03,
 		  "READ through SP A once the array moved the LUN to SP B");
 	res = trespass_short(lun, 1);
 	TH_EXPECT_GOOD(&res, "short trespass through SP A");
 	TH_EXPECT_OWNER(lun, 1);
-	settle(lun, 1);
-	res = read1(lun, 1);
+	th_settle(lun, 1, 1);
+	res = th_read1(lun, 1, 1);
 	TH_EXPECT_GOOD(&res, "READ through SP A after the short trespass");
 	fl_lun_destroy(lun);
 }
@@ -244,11 +206,11 @@ static void test_bad_trespass_page(void)
 	    {"trespass code 2", 0x09, 0x82, 0xff},
 	    {"trespass target 1234h", 0x09, 0x81, 0x12},
 	};
-	struct fl_lun *lun = emc_lun();
+	struct fl_lun *lun = th_personality_lun("emc");
 	struct fl_cmd res;
 	uint16_t owner = 0;
 
-	settle(lun, 2);
+	th_settle(lun, 2, 2);
 	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
 		uint8_t data[19] = {0, 0, 0, 0, 0, 0, 0, 0, 0x22};
 

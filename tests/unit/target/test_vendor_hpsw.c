@@ -21,49 +21,11 @@ static struct fl_cmd cmd6(struct fl_lun *lun, uint16_t port, uint8_t op, uint8_t
 	return th_via(lun, port, port, cdb, 6, NULL, 0, NULL, 0);
 }
 
-/* TUR through a port until it is no unit attention; returns the last answer. */
-static struct fl_cmd settle(struct fl_lun *lun, uint16_t port)
-{
-	struct fl_cmd res;
-	int i = 0;
-
-	do
-		res = cmd6(lun, port, 0x00, 0);
-	while (res.status == FL_STATUS_CHECK_CONDITION && (res.sense[2] & 0x0f) == 6 && ++i < 32);
-	return res;
-}
-
-/* The LUN: controller 1 (group 1, port 1) active, controller 2 (group 2, port 2) passive. */
-static struct fl_lun *hpsw_lun(void)
-{
-	struct fl_lun_config cfg;
-
-	th_config(&cfg);
-	cfg.vendor = NULL;
-	cfg.product = NULL;
-	cfg.revision = NULL;
-	th_two_ports(&cfg, FL_ALUA_ACTIVE_OPTIMIZED, FL_ALUA_ACTIVE_OPTIMIZED);
-	cfg.alua_implicit = false; /* the array does not report TPGS */
-	cfg.alua_explicit = false;
-	cfg.personality.name = "hp_sw";
-	cfg.personality.owner_tpg = 1;
-	return th_lun(&cfg);
-}
-
-/* Reads one block through a port. */
-static struct fl_cmd read1(struct fl_lun *lun, uint16_t port)
-{
-	static const uint8_t rd[10] = {0x28, 0, 0, 0, 0, 0, 0, 0, 1, 0};
-	static uint8_t buf[TH_BS];
-
-	return th_via(lun, port, port, rd, 10, NULL, 0, buf, sizeof(buf));
-}
-
 /* The identity scsi_dh.c and multipath-tools match, without TPGS (no ALUA). */
 static void test_identity(void)
 {
 	static const uint8_t inq[6] = {0x12, 0, 0, 0, 96, 0};
-	struct fl_lun *lun = hpsw_lun();
+	struct fl_lun *lun = th_personality_lun("hp_sw");
 	uint8_t buf[96];
 	struct fl_cmd res;
 
@@ -80,18 +42,18 @@ static void test_passive_not_ready(void)
 {
 	static const uint8_t vpd80[6] = {0x12, 1, 0x80, 0, 255, 0};
 	static const uint8_t rcap[10] = {0x25};
-	struct fl_lun *lun = hpsw_lun();
+	struct fl_lun *lun = th_personality_lun("hp_sw");
 	uint8_t buf[255];
 	struct fl_cmd res;
 
-	res = settle(lun, 1);
+	res = th_settle(lun, 1, 1);
 	TH_EXPECT_GOOD(&res, "TUR through the active controller");
-	res = read1(lun, 1);
+	res = th_read1(lun, 1, 1);
 	TH_EXPECT_GOOD(&res, "READ through the active controller");
-	res = settle(lun, 2);
+	res = th_settle(lun, 2, 2);
 	TH_EXPECT(&res, FL_STATUS_CHECK_CONDITION, FL_KEY_NOT_READY, 0x04, 0x02,
 		  "TUR through the passive controller");
-	res = read1(lun, 2);
+	res = th_read1(lun, 2, 2);
 	TH_EXPECT(&res, FL_STATUS_CHECK_CONDITION, FL_KEY_NOT_READY, 0x04, 0x02,
 		  "READ through the passive controller");
 	res = th_via(lun, 2, 2, vpd80, 6, NULL, 0, buf, sizeof(buf));
@@ -104,19 +66,19 @@ static void test_passive_not_ready(void)
 /* START STOP UNIT, START=1, through the passive controller activates it. */
 static void test_start_activates(void)
 {
-	struct fl_lun *lun = hpsw_lun();
+	struct fl_lun *lun = th_personality_lun("hp_sw");
 	struct fl_cmd res;
 
-	settle(lun, 1);
-	settle(lun, 2);
+	th_settle(lun, 1, 1);
+	th_settle(lun, 2, 2);
 	res = cmd6(lun, 2, 0x1b, 0x01);
 	TH_EXPECT_GOOD(&res, "START STOP UNIT (START) through the passive controller");
 	TH_EXPECT_OWNER(lun, 2);
-	res = settle(lun, 2);
+	res = th_settle(lun, 2, 2);
 	TH_EXPECT_GOOD(&res, "TUR through the controller just activated");
-	res = read1(lun, 2);
+	res = th_read1(lun, 2, 2);
 	TH_EXPECT_GOOD(&res, "READ through the controller just activated");
-	res = settle(lun, 1);
+	res = th_settle(lun, 1, 1);
 	TH_EXPECT(&res, FL_STATUS_CHECK_CONDITION, FL_KEY_NOT_READY, 0x04, 0x02,
 		  "TUR through the controller that became passive");
 	/* START through the active one, and a STOP, change nothing */
@@ -125,7 +87,7 @@ static void test_start_activates(void)
 	res = cmd6(lun, 1, 0x1b, 0x00);
 	TH_EXPECT_GOOD(&res, "STOP through the passive controller");
 	TH_EXPECT_OWNER(lun, 2);
-	res = read1(lun, 2);
+	res = th_read1(lun, 2, 2);
 	TH_EXPECT_GOOD(&res, "READ through the active controller after a STOP elsewhere");
 	fl_lun_destroy(lun);
 }

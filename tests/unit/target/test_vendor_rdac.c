@@ -16,18 +16,6 @@
 #include <errno.h>
 #include <string.h>
 
-/* Sends TUR through a port until no unit attention is left. */
-static void settle(struct fl_lun *lun, uint16_t port)
-{
-	static const uint8_t tur[6] = {0};
-	struct fl_cmd r;
-	int i = 0;
-
-	do
-		r = th_via(lun, port, port, tur, 6, NULL, 0, NULL, 0);
-	while (r.status == FL_STATUS_CHECK_CONDITION && (r.sense[2] & 0x0f) == 6 && ++i < 32);
-}
-
 /* INQUIRY VPD page through a port. */
 static struct fl_cmd vpd(struct fl_lun *lun, uint16_t port, uint8_t page, uint8_t *buf)
 {
@@ -60,8 +48,8 @@ static struct fl_lun *rdac_lun(uint32_t quiesce_ms, uint16_t max_luns)
 	cfg.personality.quiesce_ms = quiesce_ms;
 	cfg.personality.max_luns = max_luns;
 	lun = th_lun(&cfg);
-	settle(lun, 1);
-	settle(lun, 2);
+	th_settle(lun, 1, 1);
+	th_settle(lun, 2, 2);
 	return lun;
 }
 
@@ -246,7 +234,7 @@ static void test_plain_lun_untouched(void)
 
 	th_config(&cfg);
 	lun = th_lun(&cfg);
-	settle(lun, 1);
+	th_settle(lun, 1, 1);
 	r = vpd(lun, 1, 0x00, buf);
 	CU_ASSERT_EQUAL(buf[3], 6);
 	r = vpd(lun, 1, 0xc9, buf);

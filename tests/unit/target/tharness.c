@@ -339,6 +339,44 @@ void th_sync_cache_at(struct fl_lun *lun, uint64_t nexus, uint32_t lba, uint16_t
 	th_expect_at(&res, FL_STATUS_GOOD, 0, 0, 0, what, file, line);
 }
 
+/* TUR through a port until GOOD or a non-UA answer (at most 32); returns the last answer. */
+struct fl_cmd th_settle(struct fl_lun *lun, uint64_t nexus, uint16_t port)
+{
+	static const uint8_t tur[6] = {0};
+	struct fl_cmd res;
+	int i = 0;
+
+	do
+		res = th_via(lun, nexus, port, tur, 6, NULL, 0, NULL, 0);
+	while (res.status == FL_STATUS_CHECK_CONDITION && (res.sense[2] & 0x0f) == 6 && ++i < 32);
+	return res;
+}
+
+/* READ(10) of block 0 through a port. */
+struct fl_cmd th_read1(struct fl_lun *lun, uint64_t nexus, uint16_t port)
+{
+	static const uint8_t rd[10] = {0x28, 0, 0, 0, 0, 0, 0, 0, 1, 0};
+	static uint8_t buf[TH_BS];
+
+	return th_via(lun, nexus, port, rd, 10, NULL, 0, buf, sizeof(buf));
+}
+
+/* A failover personality's LUN: its own identity, port 1 in group 1 (the owner) and port 2
+ * in group 2, both active/optimized, no ALUA reported. */
+struct fl_lun *th_personality_lun(const char *personality)
+{
+	struct fl_lun_config cfg;
+
+	th_config(&cfg);
+	cfg.vendor = cfg.product = cfg.revision = NULL;
+	th_two_ports(&cfg, FL_ALUA_ACTIVE_OPTIMIZED, FL_ALUA_ACTIVE_OPTIMIZED);
+	cfg.alua_implicit = false;
+	cfg.alua_explicit = false;
+	cfg.personality.name = personality;
+	cfg.personality.owner_tpg = 1;
+	return th_lun(&cfg);
+}
+
 /* Checks that the LUN reports an owner and that it is port `want`. */
 void th_expect_owner_at(struct fl_lun *lun, uint16_t want, const char *file, unsigned line)
 {

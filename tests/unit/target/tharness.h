@@ -86,6 +86,14 @@ void th_sync_cache_at(struct fl_lun *lun, uint64_t nexus, uint32_t lba, uint16_t
 		      const char *what, const char *file, unsigned line);
 #define TH_SYNC_CACHE(lun, nexus, lba, n, what)                                                    \
 	th_sync_cache_at(lun, nexus, lba, n, what, __FILE__, __LINE__)
+/* TUR through port (nexus as given) until no unit attention is left; returns the last
+ * answer. */
+struct fl_cmd th_settle(struct fl_lun *lun, uint64_t nexus, uint16_t port);
+/* READ(10) of block 0 through port. */
+struct fl_cmd th_read1(struct fl_lun *lun, uint64_t nexus, uint16_t port);
+/* A LUN of a failover personality (emc, hp_sw): the personality's identity, ports 1 and 2
+ * in groups 1 and 2, both active/optimized, no ALUA reported, group 1 the owner. */
+struct fl_lun *th_personality_lun(const char *personality);
 /* Checks that fl_lun_owner succeeds and names port `want`. */
 void th_expect_owner_at(struct fl_lun *lun, uint16_t want, const char *file, unsigned line);
 #define TH_EXPECT_OWNER(lun, want) th_expect_owner_at(lun, want, __FILE__, __LINE__)
