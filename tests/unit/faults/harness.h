@@ -18,6 +18,9 @@
 #include <time.h>
 #include <unistd.h>
 
+/* The start of a scenario: the iSCSI front end and one LUN of 1 MiB; rules etc. follow. */
+#define ISCSI_1MIB "{\"faultlun\": 1, \"frontends\": [\"iscsi\"], \"luns\": [{\"size\": \"1MiB\"}],"
+
 /* A command with its buffers, owned by the test. */
 struct tcmd {
 	struct fl_cmd cmd;
@@ -95,6 +98,9 @@ static inline struct tcmd *tsubmit(struct fl_engine *e, struct tcmd *t, uint16_t
 	return t;
 }
 
+/* tcmd_init of t with the arguments given, then tsubmit to LUN 0; returns t. */
+#define trun(e, t, ...) (tcmd_init(t, __VA_ARGS__), tsubmit(e, t, 0))
+
 /* Waits up to ms for t to complete; returns whether it did. */
 static inline bool twait(struct tcmd *t, int ms)
 {
@@ -119,6 +125,24 @@ static inline int clear_ua(struct fl_engine *e, uint64_t nexus)
 	}
 	free(t);
 	return n;
+}
+
+/* mk_engine of the text with seed 1 and no trace; the test ends here if it is refused. */
+static inline struct fl_engine *engine_ok(const char *text)
+{
+	struct fl_engine *e = mk_engine(text, 1, NULL);
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(e);
+	return e;
+}
+
+/* engine_ok with nexus 1's unit attentions cleared. */
+static inline struct fl_engine *ready_engine(const char *text)
+{
+	struct fl_engine *e = engine_ok(text);
+
+	clear_ua(e, 1);
+	return e;
 }
 
 /* Sense key of a completed command (fixed or descriptor format), or -1. */

@@ -171,13 +171,12 @@ static void test_ctl_basics(void)
 /* held and release: by tag, then all. */
 static void test_ctl_release(void)
 {
-	struct fl_engine *e = mk_engine(scenario, 1, NULL);
+	struct fl_engine *e = engine_ok(scenario);
 	struct fl_ctl *ctl = NULL;
 	struct tcmd *a = calloc(1, sizeof(*a)), *b = calloc(1, sizeof(*b));
 	json_t *r;
 	int fd;
 
-	CU_ASSERT_PTR_NOT_NULL_FATAL(e);
 	mk_path();
 	CU_ASSERT_EQUAL_FATAL(fl_ctl_start(e, sock_path, &ctl), 0);
 	fd = ctl_connect();
@@ -212,13 +211,12 @@ static void test_ctl_release(void)
 /* load: a bad scenario is refused whole with its diagnostics; a good one replaces. */
 static void test_ctl_load(void)
 {
-	struct fl_engine *e = mk_engine(scenario, 1, NULL);
+	struct fl_engine *e = engine_ok(scenario);
 	struct fl_ctl *ctl = NULL;
 	json_t *r, *req;
 	char *line;
 	int fd;
 
-	CU_ASSERT_PTR_NOT_NULL_FATAL(e);
 	mk_path();
 	CU_ASSERT_EQUAL_FATAL(fl_ctl_start(e, sock_path, &ctl), 0);
 	fd = ctl_connect();
@@ -257,14 +255,13 @@ static void test_ctl_load(void)
 /* trace: the stream carries the injections made after it started. */
 static void test_ctl_trace_stream(void)
 {
-	struct fl_engine *e = mk_engine(scenario, 1, NULL);
+	struct fl_engine *e = engine_ok(scenario);
 	struct fl_ctl *ctl = NULL;
 	struct tcmd *t = calloc(1, sizeof(*t));
 	json_t *r;
 	int fd, fd2;
 	bool seen = false;
 
-	CU_ASSERT_PTR_NOT_NULL_FATAL(e);
 	mk_path();
 	CU_ASSERT_EQUAL_FATAL(fl_ctl_start(e, sock_path, &ctl), 0);
 	fd = ctl_connect();
@@ -341,14 +338,13 @@ static void test_ctl_other_uid_refused(void)
 /* act: a power loss, a resize and a UA on demand; other verbs and bad actions refused. */
 static void test_ctl_act(void)
 {
-	struct fl_engine *e = mk_engine(scenario, 1, NULL);
+	struct fl_engine *e = engine_ok(scenario);
 	struct fl_ctl *ctl = NULL;
 	struct tcmd *t = calloc(1, sizeof(*t));
 	struct fl_lun_info info;
 	json_t *r;
 	int fd;
 
-	CU_ASSERT_PTR_NOT_NULL_FATAL(e);
 	mk_path();
 	CU_ASSERT_EQUAL_FATAL(fl_ctl_start(e, sock_path, &ctl), 0);
 	fd = ctl_connect();
@@ -408,14 +404,13 @@ static void test_ctl_act_resize_limits(void)
 					 "140737488355327 blocks"},
 	    {"\"140737488355328blocks\"", "more than the largest LUN"},
 	};
-	struct fl_engine *e = mk_engine(scenario, 1, NULL);
+	struct fl_engine *e = engine_ok(scenario);
 	struct fl_ctl *ctl = NULL;
 	struct fl_lun_info info;
 	char line[200];
 	json_t *r;
 	int fd;
 
-	CU_ASSERT_PTR_NOT_NULL_FATAL(e);
 	mk_path();
 	CU_ASSERT_EQUAL_FATAL(fl_ctl_start(e, sock_path, &ctl), 0);
 	fd = ctl_connect();
@@ -466,20 +461,16 @@ static void rule_log_sink(enum fl_log_level level, const char *msg, void *arg)
 /* A resize rule with a size the LUN cannot take: logged, the size unchanged, the command runs. */
 static void test_rule_resize_refused(void)
 {
-	struct fl_engine *e = mk_engine(
-	    "{\"faultlun\": 1, \"frontends\": [\"iscsi\"], \"luns\": [{\"size\": \"1MiB\"}],"
+	struct fl_engine *e = ready_engine(
+	    ISCSI_1MIB
 	    " \"rules\": [{\"id\": \"odd\", \"match\": {\"class\": \"read\"},"
-	    " \"action\": {\"resize\": 1000}}]}",
-	    1, NULL);
+	    " \"action\": {\"resize\": 1000}}]}");
 	struct tcmd *t = calloc(1, sizeof(*t));
 	struct fl_lun_info info;
 
-	CU_ASSERT_PTR_NOT_NULL_FATAL(e);
-	clear_ua(e, 1);
 	rule_log[0] = '\0';
 	fl_log_set_sink(rule_log_sink, NULL);
-	tcmd_init(t, 0x28, 0, 1, 1, 1);
-	tsubmit(e, t, 0);
+	trun(e, t, 0x28, 0, 1, 1, 1);
 	CU_ASSERT_TRUE(twait(t, 2000));
 	fl_log_set_sink(NULL, NULL);
 	CU_ASSERT_EQUAL(t->cmd.status, FL_STATUS_GOOD);

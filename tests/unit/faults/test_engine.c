@@ -497,37 +497,28 @@ static void test_determinism_by_seed(void)
 /* "until": "written": the bad range fails with INFORMATION = LBA until rewritten. */
 static void test_until_written(void)
 {
-	struct fl_engine *e = mk_engine(
-	    "{\"faultlun\": 1, \"frontends\": [\"iscsi\"], \"luns\": [{\"size\": \"1MiB\"}],"
+	struct fl_engine *e = ready_engine(
+	    ISCSI_1MIB
 	    " \"rules\": [{\"id\": \"bad\", \"match\": {\"class\": \"read\", \"lba\": {\"first\": "
 	    "100,"
 	    " \"last\": 103}}, \"action\": {\"sense\": \"MEDIUM_ERROR/UNRECOVERED_READ_ERROR\","
-	    " \"info\": \"lba\"}, \"until\": \"written\"}]}",
-	    1, NULL);
+	    " \"info\": \"lba\"}, \"until\": \"written\"}]}");
 	struct tcmd *t = calloc(1, sizeof(*t));
 
-	CU_ASSERT_PTR_NOT_NULL_FATAL(e);
-	clear_ua(e, 1);
-	tcmd_init(t, 0x28, 96, 8, 1, 1);
-	tsubmit(e, t, 0);
+	trun(e, t, 0x28, 96, 8, 1, 1);
 	CU_ASSERT_EQUAL(sense_key(&t->cmd), 3);
 	CU_ASSERT_EQUAL(sense_asc(&t->cmd), 0x11);
 	CU_ASSERT_EQUAL(sense_info(&t->cmd), 100);
 	/* rewrite 100..101: the first bad LBA is now 102 */
-	tcmd_init(t, 0x2a, 100, 2, 2, 1);
-	tsubmit(e, t, 0);
+	trun(e, t, 0x2a, 100, 2, 2, 1);
 	CU_ASSERT_EQUAL(t->cmd.status, FL_STATUS_GOOD);
-	tcmd_init(t, 0x28, 96, 8, 3, 1);
-	tsubmit(e, t, 0);
+	trun(e, t, 0x28, 96, 8, 3, 1);
 	CU_ASSERT_EQUAL(sense_info(&t->cmd), 102);
-	tcmd_init(t, 0x28, 100, 2, 4, 1);
-	tsubmit(e, t, 0);
+	trun(e, t, 0x28, 100, 2, 4, 1);
 	CU_ASSERT_EQUAL(t->cmd.status, FL_STATUS_GOOD);
 	/* a write the rule itself fails does not heal: reads only are matched here */
-	tcmd_init(t, 0x2a, 102, 2, 5, 1);
-	tsubmit(e, t, 0);
-	tcmd_init(t, 0x28, 96, 8, 6, 1);
-	tsubmit(e, t, 0);
+	trun(e, t, 0x2a, 102, 2, 5, 1);
+	trun(e, t, 0x28, 96, 8, 6, 1);
 	CU_ASSERT_EQUAL(t->cmd.status, FL_STATUS_GOOD);
 	fl_engine_destroy(e);
 	free(t);
@@ -536,24 +527,21 @@ static void test_until_written(void)
 /* Transitions: commands, after_ms, write_beyond; the state scopes rules. */
 static void test_state_machine(void)
 {
-	struct fl_engine *e = mk_engine(
-	    "{\"faultlun\": 1, \"frontends\": [\"iscsi\"], \"luns\": [{\"size\": \"1MiB\"}],"
+	struct fl_engine *e = engine_ok(
+	    ISCSI_1MIB
 	    " \"states\": [\"s0\", \"s1\", \"s2\", \"s3\"],"
 	    " \"transitions\": [{\"from\": \"s0\", \"to\": \"s1\", \"on\": {\"commands\": 3}},"
 	    "  {\"from\": \"s1\", \"to\": \"s2\", \"on\": {\"after_ms\": 30}},"
 	    "  {\"from\": \"s2\", \"to\": \"s3\", \"on\": {\"write_beyond\": 1000}}],"
 	    " \"rules\": [{\"states\": [\"s3\"], \"match\": {\"class\": \"write\"},"
-	    "  \"action\": {\"sense\": \"DATA_PROTECT/SPACE_ALLOCATION_FAILED_WRITE_PROTECT\"}}]}",
-	    1, NULL);
+	    "  \"action\": {\"sense\": \"DATA_PROTECT/SPACE_ALLOCATION_FAILED_WRITE_PROTECT\"}}]}");
 	struct tcmd *t = calloc(1, sizeof(*t));
 	uint64_t t0;
 
-	CU_ASSERT_PTR_NOT_NULL_FATAL(e);
 	CU_ASSERT_STRING_EQUAL(fl_engine_state(e), "s0");
 	clear_ua(e, 1);
 	for (int i = 0; i < 2; i++) {
-		tcmd_init(t, 0x00, 0, 0, 1, 1);
-		tsubmit(e, t, 0);
+		trun(e, t, 0x00, 0, 0, 1, 1);
 	}
 	CU_ASSERT_STRING_EQUAL(fl_engine_state(e), "s1");
 	t0 = mono_ns();
@@ -561,13 +549,11 @@ static void test_state_machine(void)
 		usleep(200);
 	CU_ASSERT_STRING_EQUAL(fl_engine_state(e), "s2");
 	CU_ASSERT_TRUE(mono_ns() - t0 >= 25000000ull);
-	tcmd_init(t, 0x2a, 10, 8, 2, 1);
-	tsubmit(e, t, 0);
+	trun(e, t, 0x2a, 10, 8, 2, 1);
 	CU_ASSERT_EQUAL(t->cmd.status, FL_STATUS_GOOD);
 	CU_ASSERT_STRING_EQUAL(fl_engine_state(e), "s2");
 	/* the write that crosses the threshold already meets state s3 */
-	tcmd_init(t, 0x2a, 996, 8, 3, 1);
-	tsubmit(e, t, 0);
+	trun(e, t, 0x2a, 996, 8, 3, 1);
 	CU_ASSERT_STRING_EQUAL(fl_engine_state(e), "s3");
 	CU_ASSERT_EQUAL(sense_key(&t->cmd), 7);
 	CU_ASSERT_EQUAL(sense_asc(&t->cmd), 0x27);
@@ -594,15 +580,12 @@ static int cmp_i64(const void *a, const void *b)
 static void test_delay_accuracy(void)
 {
 	enum { N = 200 };
-	struct fl_engine *e = mk_engine(
-	    "{\"faultlun\": 1, \"frontends\": [\"iscsi\"], \"luns\": [{\"size\": \"1MiB\"}],"
-	    " \"rules\": [{\"match\": {\"class\": \"read\"}, \"action\": {\"delay_ms\": 2}}]}",
-	    1, NULL);
+	struct fl_engine *e = ready_engine(
+	    ISCSI_1MIB
+	    " \"rules\": [{\"match\": {\"class\": \"read\"}, \"action\": {\"delay_ms\": 2}}]}");
 	struct tcmd *t = calloc(N, sizeof(*t));
 	int64_t late[N];
 
-	CU_ASSERT_PTR_NOT_NULL_FATAL(e);
-	clear_ua(e, 1);
 	/* a loaded machine (parallel tests) may delay a wake-up: the best of 3 runs counts */
 	for (int attempt = 0; attempt < 3; attempt++) {
 		for (int i = 0; i < N; i++) {
@@ -670,8 +653,7 @@ static void test_sense_after_exec(void)
 			CU_ASSERT_EQUAL(sense_key(&t->cmd), sense_exec_cases[i].key);
 		}
 		/* the read: through the rule when it is a read rule */
-		tcmd_init(t, 0x28, 100, 1, 2, 1);
-		tsubmit(e, t, 0);
+		trun(e, t, 0x28, 100, 1, 2, 1);
 		CU_ASSERT_TRUE_FATAL(twait(t, 1000));
 		bool has = t->cmd.data_in_len == 512 && t->buf[0] == 0x5a && t->buf[511] == 0x5a;
 		if (rd) {
@@ -703,17 +685,15 @@ static void count_kick(void *arg)
 static void test_timers_adopted(void)
 {
 	/* LBA 2 waits 500 ms: not yet due however slow the machine is; the rest 3 ms */
-	struct fl_engine *e = mk_engine(
-	    "{\"faultlun\": 1, \"frontends\": [\"iscsi\"], \"luns\": [{\"size\": \"1MiB\"}],"
+	struct fl_engine *e = engine_ok(
+	    ISCSI_1MIB
 	    " \"rules\": [{\"match\": {\"class\": \"read\", \"lba\": {\"first\": 2, \"last\": 2}},"
 	    " \"action\": {\"delay_ms\": 500}},"
-	    " {\"match\": {\"class\": \"read\"}, \"action\": {\"delay_ms\": 3}}]}",
-	    1, NULL);
+	    " {\"match\": {\"class\": \"read\"}, \"action\": {\"delay_ms\": 3}}]}");
 	struct tcmd *t = calloc(2, sizeof(*t));
 	atomic_int kicks = 0;
 	unsigned fired = 99;
 
-	CU_ASSERT_PTR_NOT_NULL_FATAL(e);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(t);
 	clear_ua(e, 1);
 	CU_ASSERT_EQUAL(fl_engine_timers_adopt(e, count_kick, &kicks), 0);
@@ -757,17 +737,14 @@ static void count_done(struct fl_cmd *cmd)
 static void test_many_holds(void)
 {
 	enum { N = 5000 };
-	struct fl_engine *e = mk_engine(
-	    "{\"faultlun\": 1, \"frontends\": [\"iscsi\"], \"luns\": [{\"size\": \"1MiB\"}],"
+	struct fl_engine *e = ready_engine(
+	    ISCSI_1MIB
 	    " \"rules\": [{\"match\": {\"class\": \"read\"}, \"action\": {\"hold\": "
-	    "\"forever\"}}]}",
-	    1, NULL);
+	    "\"forever\"}}]}");
 	struct fl_cmd *c = calloc(N, sizeof(*c));
 	struct fl_engine_counters k;
 	static atomic_int ndone;
 
-	CU_ASSERT_PTR_NOT_NULL_FATAL(e);
-	clear_ua(e, 1);
 	atomic_store(&ndone, 0);
 	for (int i = 0; i < N; i++) {
 		c[i].cdb[0] = 0x28;
@@ -808,15 +785,14 @@ static void test_trace(void)
 	CU_ASSERT_TRUE_FATAL(fd >= 0);
 	close(fd);
 	e = mk_engine(
-	    "{\"faultlun\": 1, \"frontends\": [\"iscsi\"], \"luns\": [{\"size\": \"1MiB\"}],"
+	    ISCSI_1MIB
 	    " \"rules\": [{\"id\": \"every-2nd\", \"match\": {\"class\": \"read\", \"every\": 2},"
 	    " \"action\": {\"status\": \"task_set_full\"}}]}",
 	    987654321, path);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(e);
 	clear_ua(e, 1);
 	for (int i = 0; i < 6; i++) {
-		tcmd_init(t, 0x28, 40 + i, 1, 100 + i, 1);
-		tsubmit(e, t, 0);
+		trun(e, t, 0x28, 40 + i, 1, 100 + i, 1);
 	}
 	fl_engine_destroy(e);
 	f = fopen(path, "r");
@@ -858,19 +834,16 @@ static void test_trace(void)
 /* Replace is atomic: new rules apply at once, held commands stay held, state restarts. */
 static void test_replace(void)
 {
-	struct fl_engine *e = mk_engine(
-	    "{\"faultlun\": 1, \"frontends\": [\"iscsi\"], \"luns\": [{\"size\": \"1MiB\"}],"
+	struct fl_engine *e = ready_engine(
+	    ISCSI_1MIB
 	    " \"states\": [\"x\", \"y\"], \"transitions\": [{\"to\": \"y\", \"on\": {\"commands\": "
 	    "2}}],"
 	    " \"rules\": [{\"id\": \"h\", \"match\": {\"class\": \"read\", \"nth\": 1},"
-	    " \"action\": {\"hold\": \"until_release\"}}]}",
-	    1, NULL);
+	    " \"action\": {\"hold\": \"until_release\"}}]}");
 	struct tcmd *held = calloc(1, sizeof(*held)), *t = calloc(1, sizeof(*t));
 	struct fl_diags d = {0};
 	struct fl_scenario *sc2 = NULL;
 
-	CU_ASSERT_PTR_NOT_NULL_FATAL(e);
-	clear_ua(e, 1);
 	tcmd_init(held, 0x28, 0, 1, 1, 1);
 	tsubmit(e, held, 0);
 	CU_ASSERT_FALSE(atomic_load(&held->done));
@@ -885,8 +858,7 @@ static void test_replace(void)
 	CU_ASSERT_EQUAL(fl_engine_replace(e, sc2), 0);
 	fl_scenario_free(sc2);
 	CU_ASSERT_STRING_EQUAL(fl_engine_state(e), "p");
-	tcmd_init(t, 0x28, 0, 1, 2, 1);
-	tsubmit(e, t, 0);
+	trun(e, t, 0x28, 0, 1, 2, 1);
 	CU_ASSERT_EQUAL(t->cmd.status, FL_STATUS_BUSY);
 	CU_ASSERT_FALSE(atomic_load(&held->done));
 	CU_ASSERT_EQUAL(engine_release(e, true, 0, -1), 1);
@@ -901,15 +873,12 @@ static void test_replace(void)
 /* Power loss drops unsynced writes (write cache on) and the trace lists them. */
 static void test_power_loss_action(void)
 {
-	struct fl_engine *e = mk_engine(
+	struct fl_engine *e = ready_engine(
 	    "{\"faultlun\": 1, \"frontends\": [\"iscsi\"], \"luns\": [{\"size\": \"1MiB\","
 	    " \"write_cache\": true}], \"rules\": [{\"id\": \"pl\", \"match\": {\"opcode\":"
-	    " \"0x25\"}, \"action\": {\"power_loss\": true}}]}",
-	    1, NULL);
+	    " \"0x25\"}, \"action\": {\"power_loss\": true}}]}");
 	struct tcmd *t = calloc(1, sizeof(*t));
 
-	CU_ASSERT_PTR_NOT_NULL_FATAL(e);
-	clear_ua(e, 1);
 	tcmd_init(t, 0x2a, 50, 4, 1, 1);
 	memset(t->buf, 0xab, 2048);
 	tsubmit(e, t, 0);
@@ -922,8 +891,7 @@ static void test_power_loss_action(void)
 	CU_ASSERT_EQUAL(sense_key(&t->cmd), 6);
 	CU_ASSERT_EQUAL(sense_asc(&t->cmd), 0x29);
 	clear_ua(e, 1);
-	tcmd_init(t, 0x28, 50, 4, 3, 1);
-	tsubmit(e, t, 0);
+	trun(e, t, 0x28, 50, 4, 3, 1);
 	CU_ASSERT_EQUAL(t->cmd.status, FL_STATUS_GOOD);
 	CU_ASSERT_EQUAL(t->buf[0], 0); /* the cached write is gone */
 	fl_engine_destroy(e);
@@ -933,7 +901,7 @@ static void test_power_loss_action(void)
 /* window_ms, initiator globs, per-LUN rules, sense formats and set_state. */
 static void test_match_details(void)
 {
-	struct fl_engine *e = mk_engine(
+	struct fl_engine *e = ready_engine(
 	    "{\"faultlun\": 1, \"frontends\": [\"iscsi\"], \"luns\": [{\"size\": \"1MiB\"},"
 	    " {\"lun\": 3, \"size\": \"1MiB\", \"d_sense\": true}], \"states\": [\"s\", \"t\"],"
 	    " \"rules\": ["
@@ -949,12 +917,9 @@ static void test_match_details(void)
 	    "  {\"id\": \"lun3\", \"match\": {\"lun\": 3, \"class\": \"read\", \"lba\": "
 	    "{\"first\": 5}},"
 	    "   \"action\": {\"sense\": \"HARDWARE_ERROR/44/00\", \"format\": \"fixed\", "
-	    "\"info\": \"lba\", \"set_state\": \"t\"}}]}",
-	    1, NULL);
+	    "\"info\": \"lba\", \"set_state\": \"t\"}}]}");
 	struct tcmd *t = calloc(1, sizeof(*t));
 
-	CU_ASSERT_PTR_NOT_NULL_FATAL(e);
-	clear_ua(e, 1);
 	/* before the window opens */
 	tsubmit(e, (tcmd_init(t, 0x00, 0, 0, 1, 1), t), 0);
 	CU_ASSERT_EQUAL(t->cmd.status, FL_STATUS_GOOD);
@@ -1079,20 +1044,17 @@ static void test_engine_options(void)
  */
 static void test_cdb_decoded_once(void)
 {
-	struct fl_engine *e = mk_engine(
-	    "{\"faultlun\": 1, \"frontends\": [\"iscsi\"], \"luns\": [{\"size\": \"1MiB\"}],"
+	struct fl_engine *e = ready_engine(
+	    ISCSI_1MIB
 	    " \"rules\": [{\"id\": \"bad\", \"match\": {\"class\": \"read\","
 	    "  \"lba\": {\"first\": 100, \"last\": 199}},"
 	    "  \"action\": {\"sense\": \"MEDIUM_ERROR/11/00\"}},"
 	    " {\"id\": \"cut\", \"match\": {\"class\": \"read\","
 	    "  \"lba\": {\"first\": 200, \"last\": 299}},"
-	    "  \"action\": {\"short\": {\"blocks\": 1}}}]}",
-	    1, NULL);
+	    "  \"action\": {\"short\": {\"blocks\": 1}}}]}");
 	struct tcmd *t = calloc(1, sizeof(*t));
 	uint64_t n;
 
-	CU_ASSERT_PTR_NOT_NULL_FATAL(e);
-	clear_ua(e, 1);
 	/* no rule, a rule answering before the LUN, a rule after it: one decode each */
 	for (uint64_t lba = 0; lba <= 200; lba += 100) {
 		tcmd_init(t, 0x28, lba, 2, lba, 1);
@@ -1138,8 +1100,7 @@ static int late_read(struct fl_engine *e, uint64_t lba, uint64_t nexus)
 	if (!t)
 		return -1;
 	for (int i = 0; i < 4; i++) { /* a unit attention comes first: read again */
-		tcmd_init(t, 0x28, lba, 1, 500 + (uint64_t)i, nexus);
-		tsubmit(e, t, 0);
+		trun(e, t, 0x28, lba, 1, 500 + (uint64_t)i, nexus);
 		if (twait(t, 2000) && t->cmd.status == FL_STATUS_GOOD) {
 			v = t->buf[0];
 			break;
@@ -1204,7 +1165,7 @@ static void test_late_write_after_ms(void)
 	CU_ASSERT_TRUE_FATAL(fd >= 0 && w);
 	close(fd);
 	snprintf(text, sizeof(text),
-		 "{\"faultlun\": 1, \"frontends\": [\"iscsi\"], \"luns\": [{\"size\": \"1MiB\"}],"
+		 ISCSI_1MIB
 		 " \"rules\": [{\"id\": \"stale\", \"match\": {\"class\": \"write\", \"nth\": 2},"
 		 " \"action\": {\"late_write\": {\"after_ms\": %" PRIu64 "}}}]}",
 		 after_ms);
@@ -1274,7 +1235,7 @@ static void test_late_write_on_close_and_cap(void)
 
 	CU_ASSERT_TRUE_FATAL(fd >= 0 && w);
 	close(fd);
-	e = mk_engine("{\"faultlun\": 1, \"frontends\": [\"iscsi\"], \"luns\": [{\"size\": \"1MiB\"}],"
+	e = mk_engine(ISCSI_1MIB
 		      " \"rules\": [{\"id\": \"stale\", \"match\": {\"class\": \"write\"},"
 		      " \"action\": {\"late_write\": {\"after_ms\": 3600000, \"on_close\": true}}}]}",
 		      1, path);

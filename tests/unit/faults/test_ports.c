@@ -44,15 +44,13 @@ static void settle_via(struct fl_engine *e, uint64_t nexus, uint16_t port)
 /* A rule on port B and one on port group 1 act on their own port's commands only. */
 static void test_rule_matches_port(void)
 {
-	struct fl_engine *e = mk_engine(
+	struct fl_engine *e = engine_ok(
 	    TWO_PORTS " \"rules\": [{\"id\": \"b-busy\", \"match\": {\"port\": \"B\"}, \"action\": "
 		      "{\"status\": \"busy\"}},"
 		      " {\"id\": \"g1\", \"match\": {\"port_group\": 1, \"class\": \"read\"}, "
-		      "\"action\": {\"sense\": \"MEDIUM_ERROR/UNRECOVERED_READ_ERROR\"}}]}",
-	    1, NULL);
+		      "\"action\": {\"sense\": \"MEDIUM_ERROR/UNRECOVERED_READ_ERROR\"}}]}");
 	struct tcmd *t = calloc(1, sizeof(*t));
 
-	CU_ASSERT_PTR_NOT_NULL_FATAL(e);
 	settle_via(e, 1, 1);
 	settle_via(e, 2, 2); /* the UA 29/00 first, then BUSY */
 	read_via(e, t, 1, 1);
@@ -66,14 +64,12 @@ static void test_rule_matches_port(void)
 /* {"alua": {"group": 2, ...}} changes group 2: port B's commands see it, port A's do not. */
 static void test_alua_action_group(void)
 {
-	struct fl_engine *e = mk_engine(
+	struct fl_engine *e = engine_ok(
 	    TWO_PORTS
 	    " \"rules\": [{\"id\": \"b-standby\", \"match\": {\"nth\": 1, \"class\": "
-	    "\"flush\"}, \"action\": {\"alua\": {\"group\": 2, \"state\": \"standby\"}}}]}",
-	    1, NULL);
+	    "\"flush\"}, \"action\": {\"alua\": {\"group\": 2, \"state\": \"standby\"}}}]}");
 	struct tcmd *t = calloc(1, sizeof(*t));
 
-	CU_ASSERT_PTR_NOT_NULL_FATAL(e);
 	settle_via(e, 1, 1);
 	settle_via(e, 2, 2);
 	tcmd_init(t, 0x35, 0, 0, 1, 1); /* SYNCHRONIZE CACHE(10) fires the rule */
@@ -94,14 +90,12 @@ static void test_alua_action_group(void)
 /* A transport rule on port A drops A's PDUs and passes B's. */
 static void test_xport_rule_port(void)
 {
-	struct fl_engine *e = mk_engine(
+	struct fl_engine *e = engine_ok(
 	    TWO_PORTS " \"transport\": {\"rules\": [{\"id\": \"cut-a\", \"match\": {\"pdu\": "
-		      "\"scsi_command\", \"port\": \"A\"}, \"action\": \"drop\"}]}}",
-	    1, NULL);
+		      "\"scsi_command\", \"port\": \"A\"}, \"action\": \"drop\"}]}}");
 	struct fl_pdu_info pdu = {.kind = FL_PDU_SCSI_CMD, .nexus_id = 1};
 	struct fl_xport_verdict v;
 
-	CU_ASSERT_PTR_NOT_NULL_FATAL(e);
 	pdu.rel_port_id = 1;
 	fl_engine_pdu(e, &pdu, &v);
 	CU_ASSERT_EQUAL(v.action, FL_XPORT_DROP);

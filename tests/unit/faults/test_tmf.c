@@ -64,13 +64,11 @@ static const char *const holds_scenario =
 /* ABORT TASK releases the named held task (as aborted, no response), nothing else. */
 static void test_abort_task(void)
 {
-	struct fl_engine *e = mk_engine(holds_scenario, 1, NULL);
+	struct fl_engine *e = ready_engine(holds_scenario);
 	struct tcmd *a = calloc(1, sizeof(*a)), *b = calloc(1, sizeof(*b)),
 		    *d = calloc(1, sizeof(*d));
 	struct ttmf *t;
 
-	CU_ASSERT_PTR_NOT_NULL_FATAL(e);
-	clear_ua(e, 1);
 	tsubmit(e, (tcmd_init(a, 0x28, 0, 1, 11, 1), a), 0);
 	tsubmit(e, (tcmd_init(b, 0x28, 1, 1, 12, 1), b), 0);
 	tsubmit(e, (tcmd_init(d, 0x28, 30, 1, 13, 1), d), 0);
@@ -104,12 +102,11 @@ static void test_abort_task(void)
 /* LUN RESET: until_abort / until_reset holds on that LUN end as aborted; forever stays; UA. */
 static void test_lun_reset_completes(void)
 {
-	struct fl_engine *e = mk_engine(holds_scenario, 1, NULL);
+	struct fl_engine *e = engine_ok(holds_scenario);
 	struct tcmd *c[4], *t2 = calloc(1, sizeof(*t2));
 	struct ttmf *t;
 	struct fl_engine_counters k;
 
-	CU_ASSERT_PTR_NOT_NULL_FATAL(e);
 	for (int i = 0; i < 4; i++)
 		c[i] = calloc(1, sizeof(struct tcmd));
 	clear_ua(e, 1);
@@ -154,8 +151,8 @@ static void test_lun_reset_completes(void)
 /* A LUN reset that never completes, per state; then a late one; then a rejected one. */
 static void test_lun_reset_behaviours(void)
 {
-	struct fl_engine *e = mk_engine(
-	    "{\"faultlun\": 1, \"frontends\": [\"iscsi\"], \"luns\": [{\"size\": \"1MiB\"}],"
+	struct fl_engine *e = ready_engine(
+	    ISCSI_1MIB
 	    " \"states\": [\"start\", \"hung\", \"slow\", \"grumpy\", \"healed\"],"
 	    " \"transitions\": [{\"from\": \"start\", \"to\": \"hung\", \"on\": {\"tmf\": "
 	    "\"lun_reset\"}},"
@@ -168,14 +165,11 @@ static void test_lun_reset_behaviours(void)
 	    "\"disarm\": [\"h\"]}},"
 	    "  {\"states\": [\"grumpy\"], \"respond\": \"rejected\"}],"
 	    "  \"abort_task\": {\"respond\": \"not_supported\"},"
-	    "  \"target_warm_reset\": {\"then\": {\"ua\": null, \"state\": \"healed\"}}}}",
-	    1, NULL);
+	    "  \"target_warm_reset\": {\"then\": {\"ua\": null, \"state\": \"healed\"}}}}");
 	struct tcmd *c = calloc(1, sizeof(*c)), *c2 = calloc(1, sizeof(*c2));
 	struct ttmf *t;
 	uint64_t t0;
 
-	CU_ASSERT_PTR_NOT_NULL_FATAL(e);
-	clear_ua(e, 1);
 	tsubmit(e, (tcmd_init(c, 0x28, 0, 1, 1, 1), c), 0);
 	CU_ASSERT_FALSE(atomic_load(&c->done));
 	/* start -> hung on the TMF, then hung's behaviour: never answered, the hold stays */
@@ -224,16 +218,14 @@ static void test_lun_reset_behaviours(void)
  */
 static void test_tmf_transition_before_behaviour(void)
 {
-	struct fl_engine *e = mk_engine(
+	struct fl_engine *e = engine_ok(
 	    "{\"faultlun\": 1, \"frontends\": [\"iscsi\"], \"states\": [\"before\", \"after\"],"
 	    " \"transitions\": [{\"from\": \"before\", \"to\": \"after\","
 	    "  \"on\": {\"tmf\": \"lun_reset\"}}],"
-	    " \"tmf\": {\"lun_reset\": {\"states\": [\"after\"], \"respond\": \"rejected\"}}}",
-	    1, NULL);
+	    " \"tmf\": {\"lun_reset\": {\"states\": [\"after\"], \"respond\": \"rejected\"}}}");
 	struct ttmf *t;
 	struct fl_engine_counters k;
 
-	CU_ASSERT_PTR_NOT_NULL_FATAL(e);
 	t = do_tmf(e, FL_TMF_LUN_RESET, 0, 1, 0, false);
 	CU_ASSERT_TRUE(tmf_wait(t, 1000));
 	CU_ASSERT_STRING_EQUAL(fl_engine_state(e), "after");
@@ -246,7 +238,7 @@ static void test_tmf_transition_before_behaviour(void)
 
 /* Rules that answer reads, writes and INQUIRY; %s: extra keys of the read and write actions. */
 static const char *const ua_order_fmt =
-    "{\"faultlun\": 1, \"frontends\": [\"iscsi\"], \"luns\": [{\"size\": \"1MiB\"}],"
+    ISCSI_1MIB
     " \"rules\": ["
     "  {\"id\": \"bad-read\", \"match\": {\"class\": \"read\", \"nth\": 1},"
     "   \"action\": {\"sense\": \"MEDIUM_ERROR/UNRECOVERED_READ_ERROR\"%s}},"
@@ -258,8 +250,7 @@ static const char *const ua_order_fmt =
 /* Submits one command on nexus 1 of LUN 0 and waits for it. */
 static struct tcmd *ua_cmd(struct fl_engine *e, struct tcmd *t, uint8_t op, uint64_t tag)
 {
-	tcmd_init(t, op, 0, 1, tag, 1);
-	tsubmit(e, t, 0);
+	trun(e, t, op, 0, 1, tag, 1);
 	CU_ASSERT_TRUE(twait(t, 1000));
 	return t;
 }
@@ -341,14 +332,12 @@ static void test_ua_overtaken_by_rule(void)
 /* The delay of a TMF answer is honoured (and a pending one is answered NONE at destroy). */
 static void test_tmf_delay(void)
 {
-	struct fl_engine *e = mk_engine("{\"faultlun\": 1, \"frontends\": [\"iscsi\"], \"tmf\": "
+	struct fl_engine *e = engine_ok("{\"faultlun\": 1, \"frontends\": [\"iscsi\"], \"tmf\": "
 					"{\"lun_reset\": {\"delay_ms\": 30},"
-					" \"clear_task_set\": {\"delay_ms\": 60000}}}",
-					1, NULL);
+					" \"clear_task_set\": {\"delay_ms\": 60000}}}");
 	struct ttmf *t, *t2;
 	uint64_t t0 = mono_ns();
 
-	CU_ASSERT_PTR_NOT_NULL_FATAL(e);
 	t = do_tmf(e, FL_TMF_LUN_RESET, 0, 1, 0, false);
 	CU_ASSERT_TRUE(tmf_wait(t, 2000));
 	CU_ASSERT_TRUE(t->done_ns - t0 >= 30000000ull);
@@ -365,16 +354,14 @@ static void test_tmf_delay(void)
 /* A closed connection takes its nexus's holds with it; login / logout move the state. */
 static void test_conn_events(void)
 {
-	struct fl_engine *e = mk_engine(
+	struct fl_engine *e = engine_ok(
 	    "{\"faultlun\": 1, \"frontends\": [\"iscsi\"], \"states\": [\"out\", \"in\"],"
 	    " \"transitions\": [{\"from\": \"out\", \"to\": \"in\", \"on\": {\"login\": true}},"
 	    "  {\"from\": \"in\", \"to\": \"out\", \"on\": {\"logout\": true}}],"
 	    " \"rules\": [{\"match\": {\"class\": \"read\"}, \"action\": {\"hold\": "
-	    "\"forever\"}}]}",
-	    1, NULL);
+	    "\"forever\"}}]}");
 	struct tcmd *a = calloc(1, sizeof(*a)), *b = calloc(1, sizeof(*b));
 
-	CU_ASSERT_PTR_NOT_NULL_FATAL(e);
 	fl_engine_conn_event(e, FL_CONN_LOGIN, 1, "iqn.x");
 	CU_ASSERT_STRING_EQUAL(fl_engine_state(e), "in");
 	clear_ua(e, 1);
@@ -393,7 +380,7 @@ static void test_conn_events(void)
 /* Transport rules: every 2nd NOP-Out dropped; read responses delayed; in-state close. */
 static void test_transport_verdicts(void)
 {
-	struct fl_engine *e = mk_engine(
+	struct fl_engine *e = engine_ok(
 	    "{\"faultlun\": 1, \"frontends\": [\"iscsi\"], \"states\": [\"ok\", \"dying\"],"
 	    " \"transitions\": [{\"to\": \"dying\", \"on\": {\"commands\": 1}}],"
 	    " \"transport\": {\"rules\": ["
@@ -406,15 +393,13 @@ static void test_transport_verdicts(void)
 	    "  \"session\": {\"nop_in_interval_ms\": 1000, \"states\": {\"dying\": "
 	    "{\"ignore_nop_out\": true,"
 	    "   \"stall_max_cmd_sn\": true, \"request_logout\": {\"after_ms\": 0, \"wait_s\": "
-	    "3}}}}}}",
-	    1, NULL);
+	    "3}}}}}}");
 	struct fl_pdu_info pdu = {.kind = FL_PDU_NOP_OUT, .nexus_id = 1};
 	struct fl_xport_verdict v;
 	struct fl_xport_state xs;
 	struct tcmd *t = calloc(1, sizeof(*t));
 	int drops = 0;
 
-	CU_ASSERT_PTR_NOT_NULL_FATAL(e);
 	for (int i = 0; i < 10; i++) {
 		fl_engine_pdu(e, &pdu, &v);
 		drops += v.action == FL_XPORT_DROP;
@@ -504,12 +489,9 @@ static void on_notify(void *ctx)
 
 static void test_xport_notify(void)
 {
-	struct fl_engine *e = mk_engine(
+	struct fl_engine *e = engine_ok(
 	    "{\"faultlun\": 1, \"frontends\": [\"iscsi\"], \"states\": [\"a\", \"b\"],"
-	    " \"transitions\": [{\"from\": \"a\", \"to\": \"b\", \"on\": {\"after_ms\": 20}}]}",
-	    1, NULL);
-
-	CU_ASSERT_PTR_NOT_NULL_FATAL(e);
+	    " \"transitions\": [{\"from\": \"a\", \"to\": \"b\", \"on\": {\"after_ms\": 20}}]}");
 	atomic_store(&notified, 0);
 	fl_engine_set_xport_notify(e, on_notify, NULL);
 	for (int i = 0; i < 20000 && !atomic_load(&notified); i++)
@@ -522,16 +504,14 @@ static void test_xport_notify(void)
 /* clear_faults disarms every rule; a TMF for a LUN that does not exist says so. */
 static void test_clear_faults(void)
 {
-	struct fl_engine *e = mk_engine("{\"faultlun\": 1, \"frontends\": [\"iscsi\"], \"rules\": "
+	struct fl_engine *e = engine_ok("{\"faultlun\": 1, \"frontends\": [\"iscsi\"], \"rules\": "
 					"[{\"match\": {\"class\": \"tur\"},"
 					" \"action\": {\"status\": \"busy\"}}], \"tmf\": "
 					"{\"lun_reset\": {\"then\": {\"ua\": null,"
-					" \"clear_faults\": true}}}}",
-					1, NULL);
+					" \"clear_faults\": true}}}}");
 	struct tcmd *c = calloc(1, sizeof(*c));
 	struct ttmf *t;
 
-	CU_ASSERT_PTR_NOT_NULL_FATAL(e);
 	/* a new nexus hears of the power on (29/00) before the rule's BUSY */
 	tsubmit(e, (tcmd_init(c, 0x00, 0, 0, 1, 1), c), 0);
 	CU_ASSERT_EQUAL(sense_key(&c->cmd), FL_KEY_UNIT_ATTENTION);
@@ -579,8 +559,8 @@ static void *stress_submit(void *arg)
 
 static void test_concurrency(void)
 {
-	struct fl_engine *e = mk_engine(
-	    "{\"faultlun\": 1, \"frontends\": [\"iscsi\"], \"luns\": [{\"size\": \"1MiB\"}],"
+	struct fl_engine *e = engine_ok(
+	    ISCSI_1MIB
 	    " \"rules\": ["
 	    "  {\"match\": {\"lba\": {\"first\": 0, \"last\": 15}, \"probability\": 0.3},"
 	    "   \"action\": {\"delay_ms\": {\"dist\": \"uniform\", \"min\": 0, \"max\": 2}}},"
@@ -593,14 +573,12 @@ static void test_concurrency(void)
 	    "  {\"match\": {\"class\": \"write\", \"lba\": {\"first\": 48}}, \"action\": "
 	    "{\"sense\":"
 	    "   \"MEDIUM_ERROR/WRITE_ERROR\", \"info\": \"lba\", \"delay_ms\": 0.2}, \"until\": "
-	    "\"written\"}]}",
-	    1, NULL);
+	    "\"written\"}]}");
 	struct stress st[STRESS_THREADS];
 	pthread_t th[STRESS_THREADS];
 	bool running = true;
 	int rounds = 0;
 
-	CU_ASSERT_PTR_NOT_NULL_FATAL(e);
 	for (int i = 0; i < STRESS_THREADS; i++) {
 		st[i] = (struct stress){
 		    .e = e, .id = i, .cmds = calloc(STRESS_CMDS, sizeof(struct tcmd))};
