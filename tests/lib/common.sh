@@ -4,7 +4,8 @@
 # removed at exit with the server the test started, waiting (bounded) for a
 # line of a server's banner, the two portals of a two-port target, the VM
 # lab's checker run again on a recorded run, a free TCP port (also for
-# bench/common.sh) and the hostile iSCSI target of the client-side tests. POSIX sh; every wait is bounded.
+# bench/common.sh), the hostile iSCSI target of the client-side tests and
+# `faultlun check` of five kinds of file. POSIX sh; every wait is bounded.
 
 # Says FAIL with the words given and ends the test with status 1.
 fail() {
@@ -87,4 +88,18 @@ fl_hostile_target() {
 	done
 	[ -s "$tmp/port" ] || fail "the hostile target ($1) did not start: $(cat "$tmp/target.err")"
 	url="iscsi://127.0.0.1:$(cat "$tmp/port")/iqn.2026-12.org.faultlun:hostile/0"
+}
+
+# fl_check_five FORMAT REPORT: `$fl check -q --FORMAT REPORT` of five files from $dir:
+# a passing scenario (demo.json), one with not-applicable expectations, one with a failing
+# expectation (demo.json with a wrong errno), one the loader refuses and the scenario
+# schema; its output in $tmp/check.out; fails unless it exits 2.
+fl_check_five() {
+	sed 's/"errno": "ENODATA"/"errno": "EIO"/' "$dir/demo.json" > "$tmp/broken.json"
+	echo '{"faultlun": 1, "rules": [{"id": 3}]}' > "$tmp/lint.json"
+	"$fl" check -q "--$1" "$2" "$dir/demo.json" "$dir/medium-error-heal.json" \
+		"$tmp/broken.json" "$tmp/lint.json" "$dir/faultlun-scenario.schema.json" \
+		> "$tmp/check.out" 2>&1
+	rc=$?
+	[ "$rc" = 2 ] || { cat "$tmp/check.out"; fail "check of five files: exit $rc, want 2"; }
 }

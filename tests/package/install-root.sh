@@ -4,6 +4,8 @@
 # build's own prefix, so that the paths the man pages name (they are written
 # for that prefix) are those of the root: $root$prefix/... Sets tmp (removed
 # on exit), root, prefix and mandir, and puts the installed bin first in PATH.
+# fl_install_faultlun1 BUILD_DIR: fl_install_root (SKIP without man) and $page, the
+# installed faultlun(1).
 # doc_links ROOT DOCDIR: every relative link of the Markdown files under
 # ROOT/DOCDIR leads to a file under ROOT.
 
@@ -35,6 +37,15 @@ fl_install_root() {
 	[ -x "$root$prefix/bin/faultlun" ] || fail "no $prefix/bin/faultlun under $root"
 	PATH=$root$prefix/bin:$PATH
 	export PATH
+}
+
+# fl_install_faultlun1 BUILD_DIR: SKIP (exit 77) without man; otherwise fl_install_root
+# and $page, the installed faultlun(1), which must be there.
+fl_install_faultlun1() {
+	command -v man >/dev/null 2>&1 || { echo "SKIP: man (man-db) missing"; exit 77; }
+	fl_install_root "$1"
+	page=$root$mandir/man1/faultlun.1
+	[ -f "$page" ] || fail "no $mandir/man1/faultlun.1 installed"
 }
 
 # doc_links ROOT DOCDIR: fails naming the first link that leads nowhere.

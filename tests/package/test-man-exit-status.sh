@@ -6,11 +6,8 @@
 # target), checks its exit status, and checks that the page's entry for that
 # command names the status.
 set -u
-command -v man >/dev/null 2>&1 || { echo "SKIP: man (man-db) missing"; exit 77; }
 . "$(dirname "$0")/install-root.sh"
-fl_install_root "$1"
-page=$root$mandir/man1/faultlun.1
-[ -f "$page" ] || fail "no $mandir/man1/faultlun.1 installed"
+fl_install_faultlun1 "$1"
 S=$root$prefix/share/faultlun/scenarios
 mkdir "$tmp/work"
 cd "$tmp/work" || fail "cd $tmp/work"

@@ -6,11 +6,8 @@
 # it (the root's bin first in PATH), takes --help and exits 0; every option
 # the line names is in that --help text.
 set -u
-command -v man >/dev/null 2>&1 || { echo "SKIP: man (man-db) missing"; exit 77; }
 . "$(dirname "$0")/install-root.sh"
-fl_install_root "$1"
-page=$root$mandir/man1/faultlun.1
-[ -f "$page" ] || fail "no $mandir/man1/faultlun.1 installed"
+fl_install_faultlun1 "$1"
 [ "$(command -v faultlun)" = "$root$prefix/bin/faultlun" ] || fail "faultlun is $(command -v faultlun)"
 
 # The SYNOPSIS, one entry a line (a continuation is indented deeper).
