@@ -17,15 +17,21 @@
 extern CU_SuiteInfo fl_suites[];
 
 /* One test table entry, the test named after its function. */
-#define FL_TEST(fn) { #fn, fn }
+#define FL_TEST(fn)                                                                                \
+	{                                                                                          \
+#fn, fn                                                                            \
+	}
 
 /* A static test table VAR of FL_TEST (or {"name", fn}) entries, terminated. */
-#define FL_TESTS(var, ...) static CU_TestInfo var[] = { __VA_ARGS__, CU_TEST_INFO_NULL }
+#define FL_TESTS(var, ...) static CU_TestInfo var[] = {__VA_ARGS__, CU_TEST_INFO_NULL}
 
 /* One suite: its name, set-up and tear-down (NULL for none) and test table. */
-#define FL_SUITE(name, init, clean, tests) { name, init, clean, NULL, NULL, tests }
+#define FL_SUITE(name, init, clean, tests)                                                         \
+	{                                                                                          \
+		name, init, clean, NULL, NULL, tests                                               \
+	}
 
 /* The file's fl_suites of FL_SUITE entries, terminated. */
-#define FL_SUITES(...) CU_SuiteInfo fl_suites[] = { __VA_ARGS__, CU_SUITE_INFO_NULL }
+#define FL_SUITES(...) CU_SuiteInfo fl_suites[] = {__VA_ARGS__, CU_SUITE_INFO_NULL}
 
 #endif

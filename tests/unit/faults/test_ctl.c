@@ -462,9 +462,8 @@ static void rule_log_sink(enum fl_log_level level, const char *msg, void *arg)
 static void test_rule_resize_refused(void)
 {
 	struct fl_engine *e = ready_engine(
-	    ISCSI_1MIB
-	    " \"rules\": [{\"id\": \"odd\", \"match\": {\"class\": \"read\"},"
-	    " \"action\": {\"resize\": 1000}}]}");
+	    ISCSI_1MIB " \"rules\": [{\"id\": \"odd\", \"match\": {\"class\": \"read\"},"
+		       " \"action\": {\"resize\": 1000}}]}");
 	struct tcmd *t = calloc(1, sizeof(*t));
 	struct fl_lun_info info;
 

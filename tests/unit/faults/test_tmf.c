@@ -238,14 +238,13 @@ static void test_tmf_transition_before_behaviour(void)
 
 /* Rules that answer reads, writes and INQUIRY; %s: extra keys of the read and write actions. */
 static const char *const ua_order_fmt =
-    ISCSI_1MIB
-    " \"rules\": ["
-    "  {\"id\": \"bad-read\", \"match\": {\"class\": \"read\", \"nth\": 1},"
-    "   \"action\": {\"sense\": \"MEDIUM_ERROR/UNRECOVERED_READ_ERROR\"%s}},"
-    "  {\"id\": \"busy-write\", \"match\": {\"class\": \"write\"},"
-    "   \"action\": {\"status\": \"busy\"%s}},"
-    "  {\"id\": \"bad-inquiry\", \"match\": {\"class\": \"inquiry\"},"
-    "   \"action\": {\"sense\": \"HARDWARE_ERROR/44/00\"}}]}";
+    ISCSI_1MIB " \"rules\": ["
+	       "  {\"id\": \"bad-read\", \"match\": {\"class\": \"read\", \"nth\": 1},"
+	       "   \"action\": {\"sense\": \"MEDIUM_ERROR/UNRECOVERED_READ_ERROR\"%s}},"
+	       "  {\"id\": \"busy-write\", \"match\": {\"class\": \"write\"},"
+	       "   \"action\": {\"status\": \"busy\"%s}},"
+	       "  {\"id\": \"bad-inquiry\", \"match\": {\"class\": \"inquiry\"},"
+	       "   \"action\": {\"sense\": \"HARDWARE_ERROR/44/00\"}}]}";
 
 /* Submits one command on nexus 1 of LUN 0 and waits for it. */
 static struct tcmd *ua_cmd(struct fl_engine *e, struct tcmd *t, uint8_t op, uint64_t tag)

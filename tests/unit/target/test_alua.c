@@ -38,28 +38,24 @@ static void test_state_per_port_group(void)
 	    {FL_ALUA_UNAVAILABLE, 0x0c},
 	};
 	struct fl_lun *lun = two_port_lun(false);
-	struct fl_cmd res;
 
 	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
 		CU_ASSERT_EQUAL(fl_lun_set_tpg_state(lun, 2, rows[i].st), 0);
 		th_settle(lun, 1, 1);
 		th_settle(lun, 2, 2);
-		res = th_read1(lun, 1, 1);
-		TH_EXPECT_GOOD(&res, "READ through the active/optimized group's port");
-		res = th_read1(lun, 2, 2);
-		TH_EXPECT(&res, FL_STATUS_CHECK_CONDITION, FL_KEY_NOT_READY, 0x04, rows[i].ascq,
-			  "READ through the other group's port");
+		TH_EXPECT_CMD_GOOD(th_read1(lun, 1, 1),
+				   "READ through the active/optimized group's port");
+		TH_EXPECT_CMD(th_read1(lun, 2, 2), FL_STATUS_CHECK_CONDITION, FL_KEY_NOT_READY,
+			      0x04, rows[i].ascq, "READ through the other group's port");
 	}
 	/* the default group (tpg_id 1) is what fl_lun_set_alua_state changes */
 	fl_lun_set_tpg_state(lun, 2, FL_ALUA_ACTIVE_OPTIMIZED);
 	fl_lun_set_alua_state(lun, FL_ALUA_STANDBY);
 	th_settle(lun, 1, 1);
 	th_settle(lun, 2, 2);
-	res = th_read1(lun, 1, 1);
-	TH_EXPECT(&res, FL_STATUS_CHECK_CONDITION, FL_KEY_NOT_READY, 0x04, 0x0b,
-		  "READ through group 1 after fl_lun_set_alua_state");
-	res = th_read1(lun, 2, 2);
-	TH_EXPECT_GOOD(&res, "READ through group 2 (now active/optimized)");
+	TH_EXPECT_CMD(th_read1(lun, 1, 1), FL_STATUS_CHECK_CONDITION, FL_KEY_NOT_READY, 0x04, 0x0b,
+		      "READ through group 1 after fl_lun_set_alua_state");
+	TH_EXPECT_CMD_GOOD(th_read1(lun, 2, 2), "READ through group 2 (now active/optimized)");
 	CU_ASSERT_EQUAL(fl_lun_set_tpg_state(lun, 9, FL_ALUA_STANDBY), -ENOENT);
 	fl_lun_destroy(lun);
 }
@@ -68,7 +64,6 @@ static void test_state_per_port_group(void)
 static void test_state_change_ua_every_nexus(void)
 {
 	struct fl_lun *lun = two_port_lun(false);
-	struct fl_cmd res;
 	enum fl_alua_state st;
 
 	th_settle(lun, 1, 1);
@@ -77,16 +72,13 @@ static void test_state_change_ua_every_nexus(void)
 	CU_ASSERT_EQUAL(fl_lun_set_tpg_state(lun, 2, FL_ALUA_ACTIVE_OPTIMIZED), 0);
 	CU_ASSERT_EQUAL(fl_lun_tpg_state(lun, 1, &st), 0);
 	CU_ASSERT_EQUAL(st, FL_ALUA_STANDBY);
-	res = th_read1(lun, 1, 1);
-	TH_EXPECT(&res, FL_STATUS_CHECK_CONDITION, FL_KEY_UNIT_ATTENTION, 0x2a, 0x06,
-		  "nexus 1 after the change");
-	res = th_read1(lun, 2, 2);
-	TH_EXPECT(&res, FL_STATUS_CHECK_CONDITION, FL_KEY_UNIT_ATTENTION, 0x2a, 0x06,
-		  "nexus 2 after the change");
+	TH_EXPECT_CMD(th_read1(lun, 1, 1), FL_STATUS_CHECK_CONDITION, FL_KEY_UNIT_ATTENTION, 0x2a,
+		      0x06, "nexus 1 after the change");
+	TH_EXPECT_CMD(th_read1(lun, 2, 2), FL_STATUS_CHECK_CONDITION, FL_KEY_UNIT_ATTENTION, 0x2a,
+		      0x06, "nexus 2 after the change");
 	th_settle(lun, 1, 1);
 	th_settle(lun, 2, 2);
-	res = th_read1(lun, 2, 2);
-	TH_EXPECT_GOOD(&res, "READ through port 2 once group 2 is active");
+	TH_EXPECT_CMD_GOOD(th_read1(lun, 2, 2), "READ through port 2 once group 2 is active");
 	fl_lun_destroy(lun);
 }
 
@@ -165,7 +157,6 @@ static void test_rtpg_extended_header_transition_time(void)
 	for (size_t i = 0; i < sizeof(times); i++) {
 		struct fl_lun_config cfg;
 		uint8_t buf[256];
-		struct fl_cmd res;
 
 		th_config(&cfg);
 		cfg.alua_implicit = true;
@@ -179,8 +170,8 @@ static void test_rtpg_extended_header_transition_time(void)
 		cfg.tpgs[1] = (struct fl_tpg_config){2, FL_ALUA_STANDBY};
 		struct fl_lun *lun = th_lun(&cfg);
 		th_settle(lun, 1, 1);
-		res = th_via(lun, 1, 1, cdb, 12, NULL, 0, buf, sizeof(buf));
-		TH_EXPECT_GOOD(&res, "RTPG extended header");
+		TH_EXPECT_CMD_GOOD(th_via(lun, 1, 1, cdb, 12, NULL, 0, buf, sizeof(buf)),
+				   "RTPG extended header");
 		CU_ASSERT_EQUAL(buf[4], 0x10); /* FORMAT TYPE 001b */
 		CU_ASSERT_EQUAL(buf[5], times[i]);
 		CU_ASSERT_EQUAL(fl_get_be32(buf), 4 + 2 * 12);
@@ -197,41 +188,34 @@ static void test_stpg(void)
 	static const uint8_t bad_state[12] = {0, 0, 0, 0, 0x0e, 0, 0, 1, 0x00, 0, 0, 2};
 	static const uint8_t bad_group[12] = {0, 0, 0, 0, 0x02, 0, 0, 1, 0x00, 0, 0, 7};
 	struct fl_lun *lun = two_port_lun(false);
-	struct fl_cmd res;
 	enum fl_alua_state st;
 
 	th_settle(lun, 1, 1);
-	res = th_via(lun, 1, 1, cdb, 12, swap, 12, NULL, 0);
-	TH_EXPECT(&res, FL_STATUS_CHECK_CONDITION, FL_KEY_ILLEGAL_REQUEST, 0x20, 0x00,
-		  "STPG without explicit ALUA");
+	TH_EXPECT_CMD(th_via(lun, 1, 1, cdb, 12, swap, 12, NULL, 0), FL_STATUS_CHECK_CONDITION,
+		      FL_KEY_ILLEGAL_REQUEST, 0x20, 0x00, "STPG without explicit ALUA");
 	fl_lun_destroy(lun);
 
 	lun = two_port_lun(true);
 	th_settle(lun, 1, 1);
 	th_settle(lun, 2, 2);
-	res = th_via(lun, 1, 1, cdb, 12, bad_state, 12, NULL, 0);
-	TH_EXPECT(&res, FL_STATUS_CHECK_CONDITION, FL_KEY_ILLEGAL_REQUEST, 0x26, 0x00,
-		  "STPG to offline");
-	res = th_via(lun, 1, 1, cdb, 12, bad_group, 12, NULL, 0);
-	TH_EXPECT(&res, FL_STATUS_CHECK_CONDITION, FL_KEY_ILLEGAL_REQUEST, 0x26, 0x00,
-		  "STPG of an unknown group");
+	TH_EXPECT_CMD(th_via(lun, 1, 1, cdb, 12, bad_state, 12, NULL, 0), FL_STATUS_CHECK_CONDITION,
+		      FL_KEY_ILLEGAL_REQUEST, 0x26, 0x00, "STPG to offline");
+	TH_EXPECT_CMD(th_via(lun, 1, 1, cdb, 12, bad_group, 12, NULL, 0), FL_STATUS_CHECK_CONDITION,
+		      FL_KEY_ILLEGAL_REQUEST, 0x26, 0x00, "STPG of an unknown group");
 	fl_lun_tpg_state(lun, 1, &st);
 	CU_ASSERT_EQUAL(st, FL_ALUA_ACTIVE_OPTIMIZED); /* a refused list changes nothing */
-	res = th_via(lun, 1, 1, cdb, 12, swap, 12, NULL, 0);
-	TH_EXPECT_GOOD(&res, "STPG swapping the groups");
+	TH_EXPECT_CMD_GOOD(th_via(lun, 1, 1, cdb, 12, swap, 12, NULL, 0),
+			   "STPG swapping the groups");
 	fl_lun_tpg_state(lun, 1, &st);
 	CU_ASSERT_EQUAL(st, FL_ALUA_STANDBY);
 	fl_lun_tpg_state(lun, 2, &st);
 	CU_ASSERT_EQUAL(st, FL_ALUA_ACTIVE_OPTIMIZED);
 	/* SPC-4 r37 5.15.2.5: no UA for the nexus that asked, 2A/06 for the other */
-	res = th_read1(lun, 1, 1);
-	TH_EXPECT(&res, FL_STATUS_CHECK_CONDITION, FL_KEY_NOT_READY, 0x04, 0x0b,
-		  "READ through port 1 now in standby (no UA first)");
-	res = th_read1(lun, 2, 2);
-	TH_EXPECT(&res, FL_STATUS_CHECK_CONDITION, FL_KEY_UNIT_ATTENTION, 0x2a, 0x06,
-		  "the other nexus sees 2A/06");
-	res = th_read1(lun, 2, 2);
-	TH_EXPECT_GOOD(&res, "READ through port 2 now active/optimized");
+	TH_EXPECT_CMD(th_read1(lun, 1, 1), FL_STATUS_CHECK_CONDITION, FL_KEY_NOT_READY, 0x04, 0x0b,
+		      "READ through port 1 now in standby (no UA first)");
+	TH_EXPECT_CMD(th_read1(lun, 2, 2), FL_STATUS_CHECK_CONDITION, FL_KEY_UNIT_ATTENTION, 0x2a,
+		      0x06, "the other nexus sees 2A/06");
+	TH_EXPECT_CMD_GOOD(th_read1(lun, 2, 2), "READ through port 2 now active/optimized");
 	fl_lun_destroy(lun);
 }
 
@@ -240,7 +224,6 @@ static void test_single_port_default(void)
 {
 	struct fl_lun_config cfg;
 	struct fl_lun *lun;
-	struct fl_cmd res;
 	int rel, tpg;
 
 	th_config(&cfg);
@@ -251,9 +234,8 @@ static void test_single_port_default(void)
 	CU_ASSERT_EQUAL(tpg, 5);
 	CU_ASSERT_EQUAL(fl_lun_set_tpg_state(lun, 5, FL_ALUA_STANDBY), 0);
 	th_settle(lun, 1, 3);
-	res = th_read1(lun, 1, 3);
-	TH_EXPECT(&res, FL_STATUS_CHECK_CONDITION, FL_KEY_NOT_READY, 0x04, 0x0b,
-		  "READ on the one group in standby");
+	TH_EXPECT_CMD(th_read1(lun, 1, 3), FL_STATUS_CHECK_CONDITION, FL_KEY_NOT_READY, 0x04, 0x0b,
+		      "READ on the one group in standby");
 	fl_lun_destroy(lun);
 }
 

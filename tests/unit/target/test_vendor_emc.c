@@ -50,10 +50,8 @@ static void test_identity(void)
 {
 	struct fl_lun *lun = th_personality_lun("emc");
 	uint8_t buf[255];
-	struct fl_cmd res;
 
-	res = inquiry(lun, 1, -1, buf, sizeof(buf));
-	TH_EXPECT_GOOD(&res, "standard INQUIRY");
+	TH_EXPECT_CMD_GOOD(inquiry(lun, 1, -1, buf, sizeof(buf)), "standard INQUIRY");
 	CU_ASSERT_NSTRING_EQUAL(buf + 8, "DGC     ", 8);
 	CU_ASSERT_NSTRING_EQUAL(buf + 16, "VRAID", 5);
 	CU_ASSERT_EQUAL(buf[5] & 0x30, 0); /* TPGS 00b, or scsi_dh_alua would take the LUN */
@@ -90,18 +88,14 @@ static void test_vpd_c0(void)
 {
 	struct fl_lun *lun = th_personality_lun("emc");
 	uint8_t a[252], b[252];
-	struct fl_cmd res;
 	bool listed = false;
 
-	res = inquiry(lun, 1, 0x00, a, sizeof(a));
-	TH_EXPECT_GOOD(&res, "VPD 00h");
+	TH_EXPECT_CMD_GOOD(inquiry(lun, 1, 0x00, a, sizeof(a)), "VPD 00h");
 	for (unsigned i = 4; i < 4u + a[3]; i++)
 		listed |= a[i] == 0xc0;
 	TH_CHECK(listed, "VPD 00h lists C0h");
-	res = inquiry(lun, 1, 0xc0, a, sizeof(a));
-	TH_EXPECT_GOOD(&res, "VPD C0h through SP A");
-	res = inquiry(lun, 2, 0xc0, b, sizeof(b));
-	TH_EXPECT_GOOD(&res, "VPD C0h through SP B");
+	TH_EXPECT_CMD_GOOD(inquiry(lun, 1, 0xc0, a, sizeof(a)), "VPD C0h through SP A");
+	TH_EXPECT_CMD_GOOD(inquiry(lun, 2, 0xc0, b, sizeof(b)), "VPD C0h through SP B");
 	CU_ASSERT_EQUAL(a[1], 0xc0);
 	CU_ASSERT_EQUAL(a[9], 0);	     /* page revision the checker wants */
 	CU_ASSERT_EQUAL(a[27], 0x03);	     /* effective initiator type */
@@ -125,20 +119,16 @@ static void test_not_owned_sense(void)
 	static const uint8_t rcap[10] = {0x25};
 	struct fl_lun *lun = th_personality_lun("emc");
 	uint8_t buf[8];
-	struct fl_cmd res;
 
 	th_settle(lun, 1, 1);
 	th_settle(lun, 2, 2);
-	res = th_read1(lun, 1, 1);
-	TH_EXPECT_GOOD(&res, "READ through the owning SP");
-	res = th_read1(lun, 2, 2);
-	TH_EXPECT(&res, FL_STATUS_CHECK_CONDITION, FL_KEY_NOT_READY, 0x04, 0x03,
-		  "READ through the peer SP");
-	res = th_via(lun, 2, 2, tur, 6, NULL, 0, NULL, 0);
-	TH_EXPECT(&res, FL_STATUS_CHECK_CONDITION, FL_KEY_NOT_READY, 0x04, 0x03,
-		  "TEST UNIT READY through the peer SP");
-	res = th_via(lun, 2, 2, rcap, 10, NULL, 0, buf, sizeof(buf));
-	TH_EXPECT_GOOD(&res, "READ CAPACITY(10) through the peer SP");
+	TH_EXPECT_CMD_GOOD(th_read1(lun, 1, 1), "READ through the owning SP");
+	TH_EXPECT_CMD(th_read1(lun, 2, 2), FL_STATUS_CHECK_CONDITION, FL_KEY_NOT_READY, 0x04, 0x03,
+		      "READ through the peer SP");
+	TH_EXPECT_CMD(th_via(lun, 2, 2, tur, 6, NULL, 0, NULL, 0), FL_STATUS_CHECK_CONDITION,
+		      FL_KEY_NOT_READY, 0x04, 0x03, "TEST UNIT READY through the peer SP");
+	TH_EXPECT_CMD_GOOD(th_via(lun, 2, 2, rcap, 10, NULL, 0, buf, sizeof(buf)),
+			   "READ CAPACITY(10) through the peer SP");
 	fl_lun_destroy(lun);
 }
 
@@ -147,20 +137,16 @@ static void test_long_trespass(void)
 {
 	struct fl_lun *lun = th_personality_lun("emc");
 	uint8_t c0[252];
-	struct fl_cmd res;
 
 	th_settle(lun, 1, 1);
 	th_settle(lun, 2, 2);
-	res = trespass_long(lun, 2);
-	TH_EXPECT_GOOD(&res, "long trespass through SP B");
+	TH_EXPECT_CMD_GOOD(trespass_long(lun, 2), "long trespass through SP B");
 	TH_EXPECT_OWNER(lun, 2);
 	th_settle(lun, 2, 2);
-	res = th_read1(lun, 2, 2);
-	TH_EXPECT_GOOD(&res, "READ through SP B after the trespass");
+	TH_EXPECT_CMD_GOOD(th_read1(lun, 2, 2), "READ through SP B after the trespass");
 	th_settle(lun, 1, 1);
-	res = th_read1(lun, 1, 1);
-	TH_EXPECT(&res, FL_STATUS_CHECK_CONDITION, FL_KEY_NOT_READY, 0x04, 0x03,
-		  "READ through SP A after the trespass");
+	TH_EXPECT_CMD(th_read1(lun, 1, 1), FL_STATUS_CHECK_CONDITION, FL_KEY_NOT_READY, 0x04, 0x03,
+		      "READ through SP A after the trespass");
 	inquiry(lun, 2, 0xc0, c0, sizeof(c0));
 	CU_ASSERT_EQUAL(c0[4], 2); /* owned through SP B */
 	CU_ASSERT_EQUAL(c0[8], 1); /* current SP B */
@@ -168,8 +154,7 @@ static void test_long_trespass(void)
 	inquiry(lun, 1, 0xc0, c0, sizeof(c0));
 	CU_ASSERT_EQUAL(c0[4], 1); /* bound through SP A */
 	/* a trespass through the owner changes nothing */
-	res = trespass_long(lun, 2);
-	TH_EXPECT_GOOD(&res, "long trespass through the owner");
+	TH_EXPECT_CMD_GOOD(trespass_long(lun, 2), "long trespass through the owner");
 	TH_EXPECT_OWNER(lun, 2);
 	fl_lun_destroy(lun);
 }
@@ -178,19 +163,15 @@ static void test_long_trespass(void)
 static void test_short_trespass(void)
 {
 	struct fl_lun *lun = th_personality_lun("emc");
-	struct fl_cmd res;
 
 	CU_ASSERT_EQUAL(fl_lun_set_owner(lun, 2), 0);
 	th_settle(lun, 1, 1);
-	res = th_read1(lun, 1, 1);
-	TH_EXPECT(&res, FL_STATUS_CHECK_CONDITION, FL_KEY_NOT_READY, 0x04, 0x03,
-		  "READ through SP A once the array moved the LUN to SP B");
-	res = trespass_short(lun, 1);
-	TH_EXPECT_GOOD(&res, "short trespass through SP A");
+	TH_EXPECT_CMD(th_read1(lun, 1, 1), FL_STATUS_CHECK_CONDITION, FL_KEY_NOT_READY, 0x04, 0x03,
+		      "READ through SP A once the array moved the LUN to SP B");
+	TH_EXPECT_CMD_GOOD(trespass_short(lun, 1), "short trespass through SP A");
 	TH_EXPECT_OWNER(lun, 1);
 	th_settle(lun, 1, 1);
-	res = th_read1(lun, 1, 1);
-	TH_EXPECT_GOOD(&res, "READ through SP A after the short trespass");
+	TH_EXPECT_CMD_GOOD(th_read1(lun, 1, 1), "READ through SP A after the short trespass");
 	fl_lun_destroy(lun);
 }
 
@@ -207,7 +188,6 @@ static void test_bad_trespass_page(void)
 	    {"trespass target 1234h", 0x09, 0x81, 0x12},
 	};
 	struct fl_lun *lun = th_personality_lun("emc");
-	struct fl_cmd res;
 	uint16_t owner = 0;
 
 	th_settle(lun, 2, 2);
@@ -218,9 +198,9 @@ static void test_bad_trespass_page(void)
 		data[10] = rows[i].b10;
 		data[11] = rows[i].b11;
 		data[12] = rows[i].b11 == 0xff ? 0xff : 0x34;
-		res = th_via(lun, 2, 2, cdb, 10, data, sizeof(data), NULL, 0);
-		TH_EXPECT(&res, FL_STATUS_CHECK_CONDITION, FL_KEY_ILLEGAL_REQUEST, 0x26, 0x00,
-			  rows[i].what);
+		TH_EXPECT_CMD(th_via(lun, 2, 2, cdb, 10, data, sizeof(data), NULL, 0),
+			      FL_STATUS_CHECK_CONDITION, FL_KEY_ILLEGAL_REQUEST, 0x26, 0x00,
+			      rows[i].what);
 		CU_ASSERT_EQUAL(fl_lun_owner(lun, &owner), 0);
 		TH_CHECK(owner == 1, "%s: owner %u, want 1", rows[i].what, owner);
 	}

@@ -27,10 +27,9 @@ static void test_identity(void)
 	static const uint8_t inq[6] = {0x12, 0, 0, 0, 96, 0};
 	struct fl_lun *lun = th_personality_lun("hp_sw");
 	uint8_t buf[96];
-	struct fl_cmd res;
 
-	res = th_via(lun, 2, 2, inq, 6, NULL, 0, buf, sizeof(buf));
-	TH_EXPECT_GOOD(&res, "standard INQUIRY through the passive controller");
+	TH_EXPECT_CMD_GOOD(th_via(lun, 2, 2, inq, 6, NULL, 0, buf, sizeof(buf)),
+			   "standard INQUIRY through the passive controller");
 	CU_ASSERT_NSTRING_EQUAL(buf + 8, "COMPAQ  ", 8);
 	CU_ASSERT_NSTRING_EQUAL(buf + 16, "MSA1000 VOLUME  ", 16);
 	CU_ASSERT_EQUAL(buf[5] & 0x30, 0); /* TPGS 00b, or scsi_dh_alua would take the LUN */
@@ -44,22 +43,17 @@ static void test_passive_not_ready(void)
 	static const uint8_t rcap[10] = {0x25};
 	struct fl_lun *lun = th_personality_lun("hp_sw");
 	uint8_t buf[255];
-	struct fl_cmd res;
 
-	res = th_settle(lun, 1, 1);
-	TH_EXPECT_GOOD(&res, "TUR through the active controller");
-	res = th_read1(lun, 1, 1);
-	TH_EXPECT_GOOD(&res, "READ through the active controller");
-	res = th_settle(lun, 2, 2);
-	TH_EXPECT(&res, FL_STATUS_CHECK_CONDITION, FL_KEY_NOT_READY, 0x04, 0x02,
-		  "TUR through the passive controller");
-	res = th_read1(lun, 2, 2);
-	TH_EXPECT(&res, FL_STATUS_CHECK_CONDITION, FL_KEY_NOT_READY, 0x04, 0x02,
-		  "READ through the passive controller");
-	res = th_via(lun, 2, 2, vpd80, 6, NULL, 0, buf, sizeof(buf));
-	TH_EXPECT_GOOD(&res, "INQUIRY VPD 80h through the passive controller (the hp_sw checker)");
-	res = th_via(lun, 2, 2, rcap, 10, NULL, 0, buf, 8);
-	TH_EXPECT_GOOD(&res, "READ CAPACITY(10) through the passive controller");
+	TH_EXPECT_CMD_GOOD(th_settle(lun, 1, 1), "TUR through the active controller");
+	TH_EXPECT_CMD_GOOD(th_read1(lun, 1, 1), "READ through the active controller");
+	TH_EXPECT_CMD(th_settle(lun, 2, 2), FL_STATUS_CHECK_CONDITION, FL_KEY_NOT_READY, 0x04, 0x02,
+		      "TUR through the passive controller");
+	TH_EXPECT_CMD(th_read1(lun, 2, 2), FL_STATUS_CHECK_CONDITION, FL_KEY_NOT_READY, 0x04, 0x02,
+		      "READ through the passive controller");
+	TH_EXPECT_CMD_GOOD(th_via(lun, 2, 2, vpd80, 6, NULL, 0, buf, sizeof(buf)),
+			   "INQUIRY VPD 80h through the passive controller (the hp_sw checker)");
+	TH_EXPECT_CMD_GOOD(th_via(lun, 2, 2, rcap, 10, NULL, 0, buf, 8),
+			   "READ CAPACITY(10) through the passive controller");
 	fl_lun_destroy(lun);
 }
 
@@ -67,28 +61,22 @@ static void test_passive_not_ready(void)
 static void test_start_activates(void)
 {
 	struct fl_lun *lun = th_personality_lun("hp_sw");
-	struct fl_cmd res;
 
 	th_settle(lun, 1, 1);
 	th_settle(lun, 2, 2);
-	res = cmd6(lun, 2, 0x1b, 0x01);
-	TH_EXPECT_GOOD(&res, "START STOP UNIT (START) through the passive controller");
+	TH_EXPECT_CMD_GOOD(cmd6(lun, 2, 0x1b, 0x01),
+			   "START STOP UNIT (START) through the passive controller");
 	TH_EXPECT_OWNER(lun, 2);
-	res = th_settle(lun, 2, 2);
-	TH_EXPECT_GOOD(&res, "TUR through the controller just activated");
-	res = th_read1(lun, 2, 2);
-	TH_EXPECT_GOOD(&res, "READ through the controller just activated");
-	res = th_settle(lun, 1, 1);
-	TH_EXPECT(&res, FL_STATUS_CHECK_CONDITION, FL_KEY_NOT_READY, 0x04, 0x02,
-		  "TUR through the controller that became passive");
+	TH_EXPECT_CMD_GOOD(th_settle(lun, 2, 2), "TUR through the controller just activated");
+	TH_EXPECT_CMD_GOOD(th_read1(lun, 2, 2), "READ through the controller just activated");
+	TH_EXPECT_CMD(th_settle(lun, 1, 1), FL_STATUS_CHECK_CONDITION, FL_KEY_NOT_READY, 0x04, 0x02,
+		      "TUR through the controller that became passive");
 	/* START through the active one, and a STOP, change nothing */
-	res = cmd6(lun, 2, 0x1b, 0x01);
-	TH_EXPECT_GOOD(&res, "START through the active controller");
-	res = cmd6(lun, 1, 0x1b, 0x00);
-	TH_EXPECT_GOOD(&res, "STOP through the passive controller");
+	TH_EXPECT_CMD_GOOD(cmd6(lun, 2, 0x1b, 0x01), "START through the active controller");
+	TH_EXPECT_CMD_GOOD(cmd6(lun, 1, 0x1b, 0x00), "STOP through the passive controller");
 	TH_EXPECT_OWNER(lun, 2);
-	res = th_read1(lun, 2, 2);
-	TH_EXPECT_GOOD(&res, "READ through the active controller after a STOP elsewhere");
+	TH_EXPECT_CMD_GOOD(th_read1(lun, 2, 2),
+			   "READ through the active controller after a STOP elsewhere");
 	fl_lun_destroy(lun);
 }
 

@@ -76,6 +76,13 @@ void th_expect_at(const struct fl_cmd *res, uint8_t status, uint8_t key, uint8_t
 	th_expect_at(res, status, key, asc, ascq, what, __FILE__, __LINE__)
 #define TH_EXPECT_GOOD(res, what)                                                                  \
 	th_expect_at(res, FL_STATUS_GOOD, 0, 0, 0, what, __FILE__, __LINE__)
+/* TH_EXPECT / TH_EXPECT_GOOD of the command `cmd` evaluates to (a struct fl_cmd). */
+#define TH_EXPECT_CMD(cmd, status, key, asc, ascq, what)                                           \
+	do {                                                                                       \
+		const struct fl_cmd th_res_ = (cmd);                                               \
+		TH_EXPECT(&th_res_, status, key, asc, ascq, what);                                 \
+	} while (0)
+#define TH_EXPECT_CMD_GOOD(cmd, what) TH_EXPECT_CMD(cmd, FL_STATUS_GOOD, 0, 0, 0, what)
 /* A formatted CUnit assertion. */
 void th_check_at(bool ok, const char *file, unsigned line, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
