@@ -259,3 +259,16 @@ bool fl_put_pdu(int fd, uint8_t bhs[48], const void *data, uint32_t dlen, int ms
 	return fl_put(fd, bhs, 48, ms) && (!dlen || fl_put(fd, data, dlen, ms)) &&
 	       fl_put(fd, pad, (4 - dlen % 4) % 4, ms);
 }
+
+/* A Login Request of the operational stage that asks for full feature. */
+bool fl_put_login(int fd, uint32_t id, const void *keys, uint32_t len, int ms)
+{
+	uint8_t bhs[48] = {0x43, 0x80 | (1 << 2) | 3};
+
+	bhs[8] = 0x80;
+	for (int i = 0; i < 4; i++) {
+		bhs[10 + i] = (uint8_t)(id >> (24 - 8 * i));
+		bhs[16 + i] = (uint8_t)((0x1000 + id) >> (24 - 8 * i));
+	}
+	return fl_put_pdu(fd, bhs, keys, len, ms);
+}

@@ -76,4 +76,8 @@ bool fl_closed_within(int fd, int ms);
 /* Sends a PDU: BHS, then data padded to 4 bytes (DataSegmentLength set here); ms as fl_put. */
 bool fl_put_pdu(int fd, uint8_t bhs[48], const void *data, uint32_t dlen, int ms);
 
+/* Sends a Login Request (Transit, CSG 1 to NSG 3) whose ISID qualifier is id and ITT
+ * 0x1000 + id, with the text keys; ms as fl_put. */
+bool fl_put_login(int fd, uint32_t id, const void *keys, uint32_t len, int ms);
+
 #endif

@@ -102,12 +102,7 @@ static int login(bool discovery, bool r2t)
 	int fd = fl_dial(&addr, NULL);
 	if (fd < 0)
 		return -1;
-	uint8_t bhs[48] = {0x43, 0x80 | (1 << 2) | 3};
-	bhs[8] = 0x80;
-	uint32_t id = isid++;
-	fl_put_be32(bhs + 10, id);
-	fl_put_be32(bhs + 16, 0x1000 + id);
-	if (!fl_put_pdu(fd, bhs, keys, (uint32_t)n, PUT_MS)) {
+	if (!fl_put_login(fd, isid++, keys, (uint32_t)n, PUT_MS)) {
 		fl_drop(fd);
 		return -1;
 	}

@@ -214,11 +214,7 @@ static int login_as(const char *name, uint32_t isid, const char *target, int *st
 	int fd = fl_dial(&addr, src_ip);
 	if (fd < 0)
 		return -1;
-	uint8_t bhs[48] = {0x43, 0x80 | (1 << 2) | 3};
-	bhs[8] = 0x80;
-	be32(bhs + 10, isid);
-	be32(bhs + 16, 0x1000 + isid);
-	if (!fl_put_pdu(fd, bhs, keys, (uint32_t)n, PUT_MS)) {
+	if (!fl_put_login(fd, isid, keys, (uint32_t)n, PUT_MS)) {
 		fl_drop(fd);
 		return -1;
 	}

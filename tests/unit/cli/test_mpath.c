@@ -25,22 +25,25 @@ static void inquiry(uint8_t *d, uint8_t tpgs, const char *vendor, const char *pr
 
 static void test_handler_of(void)
 {
+	static const struct {
+		uint8_t tpgs;
+		const char *vendor, *product;
+		enum fl_mp_handler want;
+	} rows[] = {
+	    {1, "DGC", "VRAID", FL_MP_ALUA}, /* TPGS first, as scsi_dh.c */
+	    {0, "DGC", "VRAID", FL_MP_EMC},
+	    {0, "COMPAQ", "MSA1000 VOLUME", FL_MP_HP_SW},
+	    {0, "NETAPP", "INF-01-00", FL_MP_RDAC},
+	    {0, "DELL", "MD3200i", FL_MP_RDAC}, /* a product prefix */
+	    {0, "DGC", "XRAID", FL_MP_NONE},
+	    {0, "FAULTLUN", "MEMDISK", FL_MP_NONE},
+	};
 	uint8_t d[36];
 
-	inquiry(d, 1, "DGC", "VRAID");
-	CU_ASSERT_EQUAL(fl_mp_handler_of(d, 36), FL_MP_ALUA); /* TPGS first, as scsi_dh.c */
-	inquiry(d, 0, "DGC", "VRAID");
-	CU_ASSERT_EQUAL(fl_mp_handler_of(d, 36), FL_MP_EMC);
-	inquiry(d, 0, "COMPAQ", "MSA1000 VOLUME");
-	CU_ASSERT_EQUAL(fl_mp_handler_of(d, 36), FL_MP_HP_SW);
-	inquiry(d, 0, "NETAPP", "INF-01-00");
-	CU_ASSERT_EQUAL(fl_mp_handler_of(d, 36), FL_MP_RDAC);
-	inquiry(d, 0, "DELL", "MD3200i");
-	CU_ASSERT_EQUAL(fl_mp_handler_of(d, 36), FL_MP_RDAC); /* a product prefix */
-	inquiry(d, 0, "DGC", "XRAID");
-	CU_ASSERT_EQUAL(fl_mp_handler_of(d, 36), FL_MP_NONE);
-	inquiry(d, 0, "FAULTLUN", "MEMDISK");
-	CU_ASSERT_EQUAL(fl_mp_handler_of(d, 36), FL_MP_NONE);
+	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		inquiry(d, rows[i].tpgs, rows[i].vendor, rows[i].product);
+		CU_ASSERT_EQUAL(fl_mp_handler_of(d, 36), rows[i].want);
+	}
 	/* short answers */
 	inquiry(d, 0, "DGC", "VRAID");
 	CU_ASSERT_EQUAL(fl_mp_handler_of(d, 20), FL_MP_NONE);

@@ -6,6 +6,7 @@
  * without errors, trace streaming), and malformed requests.
  */
 #include "fl_log.h"
+#include "log_capture.h"
 #include "harness.h"
 
 #include <sys/socket.h>
@@ -446,17 +447,8 @@ static void test_ctl_act_resize_limits(void)
 	fl_engine_destroy(e);
 }
 
-static char rule_log[1024];
-
-/* Keeps the engine's log lines. */
-static void rule_log_sink(enum fl_log_level level, const char *msg, void *arg)
-{
-	size_t n = strlen(rule_log);
-
-	(void)level;
-	(void)arg;
-	snprintf(rule_log + n, sizeof(rule_log) - n, "%s\n", msg);
-}
+/* The engine's log lines. */
+static struct log_capture rule_log;
 
 /* A resize rule with a size the LUN cannot take: logged, the size unchanged, the command runs. */
 static void test_rule_resize_refused(void)
@@ -467,15 +459,14 @@ static void test_rule_resize_refused(void)
 	struct tcmd *t = calloc(1, sizeof(*t));
 	struct fl_lun_info info;
 
-	rule_log[0] = '\0';
-	fl_log_set_sink(rule_log_sink, NULL);
+	log_capture_start(&rule_log);
 	trun(e, t, 0x28, 0, 1, 1, 1);
 	CU_ASSERT_TRUE(twait(t, 2000));
 	fl_log_set_sink(NULL, NULL);
 	CU_ASSERT_EQUAL(t->cmd.status, FL_STATUS_GOOD);
 	fl_lun_get_info(fl_target_lun(fl_engine_target(e), 0), &info);
 	CU_ASSERT_EQUAL(info.num_blocks, 2048);
-	CU_ASSERT_PTR_NOT_NULL(strstr(rule_log, "odd: resize to 1000 bytes: not a multiple"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(rule_log.text, "odd: resize to 1000 bytes: not a multiple"));
 	fl_engine_destroy(e);
 	free(t);
 }

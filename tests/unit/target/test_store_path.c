@@ -10,6 +10,7 @@
  * taken where the kernel has no openat2.
  */
 #include "fl_log.h"
+#include "log_capture.h"
 #include "runner.h"
 #include "target_internal.h"
 #include "tharness.h"
@@ -23,17 +24,8 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
-static char log_text[8192];
-
-/* Keeps the log lines of the last open. */
-static void log_sink(enum fl_log_level level, const char *msg, void *arg)
-{
-	size_t n = strlen(log_text);
-
-	(void)level;
-	(void)arg;
-	snprintf(log_text + n, sizeof(log_text) - n, "%s\n", msg);
-}
+/* The log lines of the last open. */
+static struct log_capture log_lines;
 
 /* Two fresh directories: the scenario's, and one outside it. */
 struct dirs {
@@ -64,8 +56,7 @@ static int try_open(const char *path, const char *dir)
 	struct store *s = NULL;
 	int rc;
 
-	log_text[0] = '\0';
-	fl_log_set_sink(log_sink, NULL);
+	log_capture_start(&log_lines);
 	rc = store_file_open(path, dir, 1 << 20, &s);
 	fl_log_set_sink(NULL, NULL);
 	if (s)
@@ -103,11 +94,11 @@ static void expect_refused(const char *path, const char *dir, int code, const ch
 	int rc = try_open(path, dir);
 
 	TH_CHECK(rc == code, "%s (%s): %d, expected %d; log: %s", path, mode ? "walk" : "openat2",
-		 rc, code, log_text);
-	TH_CHECK(strstr(log_text, path) != NULL, "%s: the log does not name it: %s", path,
-		 log_text);
-	TH_CHECK(strstr(log_text, why) != NULL, "%s: the log does not say \"%s\": %s", path, why,
-		 log_text);
+		 rc, code, log_lines.text);
+	TH_CHECK(strstr(log_lines.text, path) != NULL, "%s: the log does not name it: %s", path,
+		 log_lines.text);
+	TH_CHECK(strstr(log_lines.text, why) != NULL, "%s: the log does not say \"%s\": %s", path,
+		 why, log_lines.text);
 }
 
 /* A regular file beneath the directory, at the top or in a subdirectory, works. */
