@@ -1036,6 +1036,16 @@ static void test_engine_options(void)
 	free(t);
 }
 
+/* READ(10) of 2 blocks at LBA 0, tag `tag`, whose carried decode says LBA `lba`; waits. */
+static void read_decoded_as(struct fl_engine *e, struct tcmd *t, uint64_t tag, uint64_t lba)
+{
+	tcmd_init(t, 0x28, 0, 2, tag, 1);
+	fl_cmd_decode(&t->cmd);
+	t->cmd.info.lba = lba;
+	tsubmit(e, t, 0);
+	CU_ASSERT_TRUE(twait(t, 1000));
+}
+
 /*
  * A CDB is decoded once per command: whoever needs it first (here the engine,
  * or a front end before it) decodes it into the command, and the rules and
@@ -1073,18 +1083,10 @@ static void test_cdb_decoded_once(void)
 	CU_ASSERT_EQUAL(fl_cdb_decode_count() - n, 1);
 	CU_ASSERT_EQUAL(t->cmd.status, FL_STATUS_GOOD);
 	/* the carried decode is what the rules match: it says LBA 150 although the CDB says 0 */
-	tcmd_init(t, 0x28, 0, 2, 8, 1);
-	fl_cmd_decode(&t->cmd);
-	t->cmd.info.lba = 150;
-	tsubmit(e, t, 0);
-	CU_ASSERT_TRUE(twait(t, 1000));
+	read_decoded_as(e, t, 8, 150);
 	CU_ASSERT_EQUAL(sense_key(&t->cmd), FL_KEY_MEDIUM_ERROR);
 	/* and what the core executes: LBA 4096 is past the end of the 2048-block LUN */
-	tcmd_init(t, 0x28, 0, 2, 9, 1);
-	fl_cmd_decode(&t->cmd);
-	t->cmd.info.lba = 4096;
-	tsubmit(e, t, 0);
-	CU_ASSERT_TRUE(twait(t, 1000));
+	read_decoded_as(e, t, 9, 4096);
 	CU_ASSERT_EQUAL(sense_key(&t->cmd), FL_KEY_ILLEGAL_REQUEST);
 	CU_ASSERT_EQUAL(sense_asc(&t->cmd), 0x21);
 	fl_engine_destroy(e);

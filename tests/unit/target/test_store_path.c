@@ -32,9 +32,10 @@ struct dirs {
 	char in[64], out[64];
 };
 
-/* Makes the directories (under TMPDIR or /tmp). */
-static void dirs_make(struct dirs *d)
+/* Makes the directories (under /tmp) for a run with openat2 (mode 0) or the walk (mode 1). */
+static void dirs_make(struct dirs *d, int mode)
 {
+	store_file_no_openat2 = mode;
 	snprintf(d->in, sizeof(d->in), "/tmp/fl-store-in-XXXXXX");
 	snprintf(d->out, sizeof(d->out), "/tmp/fl-store-out-XXXXXX");
 	CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(d->in));
@@ -109,8 +110,7 @@ static void test_scenario_store_regular_file(void)
 		char buf[256];
 		struct stat st;
 
-		store_file_no_openat2 = mode;
-		dirs_make(&d);
+		dirs_make(&d, mode);
 		CU_ASSERT_EQUAL(try_open("disk.img", d.in), 0);
 		CU_ASSERT(stat(join(buf, sizeof(buf), d.in, "disk.img"), &st) == 0 &&
 			  S_ISREG(st.st_mode) && st.st_size == 1 << 20);
@@ -136,8 +136,7 @@ static void test_scenario_store_symlink_out(void)
 		char buf[256], target[256];
 		struct stat st;
 
-		store_file_no_openat2 = mode;
-		dirs_make(&d);
+		dirs_make(&d, mode);
 		/* to a file that does not exist yet: it must not be created */
 		join(target, sizeof(target), d.out, "victim.img");
 		CU_ASSERT_EQUAL(symlink(target, join(buf, sizeof(buf), d.in, "link.img")), 0);
@@ -165,8 +164,7 @@ static void test_scenario_store_symlinked_dir(void)
 		struct dirs d;
 		char buf[256];
 
-		store_file_no_openat2 = mode;
-		dirs_make(&d);
+		dirs_make(&d, mode);
 		CU_ASSERT_EQUAL(symlink(d.out, join(buf, sizeof(buf), d.in, "sub")), 0);
 		expect_refused("sub/disk.img", d.in, -ELOOP, "symbolic link", mode);
 		CU_ASSERT_EQUAL(mkdir(join(buf, sizeof(buf), d.in, "real"), 0700), 0);
@@ -185,8 +183,7 @@ static void test_scenario_store_dotdot(void)
 		struct dirs d;
 		char buf[256], up[256];
 
-		store_file_no_openat2 = mode;
-		dirs_make(&d);
+		dirs_make(&d, mode);
 		snprintf(up, sizeof(up), "../%s/x.img", strrchr(d.out, '/') + 1);
 		expect_refused(up, d.in, -EXDEV, "leads out of", mode);
 		CU_ASSERT_EQUAL(mkdir(join(buf, sizeof(buf), d.in, "a"), 0700), 0);
@@ -213,8 +210,7 @@ static void test_scenario_store_special_files(void)
 		char buf[256];
 		bool nodes;
 
-		store_file_no_openat2 = mode;
-		dirs_make(&d);
+		dirs_make(&d, mode);
 		CU_ASSERT_EQUAL(mkfifo(join(buf, sizeof(buf), d.in, "fifo"), 0600), 0);
 		expect_refused("fifo", d.in, -EINVAL, "is a FIFO", mode);
 		expect_refused(join(buf, sizeof(buf), d.in, "fifo"), NULL, -EINVAL, "a FIFO", mode);
