@@ -42,13 +42,14 @@ static void dirs_make(struct dirs *d, int mode)
 	CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(d->out));
 }
 
-/* Removes the directories and what the tests put in them. */
+/* Removes the directories and what the tests put in them; openat2 is back in use. */
 static void dirs_remove(struct dirs *d)
 {
 	char cmd[200];
 
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s' '%s'", d->in, d->out);
 	CU_ASSERT_EQUAL(system(cmd), 0);
+	store_file_no_openat2 = false;
 }
 
 /* Opens path beneath dir (NULL: as the operator's path); returns 0 or -errno, log kept. */
@@ -125,7 +126,6 @@ static void test_scenario_store_regular_file(void)
 		CU_ASSERT_EQUAL(try_open("sub/.", d.in), -EISDIR);
 		dirs_remove(&d);
 	}
-	store_file_no_openat2 = false;
 }
 
 /* A symbolic link inside the directory that points out of it is refused. */
@@ -154,7 +154,6 @@ static void test_scenario_store_symlink_out(void)
 		CU_ASSERT(stat(target, &st) == 0 && st.st_size == 1 << 20);
 		dirs_remove(&d);
 	}
-	store_file_no_openat2 = false;
 }
 
 /* A symbolic link to a directory, as an intermediate component, is refused. */
@@ -173,7 +172,6 @@ static void test_scenario_store_symlinked_dir(void)
 		CU_ASSERT_EQUAL(entries(d.out), 0);
 		dirs_remove(&d);
 	}
-	store_file_no_openat2 = false;
 }
 
 /* ".." that leaves the directory, and an absolute path, are refused. */
@@ -194,7 +192,6 @@ static void test_scenario_store_dotdot(void)
 		CU_ASSERT_EQUAL(entries(d.out), 0);
 		dirs_remove(&d);
 	}
-	store_file_no_openat2 = false;
 }
 
 /*
@@ -237,7 +234,6 @@ static void test_scenario_store_special_files(void)
 		}
 		dirs_remove(&d);
 	}
-	store_file_no_openat2 = false;
 }
 
 FL_TESTS(store_path_tests,
