@@ -453,15 +453,12 @@ static void test_block_sizes(void)
 /* fl_lun_set_sense uses the LUN's sense format and INFORMATION. */
 static void test_set_sense_formats(void)
 {
-	struct fl_lun_config cfg;
 	struct fl_lun *lun;
 	struct fl_cmd cmd;
 	struct th_sense s;
 
 	for (int d = 0; d < 2; d++) {
-		th_config(&cfg);
-		cfg.d_sense = d;
-		lun = th_lun(&cfg);
+		lun = th_lun_sense(d);
 		memset(&cmd, 0, sizeof(cmd));
 		fl_lun_set_sense(lun, &cmd, FL_KEY_MEDIUM_ERROR, 0x11, 0x00, true, 0x1234567);
 		CU_ASSERT_EQUAL(cmd.status, FL_STATUS_CHECK_CONDITION);

@@ -271,16 +271,13 @@ static void test_read10_short_buffer_residual(void)
 /* Field pointers of 24/00: C/D, byte and bit, in both sense formats. */
 static void test_invalid_field_pointer(void)
 {
-	struct fl_lun_config cfg;
 	struct fl_lun *lun;
 	uint8_t cdb[16], w[512] = {0};
 	struct th_sense s;
 	struct fl_cmd res;
 
 	for (int d_sense = 0; d_sense < 2; d_sense++) {
-		th_config(&cfg);
-		cfg.d_sense = d_sense;
-		lun = th_lun(&cfg);
+		lun = th_lun_sense(d_sense);
 		th_clear_ua(lun, 1);
 		th_cdb10(cdb, 0x28, 0x20, 0, 1);
 		res = run(lun, cdb, 10, NULL, 0, w, 512);

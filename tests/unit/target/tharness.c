@@ -339,6 +339,16 @@ void th_sync_cache_at(struct fl_lun *lun, uint64_t nexus, uint32_t lba, uint16_t
 	th_expect_at(&res, FL_STATUS_GOOD, 0, 0, 0, what, file, line);
 }
 
+/* The test LUN with the sense format asked for. */
+struct fl_lun *th_lun_sense(bool d_sense)
+{
+	struct fl_lun_config cfg;
+
+	th_config(&cfg);
+	cfg.d_sense = d_sense;
+	return th_lun(&cfg);
+}
+
 /* TUR through a port until GOOD or a non-UA answer (at most 32); returns the last answer. */
 struct fl_cmd th_settle(struct fl_lun *lun, uint64_t nexus, uint16_t port)
 {

@@ -93,6 +93,8 @@ void th_sync_cache_at(struct fl_lun *lun, uint64_t nexus, uint32_t lba, uint16_t
 		      const char *what, const char *file, unsigned line);
 #define TH_SYNC_CACHE(lun, nexus, lba, n, what)                                                    \
 	th_sync_cache_at(lun, nexus, lba, n, what, __FILE__, __LINE__)
+/* th_lun of th_config with descriptor-format sense (d_sense true) or fixed. */
+struct fl_lun *th_lun_sense(bool d_sense);
 /* TUR through port (nexus as given) until no unit attention is left; returns the last
  * answer. */
 struct fl_cmd th_settle(struct fl_lun *lun, uint64_t nexus, uint16_t port);

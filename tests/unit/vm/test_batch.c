@@ -33,49 +33,43 @@ static const char *settle(const char *done, const char *began, size_t *judged)
 	return out;
 }
 
+/* settle(done, began) judges the jobs `judged` and says n. */
+static void expect_settle(const char *done, const char *began, const char *judged, size_t n)
+{
+	size_t got;
+
+	CU_ASSERT_STRING_EQUAL(settle(done, began, &got), judged);
+	CU_ASSERT_EQUAL(got, n);
+}
+
 /* Every job ended: all are judged, none boots again. */
 static void test_all_done(void)
 {
-	size_t n;
-
-	CU_ASSERT_STRING_EQUAL(settle("1111", "1111", &n), "1111");
-	CU_ASSERT_EQUAL(n, 4);
+	expect_settle("1111", "1111", "1111", 4);
 }
 
 /* Job 2 of 4 broke the guest (began, never done): 0-2 are judged, 3 boots again. */
 static void test_broken_job_reboots_the_rest(void)
 {
-	size_t n;
-
-	CU_ASSERT_STRING_EQUAL(settle("1100", "1110", &n), "1110");
-	CU_ASSERT_EQUAL(n, 3);
+	expect_settle("1100", "1110", "1110", 3);
 }
 
 /* The guest broke before the first job: job 0 is judged (ERROR), the rest wait. */
 static void test_broken_before_first_job(void)
 {
-	size_t n;
-
-	CU_ASSERT_STRING_EQUAL(settle("000", "000", &n), "100");
-	CU_ASSERT_EQUAL(n, 1);
+	expect_settle("000", "000", "100", 1);
 }
 
 /* The guest stopped at the end of job 0 (done), before job 1 began: 1 and 2 wait. */
 static void test_stopped_between_jobs(void)
 {
-	size_t n;
-
-	CU_ASSERT_STRING_EQUAL(settle("100", "100", &n), "100");
-	CU_ASSERT_EQUAL(n, 1);
+	expect_settle("100", "100", "100", 1);
 }
 
 /* A timed-out boot: job 1 began and never ended, it is judged with 0; 2 waits. */
 static void test_timed_out_job(void)
 {
-	size_t n;
-
-	CU_ASSERT_STRING_EQUAL(settle("100", "110", &n), "110");
-	CU_ASSERT_EQUAL(n, 2);
+	expect_settle("100", "110", "110", 2);
 }
 
 /* The loop ends: re-settling what waits always judges at least one job. */

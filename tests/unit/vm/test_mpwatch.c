@@ -21,17 +21,22 @@ static const char two_groups[] =
 static const char one_group_failed[] =
     "mpatha: 0 131072 multipath 2 0 1 0 1 1 A 0 2 2 8:16 F 1 0 1 8:0 A 0 0 1";
 
+/* Checks one parsed path: its device (unless devt is NULL), group and state letters. */
+static void expect_path(const struct dm_path *p, const char *devt, char group, char state)
+{
+	if (devt)
+		CU_ASSERT_STRING_EQUAL(p->devt, devt);
+	CU_ASSERT_EQUAL(p->group, group);
+	CU_ASSERT_EQUAL(p->state, state);
+}
+
 static void test_parse_two_groups(void)
 {
 	struct dm_path p[8];
 
 	CU_ASSERT_EQUAL_FATAL(parse_dm(two_groups, p, 8), 2);
-	CU_ASSERT_STRING_EQUAL(p[0].devt, "8:16");
-	CU_ASSERT_EQUAL(p[0].group, 'A');
-	CU_ASSERT_EQUAL(p[0].state, 'A');
-	CU_ASSERT_STRING_EQUAL(p[1].devt, "8:0");
-	CU_ASSERT_EQUAL(p[1].group, 'E');
-	CU_ASSERT_EQUAL(p[1].state, 'A');
+	expect_path(&p[0], "8:16", 'A', 'A');
+	expect_path(&p[1], "8:0", 'E', 'A');
 }
 
 static void test_parse_failed_path_in_one_group(void)
@@ -39,10 +44,8 @@ static void test_parse_failed_path_in_one_group(void)
 	struct dm_path p[8];
 
 	CU_ASSERT_EQUAL_FATAL(parse_dm(one_group_failed, p, 8), 2);
-	CU_ASSERT_EQUAL(p[0].state, 'F');
-	CU_ASSERT_EQUAL(p[1].state, 'A');
-	CU_ASSERT_EQUAL(p[0].group, 'A');
-	CU_ASSERT_EQUAL(p[1].group, 'A');
+	expect_path(&p[0], NULL, 'A', 'F');
+	expect_path(&p[1], NULL, 'A', 'A');
 }
 
 /* Two maps, one line each: the paths of both. */
