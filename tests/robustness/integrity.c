@@ -265,15 +265,27 @@ static int capacity(struct iscsi_context *ctx, uint32_t *nblocks, uint32_t *blen
 	return rc ? 0 : -1;
 }
 
+/* Opens the journal (fopen mode) and logs in; NULL, said on stderr, when either fails. */
+static struct iscsi_context *begin_phase(const char *journal, const char *mode, FILE **j)
+{
+	struct iscsi_context *ctx;
+
+	*j = fopen(journal, mode);
+	ctx = reconnect();
+	if (!*j || !ctx) {
+		fprintf(stderr, "cannot open the journal or log in\n");
+		return NULL;
+	}
+	return ctx;
+}
+
 /* The write phase. */
 static int do_write(const char *journal, unsigned count, unsigned seed)
 {
-	FILE *j = fopen(journal, "w");
-	struct iscsi_context *ctx = reconnect();
-	if (!j || !ctx) {
-		fprintf(stderr, "cannot open the journal or log in\n");
+	FILE *j;
+	struct iscsi_context *ctx = begin_phase(journal, "w", &j);
+	if (!ctx)
 		return 1;
-	}
 	uint32_t nblocks, blen;
 	if (capacity(ctx, &nblocks, &blen) || blen != BS) {
 		fprintf(stderr, "READ CAPACITY(16) failed or not 512-byte blocks\n");
@@ -353,12 +365,10 @@ static int do_write(const char *journal, unsigned count, unsigned seed)
 /* The verify phase. */
 static int do_verify(const char *journal)
 {
-	FILE *j = fopen(journal, "r");
-	struct iscsi_context *ctx = reconnect();
-	if (!j || !ctx) {
-		fprintf(stderr, "cannot open the journal or log in\n");
+	FILE *j;
+	struct iscsi_context *ctx = begin_phase(journal, "r", &j);
+	if (!ctx)
 		return 1;
-	}
 	uint32_t nblocks, blen;
 	if (capacity(ctx, &nblocks, &blen)) {
 		fprintf(stderr, "READ CAPACITY(16) failed\n");

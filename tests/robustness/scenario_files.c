@@ -83,6 +83,15 @@ static void tprintf(struct text *t, const char *fmt, ...)
 	}
 }
 
+/* Appends head, then fmt (which takes the index) for i = 0..n-1, then tail. */
+static void repeated(struct text *t, const char *head, const char *fmt, int n, const char *tail)
+{
+	tprintf(t, "%s", head);
+	for (int i = 0; i < n; i++)
+		tprintf(t, fmt, i);
+	tprintf(t, "%s", tail);
+}
+
 /* Writes t to WORKDIR/name; returns the path (static per call site: copy it). */
 static char *tsave(struct text *t, const char *name)
 {
@@ -222,10 +231,7 @@ static void mode_unknown_keys(void)
 {
 	struct text t = {0};
 
-	tprintf(&t, "{\"faultlun\": 1");
-	for (int i = 0; i < 100000; i++)
-		tprintf(&t, ",\n\"k%06d\": 0", i);
-	tprintf(&t, "}\n");
+	repeated(&t, "{\"faultlun\": 1", ",\n\"k%06d\": 0", 100000, "}\n");
 	expect_refused("100000 unknown keys", tsave(&t, "unknown-keys.json"),
 		       "unknown key \"k000000\"", 16);
 }
@@ -270,10 +276,7 @@ static void mode_dup_key(void)
 {
 	struct text t = {0};
 
-	tprintf(&t, "{\"faultlun\": 1, \"emulates\": {");
-	for (int i = 0; i < 60000; i++)
-		tprintf(&t, "\"m%d\": 0,\n", i);
-	tprintf(&t, "\"m0\": 1}}\n");
+	repeated(&t, "{\"faultlun\": 1, \"emulates\": {", "\"m%d\": 0,\n", 60000, "\"m0\": 1}}\n");
 	expect_refused("a duplicate key after 60000 members", tsave(&t, "dup-key.json"),
 		       "duplicate key \"m0\"", 16);
 }
