@@ -54,3 +54,21 @@ void fl_check_scenario_refused(const char *name, const char *text, unsigned fron
 	CU_ASSERT_TRUE(found);
 	fl_diags_free(&d);
 }
+
+/* See fl_scenario_refused.h. */
+void fl_check_scenarios_refused(const struct fl_refused_case *cases, size_t n, bool check_file)
+{
+	for (size_t i = 0; i < n; i++)
+		fl_check_scenario_refused(cases[i].name, cases[i].text, cases[i].frontends,
+					  cases[i].anchor, cases[i].msg, check_file);
+}
+
+/* See fl_scenario_refused.h. */
+struct fl_scenario *fl_scenario_loads(const char *file, const char *text, unsigned frontends,
+				      struct fl_diags *d)
+{
+	struct fl_scenario *sc = NULL;
+
+	CU_ASSERT_EQUAL_FATAL(fl_scenario_load_string(file, text, frontends, &sc, d), 0);
+	return sc;
+}

@@ -14,18 +14,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* One bad scenario: the first diagnostic must sit at `anchor` and contain `msg`. */
-struct bad_case {
-	const char *name;
-	const char *text;
-	const char *anchor; /* first occurrence in text = expected position */
-	const char *msg;
-	unsigned frontends;
-};
-
 #define HDR "{\"faultlun\": 1, "
 
-static const struct bad_case bad_cases[] = {
+static const struct fl_refused_case bad_cases[] = {
     {"syntax", "{\"faultlun\": 1,\n \"name\": }", "}", "unexpected token"},
     {"not_object", "[1, 2]", "[", "must be a JSON object"},
     {"duplicate_key", "{\"faultlun\": 1, \"name\": \"a\", \"name\": \"b\"}", "\"name\": \"b",
@@ -428,12 +419,7 @@ static const struct bad_case bad_cases[] = {
 /* Every bad case yields -EINVAL, no scenario, and the expected first message. */
 static void test_every_error_message(void)
 {
-	for (size_t i = 0; i < sizeof(bad_cases) / sizeof(bad_cases[0]); i++) {
-		const struct bad_case *bc = &bad_cases[i];
-
-		fl_check_scenario_refused(bc->name, bc->text, bc->frontends, bc->anchor, bc->msg,
-					  true);
-	}
+	fl_check_scenarios_refused(bad_cases, sizeof(bad_cases) / sizeof(bad_cases[0]), true);
 }
 
 /* A file with several problems reports them all, in position order. */
@@ -493,11 +479,10 @@ static void test_good_scenario_values(void)
 	    "   {\"then\": {\"ua\": null, \"state\": \"ok\", \"disarm\": [\"r\"]}}]},"
 	    " \"check\": {\"paths\": [\"iscsi\"], \"workload\": [{\"op\": \"read\", \"lba\": 0}]}}";
 	struct fl_diags d = {0};
-	struct fl_scenario *sc = NULL;
+	struct fl_scenario *sc = fl_scenario_loads("g.json", text, 0, &d);
 	struct fl_lun_config cfg;
 	uint16_t id;
 
-	CU_ASSERT_EQUAL_FATAL(fl_scenario_load_string("g.json", text, 0, &sc, &d), 0);
 	fl_diags_print(&d, stderr);
 	CU_ASSERT_EQUAL(d.n, 0);
 	CU_ASSERT_STRING_EQUAL(fl_scenario_name(sc), "good");

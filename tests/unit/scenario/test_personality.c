@@ -34,11 +34,10 @@ static void test_personality_model(void)
 		  "\"rdac\"}],\n"
 		  " \"rules\": [{\"id\": \"move\", \"action\": {\"owner\": 2}}]}";
 	struct fl_diags d = {0};
-	struct fl_scenario *sc = NULL;
+	struct fl_scenario *sc = fl_scenario_loads("p.json", text, FL_FE_ISCSI, &d);
 	struct fl_lun_config cfg;
 	uint16_t id;
 
-	CU_ASSERT_EQUAL_FATAL(fl_scenario_load_string("p.json", text, FL_FE_ISCSI, &sc, &d), 0);
 	CU_ASSERT_EQUAL(fl_scenario_lun(sc, 0, &id, &cfg), 0);
 	CU_ASSERT_STRING_EQUAL(cfg.personality.name, "rdac");
 	CU_ASSERT_EQUAL(cfg.personality.owner_tpg, 2);
@@ -63,33 +62,25 @@ static void test_personality_model(void)
 	fl_diags_free(&d);
 }
 
-struct bad_case {
-	const char *name, *text, *anchor, *msg;
-};
-
 #define LUN(P) " \"luns\": [{\"personality\": " P "}]}"
 
-static const struct bad_case bad_cases[] = {
-    {"unknown_name", PORTS LUN("\"netapp\""), "\"netapp\"", "unknown personality \"netapp\""},
-    {"no_name", PORTS LUN("{\"owner\": 1}"), "{\"owner\"", "\"personality\" needs \"name\""},
-    {"not_a_name", PORTS LUN("7"), "7}", "expected a name or"},
+static const struct fl_refused_case bad_cases[] = {
+    {"unknown_name", PORTS LUN("\"netapp\""), "\"netapp\"", "unknown personality \"netapp\"", 0},
+    {"no_name", PORTS LUN("{\"owner\": 1}"), "{\"owner\"", "\"personality\" needs \"name\"", 0},
+    {"not_a_name", PORTS LUN("7"), "7}", "expected a name or", 0},
     {"owner_unknown_group", PORTS LUN("{\"name\": \"rdac\", \"owner\": 5}"), "5}",
-     "group 5 is not a group of \"ports\""},
+     "group 5 is not a group of \"ports\"", 0},
     {"quiesce_word", PORTS LUN("{\"name\": \"rdac\", \"quiesce_ms\": \"long\"}"), "\"long\"",
-     "expected ms or \"forever\""},
-    {"unknown_option", PORTS LUN("{\"name\": \"rdac\", \"ownr\": 1}"), "\"ownr\"", "ownr"},
+     "expected ms or \"forever\"", 0},
+    {"unknown_option", PORTS LUN("{\"name\": \"rdac\", \"ownr\": 1}"), "\"ownr\"", "ownr", 0},
     {"owner_action_group", PORTS " \"rules\": [{\"action\": {\"owner\": 9}}]}", "9}",
-     "group 9 is not a group of \"ports\""},
+     "group 9 is not a group of \"ports\"", 0},
 };
 
 /* Every bad case: -EINVAL, no scenario, the message at FILE:LINE:COL. */
 static void test_personality_errors(void)
 {
-	for (size_t i = 0; i < sizeof(bad_cases) / sizeof(bad_cases[0]); i++) {
-		const struct bad_case *bc = &bad_cases[i];
-
-		fl_check_scenario_refused(bc->name, bc->text, 0, bc->anchor, bc->msg, false);
-	}
+	fl_check_scenarios_refused(bad_cases, sizeof(bad_cases) / sizeof(bad_cases[0]), false);
 }
 
 FL_TESTS(personality_tests,

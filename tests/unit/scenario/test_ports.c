@@ -80,11 +80,10 @@ static void test_no_ports_unchanged(void)
 	const char *text = "{\"faultlun\": 1, \"luns\": [{\"alua\": {\"group\": 3, \"state\": "
 			   "\"standby\"}}]}";
 	struct fl_diags d = {0};
-	struct fl_scenario *sc = NULL;
+	struct fl_scenario *sc = fl_scenario_loads("n.json", text, 0, &d);
 	struct fl_lun_config cfg;
 	uint16_t id;
 
-	CU_ASSERT_EQUAL_FATAL(fl_scenario_load_string("n.json", text, 0, &sc, &d), 0);
 	CU_ASSERT_EQUAL(fl_scenario_port_count(sc), 0);
 	CU_ASSERT_EQUAL(fl_scenario_lun(sc, 0, &id, &cfg), 0);
 	CU_ASSERT_EQUAL(cfg.nports, 0);
@@ -96,88 +95,77 @@ static void test_no_ports_unchanged(void)
 	fl_diags_free(&d);
 }
 
-struct bad_case {
-	const char *name;
-	const char *text;
-	const char *anchor; /* first occurrence in text = expected position */
-	const char *msg;
-};
-
 #define LUNS " \"luns\": [{\"lun\": 0}]"
 
-static const struct bad_case bad_cases[] = {
-    {"ports_type", "{\"faultlun\": 1, \"ports\": {}}", "{}", "\"ports\": expected a list"},
+static const struct fl_refused_case bad_cases[] = {
+    {"ports_type", "{\"faultlun\": 1, \"ports\": {}}", "{}", "\"ports\": expected a list", 0},
     {"port_no_listen", "{\"faultlun\": 1, \"ports\": [{\"id\": \"A\"}]}", "{\"id\"",
-     "a port needs \"listen\""},
+     "a port needs \"listen\"", 0},
     {"port_bad_listen", "{\"faultlun\": 1, \"ports\": [{\"listen\": \"localhost\"}]}",
-     "\"localhost\"", "\"listen\": expected \"ADDR:PORT\", got \"localhost\""},
+     "\"localhost\"", "\"listen\": expected \"ADDR:PORT\", got \"localhost\"", 0},
     {"port_numeric_id", "{\"faultlun\": 1, \"ports\": [{\"id\": \"7\", \"listen\": \"a:1\"}]}",
-     "\"7\"", "a port name must not be empty or a number"},
+     "\"7\"", "a port name must not be empty or a number", 0},
     {"port_same_relative",
      "{\"faultlun\": 1, \"ports\": [{\"listen\": \"a:1\"}, {\"listen\": \"b:1\", "
      "\"relative_port\": 1}]}",
-     "1}]", "relative port 1 is also port 0's"},
+     "1}]", "relative port 1 is also port 0's", 0},
     {"port_group_unlisted",
      "{\"faultlun\": 1, \"port_groups\": [{\"id\": 1}], \"ports\": [{\"listen\": \"a:1\", "
      "\"group\": 4}]}",
-     "4}", "\"group\": 4 is not listed in \"port_groups\""},
+     "4}", "\"group\": 4 is not listed in \"port_groups\"", 0},
     {"port_group_state", "{\"faultlun\": 1, \"port_groups\": [{\"id\": 1, \"state\": \"idle\"}]}",
-     "\"idle\"", "idle"},
+     "\"idle\"", "idle", 0},
     {"groups_without_ports", "{\"faultlun\": 1, \"port_groups\": [{\"id\": 1}]}", "\"port_groups\"",
-     "\"port_groups\" goes with \"ports\""},
+     "\"port_groups\" goes with \"ports\"", 0},
     {"lun_state_with_ports", PORTS " \"luns\": [{\"alua\": {\"state\": \"standby\"}}]}",
-     "\"state\": \"standby\"}}", "each group's state is given in \"port_groups\""},
+     "\"state\": \"standby\"}}", "each group's state is given in \"port_groups\"", 0},
     {"lun_group_unknown", PORTS " \"luns\": [{\"alua\": {\"group\": 9}}]}", "9}",
-     "\"group\": 9 is not a group of \"ports\""},
+     "\"group\": 9 is not a group of \"ports\"", 0},
     {"match_port_unknown",
      PORTS LUNS ", \"rules\": [{\"match\": {\"port\": \"C\"}, \"action\": {\"status\": "
 		"\"BUSY\"}}]}",
-     "\"C\"", "\"port\": \"C\" is not the \"id\" of a port"},
+     "\"C\"", "\"port\": \"C\" is not the \"id\" of a port", 0},
     {"match_port_number_unknown",
      PORTS LUNS ", \"rules\": [{\"match\": {\"port\": 2}, \"action\": {\"status\": \"BUSY\"}}]}",
-     "2}, \"action\": {\"status\"", "\"port\": 2 is not the relative port of a port"},
+     "2}, \"action\": {\"status\"", "\"port\": 2 is not the relative port of a port", 0},
     {"match_port_group_unknown",
      PORTS LUNS ", \"rules\": [{\"match\": {\"port_group\": 3}, \"action\": {\"status\": "
 		"\"BUSY\"}}]}",
-     "3}", "\"port_group\": group 3 is not a group of \"ports\""},
+     "3}", "\"port_group\": group 3 is not a group of \"ports\"", 0},
     {"xport_port_unknown",
      PORTS LUNS ", \"transport\": {\"rules\": [{\"match\": {\"pdu\": \"nop_out\", \"port\": "
 		"\"Z\"}, \"action\": \"drop\"}]}}",
-     "\"Z\"", "\"port\": \"Z\" is not the \"id\" of a port"},
+     "\"Z\"", "\"port\": \"Z\" is not the \"id\" of a port", 0},
     {"alua_group_unknown",
      PORTS LUNS ", \"rules\": [{\"action\": {\"alua\": {\"group\": 7, \"state\": "
 		"\"standby\"}}}]}",
-     "7,", "\"group\": group 7 is not a group of \"ports\""},
+     "7,", "\"group\": group 7 is not a group of \"ports\"", 0},
     /* each key is named as the file writes it (not "port_group") */
     {"personality_owner_unknown",
      PORTS " \"luns\": [{\"lun\": 0, \"personality\": {\"name\": \"rdac\", \"owner\": 9}}]}",
-     "9}", "\"owner\": group 9 is not a group of \"ports\""},
+     "9}", "\"owner\": group 9 is not a group of \"ports\"", 0},
     {"personality_preferred_zero",
      PORTS " \"luns\": [{\"lun\": 0, \"personality\": {\"name\": \"rdac\", \"preferred\": 0}}]}",
-     "0}", "\"preferred\": numbered from 1, got 0"},
+     "0}", "\"preferred\": numbered from 1, got 0", 0},
     {"owner_action_unknown",
      PORTS LUNS ", \"rules\": [{\"action\": {\"owner\": 8}}]}", "8}",
-     "\"owner\": group 8 is not a group of \"ports\""},
+     "\"owner\": group 8 is not a group of \"ports\"", 0},
     {"match_port_group_unknown",
      PORTS LUNS ", \"rules\": [{\"match\": {\"port_group\": 6}, \"action\": {\"status\": "
      "\"BUSY\"}}]}",
-     "6}", "\"port_group\": group 6 is not a group of \"ports\""},
+     "6}", "\"port_group\": group 6 is not a group of \"ports\"", 0},
     {"alua_object_no_state", PORTS LUNS ", \"rules\": [{\"action\": {\"alua\": {\"group\": 2}}}]}",
-     "{\"group\": 2}}}", "needs \"state\""},
+     "{\"group\": 2}}}", "needs \"state\"", 0},
     {"match_port_without_ports",
      "{\"faultlun\": 1, \"rules\": [{\"match\": {\"port\": 2}, \"action\": {\"status\": "
      "\"BUSY\"}}]}",
-     "2}", "without \"ports\" the one port is 1"},
+     "2}", "without \"ports\" the one port is 1", 0},
 };
 
 /* Every bad case: -EINVAL, no scenario, the message at FILE:LINE:COL. */
 static void test_port_errors(void)
 {
-	for (size_t i = 0; i < sizeof(bad_cases) / sizeof(bad_cases[0]); i++) {
-		const struct bad_case *bc = &bad_cases[i];
-
-		fl_check_scenario_refused(bc->name, bc->text, 0, bc->anchor, bc->msg, true);
-	}
+	fl_check_scenarios_refused(bad_cases, sizeof(bad_cases) / sizeof(bad_cases[0]), true);
 }
 
 FL_TESTS(port_tests,
