@@ -790,10 +790,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "unknown check %s\n", check);
 		return 2;
 	}
-	if (fl_failures) {
-		fprintf(stderr, "%s: %d failure(s)\n", check, fl_failures);
-		return 1;
-	}
-	printf("%s: ok\n", check);
-	return 0;
+	if (!fl_failures)
+		printf("%s: ok\n", check);
+	return fl_test_exit(check);
 }

@@ -375,6 +375,17 @@ static int scsi(struct link *l, const uint8_t *cdb, uint32_t edtl, bool wr, cons
 	}
 }
 
+/* An immediate NOP-Out ping (reply wanted, TTT ffffffffh) with this ITT and CmdSN. */
+static void nop_ping(uint8_t bhs[48], uint32_t itt, uint32_t cmdsn)
+{
+	memset(bhs, 0, 48);
+	bhs[0] = 0x40;
+	bhs[1] = 0x80;
+	fl_put_be32(bhs + 16, itt);
+	fl_put_be32(bhs + 20, 0xffffffff);
+	fl_put_be32(bhs + 24, cmdsn);
+}
+
 /* Digests on both PDUs and data; a bad header digest closes the connection. */
 static void check_digests(void)
 {
@@ -393,21 +404,17 @@ static void check_digests(void)
 	uint8_t r10[16] = {0x28, 0, 0, 0, 0, 8, 0, 0, 8};
 	st = scsi(&l, r10, 4096, false, NULL, 0, in, &n, 0); /* Data-In split at 4096 */
 	CHECK(st == 0 && n == 4096 && !memcmp(in, out, 4096), "READ(10) back: st %d n %u", st, n);
-	uint8_t bhs[48] = {0x00 | 0x40, 0x80};
-	fl_put_be32(bhs + 16, ++l.itt);
-	fl_put_be32(bhs + 20, 0xffffffff);
-	fl_put_be32(bhs + 24, l.cmdsn);
+	uint8_t bhs[48];
+	nop_ping(bhs, ++l.itt, l.cmdsn);
 	send_pdu(&l, bhs, NULL, 0, true);
 	CHECK(closed_by_peer(&l, 3000), "a header digest error closes the connection");
 	close(l.fd);
 	/* A data digest error: Reject (data digest error), then the connection closes. */
 	if (!full_login(&l, true))
 		return;
-	uint8_t ping[48] = {0x40, 0x80}, rb[48], rd[8192];
+	uint8_t ping[48], rb[48], rd[8192];
 	uint32_t rl;
-	fl_put_be32(ping + 16, ++l.itt);
-	fl_put_be32(ping + 20, 0xffffffff);
-	fl_put_be32(ping + 24, l.cmdsn);
+	nop_ping(ping, ++l.itt, l.cmdsn);
 	g_corrupt_dd = 1;
 	send_pdu(&l, ping, "abcd", 4, false);
 	g_corrupt_dd = 0;
@@ -432,10 +439,8 @@ static void check_sequencing(void)
 	st = scsi(&l, cdb, 0, false, NULL, 0, NULL, NULL, 0);
 	CHECK(st == 0 || st == 2, "the in-window command is answered (%d)", st);
 	/* NOP-Out ping, immediate */
-	uint8_t bhs[48] = {0x40, 0x80};
-	fl_put_be32(bhs + 16, 0x4242);
-	fl_put_be32(bhs + 20, 0xffffffff);
-	fl_put_be32(bhs + 24, l.cmdsn);
+	uint8_t bhs[48];
+	nop_ping(bhs, 0x4242, l.cmdsn);
 	send_pdu(&l, bhs, "ping", 4, false);
 	CHECK(recv_pdu(&l, rb, rd, &rl, 2000) && (rb[0] & 0x3f) == 0x20 &&
 		  fl_get_be32(rb + 16) == 0x4242 && rl == 4 && !memcmp(rd, "ping", 4),
@@ -960,10 +965,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "unknown check %s\n", c);
 		return 2;
 	}
-	if (fl_failures) {
-		fprintf(stderr, "%s: %d failure(s)\n", c, fl_failures);
-		return 1;
-	}
-	printf("%s: ok\n", c);
-	return 0;
+	if (!fl_failures)
+		printf("%s: ok\n", c);
+	return fl_test_exit(c);
 }

@@ -41,16 +41,8 @@ serve "$scen/dh-emc-not-owned.json"
 "$fl" send -u --json -x "$A" inquiry inquiry:vpd=0xc0 inquiry:vpd=0 > "$tmp/a.json" ||
 	fail "send through A"
 "$fl" send -u --json -x "$B" inquiry:vpd=0xc0 > "$tmp/b.json" || fail "send through B"
-python3 - "$tmp/a.json" "$tmp/b.json" <<'PY' || exit 1
-import json, sys
-
-def items(path):
-    return [json.loads(l) for l in open(path) if l.startswith("{")]
-
-a, b = items(sys.argv[1]), items(sys.argv[2])
-std = bytes.fromhex(a[0]["data"])
-assert std[8:16] == b"DGC     " and std[16:21] == b"VRAID", std[8:32]
-assert std[5] & 0x30 == 0, f"TPGS {std[5] >> 4 & 3}: scsi_dh_alua would take the LUN"
+fl_send_check "$tmp/a.json" "$tmp/b.json" <<'PY' || exit 1
+std = std_no_tpgs(a[0], b"DGC     ", b"VRAID", "scsi_dh_alua would take the LUN")
 n = std[4] + 5
 slen, mlen = std[160], std[99]
 assert n >= 161 + slen + mlen and std[161 + slen:161 + slen + mlen] == b"VNX5300", std[96:]

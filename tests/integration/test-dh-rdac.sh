@@ -45,16 +45,8 @@ print(c[8] & 1, c[9] & 15)
 "$fl" send -u --json -x "$A" inquiry inquiry:vpd=0 inquiry:vpd=0xc4 inquiry:vpd=0xc8 \
 	inquiry:vpd=0xc2 > "$tmp/a.json" || fail "send through A"
 "$fl" send -u --json -x "$B" inquiry:vpd=0xc4 > "$tmp/b.json" || fail "send through B"
-python3 - "$tmp/a.json" "$tmp/b.json" <<'PY' || exit 1
-import json, sys
-
-def items(path):
-    return [json.loads(l) for l in open(path) if l.startswith("{")]
-
-a, b = items(sys.argv[1]), items(sys.argv[2])
-std = bytes.fromhex(a[0]["data"])
-assert std[8:16] == b"NETAPP  " and std[16:25] == b"INF-01-00", std[8:32]
-assert std[5] & 0x30 == 0, f"TPGS {std[5] >> 4 & 3}: multipathd would take the alua prioritizer"
+fl_send_check "$tmp/a.json" "$tmp/b.json" <<'PY' || exit 1
+std = std_no_tpgs(a[0], b"NETAPP  ", b"INF-01-00", "multipathd would take the alua prioritizer")
 pages = bytes.fromhex(a[1]["data"])
 assert pages[4:4 + pages[3]].endswith(bytes([0xC2, 0xC4, 0xC8, 0xC9])), pages
 c4a, c4b = bytes.fromhex(a[2]["data"]), bytes.fromhex(b[0]["data"])

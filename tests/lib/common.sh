@@ -4,8 +4,9 @@
 # removed at exit with the server the test started, waiting (bounded) for a
 # line of a server's banner, the two portals of a two-port target, the VM
 # lab's checker run again on a recorded run, a free TCP port (also for
-# bench/common.sh), the hostile iSCSI target of the client-side tests and
-# `faultlun check` of five kinds of file. POSIX sh; every wait is bounded.
+# bench/common.sh), the hostile iSCSI target of the client-side tests,
+# `faultlun check` of five kinds of file and the items `faultlun send`
+# answered. POSIX sh; every wait is bounded.
 
 # Says FAIL with the words given and ends the test with status 1.
 fail() {
@@ -102,4 +103,26 @@ fl_check_five() {
 		> "$tmp/check.out" 2>&1
 	rc=$?
 	[ "$rc" = 2 ] || { cat "$tmp/check.out"; fail "check of five files: exit $rc, want 2"; }
+}
+
+# fl_send_check A_JSON B_JSON < SCRIPT: runs the Python SCRIPT on stdin with a and b, the items
+# (JSON objects) of the `faultlun send --json` outputs A_JSON and B_JSON, and
+# std_no_tpgs(item, vendor, product, why): the standard INQUIRY data of item, checked to
+# name vendor (8 bytes) and product and to have TPGS 00b (`why` says what else happens).
+fl_send_check() {
+	python3 -c '
+import json, sys
+
+def items(path):
+    return [json.loads(l) for l in open(path) if l.startswith("{")]
+
+def std_no_tpgs(item, vendor, product, why):
+    std = bytes.fromhex(item["data"])
+    assert std[8:16] == vendor and std[16:16 + len(product)] == product, std[8:32]
+    assert std[5] & 0x30 == 0, f"TPGS {std[5] >> 4 & 3}: {why}"
+    return std
+
+a, b = items(sys.argv[1]), items(sys.argv[2])
+exec(sys.stdin.read())
+' "$1" "$2"
 }
