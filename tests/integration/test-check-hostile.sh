@@ -12,8 +12,7 @@
 set -u
 fl=$1
 . "$(dirname "$0")/../lib/common.sh"
-command -v python3 > /dev/null || { echo "SKIP: python3 not installed"; exit 77; }
-fl_tmpdir
+fl_tmpdir python3
 
 # scenario FILE STEP...: a check of LUN 0 (64 MiB) whose steps (JSON objects) must each end OK.
 scenario() {

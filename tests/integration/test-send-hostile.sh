@@ -11,8 +11,7 @@
 set -u
 fl=$1
 . "$(dirname "$0")/../lib/common.sh"
-command -v python3 > /dev/null || { echo "SKIP: python3 not installed"; exit 77; }
-fl_tmpdir
+fl_tmpdir python3
 
 # Runs send with a time limit; $rc its exit status, $secs the seconds it took.
 run() {

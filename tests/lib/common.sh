@@ -14,9 +14,13 @@ fail() {
 	exit 1
 }
 
-# Makes a scratch directory in $tmp; at exit the server whose pid is in $pid (if any) is
-# stopped and $tmp removed.
+# fl_tmpdir [COMMAND...]: SKIPs (exit 77) unless each COMMAND is installed; makes a scratch
+# directory in $tmp; at exit the server whose pid is in $pid (if any) is stopped and $tmp
+# removed.
 fl_tmpdir() {
+	for _c in "$@"; do
+		command -v "$_c" > /dev/null || { echo "SKIP: $_c not installed"; exit 77; }
+	done
 	tmp=$(mktemp -d) || exit 1
 	pid=
 	trap '[ -n "$pid" ] && kill "$pid" 2>/dev/null; rm -rf "$tmp"' EXIT
