@@ -46,19 +46,19 @@
 #include <unistd.h>
 
 #define MAX_CONNS 16
-#define MAX_TASKS 256		   /* writes waiting for data, per connection */
-#define CMD_WINDOW 128		   /* MaxCmdSN - ExpCmdSN + 1 */
-#define OUR_MAX_RECV_DSL 262144	   /* what we declare (RFC 7143 13.12) */
-#define OUR_MAX_BURST 262144	   /* 13.13 */
-#define OUR_FIRST_BURST 65536	   /* 13.14 */
+#define MAX_TASKS 256		/* writes waiting for data, per connection */
+#define CMD_WINDOW 128		/* MaxCmdSN - ExpCmdSN + 1 */
+#define OUR_MAX_RECV_DSL 262144 /* what we declare (RFC 7143 13.12) */
+#define OUR_MAX_BURST 262144	/* 13.13 */
+#define OUR_FIRST_BURST 65536	/* 13.14 */
 #define BLOCK_SIZE 512
 #define RX_BUF (2 * OUR_MAX_RECV_DSL + 4096)
 #define TX_IOV 1024
 #define TX_ARENA (TX_IOV * 64)
-#define MAX_DATAIN_PDUS 8      /* per command: longer reads end in an underflow */
+#define MAX_DATAIN_PDUS 8		  /* per command: longer reads end in an underflow */
 #define TX_ROOM_IOV (3 * MAX_DATAIN_PDUS) /* iovecs one PDU's answer may take at most */
-#define TX_ROOM_ARENA 4096     /* arena bytes one PDU's answer may take at most */
-#define ZERO_BYTES (256u << 10) /* the static data-in buffer */
+#define TX_ROOM_ARENA 4096		  /* arena bytes one PDU's answer may take at most */
+#define ZERO_BYTES (256u << 10)		  /* the static data-in buffer */
 
 /* A write waiting for its data. */
 struct task {
@@ -72,7 +72,7 @@ struct conn {
 	bool full_feature, logout, declared_dsl;
 	bool want_out; /* epoll interest is EPOLLOUT (answers wait), else EPOLLIN */
 	uint32_t stat_sn, exp_cmd_sn;
-	uint32_t peer_max_dsl;		/* the initiator's MaxRecvDataSegmentLength */
+	uint32_t peer_max_dsl; /* the initiator's MaxRecvDataSegmentLength */
 	uint32_t max_burst, first_burst;
 	bool initial_r2t, immediate_data;
 	uint32_t next_ttt;
@@ -302,7 +302,8 @@ static int on_login(struct conn *c, const uint8_t *h, const uint8_t *data, uint3
 	uint8_t *d = tx_alloc(c, len);
 	memcpy(d, seg, len);
 	uint8_t *r = tx_pdu(c, ISCSI_OP_LOGIN_RESP, d, (uint32_t)len);
-	bool final = (flags & ISCSI_LOGIN_TRANSIT) && ISCSI_LOGIN_NSG(flags) == ISCSI_STAGE_FULL_FEATURE;
+	bool final =
+	    (flags & ISCSI_LOGIN_TRANSIT) && ISCSI_LOGIN_NSG(flags) == ISCSI_STAGE_FULL_FEATURE;
 	r[BHS_FLAGS] = flags & (ISCSI_LOGIN_TRANSIT | 0x0f);
 	memcpy(r + 8, h + 8, 6); /* ISID */
 	if (final && !c->tsih) {
@@ -380,9 +381,8 @@ static void send_status(struct conn *c, const uint8_t *lun, uint32_t itt, uint32
 {
 	uint8_t *r = tx_pdu(c, ISCSI_OP_SCSI_RESP, NULL, 0);
 
-	r[BHS_FLAGS] = ISCSI_FLAG_FINAL | (residual ? (under ? ISCSI_RESP_UNDERFLOW
-							     : ISCSI_RESP_OVERFLOW)
-						    : 0);
+	r[BHS_FLAGS] = ISCSI_FLAG_FINAL |
+		       (residual ? (under ? ISCSI_RESP_UNDERFLOW : ISCSI_RESP_OVERFLOW) : 0);
 	memcpy(r + BHS_LUN, lun, 8);
 	put_be32(r + BHS_ITT, itt);
 	put_be32(r + BHS_TTT, ISCSI_RSVD_TAG);
@@ -467,8 +467,8 @@ static int on_scsi_cmd(struct conn *c, const uint8_t *h, uint32_t dlen)
 		c->ntasks++;
 		/* unsolicited Data-Out follows unless F is set (RFC 7143 11.3.1, 13.11) */
 		t->asked = (flags & ISCSI_FLAG_FINAL) || c->initial_r2t
-				   ? dlen
-				   : (edtl < c->first_burst ? edtl : c->first_burst);
+			       ? dlen
+			       : (edtl < c->first_burst ? edtl : c->first_burst);
 		if (t->asked <= t->received)
 			send_r2t(c, t);
 		return 0;
@@ -552,9 +552,10 @@ static int on_pdu(struct conn *c, const uint8_t *h, const uint8_t *data, uint32_
 	case ISCSI_OP_LOGOUT_REQ:
 		if (!(h[BHS_OPCODE] & ISCSI_FLAG_IMMEDIATE))
 			c->exp_cmd_sn++;
-		r = tx_pdu(c, op == ISCSI_OP_TMF_REQ	? ISCSI_OP_TMF_RESP
-			      : op == ISCSI_OP_TEXT_REQ ? ISCSI_OP_TEXT_RESP
-							: ISCSI_OP_LOGOUT_RESP,
+		r = tx_pdu(c,
+			   op == ISCSI_OP_TMF_REQ    ? ISCSI_OP_TMF_RESP
+			   : op == ISCSI_OP_TEXT_REQ ? ISCSI_OP_TEXT_RESP
+						     : ISCSI_OP_LOGOUT_RESP,
 			   NULL, 0);
 		r[BHS_FLAGS] = ISCSI_FLAG_FINAL; /* Response 0: complete, logged out */
 		memcpy(r + BHS_ITT, h + BHS_ITT, 4);

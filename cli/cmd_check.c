@@ -46,23 +46,24 @@ struct check_opts {
 /* Prints the usage of `faultlun check`. */
 static void check_usage(FILE *out)
 {
-	fprintf(out,
-		"usage: faultlun check [OPTIONS] SCENARIO...\n"
-		"Serves each scenario on a free loopback port and runs its check through the\n"
-		"libiscsi runner: one verdict line per expectation (PASS, FAIL, N/A).\n"
-		"Exit 0: every applicable expectation holds; 1: one failed; 2: a scenario\n"
-		"could not be run; 77: none applied.\n\n"
-		"  --junit FILE     JUnit XML of the verdicts (Jenkins, GitLab)\n"
-		"  --ktap FILE      the verdicts in KTAP version 1 (the kernel's test format)\n"
-		"  --json FILE      the verdicts, observations, version, scenario sha256, seed\n"
-		"                   and the engine's counters, as JSON\n"
-		"  --seed N         seed every random choice (overrides the scenario's)\n"
-		"  --url URL        check a target that is already serving (iscsi://...);\n"
-		"                   --ctl SOCKET and --trace FILE name its control socket and trace\n"
-		"  -v, --verbose    print each step as it ends\n"
-		"  -q, --quiet      print failures and the summary only\n"
-		"  -h, --help\n"
-		"  -V, --version\n");
+	fprintf(
+	    out,
+	    "usage: faultlun check [OPTIONS] SCENARIO...\n"
+	    "Serves each scenario on a free loopback port and runs its check through the\n"
+	    "libiscsi runner: one verdict line per expectation (PASS, FAIL, N/A).\n"
+	    "Exit 0: every applicable expectation holds; 1: one failed; 2: a scenario\n"
+	    "could not be run; 77: none applied.\n\n"
+	    "  --junit FILE     JUnit XML of the verdicts (Jenkins, GitLab)\n"
+	    "  --ktap FILE      the verdicts in KTAP version 1 (the kernel's test format)\n"
+	    "  --json FILE      the verdicts, observations, version, scenario sha256, seed\n"
+	    "                   and the engine's counters, as JSON\n"
+	    "  --seed N         seed every random choice (overrides the scenario's)\n"
+	    "  --url URL        check a target that is already serving (iscsi://...);\n"
+	    "                   --ctl SOCKET and --trace FILE name its control socket and trace\n"
+	    "  -v, --verbose    print each step as it ends\n"
+	    "  -q, --quiet      print failures and the summary only\n"
+	    "  -h, --help\n"
+	    "  -V, --version\n");
 }
 
 /* The running binary, for ctl steps (`faultlun ctl`). */
@@ -123,7 +124,8 @@ static void step_ports(const struct fl_scenario *sc, const struct fl_iscsi *t,
 	}
 }
 
-/* Runs the check of sc against url (t: the target this process serves, or NULL); judges into out. */
+/* Runs the check of sc against url (t: the target this process serves, or NULL); judges into out.
+ */
 static void run_and_judge(const struct fl_scenario *sc, const char *url, const struct fl_iscsi *t,
 			  const char *ctl, const char *trace, const struct check_opts *co,
 			  struct check_outcome *out)
@@ -422,9 +424,9 @@ static int write_json(const char *file, const struct check_outcome *o, size_t n)
 	json_t *root = json_object(), *results = json_array();
 	int r;
 
-	json_object_set_new(root, "faultlun",
-			    json_pack("{s:s, s:s}", "version", FAULTLUN_VERSION, "commit",
-				      FAULTLUN_COMMIT));
+	json_object_set_new(
+	    root, "faultlun",
+	    json_pack("{s:s, s:s}", "version", FAULTLUN_VERSION, "commit", FAULTLUN_COMMIT));
 	json_object_set_new(root, "runner", json_string("libiscsi"));
 	for (size_t i = 0; i < n; i++) {
 		json_t *res = json_object(), *vs = json_array(), *steps = json_array();
@@ -456,8 +458,8 @@ static int write_json(const char *file, const struct check_outcome *o, size_t n)
 		json_object_set_new(res, "elapsed_ms", json_real(o[i].ms));
 		for (int k = 0; k < o[i].nv; k++) {
 			const struct fl_verdict *v = &o[i].v[k];
-			json_t *e = json_pack("{s:I, s:s, s:s, s:s}", "expect", (json_int_t)v->expect,
-					      "verdict",
+			json_t *e = json_pack("{s:I, s:s, s:s, s:s}", "expect",
+					      (json_int_t)v->expect, "verdict",
 					      v->v == FL_VERDICT_PASS	? "pass"
 					      : v->v == FL_VERDICT_FAIL ? "fail"
 									: "not_applicable",
@@ -470,14 +472,15 @@ static int write_json(const char *file, const struct check_outcome *o, size_t n)
 		json_object_set_new(res, "verdicts", vs);
 		for (size_t k = 0; k < o[i].nsteps; k++) {
 			const struct fl_step_obs *s = &o[i].steps[k];
-			json_t *e = json_pack(
-			    "{s:I, s:s, s:s, s:f, s:I}", "step", (json_int_t)k, "op",
-			    fl_step_op_name(o[i].check->steps[k].op), "errno",
-			    s->end == FL_END_TIMEOUT	 ? "TIMEOUT"
-			    : s->end == FL_END_DONE	 ? s->errno_name
-			    : s->end == FL_END_NOT_RUN ? "NOT_RUN"
-						       : "UNSUPPORTED",
-			    "elapsed_ms", s->elapsed_ms, "repeats_done", (json_int_t)s->repeats_done);
+			json_t *e =
+			    json_pack("{s:I, s:s, s:s, s:f, s:I}", "step", (json_int_t)k, "op",
+				      fl_step_op_name(o[i].check->steps[k].op), "errno",
+				      s->end == FL_END_TIMEOUT	 ? "TIMEOUT"
+				      : s->end == FL_END_DONE	 ? s->errno_name
+				      : s->end == FL_END_NOT_RUN ? "NOT_RUN"
+								 : "UNSUPPORTED",
+				      "elapsed_ms", s->elapsed_ms, "repeats_done",
+				      (json_int_t)s->repeats_done);
 
 			if (s->has_status)
 				json_object_set_new(e, "status", json_integer(s->status));
@@ -558,13 +561,19 @@ static int check_validate(const struct check_opts *co, int n)
 static int check_options(int argc, char **argv, struct check_opts *co)
 {
 	static const struct option longopts[] = {
-	    {"junit", required_argument, NULL, 'J'}, {"json", required_argument, NULL, 'j'},
+	    {"junit", required_argument, NULL, 'J'},
+	    {"json", required_argument, NULL, 'j'},
 	    {"ktap", required_argument, NULL, 'K'},
-	    {"seed", required_argument, NULL, 's'},  {"url", required_argument, NULL, 'u'},
-	    {"ctl", required_argument, NULL, 'c'},   {"trace", required_argument, NULL, 't'},
-	    {"obs", required_argument, NULL, 'o'},   {"verbose", no_argument, NULL, 'v'},
-	    {"quiet", no_argument, NULL, 'q'},	     {"help", no_argument, NULL, 'h'},
-	    {"version", no_argument, NULL, 'V'},     {NULL, 0, NULL, 0},
+	    {"seed", required_argument, NULL, 's'},
+	    {"url", required_argument, NULL, 'u'},
+	    {"ctl", required_argument, NULL, 'c'},
+	    {"trace", required_argument, NULL, 't'},
+	    {"obs", required_argument, NULL, 'o'},
+	    {"verbose", no_argument, NULL, 'v'},
+	    {"quiet", no_argument, NULL, 'q'},
+	    {"help", no_argument, NULL, 'h'},
+	    {"version", no_argument, NULL, 'V'},
+	    {NULL, 0, NULL, 0},
 	};
 	int c;
 

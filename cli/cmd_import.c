@@ -26,32 +26,33 @@
 /* Prints the usage text. */
 static void import_usage(FILE *out)
 {
-	fprintf(out,
-		"usage: faultlun import [OPTIONS] CAPTURE.pcap|CAPTURE.pcapng -o SCENARIO.json\n"
-		"       faultlun import [OPTIONS] CAPTURE --verify [-o SCENARIO.json]\n"
-		"       faultlun import [OPTIONS] CAPTURE --verify-scenario SCENARIO.json\n"
-		"       faultlun import --scsi-debug RULES [--lun N] [--name NAME] -o SCENARIO.json\n"
-		"Builds a scenario from an iSCSI packet capture (tcpdump -w): the target's\n"
-		"identity, every non-GOOD answer and every command never answered; or,\n"
-		"with --scsi-debug, from scsi_debug's error rules and module options\n"
-		"(RULES: lines of its debugfs error file, KEY=VALUE options; '-': stdin).\n"
-		"  -o, --output FILE  the scenario to write ('-': standard output)\n"
-		"  --target IQN       import this target (default: the first one logged in to)\n"
-		"  --port N           the target's TCP port (default: 3260 or 860, else the\n"
-		"                     side that answered the SYN, else the PDUs' opcodes)\n"
-		"  --name NAME        the scenario's name (default: the capture's file name)\n"
-		"  --verify           replay the capture's commands against the scenario built\n"
-		"                     (in process) and print every answer that differs\n"
-		"  --verify-scenario FILE\n"
-		"                     replay them against FILE instead (nothing is written)\n"
-		"  --scsi-debug       RULES is scsi_debug's rules, not a capture\n"
-		"  --lun N            with --scsi-debug: the LUN they are for (default 0)\n"
-		"  -q, --quiet        no summary on stderr\n"
-		"  -h, --help         this text\n"
-		"  -V, --version      print the version\n"
-		"Exit status: 0 written, 1 no iSCSI traffic in the capture or the result does\n"
-		"not load, 2 usage error or an unreadable capture. With --verify or\n"
-		"--verify-scenario: 0 no differences, 1 differences, 2 any error.\n");
+	fprintf(
+	    out,
+	    "usage: faultlun import [OPTIONS] CAPTURE.pcap|CAPTURE.pcapng -o SCENARIO.json\n"
+	    "       faultlun import [OPTIONS] CAPTURE --verify [-o SCENARIO.json]\n"
+	    "       faultlun import [OPTIONS] CAPTURE --verify-scenario SCENARIO.json\n"
+	    "       faultlun import --scsi-debug RULES [--lun N] [--name NAME] -o SCENARIO.json\n"
+	    "Builds a scenario from an iSCSI packet capture (tcpdump -w): the target's\n"
+	    "identity, every non-GOOD answer and every command never answered; or,\n"
+	    "with --scsi-debug, from scsi_debug's error rules and module options\n"
+	    "(RULES: lines of its debugfs error file, KEY=VALUE options; '-': stdin).\n"
+	    "  -o, --output FILE  the scenario to write ('-': standard output)\n"
+	    "  --target IQN       import this target (default: the first one logged in to)\n"
+	    "  --port N           the target's TCP port (default: 3260 or 860, else the\n"
+	    "                     side that answered the SYN, else the PDUs' opcodes)\n"
+	    "  --name NAME        the scenario's name (default: the capture's file name)\n"
+	    "  --verify           replay the capture's commands against the scenario built\n"
+	    "                     (in process) and print every answer that differs\n"
+	    "  --verify-scenario FILE\n"
+	    "                     replay them against FILE instead (nothing is written)\n"
+	    "  --scsi-debug       RULES is scsi_debug's rules, not a capture\n"
+	    "  --lun N            with --scsi-debug: the LUN they are for (default 0)\n"
+	    "  -q, --quiet        no summary on stderr\n"
+	    "  -h, --help         this text\n"
+	    "  -V, --version      print the version\n"
+	    "Exit status: 0 written, 1 no iSCSI traffic in the capture or the result does\n"
+	    "not load, 2 usage error or an unreadable capture. With --verify or\n"
+	    "--verify-scenario: 0 no differences, 1 differences, 2 any error.\n");
 }
 
 /* Writes the scenario to path ("-": stdout); 0 or -1 after a message. */
@@ -95,7 +96,8 @@ static int read_capture(struct fl_import *im, const char *path, bool quiet)
 			fprintf(stderr,
 				"faultlun import: %s: link type %s (%d) is not read (Ethernet, "
 				"Linux cooked, loopback, raw IP are)\n",
-				path, pcap_datalink_val_to_name(lt) ? pcap_datalink_val_to_name(lt) : "?",
+				path,
+				pcap_datalink_val_to_name(lt) ? pcap_datalink_val_to_name(lt) : "?",
 				lt);
 			pcap_close(p);
 			return 2;
@@ -103,8 +105,10 @@ static int read_capture(struct fl_import *im, const char *path, bool quiet)
 	}
 	if (r == -1) {
 		/* A truncated or corrupt file: what came before the bad frame is used. */
-		fprintf(stderr, "faultlun import: %s: frame %" PRIu64 ": %s; the %" PRIu64
-			" frames before it are imported\n", path, frame + 1, pcap_geterr(p), frame);
+		fprintf(stderr,
+			"faultlun import: %s: frame %" PRIu64 ": %s; the %" PRIu64
+			" frames before it are imported\n",
+			path, frame + 1, pcap_geterr(p), frame);
 		fl_import_note(im, "the capture file ends in a bad frame (frame %" PRIu64 "): %s",
 			       frame + 1, pcap_geterr(p));
 	}
@@ -164,10 +168,11 @@ static int import_verify(const struct fl_import_opts *o, const char *cap, const 
 	if (!rc && out && strcmp(out, "-") && !quiet)
 		fprintf(stderr, "faultlun import: %s -> %s\n", cap, out);
 	if (!rc)
-		rc = fl_import_verify(im, sc, vscen ? vscen : out, out && !strcmp(out, "-") ? stderr : stdout,
-				      &n, &m)
+		rc = fl_import_verify(im, sc, vscen ? vscen : out,
+				      out && !strcmp(out, "-") ? stderr : stdout, &n, &m)
 			 ? 2
-			 : m ? 1 : 0;
+		     : m ? 1
+			 : 0;
 	fl_scenario_free(sc);
 	json_decref(s);
 	fl_import_free(im);
@@ -265,12 +270,17 @@ struct import_args {
 static int import_options(int argc, char **argv, struct import_args *a)
 {
 	static const struct option longopts[] = {
-	    {"output", required_argument, NULL, 'o'}, {"target", required_argument, NULL, 't'},
-	    {"port", required_argument, NULL, 'p'},   {"name", required_argument, NULL, 'n'},
-	    {"quiet", no_argument, NULL, 'q'},	      {"help", no_argument, NULL, 'h'},
-	    {"version", no_argument, NULL, 'V'},      {"verify", no_argument, NULL, 'v'},
+	    {"output", required_argument, NULL, 'o'},
+	    {"target", required_argument, NULL, 't'},
+	    {"port", required_argument, NULL, 'p'},
+	    {"name", required_argument, NULL, 'n'},
+	    {"quiet", no_argument, NULL, 'q'},
+	    {"help", no_argument, NULL, 'h'},
+	    {"version", no_argument, NULL, 'V'},
+	    {"verify", no_argument, NULL, 'v'},
 	    {"verify-scenario", required_argument, NULL, 'S'},
-	    {"scsi-debug", no_argument, NULL, 'D'},   {"lun", required_argument, NULL, 'L'},
+	    {"scsi-debug", no_argument, NULL, 'D'},
+	    {"lun", required_argument, NULL, 'L'},
 	    {NULL, 0, NULL, 0},
 	};
 	uint64_t v;
@@ -331,7 +341,8 @@ static int import_options(int argc, char **argv, struct import_args *a)
 static bool import_args_bad(const struct import_args *a, int argc)
 {
 	if (a->sd && (a->o.verify || a->o.target || a->o.port || optind != argc - 1 || !a->out)) {
-		fprintf(stderr, "faultlun import: --scsi-debug takes one RULES file and -o SCENARIO "
+		fprintf(stderr,
+			"faultlun import: --scsi-debug takes one RULES file and -o SCENARIO "
 			"(not --verify, --target or --port)\n");
 		return true;
 	}

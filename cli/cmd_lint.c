@@ -12,7 +12,6 @@
 
 #include "fl_faults.h"
 
-
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
@@ -59,12 +58,9 @@ static int parse_frontends(const char *list, unsigned *mask)
 int cmd_lint(int argc, char **argv)
 {
 	static const struct option longopts[] = {
-	    {"frontend", required_argument, NULL, 'f'},
-	    {"sense-names", no_argument, NULL, 'n'},
-	    {"quiet", no_argument, NULL, 'q'},
-	    {"help", no_argument, NULL, 'h'},
-	    {"version", no_argument, NULL, 'V'},
-	    {NULL, 0, NULL, 0},
+	    {"frontend", required_argument, NULL, 'f'}, {"sense-names", no_argument, NULL, 'n'},
+	    {"quiet", no_argument, NULL, 'q'},		{"help", no_argument, NULL, 'h'},
+	    {"version", no_argument, NULL, 'V'},	{NULL, 0, NULL, 0},
 	};
 	unsigned frontends = 0;
 	bool quiet = false;

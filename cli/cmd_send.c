@@ -10,8 +10,8 @@
  * Nothing is sent that the items do not ask for, but one READ CAPACITY(10)
  * before the first item to each LUN that a read or write item without bs=
  * addresses (the length of a transfer in bytes needs the block size); an
- * answer to it other than GOOD is printed on stderr. Everything the target says is bounded before use:
- * block sizes, transfer lengths, received byte counts, time (also at logout).
+ * answer to it other than GOOD is printed on stderr. Everything the target says is bounded before
+ * use: block sizes, transfer lengths, received byte counts, time (also at logout).
  *
  * Items (docs/send.md): read, write, tur, inquiry, readcap, sync,
  * report-luns, request-sense, raw:HEX; abort-task[:last|:N], abort-task-set,
@@ -83,10 +83,10 @@ struct send_opts {
 
 /* Exit status (docs/send.md): the worst outcome of the items. */
 enum {
-	SEND_OK = 0,	     /* every item answered, every SCSI status GOOD */
-	SEND_STATUS = 1,     /* a SCSI item ended in CHECK CONDITION or another status */
-	SEND_USAGE = 2,	     /* a bad item or option, or no session */
-	SEND_NO_ANSWER = 3,  /* an item got no answer, the session failed, or it was not sent */
+	SEND_OK = 0,	    /* every item answered, every SCSI status GOOD */
+	SEND_STATUS = 1,    /* a SCSI item ended in CHECK CONDITION or another status */
+	SEND_USAGE = 2,	    /* a bad item or option, or no session */
+	SEND_NO_ANSWER = 3, /* an item got no answer, the session failed, or it was not sent */
 };
 
 /* Bounds on what a target's block size may make send move (docs/send.md). */
@@ -165,8 +165,9 @@ static int hex_cdb(const char *s, uint8_t *cdb)
 		if (!*s)
 			break;
 		while (digits < 2 && isxdigit((unsigned char)*s)) {
-			v = v * 16 + (unsigned)(isdigit((unsigned char)*s) ? *s - '0'
-									: tolower((unsigned char)*s) - 'a' + 10);
+			v = v * 16 + (unsigned)(isdigit((unsigned char)*s)
+						    ? *s - '0'
+						    : tolower((unsigned char)*s) - 'a' + 10);
 			digits++;
 			s++;
 		}
@@ -404,8 +405,9 @@ static bool parse_item(const char *text, struct item *it)
 		it->kind = IT_SCSI;
 		it->cdb_len = opts ? hex_cdb(opts, it->cdb) : -1;
 		if (it->cdb_len < 0) {
-			fprintf(stderr, "faultlun send: '%s': raw needs 6 to 16 hex bytes, e.g. "
-					"raw:'28 00 00 00 08 00 00 00 08 00',in=4096\n",
+			fprintf(stderr,
+				"faultlun send: '%s': raw needs 6 to 16 hex bytes, e.g. "
+				"raw:'28 00 00 00 08 00 00 00 08 00',in=4096\n",
 				text);
 			return false;
 		}
@@ -799,10 +801,11 @@ static uint32_t block_size(int lun, const struct send_opts *o)
 				uint32_t v = fl_get_be32(it->task->datain.data + 4);
 				good = true;
 				if (!bs_ok(v)) {
-					fprintf(stderr,
-						"faultlun send: LUN %d: the target's block size %u is "
-						"out of range (a power of two, %u to %u)\n",
-						lun, v, SEND_BS_MIN, SEND_BS_MAX);
+					fprintf(
+					    stderr,
+					    "faultlun send: LUN %d: the target's block size %u is "
+					    "out of range (a power of two, %u to %u)\n",
+					    lun, v, SEND_BS_MIN, SEND_BS_MAX);
 					bs = 0;
 				} else {
 					bs = v;
@@ -868,8 +871,8 @@ static int item_rc(const struct item *it, const struct send_opts *o)
 /* The worse of two exit statuses (no answer over a bad status over success). */
 static int worse(int a, int b)
 {
-	static const int rank[] = {[SEND_OK] = 0, [SEND_STATUS] = 1, [SEND_USAGE] = 3,
-				   [SEND_NO_ANSWER] = 2};
+	static const int rank[] = {
+	    [SEND_OK] = 0, [SEND_STATUS] = 1, [SEND_USAGE] = 3, [SEND_NO_ANSWER] = 2};
 	return rank[b] > rank[a] ? b : a;
 }
 
@@ -900,7 +903,8 @@ static int clear_uas(struct item *items, int n, const struct send_opts *o)
 			continue;
 		seen[lun & 255] = true;
 		if (ini_clear_ua(ctx, lun, o->timeout_ms, "faultlun send") < 0) {
-			fprintf(stderr, "faultlun send: LUN %d: no answer to TEST UNIT READY\n", lun);
+			fprintf(stderr, "faultlun send: LUN %d: no answer to TEST UNIT READY\n",
+				lun);
 			return SEND_NO_ANSWER;
 		}
 	}
@@ -1084,14 +1088,10 @@ static int send_items(const char *url, struct item *items, int n, const struct s
 int cmd_send(int argc, char **argv)
 {
 	static const struct option longopts[] = {
-	    {"hex", no_argument, NULL, 'x'},
-	    {"json", no_argument, NULL, 'j'},
-	    {"timeout", required_argument, NULL, 't'},
-	    {"ignore-status", no_argument, NULL, 'i'},
-	    {"clear-ua", no_argument, NULL, 'u'},
-	    {"help", no_argument, NULL, 'h'},
-	    {"version", no_argument, NULL, 'V'},
-	    {NULL, 0, NULL, 0},
+	    {"hex", no_argument, NULL, 'x'},	       {"json", no_argument, NULL, 'j'},
+	    {"timeout", required_argument, NULL, 't'}, {"ignore-status", no_argument, NULL, 'i'},
+	    {"clear-ua", no_argument, NULL, 'u'},      {"help", no_argument, NULL, 'h'},
+	    {"version", no_argument, NULL, 'V'},       {NULL, 0, NULL, 0},
 	};
 	struct send_opts o = {.timeout_ms = 30000};
 	struct item *items;

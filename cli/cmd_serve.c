@@ -187,7 +187,8 @@ static void banner_rules(FILE *out, const struct fl_scenario *sc)
 	fprintf(out, "faultlun serve: armed rules:\n");
 	for (size_t i = 0; i < sc->nrules; i++) {
 		char id[4 * 64];
-		fprintf(out, "faultlun serve:   %s: %s", fl_log_escape(sc->rules[i].id, id, sizeof(id)),
+		fprintf(out, "faultlun serve:   %s: %s",
+			fl_log_escape(sc->rules[i].id, id, sizeof(id)),
 			sc_verb_name(sc->rules[i].a.verb));
 		print_states(out, sc, sc->rules[i].states);
 		fputc('\n', out);
@@ -237,9 +238,8 @@ static void banner_ports(struct fl_iscsi *t, struct fl_target *tgt, const struct
 		char name[4 * 64];
 		fprintf(stderr,
 			"faultlun serve:   port %s: %s:%u, relative port %u, group %u (%s)\n",
-			fl_log_escape(sp && sp->name ? sp->name : "-", name, sizeof(name)), addr, port,
-			rel, tpg,
-			names[st & 0xf] ? names[st & 0xf] : "?");
+			fl_log_escape(sp && sp->name ? sp->name : "-", name, sizeof(name)), addr,
+			port, rel, tpg, names[st & 0xf] ? names[st & 0xf] : "?");
 	}
 }
 

@@ -89,7 +89,8 @@ static void put_ascii(struct out *o, const char *k, const uint8_t *p, size_t n)
 	size_t m = n < sizeof(s) - 1 ? n : sizeof(s) - 1;
 
 	for (size_t i = 0; i < m; i++)
-		s[i] = p[i] >= 0x20 && p[i] < 0x7f && p[i] != '"' && p[i] != '\\' ? (char)p[i] : '.';
+		s[i] =
+		    p[i] >= 0x20 && p[i] < 0x7f && p[i] != '"' && p[i] != '\\' ? (char)p[i] : '.';
 	while (m && (s[m - 1] == ' ' || p[m - 1] == 0))
 		m--;
 	s[m] = 0;
@@ -140,8 +141,9 @@ static void put_truncated(struct out *o, size_t want, size_t got)
 static const char *alua_state(unsigned s)
 {
 	static const char *const names[16] = {
-	    "active_optimized", "active_non_optimized", "standby", "unavailable",
-	    [0xe] = "offline", [0xf] = "transitioning", [4] = "lba_dependent"};
+	    "active_optimized",	  "active_non_optimized", "standby",
+	    "unavailable",	  [0xe] = "offline",	  [0xf] = "transitioning",
+	    [4] = "lba_dependent"};
 	return names[s & 15] ? names[s & 15] : "reserved";
 }
 
@@ -260,10 +262,16 @@ static void dec_inquiry(struct out *o, const uint8_t *d, size_t n)
 /* Name of a designator type (SPC-4 r37 7.8.6.1, table 592). */
 static const char *designator_type(unsigned t)
 {
-	static const char *const names[16] = {
-	    "vendor_specific", "t10_vendor_id", "eui64", "naa", "relative_target_port",
-	    "target_port_group", "logical_unit_group", "md5_logical_unit", "scsi_name_string",
-	    "protocol_specific"};
+	static const char *const names[16] = {"vendor_specific",
+					      "t10_vendor_id",
+					      "eui64",
+					      "naa",
+					      "relative_target_port",
+					      "target_port_group",
+					      "logical_unit_group",
+					      "md5_logical_unit",
+					      "scsi_name_string",
+					      "protocol_specific"};
 	return names[t & 15] ? names[t & 15] : "reserved";
 }
 
@@ -287,7 +295,10 @@ static void dec_vpd83(struct out *o, const uint8_t *d, size_t n, size_t len)
 		if (p[1] & 0x80)
 			put_u(o, "protocol_identifier", p[0] >> 4);
 		if ((type == 4 || type == 5 || type == 6) && have >= 4)
-			put_u(o, type == 4 ? "relative_port" : type == 5 ? "group" : "lu_group",
+			put_u(o,
+			      type == 4	  ? "relative_port"
+			      : type == 5 ? "group"
+					  : "lu_group",
 			      fl_get_be16(p + 6));
 		else if (codeset == 2 || codeset == 3)
 			put_ascii(o, "id", p + 4, have);
@@ -308,13 +319,26 @@ static void dec_vpd86(struct out *o, const uint8_t *d, size_t n)
 		const char *name;
 		unsigned byte, mask;
 	} f[] = {
-	    {"activate_microcode", 4, 0xc0}, {"spt", 4, 0x38},	      {"grd_chk", 4, 4},
-	    {"app_chk", 4, 2},		     {"ref_chk", 4, 1},	      {"uask_sup", 5, 0x20},
-	    {"group_sup", 5, 0x10},	     {"prior_sup", 5, 8},     {"headsup", 5, 4},
-	    {"ordsup", 5, 2},		     {"simpsup", 5, 1},	      {"wu_sup", 6, 8},
-	    {"crd_sup", 6, 4},		     {"nv_sup", 6, 2},	      {"v_sup", 6, 1},
-	    {"p_i_i_sup", 7, 0x10},	     {"luiclr", 7, 1},	      {"r_sup", 8, 0x10},
-	    {"cbcs", 8, 1},		     {"multi_it_nexus_microcode_download", 9, 15},
+	    {"activate_microcode", 4, 0xc0},
+	    {"spt", 4, 0x38},
+	    {"grd_chk", 4, 4},
+	    {"app_chk", 4, 2},
+	    {"ref_chk", 4, 1},
+	    {"uask_sup", 5, 0x20},
+	    {"group_sup", 5, 0x10},
+	    {"prior_sup", 5, 8},
+	    {"headsup", 5, 4},
+	    {"ordsup", 5, 2},
+	    {"simpsup", 5, 1},
+	    {"wu_sup", 6, 8},
+	    {"crd_sup", 6, 4},
+	    {"nv_sup", 6, 2},
+	    {"v_sup", 6, 1},
+	    {"p_i_i_sup", 7, 0x10},
+	    {"luiclr", 7, 1},
+	    {"r_sup", 8, 0x10},
+	    {"cbcs", 8, 1},
+	    {"multi_it_nexus_microcode_download", 9, 15},
 	};
 	for (size_t i = 0; i < sizeof(f) / sizeof(f[0]); i++) {
 		if (f[i].byte >= n)
@@ -340,11 +364,15 @@ static void dec_vpdb0(struct out *o, const uint8_t *d, size_t n)
 		const char *name;
 		unsigned off, size;
 	} f[] = {
-	    {"max_compare_and_write_length", 5, 1}, {"optimal_transfer_length_granularity", 6, 2},
-	    {"maximum_transfer_length", 8, 4},	    {"optimal_transfer_length", 12, 4},
-	    {"maximum_prefetch_length", 16, 4},	    {"maximum_unmap_lba_count", 20, 4},
+	    {"max_compare_and_write_length", 5, 1},
+	    {"optimal_transfer_length_granularity", 6, 2},
+	    {"maximum_transfer_length", 8, 4},
+	    {"optimal_transfer_length", 12, 4},
+	    {"maximum_prefetch_length", 16, 4},
+	    {"maximum_unmap_lba_count", 20, 4},
 	    {"maximum_unmap_block_descriptor_count", 24, 4},
-	    {"optimal_unmap_granularity", 28, 4},   {"maximum_write_same_length", 36, 8},
+	    {"optimal_unmap_granularity", 28, 4},
+	    {"maximum_write_same_length", 36, 8},
 	};
 	if (n > 4)
 		put_b(o, "wsnz", d[4] & 1);

@@ -28,7 +28,6 @@ bool fl_decode_known(const uint8_t *cdb, int cdb_len);
  * lines indented by two spaces, with json true as `, "decoded": {...}`
  * (nothing when cdb has no decoder).
  */
-void fl_decode(FILE *out, bool json, const uint8_t *cdb, int cdb_len, const uint8_t *d,
-	       size_t n);
+void fl_decode(FILE *out, bool json, const uint8_t *cdb, int cdb_len, const uint8_t *d, size_t n);
 
 #endif

@@ -28,33 +28,33 @@
 #include <stdio.h>
 
 /* Ceilings: memory is bounded per connection and in total. */
-#define IMP_MAX_CONNS 1024	    /* TCP connections followed at once */
-#define IMP_MAX_OOO_SEGS 256	    /* out-of-order segments held per direction */
+#define IMP_MAX_CONNS 1024	     /* TCP connections followed at once */
+#define IMP_MAX_OOO_SEGS 256	     /* out-of-order segments held per direction */
 #define IMP_MAX_OOO_BYTES (4u << 20) /* ... and their bytes */
-#define IMP_MAX_CMDS 4096	    /* outstanding commands per connection */
-#define IMP_MAX_DATA (64u << 10)    /* data-in kept of an identity command */
-#define IMP_MAX_TEXT (64u << 10)    /* login / text data kept per PDU */
-#define IMP_MAX_RESYNC (256u << 10) /* bytes searched for a BHS before giving up some */
-#define IMP_MAX_DSL (16u << 20)	    /* largest DataSegmentLength believed */
-#define IMP_MAX_CLASSES 1024	    /* rules (the scenario format's limit) */
+#define IMP_MAX_CMDS 4096	     /* outstanding commands per connection */
+#define IMP_MAX_DATA (64u << 10)     /* data-in kept of an identity command */
+#define IMP_MAX_TEXT (64u << 10)     /* login / text data kept per PDU */
+#define IMP_MAX_RESYNC (256u << 10)  /* bytes searched for a BHS before giving up some */
+#define IMP_MAX_DSL (16u << 20)	     /* largest DataSegmentLength believed */
+#define IMP_MAX_CLASSES 1024	     /* rules (the scenario format's limit) */
 #define IMP_MAX_NOTES 256
 #define IMP_MAX_PORTALS 16
-#define IMP_MAX_VERIFY 65536	    /* commands kept for --verify (the rest are not replayed) */
+#define IMP_MAX_VERIFY 65536		/* commands kept for --verify (the rest are not replayed) */
 #define IMP_MAX_VERIFY_DATA (16u << 20) /* identity data-in kept for --verify, in total */
-#define IMP_MAX_XFER (16u << 20)    /* largest transfer a replayed command is given */
-#define IMP_MAX_PARAM 4096	    /* data-out kept of a command other than a write (--verify) */
+#define IMP_MAX_XFER (16u << 20)	/* largest transfer a replayed command is given */
+#define IMP_MAX_PARAM 4096 /* data-out kept of a command other than a write (--verify) */
 
 struct fl_import;
 
 /* What the user asked for. */
 struct fl_import_opts {
-	bool keep_data;	     /* copy read data into a file store */
-	const char *image;   /* its path as the scenario names it (relative) */
+	bool keep_data;	      /* copy read data into a file store */
+	const char *image;    /* its path as the scenario names it (relative) */
 	const char *image_fs; /* its path to write (next to the scenario) */
-	const char *target;  /* import this target (IQN); NULL = the first seen */
-	uint16_t port;	     /* the target's TCP port; 0 = guess (3260, 860, SYN) */
+	const char *target;   /* import this target (IQN); NULL = the first seen */
+	uint16_t port;	      /* the target's TCP port; 0 = guess (3260, 860, SYN) */
 	bool verbose;
-	bool verify;	     /* keep each command and its answer for fl_import_verify */
+	bool verify; /* keep each command and its answer for fl_import_verify */
 };
 
 /* A new import; NULL when out of memory. */

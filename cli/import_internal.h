@@ -134,8 +134,8 @@ struct imp_lun {
 	uint64_t blocks;
 	bool lbpme, lbprz, wce, wp, dsense;
 	uint64_t inq_frame, cap_frame;
-	uint8_t vpd_seen[32];  /* bitmap of VPD pages answered */
-	uint8_t mode_seen[8];  /* bitmap of mode pages answered */
+	uint8_t vpd_seen[32]; /* bitmap of VPD pages answered */
+	uint8_t mode_seen[8]; /* bitmap of mode pages answered */
 };
 
 /* Rule kinds. */
@@ -205,10 +205,9 @@ void imp_iscsi_free(struct imp_conn *c);
 void imp_scsi_answer(struct fl_import *im, struct imp_conn *c, struct imp_cmd *cmd,
 		     uint8_t response, uint8_t status, const uint8_t *sense, size_t sense_len,
 		     uint64_t frame, int64_t t_us);
-void imp_scsi_unanswered(struct fl_import *im, struct imp_conn *c, struct imp_cmd *cmd,
-			 bool cut);
-void imp_scsi_data_in(struct fl_import *im, struct imp_cmd *cmd, uint32_t offset,
-		      const uint8_t *p, size_t n);
+void imp_scsi_unanswered(struct fl_import *im, struct imp_conn *c, struct imp_cmd *cmd, bool cut);
+void imp_scsi_data_in(struct fl_import *im, struct imp_cmd *cmd, uint32_t offset, const uint8_t *p,
+		      size_t n);
 bool imp_scsi_wants_data(const uint8_t *cdb);
 /* Whether the target this connection logged in to is the one imported. */
 bool imp_scsi_target_ok(struct fl_import *im, struct imp_conn *c);
@@ -216,8 +215,6 @@ bool imp_scsi_target_ok(struct fl_import *im, struct imp_conn *c);
 void imp_addr_text(int family, const uint8_t *ip, uint16_t port, char *buf, size_t len);
 /* Seconds since the capture's first frame, for messages. */
 double imp_secs(const struct fl_import *im, int64_t t_us);
-
-
 
 /* import_verify.c: keeps a command and its answer (answered false: none came). */
 void imp_verify_keep(struct fl_import *im, const struct imp_conn *c, const struct imp_cmd *m,
@@ -231,8 +228,8 @@ void imp_net_finish(struct fl_import *im);
 void imp_net_free(struct fl_import *im);
 
 /*
- * import_scsi.c: the NAA designator (binary, association: the logical unit, 8 bytes) of VPD page 83h data
- * of n bytes into *naa; whether there is one. The page's length is bounded by n.
+ * import_scsi.c: the NAA designator (binary, association: the logical unit, 8 bytes) of VPD page
+ * 83h data of n bytes into *naa; whether there is one. The page's length is bounded by n.
  */
 bool imp_vpd83_naa(const uint8_t *p, uint32_t n, uint64_t *naa);
 

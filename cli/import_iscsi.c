@@ -30,8 +30,8 @@ static bool pdu_opcode_ok(uint8_t b, bool from_target)
 	if (from_target) {
 		if (b & ISCSI_FLAG_IMMEDIATE)
 			return false;
-		return (op >= ISCSI_OP_NOP_IN && op <= ISCSI_OP_LOGOUT_RESP) || op == ISCSI_OP_R2T ||
-		       op == ISCSI_OP_ASYNC || op == ISCSI_OP_REJECT;
+		return (op >= ISCSI_OP_NOP_IN && op <= ISCSI_OP_LOGOUT_RESP) ||
+		       op == ISCSI_OP_R2T || op == ISCSI_OP_ASYNC || op == ISCSI_OP_REJECT;
 	}
 	return op <= ISCSI_OP_LOGOUT_REQ || op == ISCSI_OP_SNACK;
 }
@@ -342,7 +342,8 @@ static void start_data(struct fl_import *im, struct imp_conn *c, int di)
 /* How long the header of a PDU starting with this BHS is (AHS, digest). */
 static uint32_t hdr_len(const struct imp_conn *c, const uint8_t *bhs)
 {
-	return ISCSI_BHS_LEN + bhs[BHS_TOTAL_AHS] * 4u + (c->ffp && c->hdigest ? ISCSI_DIGEST_LEN : 0);
+	return ISCSI_BHS_LEN + bhs[BHS_TOTAL_AHS] * 4u +
+	       (c->ffp && c->hdigest ? ISCSI_DIGEST_LEN : 0);
 }
 
 /*
@@ -371,11 +372,12 @@ static long resync_find(struct imp_conn *c, int di)
 		if (next + ISCSI_BHS_LEN > d->rs_len) {
 			if (d->rs_len < IMP_MAX_RESYNC && next + ISCSI_BHS_LEN <= IMP_MAX_RESYNC)
 				return -2; /* wait for the next header to judge */
-			return (long)o; /* no room to see the next one: take it */
+			return (long)o;	   /* no room to see the next one: take it */
 		}
 		if (pdu_plausible(d->rs + next, side))
 			return (long)o;
-		if (c->ffp && !c->ddigest && get_be24(p + BHS_DSL) && next + 4 + ISCSI_BHS_LEN <= d->rs_len &&
+		if (c->ffp && !c->ddigest && get_be24(p + BHS_DSL) &&
+		    next + 4 + ISCSI_BHS_LEN <= d->rs_len &&
 		    pdu_plausible(d->rs + next + 4, side)) {
 			c->ddigest = true; /* the data digest explains the 4 bytes */
 			c->digests_known = true;

@@ -78,9 +78,8 @@ static int net_l3(int lt, const uint8_t *p, uint32_t n, uint32_t *off, unsigned 
 }
 
 /* The connection with these endpoints (either way round); *ep = the sender's index. */
-static struct imp_conn *net_conn(struct fl_import *im, int fam, const uint8_t *sip,
-				 uint16_t sport, const uint8_t *dip, uint16_t dport, int *ep,
-				 bool create)
+static struct imp_conn *net_conn(struct fl_import *im, int fam, const uint8_t *sip, uint16_t sport,
+				 const uint8_t *dip, uint16_t dport, int *ep, bool create)
 {
 	size_t al = fam == 4 ? 4 : 16;
 
@@ -308,8 +307,8 @@ static bool net_ip(struct fl_import *im, unsigned et, const uint8_t *p, uint32_t
 }
 
 /* Hands in one frame (import.h). */
-int fl_import_frame(struct fl_import *im, int lt, uint64_t frame, int64_t t_us,
-		    const uint8_t *p, uint32_t caplen, uint32_t len)
+int fl_import_frame(struct fl_import *im, int lt, uint64_t frame, int64_t t_us, const uint8_t *p,
+		    uint32_t caplen, uint32_t len)
 {
 	uint32_t off = 0, iplen, hl, tl;
 	unsigned et = 0;

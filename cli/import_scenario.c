@@ -33,11 +33,22 @@ struct fl_import *fl_import_new(const struct fl_import_opts *o)
 /* The name of a sense key as scenarios spell it. */
 static const char *key_name(uint8_t k)
 {
-	static const char *const names[16] = {
-	    "NO_SENSE",	       "RECOVERED_ERROR", "NOT_READY",	     "MEDIUM_ERROR",
-	    "HARDWARE_ERROR",  "ILLEGAL_REQUEST", "UNIT_ATTENTION",  "DATA_PROTECT",
-	    "BLANK_CHECK",     "VENDOR_SPECIFIC", "COPY_ABORTED",    "ABORTED_COMMAND",
-	    NULL,	       "VOLUME_OVERFLOW", "MISCOMPARE",	     "COMPLETED"};
+	static const char *const names[16] = {"NO_SENSE",
+					      "RECOVERED_ERROR",
+					      "NOT_READY",
+					      "MEDIUM_ERROR",
+					      "HARDWARE_ERROR",
+					      "ILLEGAL_REQUEST",
+					      "UNIT_ATTENTION",
+					      "DATA_PROTECT",
+					      "BLANK_CHECK",
+					      "VENDOR_SPECIFIC",
+					      "COPY_ABORTED",
+					      "ABORTED_COMMAND",
+					      NULL,
+					      "VOLUME_OVERFLOW",
+					      "MISCOMPARE",
+					      "COMPLETED"};
 	return names[k & 15] ? names[k & 15] : "NO_SENSE";
 }
 
@@ -45,11 +56,16 @@ static const char *key_name(uint8_t k)
 static const char *status_name(uint8_t s)
 {
 	switch (s) {
-	case 0x08: return "busy";
-	case 0x18: return "reservation_conflict";
-	case 0x28: return "task_set_full";
-	case 0x30: return "aca_active";
-	default: return "task_aborted";
+	case 0x08:
+		return "busy";
+	case 0x18:
+		return "reservation_conflict";
+	case 0x28:
+		return "task_set_full";
+	case 0x30:
+		return "aca_active";
+	default:
+		return "task_aborted";
 	}
 }
 
@@ -67,10 +83,13 @@ static json_t *lun_json(struct fl_import *im, int n)
 		json_object_set_new(o, "size", json_string(buf));
 		json_object_set_new(o, "block_size", json_integer(l->block_size));
 	} else if (l->have_cap) {
-		fl_import_note(im, "LUN %d: capacity %" PRIu64 " blocks of %u bytes: outside what "
-			       "faultlun serves; default size", n, l->blocks, l->block_size);
+		fl_import_note(im,
+			       "LUN %d: capacity %" PRIu64 " blocks of %u bytes: outside what "
+			       "faultlun serves; default size",
+			       n, l->blocks, l->block_size);
 	} else {
-		fl_import_note(im, "LUN %d: no READ CAPACITY answer in the capture; default size", n);
+		fl_import_note(im, "LUN %d: no READ CAPACITY answer in the capture; default size",
+			       n);
 	}
 	if (l->have_inq) {
 		if (l->vendor[0])
@@ -82,14 +101,20 @@ static json_t *lun_json(struct fl_import *im, int n)
 		if (l->rmb)
 			json_object_set_new(o, "removable", json_true());
 		if (l->pdt)
-			fl_import_note(im, "LUN %d: peripheral device type 0x%02x; faultlun serves "
-				       "direct-access (0x00) devices", n, l->pdt);
+			fl_import_note(im,
+				       "LUN %d: peripheral device type 0x%02x; faultlun serves "
+				       "direct-access (0x00) devices",
+				       n, l->pdt);
 		if (l->tpgs)
-			fl_import_note(im, "LUN %d: TPGS %u (ALUA) in INQUIRY: port groups and their "
-				       "states are not imported yet", n, l->tpgs);
+			fl_import_note(im,
+				       "LUN %d: TPGS %u (ALUA) in INQUIRY: port groups and their "
+				       "states are not imported yet",
+				       n, l->tpgs);
 	} else {
-		fl_import_note(im, "LUN %d: no standard INQUIRY answer in the capture; faultlun's "
-			       "default identity", n);
+		fl_import_note(im,
+			       "LUN %d: no standard INQUIRY answer in the capture; faultlun's "
+			       "default identity",
+			       n);
 	}
 	if (l->have_serial)
 		json_object_set_new(o, "serial", json_string(l->serial));
@@ -115,15 +140,19 @@ static json_t *lun_json(struct fl_import *im, int n)
 		if ((l->vpd_seen[p / 8] >> (p % 8) & 1) && p != 0x00 && p != 0x80 && p != 0x83)
 			pl += snprintf(pages + pl, sizeof(pages) - pl, " %02Xh", p);
 	if (pl)
-		fl_import_note(im, "LUN %d: VPD pages%s were answered; the scenario format does not "
-			       "carry their contents (faultlun answers its own)", n, pages);
+		fl_import_note(im,
+			       "LUN %d: VPD pages%s were answered; the scenario format does not "
+			       "carry their contents (faultlun answers its own)",
+			       n, pages);
 	pl = 0;
 	for (int p = 0; p < 64; p++)
 		if ((l->mode_seen[p / 8] >> (p % 8) & 1) && p != 0x08 && p != 0x0a)
 			pl += snprintf(pages + pl, sizeof(pages) - pl, " %02Xh", p);
 	if (pl)
-		fl_import_note(im, "LUN %d: mode pages%s were answered; only WCE (08h), D_SENSE "
-			       "(0Ah) and WP are imported", n, pages);
+		fl_import_note(im,
+			       "LUN %d: mode pages%s were answered; only WCE (08h), D_SENSE "
+			       "(0Ah) and WP are imported",
+			       n, pages);
 	json_object_set_new(o, "store", json_pack("{s:s}", "kind", "memory"));
 	return o;
 }
@@ -146,8 +175,9 @@ static json_t *rule_json(struct fl_import *im, unsigned i, json_t *refs)
 	if (x->has_lba && x->crosses_end)
 		json_object_set_new(m, "lba", json_pack("{s:b}", "crosses_end", 1));
 	else if (x->has_lba && (!l->have_cap || x->last < l->blocks))
-		json_object_set_new(m, "lba", json_pack("{s:I,s:I}", "first", (json_int_t)x->first,
-							"last", (json_int_t)x->last));
+		json_object_set_new(m, "lba",
+				    json_pack("{s:I,s:I}", "first", (json_int_t)x->first, "last",
+					      (json_int_t)x->last));
 	switch (x->kind) {
 	case IMP_SENSE:
 		snprintf(buf, sizeof(buf), "%s/%02X/%02X", key_name(x->key), x->asc, x->ascq);
@@ -180,17 +210,18 @@ static json_t *rule_json(struct fl_import *im, unsigned i, json_t *refs)
 			       x->frames[f]);
 	char line[700], lba[64] = "";
 	if (x->kind == IMP_SENSE)
-		snprintf(buf, sizeof(buf), "CHECK CONDITION %s/%02X/%02X%s", key_name(x->key), x->asc,
-			 x->ascq, x->info_lba ? " (INFORMATION = the LBA)" : "");
+		snprintf(buf, sizeof(buf), "CHECK CONDITION %s/%02X/%02X%s", key_name(x->key),
+			 x->asc, x->ascq, x->info_lba ? " (INFORMATION = the LBA)" : "");
 	if (x->has_lba && x->crosses_end)
 		snprintf(lba, sizeof(lba), ", LBA %" PRIu64 "-%" PRIu64 " (past the end)", x->first,
 			 x->last);
 	else if (x->has_lba)
 		snprintf(lba, sizeof(lba), ", LBA %" PRIu64 "-%" PRIu64, x->first, x->last);
-	snprintf(line, sizeof(line),
-		 "rule %s: %s to %s on LUN %d%s, %u time(s) (command frame(s) %s%s), first at %.6f s",
-		 id, buf, opname ? opname : "an unknown opcode", x->lun, lba, x->count, frames,
-		 x->count > 4 ? ", ..." : "", imp_secs(im, x->t_us));
+	snprintf(
+	    line, sizeof(line),
+	    "rule %s: %s to %s on LUN %d%s, %u time(s) (command frame(s) %s%s), first at %.6f s",
+	    id, buf, opname ? opname : "an unknown opcode", x->lun, lba, x->count, frames,
+	    x->count > 4 ? ", ..." : "", imp_secs(im, x->t_us));
 	json_array_append_new(refs, json_string(line));
 	if (x->answer_frame) {
 		snprintf(line, sizeof(line), "rule %s: the first answer is frame %" PRIu64, id,
@@ -204,34 +235,46 @@ static json_t *rule_json(struct fl_import *im, unsigned i, json_t *refs)
 static void reading_notes(struct fl_import *im)
 {
 	if (im->other_targets)
-		fl_import_note(im, "%u answers from other targets than %s were left out "
-			       "(faultlun import --target IQN picks one)", im->other_targets, im->target);
+		fl_import_note(im,
+			       "%u answers from other targets than %s were left out "
+			       "(faultlun import --target IQN picks one)",
+			       im->other_targets, im->target);
 	if (im->big_luns)
-		fl_import_note(im, "%u commands or REPORT LUNS entries named LUNs above 255 or of "
-			       "another addressing method: left out", im->big_luns);
+		fl_import_note(im,
+			       "%u commands or REPORT LUNS entries named LUNs above 255 or of "
+			       "another addressing method: left out",
+			       im->big_luns);
 	if (im->classes_over)
-		fl_import_note(im, "%u answer classes past the %u rules a scenario may hold: left out",
+		fl_import_note(im,
+			       "%u answer classes past the %u rules a scenario may hold: left out",
 			       im->classes_over, IMP_MAX_CLASSES);
 	if (im->st.resyncs || im->st.gaps || im->st.cut_short)
-		fl_import_note(im, "%" PRIu64 " gaps in TCP streams, %" PRIu64 " frames cut by the "
+		fl_import_note(im,
+			       "%" PRIu64 " gaps in TCP streams, %" PRIu64 " frames cut by the "
 			       "snapshot length, %" PRIu64 " resynchronisations (%" PRIu64 " bytes "
-			       "skipped): PDUs there were not read", im->st.gaps, im->st.cut_short,
-			       im->st.resyncs, im->st.skipped_bytes);
+			       "skipped): PDUs there were not read",
+			       im->st.gaps, im->st.cut_short, im->st.resyncs, im->st.skipped_bytes);
 	if (im->st.orphan_answers)
 		fl_import_note(im, "%" PRIu64 " answers to commands the capture does not hold",
 			       im->st.orphan_answers);
 	if (im->st.cmds_over)
-		fl_import_note(im, "%" PRIu64 " commands past %u outstanding on one connection: "
-			       "not followed", im->st.cmds_over, IMP_MAX_CMDS);
+		fl_import_note(im,
+			       "%" PRIu64 " commands past %u outstanding on one connection: "
+			       "not followed",
+			       im->st.cmds_over, IMP_MAX_CMDS);
 	if (im->power_on_uas)
-		fl_import_note(im, "%u UNIT ATTENTION 29/xx answers (reset or power on, the first "
-			       "at frame %" PRIu64 "): faultlun's LUNs start every new I_T nexus with "
-			       "29/00 pending themselves; no rule", im->power_on_uas, im->power_on_frame);
+		fl_import_note(im,
+			       "%u UNIT ATTENTION 29/xx answers (reset or power on, the first "
+			       "at frame %" PRIu64
+			       "): faultlun's LUNs start every new I_T nexus with "
+			       "29/00 pending themselves; no rule",
+			       im->power_on_uas, im->power_on_frame);
 	if (im->st.digest_errors)
-		fl_import_note(im, "%" PRIu64 " header digests did not match", im->st.digest_errors);
+		fl_import_note(im, "%" PRIu64 " header digests did not match",
+			       im->st.digest_errors);
 	fl_import_note(im, "not imported yet: latencies, TMF answers and delays, ALUA state "
-		       "changes, REPORT TARGET PORT GROUPS, connection cuts; data payloads are "
-		       "never copied (only sizes)");
+			   "changes, REPORT TARGET PORT GROUPS, connection cuts; data payloads are "
+			   "never copied (only sizes)");
 }
 
 /* Builds the scenario (import.h). */

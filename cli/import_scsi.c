@@ -277,10 +277,10 @@ static struct imp_class *class_get(struct fl_import *im, const struct imp_class 
 	for (unsigned i = 0; i < im->nclasses; i++) {
 		struct imp_class *x = &im->classes[i];
 		if (x->kind == k->kind && x->lun == k->lun && x->opcode == k->opcode &&
-		    x->sa == k->sa && x->has_lba == k->has_lba && x->crosses_end == k->crosses_end &&
-		    x->first == k->first && x->last == k->last && x->status == k->status &&
-		    x->key == k->key && x->asc == k->asc && x->ascq == k->ascq &&
-		    x->hold == k->hold)
+		    x->sa == k->sa && x->has_lba == k->has_lba &&
+		    x->crosses_end == k->crosses_end && x->first == k->first &&
+		    x->last == k->last && x->status == k->status && x->key == k->key &&
+		    x->asc == k->asc && x->ascq == k->ascq && x->hold == k->hold)
 			return x;
 	}
 	if (im->nclasses >= IMP_MAX_CLASSES) {
@@ -351,9 +351,9 @@ static void class_match(struct fl_import *im, struct imp_class *k, const struct 
 }
 
 /* A command's answer (import_internal.h). */
-void imp_scsi_answer(struct fl_import *im, struct imp_conn *c, struct imp_cmd *m,
-		     uint8_t response, uint8_t status, const uint8_t *sense, size_t sense_len,
-		     uint64_t frame, int64_t t)
+void imp_scsi_answer(struct fl_import *im, struct imp_conn *c, struct imp_cmd *m, uint8_t response,
+		     uint8_t status, const uint8_t *sense, size_t sense_len, uint64_t frame,
+		     int64_t t)
 {
 	struct fl_cdb_info ci;
 	struct imp_class k = {0};
@@ -362,7 +362,9 @@ void imp_scsi_answer(struct fl_import *im, struct imp_conn *c, struct imp_cmd *m
 		return;
 	if (im->o.verify)
 		imp_verify_keep(im, c, m, true, status, sense, sense_len, frame,
-				m->lun < 0 ? IMP_VS_BIG_LUN : response ? IMP_VS_RESPONSE : IMP_VS_NONE);
+				m->lun < 0 ? IMP_VS_BIG_LUN
+				: response ? IMP_VS_RESPONSE
+					   : IMP_VS_NONE);
 	if (m->lun < 0) {
 		im->big_luns++;
 		return;
@@ -371,8 +373,10 @@ void imp_scsi_answer(struct fl_import *im, struct imp_conn *c, struct imp_cmd *m
 	if (fl_cdb_decode(m->cdb, 16, &ci))
 		return;
 	if (response) {
-		fl_import_note(im, "frame %" PRIu64 ": iSCSI response 0x%02x (target failure) to the "
-			       "command of frame %" PRIu64 ": the scenario format has no such answer",
+		fl_import_note(im,
+			       "frame %" PRIu64 ": iSCSI response 0x%02x (target failure) to the "
+			       "command of frame %" PRIu64
+			       ": the scenario format has no such answer",
 			       frame, response, m->frame);
 		return;
 	}
@@ -386,8 +390,10 @@ void imp_scsi_answer(struct fl_import *im, struct imp_conn *c, struct imp_cmd *m
 	if (status == 0x02) {
 		struct fl_sense_data sd;
 		if (fl_sense_decode(sense, sense_len, &sd) == FL_SENSE_FORMAT_UNKNOWN) {
-			fl_import_note(im, "frame %" PRIu64 ": CHECK CONDITION without readable sense "
-				       "(command in frame %" PRIu64 "): not reproduced", frame, m->frame);
+			fl_import_note(im,
+				       "frame %" PRIu64 ": CHECK CONDITION without readable sense "
+				       "(command in frame %" PRIu64 "): not reproduced",
+				       frame, m->frame);
 			return;
 		}
 		if (sd.key == 0x06 && sd.asc == 0x29) {
@@ -410,8 +416,11 @@ void imp_scsi_answer(struct fl_import *im, struct imp_conn *c, struct imp_cmd *m
 		k.status = status;
 		if (status != 0x08 && status != 0x18 && status != 0x28 && status != 0x30 &&
 		    status != 0x40) {
-			fl_import_note(im, "frame %" PRIu64 ": status 0x%02x: not a status the scenario "
-				       "format can give; not reproduced", frame, status);
+			fl_import_note(im,
+				       "frame %" PRIu64
+				       ": status 0x%02x: not a status the scenario "
+				       "format can give; not reproduced",
+				       frame, status);
 			return;
 		}
 	}
@@ -430,13 +439,16 @@ void imp_scsi_unanswered(struct fl_import *im, struct imp_conn *c, struct imp_cm
 	bool recent = c->at_end && im->tlast_us - m->t_us < 2000000;
 	if (im->o.verify)
 		imp_verify_keep(im, c, m, false, 0, NULL, 0, 0,
-				m->lun < 0 ? IMP_VS_BIG_LUN : recent ? IMP_VS_AT_END : IMP_VS_NONE);
+				m->lun < 0 ? IMP_VS_BIG_LUN
+				: recent   ? IMP_VS_AT_END
+					   : IMP_VS_NONE);
 	if (m->lun < 0 || fl_cdb_decode(m->cdb, 16, &ci))
 		return;
 	if (recent) {
-		fl_import_note(im, "frame %" PRIu64 ": a command still outstanding when the capture "
-			       "ended %.3f s later: not reproduced", m->frame,
-			       (double)(im->tlast_us - m->t_us) / 1e6);
+		fl_import_note(im,
+			       "frame %" PRIu64 ": a command still outstanding when the capture "
+			       "ended %.3f s later: not reproduced",
+			       m->frame, (double)(im->tlast_us - m->t_us) / 1e6);
 		return;
 	}
 	im->luns[m->lun].seen = true;

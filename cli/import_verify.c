@@ -26,10 +26,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#define VERIFY_WAIT_MS 2000	   /* for one answer the engine delays */
-#define VERIFY_WAIT_TOTAL_MS 30000 /* for all of them */
-#define VERIFY_MAX_PRINTED 200	   /* differences printed (all are counted) */
-#define VERIFY_UA_RETRIES 4	   /* power-on / reset unit attentions cleared per command */
+#define VERIFY_WAIT_MS 2000	     /* for one answer the engine delays */
+#define VERIFY_WAIT_TOTAL_MS 30000   /* for all of them */
+#define VERIFY_MAX_PRINTED 200	     /* differences printed (all are counted) */
+#define VERIFY_UA_RETRIES 4	     /* power-on / reset unit attentions cleared per command */
 #define VERIFY_MAX_HELD (256u << 20) /* data-in buffers of commands the engine keeps */
 
 /* Keeps a command and its answer (import_internal.h). */
@@ -99,7 +99,7 @@ void imp_verify_free(struct fl_import *im)
 struct vcmd {
 	struct fl_cmd cmd;
 	atomic_bool done;
-	uint8_t *out_buf; /* a parameter list as captured, zeros after it */
+	uint8_t *out_buf;  /* a parameter list as captured, zeros after it */
 	struct vcmd *next; /* still with the engine (held, or not answered in time) */
 };
 
@@ -126,8 +126,13 @@ enum vs_reason {
 
 /* The summary's words for each reason. */
 static const char *const vs_words[VS_NR] = {
-    "unit attention 29h", "LUN above 255", "outstanding at the capture's end",
-    "iSCSI target failure", "no readable sense", "status not reproduced", "transfer over 16 MiB",
+    "unit attention 29h",
+    "LUN above 255",
+    "outstanding at the capture's end",
+    "iSCSI target failure",
+    "no readable sense",
+    "status not reproduced",
+    "transfer over 16 MiB",
     "past 256 MiB of buffers held",
 };
 
@@ -140,7 +145,7 @@ struct verify {
 	unsigned skip_why[VS_NR]; /* not compared, by reason */
 	struct vcmd *pending;
 	size_t pending_bytes; /* their data-in buffers */
-	uint8_t *zeros; /* data-out, IMP_MAX_XFER bytes of zeros, made when first needed */
+	uint8_t *zeros;	      /* data-out, IMP_MAX_XFER bytes of zeros, made when first needed */
 };
 
 /* Milliseconds of CLOCK_MONOTONIC. */
@@ -164,10 +169,15 @@ static int vrec_cmp(const void *a, const void *b)
 static uint8_t cdb_len(uint8_t op)
 {
 	switch (op >> 5) {
-	case 0: return 6;
-	case 1: case 2: return 10;
-	case 5: return 12;
-	default: return 16;
+	case 0:
+		return 6;
+	case 1:
+	case 2:
+		return 10;
+	case 5:
+		return 12;
+	default:
+		return 16;
 	}
 }
 
@@ -344,8 +354,7 @@ static void cmp_mode_sense(struct verify *vf, const struct imp_vrec *v, const ui
 }
 
 /* Compares the identity a GOOD answer carries, as far as the scenario reproduces it. */
-static void cmp_identity(struct verify *vf, const struct imp_vrec *v, const uint8_t *r,
-			 uint32_t rn)
+static void cmp_identity(struct verify *vf, const struct imp_vrec *v, const uint8_t *r, uint32_t rn)
 {
 	const uint8_t *c = v->data, *cdb = v->cdb;
 	uint32_t cn = v->data_len;
@@ -364,7 +373,8 @@ static void cmp_identity(struct verify *vf, const struct imp_vrec *v, const uint
 		return;
 	case SBC_OP_SERVICE_ACTION_IN_16:
 		if (cn >= 16 && rn >= 16) {
-			cmp_num(vf, v, "returned LBA", (uint64_t)get_be32(c) << 32 | get_be32(c + 4),
+			cmp_num(vf, v, "returned LBA",
+				(uint64_t)get_be32(c) << 32 | get_be32(c + 4),
 				(uint64_t)get_be32(r) << 32 | get_be32(r + 4));
 			cmp_num(vf, v, "block length", get_be32(c + 8), get_be32(r + 8));
 			cmp_num(vf, v, "LBPME", c[14] >> 7, r[14] >> 7);
@@ -603,7 +613,8 @@ int fl_import_verify(struct fl_import *im, const struct fl_scenario *sc, const c
 	*ncmds = *ndiff = 0;
 	r = fl_engine_create(sc, &eo, &vf.e);
 	if (r) {
-		fprintf(stderr, "faultlun import: verify: the scenario's LUNs cannot be built: %s\n",
+		fprintf(stderr,
+			"faultlun import: verify: the scenario's LUNs cannot be built: %s\n",
 			strerror(-r));
 		return r;
 	}

@@ -278,7 +278,8 @@ int ini_clear_ua(struct iscsi_context *ctx, int lun, int ms, const char *who)
 				      (uint8_t)(t->sense.ascq & 0xff), text, sizeof(text));
 			fprintf(stderr, "%s: LUN %d: unit attention cleared: %s\n", who, lun, text);
 		}
-		bool answered = w->status != SCSI_STATUS_CANCELLED && w->status != SCSI_STATUS_ERROR;
+		bool answered =
+		    w->status != SCSI_STATUS_CANCELLED && w->status != SCSI_STATUS_ERROR;
 		scsi_free_scsi_task(t);
 		free(w);
 		if (!ua)

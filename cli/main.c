@@ -17,15 +17,15 @@ static const struct {
 	int (*fn)(int argc, char **argv);
 	const char *help;
 } commands[] = {
-	{"check", cmd_check, "serve each scenario and run its check: one verdict per expectation"},
-	{"send", cmd_send, "send SCSI commands and TMFs over one iSCSI session, print the answers"},
-	{"serve", cmd_serve, "serve LUNs over iSCSI (embedded target) on a scenario"},
-	{"lint", cmd_lint, "check scenario files: FILE:LINE:COL: message for each problem"},
-	{"ctl", cmd_ctl, "talk to a running target's control socket"},
-	{"vm", cmd_vm, "run scenarios against a real Linux kernel under QEMU"},
-	{"report", cmd_report, "render a VM-lab result (JSON) as text or HTML"},
-	{"explore", cmd_explore, "search fault schedules on a base scenario against a real kernel"},
-	{"import", cmd_import, "build a scenario from an iSCSI packet capture (pcap, pcapng)"},
+    {"check", cmd_check, "serve each scenario and run its check: one verdict per expectation"},
+    {"send", cmd_send, "send SCSI commands and TMFs over one iSCSI session, print the answers"},
+    {"serve", cmd_serve, "serve LUNs over iSCSI (embedded target) on a scenario"},
+    {"lint", cmd_lint, "check scenario files: FILE:LINE:COL: message for each problem"},
+    {"ctl", cmd_ctl, "talk to a running target's control socket"},
+    {"vm", cmd_vm, "run scenarios against a real Linux kernel under QEMU"},
+    {"report", cmd_report, "render a VM-lab result (JSON) as text or HTML"},
+    {"explore", cmd_explore, "search fault schedules on a base scenario against a real kernel"},
+    {"import", cmd_import, "build a scenario from an iSCSI packet capture (pcap, pcapng)"},
 };
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
 

@@ -14,40 +14,23 @@ static const struct {
 	const char *vendor, *product;
 	enum fl_mp_handler h;
 } dh_list[] = {
-    {"DGC", "RAID", FL_MP_EMC},
-    {"DGC", "DISK", FL_MP_EMC},
-    {"DGC", "VRAID", FL_MP_EMC},
-    {"COMPAQ", "MSA1000 VOLUME", FL_MP_HP_SW},
-    {"COMPAQ", "HSV110", FL_MP_HP_SW},
-    {"HP", "HSV100", FL_MP_HP_SW},
-    {"DEC", "HSG80", FL_MP_HP_SW},
-    {"IBM", "1722", FL_MP_RDAC},
-    {"IBM", "1724", FL_MP_RDAC},
-    {"IBM", "1726", FL_MP_RDAC},
-    {"IBM", "1742", FL_MP_RDAC},
-    {"IBM", "1745", FL_MP_RDAC},
-    {"IBM", "1746", FL_MP_RDAC},
-    {"IBM", "1813", FL_MP_RDAC},
-    {"IBM", "1814", FL_MP_RDAC},
-    {"IBM", "1815", FL_MP_RDAC},
-    {"IBM", "1818", FL_MP_RDAC},
-    {"IBM", "3526", FL_MP_RDAC},
-    {"IBM", "3542", FL_MP_RDAC},
-    {"IBM", "3552", FL_MP_RDAC},
-    {"SGI", "TP9", FL_MP_RDAC},
-    {"SGI", "IS", FL_MP_RDAC},
-    {"STK", "OPENstorage", FL_MP_RDAC},
-    {"STK", "FLEXLINE 380", FL_MP_RDAC},
-    {"STK", "BladeCtlr", FL_MP_RDAC},
-    {"SUN", "CSM", FL_MP_RDAC},
-    {"SUN", "LCSM100", FL_MP_RDAC},
-    {"SUN", "STK6580_6780", FL_MP_RDAC},
-    {"SUN", "SUN_6180", FL_MP_RDAC},
-    {"SUN", "ArrayStorage", FL_MP_RDAC},
-    {"DELL", "MD3", FL_MP_RDAC},
-    {"NETAPP", "INF-01-00", FL_MP_RDAC},
-    {"LSI", "INF-01-00", FL_MP_RDAC},
-    {"ENGENIO", "INF-01-00", FL_MP_RDAC},
+    {"DGC", "RAID", FL_MP_EMC},		 {"DGC", "DISK", FL_MP_EMC},
+    {"DGC", "VRAID", FL_MP_EMC},	 {"COMPAQ", "MSA1000 VOLUME", FL_MP_HP_SW},
+    {"COMPAQ", "HSV110", FL_MP_HP_SW},	 {"HP", "HSV100", FL_MP_HP_SW},
+    {"DEC", "HSG80", FL_MP_HP_SW},	 {"IBM", "1722", FL_MP_RDAC},
+    {"IBM", "1724", FL_MP_RDAC},	 {"IBM", "1726", FL_MP_RDAC},
+    {"IBM", "1742", FL_MP_RDAC},	 {"IBM", "1745", FL_MP_RDAC},
+    {"IBM", "1746", FL_MP_RDAC},	 {"IBM", "1813", FL_MP_RDAC},
+    {"IBM", "1814", FL_MP_RDAC},	 {"IBM", "1815", FL_MP_RDAC},
+    {"IBM", "1818", FL_MP_RDAC},	 {"IBM", "3526", FL_MP_RDAC},
+    {"IBM", "3542", FL_MP_RDAC},	 {"IBM", "3552", FL_MP_RDAC},
+    {"SGI", "TP9", FL_MP_RDAC},		 {"SGI", "IS", FL_MP_RDAC},
+    {"STK", "OPENstorage", FL_MP_RDAC},	 {"STK", "FLEXLINE 380", FL_MP_RDAC},
+    {"STK", "BladeCtlr", FL_MP_RDAC},	 {"SUN", "CSM", FL_MP_RDAC},
+    {"SUN", "LCSM100", FL_MP_RDAC},	 {"SUN", "STK6580_6780", FL_MP_RDAC},
+    {"SUN", "SUN_6180", FL_MP_RDAC},	 {"SUN", "ArrayStorage", FL_MP_RDAC},
+    {"DELL", "MD3", FL_MP_RDAC},	 {"NETAPP", "INF-01-00", FL_MP_RDAC},
+    {"LSI", "INF-01-00", FL_MP_RDAC},	 {"ENGENIO", "INF-01-00", FL_MP_RDAC},
     {"LENOVO", "DE_Series", FL_MP_RDAC},
 };
 
@@ -150,7 +133,8 @@ bool fl_mp_needs_activate(enum fl_mp_handler h, const struct fl_mp_answer *a, ui
 		if (!explicit_alua || a->status != 0)
 			return false;
 		st = fl_mp_rtpg_state(a->data, a->len, tpg);
-		return st == 0x2 || st == 0x3 || st == 0xf; /* standby, unavailable, transitioning */
+		return st == 0x2 || st == 0x3 ||
+		       st == 0xf; /* standby, unavailable, transitioning */
 	case FL_MP_EMC:
 		return a->status == 0 && a->len > 4 && a->data[4] != 2;
 	case FL_MP_RDAC:
@@ -188,7 +172,8 @@ bool fl_mp_activate(enum fl_mp_handler h, unsigned lun, uint16_t tpg, struct fl_
 		c->name = "SET TARGET PORT GROUPS";
 		return true;
 	case FL_MP_EMC:
-		/* mode parameter header(10), then page 22h, long form: trespass the addressed LUN */
+		/* mode parameter header(10), then page 22h, long form: trespass the addressed LUN
+		 */
 		c->data[8] = 0x22;
 		c->data[9] = 0x09;
 		c->data[10] = 0x01;
@@ -203,9 +188,9 @@ bool fl_mp_activate(enum fl_mp_handler h, unsigned lun, uint16_t tpg, struct fl_
 		p[0] = 0x40 | 0x2c;
 		p[1] = 0x01;
 		put_be16(p + 2, 0x128);
-		p[4 + 33] = 0x02;	 /* RDAC MODE: transfer the LUNs of the table */
-		p[4 + 36] = 20;		 /* quiescence timeout */
-		p[4 + 37] = 0x02;	 /* forced quiescence */
+		p[4 + 33] = 0x02; /* RDAC MODE: transfer the LUNs of the table */
+		p[4 + 36] = 20;	  /* quiescence timeout */
+		p[4 + 37] = 0x02; /* forced quiescence */
 		if (lun < 256)
 			p[4 + 38 + lun] = 0x81; /* this LUN: to the receiving controller */
 		mode_select10(c, 8 + 4 + 0x128, "MODE SELECT(10) page 2Ch");

@@ -61,7 +61,7 @@
 extern char **environ;
 
 static struct iscsi_context *ctx; /* the session of the step that runs */
-static int url_lun; /* the LUN of the URL: a step's default */
+static int url_lun;		  /* the LUN of the URL: a step's default */
 static const char *run_url, *run_iname;
 /* Sessions: [0] the URL's, [1 + i] the one to the scenario's port i (or NULL). */
 #define MAX_SESSIONS (1 + FL_RUNNER_MAX_PORTS)
@@ -346,8 +346,8 @@ static bool renew_session(int64_t deadline)
 		tries++;
 		int64_t left = deadline - ini_now_ms();
 		struct iscsi_context *n =
-			ini_login_plain(session_url[k], run_iname,
-					left < 5000 ? (left > 1000 ? (int)left : 1000) : 5000);
+		    ini_login_plain(session_url[k], run_iname,
+				    left < 5000 ? (left > 1000 ? (int)left : 1000) : 5000);
 		if (n) {
 			iscsi_destroy_context(ctx);
 			ctx = sessions[k] = n;
@@ -383,14 +383,14 @@ struct result {
 	int status;
 	uint8_t key, asc, ascq;
 	int64_t ms;
-	char eh[160];	  /* error handling performed, for the log */
-	uint32_t retries; /* times the command was resent (block ops) */
-	bool eh_failed;	  /* the error handling did not recover */
-	bool tmf;	  /* a TMF step: */
-	int tmf_resp;	  /* its response (RFC 7143 11.6.1), -1: none */
-	bool ctl;	  /* a ctl step: */
-	int exit_code;	  /* faultlun ctl's exit status (-1: killed at the timeout) */
-	char answer[256]; /* and the first line of its answer */
+	char eh[160];	   /* error handling performed, for the log */
+	uint32_t retries;  /* times the command was resent (block ops) */
+	bool eh_failed;	   /* the error handling did not recover */
+	bool tmf;	   /* a TMF step: */
+	int tmf_resp;	   /* its response (RFC 7143 11.6.1), -1: none */
+	bool ctl;	   /* a ctl step: */
+	int exit_code;	   /* faultlun ctl's exit status (-1: killed at the timeout) */
+	char answer[256];  /* and the first line of its answer */
 	char cmdline[256]; /* the ctl command line it ran, for messages */
 };
 
@@ -434,7 +434,8 @@ static int tmf(enum iscsi_task_mgmt_funcs fn, int lun, struct scsi_task *t, int 
 #define REQUEUE_PAUSE_MS 10
 #define DELAYED_RETRY_PAUSE_MS 100
 
-/* What the kernel's block path does with one answer (scsi_decide_disposition, scsi_io_completion_action). */
+/* What the kernel's block path does with one answer (scsi_decide_disposition,
+ * scsi_io_completion_action). */
 enum disposition {
 	DISP_DONE,	    /* the answer is final */
 	DISP_REQUEUE,	    /* resent, not counted (ADD_TO_MLQUEUE, ACTION_RETRY) */
@@ -514,11 +515,22 @@ static enum disposition block_disposition(const struct result *r, int lun)
 		if (r->asc != 0x04)
 			return DISP_DONE;
 		if (r->ascq == 0x0a)
-			/* ALUA transitioning: alua_check_sense requeues it, else a delayed reprep */
+			/* ALUA transitioning: alua_check_sense requeues it, else a delayed reprep
+			 */
 			return lun_has_tpgs(lun) ? DISP_REQUEUE : DISP_DELAYED;
 		switch (r->ascq) {
-		case 0x01: case 0x04: case 0x05: case 0x06: case 0x07: case 0x08:
-		case 0x09: case 0x11: case 0x14: case 0x1a: case 0x1b: case 0x1d:
+		case 0x01:
+		case 0x04:
+		case 0x05:
+		case 0x06:
+		case 0x07:
+		case 0x08:
+		case 0x09:
+		case 0x11:
+		case 0x14:
+		case 0x1a:
+		case 0x1b:
+		case 0x1d:
 			return DISP_DELAYED;
 		default:
 			return DISP_DONE;
@@ -541,14 +553,17 @@ static enum disposition block_disposition(const struct result *r, int lun)
  */
 static int eh_tmf(enum iscsi_task_mgmt_funcs fn, int lun, struct scsi_task *t, struct result *r)
 {
-	const char *name = fn == ISCSI_TM_ABORT_TASK	? "abort"
+	const char *name = fn == ISCSI_TM_ABORT_TASK  ? "abort"
 			   : fn == ISCSI_TM_LUN_RESET ? "lun_reset"
 						      : "target_reset";
 	int resp;
 
 	strncat(r->eh, name, sizeof(r->eh) - strlen(r->eh) - 1);
 	resp = tmf(fn, lun, t, reset_wait_ms);
-	strncat(r->eh, resp == 0 ? " " : resp < 0 ? "(no answer) " : "(failed) ",
+	strncat(r->eh,
+		resp == 0  ? " "
+		: resp < 0 ? "(no answer) "
+			   : "(failed) ",
 		sizeof(r->eh) - strlen(r->eh) - 1);
 	return resp == 0 ? 0 : resp < 0 ? -1 : 1;
 }
@@ -727,7 +742,8 @@ static void run_task(struct scsi_task *(*make)(void *), void *arg, int lun, stru
 		keep_stale(opp, t);
 		r->done = false;
 		r->eh_failed = !recovered;
-		/* Recovered: resent while the retries and the overall bound allow (scsi_eh_flush_done_q). */
+		/* Recovered: resent while the retries and the overall bound allow
+		 * (scsi_eh_flush_done_q). */
 		if (!resend_recovered(block, &tr, r))
 			break;
 	}
@@ -876,7 +892,7 @@ static void mp_check_paths(const struct fl_runner_opts *o, int lun, bool force)
 			continue;
 		if (failed && mp.dead[i] ? renew_session(ini_now_ms() + 1000)
 					 : mp_send(&c, lun, 1000, &a, buf, sizeof(buf)) ||
-						   (failed && renew_session(ini_now_ms() + 1000))) {
+					       (failed && renew_session(ini_now_ms() + 1000))) {
 			if (failed) {
 				fl_mp_reinstate(&mp.map, (int)i);
 				mp.dead[i] = false;
@@ -1075,8 +1091,7 @@ static void run_sg_raw(const struct fl_step *s, int lun, int tmo, int64_t deadli
  * UNMAP DATA LENGTH, BLOCK DESCRIPTOR DATA LENGTH, then LBA and NUMBER OF
  * LOGICAL BLOCKS), as sg_unmap sends it with SG_IO.
  */
-static void run_unmap(const struct fl_step *s, int lun, int tmo, int64_t deadline,
-		      struct result *r)
+static void run_unmap(const struct fl_step *s, int lun, int tmo, int64_t deadline, struct result *r)
 {
 	unsigned char list[UNMAP_LIST_LEN] = {0};
 	struct iscsi_data d = {.size = sizeof(list), .data = list};
@@ -1317,10 +1332,10 @@ static void observe(const struct fl_step *s, const struct result *r, struct fl_s
 	}
 	/* A pass-through command's errno is the ioctl's, as SG_IO gives it. */
 	if (fl_step_op_is_passthrough(s->op))
-		snprintf(o->errno_name, sizeof(o->errno_name), "%s",
-			 r->done ? "OK" : "ETIMEDOUT");
+		snprintf(o->errno_name, sizeof(o->errno_name), "%s", r->done ? "OK" : "ETIMEDOUT");
 	else if (s->op == FL_OP_READ && !s->direct && strcmp(errno_of(r), "OK"))
-		/* a buffered read: the page cache turns any failed read into EIO (filemap_read_folio) */
+		/* a buffered read: the page cache turns any failed read into EIO
+		 * (filemap_read_folio) */
 		snprintf(o->errno_name, sizeof(o->errno_name), "EIO");
 	else
 		snprintf(o->errno_name, sizeof(o->errno_name), "%s", errno_of(r));
@@ -1543,8 +1558,8 @@ static void log_step(FILE *log, size_t i, const struct fl_step *s, const struct 
 			r->exit_code ? " (ran: " : "", r->exit_code ? r->cmdline : "",
 			r->exit_code ? ")" : "");
 	else if (o->has_tmf_response)
-		fprintf(log, ", response %s (%u)",
-			fl_tmf_response_name(o->tmf_response) ?: "?", o->tmf_response);
+		fprintf(log, ", response %s (%u)", fl_tmf_response_name(o->tmf_response) ?: "?",
+			o->tmf_response);
 	else if (o->has_status)
 		fprintf(log, ", status %s%s%s", fl_status_name(o->status) ?: "?",
 			o->has_sense ? ", sense " : "", o->has_sense ? t : "");
@@ -1577,9 +1592,9 @@ static void mp_setup(const struct fl_check *check, const struct fl_runner_opts *
 		groups[i] = o->ports[i].group;
 	fl_mp_init(&mp.map, groups, o->nports);
 	mp.poll_ms = (k->polling_interval_s > 0 ? k->polling_interval_s : 5) * 1000;
-	mp.no_path_retry = k->no_path_retry >= 0		  ? k->no_path_retry
+	mp.no_path_retry = k->no_path_retry >= 0		 ? k->no_path_retry
 			   : k->no_path_retry == FL_KNOB_WORD(0) ? -1 /* queue */
-								  : 0;
+								 : 0;
 	mp.recovery_ms = (k->recovery_tmo_s >= 0 ? k->recovery_tmo_s : 5) * 1000;
 	mp.noop_interval_ms = (k->noop_interval_s >= 0 ? k->noop_interval_s : 5) * 1000;
 	mp.noop_timeout_ms = (k->noop_timeout_s >= 0 ? k->noop_timeout_s : 5) * 1000;
@@ -1610,8 +1625,8 @@ int fl_runner_run(const struct fl_check *check, const struct fl_runner_opts *o,
 	block_size = 512;
 	nstale = 0;
 	memset(lun_tpgs, 0, sizeof(lun_tpgs));
-	reset_wait_ms = check->knobs.reset_wait_ms >= 0 ? check->knobs.reset_wait_ms
-							: FL_RESET_WAIT_MS;
+	reset_wait_ms =
+	    check->knobs.reset_wait_ms >= 0 ? check->knobs.reset_wait_ms : FL_RESET_WAIT_MS;
 	memset(&last_cmd, 0, sizeof(last_cmd));
 	run_url = o->url;
 	run_iname = o->initiator ? o->initiator : "iqn.2026-12.org.faultlun:check";

@@ -26,7 +26,7 @@ struct fl_runner_port {
 };
 
 struct fl_runner_opts {
-	const char *url;	  /* iscsi://ADDR:PORT/IQN/LUN: the target and the LUN under test */
+	const char *url; /* iscsi://ADDR:PORT/IQN/LUN: the target and the LUN under test */
 	/*
 	 * The scenario's ports, in its order (a step's "port" is an index here):
 	 * a step with a port goes through a session to that portal (the URL with

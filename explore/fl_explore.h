@@ -21,21 +21,21 @@
 #include <stdint.h>
 
 /* Bounds of the search. */
-#define FL_EXPLORE_MAX_FAULTS 16     /* rules in one schedule */
-#define FL_EXPLORE_MAX_TRIALS 100000 /* trials of one exploration (its numbers) */
-#define FL_EXPLORE_MAX_SHARDS 1024   /* --shard I/N: N at most */
+#define FL_EXPLORE_MAX_FAULTS 16       /* rules in one schedule */
+#define FL_EXPLORE_MAX_TRIALS 100000   /* trials of one exploration (its numbers) */
+#define FL_EXPLORE_MAX_SHARDS 1024     /* --shard I/N: N at most */
 #define FL_EXPLORE_MAX_KMSG (16 << 20) /* bytes of a trial's kernel log read */
-#define FL_EXPLORE_EVIDENCE 512	     /* bytes of a finding's evidence line */
+#define FL_EXPLORE_EVIDENCE 512	       /* bytes of a finding's evidence line */
 
 /* What the generator needs of BASE (taken from its document by fl_explore_base_init). */
 struct fl_explore_base {
-	json_t *doc;		 /* BASE as parsed (a reference) */
-	const char *states[64];	 /* its declared states (pointers into doc) */
+	json_t *doc;		/* BASE as parsed (a reference) */
+	const char *states[64]; /* its declared states (pointers into doc) */
 	size_t nstates;
-	unsigned ngroups;	 /* target port groups (1 without) */
-	long long lun;		 /* the LUN under test: step 0's lun, else the first LUN */
-	double timeout_ms;	 /* knobs.timeout_s in ms (30 s when absent) */
-	unsigned frontend;	 /* FL_FE_ISCSI or FL_FE_TCMU: which actions it may draw */
+	unsigned ngroups;  /* target port groups (1 without) */
+	long long lun;	   /* the LUN under test: step 0's lun, else the first LUN */
+	double timeout_ms; /* knobs.timeout_s in ms (30 s when absent) */
+	unsigned frontend; /* FL_FE_ISCSI or FL_FE_TCMU: which actions it may draw */
 };
 
 /*

@@ -21,10 +21,10 @@
 #include <string.h>
 
 /* The bounded match of a drawn rule. */
-#define MATCH_MAX_AFTER 10	 /* matching commands skipped before the first hit */
-#define MATCH_MAX_TIMES 8	 /* hits at most */
-#define MATCH_MAX_FROM_MS 8000	 /* a time window opens at most this late */
-#define MATCH_MIN_SPAN_MS 200	 /* and lasts at least this long */
+#define MATCH_MAX_AFTER 10     /* matching commands skipped before the first hit */
+#define MATCH_MAX_TIMES 8      /* hits at most */
+#define MATCH_MAX_FROM_MS 8000 /* a time window opens at most this late */
+#define MATCH_MIN_SPAN_MS 200  /* and lasts at least this long */
 
 /* splitmix64: the generator's stream (a 64-bit state). */
 static uint64_t sm_next(void *state)
@@ -119,16 +119,19 @@ static json_t *draw_match(const struct fl_explore_base *b, const struct fl_draw_
 			      classes[fl_draw_uint(g, 0, 5)]);
 
 	if (fl_draw_uint(g, 0, 1)) {
-		json_object_set_new(m, "after", json_integer((json_int_t)fl_draw_uint(g, 0, MATCH_MAX_AFTER)));
+		json_object_set_new(m, "after",
+				    json_integer((json_int_t)fl_draw_uint(g, 0, MATCH_MAX_AFTER)));
 	} else {
 		uint64_t from = fl_draw_uint(g, 0, MATCH_MAX_FROM_MS);
 		uint64_t span = fl_draw_uint(g, MATCH_MIN_SPAN_MS,
 					     MATCH_MIN_SPAN_MS + (uint64_t)(4 * b->timeout_ms));
 
-		json_object_set_new(m, "window_ms",
-				    json_pack("[I, I]", (json_int_t)from, (json_int_t)(from + span)));
+		json_object_set_new(
+		    m, "window_ms",
+		    json_pack("[I, I]", (json_int_t)from, (json_int_t)(from + span)));
 	}
-	json_object_set_new(m, "times", json_integer((json_int_t)fl_draw_uint(g, 1, MATCH_MAX_TIMES)));
+	json_object_set_new(m, "times",
+			    json_integer((json_int_t)fl_draw_uint(g, 1, MATCH_MAX_TIMES)));
 	return m;
 }
 
@@ -171,7 +174,8 @@ json_t *fl_explore_draw(const struct fl_explore_base *b, uint64_t seed, unsigned
 int fl_explore_base_init(struct fl_explore_base *b, json_t *doc, const char *path, char *err,
 			 size_t errlen)
 {
-	json_t *states = json_object_get(doc, "states"), *groups = json_object_get(doc, "port_groups");
+	json_t *states = json_object_get(doc, "states"),
+	       *groups = json_object_get(doc, "port_groups");
 	json_t *check = json_object_get(doc, "check"), *knobs = json_object_get(check, "knobs");
 	json_t *wl = json_object_get(check, "workload"), *luns = json_object_get(doc, "luns");
 	json_t *lun = json_object_get(json_array_get(wl, 0), "lun"), *v;
@@ -185,14 +189,17 @@ int fl_explore_base_init(struct fl_explore_base *b, json_t *doc, const char *pat
 	if (!lun)
 		lun = json_object_get(json_array_get(luns, 0), "lun");
 	b->lun = json_is_integer(lun) ? json_integer_value(lun) : 0;
-	json_array_foreach(states, i, v)
-		if (json_is_string(v) && b->nstates < sizeof(b->states) / sizeof(b->states[0]))
-			b->states[b->nstates++] = json_string_value(v);
-	b->ngroups = json_is_array(groups) && json_array_size(groups) ? (unsigned)json_array_size(groups) : 1;
+	json_array_foreach(states, i, v) if (json_is_string(v) &&
+					     b->nstates < sizeof(b->states) / sizeof(b->states[0]))
+	    b->states[b->nstates++] = json_string_value(v);
+	b->ngroups = json_is_array(groups) && json_array_size(groups)
+			 ? (unsigned)json_array_size(groups)
+			 : 1;
 	v = json_object_get(knobs, "timeout_s");
-	b->timeout_ms = json_is_number(v) && json_number_value(v) > 0 && json_number_value(v) <= 3600
-			    ? json_number_value(v) * 1000
-			    : 30000;
+	b->timeout_ms =
+	    json_is_number(v) && json_number_value(v) > 0 && json_number_value(v) <= 3600
+		? json_number_value(v) * 1000
+		: 30000;
 	b->frontend = !strcmp(path, "tcmu") ? FL_FE_TCMU : FL_FE_ISCSI;
 	b->doc = json_incref(doc);
 	return 0;
@@ -216,9 +223,8 @@ json_t *fl_explore_scenario(const struct fl_explore_base *b, json_t *schedule, u
 		rules = json_array();
 		json_object_set_new(doc, "rules", rules);
 	}
-	json_array_foreach(schedule, i, r)
-		if (i < 32 && (keep >> i & 1))
-			json_array_append_new(rules, json_deep_copy(r));
+	json_array_foreach(schedule, i, r) if (i < 32 && (keep >> i & 1))
+	    json_array_append_new(rules, json_deep_copy(r));
 	json_object_set_new(doc, "name", json_string(name));
 	return doc;
 }

@@ -321,7 +321,8 @@ static json_t *do_state(struct fl_engine *e, json_t *req)
 			int n = snprintf(msg, sizeof(msg), "no such state '%s' (states:", want);
 
 			for (i = 0; i < sc->nstates && n > 0 && (size_t)n < sizeof(msg); i++)
-				n += snprintf(msg + n, sizeof(msg) - (size_t)n, " %s", sc->states[i]);
+				n += snprintf(msg + n, sizeof(msg) - (size_t)n, " %s",
+					      sc->states[i]);
 			if (n > 0 && (size_t)n < sizeof(msg))
 				snprintf(msg + n, sizeof(msg) - (size_t)n, ")");
 			pthread_mutex_unlock(&e->lock);

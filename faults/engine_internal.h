@@ -192,7 +192,7 @@ size_t engine_release(struct fl_engine *e, bool all, uint64_t tag, int lun);
 int engine_arm(struct fl_engine *e, const char *id, bool armed);
 
 /* engine_late.c */
-#define FL_LATE_MAX 256			      /* late writes pending or in flight at once */
+#define FL_LATE_MAX 256				/* late writes pending or in flight at once */
 #define FL_LATE_MAX_BYTES (64ull * 1024 * 1024) /* their copied data together */
 struct late;
 struct fl_action_env;

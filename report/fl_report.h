@@ -38,9 +38,8 @@ struct fl_vm_matrix_cell {
  * different things the differences side by side; prints a summary to text
  * (may be NULL). Returns 0 or -errno.
  */
-int fl_vm_matrix_write(const struct fl_vm_matrix_cell *cells, size_t n,
-		       const char *const *kernels, size_t nkernels, const char *out_dir,
-		       FILE *text);
+int fl_vm_matrix_write(const struct fl_vm_matrix_cell *cells, size_t n, const char *const *kernels,
+		       size_t nkernels, const char *out_dir, FILE *text);
 
 /*
  * The matrix report of runs already done (`faultlun report --matrix`): each

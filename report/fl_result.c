@@ -190,7 +190,7 @@ static enum fl_result_verdict expect_verdict(json_t *v)
 	const char *w = str_at(v, "verdict");
 
 	if (w)
-		return !strcmp(w, "pass") ? FL_RESULT_PASS
+		return !strcmp(w, "pass")   ? FL_RESULT_PASS
 		       : !strcmp(w, "fail") ? FL_RESULT_FAIL
 					    : FL_RESULT_NA;
 	if (json_is_true(json_object_get(v, "not_applicable")))
@@ -286,7 +286,7 @@ static int fill(struct fl_result *res, char *why, size_t len)
 		goto enomem;
 	json_array_foreach(a, i, o) /* shape checked by check_timeline */
 	    res->timeline[res->ntimeline++] = (struct fl_result_event){
-		.t = number_at(o, "t"), .src = str_at(o, "src"), .text = str_at(o, "text")};
+	    .t = number_at(o, "t"), .src = str_at(o, "src"), .text = str_at(o, "text")};
 
 	a = json_object_get(r, "steps");
 	if (!(res->steps = items(json_array_size(a), sizeof(*res->steps))))
@@ -329,8 +329,8 @@ static int fill(struct fl_result *res, char *why, size_t len)
 	a = json_object_get(r, "probes");
 	if (!(res->probes = items(json_array_size(a), sizeof(*res->probes))))
 		goto enomem;
-	json_array_foreach(a, i, o) res->probes[res->nprobes++] =
-	    (struct fl_result_probe){.t = fl_result_num(o, "t", 0), .ms = fl_result_num(o, "ms", 0)};
+	json_array_foreach(a, i, o) res->probes[res->nprobes++] = (struct fl_result_probe){
+	    .t = fl_result_num(o, "t", 0), .ms = fl_result_num(o, "ms", 0)};
 
 	a = json_object_get(r, "trace_events");
 	if (!(res->trace = items(json_array_size(a), sizeof(*res->trace))))

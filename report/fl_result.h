@@ -46,12 +46,12 @@ struct fl_result_event {
 
 /* One workload step the agent ran. */
 struct fl_result_step {
-	long long step;	   /* its index in the scenario (0 when absent) */
-	const char *op;	   /* "read", "write", ... (NULL: absent) */
+	long long step;		/* its index in the scenario (0 when absent) */
+	const char *op;		/* "read", "write", ... (NULL: absent) */
 	const char *errno_name; /* "0", "EIO", ... (key "errno"; NULL: absent) */
-	double t0, t1;	   /* guest clock, seconds (0 when absent) */
-	double elapsed_ms; /* 0 when absent */
-	json_t *params;	   /* the step's parameters as written (borrowed; NULL: none) */
+	double t0, t1;		/* guest clock, seconds (0 when absent) */
+	double elapsed_ms;	/* 0 when absent */
+	json_t *params;		/* the step's parameters as written (borrowed; NULL: none) */
 };
 
 /* The verdict of one expectation. */
@@ -95,17 +95,17 @@ struct fl_result_trace {
 	double t;	   /* guest clock, seconds (0 when absent) */
 	const char *event; /* "inject", "tmf", "tmf_done", "reset", "conn", ... */
 	const char *action, *rule, *op, *opcode, *status, *hold; /* inject */
-	bool has_op;					     /* "op" is there, of any type */
-	const char *tmf, *respond;			     /* tmf, tmf_done, reset */
-	const char *ua;					     /* reset: the unit attention */
+	bool has_op;						 /* "op" is there, of any type */
+	const char *tmf, *respond;				 /* tmf, tmf_done, reset */
+	const char *ua;						 /* reset: the unit attention */
 	bool has_ua;
-	const char *what;   /* conn: "closed", "login", ... */
-	double lun;	    /* 0 when absent */
-	double lba;	    /* NAN when absent */
+	const char *what;    /* conn: "closed", "login", ... */
+	double lun;	     /* 0 when absent */
+	double lba;	     /* NAN when absent */
 	double tag, ref_tag; /* 0 when absent */
-	double delay_ms;    /* 0 when absent */
-	double response;    /* tmf_done: the TMF response; -1 when absent */
-	double aborted;	    /* conn closed: tasks dropped; 0 when absent */
+	double delay_ms;     /* 0 when absent */
+	double response;     /* tmf_done: the TMF response; -1 when absent */
+	double aborted;	     /* conn closed: tasks dropped; 0 when absent */
 };
 
 /*
@@ -128,7 +128,7 @@ struct fl_result {
 	const char *verdict;  /* "PASS", "FAIL", "N/A", "ERROR" */
 	const char *error;    /* why the run is ERROR */
 	const char *run_dir;
-	const char *kernel; /* guest_info.kernel: the release ("6.1.0-57-amd64") */
+	const char *kernel;  /* guest_info.kernel: the release ("6.1.0-57-amd64") */
 	double max_stall_ms; /* the healthy LUN's longest stall; -1: not measured */
 	struct fl_result_wall wall;
 	struct fl_result_knobs guest_knobs, scenario_knobs;

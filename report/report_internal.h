@@ -131,8 +131,8 @@ struct rp_pmark {
 /* Everything the drawings need, times in seconds from the origin. */
 struct rp_model {
 	struct fl_result res; /* the result (owned) */
-	double origin;	   /* guest time of the first workload step */
-	double tmin, tmax; /* the drawn window */
+	double origin;	      /* guest time of the first workload step */
+	double tmin, tmax;    /* the drawn window */
 	struct rp_span spans[RP_MAX_SPANS];
 	size_t nspans;
 	struct rp_mark marks[RP_MAX_MARKS];
@@ -192,7 +192,7 @@ size_t rp_summary(const struct rp_model *m, struct rp_sum_row rows[RP_SUM_ROWS])
 /* Appends printf-style text to row's text; with em, the appended part becomes
  * the row's bold part. Text past the row's size is cut. */
 void rp_sum_put(struct rp_sum_row *row, bool em, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
+    __attribute__((format(printf, 3, 4)));
 
 /* The multipath rows (failover, path events) at *w and on; none without paths. */
 void rp_summary_paths(const struct rp_model *m, struct rp_sum_row **w);

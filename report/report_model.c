@@ -147,10 +147,9 @@ static double last_fault_before(const struct rp_model *m, double t)
 		const char *ev = e->event;
 		const char *act = e->action;
 		double te = e->t - m->origin;
-		if (ev && !strcmp(ev, "inject") && act &&
-		    fl_action_by_trace(act) &&
-		    fl_action_by_trace(act)->observed == FL_OBS_NEVER_ANSWERS &&
-		    te <= t && te > best)
+		if (ev && !strcmp(ev, "inject") && act && fl_action_by_trace(act) &&
+		    fl_action_by_trace(act)->observed == FL_OBS_NEVER_ANSWERS && te <= t &&
+		    te > best)
 			best = te;
 	}
 	return best;
@@ -323,8 +322,7 @@ static void end_line(struct parse *p, double t, const char *x)
 		return;
 	struct rp_span *s = &m->spans[k];
 	s->outcome = RP_FAILED;
-	snprintf(s->ended_by, sizeof(s->ended_by), "%s%s%s%s",
-		 off ? "disk offlined" : "I/O error",
+	snprintf(s->ended_by, sizeof(s->ended_by), "%s%s%s%s", off ? "disk offlined" : "I/O error",
 		 p->recovery_timedout		      ? " after recovery_tmo"
 		 : strstr(x, "Medium access timeout") ? " (medium access timeouts)"
 		 : p->finish			      ? " (retries used up)"
@@ -652,7 +650,7 @@ size_t rp_summary(const struct rp_model *m, struct rp_sum_row rows[RP_SUM_ROWS])
 	} else {
 		rp_sum_put(w, true, "%.1f s", m->stall_total_ms / 1000);
 		rp_sum_put(w, false, " in all: %d stall%s of 1 s or more, the longest %.1f s",
-			m->nstalls, m->nstalls > 1 ? "s" : "", m->stall_max_ms / 1000);
+			   m->nstalls, m->nstalls > 1 ? "s" : "", m->stall_max_ms / 1000);
 	}
 	*++w = (struct rp_sum_row){.id = "sum-retries", .label = "retries"};
 	rp_sum_put(w, false, "%d", m->retries);
@@ -682,7 +680,8 @@ struct rp_model *rp_model_new(struct fl_result *res)
 	m->k_cmd_time_out = knob(g->cmd_time_out, sk->cmd_time_out);
 
 	/* The window: the workload, with a little context before it. */
-	double ws = (rs->wall.workload_start >= 0 ? rs->wall.workload_start : m->origin) - m->origin;
+	double ws =
+	    (rs->wall.workload_start >= 0 ? rs->wall.workload_start : m->origin) - m->origin;
 	double we = rs->wall.workload_end;
 	m->tmax = 1;
 	size_t i;

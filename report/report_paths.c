@@ -260,10 +260,10 @@ void rp_summary_paths(const struct rp_model *m, struct rp_sum_row **wp)
 	if (!m->npaths)
 		return;
 	*++w = (struct rp_sum_row){.id = "sum-failover", .label = "failover"};
-	const struct fl_result_step *st = m->failover_step >= 0 &&
-						  (size_t)m->failover_step < m->res.nsteps
-					      ? &m->res.steps[m->failover_step]
-					      : NULL;
+	const struct fl_result_step *st =
+	    m->failover_step >= 0 && (size_t)m->failover_step < m->res.nsteps
+		? &m->res.steps[m->failover_step]
+		: NULL;
 	int first = -1;
 	for (size_t i = 0; i < m->npmarks && first < 0; i++)
 		if ((m->pmarks[i].kind == RP_PM_UEV_FAILED ||
@@ -274,7 +274,7 @@ void rp_summary_paths(const struct rp_model *m, struct rp_sum_row **wp)
 		rp_sum_put(w, false, "no path failed");
 	} else if (!st) {
 		rp_sum_put(w, false, "path %s failed at %+.3f s; no step ran after it",
-			first >= 0 ? m->paths[first].port : "?", m->first_path_fail);
+			   first >= 0 ? m->paths[first].port : "?", m->first_path_fail);
 	} else {
 		const char *err = st->errno_name ?: "?";
 		double b = st->t1 - m->origin;
@@ -284,16 +284,16 @@ void rp_summary_paths(const struct rp_model *m, struct rp_sum_row **wp)
 			rp_sum_put(w, true, "%.0f ms", (b - m->first_path_fail) * 1000);
 			w->em_class = "PASS";
 			rp_sum_put(w, false,
-				": path %s failed at %+.3f s, step %lld %s completed at %+.3f s",
-				first >= 0 ? m->paths[first].port : "?", m->first_path_fail, sn, op,
-				b);
+				   ": path %s failed at %+.3f s, step %lld %s completed at %+.3f s",
+				   first >= 0 ? m->paths[first].port : "?", m->first_path_fail, sn,
+				   op, b);
 		} else {
 			rp_sum_put(w, true, "none");
 			w->em_class = "FAIL";
 			rp_sum_put(w, false,
-				": path %s failed at %+.3f s, step %lld %s ended %s at %+.3f s",
-				first >= 0 ? m->paths[first].port : "?", m->first_path_fail, sn, op,
-				err, b);
+				   ": path %s failed at %+.3f s, step %lld %s ended %s at %+.3f s",
+				   first >= 0 ? m->paths[first].port : "?", m->first_path_fail, sn,
+				   op, err, b);
 		}
 		snprintf(w->note, sizeof(w->note),
 			 "from the first path failure dm reported to the end of the step it "

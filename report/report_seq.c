@@ -32,8 +32,8 @@ int rp_tmf_level(const char *tmf)
 }
 
 /* The first answer (tmf_done / reset) to a tmf of this name after t. */
-static const struct fl_result_trace *tmf_answer(const struct rp_model *m, const char *tmf,
-						       double t, double *ta)
+static const struct fl_result_trace *tmf_answer(const struct rp_model *m, const char *tmf, double t,
+						double *ta)
 {
 	for (size_t i = 0; i < m->res.ntrace; i++) {
 		const struct fl_result_trace *e = &m->res.trace[i];
@@ -112,8 +112,8 @@ void rp_pair_spans(struct rp_model *m)
 			const char *ev = e->event;
 			double t = e->t - m->origin;
 			if (i >= 1024 || used[i] || !ev || strcmp(ev, "tmf") ||
-			    rp_tmf_level(e->tmf) != (int)s->level ||
-			    t < s->t0 - 0.5 || t > s->t1 + 0.5)
+			    rp_tmf_level(e->tmf) != (int)s->level || t < s->t0 - 0.5 ||
+			    t > s->t1 + 0.5)
 				continue;
 			/* ABORT TASK: the same task (the trace has the tag as read off the wire).
 			 */
@@ -174,9 +174,8 @@ static void seq_first_command(struct rp_model *m, double c0, double c1)
 		if (!fa || fa->observed != FL_OBS_NEVER_ANSWERS)
 			continue;
 		char b[64];
-		snprintf(b, sizeof(b), "%s LBA %lld (tag 0x%llx)",
-			 e->op ?: "command", (long long)(isnan(e->lba) ? 0 : e->lba),
-			 (unsigned long long)e->tag);
+		snprintf(b, sizeof(b), "%s LBA %lld (tag 0x%llx)", e->op ?: "command",
+			 (long long)(isnan(e->lba) ? 0 : e->lba), (unsigned long long)e->tag);
 		struct rp_msg *g = add_msg(m, b);
 		if (!g)
 			break;

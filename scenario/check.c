@@ -18,25 +18,35 @@
 #include <strings.h>
 
 static const char *const op_names[FL_OP_NR + 1] = {
-    [FL_OP_READ] = "read",	   [FL_OP_WRITE] = "write",	    [FL_OP_DISCARD] = "discard",
-    [FL_OP_FSYNC] = "fsync",	   [FL_OP_SYNC] = "sync",	    [FL_OP_TUR] = "tur",
-    [FL_OP_INQUIRY] = "inquiry",   [FL_OP_SG_RAW] = "sg_raw",	    [FL_OP_CTL] = "ctl",
-    [FL_OP_SLEEP] = "sleep",	   [FL_OP_MKFS] = "mkfs",	    [FL_OP_MOUNT] = "mount",
-    [FL_OP_UMOUNT] = "umount",	   [FL_OP_WRITE_FILE] = "write_file", [FL_OP_READ_FILE] = "read_file",
-    [FL_OP_RESCAN] = "rescan",	   [FL_OP_SHELL] = "shell",
-    [FL_OP_UNMAP] = "unmap",	   [FL_OP_WRITE_SAME] = "write_same",
-    [FL_OP_ABORT_TASK] = "abort_task", [FL_OP_LUN_RESET] = "lun_reset",
-    [FL_OP_TARGET_RESET] = "target_reset", [FL_OP_NR] = NULL,
+    [FL_OP_READ] = "read",
+    [FL_OP_WRITE] = "write",
+    [FL_OP_DISCARD] = "discard",
+    [FL_OP_FSYNC] = "fsync",
+    [FL_OP_SYNC] = "sync",
+    [FL_OP_TUR] = "tur",
+    [FL_OP_INQUIRY] = "inquiry",
+    [FL_OP_SG_RAW] = "sg_raw",
+    [FL_OP_CTL] = "ctl",
+    [FL_OP_SLEEP] = "sleep",
+    [FL_OP_MKFS] = "mkfs",
+    [FL_OP_MOUNT] = "mount",
+    [FL_OP_UMOUNT] = "umount",
+    [FL_OP_WRITE_FILE] = "write_file",
+    [FL_OP_READ_FILE] = "read_file",
+    [FL_OP_RESCAN] = "rescan",
+    [FL_OP_SHELL] = "shell",
+    [FL_OP_UNMAP] = "unmap",
+    [FL_OP_WRITE_SAME] = "write_same",
+    [FL_OP_ABORT_TASK] = "abort_task",
+    [FL_OP_LUN_RESET] = "lun_reset",
+    [FL_OP_TARGET_RESET] = "target_reset",
+    [FL_OP_NR] = NULL,
 };
 
 /* TMF response codes (RFC 7143 11.6.1), as a tmf_response expectation names them. */
 static const char *const tmf_responses[] = {
-    [0] = "function_complete",
-    [1] = "task_does_not_exist",
-    [2] = "lun_does_not_exist",
-    [3] = "task_still_allegiant",
-    [4] = "reassignment_not_supported",
-    [5] = "not_supported",
+    [0] = "function_complete",	  [1] = "task_does_not_exist",	      [2] = "lun_does_not_exist",
+    [3] = "task_still_allegiant", [4] = "reassignment_not_supported", [5] = "not_supported",
     [6] = "authorization_failed",
 };
 #define TMF_RESPONSE_REJECTED 255 /* "Function rejected" */
@@ -56,13 +66,26 @@ const char *const fl_eh_names[FL_EH_NR] = {
 
 static const char *const checker_words[] = {"tur", "directio", NULL};
 static const char *const no_path_retry_words[] = {"queue", "fail", NULL};
-#define KNOB(n) {#n, offsetof(struct fl_knobs, n), NULL, false}
+#define KNOB(n)                                                                                    \
+	{                                                                                          \
+#n, offsetof(struct fl_knobs, n), NULL, false                                      \
+	}
 const struct fl_knob_desc fl_knob_descs[] = {
-    KNOB(timeout_s),	   KNOB(eh_timeout_s),	     KNOB(abort_tmo_s),
-    KNOB(lu_reset_tmo_s),  KNOB(tgt_reset_tmo_s),    KNOB(recovery_tmo_s),
-    KNOB(noop_interval_s), KNOB(noop_timeout_s),     KNOB(scsi_logging_level),
-    KNOB(debug_libiscsi_eh), KNOB(cmd_time_out_s),   KNOB(queue_depth),
-    KNOB(multipath),	   KNOB(polling_interval_s), KNOB(reset_wait_ms),
+    KNOB(timeout_s),
+    KNOB(eh_timeout_s),
+    KNOB(abort_tmo_s),
+    KNOB(lu_reset_tmo_s),
+    KNOB(tgt_reset_tmo_s),
+    KNOB(recovery_tmo_s),
+    KNOB(noop_interval_s),
+    KNOB(noop_timeout_s),
+    KNOB(scsi_logging_level),
+    KNOB(debug_libiscsi_eh),
+    KNOB(cmd_time_out_s),
+    KNOB(queue_depth),
+    KNOB(multipath),
+    KNOB(polling_interval_s),
+    KNOB(reset_wait_ms),
     {"path_checker", offsetof(struct fl_knobs, path_checker), checker_words, true},
     {"no_path_retry", offsetof(struct fl_knobs, no_path_retry), no_path_retry_words, false},
 };
@@ -89,9 +112,9 @@ static const struct {
 	const char *name;
 	uint8_t status;
 } status_names[] = {
-    {"GOOD", 0x00},		     {"CHECK_CONDITION", 0x02}, {"CONDITION_MET", 0x04},
-    {"BUSY", 0x08},		     {"RESERVATION_CONFLICT", 0x18}, {"TASK_SET_FULL", 0x28},
-    {"ACA_ACTIVE", 0x30},	     {"TASK_ABORTED", 0x40},
+    {"GOOD", 0x00},	  {"CHECK_CONDITION", 0x02},	  {"CONDITION_MET", 0x04},
+    {"BUSY", 0x08},	  {"RESERVATION_CONFLICT", 0x18}, {"TASK_SET_FULL", 0x28},
+    {"ACA_ACTIVE", 0x30}, {"TASK_ABORTED", 0x40},
 };
 
 /* The name of an op. */
@@ -116,7 +139,8 @@ bool fl_step_op_is_tmf(enum fl_step_op op)
 /* Ops the VM lab's agent (vm/agent/workload.c) carries out. */
 bool fl_step_op_in_vm(enum fl_step_op op)
 {
-	return op < FL_OP_NR && op != FL_OP_UNMAP && op != FL_OP_WRITE_SAME && !fl_step_op_is_tmf(op);
+	return op < FL_OP_NR && op != FL_OP_UNMAP && op != FL_OP_WRITE_SAME &&
+	       !fl_step_op_is_tmf(op);
 }
 
 /* The name of a TMF response code, or NULL. */
@@ -199,7 +223,8 @@ static bool plun(struct pctx *c, const char *path, json_t *v, int *out)
 	if (!pnum(c, path, v, 255, &n))
 		return false;
 	if (!lun_exists(c->sc, n)) {
-		perr(c, path, false, "\"lun\": the scenario has no LUN %s", pquote(v, q, sizeof(q)));
+		perr(c, path, false, "\"lun\": the scenario has no LUN %s",
+		     pquote(v, q, sizeof(q)));
 		return false;
 	}
 	*out = (int)n;
@@ -264,8 +289,9 @@ static bool pcdb(struct pctx *c, const char *path, json_t *v, struct fl_step *s)
 			break;
 		/* a byte: one or two hex digits ended by a separator, or two digits */
 		while (digits < 2 && isxdigit((unsigned char)*p)) {
-			val = val * 16 + (unsigned)(isdigit((unsigned char)*p) ? *p - '0'
-									: (tolower((unsigned char)*p) - 'a' + 10));
+			val = val * 16 + (unsigned)(isdigit((unsigned char)*p)
+							? *p - '0'
+							: (tolower((unsigned char)*p) - 'a' + 10));
 			digits++;
 			p++;
 		}
@@ -547,7 +573,8 @@ static void parse_step(struct pctx *c, const char *path, json_t *v, struct fl_st
 		pbool(c, SUBP(sub, path, "background"), e, &s->background);
 	if ((e = json_object_get(v, "lba")))
 		pnum(c, SUBP(sub, path, "lba"), e, UINT64_MAX, &s->lba);
-	if ((e = json_object_get(v, "blocks")) && pnum(c, SUBP(sub, path, "blocks"), e, 1u << 24, &n)) {
+	if ((e = json_object_get(v, "blocks")) &&
+	    pnum(c, SUBP(sub, path, "blocks"), e, 1u << 24, &n)) {
 		if (!n)
 			perr(c, sub, false, "\"blocks\": at least 1");
 		s->blocks = n;
@@ -588,8 +615,9 @@ static void perrnos(struct pctx *c, const char *path, json_t *v, struct fl_expec
 	char q[80], sub[512];
 
 	if (!n || (!json_is_array(v) && !json_is_string(v))) {
-		perr(c, path, false, "\"errno\": expected a name (\"OK\", \"EIO\", ...) or a list of "
-				     "names, got %s",
+		perr(c, path, false,
+		     "\"errno\": expected a name (\"OK\", \"EIO\", ...) or a list of "
+		     "names, got %s",
 		     pquote(v, q, sizeof(q)));
 		return;
 	}
@@ -695,18 +723,20 @@ static void pexpect_trace(struct pctx *c, const char *path, json_t *v, struct fl
 		}
 		if (!json_is_string(m) && !json_is_number(m) && !json_is_boolean(m) &&
 		    !json_is_null(m)) {
-			perr(c, sub, false, "trace member \"%s\": expected a string, number or "
-					    "boolean, got %s",
+			perr(c, sub, false,
+			     "trace member \"%s\": expected a string, number or "
+			     "boolean, got %s",
 			     k, pquote(m, q, sizeof(q)));
 			continue;
 		}
 		if (!strcmp(k, "port") && !(json_is_integer(m) && json_integer_value(m) > 1))
-			pwarn(c, sub,
-			      "trace member \"port\": %s never matches: the trace gives a command's "
-			      "relative target port as a number, and leaves out relative port 1 "
-			      "(match port 1's events by another member, e.g. \"rule\" with a rule "
-			      "that matches the port)",
-			      pquote(m, q, sizeof(q)));
+			pwarn(
+			    c, sub,
+			    "trace member \"port\": %s never matches: the trace gives a command's "
+			    "relative target port as a number, and leaves out relative port 1 "
+			    "(match port 1's events by another member, e.g. \"rule\" with a rule "
+			    "that matches the port)",
+			    pquote(m, q, sizeof(q)));
 		if (!x->trace)
 			continue;
 		x->trace[x->ntrace].key = xstrdup(k);
@@ -816,7 +846,10 @@ static unsigned long ere_size(const char *re, unsigned long limit)
 /* See fl_check.h. */
 const char *fl_check_path_name(enum fl_check_path p)
 {
-	return p == FL_PATH_ISCSI ? "iscsi" : p == FL_PATH_TCMU ? "tcmu" : p == FL_PATH_LIO ? "lio" : NULL;
+	return p == FL_PATH_ISCSI  ? "iscsi"
+	       : p == FL_PATH_TCMU ? "tcmu"
+	       : p == FL_PATH_LIO  ? "lio"
+				   : NULL;
 }
 
 /* See fl_check.h. */
@@ -1110,10 +1143,12 @@ static void parse_expect(struct pctx *c, const char *path, json_t *v, struct fl_
 			 size_t nsteps)
 {
 	static const char *const keys[] = {
-	    "step",  "errno",  "status", "sense", "within_ms",	  "min_ms", "kernel_log",
-	    "count", "min",    "max",	 "eh",	  "device_state", "lun",    "max_stall_ms",
-	    "trace", "runner", "kernel", "path",  "state",	  "vm_path", "ua",
-	    "tmf_response", "why", "dh_state", "access_state", NULL};
+	    "step",   "errno",	      "status", "sense",	"within_ms",
+	    "min_ms", "kernel_log",   "count",	"min",		"max",
+	    "eh",     "device_state", "lun",	"max_stall_ms", "trace",
+	    "runner", "kernel",	      "path",	"state",	"vm_path",
+	    "ua",     "tmf_response", "why",	"dh_state",	"access_state",
+	    NULL};
 	static const char *const whole[] = {"kernel_log", "eh",	  "device_state", "max_stall_ms",
 					    "trace",	  "path", "dh_state"};
 	char q[80];
@@ -1260,8 +1295,8 @@ static void check_workload(struct pctx *c, const struct fl_check *ck)
 	int64_t ladder_ms = cmd_ms + 3 * wait_ms;
 	bool libiscsi = !ck->paths || (ck->paths & FL_PATH_ISCSI);
 	/* the VM lab is named: VM-lab paths, or "vm" written in "frontends" */
-	bool vm = ck->paths || (json_object_get(c->root, "frontends") &&
-				(c->sc->frontends & FL_FE_VM));
+	bool vm =
+	    ck->paths || (json_object_get(c->root, "frontends") && (c->sc->frontends & FL_FE_VM));
 	char path[64];
 
 	for (size_t i = 0; i < ck->nsteps; i++) {
@@ -1273,34 +1308,40 @@ static void check_workload(struct pctx *c, const struct fl_check *ck)
 			     "abort_task aborts the previous step's command: step %zu %s", i,
 			     i ? "does not follow a step that sends one" : "has no step before it");
 		if (vm && !fl_step_op_in_vm(s->op))
-			pwarn(c, path,
-			      "the VM lab cannot run %s steps: its expectations of step %zu are N/A "
-			      "there (the scenario names the VM lab: \"vm\" in \"frontends\" or "
-			      "VM-lab \"paths\")",
-			      fl_step_op_name(s->op), i);
+			pwarn(
+			    c, path,
+			    "the VM lab cannot run %s steps: its expectations of step %zu are N/A "
+			    "there (the scenario names the VM lab: \"vm\" in \"frontends\" or "
+			    "VM-lab \"paths\")",
+			    fl_step_op_name(s->op), i);
 		if (vm && ck->knobs.multipath != 1 && s->port > 0 && !step_libiscsi_only(ck, i))
-			pwarn(c, path,
-			      "the VM lab logs in through the first port only (no knobs.multipath): "
-			      "step %zu's port \"%s\" is not reached there, its commands go through "
-			      "\"%s\"; give knobs.multipath (one path per port) or scope the step's "
-			      "expectations to \"runner\": \"libiscsi\"",
-			      i, port_name(c->sc, s->port), port_name(c->sc, 0));
+			pwarn(
+			    c, path,
+			    "the VM lab logs in through the first port only (no knobs.multipath): "
+			    "step %zu's port \"%s\" is not reached there, its commands go through "
+			    "\"%s\"; give knobs.multipath (one path per port) or scope the step's "
+			    "expectations to \"runner\": \"libiscsi\"",
+			    i, port_name(c->sc, s->port), port_name(c->sc, 0));
 		if (ck->knobs.multipath == 1 && s->port >= 0 && op_is_block(s->op) &&
 		    fl_scenario_port_count(c->sc) > 1)
-			pwarn(c, path,
-			      "step %zu's port \"%s\" picks no path: with knobs.multipath a %s goes "
-			      "where dm-multipath sends it, in the VM lab and in the libiscsi runner's "
-			      "multipath model alike; remove the key",
-			      i, port_name(c->sc, s->port), fl_step_op_name(s->op));
+			pwarn(
+			    c, path,
+			    "step %zu's port \"%s\" picks no path: with knobs.multipath a %s goes "
+			    "where dm-multipath sends it, in the VM lab and in the libiscsi "
+			    "runner's "
+			    "multipath model alike; remove the key",
+			    i, port_name(c->sc, s->port), fl_step_op_name(s->op));
 		if (libiscsi && op_sends_command(s->op) && (int64_t)s->timeout_s * 1000 < ladder_ms)
-			pwarn(c, path,
-			      "step %zu's deadline (timeout_s %u s) is shorter than the libiscsi "
-			      "runner's error handling of one command (%lld ms: the command timeout "
-			      "%lld ms, then ABORT TASK and two LUN RESETs, each waited up to "
-			      "knobs.reset_wait_ms %lld ms): a command left unanswered ends as TIMEOUT "
-			      "before its recovery",
-			      i, s->timeout_s, (long long)ladder_ms, (long long)cmd_ms,
-			      (long long)wait_ms);
+			pwarn(
+			    c, path,
+			    "step %zu's deadline (timeout_s %u s) is shorter than the libiscsi "
+			    "runner's error handling of one command (%lld ms: the command timeout "
+			    "%lld ms, then ABORT TASK and two LUN RESETs, each waited up to "
+			    "knobs.reset_wait_ms %lld ms): a command left unanswered ends as "
+			    "TIMEOUT "
+			    "before its recovery",
+			    i, s->timeout_s, (long long)ladder_ms, (long long)cmd_ms,
+			    (long long)wait_ms);
 	}
 	for (size_t i = 0; i < ck->nexpects; i++) {
 		const struct fl_expect *x = &ck->expects[i];
@@ -1310,7 +1351,8 @@ static void check_workload(struct pctx *c, const struct fl_check *ck)
 		if (x->min_ms > (uint64_t)ck->steps[x->step].timeout_s * 1000) {
 			snprintf(path, sizeof(path), "/check/expect/%zu/min_ms", i);
 			pwarn(c, path,
-			      "min_ms %llu is past step %d's deadline (timeout_s %u s): the step ends "
+			      "min_ms %llu is past step %d's deadline (timeout_s %u s): the step "
+			      "ends "
 			      "as TIMEOUT before",
 			      (unsigned long long)x->min_ms, x->step, ck->steps[x->step].timeout_s);
 		}

@@ -44,7 +44,8 @@ json_t *fl_draw_value(const struct fl_draw_ctx *c, const struct fl_action_param 
 			n++;
 		return n ? json_string(p->choices[fl_draw_uint(g, 0, n - 1)]) : json_null();
 	case FL_PARAM_UINT:
-		return json_integer((json_int_t)fl_draw_uint(g, (uint64_t)p->min, (uint64_t)p->max));
+		return json_integer(
+		    (json_int_t)fl_draw_uint(g, (uint64_t)p->min, (uint64_t)p->max));
 	case FL_PARAM_MS:
 		return json_real(p->min + fl_draw_unit(g) * (p->max - p->min));
 	case FL_PARAM_SENSE:

@@ -57,37 +57,37 @@ enum fl_runner {
 };
 
 /* Defaults of the step keys (docs/scenario-format.md "Workload steps"). */
-#define FL_STEP_TIMEOUT_S 180  /* a step's deadline, over all its repeats */
-#define FL_STEP_SLEEP_MS 1000  /* sleep without ms */
-#define FL_STEP_PATTERN 0xa5   /* byte value of data sent */
+#define FL_STEP_TIMEOUT_S 180 /* a step's deadline, over all its repeats */
+#define FL_STEP_SLEEP_MS 1000 /* sleep without ms */
+#define FL_STEP_PATTERN 0xa5  /* byte value of data sent */
 #define FL_STEP_FILE_SIZE (1u << 20)
-#define FL_INQUIRY_ALLOC 96    /* allocation length of the inquiry op */
+#define FL_INQUIRY_ALLOC 96 /* allocation length of the inquiry op */
 #define FL_STEP_CDB_MAX 16
 #define FL_CTL_ARGS_MAX 32
 
 /* One workload step, with every default applied. */
 struct fl_step {
 	enum fl_step_op op;
-	int lun;	     /* the scenario LUN it addresses; -1: the LUN under test */
-	int port;	     /* libiscsi runner: index in the scenario's ports; -1: the URL's portal */
-	uint32_t timeout_s;  /* deadline of the whole step (default FL_STEP_TIMEOUT_S) */
-	uint32_t repeat;     /* >= 1; stops at the first run that fails */
-	bool background;     /* the next steps start at once (VM lab) */
+	int lun;  /* the scenario LUN it addresses; -1: the LUN under test */
+	int port; /* libiscsi runner: index in the scenario's ports; -1: the URL's portal */
+	uint32_t timeout_s;   /* deadline of the whole step (default FL_STEP_TIMEOUT_S) */
+	uint32_t repeat;      /* >= 1; stops at the first run that fails */
+	bool background;      /* the next steps start at once (VM lab) */
 	uint64_t lba, blocks; /* read, write, discard (blocks >= 1) */
-	bool direct;	     /* read, write: O_DIRECT in the VM lab (default true) */
-	uint8_t pattern;     /* write, sg_raw data-out, write_same's block */
-	bool unmap;	     /* write_same: the UNMAP bit (default true) */
+	bool direct;	      /* read, write: O_DIRECT in the VM lab (default true) */
+	uint8_t pattern;      /* write, sg_raw data-out, write_same's block */
+	bool unmap;	      /* write_same: the UNMAP bit (default true) */
 	uint8_t cdb[FL_STEP_CDB_MAX];
-	uint8_t cdb_len;     /* sg_raw: 6..16 */
-	uint32_t data_in;    /* sg_raw: bytes of data-in ("size") */
-	uint32_t data_out;   /* sg_raw: bytes of data-out ("data") */
-	uint64_t size;	     /* write_file: bytes */
-	char *path;	     /* fsync, write_file, read_file: relative to the mount point; or NULL */
-	char *fs;	     /* mkfs, mount: "ext4" (default), "ext3", "ext2" */
-	char *command;	     /* shell */
-	char **args;	     /* ctl: the words after the socket */
+	uint8_t cdb_len;   /* sg_raw: 6..16 */
+	uint32_t data_in;  /* sg_raw: bytes of data-in ("size") */
+	uint32_t data_out; /* sg_raw: bytes of data-out ("data") */
+	uint64_t size;	   /* write_file: bytes */
+	char *path;	   /* fsync, write_file, read_file: relative to the mount point; or NULL */
+	char *fs;	   /* mkfs, mount: "ext4" (default), "ext3", "ext2" */
+	char *command;	   /* shell */
+	char **args;	   /* ctl: the words after the socket */
 	size_t nargs;
-	uint32_t ms;	     /* sleep */
+	uint32_t ms; /* sleep */
 };
 
 /* What an expectation asserts (a bit each; several may be set on a step entry). */
@@ -103,8 +103,8 @@ enum fl_expect_kind {
 	FL_EX_DEVICE_STATE = 1 << 8,
 	FL_EX_STALL = 1 << 9,
 	FL_EX_TRACE = 1 << 10,
-	FL_EX_PATH = 1 << 11, /* a dm-multipath path entered a state (VM lab) */
-	FL_EX_UA = 1 << 12,   /* the step's answer is this UNIT ATTENTION */
+	FL_EX_PATH = 1 << 11,	      /* a dm-multipath path entered a state (VM lab) */
+	FL_EX_UA = 1 << 12,	      /* the step's answer is this UNIT ATTENTION */
 	FL_EX_TMF_RESPONSE = 1 << 13, /* a TMF step's answer (RFC 7143 11.6.1) */
 	FL_EX_DH_STATE = 1 << 14,     /* a disk's device handler entered a state (VM lab) */
 };
@@ -151,18 +151,18 @@ struct fl_expect {
 	uint64_t count_min, count_max; /* kernel_log and trace bounds (default: at least 1) */
 	enum fl_eh_step *eh;	       /* FL_EX_EH: in this order, others allowed between */
 	size_t neh;
-	char *device_state; /* FL_EX_DEVICE_STATE */
-	int lun;	    /* device_state: the LUN; -1: the LUN under test */
+	char *device_state;		     /* FL_EX_DEVICE_STATE */
+	int lun;			     /* device_state: the LUN; -1: the LUN under test */
 	uint64_t stall_max_ms, stall_min_ms; /* FL_EX_STALL */
 	struct fl_trace_member *trace;	     /* FL_EX_TRACE: members every counted event has */
 	size_t ntrace;
-	char *kernel; /* kernels it holds for (fl_kernel_in_range); NULL: every kernel */
+	char *kernel;	   /* kernels it holds for (fl_kernel_in_range); NULL: every kernel */
 	unsigned vm_paths; /* enum fl_check_path: the VM-lab paths it holds on; 0: every path */
-	char *path_port;  /* FL_EX_PATH: the path's target port (its id) */
-	char *path_state; /* FL_EX_PATH: dm state (active, failed), checker state (ready,
-			     ghost, faulty, ...) or group state (current, enabled, bypassed) */
-	char *dh_handler; /* FL_EX_DH_STATE: the device handler (alua, emc, rdac, hp_sw) */
-	char *dh_access;  /* FL_EX_DH_STATE: its sysfs access_state; NULL: any */
+	char *path_port;   /* FL_EX_PATH: the path's target port (its id) */
+	char *path_state;  /* FL_EX_PATH: dm state (active, failed), checker state (ready,
+			      ghost, faulty, ...) or group state (current, enabled, bypassed) */
+	char *dh_handler;  /* FL_EX_DH_STATE: the device handler (alua, emc, rdac, hp_sw) */
+	char *dh_access;   /* FL_EX_DH_STATE: its sysfs access_state; NULL: any */
 };
 
 /* Kernel settings of the VM lab ("knobs"); -1 (or NULL): not given. */
@@ -173,7 +173,7 @@ struct fl_knobs {
 	int cmd_time_out_s, queue_depth;
 	int reset_wait_ms; /* libiscsi runner: how long its error handling waits for each
 			      TMF's answer (ABORT TASK, LUN RESET) before the next step */
-	int multipath; /* 0/1 */
+	int multipath;	   /* 0/1 */
 	/* dm-multipath (with multipath): multipathd's checker interval, the
 	 * checker (a word), no_path_retry (a number, or a word: queue, fail) */
 	int polling_interval_s, path_checker, no_path_retry;
@@ -255,9 +255,10 @@ enum fl_step_end {
 /* What a runner saw of one step. */
 struct fl_step_obs {
 	enum fl_step_end end;
-	char why[128];	 /* FL_END_NOT_RUN, FL_END_UNSUPPORTED: why */
+	char why[128];	     /* FL_END_NOT_RUN, FL_END_UNSUPPORTED: why */
 	char errno_name[24]; /* "OK", "EIO", ... as the application saw it */
-	bool has_status; /* a SCSI status came back (SG_IO in the VM lab, every command in libiscsi) */
+	bool has_status; /* a SCSI status came back (SG_IO in the VM lab, every command in libiscsi)
+			  */
 	uint8_t status;
 	bool has_sense;
 	uint8_t key, asc, ascq;
@@ -265,7 +266,7 @@ struct fl_step_obs {
 	uint32_t repeats_done;
 	bool has_tmf_response; /* a TMF step got an answer (libiscsi runner) */
 	uint8_t tmf_response;  /* RFC 7143 11.6.1 */
-	uint32_t retries;      /* times a block command was resent (libiscsi runner; 0: none seen) */
+	uint32_t retries; /* times a block command was resent (libiscsi runner; 0: none seen) */
 };
 
 /* What a runner saw of a run. Pointers may be NULL when a runner cannot see that. */
@@ -273,7 +274,8 @@ struct fl_obs {
 	enum fl_runner runner;
 	const struct fl_step_obs *steps; /* one per workload step */
 	size_t nsteps;
-	bool can_status_all; /* status/sense observable on every op (libiscsi), else SG_IO ops only */
+	bool can_status_all; /* status/sense observable on every op (libiscsi), else SG_IO ops only
+			      */
 	/* VM lab only: the kernel log (without the agent's own lines), EH steps in order */
 	bool has_kernel;
 	const char *const *kmsg;
@@ -326,12 +328,13 @@ struct fl_verdict {
  * Judges every expectation of check against obs. Returns the number of
  * verdicts in *out (malloc'd; the caller frees), or -ENOMEM.
  */
-int fl_check_judge(const struct fl_check *check, const struct fl_obs *obs,
-		   struct fl_verdict **out);
+int fl_check_judge(const struct fl_check *check, const struct fl_obs *obs, struct fl_verdict **out);
 const char *fl_verdict_name(enum fl_verdict_kind v); /* "PASS", "FAIL", "N/A" */
-/* The word of an expectation kind, its key in a scenario and in result.json ("errno", "ua", ...). */
+/* The word of an expectation kind, its key in a scenario and in result.json ("errno", "ua", ...).
+ */
 const char *fl_expect_kind_word(enum fl_expect_kind k);
-/* Sums verdicts: returns 0 when none failed and one passed, 1 when one failed, 77 when none applied. */
+/* Sums verdicts: returns 0 when none failed and one passed, 1 when one failed, 77 when none
+ * applied. */
 int fl_verdicts_exit(const struct fl_verdict *v, size_t n);
 
 /*

@@ -59,9 +59,9 @@ void fl_sense_names_print(FILE *out);
 /*
  * Limits on a scenario text (docs/scenario-format.md, "Limits"): its size in
  * bytes, its JSON values, their nesting, the entries of one list, its rules
- * (and transport rules, and transitions, each), checked before the text is built into a tree, so that a
- * crafted file costs time and memory in proportion to its size; and how long
- * a silent pipe is waited for.
+ * (and transport rules, and transitions, each), checked before the text is built into a tree, so
+ * that a crafted file costs time and memory in proportion to its size; and how long a silent pipe
+ * is waited for.
  */
 #define FL_SCENARIO_MAX_BYTES (4u << 20)
 #define FL_SCENARIO_MAX_VALUES 131072
@@ -168,7 +168,7 @@ struct fl_pdu_info {
 	 */
 	const uint8_t *raw_cdb;
 	uint8_t raw_cdb_len;
-	uint32_t data_sn;	/* DATA_OUT / DATA_IN: DataSN; else 0 */
+	uint32_t data_sn; /* DATA_OUT / DATA_IN: DataSN; else 0 */
 	uint32_t buffer_offset;
 	uint16_t rel_port_id; /* the target port of the connection (0: the one port, 1) */
 };
@@ -247,9 +247,9 @@ enum sc_verb {
 	VERB_POWER_LOSS,
 	VERB_RESIZE,
 	VERB_ALUA,
-	VERB_OWNER, /* a vendor personality's LUN changes owner (target port group) */
+	VERB_OWNER,	 /* a vendor personality's LUN changes owner (target port group) */
 	VERB_LATE_WRITE, /* held unanswered; the data lands later (docs/faults/late_write.md) */
-	VERB_NR,    /* the size of the registry (fl_action.h) */
+	VERB_NR,	 /* the size of the registry (fl_action.h) */
 };
 
 enum sc_hold_kind {
@@ -293,11 +293,11 @@ struct sc_action {
 	bool resize_in_blocks;
 	uint64_t resize;
 	enum fl_alua_state alua;
-	uint16_t alua_group; /* the group whose state changes; 0 = the LUN's default group */
+	uint16_t alua_group;  /* the group whose state changes; 0 = the LUN's default group */
 	uint16_t owner_group; /* VERB_OWNER: the target port group that becomes owner */
-	double late_ms;	    /* VERB_LATE_WRITE: the data lands this long after arrival */
-	bool late_on_close; /* ... or when the command's nexus goes, if sooner */
-	int set_state; /* -1: none */
+	double late_ms;	      /* VERB_LATE_WRITE: the data lands this long after arrival */
+	bool late_on_close;   /* ... or when the command's nexus goes, if sooner */
+	int set_state;	      /* -1: none */
 	/*
 	 * sense / status only: answer even when a unit attention is pending for
 	 * the command's nexus (by default the UA comes first, SAM-5 r21 5.14).
@@ -423,7 +423,7 @@ struct fl_scenario {
 	size_t nxrules;
 	struct sc_session session;	  /* every state */
 	struct sc_session *state_session; /* per state, nstates entries */
-	struct fl_check *check; /* NULL: no check section */
+	struct fl_check *check;		  /* NULL: no check section */
 };
 
 /* ---- the registry of fault actions: fl_action.h, scenario/actions/ ---- */

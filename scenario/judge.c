@@ -55,7 +55,8 @@ static struct fl_verdict *vadd(struct vlist *l, size_t expect, enum fl_expect_ki
 }
 
 /* Sets a verdict's observed text. */
-static void observed(struct fl_verdict *v, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void observed(struct fl_verdict *v, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
 static void observed(struct fl_verdict *v, const char *fmt, ...)
 {
 	va_list ap;
@@ -67,7 +68,8 @@ static void observed(struct fl_verdict *v, const char *fmt, ...)
 	va_end(ap);
 }
 
-/* "N times", "N to M times" or "at least N times": how often a state is entered (path, dh_state). */
+/* "N times", "N to M times" or "at least N times": how often a state is entered (path, dh_state).
+ */
 static void times(const struct fl_expect *x, char *buf, size_t len)
 {
 	unsigned long long lo = x->has_count_min ? x->count_min : 1;
@@ -254,7 +256,7 @@ static void step_end_text(const struct fl_step_obs *s, char *buf, size_t len)
 /* The errno name a step recorded. */
 static const char *step_errno(const struct fl_step_obs *s)
 {
-	return s->end == FL_END_TIMEOUT ? "TIMEOUT"
+	return s->end == FL_END_TIMEOUT	  ? "TIMEOUT"
 	       : s->end == FL_END_CRASHED ? "CRASHED"
 					  : s->errno_name;
 }
@@ -343,9 +345,8 @@ static struct fl_verdict *judge_status(struct vlist *l, const struct fl_check *c
 static void judge_step(struct vlist *l, const struct fl_check *check, const struct fl_expect *x,
 		       size_t xi, enum fl_expect_kind kind, const struct fl_obs *obs)
 {
-	const struct fl_step_obs *s = x->step >= 0 && (size_t)x->step < obs->nsteps
-					  ? &obs->steps[x->step]
-					  : NULL;
+	const struct fl_step_obs *s =
+	    x->step >= 0 && (size_t)x->step < obs->nsteps ? &obs->steps[x->step] : NULL;
 	struct fl_verdict *v;
 	char t[200];
 	bool ok = false;
@@ -510,7 +511,8 @@ static uint64_t count_path(const struct fl_expect *x, const struct fl_obs *obs, 
  * state (a disk's line that holds after one of the same disk that did not,
  * or its first); each line's disk, handler and state in seen.
  */
-static uint64_t count_dh(const struct fl_expect *x, const struct fl_obs *obs, char *seen, size_t len)
+static uint64_t count_dh(const struct fl_expect *x, const struct fl_obs *obs, char *seen,
+			 size_t len)
 {
 	uint64_t n = 0;
 	size_t o = 0;
@@ -521,7 +523,8 @@ static uint64_t count_dh(const struct fl_expect *x, const struct fl_obs *obs, ch
 
 		if (!obs->dh[i] || sscanf(obs->dh[i], "%31s %31s %47s", dev, h, st) != 3)
 			continue;
-		bool holds = !strcmp(h, x->dh_handler) && (!x->dh_access || !strcmp(st, x->dh_access));
+		bool holds =
+		    !strcmp(h, x->dh_handler) && (!x->dh_access || !strcmp(st, x->dh_access));
 		bool was = false;
 
 		/* the same disk's line before this one */
@@ -531,14 +534,15 @@ static uint64_t count_dh(const struct fl_expect *x, const struct fl_obs *obs, ch
 			if (!obs->dh[k] || sscanf(obs->dh[k], "%31s %31s %47s", d2, h2, s2) != 3 ||
 			    strcmp(d2, dev))
 				continue;
-			was = !strcmp(h2, x->dh_handler) && (!x->dh_access || !strcmp(s2, x->dh_access));
+			was = !strcmp(h2, x->dh_handler) &&
+			      (!x->dh_access || !strcmp(s2, x->dh_access));
 			break;
 		}
 		if (holds && !was)
 			n++;
 		if (o + 8 < len)
-			o += (size_t)snprintf(seen + o, len - o, "%s%s %s %s", o ? ", " : "", dev, h,
-					      st);
+			o += (size_t)snprintf(seen + o, len - o, "%s%s %s %s", o ? ", " : "", dev,
+					      h, st);
 	}
 	return n;
 }
@@ -817,8 +821,7 @@ int fl_kernel_in_range(const char *spec, const char *release)
 }
 
 /* Judges every expectation against what a runner observed. */
-int fl_check_judge(const struct fl_check *check, const struct fl_obs *obs,
-		   struct fl_verdict **out)
+int fl_check_judge(const struct fl_check *check, const struct fl_obs *obs, struct fl_verdict **out)
 {
 	struct vlist l = {0};
 	json_t **events = NULL;
@@ -847,8 +850,10 @@ int fl_check_judge(const struct fl_check *check, const struct fl_obs *obs,
 					observed(v, "scoped to kernel %s; this run is on %s",
 						 x->kernel, obs->kernel_release);
 				else
-					observed(v, "scoped to kernel %s; the %s runner runs on no "
-						    "kernel", x->kernel, runner_name(obs->runner));
+					observed(v,
+						 "scoped to kernel %s; the %s runner runs on no "
+						 "kernel",
+						 x->kernel, runner_name(obs->runner));
 				if (v)
 					describe(x, kind, v->what, sizeof(v->what));
 				continue;
@@ -857,24 +862,28 @@ int fl_check_judge(const struct fl_check *check, const struct fl_obs *obs,
 			 * The libiscsi runner drives the target's iSCSI front end: an
 			 * entry scoped to VM-lab paths that include "iscsi" is judged there.
 			 */
-			unsigned path = obs->vm_path ? obs->vm_path
-				      : obs->runner == FL_RUNNER_LIBISCSI ? FL_PATH_ISCSI
-									  : 0;
+			unsigned path = obs->vm_path			    ? obs->vm_path
+					: obs->runner == FL_RUNNER_LIBISCSI ? FL_PATH_ISCSI
+									    : 0;
 			if (x->vm_paths && !(x->vm_paths & path)) {
 				struct fl_verdict *v = vadd(&l, xi, kind, FL_VERDICT_NA);
 				char want[32] = "";
 
 				for (unsigned p = FL_PATH_ISCSI; p <= FL_PATH_LIO; p <<= 1)
 					if (x->vm_paths & p)
-						snprintf(want + strlen(want), sizeof(want) - strlen(want),
-							 "%s%s", *want ? "," : "",
+						snprintf(want + strlen(want),
+							 sizeof(want) - strlen(want), "%s%s",
+							 *want ? "," : "",
 							 fl_check_path_name((enum fl_check_path)p));
 				if (obs->vm_path)
-					observed(v, "scoped to VM-lab path %s; this run is on %s", want,
-						 fl_check_path_name((enum fl_check_path)obs->vm_path));
+					observed(
+					    v, "scoped to VM-lab path %s; this run is on %s", want,
+					    fl_check_path_name((enum fl_check_path)obs->vm_path));
 				else
-					observed(v, "scoped to VM-lab path %s; the %s runner has no "
-						    "VM-lab path", want, runner_name(obs->runner));
+					observed(v,
+						 "scoped to VM-lab path %s; the %s runner has no "
+						 "VM-lab path",
+						 want, runner_name(obs->runner));
 				if (v)
 					describe(x, kind, v->what, sizeof(v->what));
 				continue;

@@ -12,9 +12,8 @@
 #include <string.h>
 
 static const char *const end_names[] = {
-    [FL_END_NOT_RUN] = "not_run", [FL_END_UNSUPPORTED] = "unsupported",
-    [FL_END_DONE] = "done",	  [FL_END_TIMEOUT] = "timeout",
-    [FL_END_CRASHED] = "crashed",
+    [FL_END_NOT_RUN] = "not_run", [FL_END_UNSUPPORTED] = "unsupported", [FL_END_DONE] = "done",
+    [FL_END_TIMEOUT] = "timeout", [FL_END_CRASHED] = "crashed",
 };
 
 /* A recorded run read back: the observations and the storage behind them. */
@@ -50,8 +49,9 @@ int fl_obs_write(const struct fl_obs *obs, const char *path)
 	if (obs->kernel_release)
 		json_object_set_new(root, "kernel_release", json_string(obs->kernel_release));
 	if (fl_check_path_name((enum fl_check_path)obs->vm_path))
-		json_object_set_new(root, "vm_path",
-				    json_string(fl_check_path_name((enum fl_check_path)obs->vm_path)));
+		json_object_set_new(
+		    root, "vm_path",
+		    json_string(fl_check_path_name((enum fl_check_path)obs->vm_path)));
 	for (size_t i = 0; i < obs->nsteps; i++) {
 		const struct fl_step_obs *s = &obs->steps[i];
 		json_t *o = json_pack("{s:s, s:s, s:f, s:i}", "end", end_names[s->end], "errno",
@@ -63,8 +63,8 @@ int fl_obs_write(const struct fl_obs *obs, const char *path)
 		if (s->has_status)
 			json_object_set_new(o, "status", json_integer(s->status));
 		if (s->has_sense)
-			json_object_set_new(o, "sense", json_pack("[i, i, i]", s->key, s->asc,
-								  s->ascq));
+			json_object_set_new(o, "sense",
+					    json_pack("[i, i, i]", s->key, s->asc, s->ascq));
 		if (s->has_tmf_response)
 			json_object_set_new(o, "tmf_response", json_integer(s->tmf_response));
 		json_array_append_new(steps, o);
@@ -204,7 +204,8 @@ int fl_obs_read(const char *path, struct fl_obs_doc **out)
 	d->obs.test_lun = (int)json_integer_value(json_object_get(d->root, "test_lun"));
 	d->obs.can_status_all = json_is_true(json_object_get(d->root, "can_status_all"));
 	d->obs.kernel_release = json_string_value(json_object_get(d->root, "kernel_release"));
-	d->obs.vm_path = fl_check_path_by_name(json_string_value(json_object_get(d->root, "vm_path")));
+	d->obs.vm_path =
+	    fl_check_path_by_name(json_string_value(json_object_get(d->root, "vm_path")));
 	d->steps = calloc(json_array_size(steps) + 1, sizeof(*d->steps));
 	if (!d->steps) {
 		fl_obs_free(d);

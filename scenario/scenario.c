@@ -230,7 +230,8 @@ static void parse_store(struct pctx *c, const char *path, json_t *v, struct sc_l
 			     "other file with `serve --store file:PATH`",
 			     pquote(json_object_get(v, "path"), q, sizeof(q)));
 	} else {
-		perr(c, sub, false, "unknown store kind %s (expected \"memory\", \"null\" or \"file\")",
+		perr(c, sub, false,
+		     "unknown store kind %s (expected \"memory\", \"null\" or \"file\")",
 		     pquote(k, q, sizeof(q)));
 	}
 }
@@ -305,8 +306,8 @@ static void lun_personality_identity(json_t *v, struct sc_lun *l)
 static void parse_lun(struct pctx *c, const char *path, json_t *v, size_t idx, struct sc_lun *l)
 {
 	static const char *const keys[] = {
-	    "lun",    "size",  "block_size",	      "vendor",	 "product",   "revision",
-	    "serial", "naa",   "write_cache",	      "d_sense", "removable", "thin",
+	    "lun",    "size",  "block_size",	      "vendor",	   "product",	  "revision",
+	    "serial", "naa",   "write_cache",	      "d_sense",   "removable",	  "thin",
 	    "alua",   "store", "max_transfer_blocks", "read_only", "personality", NULL};
 	char sub[512], q[80];
 	json_t *e;
@@ -557,7 +558,7 @@ static void parse_root(struct pctx *c, json_t *root)
 	static const char *const keys[] = {
 	    "faultlun",	 "name",  "description", "emulates",	"frontends", "seed",
 	    "target",	 "luns",  "states",	 "transitions", "rules",     "tmf",
-	    "transport", "check", "ports",	 "port_groups", "$schema",    NULL};
+	    "transport", "check", "ports",	 "port_groups", "$schema",   NULL};
 	struct fl_scenario *sc = c->sc;
 	char q[80];
 	json_t *e;
@@ -872,8 +873,7 @@ int fl_scenario_load_file(const char *path, unsigned frontends, struct fl_scenar
 			 FL_SCENARIO_MAX_BYTES >> 20);
 		return -EINVAL;
 	case -ETIMEDOUT:
-		diag_add(diags, path, 1, 1,
-			 "nothing to read for %d s (a FIFO without a writer?)",
+		diag_add(diags, path, 1, 1, "nothing to read for %d s (a FIFO without a writer?)",
 			 FL_SCENARIO_READ_IDLE_MS / 1000);
 		return -EINVAL;
 	default:
@@ -968,7 +968,6 @@ int fl_scenario_lun(const struct fl_scenario *sc, unsigned i, uint16_t *lun_id,
 	scenario_lun_ports(sc, cfg);
 	return 0;
 }
-
 
 /*
  * True when path is a regular file holding a JSON Schema, not a scenario.

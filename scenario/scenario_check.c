@@ -76,7 +76,8 @@ static void check_lba_ranges(struct pctx *c)
 				continue;
 			/* the largest capacity any action may give the LUN (resize) */
 			for (size_t r = 0; r < sc->nrules; r++) {
-				const struct fl_action *act = fl_action_by_verb(sc->rules[r].a.verb);
+				const struct fl_action *act =
+				    fl_action_by_verb(sc->rules[r].a.verb);
 
 				if (act && act->reach)
 					act->reach(&sc->rules[r].a, L->cfg.block_size, &blocks);

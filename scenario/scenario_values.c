@@ -201,7 +201,8 @@ bool pnum(struct pctx *c, const char *path, json_t *v, uint64_t max, uint64_t *o
 
 		errno = 0;
 		n = strtoull(hex ? s + 2 : s, &end, hex ? 16 : 10);
-		if (errno || *end || end == s + (hex ? 2 : 0) || isspace((unsigned char)s[hex ? 2 : 0])) {
+		if (errno || *end || end == s + (hex ? 2 : 0) ||
+		    isspace((unsigned char)s[hex ? 2 : 0])) {
 			perr(c, path, false, "\"%s\": expected a non-negative integer, got %s",
 			     pname(path), pquote(v, q, sizeof(q)));
 			return false;

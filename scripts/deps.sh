@@ -10,7 +10,7 @@ set -eu
 want=${1:-test}
 build="build-essential cmake pkg-config python3 libjansson-dev libcunit1-dev libiscsi-dev libnl-3-dev libnl-genl-3-dev libpcap0.8-dev"
 package="$build dpkg-dev debhelper man-db"
-test="$package lintian libiscsi-bin tcpdump tcmu-runner valgrind python3-jsonschema libxml2-utils clang libclang-rt-14-dev"
+test="$package lintian libiscsi-bin tcpdump tcmu-runner valgrind python3-jsonschema libxml2-utils clang clang-format libclang-rt-14-dev"
 vm="$test qemu-system-x86 busybox-static cpio kmod open-iscsi sg3-utils e2fsprogs util-linux fio multipath-tools udev chromium xz-utils zstd binutils debian-archive-keyring targetcli-fb dbus-daemon dbus-bin dbus-system-bus-common"
 bench="$test tgt linux-perf valgrind"
 fuzz="$build clang libclang-rt-14-dev"

@@ -118,12 +118,12 @@ const char *fl_sense_format_name(enum fl_sense_format f);
 /* Command class: what the fault engine matches on. One class per opcode. */
 enum fl_cmd_class {
 	FL_CLASS_OTHER = 0,
-	FL_CLASS_READ,	   /* READ 6/10/12/16, PRE-FETCH, VERIFY */
-	FL_CLASS_WRITE,	   /* WRITE 6/10/12/16, WRITE AND VERIFY, WRITE SAME, COMPARE AND WRITE */
-	FL_CLASS_FLUSH,	   /* SYNCHRONIZE CACHE 10/16 */
-	FL_CLASS_UNMAP,	   /* UNMAP (and WRITE SAME with the UNMAP bit) */
-	FL_CLASS_TUR,	   /* TEST UNIT READY */
-	FL_CLASS_INQUIRY,  /* INQUIRY */
+	FL_CLASS_READ,	  /* READ 6/10/12/16, PRE-FETCH, VERIFY */
+	FL_CLASS_WRITE,	  /* WRITE 6/10/12/16, WRITE AND VERIFY, WRITE SAME, COMPARE AND WRITE */
+	FL_CLASS_FLUSH,	  /* SYNCHRONIZE CACHE 10/16 */
+	FL_CLASS_UNMAP,	  /* UNMAP (and WRITE SAME with the UNMAP bit) */
+	FL_CLASS_TUR,	  /* TEST UNIT READY */
+	FL_CLASS_INQUIRY, /* INQUIRY */
 	FL_CLASS_NR
 };
 
@@ -133,11 +133,11 @@ struct fl_cdb_info {
 	uint16_t service_action; /* 0 when the opcode has none */
 	bool known;		 /* opcode is in the table */
 	enum fl_cmd_class cls;
-	bool has_lba;		/* lba/nblocks are meaningful */
+	bool has_lba; /* lba/nblocks are meaningful */
 	uint64_t lba;
-	uint32_t nblocks;	/* transfer length in logical blocks */
-	bool data_out;		/* initiator sends data */
-	bool data_in;		/* target returns data */
+	uint32_t nblocks; /* transfer length in logical blocks */
+	bool data_out;	  /* initiator sends data */
+	bool data_in;	  /* target returns data */
 };
 
 /* Fills *info from a CDB; returns 0, or -EINVAL for an empty/oversized CDB. */
@@ -172,14 +172,14 @@ struct fl_cmd {
 	uint8_t cdb[FL_CDB_MAX];
 	uint8_t cdb_len;
 	struct fl_nexus nexus;
-	uint64_t tag;		/* initiator task tag, for traces and TMFs */
+	uint64_t tag;		 /* initiator task tag, for traces and TMFs */
 	const uint8_t *data_out; /* data received from the initiator */
 	uint32_t data_out_len;
-	uint8_t *data_in;	/* buffer for data to the initiator */
-	uint32_t data_in_cap;	/* its size (the expected transfer length) */
+	uint8_t *data_in;     /* buffer for data to the initiator */
+	uint32_t data_in_cap; /* its size (the expected transfer length) */
 	fl_cmd_done_fn done;
-	void *priv;		/* the submitter's */
-	void *engine_priv;	/* reserved for the fault engine */
+	void *priv;	   /* the submitter's */
+	void *engine_priv; /* reserved for the fault engine */
 	/*
 	 * The decoded CDB travels with the command: whoever needs it first (front
 	 * end, fault engine or core) calls fl_cmd_decode, which decodes once and
@@ -195,7 +195,7 @@ struct fl_cmd {
 	uint8_t status;
 	uint8_t sense_len;
 	uint8_t sense[FL_SENSE_MAX];
-	uint32_t data_in_len;	/* bytes placed in data_in */
+	uint32_t data_in_len; /* bytes placed in data_in */
 	/*
 	 * Residual in bytes against the length the CDB asked for (SAM-5 5.3):
 	 * > 0 underflow (less transferred), < 0 overflow. Front ends with their
@@ -278,9 +278,9 @@ struct fl_vendor_config {
 	 * 0 = no quiescence, UINT32_MAX = a quiescence that never ends.
 	 */
 	uint32_t quiesce_ms;
-	bool avt;		/* auto volume transfer: I/O on a non-owner moves ownership */
-	bool transfer_ua;	/* a transfer queues UA 2A/06 on every other I_T nexus */
-	uint16_t max_luns;	/* RDAC: MAXIMUM LUNS SUPPORTED (C2h); >= 32 = MODE SELECT(10) form */
+	bool avt;	   /* auto volume transfer: I/O on a non-owner moves ownership */
+	bool transfer_ua;  /* a transfer queues UA 2A/06 on every other I_T nexus */
+	uint16_t max_luns; /* RDAC: MAXIMUM LUNS SUPPORTED (C2h); >= 32 = MODE SELECT(10) form */
 	/*
 	 * Called after every ownership transfer, with the LUN locked, on the
 	 * thread that moved it: from and to are target port groups, cause one
@@ -307,7 +307,7 @@ bool fl_vendor_identity(const char *name, const char **vendor, const char **prod
 /* Personality and resources of one logical unit. Strings are copied. */
 struct fl_lun_config {
 	uint64_t num_blocks;
-	uint32_t block_size; /* 512 or 4096 (any power of two 512..65536) */
+	uint32_t block_size;  /* 512 or 4096 (any power of two 512..65536) */
 	const char *vendor;   /* INQUIRY T10 vendor id, up to 8 chars */
 	const char *product;  /* up to 16 chars */
 	const char *revision; /* up to 4 chars */
@@ -318,15 +318,15 @@ struct fl_lun_config {
 	bool removable;
 	/* thin provisioning */
 	bool thin;
-	uint64_t pool_blocks;	    /* blocks the pool can hold; 0 = num_blocks */
-	uint64_t soft_threshold;    /* blocks; 0 = none. UA 38/07 once when crossed */
-	bool lbprz;		    /* unmapped blocks read as zeroes */
+	uint64_t pool_blocks;	 /* blocks the pool can hold; 0 = num_blocks */
+	uint64_t soft_threshold; /* blocks; 0 = none. UA 38/07 once when crossed */
+	bool lbprz;		 /* unmapped blocks read as zeroes */
 	/* ALUA */
-	uint16_t tpg_id;	    /* target port group of this LUN's port, 1-based */
+	uint16_t tpg_id; /* target port group of this LUN's port, 1-based */
 	enum fl_alua_state alua_state;
-	bool alua_implicit;	    /* TPGS field: implicit ALUA */
-	bool alua_explicit;	    /* explicit (SET TARGET PORT GROUPS) */
-	uint8_t alua_transition_s;  /* RTPG IMPLICIT TRANSITION TIME, s; 0 = not specified */
+	bool alua_implicit;	   /* TPGS field: implicit ALUA */
+	bool alua_explicit;	   /* explicit (SET TARGET PORT GROUPS) */
+	uint8_t alua_transition_s; /* RTPG IMPLICIT TRANSITION TIME, s; 0 = not specified */
 	/*
 	 * Ports and groups. ntpgs == 0: one group, tpg_id in alua_state, that
 	 * holds every port (a single-port target). Otherwise tpg_id names the
@@ -397,8 +397,8 @@ void fl_lun_set_sense(struct fl_lun *lun, struct fl_cmd *cmd, uint8_t key, uint8
  * format asked for (descriptor or fixed), whatever the LUN's D_SENSE: the
  * same encoder as fl_lun_set_sense and every sense the core builds.
  */
-void fl_cmd_set_sense(struct fl_cmd *cmd, bool descriptor, uint8_t key, uint8_t asc,
-		      uint8_t ascq, bool info_valid, uint64_t info);
+void fl_cmd_set_sense(struct fl_cmd *cmd, bool descriptor, uint8_t key, uint8_t asc, uint8_t ascq,
+		      bool info_valid, uint64_t info);
 
 /* Unit attentions (SPC-4 6.1 / SAM-5 5.14). nexus_id == FL_ALL_NEXUS: all. */
 #define FL_ALL_NEXUS UINT64_MAX
@@ -474,8 +474,7 @@ int fl_lun_owner(struct fl_lun *lun, uint16_t *tpg_id);
  * lost(lba, ctx) for every lost block, in LBA order, then queues UA 29/01.
  * Returns the number of blocks lost.
  */
-uint64_t fl_lun_power_loss(struct fl_lun *lun, void (*lost)(uint64_t lba, void *ctx),
-			   void *ctx);
+uint64_t fl_lun_power_loss(struct fl_lun *lun, void (*lost)(uint64_t lba, void *ctx), void *ctx);
 
 /* Read-only facts about a LUN, for front ends, traces and lint. */
 struct fl_lun_info {

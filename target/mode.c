@@ -213,7 +213,7 @@ static uint32_t mode_block_descriptor(const struct fl_lun *lun, bool longlba, ui
 	} else {
 		/* "If the number of logical blocks ... exceeds FFFFFFFFh ... FFFFFFFFh" */
 		fl_put_be32(p, lun->num_blocks > 0xffffffffull ? 0xffffffffu
-							     : (uint32_t)lun->num_blocks);
+							       : (uint32_t)lun->num_blocks);
 		p[5] = (uint8_t)(lun->block_size >> 16);
 		p[6] = (uint8_t)(lun->block_size >> 8);
 		p[7] = (uint8_t)lun->block_size;

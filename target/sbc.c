@@ -303,8 +303,7 @@ enum sense_reason sbc_write_atomic(struct exec_ctx *x)
 	if (r != SENSE_OK)
 		return r;
 	/* all or nothing: a short Data-Out Buffer writes nothing */
-	if (x->nblk && (!x->cmd->data_out ||
-			x->cmd->data_out_len < x->nblk << lun->block_shift))
+	if (x->nblk && (!x->cmd->data_out || x->cmd->data_out_len < x->nblk << lun->block_shift))
 		return exec_invalid_field(x, SENSE_INVALID_FIELD_IN_CDB, 12, -1);
 	x->cmd->residual = (int64_t)(x->nblk << lun->block_shift) - (int64_t)x->cmd->data_out_len;
 	while (lun->unlocked_reads)

@@ -168,9 +168,8 @@ void sense_complete(struct exec_ctx *x, enum sense_reason reason)
 		sks[1] = (uint8_t)(x->sks_field >> 8);
 		sks[2] = (uint8_t)x->sks_field;
 	}
-	cmd->sense_len =
-	    sense_encode(cmd->sense, x->lun && x->lun->mode.d_sense, key, asc, ascq,
-			 x->info_valid, x->information, x->sks_valid ? sks : NULL);
+	cmd->sense_len = sense_encode(cmd->sense, x->lun && x->lun->mode.d_sense, key, asc, ascq,
+				      x->info_valid, x->information, x->sks_valid ? sks : NULL);
 }
 
 /* Reads a descriptor-format sense (SPC-4 r37 4.5.2): header, then the information descriptor. */

@@ -288,7 +288,7 @@ enum sense_reason spc_report_target_port_groups(struct exec_ctx *x)
 	memset(buf, 0, sizeof(buf));
 	d = buf + (format ? 8 : 4);
 	if (format) {
-		buf[4] = 0x10; /* FORMAT TYPE 001b */
+		buf[4] = 0x10;			 /* FORMAT TYPE 001b */
 		buf[5] = cfg->alua_transition_s; /* IMPLICIT TRANSITION TIME (0: not specified) */
 	}
 	for (unsigned g = 0; g < cfg->ntpgs; g++) {

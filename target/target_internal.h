@@ -34,35 +34,35 @@
 /* Reasons a command fails; sense.c maps each to status + key/ASC/ASCQ. */
 enum sense_reason {
 	SENSE_OK = 0,
-	SENSE_INVALID_OPCODE,		/* ILLEGAL REQUEST 20/00 */
-	SENSE_INVALID_FIELD_IN_CDB,	/* ILLEGAL REQUEST 24/00 + field pointer */
-	SENSE_LBA_OUT_OF_RANGE,		/* ILLEGAL REQUEST 21/00 */
-	SENSE_PARAM_LIST_LENGTH_ERROR,	/* ILLEGAL REQUEST 1A/00 */
-	SENSE_INVALID_FIELD_IN_PARAM,	/* ILLEGAL REQUEST 26/00 + field pointer */
-	SENSE_LUN_NOT_SUPPORTED,	/* ILLEGAL REQUEST 25/00 */
-	SENSE_SAVING_NOT_SUPPORTED,	/* ILLEGAL REQUEST 39/00 */
-	SENSE_MISCOMPARE,		/* MISCOMPARE 1D/00, INFORMATION = offset */
-	SENSE_SPACE_ALLOC_FAILED,	/* DATA PROTECT 27/07 */
-	SENSE_WRITE_PROTECTED,		/* DATA PROTECT 27/00 */
-	SENSE_NOT_READY_STOPPED,	/* NOT READY 04/02 initializing cmd required */
-	SENSE_ALUA_TRANSITIONING,	/* NOT READY 04/0A */
-	SENSE_ALUA_STANDBY,		/* NOT READY 04/0B */
-	SENSE_ALUA_UNAVAILABLE,		/* NOT READY 04/0C */
-	SENSE_MEDIUM_REMOVAL_PREVENTED, /* ILLEGAL REQUEST 53/02 */
-	SENSE_WRITE_ERROR,		/* MEDIUM ERROR 0C/00 (store write failed) */
-	SENSE_READ_ERROR,		/* MEDIUM ERROR 11/00 (store read failed) */
-	SENSE_INTERNAL_FAILURE,		/* HARDWARE ERROR 44/00 */
-	SENSE_INSUFFICIENT_RESOURCES,	/* ILLEGAL REQUEST 55/03 (PR registrations) */
-	SENSE_RESERVATION_CONFLICT,	/* status RESERVATION CONFLICT, no sense */
-	SENSE_UNIT_ATTENTION,		/* pending UA delivered (lun.c only) */
-	SENSE_CONDITION_MET,		/* status CONDITION MET, no sense (PRE-FETCH) */
-	SENSE_BUSY,			/* status BUSY, no sense (out of memory) */
-	SENSE_ALUA_OFFLINE,		/* NOT READY 04/12 (ALUA offline) */
-	SENSE_PARAM_NOT_SUPPORTED,	/* ILLEGAL REQUEST 26/01 */
-	SENSE_INVALID_RELEASE,		/* ILLEGAL REQUEST 26/04 invalid release of PR */
-	SENSE_MEDIUM_NOT_PRESENT,	/* NOT READY 3A/00 (removable medium ejected) */
+	SENSE_INVALID_OPCODE,		  /* ILLEGAL REQUEST 20/00 */
+	SENSE_INVALID_FIELD_IN_CDB,	  /* ILLEGAL REQUEST 24/00 + field pointer */
+	SENSE_LBA_OUT_OF_RANGE,		  /* ILLEGAL REQUEST 21/00 */
+	SENSE_PARAM_LIST_LENGTH_ERROR,	  /* ILLEGAL REQUEST 1A/00 */
+	SENSE_INVALID_FIELD_IN_PARAM,	  /* ILLEGAL REQUEST 26/00 + field pointer */
+	SENSE_LUN_NOT_SUPPORTED,	  /* ILLEGAL REQUEST 25/00 */
+	SENSE_SAVING_NOT_SUPPORTED,	  /* ILLEGAL REQUEST 39/00 */
+	SENSE_MISCOMPARE,		  /* MISCOMPARE 1D/00, INFORMATION = offset */
+	SENSE_SPACE_ALLOC_FAILED,	  /* DATA PROTECT 27/07 */
+	SENSE_WRITE_PROTECTED,		  /* DATA PROTECT 27/00 */
+	SENSE_NOT_READY_STOPPED,	  /* NOT READY 04/02 initializing cmd required */
+	SENSE_ALUA_TRANSITIONING,	  /* NOT READY 04/0A */
+	SENSE_ALUA_STANDBY,		  /* NOT READY 04/0B */
+	SENSE_ALUA_UNAVAILABLE,		  /* NOT READY 04/0C */
+	SENSE_MEDIUM_REMOVAL_PREVENTED,	  /* ILLEGAL REQUEST 53/02 */
+	SENSE_WRITE_ERROR,		  /* MEDIUM ERROR 0C/00 (store write failed) */
+	SENSE_READ_ERROR,		  /* MEDIUM ERROR 11/00 (store read failed) */
+	SENSE_INTERNAL_FAILURE,		  /* HARDWARE ERROR 44/00 */
+	SENSE_INSUFFICIENT_RESOURCES,	  /* ILLEGAL REQUEST 55/03 (PR registrations) */
+	SENSE_RESERVATION_CONFLICT,	  /* status RESERVATION CONFLICT, no sense */
+	SENSE_UNIT_ATTENTION,		  /* pending UA delivered (lun.c only) */
+	SENSE_CONDITION_MET,		  /* status CONDITION MET, no sense (PRE-FETCH) */
+	SENSE_BUSY,			  /* status BUSY, no sense (out of memory) */
+	SENSE_ALUA_OFFLINE,		  /* NOT READY 04/12 (ALUA offline) */
+	SENSE_PARAM_NOT_SUPPORTED,	  /* ILLEGAL REQUEST 26/01 */
+	SENSE_INVALID_RELEASE,		  /* ILLEGAL REQUEST 26/04 invalid release of PR */
+	SENSE_MEDIUM_NOT_PRESENT,	  /* NOT READY 3A/00 (removable medium ejected) */
 	SENSE_INSUFFICIENT_REG_RESOURCES, /* ILLEGAL REQUEST 55/04 (PR OUT REGISTER, SPC-4 6.16) */
-	SENSE_VENDOR,			/* a personality's sense: x->vkey/vasc/vascq (vendor.h) */
+	SENSE_VENDOR,			  /* a personality's sense: x->vkey/vasc/vascq (vendor.h) */
 	SENSE_REASON_NR
 };
 
@@ -140,8 +140,8 @@ typedef enum sense_reason (*exec_fn)(struct exec_ctx *x);
  * atomic boundaries are not supported (MAXIMUM ATOMIC BOUNDARY SIZE 0).
  */
 #define SBC_MAX_ATOMIC_BLOCKS 0xffffu
-#define SBC_WSNZ 1			       /* WRITE SAME with 0 blocks is refused */
-#define SBC_CACHE_BYTES (64u << 20)	       /* PRE-FETCH fits when its range is smaller */
+#define SBC_WSNZ 1		    /* WRITE SAME with 0 blocks is refused */
+#define SBC_CACHE_BYTES (64u << 20) /* PRE-FETCH fits when its range is smaller */
 /* Maximum transfer length of a LUN in blocks (lun.c). */
 uint32_t lun_max_xfer_blocks(const struct fl_lun *lun);
 /* One row of the opcode table in cdb.c. */

@@ -123,10 +123,10 @@ static uint32_t vpd_block_limits(const struct fl_lun *lun, uint8_t *buf)
 	fl_put_be16(buf + 2, 0x3c);
 	buf[4] = SBC_WSNZ ? 0x01 : 0x00; /* WSNZ */
 	buf[5] = SBC_MAX_CAW_BLOCKS;	 /* MAXIMUM COMPARE AND WRITE LENGTH */
-	fl_put_be16(buf + 6, 1);		 /* OPTIMAL TRANSFER LENGTH GRANULARITY */
+	fl_put_be16(buf + 6, 1);	 /* OPTIMAL TRANSFER LENGTH GRANULARITY */
 	fl_put_be32(buf + 8, max_xfer);	 /* MAXIMUM TRANSFER LENGTH */
-	fl_put_be32(buf + 12, max_xfer);	 /* OPTIMAL TRANSFER LENGTH */
-	fl_put_be32(buf + 16, 0);		 /* MAXIMUM PREFETCH LENGTH: not reported */
+	fl_put_be32(buf + 12, max_xfer); /* OPTIMAL TRANSFER LENGTH */
+	fl_put_be32(buf + 16, 0);	 /* MAXIMUM PREFETCH LENGTH: not reported */
 	if (lun->cfg.thin) {
 		/* "a MAXIMUM UNMAP LBA COUNT of 0 ... UNMAP is not supported" */
 		fl_put_be32(buf + 20, SBC_MAX_UNMAP_LBA_COUNT);
@@ -145,7 +145,7 @@ static uint32_t vpd_characteristics(uint8_t *buf)
 {
 	fl_put_be16(buf + 2, 0x3c);
 	fl_put_be16(buf + 4, 0x0001); /* MEDIUM ROTATION RATE: non-rotating medium */
-	buf[7] = 0x00;		    /* NOMINAL FORM FACTOR: not reported */
+	buf[7] = 0x00;		      /* NOMINAL FORM FACTOR: not reported */
 	return 64;
 }
 

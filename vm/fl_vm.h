@@ -9,7 +9,8 @@
  * sysfs, faultlun trace, workload steps, healthy-LUN stall) into one timeline,
  * has the scenario's expectations judged by the one checker of scenario/
  * (fl_check_judge) and writes result.json. The scenario is read only through
- * scenario/ (fl_scenario_load_file), validated for the path's front end. The report of a result is report/'s (fl_report.h).
+ * scenario/ (fl_scenario_load_file), validated for the path's front end. The report of a result is
+ * report/'s (fl_report.h).
  *
  * Return values of fl_vm_run: FL_VM_PASS (every applicable expectation held,
  * at least one applied), FL_VM_FAIL (an expectation did not hold),
@@ -27,15 +28,15 @@
 #include "fl_report.h" /* the report of a result, and the verdict codes */
 
 struct fl_vm_opts {
-	const char *path;      /* "iscsi", "tcmu" or "lio" (plumbing only) */
-	const char *cache_dir; /* NULL: $XDG_CACHE_HOME/faultlun or ~/.cache/faultlun */
-	const char *accel;     /* "auto" (KVM if it boots, else TCG), "kvm", "tcg" */
-	int guest_timeout_s;   /* 0: 300 */
-	int memory_mb;	       /* 0: 2048 */
-	int cpus;	       /* the guest's vCPUs; 0: 2 */
+	const char *path;	/* "iscsi", "tcmu" or "lio" (plumbing only) */
+	const char *cache_dir;	/* NULL: $XDG_CACHE_HOME/faultlun or ~/.cache/faultlun */
+	const char *accel;	/* "auto" (KVM if it boots, else TCG), "kvm", "tcg" */
+	int guest_timeout_s;	/* 0: 300 */
+	int memory_mb;		/* 0: 2048 */
+	int cpus;		/* the guest's vCPUs; 0: 2 */
 	const char *tcg_thread; /* TCG's host threads: "single" or "multi"; NULL:
 				  $FAULTLUN_TCG_THREAD, else "multi" */
-	bool quiet;	       /* no timeline on stdout */
+	bool quiet;		/* no timeline on stdout */
 	/* NULL: Debian 12's stock kernel; "debian:SUITE"; or a kernel image's path */
 	const char *kernel;
 	const char *modules; /* the image's module tree (build tree or /lib/modules/VER) */

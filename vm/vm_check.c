@@ -392,8 +392,8 @@ static void verdicts_json(json_t *out, const struct fl_check *check, const struc
 		    [FL_VERDICT_NA] = "not_applicable",
 		};
 		json_t *e = json_pack("{s:I,s:s,s:s,s:s,s:s}", "expect", (json_int_t)v[k].expect,
-				      "kind", fl_expect_kind_word(v[k].kind), "verdict", word[v[k].v], "what",
-				      v[k].what, "observed", v[k].observed);
+				      "kind", fl_expect_kind_word(v[k].kind), "verdict",
+				      word[v[k].v], "what", v[k].what, "observed", v[k].observed);
 		if (e && v[k].v != FL_VERDICT_NA)
 			json_object_set_new(e, "ok", json_boolean(v[k].v == FL_VERDICT_PASS));
 		/* The workload step the entry is about, for the report's links. */
@@ -585,8 +585,9 @@ static json_t *path_lines(json_t *kmsg, double t_workload)
 
 /*
  * The agent's device-handler lines ("faultlun-agent: dh DEV HANDLER ACCESS_STATE ..."), in order
- * (fl_obs.dh); NULL when the log has no "faultlun-agent: dh-observer on" mark, i.e. the run was made
- * by an agent without the observer (a run recorded before it): then no disk is said to have had none.
+ * (fl_obs.dh); NULL when the log has no "faultlun-agent: dh-observer on" mark, i.e. the run was
+ * made by an agent without the observer (a run recorded before it): then no disk is said to have
+ * had none.
  */
 static json_t *dh_lines_of(json_t *kmsg)
 {
@@ -1029,11 +1030,11 @@ int vm_check_run(const struct fl_scenario *sc, const struct vm_run_info *info)
 	/* result.json */
 	json_t *wall = wall_json(info, kmsg);
 	json_t *result = json_pack(
-	    "{s:i,s:i,s:s,s:s,s:s,s:s,s:s,s:s,s:O,s:O,s:O,s:O,s:O,s:O,s:o}", "faultlun_vm_result", 1,
-	    "version", FL_RESULT_VERSION, "scenario", info->scenario, "name", fl_scenario_name(sc) ?: info->scenario, "path",
-	    info->path, "accel", info->accel, "guest", info->guest, "verdict", v, "expectations",
-	    verdicts, "steps", steps, "eh", eh, "eh_sequence", eh_seq, "timeline", tl,
-	    "final_sysfs", last_values, "wall", wall);
+	    "{s:i,s:i,s:s,s:s,s:s,s:s,s:s,s:s,s:O,s:O,s:O,s:O,s:O,s:O,s:o}", "faultlun_vm_result",
+	    1, "version", FL_RESULT_VERSION, "scenario", info->scenario, "name",
+	    fl_scenario_name(sc) ?: info->scenario, "path", info->path, "accel", info->accel,
+	    "guest", info->guest, "verdict", v, "expectations", verdicts, "steps", steps, "eh", eh,
+	    "eh_sequence", eh_seq, "timeline", tl, "final_sysfs", last_values, "wall", wall);
 	if (error)
 		json_object_set_new(result, "error", json_string(error));
 	vm_kernel_record(kmsg, result, info->scenario);

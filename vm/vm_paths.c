@@ -61,7 +61,8 @@ static int read_marker(const char *file)
 				const char *v = line + strlen(keys[i]);
 				size_t len = strlen(v);
 
-				/* line holds at most PATH_MAX + 31 bytes: a longer value is refused */
+				/* line holds at most PATH_MAX + 31 bytes: a longer value is refused
+				 */
 				if (len >= PATH_MAX)
 					continue;
 				memcpy(paths[i], v, len + 1);

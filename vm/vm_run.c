@@ -638,7 +638,9 @@ static int boot_guest(const char *accel, const char *guest, const char *results,
 	fprintf(stderr,
 		"faultlun vm: %s on path %s: booting %s/%s (%s%s, %d vCPU, %d MiB, limit %d s)\n",
 		what, opts->path, strrchr(guest, '/') + 1, kernel, accel,
-		strcmp(accel, "tcg") ? "" : !strcmp(thread, "single") ? " single-threaded" : "",
+		strcmp(accel, "tcg")	    ? ""
+		: !strcmp(thread, "single") ? " single-threaded"
+					    : "",
 		opts->cpus ? opts->cpus : 2, opts->memory_mb ? opts->memory_mb : 2048, timeout);
 	char agent_up[PATH_MAX + 16];
 	snprintf(agent_up, sizeof(agent_up), "%s/kmsg.txt", results);

@@ -55,8 +55,8 @@ struct fl_iscsi_opts {
 	 */
 	const struct fl_iscsi_port *ports;
 	unsigned nports;
-	const char *iqn;    /* target name; NULL = default */
-	const char *alias;  /* TargetAlias; NULL = "faultlun" */
+	const char *iqn;   /* target name; NULL = default */
+	const char *alias; /* TargetAlias; NULL = "faultlun" */
 	/*
 	 * CHAP (RFC 7143 12.1.3). With chap_user set, every login must
 	 * authenticate with CHAP (MD5). With mutual_user set too, an initiator

@@ -63,13 +63,13 @@
 #define ISCSI_QUEUED_DEFAULT (256ull * 1024 * 1024) /* process-wide default */
 #define ISCSI_MIN_SHARE (1u * 1024 * 1024) /* a connection with nothing queued may always use */
 #define ISCSI_MAX_R2T 8			   /* MaxOutstandingR2T we accept */
-#define ISCSI_STALL_MS 500 /* an R2T unanswered this long: its session may make room */
-#define ISCSI_MAX_CONNS 1024		   /* default connection cap */
-#define ISCSI_LOGIN_TIMEOUT_S 30	   /* a login must finish within this */
-#define ISCSI_PDU_TIMEOUT_MS 30000	   /* a PDU begun must be complete within this */
-#define ISCSI_NOPIN_INTERVAL_MS 15000	   /* ping a session idle this long (LIO: 15 s) */
-#define ISCSI_NOPIN_TIMEOUT_MS 30000	   /* close if the ping is not answered (LIO: 30 s) */
-#define ISCSI_ACCEPT_BACKOFF_MS 100	   /* listener off after accept ran out of files */
+#define ISCSI_STALL_MS 500	      /* an R2T unanswered this long: its session may make room */
+#define ISCSI_MAX_CONNS 1024	      /* default connection cap */
+#define ISCSI_LOGIN_TIMEOUT_S 30      /* a login must finish within this */
+#define ISCSI_PDU_TIMEOUT_MS 30000    /* a PDU begun must be complete within this */
+#define ISCSI_NOPIN_INTERVAL_MS 15000 /* ping a session idle this long (LIO: 15 s) */
+#define ISCSI_NOPIN_TIMEOUT_MS 30000  /* close if the ping is not answered (LIO: 30 s) */
+#define ISCSI_ACCEPT_BACKOFF_MS 100   /* listener off after accept ran out of files */
 
 /* Logging levels (opts.verbose): 0 errors and bad PDUs, 1 connections, 2 PDUs. */
 enum { LOG_ERR = 0, LOG_INFO = 1, LOG_DEBUG = 2 };
@@ -240,7 +240,7 @@ struct conn {
 	struct txpdu *held_head, *held_tail;
 	uint64_t tx_hold_until;
 	struct timer *tx_hold_timer;
-	bool rx_paused; /* an inbound PDU is delayed: read nothing more until it ran */
+	bool rx_paused;	  /* an inbound PDU is delayed: read nothing more until it ran */
 	bool tx_batching; /* in conn_on_readable: answers queue, one writev at its end */
 	bool tx_hdigest, tx_ddigest;
 	/* login */

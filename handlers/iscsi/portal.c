@@ -567,10 +567,11 @@ static int portal_listen(struct portal *p, struct listener *l, const char *liste
 	int err;
 
 	if (split_listen(listen_s, host, sizeof(host), port, sizeof(port))) {
-		iscsi_log(p, LOG_ERR, NULL,
-			  "bad listen address '%s': expected ADDR:PORT, [IPV6]:PORT or ADDR, the port "
-			  "a number from 0 to 65535",
-			  listen_s);
+		iscsi_log(
+		    p, LOG_ERR, NULL,
+		    "bad listen address '%s': expected ADDR:PORT, [IPV6]:PORT or ADDR, the port "
+		    "a number from 0 to 65535",
+		    listen_s);
 		return -EINVAL;
 	}
 	err = getaddrinfo(host[0] ? host : NULL, port, &hints, &ai);
