@@ -485,21 +485,19 @@ static void via_done(struct fl_cmd *cmd)
 struct fl_cmd th_via(struct fl_lun *lun, uint64_t nexus, uint16_t port, const uint8_t *cdb,
 		     size_t len, const void *out, uint32_t out_len, uint8_t *in, uint32_t cap)
 {
-	struct fl_cmd cmd;
 	int calls = 0;
+	struct fl_cmd cmd = {
+	    .cdb_len = (uint8_t)len,
+	    .nexus = {.id = nexus, .initiator = "iqn.test:via", .rel_port_id = port},
+	    .data_out = out,
+	    .data_out_len = out_len,
+	    .data_in = in,
+	    .data_in_cap = cap,
+	    .done = via_done,
+	    .priv = &calls,
+	};
 
-	memset(&cmd, 0, sizeof(cmd));
 	memcpy(cmd.cdb, cdb, len);
-	cmd.cdb_len = (uint8_t)len;
-	cmd.nexus.id = nexus;
-	cmd.nexus.initiator = "iqn.test:via";
-	cmd.nexus.rel_port_id = port;
-	cmd.data_out = out;
-	cmd.data_out_len = out_len;
-	cmd.data_in = in;
-	cmd.data_in_cap = cap;
-	cmd.done = via_done;
-	cmd.priv = &calls;
 	fl_lun_submit(lun, &cmd);
 	CU_ASSERT_EQUAL(calls, 1);
 	cmd.priv = NULL;
