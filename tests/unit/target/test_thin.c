@@ -373,6 +373,26 @@ static void test_unmap_errors(void)
 	fl_lun_destroy(lun);
 }
 
+/* WRITE SAME requests refused (SBC-3 r36 5.42, 5.43): no blocks, ANCHOR, PBDATA, past the
+ * end, data-out shorter than a block, WRPROTECT. */
+/* clang-format off */
+static const struct th_case write_same_errors[] = {
+    {"test_write_same10_zero_blocks", {0x41, 0, 0, 0, 0, 0, 0, 0, 0, 0}, 10, 512, 0,
+     CC, IR, 0x24, 0},
+    {"test_write_same10_anchor", {0x41, 0x10, 0, 0, 0, 0, 0, 0, 1, 0}, 10, 512, 0,
+     CC, IR, 0x24, 0},
+    {"test_write_same10_pbdata", {0x41, 0x04, 0, 0, 0, 0, 0, 0, 1, 0}, 10, 512, 0,
+     CC, IR, 0x24, 0},
+    {"test_write_same16_beyond_end",
+     {0x93, 0, 0, 0, 0, 0, 0, 0, (TH_BLOCKS - 1) >> 8, (TH_BLOCKS - 1) & 0xff, 0, 0, 0, 2}, 16,
+     512, 0, CC, IR, 0x21, 0},
+    {"test_write_same16_short_data_out", {0x93, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2}, 16,
+     100, 0, CC, IR, 0x24, 0},
+    {"test_write_same16_wrprotect", {0x93, 0x20, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2}, 16,
+     512, 0, CC, IR, 0x24, 0},
+};
+/* clang-format on */
+
 /* WRITE SAME: pattern, UNMAP bit, NDOB, and its errors. */
 static void test_write_same(void)
 {
@@ -406,24 +426,8 @@ static void test_write_same(void)
 	th_run(lun, 1, cdb, 16, zero, 512, NULL, 0, &res);
 	CU_ASSERT_EQUAL(mapped(lun), 12);
 
-	th_cdb10(cdb, 0x41, 0, 0, 0);
-	th_run(lun, 1, cdb, 10, blk, 512, NULL, 0, &res);
-	TH_EXPECT(&res, CC, IR, 0x24, 0, "test_write_same10_zero_blocks");
-	th_cdb10(cdb, 0x41, 0x10, 0, 1);
-	th_run(lun, 1, cdb, 10, blk, 512, NULL, 0, &res);
-	TH_EXPECT(&res, CC, IR, 0x24, 0, "test_write_same10_anchor");
-	th_cdb10(cdb, 0x41, 0x04, 0, 1);
-	th_run(lun, 1, cdb, 10, blk, 512, NULL, 0, &res);
-	TH_EXPECT(&res, CC, IR, 0x24, 0, "test_write_same10_pbdata");
-	th_cdb16(cdb, 0x93, 0, TH_BLOCKS - 1, 2);
-	th_run(lun, 1, cdb, 16, blk, 512, NULL, 0, &res);
-	TH_EXPECT(&res, CC, IR, 0x21, 0, "test_write_same16_beyond_end");
-	th_cdb16(cdb, 0x93, 0, 0, 2);
-	th_run(lun, 1, cdb, 16, blk, 100, NULL, 0, &res);
-	TH_EXPECT(&res, CC, IR, 0x24, 0, "test_write_same16_short_data_out");
-	th_cdb16(cdb, 0x93, 0x20, 0, 2);
-	th_run(lun, 1, cdb, 16, blk, 512, NULL, 0, &res);
-	TH_EXPECT(&res, CC, IR, 0x24, 0, "test_write_same16_wrprotect");
+	th_run_cases(lun, 1, write_same_errors,
+		     sizeof(write_same_errors) / sizeof(write_same_errors[0]));
 	fl_lun_destroy(lun);
 }
 
