@@ -79,40 +79,67 @@ static void test_no_ua_commands_do_not_consume(void)
 	fl_lun_destroy(lun);
 }
 
-/* Order: 29/01 before 29/00 before the rest (FIFO); a reset supersedes. */
-static void test_ua_precedence_order(void)
+/* One step of a unit attention script (nexus as given): clear its UAs, queue asc/ascq for it,
+ * reset the LUN from it with asc/ascq, or TUR from it expecting asc/ascq (asc 0: GOOD). */
+struct ua_step {
+	enum { UA_CLEAR, UA_QUEUE, UA_RESET, UA_TUR } op;
+	uint64_t nexus;
+	uint8_t asc, ascq;
+	const char *what;
+};
+
+/* Runs the steps in order on a new LUN, then destroys it. */
+static void run_ua_script(const struct ua_step *steps, size_t n)
 {
 	struct fl_lun *lun = th_lun(NULL);
 
-	th_clear_ua(lun, 1);
-	fl_lun_queue_ua(lun, 1, 0x2a, 0x09);
-	fl_lun_queue_ua(lun, 1, 0x3f, 0x0e);
-	fl_lun_queue_ua(lun, 1, 0x2a, 0x09); /* duplicate: reported once */
-	fl_lun_queue_ua(lun, 1, 0x2a, 0x01);
-	expect_tur(lun, 1, 0x2a, 0x09, "first queued");
-	expect_tur(lun, 1, 0x3f, 0x0e, "second queued");
-	expect_tur(lun, 1, 0x2a, 0x01, "third queued");
-	expect_tur(lun, 1, 0, 0, "all delivered");
+	for (size_t i = 0; i < n; i++) {
+		const struct ua_step *st = &steps[i];
 
-	/* a reset condition supersedes lower-precedence ones */
-	fl_lun_queue_ua(lun, 1, 0x2a, 0x09);
-	fl_lun_reset(lun, 99, 0x29, 0x00);
-	expect_tur(lun, 1, 0x29, 0x00, "reset first");
-	expect_tur(lun, 1, 0, 0, "capacity change superseded by the reset");
-
-	/* power on (29/01) outranks 29/00 and is reported before it */
-	fl_lun_queue_ua(lun, 1, 0x29, 0x00);
-	fl_lun_queue_ua(lun, 1, 0x29, 0x01);
-	expect_tur(lun, 1, 0x29, 0x01, "29/01 first");
-	expect_tur(lun, 1, 0, 0, "29/00 superseded by 29/01");
-
-	/* a later lower-precedence UA queues behind a pending reset */
-	fl_lun_queue_ua(lun, 1, 0x29, 0x00);
-	fl_lun_queue_ua(lun, 1, 0x2a, 0x06);
-	expect_tur(lun, 1, 0x29, 0x00, "reset before ALUA change");
-	expect_tur(lun, 1, 0x2a, 0x06, "ALUA change after");
-	expect_tur(lun, 1, 0, 0, "empty");
+		if (st->op == UA_CLEAR)
+			th_clear_ua(lun, st->nexus);
+		else if (st->op == UA_QUEUE)
+			fl_lun_queue_ua(lun, st->nexus, st->asc, st->ascq);
+		else if (st->op == UA_RESET)
+			fl_lun_reset(lun, st->nexus, st->asc, st->ascq);
+		else
+			expect_tur(lun, st->nexus, st->asc, st->ascq, st->what);
+	}
 	fl_lun_destroy(lun);
+}
+
+/* Order: 29/01 before 29/00 before the rest (FIFO); a reset supersedes. */
+static void test_ua_precedence_order(void)
+{
+	static const struct ua_step steps[] = {
+	    {UA_CLEAR, 1, 0, 0, NULL},
+	    {UA_QUEUE, 1, 0x2a, 0x09, NULL},
+	    {UA_QUEUE, 1, 0x3f, 0x0e, NULL},
+	    {UA_QUEUE, 1, 0x2a, 0x09, NULL}, /* duplicate: reported once */
+	    {UA_QUEUE, 1, 0x2a, 0x01, NULL},
+	    {UA_TUR, 1, 0x2a, 0x09, "first queued"},
+	    {UA_TUR, 1, 0x3f, 0x0e, "second queued"},
+	    {UA_TUR, 1, 0x2a, 0x01, "third queued"},
+	    {UA_TUR, 1, 0, 0, "all delivered"},
+	    /* a reset condition supersedes lower-precedence ones */
+	    {UA_QUEUE, 1, 0x2a, 0x09, NULL},
+	    {UA_RESET, 99, 0x29, 0x00, NULL},
+	    {UA_TUR, 1, 0x29, 0x00, "reset first"},
+	    {UA_TUR, 1, 0, 0, "capacity change superseded by the reset"},
+	    /* power on (29/01) outranks 29/00 and is reported before it */
+	    {UA_QUEUE, 1, 0x29, 0x00, NULL},
+	    {UA_QUEUE, 1, 0x29, 0x01, NULL},
+	    {UA_TUR, 1, 0x29, 0x01, "29/01 first"},
+	    {UA_TUR, 1, 0, 0, "29/00 superseded by 29/01"},
+	    /* a later lower-precedence UA queues behind a pending reset */
+	    {UA_QUEUE, 1, 0x29, 0x00, NULL},
+	    {UA_QUEUE, 1, 0x2a, 0x06, NULL},
+	    {UA_TUR, 1, 0x29, 0x00, "reset before ALUA change"},
+	    {UA_TUR, 1, 0x2a, 0x06, "ALUA change after"},
+	    {UA_TUR, 1, 0, 0, "empty"},
+	};
+
+	run_ua_script(steps, sizeof(steps) / sizeof(steps[0]));
 }
 
 /* More UAs than the queue holds: the most important ones survive. */
@@ -137,27 +164,28 @@ static void test_ua_queue_overflow(void)
 /* UAs are per nexus; a LUN reset spares the nexus that asked for it. */
 static void test_ua_per_nexus_and_reset(void)
 {
-	struct fl_lun *lun = th_lun(NULL);
+	static const struct ua_step steps[] = {
+	    {UA_CLEAR, 1, 0, 0, NULL},
+	    {UA_CLEAR, 2, 0, 0, NULL},
+	    {UA_CLEAR, 3, 0, 0, NULL},
+	    {UA_QUEUE, 2, 0x2a, 0x01, NULL},
+	    {UA_TUR, 1, 0, 0, "nexus 1 has nothing"},
+	    {UA_TUR, 3, 0, 0, "nexus 3 has nothing"},
+	    {UA_TUR, 2, 0x2a, 0x01, "nexus 2 has its own"},
+	    {UA_RESET, 1, 0x29, 0x00, NULL},
+	    {UA_TUR, 1, 0, 0, "the resetting nexus gets no UA"},
+	    {UA_TUR, 2, 0x29, 0x00, "nexus 2 hears the reset"},
+	    {UA_TUR, 3, 0x29, 0x00, "nexus 3 hears the reset"},
+	    {UA_RESET, FL_ALL_NEXUS, 0x29, 0x00, NULL},
+	    {UA_TUR, 1, 0x29, 0x00, "FL_ALL_NEXUS: the resetting nexus hears it too"},
+	    {UA_TUR, 2, 0x29, 0x00, "FL_ALL_NEXUS: nexus 2"},
+	    {UA_CLEAR, 3, 0, 0, NULL},
+	    {UA_QUEUE, FL_ALL_NEXUS, 0x3f, 0x03, NULL},
+	    {UA_TUR, 1, 0x3f, 0x03, "queued for all: nexus 1"},
+	    {UA_TUR, 3, 0x3f, 0x03, "queued for all: nexus 3"},
+	};
 
-	th_clear_ua(lun, 1);
-	th_clear_ua(lun, 2);
-	th_clear_ua(lun, 3);
-	fl_lun_queue_ua(lun, 2, 0x2a, 0x01);
-	expect_tur(lun, 1, 0, 0, "nexus 1 has nothing");
-	expect_tur(lun, 3, 0, 0, "nexus 3 has nothing");
-	expect_tur(lun, 2, 0x2a, 0x01, "nexus 2 has its own");
-	fl_lun_reset(lun, 1, 0x29, 0x00);
-	expect_tur(lun, 1, 0, 0, "the resetting nexus gets no UA");
-	expect_tur(lun, 2, 0x29, 0x00, "nexus 2 hears the reset");
-	expect_tur(lun, 3, 0x29, 0x00, "nexus 3 hears the reset");
-	fl_lun_reset(lun, FL_ALL_NEXUS, 0x29, 0x00);
-	expect_tur(lun, 1, 0x29, 0x00, "FL_ALL_NEXUS: the resetting nexus hears it too");
-	expect_tur(lun, 2, 0x29, 0x00, "FL_ALL_NEXUS: nexus 2");
-	th_clear_ua(lun, 3);
-	fl_lun_queue_ua(lun, FL_ALL_NEXUS, 0x3f, 0x03);
-	expect_tur(lun, 1, 0x3f, 0x03, "queued for all: nexus 1");
-	expect_tur(lun, 3, 0x3f, 0x03, "queued for all: nexus 3");
-	fl_lun_destroy(lun);
+	run_ua_script(steps, sizeof(steps) / sizeof(steps[0]));
 }
 
 /* A nexus that went away starts over with 29/00. */
