@@ -746,46 +746,37 @@ int main(int argc, char **argv)
 	static const struct {
 		const char *name;
 		void (*fn)(void);
-	} plain[] = {
-	    {"inquiry", check_inquiry},
-	    {"readwrite", check_readwrite},
-	    {"nop", check_nop},
-	    {"tmf", check_tmf},
-	    {"bad-target", check_bad_target},
-	    {"many", check_many},
-	    {"reconnect", check_reconnect},
-	    {"hostile", check_hostile},
-	    {"discovery", check_discovery},
-	    {"hold-abort", check_hold_abort},
-	    {"closed-on-write", check_closed_on_write},
-	    {"tmf-drop", check_tmf_drop},
-	    {"short-read", check_short_read},
+		void (*fn_arg)(const char *arg); /* a check that takes ARG */
+	} checks[] = {
+	    {"inquiry", check_inquiry, NULL},
+	    {"readwrite", check_readwrite, NULL},
+	    {"nop", check_nop, NULL},
+	    {"tmf", check_tmf, NULL},
+	    {"bad-target", check_bad_target, NULL},
+	    {"many", check_many, NULL},
+	    {"reconnect", check_reconnect, NULL},
+	    {"hostile", check_hostile, NULL},
+	    {"discovery", check_discovery, NULL},
+	    {"hold-abort", check_hold_abort, NULL},
+	    {"closed-on-write", check_closed_on_write, NULL},
+	    {"tmf-drop", check_tmf_drop, NULL},
+	    {"short-read", check_short_read, NULL},
+	    {"chap", NULL, check_chap},
+	    {"silent", NULL, check_silent},
+	    {"tmf-answer", NULL, check_tmf_answer},
+	    {"stall", NULL, check_stall},
+	    {"slow-read", NULL, check_slow_read},
+	    {"nop-ignored", NULL, check_nop_ignored},
 	};
 	bool found = false;
-	for (size_t i = 0; i < sizeof(plain) / sizeof(plain[0]); i++)
-		if (!strcmp(check, plain[i].name)) {
-			plain[i].fn();
+	for (size_t i = 0; i < sizeof(checks) / sizeof(checks[0]); i++)
+		if (!strcmp(check, checks[i].name)) {
+			if (checks[i].fn)
+				checks[i].fn();
+			else
+				checks[i].fn_arg(arg);
 			found = true;
 		}
-	if (!strcmp(check, "chap")) {
-		check_chap(arg);
-		found = true;
-	} else if (!strcmp(check, "silent")) {
-		check_silent(arg);
-		found = true;
-	} else if (!strcmp(check, "tmf-answer")) {
-		check_tmf_answer(arg);
-		found = true;
-	} else if (!strcmp(check, "stall")) {
-		check_stall(arg);
-		found = true;
-	} else if (!strcmp(check, "slow-read")) {
-		check_slow_read(arg);
-		found = true;
-	} else if (!strcmp(check, "nop-ignored")) {
-		check_nop_ignored(arg);
-		found = true;
-	}
 	if (!found) {
 		fprintf(stderr, "unknown check %s\n", check);
 		return 2;
