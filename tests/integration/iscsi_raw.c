@@ -375,6 +375,16 @@ static int scsi(struct link *l, const uint8_t *cdb, uint32_t edtl, bool wr, cons
 	}
 }
 
+/* Sends a Logout Request (close the session) with the link's next ITT. */
+static void send_logout(struct link *l)
+{
+	uint8_t lo[48] = {0x46, 0x80};
+
+	fl_put_be32(lo + 16, ++l->itt);
+	fl_put_be32(lo + 24, l->cmdsn);
+	send_pdu(l, lo, NULL, 0, false);
+}
+
 /* An immediate NOP-Out ping (reply wanted, TTT ffffffffh) with this ITT and CmdSN. */
 static void nop_ping(uint8_t bhs[48], uint32_t itt, uint32_t cmdsn)
 {
@@ -460,10 +470,7 @@ static void check_sequencing(void)
 	CHECK(recv_pdu(&l, rb, rd, &rl, 2000) && (rb[0] & 0x3f) == 0x3f && rb[2] == 0x05,
 	      "unknown opcode rejected (command not supported)");
 	/* Logout */
-	uint8_t lo[48] = {0x46, 0x80};
-	fl_put_be32(lo + 16, ++l.itt);
-	fl_put_be32(lo + 24, l.cmdsn);
-	send_pdu(&l, lo, NULL, 0, false);
+	send_logout(&l);
 	CHECK(recv_pdu(&l, rb, rd, &rl, 2000) && (rb[0] & 0x3f) == 0x26 && rb[2] == 0,
 	      "logout response");
 	CHECK(closed_by_peer(&l, 3000), "closed after logout");
@@ -579,10 +586,7 @@ static void check_async(void)
 	}
 	CHECK(pings >= 2, "target pings seen: %d", pings);
 	CHECK(asyncs == 1, "logout requests seen: %d", asyncs);
-	uint8_t lo[48] = {0x46, 0x80};
-	fl_put_be32(lo + 16, ++l.itt);
-	fl_put_be32(lo + 24, l.cmdsn);
-	send_pdu(&l, lo, NULL, 0, false);
+	send_logout(&l);
 	bool got = false;
 	while (recv_pdu(&l, rb, rd, &rl, 2000))
 		if ((rb[0] & 0x3f) == 0x26) {
