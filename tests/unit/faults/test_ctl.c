@@ -122,7 +122,7 @@ static void test_ctl_basics(void)
 	CU_ASSERT_STRING_EQUAL(json_string_value(json_object_get(r, "state")), "storm");
 	json_decref(r);
 	CU_ASSERT_STRING_EQUAL(fl_engine_state(e), "storm");
-	tsubmit(e, (tcmd_init(t, 0x00, 0, 0, 1, 1), t), 0);
+	trun(e, t, 0x00, 0, 0, 1, 1);
 	CU_ASSERT_EQUAL(t->cmd.status, FL_STATUS_BUSY);
 	r = rpc(fd, "{\"cmd\": \"state\", \"set\": \"nowhere\"}");
 	CU_ASSERT_FALSE(ok(r));
@@ -131,12 +131,12 @@ static void test_ctl_basics(void)
 	r = rpc(fd, "{\"cmd\": \"disarm\", \"rule\": \"busy\"}");
 	CU_ASSERT_TRUE(ok(r));
 	json_decref(r);
-	tsubmit(e, (tcmd_init(t, 0x00, 0, 0, 2, 1), t), 0);
+	trun(e, t, 0x00, 0, 0, 2, 1);
 	CU_ASSERT_EQUAL(t->cmd.status, FL_STATUS_GOOD);
 	r = rpc(fd, "{\"cmd\": \"arm\", \"rule\": \"busy\"}");
 	CU_ASSERT_TRUE(ok(r));
 	json_decref(r);
-	tsubmit(e, (tcmd_init(t, 0x00, 0, 0, 3, 1), t), 0);
+	trun(e, t, 0x00, 0, 0, 3, 1);
 	CU_ASSERT_EQUAL(t->cmd.status, FL_STATUS_BUSY);
 	r = rpc(fd, "{\"cmd\": \"arm\", \"rule\": \"ghost\"}");
 	CU_ASSERT_FALSE(ok(r));
@@ -183,8 +183,8 @@ static void test_ctl_release(void)
 	fd = ctl_connect();
 	CU_ASSERT_TRUE_FATAL(fd >= 0);
 	clear_ua(e, 1);
-	tsubmit(e, (tcmd_init(a, 0x28, 0, 1, 41, 1), a), 0);
-	tsubmit(e, (tcmd_init(b, 0x28, 0, 1, 42, 1), b), 0);
+	trun(e, a, 0x28, 0, 1, 41, 1);
+	trun(e, b, 0x28, 0, 1, 42, 1);
 	r = rpc(fd, "{\"cmd\": \"held\"}");
 	CU_ASSERT_TRUE(ok(r));
 	CU_ASSERT_EQUAL(json_array_size(json_object_get(r, "held")), 2);
@@ -274,7 +274,7 @@ static void test_ctl_trace_stream(void)
 	r = rpc(fd2, "{\"cmd\": \"state\", \"set\": \"storm\"}"); /* the subscription is live */
 	json_decref(r);
 	clear_ua(e, 1);
-	tsubmit(e, (tcmd_init(t, 0x00, 0, 0, 5, 1), t), 0);
+	trun(e, t, 0x00, 0, 0, 5, 1);
 	for (int i = 0; i < 10 && !seen; i++) {
 		r = read_json_line(fd);
 		if (!r)
@@ -288,7 +288,7 @@ static void test_ctl_trace_stream(void)
 	close(fd); /* the stream's end unsubscribes; later events must not hurt */
 	close(fd2);
 	usleep(20000);
-	tsubmit(e, (tcmd_init(t, 0x00, 0, 0, 6, 1), t), 0);
+	trun(e, t, 0x00, 0, 0, 6, 1);
 	fl_ctl_stop(ctl);
 	fl_engine_destroy(e);
 	free(t);
@@ -306,8 +306,7 @@ static void test_ctl_other_uid_refused(void)
 		fprintf(stderr, "\n(not root: the other-uid check is not exercised)\n");
 		return;
 	}
-	e = mk_engine(scenario, 1, NULL);
-	CU_ASSERT_PTR_NOT_NULL_FATAL(e);
+	e = engine_ok(scenario);
 	mk_path();
 	CU_ASSERT_EQUAL_FATAL(fl_ctl_start(e, sock_path, &ctl), 0);
 	chmod(sock_path, 0666); /* let the other uid reach the socket: SO_PEERCRED must stop it */
@@ -358,7 +357,7 @@ static void test_ctl_act(void)
 	r = rpc(fd, "{\"cmd\": \"act\", \"lun\": 0, \"action\": {\"power_loss\": true}}");
 	CU_ASSERT_TRUE(ok(r));
 	json_decref(r);
-	tsubmit(e, (tcmd_init(t, 0x00, 0, 0, 2, 1), t), 0);
+	trun(e, t, 0x00, 0, 0, 2, 1);
 	CU_ASSERT_EQUAL(sense_key(&t->cmd), 6);
 	r = rpc(fd, "{\"cmd\": \"act\", \"lun\": 0, \"action\": {\"resize\": \"2MiB\"}}");
 	CU_ASSERT_TRUE(ok(r));

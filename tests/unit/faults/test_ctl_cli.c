@@ -60,7 +60,7 @@ static void test_ctl_cli(void)
 	CU_ASSERT_STRING_EQUAL(fl_engine_state(e), "b");
 	CU_ASSERT_EQUAL(run_ctl("disarm ghost"), 1);
 	clear_ua(e, 1);
-	tsubmit(e, (tcmd_init(t, 0x28, 0, 1, 77, 1), t), 0);
+	trun(e, t, 0x28, 0, 1, 77, 1);
 	CU_ASSERT_EQUAL(run_ctl("held"), 0);
 	CU_ASSERT_TRUE(out_has("\"tag\":77"));
 	CU_ASSERT_EQUAL(run_ctl("release 77"), 0);

@@ -188,8 +188,7 @@ static void test_match_oracle(void)
 		}
 		json_object_set_new(root, "rules", rules);
 		text = json_dumps(root, 0);
-		e = mk_engine(text, 1, NULL);
-		CU_ASSERT_PTR_NOT_NULL_FATAL(e);
+		e = engine_ok(text);
 		clear_ua(e, 1);
 		{
 			struct tcmd *t = calloc(1, sizeof(*t));
@@ -921,10 +920,10 @@ static void test_match_details(void)
 	struct tcmd *t = calloc(1, sizeof(*t));
 
 	/* before the window opens */
-	tsubmit(e, (tcmd_init(t, 0x00, 0, 0, 1, 1), t), 0);
+	trun(e, t, 0x00, 0, 0, 1, 1);
 	CU_ASSERT_EQUAL(t->cmd.status, FL_STATUS_GOOD);
 	/* initiator glob: the test's own name does not match */
-	tsubmit(e, (tcmd_init(t, 0x28, 0, 1, 2, 1), t), 0);
+	trun(e, t, 0x28, 0, 1, 2, 1);
 	CU_ASSERT_EQUAL(t->cmd.status, FL_STATUS_GOOD);
 	tcmd_init(t, 0x28, 0, 1, 3, 2);
 	t->cmd.nexus.initiator = "iqn.2026-12.org.x:other";
@@ -932,7 +931,7 @@ static void test_match_details(void)
 	tsubmit(e, t, 0);
 	CU_ASSERT_EQUAL(t->cmd.status, FL_STATUS_RESERVATION_CONFLICT);
 	/* descriptor format with an information descriptor (SPC-4 4.5.2.2) */
-	tsubmit(e, (tcmd_init(t, 0x28, 4, 4, 4, 1), t), 0);
+	trun(e, t, 0x28, 4, 4, 4, 1);
 	CU_ASSERT_EQUAL(t->cmd.sense[0], 0x72);
 	CU_ASSERT_EQUAL(sense_key(&t->cmd), 3);
 	CU_ASSERT_EQUAL(t->cmd.sense[8], 0x00);
@@ -958,7 +957,7 @@ static void test_match_details(void)
 	}
 	/* after 60 ms the window is open */
 	usleep(70000);
-	tsubmit(e, (tcmd_init(t, 0x00, 0, 0, 7, 1), t), 0);
+	trun(e, t, 0x00, 0, 0, 7, 1);
 	CU_ASSERT_EQUAL(t->cmd.status, FL_STATUS_BUSY);
 	fl_engine_destroy(e);
 	free(t);

@@ -49,6 +49,17 @@ static bool tmf_wait(struct ttmf *t, int ms)
 	return atomic_load(&t->done) != 0;
 }
 
+/* do_tmf, which must be answered `resp` within 100 ms. */
+static void expect_tmf(struct fl_engine *e, enum fl_tmf_fn fn, uint16_t lun, uint64_t nexus,
+		       uint64_t ref_tag, bool exists, enum fl_tmf_resp resp)
+{
+	struct ttmf *t = do_tmf(e, fn, lun, nexus, ref_tag, exists);
+
+	CU_ASSERT_TRUE(tmf_wait(t, 100));
+	CU_ASSERT_EQUAL(t->resp, resp);
+	free(t);
+}
+
 static const char *const holds_scenario =
     "{\"faultlun\": 1, \"frontends\": [\"iscsi\"], \"luns\": [{\"size\": \"1MiB\"}, {\"lun\": 1,"
     " \"size\": \"1MiB\"}], \"rules\": ["
@@ -69,9 +80,9 @@ static void test_abort_task(void)
 		    *d = calloc(1, sizeof(*d));
 	struct ttmf *t;
 
-	tsubmit(e, (tcmd_init(a, 0x28, 0, 1, 11, 1), a), 0);
-	tsubmit(e, (tcmd_init(b, 0x28, 1, 1, 12, 1), b), 0);
-	tsubmit(e, (tcmd_init(d, 0x28, 30, 1, 13, 1), d), 0);
+	trun(e, a, 0x28, 0, 1, 11, 1);
+	trun(e, b, 0x28, 1, 1, 12, 1);
+	trun(e, d, 0x28, 30, 1, 13, 1);
 	CU_ASSERT_FALSE(atomic_load(&a->done) || atomic_load(&b->done) || atomic_load(&d->done));
 	t = do_tmf(e, FL_TMF_ABORT_TASK, 0, 1, 11, true);
 	CU_ASSERT_TRUE(tmf_wait(t, 1000));
@@ -123,13 +134,13 @@ static void test_lun_reset_completes(void)
 	CU_ASSERT_FALSE(atomic_load(&c[2]->done));
 	CU_ASSERT_FALSE(atomic_load(&c[3]->done));
 	/* every nexus sees the reset's UA 29/00, the resetting one too, once */
-	tsubmit(e, (tcmd_init(t2, 0x00, 0, 0, 5, 2), t2), 0);
+	trun(e, t2, 0x00, 0, 0, 5, 2);
 	CU_ASSERT_EQUAL(sense_key(&t2->cmd), 6);
 	CU_ASSERT_EQUAL(sense_asc(&t2->cmd), 0x29);
-	tsubmit(e, (tcmd_init(t2, 0x00, 0, 0, 6, 1), t2), 0);
+	trun(e, t2, 0x00, 0, 0, 6, 1);
 	CU_ASSERT_EQUAL(sense_key(&t2->cmd), 6);
 	CU_ASSERT_EQUAL(sense_asc(&t2->cmd), 0x29);
-	tsubmit(e, (tcmd_init(t2, 0x00, 0, 0, 7, 1), t2), 0);
+	trun(e, t2, 0x00, 0, 0, 7, 1);
 	CU_ASSERT_EQUAL(t2->cmd.status, FL_STATUS_GOOD);
 	fl_engine_get_counters(e, &k);
 	CU_ASSERT_EQUAL(k.tmfs, 1);
@@ -170,7 +181,7 @@ static void test_lun_reset_behaviours(void)
 	struct ttmf *t;
 	uint64_t t0;
 
-	tsubmit(e, (tcmd_init(c, 0x28, 0, 1, 1, 1), c), 0);
+	trun(e, c, 0x28, 0, 1, 1, 1);
 	CU_ASSERT_FALSE(atomic_load(&c->done));
 	/* start -> hung on the TMF, then hung's behaviour: never answered, the hold stays */
 	t = do_tmf(e, FL_TMF_LUN_RESET, 0, 1, 0, false);
@@ -190,21 +201,15 @@ static void test_lun_reset_behaviours(void)
 	CU_ASSERT_STRING_EQUAL(fl_engine_state(e), "grumpy");
 	free(t);
 	/* rejected */
-	t = do_tmf(e, FL_TMF_LUN_RESET, 0, 1, 0, false);
-	CU_ASSERT_TRUE(tmf_wait(t, 100));
-	CU_ASSERT_EQUAL(t->resp, FL_TMF_RESP_REJECTED);
-	free(t);
-	t = do_tmf(e, FL_TMF_ABORT_TASK, 0, 1, 5, true);
-	CU_ASSERT_TRUE(tmf_wait(t, 100));
-	CU_ASSERT_EQUAL(t->resp, FL_TMF_RESP_NOT_SUPPORTED);
-	free(t);
+	expect_tmf(e, FL_TMF_LUN_RESET, 0, 1, 0, false, FL_TMF_RESP_REJECTED);
+	expect_tmf(e, FL_TMF_ABORT_TASK, 0, 1, 5, true, FL_TMF_RESP_NOT_SUPPORTED);
 	/* a target reset without UA (the earlier resets' UA consumed first) */
 	clear_ua(e, 1);
 	t = do_tmf(e, FL_TMF_TARGET_WARM_RESET, 0, 1, 0, false);
 	CU_ASSERT_TRUE(tmf_wait(t, 100));
 	CU_ASSERT_EQUAL(t->resp, FL_TMF_RESP_COMPLETE);
 	CU_ASSERT_STRING_EQUAL(fl_engine_state(e), "healed");
-	tsubmit(e, (tcmd_init(c2, 0x00, 0, 0, 2, 1), c2), 0);
+	trun(e, c2, 0x00, 0, 0, 2, 1);
 	CU_ASSERT_EQUAL(c2->cmd.status, FL_STATUS_GOOD);
 	free(t);
 	fl_engine_destroy(e);
@@ -264,6 +269,19 @@ static void ua_reset(struct fl_engine *e)
 	free(t);
 }
 
+/* An engine of ua_order_fmt with the two rules' extra options, nexus 1's UAs cleared, then
+ * ua_reset. */
+static struct fl_engine *ua_order_engine(const char *opt1, const char *opt2)
+{
+	char text[1024];
+	struct fl_engine *e;
+
+	snprintf(text, sizeof(text), ua_order_fmt, opt1, opt2);
+	e = ready_engine(text);
+	ua_reset(e);
+	return e;
+}
+
 /* Whether a command ended with CHECK CONDITION and key/asc/ascq. */
 static bool has_sense(const struct tcmd *t, int key, int asc, int ascq)
 {
@@ -279,16 +297,10 @@ static bool has_sense(const struct tcmd *t, int key, int asc, int ascq)
  */
 static void test_ua_before_injected_check_condition(void)
 {
-	char text[1024];
-	struct fl_engine *e;
+	struct fl_engine *e = ua_order_engine("", "");
 	struct tcmd *t = calloc(1, sizeof(*t));
 	struct fl_engine_counters k;
 
-	snprintf(text, sizeof(text), ua_order_fmt, "", "");
-	e = mk_engine(text, 1, NULL);
-	CU_ASSERT_PTR_NOT_NULL_FATAL(e);
-	clear_ua(e, 1);
-	ua_reset(e);
 	/* INQUIRY never reports a UA: the rule answers it and the UA stays pending */
 	CU_ASSERT_TRUE(has_sense(ua_cmd(e, t, 0x12, 1), FL_KEY_HARDWARE_ERROR, 0x44, 0x00));
 	CU_ASSERT_TRUE(has_sense(ua_cmd(e, t, 0x28, 2), FL_KEY_UNIT_ATTENTION, 0x29, 0x00));
@@ -308,16 +320,9 @@ static void test_ua_before_injected_check_condition(void)
 /* "overtake_ua": true: the rule answers first and the UA surfaces on the next command. */
 static void test_ua_overtaken_by_rule(void)
 {
-	char text[1024];
-	struct fl_engine *e;
+	struct fl_engine *e = ua_order_engine(", \"overtake_ua\": true", ", \"overtake_ua\": true");
 	struct tcmd *t = calloc(1, sizeof(*t));
 
-	snprintf(text, sizeof(text), ua_order_fmt, ", \"overtake_ua\": true",
-		 ", \"overtake_ua\": true");
-	e = mk_engine(text, 1, NULL);
-	CU_ASSERT_PTR_NOT_NULL_FATAL(e);
-	clear_ua(e, 1);
-	ua_reset(e);
 	CU_ASSERT_TRUE(has_sense(ua_cmd(e, t, 0x28, 1), FL_KEY_MEDIUM_ERROR, 0x11, 0x00));
 	CU_ASSERT_TRUE(has_sense(ua_cmd(e, t, 0x00, 2), FL_KEY_UNIT_ATTENTION, 0x29, 0x00));
 	CU_ASSERT_EQUAL(ua_cmd(e, t, 0x00, 3)->cmd.status, FL_STATUS_GOOD);
@@ -365,8 +370,8 @@ static void test_conn_events(void)
 	CU_ASSERT_STRING_EQUAL(fl_engine_state(e), "in");
 	clear_ua(e, 1);
 	clear_ua(e, 2);
-	tsubmit(e, (tcmd_init(a, 0x28, 0, 1, 1, 1), a), 0);
-	tsubmit(e, (tcmd_init(b, 0x28, 0, 1, 1, 2), b), 0);
+	trun(e, a, 0x28, 0, 1, 1, 1);
+	trun(e, b, 0x28, 0, 1, 1, 2);
 	fl_engine_conn_event(e, FL_CONN_CLOSED, 1, "iqn.x");
 	CU_ASSERT_TRUE(atomic_load(&a->done) && a->cmd.aborted && a->cmd.no_response);
 	CU_ASSERT_FALSE(atomic_load(&b->done));
@@ -422,7 +427,7 @@ static void test_transport_verdicts(void)
 	fl_engine_xport_state(e, 1, &xs);
 	CU_ASSERT_FALSE(xs.ignore_nop_out || xs.stall_max_cmd_sn || xs.request_logout);
 	CU_ASSERT_EQUAL(xs.nop_in_interval_ms, 1000);
-	tsubmit(e, (tcmd_init(t, 0x00, 0, 0, 1, 1), t), 0);
+	trun(e, t, 0x00, 0, 0, 1, 1);
 	CU_ASSERT_STRING_EQUAL(fl_engine_state(e), "dying");
 	fl_engine_pdu(e, &pdu, &v);
 	CU_ASSERT_EQUAL(v.action, FL_XPORT_CLOSE);
@@ -454,8 +459,7 @@ static void test_xport_raw_cdb(void)
 
 	/* no rule reads the CDB: not decoded */
 	snprintf(text, sizeof(text), fmt, "");
-	e = mk_engine(text, 1, NULL);
-	CU_ASSERT_PTR_NOT_NULL_FATAL(e);
+	e = engine_ok(text);
 	n = fl_cdb_decode_count();
 	fl_engine_pdu(e, &pdu, &v);
 	CU_ASSERT_EQUAL(v.action, FL_XPORT_PASS);
@@ -465,8 +469,7 @@ static void test_xport_raw_cdb(void)
 	snprintf(text, sizeof(text), fmt,
 		 ", {\"id\": \"writes\", \"match\": {\"pdu\": \"scsi_command\", \"class\":"
 		 " \"write\"}, \"action\": \"drop\"}");
-	e = mk_engine(text, 1, NULL);
-	CU_ASSERT_PTR_NOT_NULL_FATAL(e);
+	e = engine_ok(text);
 	n = fl_cdb_decode_count();
 	fl_engine_pdu(e, &pdu, &v);
 	CU_ASSERT_EQUAL(v.action, FL_XPORT_PASS);
@@ -509,23 +512,16 @@ static void test_clear_faults(void)
 					"{\"lun_reset\": {\"then\": {\"ua\": null,"
 					" \"clear_faults\": true}}}}");
 	struct tcmd *c = calloc(1, sizeof(*c));
-	struct ttmf *t;
 
 	/* a new nexus hears of the power on (29/00) before the rule's BUSY */
-	tsubmit(e, (tcmd_init(c, 0x00, 0, 0, 1, 1), c), 0);
+	trun(e, c, 0x00, 0, 0, 1, 1);
 	CU_ASSERT_EQUAL(sense_key(&c->cmd), FL_KEY_UNIT_ATTENTION);
-	tsubmit(e, (tcmd_init(c, 0x00, 0, 0, 1, 1), c), 0);
+	trun(e, c, 0x00, 0, 0, 1, 1);
 	CU_ASSERT_EQUAL(c->cmd.status, FL_STATUS_BUSY);
-	t = do_tmf(e, FL_TMF_LUN_RESET, 7, 1, 0, false);
-	CU_ASSERT_TRUE(tmf_wait(t, 100));
-	CU_ASSERT_EQUAL(t->resp, FL_TMF_RESP_LUN_NOT_EXIST);
-	free(t);
-	t = do_tmf(e, FL_TMF_LUN_RESET, 0, 1, 0, false);
-	CU_ASSERT_TRUE(tmf_wait(t, 100));
-	CU_ASSERT_EQUAL(t->resp, FL_TMF_RESP_COMPLETE);
-	free(t);
+	expect_tmf(e, FL_TMF_LUN_RESET, 7, 1, 0, false, FL_TMF_RESP_LUN_NOT_EXIST);
+	expect_tmf(e, FL_TMF_LUN_RESET, 0, 1, 0, false, FL_TMF_RESP_COMPLETE);
 	clear_ua(e, 1);
-	tsubmit(e, (tcmd_init(c, 0x00, 0, 0, 2, 1), c), 0);
+	trun(e, c, 0x00, 0, 0, 2, 1);
 	CU_ASSERT_EQUAL(c->cmd.status, FL_STATUS_GOOD);
 	fl_engine_destroy(e);
 	free(c);
