@@ -1619,6 +1619,7 @@ int fl_runner_run(const struct fl_check *check, const struct fl_runner_opts *o,
 	int cmd_tmo_ms = (check->knobs.timeout_s > 0 ? check->knobs.timeout_s : 30) * 1000;
 	size_t nsteps = check->nsteps;
 	struct fl_step_obs *obs;
+	char stuck[192];
 
 	ctl_socket = o->ctl_socket;
 	faultlun_bin = o->faultlun_bin ? o->faultlun_bin : "faultlun";
@@ -1631,10 +1632,12 @@ int fl_runner_run(const struct fl_check *check, const struct fl_runner_opts *o,
 	run_url = o->url;
 	run_iname = o->initiator ? o->initiator : "iqn.2026-12.org.faultlun:check";
 	memset(sessions, 0, sizeof(sessions));
-	ini_watchdog(RUNNER_STUCK_MS,
-		     "faultlun check: no progress for 30 s: libiscsi does not return to the "
-		     "runner, the session is stuck (e.g. a target's MaxRecvDataSegmentLength=0)",
-		     2, true);
+	snprintf(
+	    stuck, sizeof(stuck),
+	    "faultlun check: no progress for %d s: libiscsi does not return to the runner, the "
+	    "session is stuck (e.g. a target's MaxRecvDataSegmentLength=0)",
+	    RUNNER_STUCK_MS / 1000);
+	ini_watchdog(RUNNER_STUCK_MS, stuck, 2, true);
 	ctx = sessions[0] = ini_login(o->url, run_iname, &url_lun, 15000);
 	if (!ctx) {
 		ini_watchdog(0, NULL, 0, false);
