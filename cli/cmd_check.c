@@ -418,6 +418,30 @@ static const char *rc_word(int rc)
 	return rc == 0 ? "pass" : rc == 1 ? "fail" : rc == 77 ? "not_applicable" : "error";
 }
 
+/* Step k of a scenario's outcome as the results file gives it. */
+static json_t *step_json(const struct check_outcome *o, size_t k)
+{
+	const struct fl_step_obs *s = &o->steps[k];
+	json_t *e =
+	    json_pack("{s:I, s:s, s:s, s:f, s:I}", "step", (json_int_t)k, "op",
+		      fl_step_op_name(o->check->steps[k].op), "errno",
+		      s->end == FL_END_TIMEOUT	 ? "TIMEOUT"
+		      : s->end == FL_END_DONE	 ? s->errno_name
+		      : s->end == FL_END_NOT_RUN ? "NOT_RUN"
+						 : "UNSUPPORTED",
+		      "elapsed_ms", s->elapsed_ms, "repeats_done", (json_int_t)s->repeats_done);
+
+	if (s->has_status)
+		json_object_set_new(e, "status", json_integer(s->status));
+	if (s->has_sense) {
+		char t[96];
+
+		fl_sense_text(s->key, s->asc, s->ascq, t, sizeof(t));
+		json_object_set_new(e, "sense", json_string(t));
+	}
+	return e;
+}
+
 /* Writes the JSON report: one document per run, a result per scenario. */
 static int write_json(const char *file, const struct check_outcome *o, size_t n)
 {
@@ -470,28 +494,8 @@ static int write_json(const char *file, const struct check_outcome *o, size_t n)
 			json_array_append_new(vs, e);
 		}
 		json_object_set_new(res, "verdicts", vs);
-		for (size_t k = 0; k < o[i].nsteps; k++) {
-			const struct fl_step_obs *s = &o[i].steps[k];
-			json_t *e =
-			    json_pack("{s:I, s:s, s:s, s:f, s:I}", "step", (json_int_t)k, "op",
-				      fl_step_op_name(o[i].check->steps[k].op), "errno",
-				      s->end == FL_END_TIMEOUT	 ? "TIMEOUT"
-				      : s->end == FL_END_DONE	 ? s->errno_name
-				      : s->end == FL_END_NOT_RUN ? "NOT_RUN"
-								 : "UNSUPPORTED",
-				      "elapsed_ms", s->elapsed_ms, "repeats_done",
-				      (json_int_t)s->repeats_done);
-
-			if (s->has_status)
-				json_object_set_new(e, "status", json_integer(s->status));
-			if (s->has_sense) {
-				char t[96];
-
-				fl_sense_text(s->key, s->asc, s->ascq, t, sizeof(t));
-				json_object_set_new(e, "sense", json_string(t));
-			}
-			json_array_append_new(steps, e);
-		}
+		for (size_t k = 0; k < o[i].nsteps; k++)
+			json_array_append_new(steps, step_json(&o[i], k));
 		json_object_set_new(res, "steps", steps);
 		json_array_append_new(results, res);
 	}

@@ -69,6 +69,31 @@ static const char *status_name(uint8_t s)
 	}
 }
 
+/* Notes the VPD and mode pages LUN n answered that the scenario does not carry. */
+static void note_pages(struct fl_import *im, int n, const struct imp_lun *l)
+{
+	char pages[256 * 6] = "";
+	size_t pl = 0;
+
+	for (int p = 0; p < 256; p++)
+		if ((l->vpd_seen[p / 8] >> (p % 8) & 1) && p != 0x00 && p != 0x80 && p != 0x83)
+			pl += snprintf(pages + pl, sizeof(pages) - pl, " %02Xh", p);
+	if (pl)
+		fl_import_note(im,
+			       "LUN %d: VPD pages%s were answered; the scenario format does not "
+			       "carry their contents (faultlun answers its own)",
+			       n, pages);
+	pl = 0;
+	for (int p = 0; p < 64; p++)
+		if ((l->mode_seen[p / 8] >> (p % 8) & 1) && p != 0x08 && p != 0x0a)
+			pl += snprintf(pages + pl, sizeof(pages) - pl, " %02Xh", p);
+	if (pl)
+		fl_import_note(im,
+			       "LUN %d: mode pages%s were answered; only WCE (08h), D_SENSE "
+			       "(0Ah) and WP are imported",
+			       n, pages);
+}
+
 /* The LUN object of one LUN. */
 static json_t *lun_json(struct fl_import *im, int n)
 {
@@ -134,25 +159,7 @@ static json_t *lun_json(struct fl_import *im, int n)
 			json_object_set_new(t, "lbprz", json_true());
 		json_object_set_new(o, "thin", t);
 	}
-	char pages[256 * 6] = "";
-	size_t pl = 0;
-	for (int p = 0; p < 256; p++)
-		if ((l->vpd_seen[p / 8] >> (p % 8) & 1) && p != 0x00 && p != 0x80 && p != 0x83)
-			pl += snprintf(pages + pl, sizeof(pages) - pl, " %02Xh", p);
-	if (pl)
-		fl_import_note(im,
-			       "LUN %d: VPD pages%s were answered; the scenario format does not "
-			       "carry their contents (faultlun answers its own)",
-			       n, pages);
-	pl = 0;
-	for (int p = 0; p < 64; p++)
-		if ((l->mode_seen[p / 8] >> (p % 8) & 1) && p != 0x08 && p != 0x0a)
-			pl += snprintf(pages + pl, sizeof(pages) - pl, " %02Xh", p);
-	if (pl)
-		fl_import_note(im,
-			       "LUN %d: mode pages%s were answered; only WCE (08h), D_SENSE "
-			       "(0Ah) and WP are imported",
-			       n, pages);
+	note_pages(im, n, l);
 	json_object_set_new(o, "store", json_pack("{s:s}", "kind", "memory"));
 	return o;
 }

@@ -820,6 +820,66 @@ int fl_kernel_in_range(const char *spec, const char *release)
 	return release ? in : 0;
 }
 
+/* An entry of kind scoped to another runner, kernel or VM-lab path than obs's: its N/A verdict
+ * is added to l and true returned. */
+static bool scoped_out(struct vlist *l, const struct fl_expect *x, size_t xi,
+		       enum fl_expect_kind kind, const struct fl_obs *obs)
+{
+	if (!(x->runners & obs->runner)) {
+		struct fl_verdict *v = vadd(l, xi, kind, FL_VERDICT_NA);
+
+		observed(v, "only the %s runner checks it",
+			 runner_name((enum fl_runner)x->runners));
+		if (v)
+			describe(x, kind, v->what, sizeof(v->what));
+		return true;
+	}
+	if (x->kernel && fl_kernel_in_range(x->kernel, obs->kernel_release) != 1) {
+		struct fl_verdict *v = vadd(l, xi, kind, FL_VERDICT_NA);
+
+		if (obs->kernel_release)
+			observed(v, "scoped to kernel %s; this run is on %s", x->kernel,
+				 obs->kernel_release);
+		else
+			observed(v,
+				 "scoped to kernel %s; the %s runner runs on no "
+				 "kernel",
+				 x->kernel, runner_name(obs->runner));
+		if (v)
+			describe(x, kind, v->what, sizeof(v->what));
+		return true;
+	}
+	/*
+	 * The libiscsi runner drives the target's iSCSI front end: an
+	 * entry scoped to VM-lab paths that include "iscsi" is judged there.
+	 */
+	unsigned path = obs->vm_path			    ? obs->vm_path
+			: obs->runner == FL_RUNNER_LIBISCSI ? FL_PATH_ISCSI
+							    : 0;
+	if (x->vm_paths && !(x->vm_paths & path)) {
+		struct fl_verdict *v = vadd(l, xi, kind, FL_VERDICT_NA);
+		char want[32] = "";
+
+		for (unsigned p = FL_PATH_ISCSI; p <= FL_PATH_LIO; p <<= 1)
+			if (x->vm_paths & p)
+				snprintf(want + strlen(want), sizeof(want) - strlen(want), "%s%s",
+					 *want ? "," : "",
+					 fl_check_path_name((enum fl_check_path)p));
+		if (obs->vm_path)
+			observed(v, "scoped to VM-lab path %s; this run is on %s", want,
+				 fl_check_path_name((enum fl_check_path)obs->vm_path));
+		else
+			observed(v,
+				 "scoped to VM-lab path %s; the %s runner has no "
+				 "VM-lab path",
+				 want, runner_name(obs->runner));
+		if (v)
+			describe(x, kind, v->what, sizeof(v->what));
+		return true;
+	}
+	return false;
+}
+
 /* Judges every expectation against what a runner observed. */
 int fl_check_judge(const struct fl_check *check, const struct fl_obs *obs, struct fl_verdict **out)
 {
@@ -834,60 +894,8 @@ int fl_check_judge(const struct fl_check *check, const struct fl_obs *obs, struc
 
 			if (!(x->kinds & bit))
 				continue;
-			if (!(x->runners & obs->runner)) {
-				struct fl_verdict *v = vadd(&l, xi, kind, FL_VERDICT_NA);
-
-				observed(v, "only the %s runner checks it",
-					 runner_name((enum fl_runner)x->runners));
-				if (v)
-					describe(x, kind, v->what, sizeof(v->what));
+			if (scoped_out(&l, x, xi, kind, obs))
 				continue;
-			}
-			if (x->kernel && fl_kernel_in_range(x->kernel, obs->kernel_release) != 1) {
-				struct fl_verdict *v = vadd(&l, xi, kind, FL_VERDICT_NA);
-
-				if (obs->kernel_release)
-					observed(v, "scoped to kernel %s; this run is on %s",
-						 x->kernel, obs->kernel_release);
-				else
-					observed(v,
-						 "scoped to kernel %s; the %s runner runs on no "
-						 "kernel",
-						 x->kernel, runner_name(obs->runner));
-				if (v)
-					describe(x, kind, v->what, sizeof(v->what));
-				continue;
-			}
-			/*
-			 * The libiscsi runner drives the target's iSCSI front end: an
-			 * entry scoped to VM-lab paths that include "iscsi" is judged there.
-			 */
-			unsigned path = obs->vm_path			    ? obs->vm_path
-					: obs->runner == FL_RUNNER_LIBISCSI ? FL_PATH_ISCSI
-									    : 0;
-			if (x->vm_paths && !(x->vm_paths & path)) {
-				struct fl_verdict *v = vadd(&l, xi, kind, FL_VERDICT_NA);
-				char want[32] = "";
-
-				for (unsigned p = FL_PATH_ISCSI; p <= FL_PATH_LIO; p <<= 1)
-					if (x->vm_paths & p)
-						snprintf(want + strlen(want),
-							 sizeof(want) - strlen(want), "%s%s",
-							 *want ? "," : "",
-							 fl_check_path_name((enum fl_check_path)p));
-				if (obs->vm_path)
-					observed(
-					    v, "scoped to VM-lab path %s; this run is on %s", want,
-					    fl_check_path_name((enum fl_check_path)obs->vm_path));
-				else
-					observed(v,
-						 "scoped to VM-lab path %s; the %s runner has no "
-						 "VM-lab path",
-						 want, runner_name(obs->runner));
-				if (v)
-					describe(x, kind, v->what, sizeof(v->what));
-				continue;
-			}
 			if (x->step >= 0)
 				judge_step(&l, check, x, xi, kind, obs);
 			else

@@ -36,6 +36,34 @@ static const char *doc_device_state(void *arg, int lun)
 	return json_string_value(json_object_get(d->states, key));
 }
 
+/* One step's observation as obs.json writes it. */
+static json_t *step_json(const struct fl_step_obs *s)
+{
+	json_t *o =
+	    json_pack("{s:s, s:s, s:f, s:i}", "end", end_names[s->end], "errno", s->errno_name,
+		      "elapsed_ms", s->elapsed_ms, "repeats", (int)s->repeats_done);
+
+	if (s->why[0])
+		json_object_set_new(o, "why", json_string(s->why));
+	if (s->has_status)
+		json_object_set_new(o, "status", json_integer(s->status));
+	if (s->has_sense)
+		json_object_set_new(o, "sense", json_pack("[i, i, i]", s->key, s->asc, s->ascq));
+	if (s->has_tmf_response)
+		json_object_set_new(o, "tmf_response", json_integer(s->tmf_response));
+	return o;
+}
+
+/* v[0..n) as a JSON array of strings. */
+static json_t *strings_json(const char *const *v, size_t n)
+{
+	json_t *t = json_array();
+
+	for (size_t i = 0; i < n; i++)
+		json_array_append_new(t, json_string(v[i]));
+	return t;
+}
+
 /* Writes obs as one JSON document; 0 or -errno. */
 int fl_obs_write(const struct fl_obs *obs, const char *path)
 {
@@ -52,32 +80,15 @@ int fl_obs_write(const struct fl_obs *obs, const char *path)
 		json_object_set_new(
 		    root, "vm_path",
 		    json_string(fl_check_path_name((enum fl_check_path)obs->vm_path)));
-	for (size_t i = 0; i < obs->nsteps; i++) {
-		const struct fl_step_obs *s = &obs->steps[i];
-		json_t *o = json_pack("{s:s, s:s, s:f, s:i}", "end", end_names[s->end], "errno",
-				      s->errno_name, "elapsed_ms", s->elapsed_ms, "repeats",
-				      (int)s->repeats_done);
-
-		if (s->why[0])
-			json_object_set_new(o, "why", json_string(s->why));
-		if (s->has_status)
-			json_object_set_new(o, "status", json_integer(s->status));
-		if (s->has_sense)
-			json_object_set_new(o, "sense",
-					    json_pack("[i, i, i]", s->key, s->asc, s->ascq));
-		if (s->has_tmf_response)
-			json_object_set_new(o, "tmf_response", json_integer(s->tmf_response));
-		json_array_append_new(steps, o);
-	}
+	for (size_t i = 0; i < obs->nsteps; i++)
+		json_array_append_new(steps, step_json(&obs->steps[i]));
 	json_object_set_new(root, "steps", steps);
 	if (obs->has_kernel) {
-		json_t *k = json_array(), *eh = json_array();
+		json_t *eh = json_array();
 
-		for (size_t i = 0; i < obs->nkmsg; i++)
-			json_array_append_new(k, json_string(obs->kmsg[i]));
 		for (size_t i = 0; i < obs->neh; i++)
 			json_array_append_new(eh, json_string(fl_eh_names[obs->eh[i]]));
-		json_object_set_new(root, "kmsg", k);
+		json_object_set_new(root, "kmsg", strings_json(obs->kmsg, obs->nkmsg));
 		json_object_set_new(root, "eh", eh);
 	}
 	if (obs->device_state) {
@@ -95,27 +106,12 @@ int fl_obs_write(const struct fl_obs *obs, const char *path)
 	}
 	if (obs->has_stall)
 		json_object_set_new(root, "max_stall_ms", json_real(obs->max_stall_ms));
-	if (obs->has_trace) {
-		json_t *t = json_array();
-
-		for (size_t i = 0; i < obs->ntrace; i++)
-			json_array_append_new(t, json_string(obs->trace[i]));
-		json_object_set_new(root, "trace", t);
-	}
-	if (obs->has_paths) {
-		json_t *t = json_array();
-
-		for (size_t i = 0; i < obs->npaths; i++)
-			json_array_append_new(t, json_string(obs->paths[i]));
-		json_object_set_new(root, "paths", t);
-	}
-	if (obs->has_dh) {
-		json_t *t = json_array();
-
-		for (size_t i = 0; i < obs->ndh; i++)
-			json_array_append_new(t, json_string(obs->dh[i]));
-		json_object_set_new(root, "dh", t);
-	}
+	if (obs->has_trace)
+		json_object_set_new(root, "trace", strings_json(obs->trace, obs->ntrace));
+	if (obs->has_paths)
+		json_object_set_new(root, "paths", strings_json(obs->paths, obs->npaths));
+	if (obs->has_dh)
+		json_object_set_new(root, "dh", strings_json(obs->dh, obs->ndh));
 	r = json_dump_file(root, path, JSON_INDENT(1)) ? -EIO : 0;
 	json_decref(root);
 	return r;

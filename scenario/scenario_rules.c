@@ -201,6 +201,31 @@ static void parse_lba(struct pctx *c, const char *path, json_t *v, struct sc_mat
 		     pquote(l, q, sizeof(q)));
 }
 
+/* A match's "window_ms": [from, to], to null for no end (path: the match's). */
+static void parse_window(struct pctx *c, const char *path, json_t *e, struct sc_match *m)
+{
+	char sub[512], q[80];
+	json_t *f = json_array_get(e, 0), *t = json_array_get(e, 1);
+
+	SUBP(sub, path, "window_ms");
+	if (!json_is_array(e) || json_array_size(e) != 2) {
+		perr(c, sub, false,
+		     "\"window_ms\": expected [from, to] (to may be null), "
+		     "got %s",
+		     pquote(e, q, sizeof(q)));
+	} else {
+		m->has_window = true;
+		m->win_to_ms = UINT64_MAX;
+		snprintf(sub, sizeof(sub), "%s/window_ms/0", path);
+		pnum(c, sub, f, UINT64_MAX, &m->win_from_ms);
+		snprintf(sub, sizeof(sub), "%s/window_ms/1", path);
+		if (!json_is_null(t) && pnum(c, sub, t, UINT64_MAX, &m->win_to_ms) &&
+		    m->win_to_ms < m->win_from_ms)
+			perr(c, sub, false, "window end %s is before its start",
+			     pquote(t, q, sizeof(q)));
+	}
+}
+
 /* Parses a rule's match object. */
 static void parse_match(struct pctx *c, const char *path, json_t *v, struct sc_match *m)
 {
@@ -249,27 +274,8 @@ static void parse_match(struct pctx *c, const char *path, json_t *v, struct sc_m
 			     "INQUIRY (they carry no LBA)");
 	}
 	parse_count(c, path, v, &m->count);
-	if ((e = json_object_get(v, "window_ms"))) {
-		json_t *f = json_array_get(e, 0), *t = json_array_get(e, 1);
-
-		SUBP(sub, path, "window_ms");
-		if (!json_is_array(e) || json_array_size(e) != 2) {
-			perr(c, sub, false,
-			     "\"window_ms\": expected [from, to] (to may be null), "
-			     "got %s",
-			     pquote(e, q, sizeof(q)));
-		} else {
-			m->has_window = true;
-			m->win_to_ms = UINT64_MAX;
-			snprintf(sub, sizeof(sub), "%s/window_ms/0", path);
-			pnum(c, sub, f, UINT64_MAX, &m->win_from_ms);
-			snprintf(sub, sizeof(sub), "%s/window_ms/1", path);
-			if (!json_is_null(t) && pnum(c, sub, t, UINT64_MAX, &m->win_to_ms) &&
-			    m->win_to_ms < m->win_from_ms)
-				perr(c, sub, false, "window end %s is before its start",
-				     pquote(t, q, sizeof(q)));
-		}
-	}
+	if ((e = json_object_get(v, "window_ms")))
+		parse_window(c, path, e, m);
 	if ((e = json_object_get(v, "initiator"))) {
 		if (!json_is_string(e))
 			perr(c, SUBP(sub, path, "initiator"), false,
