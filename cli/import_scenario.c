@@ -6,6 +6,7 @@
  * and in "emulates" where each came from (frames, seconds) and what could
  * not be reproduced. Only keys lint accepts are written.
  */
+#include "fl_action.h"
 #include "import_internal.h"
 #include "iscsi_digest.h"
 
@@ -55,18 +56,9 @@ static const char *key_name(uint8_t k)
 /* The scenario's name for a status byte. */
 static const char *status_name(uint8_t s)
 {
-	switch (s) {
-	case 0x08:
-		return "busy";
-	case 0x18:
-		return "reservation_conflict";
-	case 0x28:
-		return "task_set_full";
-	case 0x30:
-		return "aca_active";
-	default:
-		return "task_aborted";
-	}
+	const char *name = fl_action_status_name(s);
+
+	return name ? name : "task_aborted";
 }
 
 /* Notes the VPD and mode pages LUN n answered that the scenario does not carry. */

@@ -17,6 +17,7 @@
  * exactly, approximately, or not at all. Everything read is bounded: the
  * file (1 MiB), a line (512 bytes), the rules (256).
  */
+#include "fl_action.h"
 #include "import.h"
 
 #include <ctype.h>
@@ -163,20 +164,7 @@ static int sd_add(struct sd *s, int t, unsigned n, json_t *m, json_t *a)
 /* The scenario's name of a status byte, or NULL (GOOD and the rest). */
 static const char *sd_status(unsigned long st)
 {
-	switch (st) {
-	case 0x08:
-		return "busy";
-	case 0x18:
-		return "reservation_conflict";
-	case 0x28:
-		return "task_set_full";
-	case 0x30:
-		return "aca_active";
-	case 0x40:
-		return "task_aborted";
-	default:
-		return NULL;
-	}
+	return st <= 0xff ? fl_action_status_name((uint8_t)st) : NULL;
 }
 
 /* Type 2: status byte and sense (host byte, driver byte). */

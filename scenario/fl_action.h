@@ -167,6 +167,9 @@ const struct fl_action *fl_action_at(size_t i);
 const struct fl_action *fl_action_by_name(const char *name);
 /* The row whose trace name is name, or NULL (a scan: for readers of a trace). */
 const struct fl_action *fl_action_by_trace(const char *name);
+/* The "status" action's name of a SCSI status byte ("busy", ...), or NULL when the action cannot
+ * answer with it. */
+const char *fl_action_status_name(uint8_t status);
 /* The phase in which the engine carries out a (its row's, or phase_of's). */
 enum fl_action_phase fl_action_phase(const struct sc_action *a);
 

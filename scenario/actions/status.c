@@ -21,6 +21,15 @@ static const struct fl_action_param status_params[] = {
      "answer even when a unit attention is pending for the nexus", 0},
 };
 
+/* See fl_action.h. */
+const char *fl_action_status_name(uint8_t status)
+{
+	for (size_t k = 0; statuses[k]; k++)
+		if (status_codes[k] == status)
+			return statuses[k];
+	return NULL;
+}
+
 /* Parses "status" and "overtake_ua". */
 static void status_parse(struct pctx *c, const char *path, json_t *v, struct sc_action *a)
 {
