@@ -233,7 +233,7 @@ static json_t *do_status(struct fl_engine *e)
 static json_t *do_held(struct fl_engine *e)
 {
 	json_t *a = json_array();
-	uint64_t now = mono_ns();
+	uint64_t now = fl_mono_ns();
 
 	pthread_mutex_lock(&e->lock);
 	for (struct pend *p = e->pending; p; p = p->next) {

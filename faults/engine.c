@@ -345,7 +345,7 @@ static long match_rules(struct fl_engine *e, const struct eng_lun *L, const stru
 		struct prng rng = rt->rng;
 
 		if (!now)
-			now = mono_ns();
+			now = fl_mono_ns();
 		if (!rule_hits(e, rt, L, cmd, ci, now, info))
 			continue;
 		if (answers_before(&rt->r->a) && !rt->r->a.overtake_ua &&
@@ -381,7 +381,7 @@ void engine_notify(struct fl_engine *e)
 }
 
 /* Fires when the current state has lasted long enough for an after_ms transition. */
-static void state_timer_fired(struct timer_node *tn)
+static void state_timer_fired(struct fl_timer *tn)
 {
 	struct fl_engine *e =
 	    (struct fl_engine *)((char *)tn - offsetof(struct fl_engine, state_timer));
@@ -389,7 +389,7 @@ static void state_timer_fired(struct timer_node *tn)
 
 	pthread_mutex_lock(&e->lock);
 	if (!e->closing) {
-		uint64_t elapsed_ms = (mono_ns() - e->state_since_ns) / 1000000;
+		uint64_t elapsed_ms = (fl_mono_ns() - e->state_since_ns) / 1000000;
 		const struct fl_scenario *sc = e->prog->sc;
 
 		for (size_t i = 0; i < sc->ntransitions && !moved; i++) {
@@ -410,7 +410,7 @@ static void state_timer_fired(struct timer_node *tn)
 }
 
 /* Fires when a pending logout request becomes due. */
-static void logout_timer_fired(struct timer_node *tn)
+static void logout_timer_fired(struct fl_timer *tn)
 {
 	struct fl_engine *e =
 	    (struct fl_engine *)((char *)tn - offsetof(struct fl_engine, logout_timer));
@@ -459,7 +459,7 @@ void engine_set_state(struct fl_engine *e, int s, const char *why)
 	json_object_set_new(o, "why", json_string(why));
 	trace_emit(&e->trace, o);
 	e->state = s;
-	e->state_since_ns = mono_ns();
+	e->state_since_ns = fl_mono_ns();
 	e->state_cmds = 0;
 	e->state_gen++;
 	engine_arm_state_timers(e);
@@ -705,7 +705,7 @@ static void run_action(struct pend *p)
 }
 
 /* A delayed command's timer fired: carry on, unless a TMF aborted it meanwhile. */
-static void delay_fired(struct timer_node *tn)
+static void delay_fired(struct fl_timer *tn)
 {
 	struct pend *p = (struct pend *)tn;
 	struct fl_engine *e = p->e;
@@ -847,10 +847,9 @@ static struct pend *inject(struct fl_engine *e, struct eng_lun *L, struct fl_cmd
 		p->rt = rt;
 		/* a write the rule ends before the LUN sees it heals nothing */
 		p->heal = heal && desc->phase != FL_PHASE_BEFORE;
-		p->tn.heap_index = SIZE_MAX;
-		p->tn.fn = delay_fired;
+		fl_timer_init(&p->tn, delay_fired);
 		p->info = info;
-		p->since_ns = mono_ns();
+		p->since_ns = fl_mono_ns();
 		if (desc->draws_seed)
 			p->corrupt_seed = prng_next(&rt->rng);
 		if (desc->phase == FL_PHASE_HOLD) {
@@ -923,7 +922,7 @@ void fl_engine_submit(struct fl_engine *e, uint16_t lun_id, struct fl_cmd *cmd)
 		return;
 	}
 	if (stage == PEND_DELAYED)
-		timers_add(e->timers, &p->tn, mono_ns() + delay_ns);
+		timers_add(e->timers, &p->tn, fl_mono_ns() + delay_ns);
 	pthread_mutex_unlock(&e->lock);
 	if (notify)
 		engine_notify(e);

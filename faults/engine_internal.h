@@ -83,7 +83,7 @@ enum pend_stage {
 
 /* A command the engine keeps track of (only those with an action or a heal). */
 struct pend {
-	struct timer_node tn; /* first: the timer callback casts back */
+	struct fl_timer tn; /* first: the timer callback casts back */
 	struct fl_engine *e;
 	struct fl_cmd *cmd;
 	fl_cmd_done_fn done; /* the submitter's */
@@ -102,7 +102,7 @@ struct pend {
 
 /* A TMF answered after a delay. */
 struct tmf_pend {
-	struct timer_node tn;
+	struct fl_timer tn;
 	struct fl_engine *e;
 	struct fl_tmf *tmf;
 	struct sc_tmf_case kase;
@@ -140,8 +140,8 @@ struct fl_engine {
 	/* state machine */
 	int state;
 	uint64_t state_since_ns, state_cmds, state_gen, armed_ns;
-	struct timer_node state_timer;
-	struct timer_node logout_timer;
+	struct fl_timer state_timer;
+	struct fl_timer logout_timer;
 	/* pending */
 	struct pend *pending;
 	size_t npending;

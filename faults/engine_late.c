@@ -30,7 +30,7 @@
 
 /* One late write, from its copy to its completion in the LUN. */
 struct late {
-	struct timer_node tn; /* first: the timer callback casts back */
+	struct fl_timer tn; /* first: the timer callback casts back */
 	struct fl_engine *e;
 	struct fl_cmd cmd; /* the engine's copy: CDB, data-out, its own nexus */
 	uint8_t *buf;
@@ -117,7 +117,8 @@ static void late_done(struct fl_cmd *cmd)
 	if (o) {
 		json_object_set_new(o, "landed", json_boolean(cmd->status == FL_STATUS_GOOD));
 		json_object_set_new(
-		    o, "held_ms", json_integer((json_int_t)((mono_ns() - l->since_ns) / 1000000)));
+		    o, "held_ms",
+		    json_integer((json_int_t)((fl_mono_ns() - l->since_ns) / 1000000)));
 		json_object_set_new(o, "status", json_integer(cmd->status));
 		if (cmd->status == FL_STATUS_CHECK_CONDITION) {
 			char k[16];
@@ -146,7 +147,7 @@ static void late_exec(struct late *l, const char *why)
 }
 
 /* A late write's time came: write it, unless its nexus went first and took it. */
-static void late_fired(struct timer_node *tn)
+static void late_fired(struct fl_timer *tn)
 {
 	struct late *l = (struct late *)tn;
 	struct fl_engine *e = l->e;
@@ -192,9 +193,8 @@ int engine_write_later(void *engine, const struct fl_action_env *x, uint64_t aft
 	l->tag = cmd->tag;
 	l->lba = ci->has_lba ? ci->lba : 0;
 	l->blocks = ci->nblocks;
-	l->since_ns = mono_ns();
-	l->tn.heap_index = SIZE_MAX;
-	l->tn.fn = late_fired;
+	l->since_ns = fl_mono_ns();
+	fl_timer_init(&l->tn, late_fired);
 	if (e->closing || e->nlate >= FL_LATE_MAX || len > FL_LATE_MAX_BYTES - e->late_bytes) {
 		late_trace_dropped(e, l, e->closing ? "shutdown" : "cap");
 		free(l);

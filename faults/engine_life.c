@@ -24,7 +24,7 @@ static uint64_t fresh_seed(void)
 	uint64_t s = 0;
 
 	if (getrandom(&s, sizeof(s), GRND_NONBLOCK) != sizeof(s))
-		s = mono_ns() ^ ((uint64_t)getpid() << 32);
+		s = fl_mono_ns() ^ ((uint64_t)getpid() << 32);
 	return s & ((1ull << 53) - 1); /* exact in any JSON reader */
 }
 
@@ -172,8 +172,8 @@ int fl_engine_create(const struct fl_scenario *csc, const struct fl_engine_opts 
 	pthread_mutex_init(&e->lock, NULL);
 	e->frontend = opts ? opts->frontend : 0;
 	e->seed = opts && opts->seed_set ? opts->seed : sc->seed_set ? sc->seed : fresh_seed();
-	e->state_timer.heap_index = SIZE_MAX;
-	e->logout_timer.heap_index = SIZE_MAX;
+	fl_timer_init(&e->state_timer, NULL); /* fn set when armed */
+	fl_timer_init(&e->logout_timer, NULL);
 	if (opts && opts->trace_path) {
 		fd = open(opts->trace_path, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC,
 			  0644);
@@ -205,7 +205,7 @@ int fl_engine_create(const struct fl_scenario *csc, const struct fl_engine_opts 
 		goto fail_target;
 	}
 	e->state = 0;
-	e->state_since_ns = e->armed_ns = mono_ns();
+	e->state_since_ns = e->armed_ns = fl_mono_ns();
 	trace_start(e, "start");
 	pthread_mutex_lock(&e->lock);
 	engine_arm_state_timers(e);
@@ -244,7 +244,7 @@ uint64_t fl_engine_timers_run(struct fl_engine *e, unsigned *fired)
 /* Completes every held or delayed command as aborted, stops timers, destroys the LUNs. */
 void fl_engine_destroy(struct fl_engine *e)
 {
-	struct timer_node **drained = NULL;
+	struct fl_timer **drained = NULL;
 	struct pend *p;
 	struct tmf_pend *t;
 
@@ -310,7 +310,7 @@ int fl_engine_replace(struct fl_engine *e, const struct fl_scenario *csc)
 	e->retired = e->prog;
 	e->prog = np;
 	e->state = 0;
-	e->state_since_ns = e->armed_ns = mono_ns();
+	e->state_since_ns = e->armed_ns = fl_mono_ns();
 	e->state_cmds = 0;
 	e->state_gen++;
 	trace_start(e, "replace");

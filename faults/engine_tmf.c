@@ -190,7 +190,7 @@ static void tmf_answer(struct fl_engine *e, struct fl_tmf *t, const struct sc_tm
 }
 
 /* A delayed TMF's timer fired. */
-static void tmf_delay_fired(struct timer_node *tn)
+static void tmf_delay_fired(struct fl_timer *tn)
 {
 	struct tmf_pend *tp = (struct tmf_pend *)tn;
 	struct fl_engine *e = tp->e;
@@ -263,13 +263,13 @@ void fl_engine_tmf(struct fl_engine *e, struct fl_tmf *tmf)
 			tp->e = e;
 			tp->tmf = tmf;
 			tp->kase = k;
-			tp->tn.fn = tmf_delay_fired;
-			tp->tn.heap_index = SIZE_MAX;
+			fl_timer_init(&tp->tn, tmf_delay_fired);
 			tp->next = e->tmf_pending;
 			if (tp->next)
 				tp->next->prev = tp;
 			e->tmf_pending = tp;
-			timers_add(e->timers, &tp->tn, mono_ns() + (uint64_t)k.delay_ms * 1000000);
+			timers_add(e->timers, &tp->tn,
+				   fl_mono_ns() + (uint64_t)k.delay_ms * 1000000);
 			pthread_mutex_unlock(&e->lock);
 			if (notify)
 				engine_notify(e);
@@ -435,7 +435,7 @@ void fl_engine_xport_state(struct fl_engine *e, uint64_t nexus_id, struct fl_xpo
 {
 	const struct fl_scenario *sc;
 	const struct sc_session *g, *s;
-	uint64_t now = mono_ns();
+	uint64_t now = fl_mono_ns();
 
 	(void)nexus_id;
 	memset(out, 0, sizeof(*out));

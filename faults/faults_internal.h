@@ -19,6 +19,7 @@
 #define FL_FAULTS_INTERNAL_H
 
 #include "fl_faults.h"
+#include "fl_timer.h"
 
 #include <jansson.h>
 #include <pthread.h>
@@ -46,27 +47,19 @@ void lba_tree_query(const struct lba_tree *t, uint64_t lo, uint64_t hi,
 
 /* ---- timers (timer.c) ---- */
 
-struct timer_node;
-typedef void (*timer_fn)(struct timer_node *t);
-struct timer_node {
-	uint64_t due_ns;   /* CLOCK_MONOTONIC */
-	size_t heap_index; /* SIZE_MAX when not queued */
-	timer_fn fn;
-};
 struct timers;
 int timers_start(struct timers **out);
 /* Stops and joins the thread (after timers_drain: queued nodes never fire). */
 void timers_stop(struct timers *t);
-void timers_add(struct timers *t, struct timer_node *n, uint64_t due_ns);
+void timers_add(struct timers *t, struct fl_timer *n, uint64_t due_ns);
 /* Returns true when n was queued and is now removed (it will not fire). */
-bool timers_cancel(struct timers *t, struct timer_node *n);
+bool timers_cancel(struct timers *t, struct fl_timer *n);
 /* Removes and returns every queued node (used at shutdown). */
-size_t timers_drain(struct timers *t, struct timer_node ***out);
+size_t timers_drain(struct timers *t, struct fl_timer ***out);
 /* A front end's loop takes the heap over / hands it back (see timer.c). */
 int timers_adopt(struct timers *t, void (*kick)(void *arg), void *arg);
 int timers_release(struct timers *t);
 uint64_t timers_run_due(struct timers *t, unsigned *fired);
-uint64_t mono_ns(void);
 
 /* ---- PRNG ---- */
 

@@ -1,11 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * timer.c - the engine's timer thread: a binary min-heap of intrusive timer
- * nodes ordered by CLOCK_MONOTONIC deadline, and one thread that sleeps on a
- * condition variable bound to CLOCK_MONOTONIC until the earliest deadline.
- * A node costs nothing beyond itself (no allocation per timer), so thousands
- * of delayed commands are cheap. Callbacks run on the timer thread without
- * the heap lock held and may add or cancel timers.
+ * timer.c - the engine's timer thread: the timer queue of common/fl_timer.h
+ * (a heap of intrusive nodes, ordered by CLOCK_MONOTONIC deadline) under a
+ * mutex, and one thread that sleeps on a condition variable bound to
+ * CLOCK_MONOTONIC until the earliest deadline. A node costs nothing beyond
+ * itself (no allocation per timer), so thousands of delayed commands are
+ * cheap. Callbacks run on the timer thread without the lock held and may add
+ * or cancel timers.
  *
  * A front end with an event loop of its own may take the heap over
  * (timers_adopt): the thread ends, the loop fires due nodes itself
@@ -17,85 +18,18 @@
 
 #include <errno.h>
 #include <stdlib.h>
-#include <string.h>
 #include <time.h>
 
 struct timers {
 	pthread_mutex_t lock;
 	pthread_cond_t cond;
 	pthread_t thread;
-	struct timer_node **heap;
-	size_t n, cap;
+	struct fl_theap heap;
 	bool stop;
 	bool running;		 /* the timer thread exists */
 	void (*kick)(void *arg); /* set while a loop drives the heap */
 	void *kick_arg;
 };
-
-/* CLOCK_MONOTONIC in nanoseconds. */
-uint64_t mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
-/* Swaps two heap slots, keeping the nodes' indexes. */
-static void hswap(struct timers *t, size_t a, size_t b)
-{
-	struct timer_node *x = t->heap[a];
-
-	t->heap[a] = t->heap[b];
-	t->heap[b] = x;
-	t->heap[a]->heap_index = a;
-	t->heap[b]->heap_index = b;
-}
-
-/* Restores the heap order upwards from i. */
-static void sift_up(struct timers *t, size_t i)
-{
-	while (i > 0) {
-		size_t p = (i - 1) / 2;
-
-		if (t->heap[p]->due_ns <= t->heap[i]->due_ns)
-			break;
-		hswap(t, p, i);
-		i = p;
-	}
-}
-
-/* Restores the heap order downwards from i. */
-static void sift_down(struct timers *t, size_t i)
-{
-	for (;;) {
-		size_t l = 2 * i + 1, r = l + 1, m = i;
-
-		if (l < t->n && t->heap[l]->due_ns < t->heap[m]->due_ns)
-			m = l;
-		if (r < t->n && t->heap[r]->due_ns < t->heap[m]->due_ns)
-			m = r;
-		if (m == i)
-			return;
-		hswap(t, i, m);
-		i = m;
-	}
-}
-
-/* Removes slot i from the heap. Lock held. */
-static void heap_remove(struct timers *t, size_t i)
-{
-	struct timer_node *n = t->heap[i];
-
-	t->n--;
-	if (i != t->n) {
-		t->heap[i] = t->heap[t->n];
-		t->heap[i]->heap_index = i;
-		sift_down(t, i);
-		sift_up(t, i);
-	}
-	n->heap_index = SIZE_MAX;
-}
 
 /* The timer thread: fires nodes whose deadline has passed. */
 static void *timer_main(void *arg)
@@ -104,21 +38,18 @@ static void *timer_main(void *arg)
 
 	pthread_mutex_lock(&t->lock);
 	while (!t->stop) {
-		uint64_t now = mono_ns();
+		struct fl_timer *n = fl_theap_pop_due(&t->heap, fl_mono_ns());
 
-		if (t->n && t->heap[0]->due_ns <= now) {
-			struct timer_node *n = t->heap[0];
-
-			heap_remove(t, 0);
+		if (n) {
 			pthread_mutex_unlock(&t->lock);
 			n->fn(n);
 			pthread_mutex_lock(&t->lock);
 			continue;
 		}
-		if (t->n) {
-			struct timespec ts = {
-			    .tv_sec = (time_t)(t->heap[0]->due_ns / 1000000000ull),
-			    .tv_nsec = (long)(t->heap[0]->due_ns % 1000000000ull)};
+		n = fl_theap_first(&t->heap);
+		if (n) {
+			struct timespec ts = {.tv_sec = (time_t)(n->due_ns / 1000000000ull),
+					      .tv_nsec = (long)(n->due_ns % 1000000000ull)};
 
 			pthread_cond_timedwait(&t->cond, &t->lock, &ts);
 		} else {
@@ -175,35 +106,25 @@ void timers_stop(struct timers *t)
 	thread_end(t);
 	pthread_cond_destroy(&t->cond);
 	pthread_mutex_destroy(&t->lock);
-	free(t->heap);
+	fl_theap_free(&t->heap);
 	free(t);
 }
 
 /* Queues n to fire at due_ns (CLOCK_MONOTONIC). */
-void timers_add(struct timers *t, struct timer_node *n, uint64_t due_ns)
+void timers_add(struct timers *t, struct fl_timer *n, uint64_t due_ns)
 {
-	pthread_mutex_lock(&t->lock);
-	if (t->n == t->cap) {
-		size_t cap = t->cap ? t->cap * 2 : 64;
-		struct timer_node **h = realloc(t->heap, cap * sizeof(*h));
-
-		if (!h) {
-			/* out of memory: fire at once rather than lose the node */
-			pthread_mutex_unlock(&t->lock);
-			n->heap_index = SIZE_MAX;
-			n->fn(n);
-			return;
-		}
-		t->heap = h;
-		t->cap = cap;
-	}
-	n->due_ns = due_ns;
-	n->heap_index = t->n;
-	t->heap[t->n++] = n;
-	sift_up(t, n->heap_index);
 	void (*kick)(void *) = NULL;
-	void *kick_arg = t->kick_arg;
-	if (t->heap[0] == n) {
+	void *kick_arg;
+
+	pthread_mutex_lock(&t->lock);
+	if (fl_theap_push(&t->heap, n, due_ns) < 0) {
+		/* out of memory: fire at once rather than lose the node */
+		pthread_mutex_unlock(&t->lock);
+		n->fn(n);
+		return;
+	}
+	kick_arg = t->kick_arg;
+	if (fl_theap_first(&t->heap) == n) {
 		if (t->kick)
 			kick = t->kick;
 		else
@@ -256,20 +177,19 @@ int timers_release(struct timers *t)
  */
 uint64_t timers_run_due(struct timers *t, unsigned *fired)
 {
-	uint64_t next;
+	struct fl_timer *n;
 	unsigned k = 0;
+	uint64_t next;
 
 	pthread_mutex_lock(&t->lock);
-	for (uint64_t now = mono_ns(); t->n && t->heap[0]->due_ns <= now; now = mono_ns()) {
-		struct timer_node *n = t->heap[0];
-
-		heap_remove(t, 0);
+	while ((n = fl_theap_pop_due(&t->heap, fl_mono_ns()))) {
 		pthread_mutex_unlock(&t->lock);
 		n->fn(n);
 		k++;
 		pthread_mutex_lock(&t->lock);
 	}
-	next = t->n ? t->heap[0]->due_ns : UINT64_MAX;
+	n = fl_theap_first(&t->heap);
+	next = n ? n->due_ns : UINT64_MAX;
 	pthread_mutex_unlock(&t->lock);
 	if (fired)
 		*fired = k;
@@ -277,36 +197,26 @@ uint64_t timers_run_due(struct timers *t, unsigned *fired)
 }
 
 /* Returns true when n was queued and is now removed (it will not fire). */
-bool timers_cancel(struct timers *t, struct timer_node *n)
+bool timers_cancel(struct timers *t, struct fl_timer *n)
 {
-	bool was = false;
+	bool was;
 
 	pthread_mutex_lock(&t->lock);
-	if (n->heap_index != SIZE_MAX && n->heap_index < t->n && t->heap[n->heap_index] == n) {
-		heap_remove(t, n->heap_index);
-		was = true;
-	}
+	was = fl_theap_remove(&t->heap, n);
 	pthread_mutex_unlock(&t->lock);
 	return was;
 }
 
 /* Removes and returns every queued node (the caller frees *out). */
-size_t timers_drain(struct timers *t, struct timer_node ***out)
+size_t timers_drain(struct timers *t, struct fl_timer ***out)
 {
-	size_t n;
+	struct fl_timer *n;
+	size_t k = 0;
 
 	pthread_mutex_lock(&t->lock);
-	n = t->n;
-	*out = malloc((n ? n : 1) * sizeof(**out));
-	if (*out) {
-		for (size_t i = 0; i < n; i++) {
-			(*out)[i] = t->heap[i];
-			t->heap[i]->heap_index = SIZE_MAX;
-		}
-		t->n = 0;
-	} else {
-		n = 0;
-	}
+	*out = malloc((t->heap.n ? t->heap.n : 1) * sizeof(**out));
+	while (*out && (n = fl_theap_pop_due(&t->heap, UINT64_MAX)))
+		(*out)[k++] = n;
 	pthread_mutex_unlock(&t->lock);
-	return n;
+	return k;
 }

@@ -23,7 +23,7 @@ void trace_init(struct trace *t, int fd, bool own)
 	t->fd = fd;
 	t->own_fd = own;
 	t->subs = NULL;
-	t->t0_ns = mono_ns();
+	t->t0_ns = fl_mono_ns();
 }
 
 /* Closes the trace file and forgets subscribers (their fds belong to ctl). */
@@ -103,7 +103,8 @@ json_t *trace_event(struct trace *t, const char *event)
 
 	if (!o)
 		return NULL;
-	json_object_set_new(o, "t_us", json_integer((json_int_t)((mono_ns() - t->t0_ns) / 1000)));
+	json_object_set_new(o, "t_us",
+			    json_integer((json_int_t)((fl_mono_ns() - t->t0_ns) / 1000)));
 	json_object_set_new(o, "event", json_string(event));
 	return o;
 }

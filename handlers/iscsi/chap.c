@@ -281,7 +281,7 @@ struct chap_fail {
 /* The record of a name or address, or NULL; drops expired records on the way. */
 static struct chap_fail *fail_find(struct portal *p, const char *key, bool is_addr)
 {
-	uint64_t now = iscsi_now_ns();
+	uint64_t now = fl_mono_ns();
 
 	for (struct chap_fail **pp = &p->chap_fails; *pp;) {
 		struct chap_fail *f = *pp;
@@ -307,7 +307,7 @@ static unsigned fail_wait_s(const struct chap_fail *f, unsigned free_tries)
 	uint64_t delay = shift >= 9 ? CHAP_DELAY_MAX_S : 1u << shift;
 	if (delay > CHAP_DELAY_MAX_S)
 		delay = CHAP_DELAY_MAX_S;
-	uint64_t until = f->last_ns + delay * 1000000000u, now = iscsi_now_ns();
+	uint64_t until = f->last_ns + delay * 1000000000u, now = fl_mono_ns();
 	return until > now ? (unsigned)((until - now + 999999999u) / 1000000000u) : 0;
 }
 
@@ -343,7 +343,7 @@ static void fail_note(struct portal *p, const char *key, bool is_addr)
 		p->nchap_fails++;
 	}
 	f->count++;
-	f->last_ns = iscsi_now_ns();
+	f->last_ns = fl_mono_ns();
 }
 
 /* Forgets the failures of an initiator name that has now authenticated. */
@@ -413,7 +413,7 @@ static bool chap_throttled(struct conn *c)
 			  c->peer_host, wait_a);
 		return true;
 	}
-	uint64_t now_s = iscsi_now_ns() / 1000000000u;
+	uint64_t now_s = fl_mono_ns() / 1000000000u;
 	if (p->chap_budget_s != now_s) {
 		p->chap_budget_s = now_s;
 		p->chap_budget_used = 0;

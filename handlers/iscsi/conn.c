@@ -78,7 +78,7 @@ void conn_update_events(struct conn *c)
 		return;
 	/* a PDU cut by a pause in reading gets its receive time afresh */
 	if ((ev & EPOLLIN) && !(c->ep_events & EPOLLIN) && c->rx_start_ns)
-		c->rx_start_ns = iscsi_now_ns();
+		c->rx_start_ns = fl_mono_ns();
 	struct epoll_event e = {.events = ev, .data.ptr = c};
 	epoll_ctl(c->portal->epfd, EPOLL_CTL_MOD, c->fd, &e);
 	c->ep_events = ev;
@@ -164,7 +164,6 @@ static void login_timeout(struct portal *p, struct conn *c, void *arg)
 {
 	(void)p;
 	(void)arg;
-	c->login_timer = NULL; /* the loop frees the fired timer */
 	if (c->state == CONN_LOGIN)
 		conn_close(c, "login not completed in time");
 }
@@ -191,7 +190,7 @@ void conn_accept(struct portal *p, const struct listener *lsn, int fd,
 	c->rel_port_id = lsn->rel_port_id;
 	c->tpgt = lsn->tpgt;
 	c->id = ++p->next_conn_id;
-	c->last_rx_ns = iscsi_now_ns();
+	c->last_rx_ns = fl_mono_ns();
 	char host[INET6_ADDRSTRLEN] = "?", serv[16] = "?";
 	getnameinfo((const struct sockaddr *)ss, sl, host, sizeof(host), serv, sizeof(serv),
 		    NI_NUMERICHOST | NI_NUMERICSERV);
@@ -213,7 +212,7 @@ void conn_accept(struct portal *p, const struct listener *lsn, int fd,
 	c->ep_events = EPOLLIN;
 	epoll_ctl(p->epfd, EPOLL_CTL_ADD, fd, &e);
 	unsigned tmo = p->opts.login_timeout_s ? p->opts.login_timeout_s : ISCSI_LOGIN_TIMEOUT_S;
-	c->login_timer = timer_add(p, c, (uint64_t)tmo * 1000000000u, login_timeout, NULL, NULL);
+	timer_add(p, &c->login_timer, c, (uint64_t)tmo * 1000000000u, login_timeout, NULL, NULL);
 	iscsi_log(p, LOG_INFO, c, "connected");
 }
 
@@ -348,7 +347,6 @@ static void tx_hold_fire(struct portal *p, struct conn *c, void *arg)
 {
 	(void)p;
 	(void)arg;
-	c->tx_hold_timer = NULL; /* the loop frees the fired timer */
 	c->tx_hold_until = 0;
 	while (c->held_head && !c->dead) {
 		struct txpdu *t = c->held_head;
@@ -381,11 +379,11 @@ void conn_hold(struct conn *c, struct txpdu *t, uint64_t until_ns)
 {
 	tx_hold(c, t);
 	if (until_ns > c->tx_hold_until) {
-		if (c->tx_hold_timer)
-			timer_cancel(c->portal, c->tx_hold_timer);
+		uint64_t now = fl_mono_ns();
+
 		c->tx_hold_until = until_ns;
-		c->tx_hold_timer =
-		    timer_add(c->portal, c, until_ns - iscsi_now_ns(), tx_hold_fire, NULL, NULL);
+		timer_add(c->portal, &c->tx_hold_timer, c, until_ns > now ? until_ns - now : 0,
+			  tx_hold_fire, NULL, NULL);
 	}
 }
 
@@ -434,7 +432,7 @@ static enum rx_read_result rx_read(struct conn *c)
 		return RX_CLOSED;
 	}
 	if (!c->rx_start_ns)
-		c->rx_start_ns = iscsi_now_ns();
+		c->rx_start_ns = fl_mono_ns();
 	c->rx_have += (size_t)n;
 	return RX_GOT;
 }
@@ -538,7 +536,7 @@ int conn_on_readable(struct conn *c)
 		c->rx_in_body = false;
 		c->rx_have = 0;
 		c->rx_start_ns = 0;
-		c->last_rx_ns = iscsi_now_ns();
+		c->last_rx_ns = fl_mono_ns();
 		budget--;
 		if (conn_dispatch(c) < 0 || c->dead)
 			break;

@@ -37,6 +37,7 @@
 #include "iscsi_proto.h"
 #include "iscsi_digest.h"
 #include "fl_faults.h"
+#include "fl_timer.h"
 
 #include <pthread.h>
 #include <stdarg.h>
@@ -171,11 +172,11 @@ struct tmf_req {
 	struct fl_tmf tmf;
 };
 
-/* A timer of the loop; owned by the portal's list. */
+/* A timer of the loop; owned by the portal's queue. */
 struct timer {
-	struct timer *next;
-	uint64_t when_ns;
-	struct conn *conn; /* cancelled when this connection closes */
+	struct fl_timer node;
+	struct timer **slot; /* cleared when it fires or is dropped, or NULL */
+	struct conn *conn;   /* cancelled when this connection closes */
 	void (*fn)(struct portal *p, struct conn *c, void *arg);
 	void (*free_arg)(void *arg);
 	void *arg;
@@ -318,7 +319,7 @@ struct portal {
 	uint64_t next_conn_id;
 	uint16_t next_tsih;
 	uint32_t next_ttt;
-	struct timer *timers;
+	struct fl_theap timers;
 	/* completion queue, filled from any thread */
 	pthread_mutex_t lock;
 	struct task *done_head, *done_tail;
@@ -345,8 +346,7 @@ void iscsi_log(struct portal *p, int level, struct conn *c, const char *fmt, ...
     __attribute__((format(printf, 4, 5)));
 
 /* timer.c */
-uint64_t iscsi_now_ns(void);
-struct timer *timer_add(struct portal *p, struct conn *c, uint64_t delay_ns,
+struct timer *timer_add(struct portal *p, struct timer **slot, struct conn *c, uint64_t delay_ns,
 			void (*fn)(struct portal *, struct conn *, void *), void *arg,
 			void (*free_arg)(void *));
 void timer_cancel(struct portal *p, struct timer *t);

@@ -191,10 +191,7 @@ static void login_complete(struct conn *c)
 	c->tx_hdigest = c->rx_hdigest = c->p.header_digest;
 	c->tx_ddigest = c->rx_ddigest = c->p.data_digest;
 	c->state = CONN_FULL;
-	if (c->login_timer) {
-		timer_cancel(c->portal, c->login_timer);
-		c->login_timer = NULL;
-	}
+	timer_cancel(c->portal, c->login_timer);
 	session_start(c);
 }
 

@@ -76,7 +76,6 @@ static void nop_timer_fire(struct portal *p, struct conn *c, void *arg)
 {
 	(void)p;
 	(void)arg;
-	c->nop_timer = NULL; /* the loop frees the fired timer */
 	nop_send_unsolicited(c, true);
 	nop_timer_arm(c);
 }
@@ -84,13 +83,10 @@ static void nop_timer_fire(struct portal *p, struct conn *c, void *arg)
 /* (Re)arms the periodic ping from the session's nop_in_interval_ms. */
 void nop_timer_arm(struct conn *c)
 {
-	if (c->nop_timer) {
-		timer_cancel(c->portal, c->nop_timer);
-		c->nop_timer = NULL;
-	}
+	timer_cancel(c->portal, c->nop_timer);
 	if (c->xs.nop_in_interval_ms && !c->dead)
-		c->nop_timer = timer_add(c->portal, c, (uint64_t)c->xs.nop_in_interval_ms * 1000000,
-					 nop_timer_fire, NULL, NULL);
+		timer_add(c->portal, &c->nop_timer, c, (uint64_t)c->xs.nop_in_interval_ms * 1000000,
+			  nop_timer_fire, NULL, NULL);
 }
 
 /* Timer: the initiator did not log out within Parameter3 seconds. */
@@ -125,6 +121,6 @@ void async_send_logout_request(struct conn *c, uint16_t wait_s)
 	put_be16(pdu->hdr + 42, wait_s);
 	conn_send(c, pdu, FL_PDU_ASYNC, NULL, 0, 0);
 	if (wait_s)
-		timer_add(c->portal, c, (uint64_t)wait_s * 1000000000u, logout_deadline, NULL,
+		timer_add(c->portal, NULL, c, (uint64_t)wait_s * 1000000000u, logout_deadline, NULL,
 			  NULL);
 }

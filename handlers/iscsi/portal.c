@@ -43,7 +43,7 @@ static char tag_event;
 /* Waits for socket events until due_ns (CLOCK_MONOTONIC), to the nanosecond. */
 static int loop_wait(struct portal *p, struct epoll_event *evs, int max, uint64_t due_ns)
 {
-	uint64_t now = iscsi_now_ns(), d = due_ns > now ? due_ns - now : 0;
+	uint64_t now = fl_mono_ns(), d = due_ns > now ? due_ns - now : 0;
 	struct timespec ts = {.tv_sec = (time_t)(d / 1000000000u),
 			      .tv_nsec = (long)(d % 1000000000u)};
 	int n;
@@ -170,7 +170,7 @@ static void accept_log(struct portal *p, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 static void accept_log(struct portal *p, const char *fmt, ...)
 {
-	uint64_t now = iscsi_now_ns();
+	uint64_t now = fl_mono_ns();
 	char msg[256];
 	va_list ap;
 
@@ -207,7 +207,6 @@ static void listener_resume(struct portal *p, struct conn *c, void *arg)
 {
 	(void)c;
 	(void)arg;
-	p->listen_timer = NULL; /* the loop frees the fired timer */
 	listener_set(p, true);
 }
 
@@ -230,8 +229,8 @@ static void accept_exhausted(struct portal *p, const struct listener *lsn, int e
 		   p->nconns, ISCSI_ACCEPT_BACKOFF_MS);
 	listener_set(p, false);
 	if (!p->listen_timer)
-		p->listen_timer = timer_add(p, NULL, ISCSI_ACCEPT_BACKOFF_MS * 1000000ull,
-					    listener_resume, NULL, NULL);
+		timer_add(p, &p->listen_timer, NULL, ISCSI_ACCEPT_BACKOFF_MS * 1000000ull,
+			  listener_resume, NULL, NULL);
 	if (!p->listen_timer)
 		listener_set(p, true);
 }
@@ -273,7 +272,7 @@ static void portal_accept(struct portal *p, const struct listener *lsn)
  */
 static struct conn *stalled_session(struct conn *c, bool same_addr)
 {
-	uint64_t stall_before = iscsi_now_ns() - (uint64_t)ISCSI_STALL_MS * 1000000u;
+	uint64_t stall_before = fl_mono_ns() - (uint64_t)ISCSI_STALL_MS * 1000000u;
 	uint64_t since = 0;
 	struct conn *stalled = NULL;
 
@@ -382,17 +381,16 @@ static void sweep_arm(struct portal *p)
 			d = t[i] / 4;
 	if (d < 50000000u)
 		d = 50000000u;
-	p->sweep_timer = timer_add(p, NULL, d, portal_sweep, NULL, NULL);
+	timer_add(p, &p->sweep_timer, NULL, d, portal_sweep, NULL, NULL);
 }
 
 static void portal_sweep(struct portal *p, struct conn *unused, void *arg)
 {
-	uint64_t now = iscsi_now_ns();
+	uint64_t now = fl_mono_ns();
 	char why[128];
 
 	(void)unused;
 	(void)arg;
-	p->sweep_timer = NULL; /* the loop frees the fired timer */
 	for (struct conn *c = p->conns; c; c = c->next) {
 		if (c->dead || c->state != CONN_FULL)
 			continue;

@@ -248,7 +248,7 @@ static void task_solicit(struct conn *c, struct task *t)
 		s->got = 0;
 		s->next_datasn = 0;
 		s->r2tsn = t->r2tsn++;
-		s->sent_ns = iscsi_now_ns();
+		s->sent_ns = fl_mono_ns();
 		t->r2t_next += len;
 		t->r2t_active++;
 		struct txpdu *pdu = txpdu_new(ISCSI_OP_R2T);

@@ -208,7 +208,7 @@ void conn_send(struct conn *c, struct txpdu *t, enum fl_pdu_kind kind, const str
 		 * A delay holds this PDU and every later one (TCP keeps order):
 		 * the hold ends delay_us from now, or later if already longer.
 		 */
-		conn_hold(c, t, iscsi_now_ns() + (uint64_t)v.delay_us * 1000);
+		conn_hold(c, t, fl_mono_ns() + (uint64_t)v.delay_us * 1000);
 		return;
 	}
 	case FL_XPORT_CLOSE:
@@ -519,7 +519,7 @@ static int session_delay_inbound(struct conn *c, const uint8_t *bhs, const uint8
 	d->ahs_len = ahs_len;
 	d->dlen = dlen;
 	/* Later PDUs wait behind this one: stop reading until it is processed. */
-	if (!timer_add(c->portal, c, (uint64_t)delay_us * 1000, delayed_rx_fire, d, free)) {
+	if (!timer_add(c->portal, NULL, c, (uint64_t)delay_us * 1000, delayed_rx_fire, d, free)) {
 		free(d);
 		return 0;
 	}

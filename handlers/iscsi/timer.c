@@ -1,106 +1,127 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * timer.c - the loop's clock and timers.
+ * timer.c - the loop's timers, in the timer queue of common/fl_timer.h.
  *
  * A timer fires on the loop thread (timers_run, called by fl_iscsi_run); one
  * tied to a connection is dropped with it (timers_drop_conn) and never fires
- * for a connection marked dead. The list is kept in deadline order. RFC 7143
- * has no clause for this file.
+ * for a connection marked dead. A timer given a slot (a pointer that names it,
+ * such as c->nop_timer) clears that slot when it fires or is dropped, so a
+ * slot never names a freed timer. Equal deadlines fire in the order they were
+ * set. RFC 7143 has no clause for this file.
  */
 #include "iscsi_internal.h"
 
 #include <stdlib.h>
-#include <time.h>
 
-/* Monotonic clock in nanoseconds. */
-uint64_t iscsi_now_ns(void)
+/* The loop timer around a queue node. */
+static struct timer *timer_of(struct fl_timer *n)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+	return (struct timer *)((char *)n - offsetof(struct timer, node));
 }
 
-/* Adds a timer firing after delay_ns on the loop thread; owned by the portal. */
-struct timer *timer_add(struct portal *p, struct conn *c, uint64_t delay_ns,
+/* Frees a timer that left the queue unfired, its argument and its slot. */
+static void timer_free(struct timer *t)
+{
+	if (t->slot && *t->slot == t)
+		*t->slot = NULL;
+	if (t->free_arg)
+		t->free_arg(t->arg);
+	free(t);
+}
+
+/*
+ * Sets a timer firing after delay_ns on the loop thread; owned by the portal.
+ * With a slot, a timer already there is cancelled first and the new one is
+ * stored in it. NULL when out of memory (arg is then left to the caller).
+ */
+struct timer *timer_add(struct portal *p, struct timer **slot, struct conn *c, uint64_t delay_ns,
 			void (*fn)(struct portal *, struct conn *, void *), void *arg,
 			void (*free_arg)(void *))
 {
-	struct timer *t = calloc(1, sizeof(*t)), **pp;
+	struct timer *t;
 
+	if (slot && *slot)
+		timer_cancel(p, *slot);
+	t = calloc(1, sizeof(*t));
 	if (!t)
 		return NULL;
-	t->when_ns = iscsi_now_ns() + delay_ns;
+	fl_timer_init(&t->node, NULL);
+	t->slot = slot;
 	t->conn = c;
 	t->fn = fn;
 	t->arg = arg;
 	t->free_arg = free_arg;
-	for (pp = &p->timers; *pp && (*pp)->when_ns <= t->when_ns; pp = &(*pp)->next)
-		;
-	t->next = *pp;
-	*pp = t;
+	if (fl_theap_push(&p->timers, &t->node, fl_mono_ns() + delay_ns) < 0) {
+		free(t);
+		return NULL;
+	}
+	if (slot)
+		*slot = t;
 	return t;
 }
 
-/* Removes a timer that has not fired and frees its argument. */
+/* Removes a timer that has not fired and frees its argument (NULL: nothing). */
 void timer_cancel(struct portal *p, struct timer *t)
 {
-	for (struct timer **pp = &p->timers; *pp; pp = &(*pp)->next) {
-		if (*pp == t) {
-			*pp = t->next;
-			if (t->free_arg)
-				t->free_arg(t->arg);
-			free(t);
-			return;
-		}
-	}
+	if (t && fl_theap_remove(&p->timers, &t->node))
+		timer_free(t);
 }
 
 /* Runs due loop timers; returns the next deadline (ns), at most 1 s ahead. */
 uint64_t timers_run(struct portal *p)
 {
-	uint64_t now = iscsi_now_ns();
+	uint64_t now = fl_mono_ns();
+	struct fl_timer *n;
 
-	while (p->timers && p->timers->when_ns <= now) {
-		struct timer *t = p->timers;
-		p->timers = t->next;
-		if (t->conn && t->conn->dead) {
-			if (t->free_arg)
-				t->free_arg(t->arg);
+	while ((n = fl_theap_pop_due(&p->timers, now))) {
+		struct timer *t = timer_of(n);
+
+		if (t->slot && *t->slot == t)
+			*t->slot = NULL; /* fired: the callback may set a new one */
+		t->slot = NULL;
+		if (!t->conn || !t->conn->dead) {
+			t->fn(p, t->conn, t->arg); /* the argument is the callback's now */
+			free(t);
 		} else {
-			t->fn(p, t->conn, t->arg);
+			timer_free(t);
 		}
-		free(t);
 	}
-	if (p->timers && p->timers->when_ns < now + 1000000000u)
-		return p->timers->when_ns;
+	n = fl_theap_first(&p->timers);
+	if (n && n->due_ns < now + 1000000000u)
+		return n->due_ns;
 	return now + 1000000000u;
+}
+
+/* True for a timer of the connection ctx. */
+static bool of_conn(struct fl_timer *n, void *ctx)
+{
+	return timer_of(n)->conn == ctx;
+}
+
+/* Frees a timer taken out of the queue. */
+static void dropped(struct fl_timer *n, void *ctx)
+{
+	(void)ctx;
+	timer_free(timer_of(n));
 }
 
 /* Drops the timers of a connection being torn down, freeing their arguments. */
 void timers_drop_conn(struct portal *p, struct conn *c)
 {
-	for (struct timer **pp = &p->timers; *pp;) {
-		struct timer *t = *pp;
-		if (t->conn == c) {
-			*pp = t->next;
-			if (t->free_arg)
-				t->free_arg(t->arg);
-			free(t);
-		} else {
-			pp = &t->next;
-		}
-	}
+	fl_theap_remove_if(&p->timers, of_conn, dropped, c);
+}
+
+/* True for every timer. */
+static bool any(struct fl_timer *n, void *ctx)
+{
+	(void)n;
+	(void)ctx;
+	return true;
 }
 
 /* Frees every timer that has not fired (the portal is being destroyed). */
 void timers_free(struct portal *p)
 {
-	while (p->timers) {
-		struct timer *x = p->timers;
-		p->timers = x->next;
-		if (x->free_arg)
-			x->free_arg(x->arg);
-		free(x);
-	}
+	fl_theap_remove_if(&p->timers, any, dropped, NULL);
+	fl_theap_free(&p->timers);
 }

@@ -13,6 +13,8 @@
 #define FL_UNIT_RUNNER_H
 
 #include <CUnit/CUnit.h>
+#include <stddef.h>
+#include <stdint.h>
 
 extern CU_SuiteInfo fl_suites[];
 
@@ -33,5 +35,19 @@ extern CU_SuiteInfo fl_suites[];
 
 /* The file's fl_suites of FL_SUITE entries, terminated. */
 #define FL_SUITES(...) CU_SuiteInfo fl_suites[] = {__VA_ARGS__, CU_SUITE_INFO_NULL}
+
+/* Numbers a callback hands a test, in order: the first FL_COLLECT_MAX kept, all counted. */
+#define FL_COLLECT_MAX 4096
+struct fl_collect {
+	uint64_t v[FL_COLLECT_MAX];
+	size_t n;
+};
+
+static inline void fl_collect_add(struct fl_collect *c, uint64_t x)
+{
+	if (c->n < FL_COLLECT_MAX)
+		c->v[c->n] = x;
+	c->n++;
+}
 
 #endif

@@ -35,7 +35,7 @@ static void tcmd_done(struct fl_cmd *cmd)
 {
 	struct tcmd *t = (struct tcmd *)cmd;
 
-	t->done_ns = mono_ns();
+	t->done_ns = fl_mono_ns();
 	t->done_thread = pthread_self();
 	atomic_fetch_add(&t->done, 1);
 }
@@ -93,7 +93,7 @@ static inline void tcmd_init(struct tcmd *t, uint8_t op, uint64_t lba, uint32_t 
 /* Submits and returns t. */
 static inline struct tcmd *tsubmit(struct fl_engine *e, struct tcmd *t, uint16_t lun)
 {
-	t->submit_ns = mono_ns();
+	t->submit_ns = fl_mono_ns();
 	fl_engine_submit(e, lun, &t->cmd);
 	return t;
 }

@@ -20,7 +20,7 @@ static char sock_path[108];
 static void mk_path(void)
 {
 	snprintf(sock_path, sizeof(sock_path), "/tmp/faultlun-ctl-%d-%llu.sock", (int)getpid(),
-		 (unsigned long long)(mono_ns() % 1000000000ull));
+		 (unsigned long long)(fl_mono_ns() % 1000000000ull));
 }
 
 /* Connects to the control socket. */

@@ -17,22 +17,14 @@
 /* ---- the interval index against brute force ---- */
 
 /* Collects hits of lba_tree_query. */
-struct hits {
-	uint32_t v[4096];
-	size_t n;
-};
-
 static void hit_add(uint32_t rule, void *ctx)
 {
-	struct hits *h = ctx;
-
-	if (h->n < 4096)
-		h->v[h->n++] = rule;
+	fl_collect_add(ctx, rule);
 }
 
-static int u32cmp(const void *a, const void *b)
+static int u64cmp(const void *a, const void *b)
 {
-	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
 
 	return x < y ? -1 : x > y;
 }
@@ -42,7 +34,7 @@ static void test_lba_tree_oracle(void)
 {
 	struct prng g;
 	static struct lba_ival iv[2000];
-	static struct hits got, want;
+	static struct fl_collect got, want;
 
 	prng_seed(&g, 42, 0);
 	for (int round = 0; round < 60; round++) {
@@ -65,8 +57,8 @@ static void test_lba_tree_oracle(void)
 			lba_tree_query(&t, lo, hi, hit_add, &got);
 			for (size_t i = 0; i < n; i++)
 				if (iv[i].lo <= hi && iv[i].hi >= lo)
-					want.v[want.n++] = (uint32_t)i;
-			qsort(got.v, got.n, sizeof(got.v[0]), u32cmp);
+					fl_collect_add(&want, i);
+			qsort(got.v, got.n, sizeof(got.v[0]), u64cmp);
 			CU_ASSERT_EQUAL(got.n, want.n);
 			if (got.n == want.n)
 				CU_ASSERT_EQUAL(memcmp(got.v, want.v, got.n * sizeof(got.v[0])), 0);
@@ -543,11 +535,11 @@ static void test_state_machine(void)
 		trun(e, t, 0x00, 0, 0, 1, 1);
 	}
 	CU_ASSERT_STRING_EQUAL(fl_engine_state(e), "s1");
-	t0 = mono_ns();
-	while (strcmp(fl_engine_state(e), "s2") && mono_ns() - t0 < 2000000000ull)
+	t0 = fl_mono_ns();
+	while (strcmp(fl_engine_state(e), "s2") && fl_mono_ns() - t0 < 2000000000ull)
 		usleep(200);
 	CU_ASSERT_STRING_EQUAL(fl_engine_state(e), "s2");
-	CU_ASSERT_TRUE(mono_ns() - t0 >= 25000000ull);
+	CU_ASSERT_TRUE(fl_mono_ns() - t0 >= 25000000ull);
 	trun(e, t, 0x2a, 10, 8, 2, 1);
 	CU_ASSERT_EQUAL(t->cmd.status, FL_STATUS_GOOD);
 	CU_ASSERT_STRING_EQUAL(fl_engine_state(e), "s2");
@@ -716,7 +708,7 @@ static void test_timers_adopted(void)
 	tsubmit(e, &t[1], 0);
 	next = fl_engine_timers_run(e, &fired);
 	CU_ASSERT_EQUAL(fired, 0);
-	CU_ASSERT_TRUE(next > mono_ns() && next <= t[1].submit_ns + 500000000 + 1000000);
+	CU_ASSERT_TRUE(next > fl_mono_ns() && next <= t[1].submit_ns + 500000000 + 1000000);
 	/* handed back: the engine's own thread fires it */
 	CU_ASSERT_EQUAL(fl_engine_timers_release(e), 0);
 	CU_ASSERT_TRUE(twait(&t[1], 1000));
@@ -1176,7 +1168,7 @@ static void test_late_write_after_ms(void)
 	CU_ASSERT_TRUE(late_plain_write(e, 10, 0x11, 1)); /* write 1: the old data */
 	tcmd_init(w, 0x2a, 10, 1, 42, 1);		   /* write 2: held, late */
 	memset(w->buf, 0x22, 512);
-	t0 = mono_ns();
+	t0 = fl_mono_ns();
 	tsubmit(e, w, 0);
 	CU_ASSERT_FALSE(twait(w, 50));
 	before = late_read(e, 10, 1);
@@ -1197,7 +1189,7 @@ static void test_late_write_after_ms(void)
 	clear_ua(e, 2);
 	CU_ASSERT_TRUE(late_plain_write(e, 10, 0x33, 2));
 	v = late_read(e, 10, 2);
-	waited_ms = (mono_ns() - t0) / 1000000;
+	waited_ms = (fl_mono_ns() - t0) / 1000000;
 	if (waited_ms < after_ms) { /* a machine this slow cannot tell before from after */
 		CU_ASSERT_EQUAL(before, 0x11);
 		CU_ASSERT_EQUAL(v, 0x33);
@@ -1207,7 +1199,7 @@ static void test_late_write_after_ms(void)
 		usleep(50000);
 		v = late_read(e, 10, 2);
 	}
-	waited_ms = (mono_ns() - t0) / 1000000;
+	waited_ms = (fl_mono_ns() - t0) / 1000000;
 	CU_ASSERT_EQUAL(v, 0x22);
 	CU_ASSERT_TRUE(waited_ms >= after_ms);
 	CU_ASSERT_EQUAL(late_read(e, 11, 2), 0); /* only its own range */

@@ -21,7 +21,7 @@ static void ttmf_done(struct fl_tmf *tmf, enum fl_tmf_resp resp)
 	struct ttmf *t = (struct ttmf *)tmf;
 
 	t->resp = resp;
-	t->done_ns = mono_ns();
+	t->done_ns = fl_mono_ns();
 	atomic_fetch_add(&t->done, 1);
 }
 
@@ -191,7 +191,7 @@ static void test_lun_reset_behaviours(void)
 	CU_ASSERT_STRING_EQUAL(fl_engine_state(e), "hung");
 	free(t);
 	/* hung -> slow: answered after 40 ms, hold released, then state grumpy, rule disarmed */
-	t0 = mono_ns();
+	t0 = fl_mono_ns();
 	t = do_tmf(e, FL_TMF_LUN_RESET, 0, 1, 0, false);
 	CU_ASSERT_FALSE(atomic_load(&t->done));
 	CU_ASSERT_TRUE(tmf_wait(t, 2000));
@@ -340,7 +340,7 @@ static void test_tmf_delay(void)
 					"{\"lun_reset\": {\"delay_ms\": 30},"
 					" \"clear_task_set\": {\"delay_ms\": 60000}}}");
 	struct ttmf *t, *t2;
-	uint64_t t0 = mono_ns();
+	uint64_t t0 = fl_mono_ns();
 
 	t = do_tmf(e, FL_TMF_LUN_RESET, 0, 1, 0, false);
 	CU_ASSERT_TRUE(tmf_wait(t, 2000));
@@ -616,7 +616,7 @@ static void test_concurrency(void)
 /* A logout request falls due after after_ms: the notifier runs and the state says so. */
 static void test_logout_request_timer(void)
 {
-	uint64_t t0 = mono_ns(); /* before the engine arms: after_ms counts from there */
+	uint64_t t0 = fl_mono_ns(); /* before the engine arms: after_ms counts from there */
 	struct fl_engine *e =
 	    mk_engine("{\"faultlun\": 1, \"frontends\": [\"iscsi\"], \"transport\":"
 		      " {\"session\": {\"request_logout\": {\"after_ms\": 30, \"wait_s\": 4}}}}",
@@ -631,7 +631,7 @@ static void test_logout_request_timer(void)
 	for (int i = 0; i < 20000 && !atomic_load(&notified); i++)
 		usleep(100);
 	CU_ASSERT_TRUE(atomic_load(&notified) >= 1);
-	CU_ASSERT_TRUE(mono_ns() - t0 >= 30000000ull);
+	CU_ASSERT_TRUE(fl_mono_ns() - t0 >= 30000000ull);
 	fl_engine_xport_state(e, 1, &xs);
 	CU_ASSERT_TRUE(xs.request_logout);
 	CU_ASSERT_EQUAL(xs.logout_wait_s, 4);
