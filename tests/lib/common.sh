@@ -5,8 +5,9 @@
 # line of a server's banner, the two portals of a two-port target, the VM
 # lab's checker run again on a recorded run, a free TCP port (also for
 # bench/common.sh), the hostile iSCSI target of the client-side tests,
-# `faultlun check` of five kinds of file and the items `faultlun send`
-# answered. POSIX sh; every wait is bounded.
+# `faultlun check` of five kinds of file, the items `faultlun send`
+# answered, and a doc page's shell block run in a VM-lab guest. POSIX sh;
+# every wait is bounded.
 
 # Says FAIL with the words given and ends the test with status 1.
 fail() {
@@ -129,4 +130,73 @@ def std_no_tpgs(item, vendor, product, why):
 a, b = items(sys.argv[1]), items(sys.argv[2])
 exec(sys.stdin.read())
 ' "$1" "$2"
+}
+
+# fl_page_block PAGE MARKER WORDS: writes to $out/page.sh the ```sh fence between PAGE's
+# <!-- MARKER:begin --> and <!-- MARKER:end --> lines, as it is; fails unless it holds WORDS.
+fl_page_block() {
+	awk -v b="<!-- $2:begin -->" -v e="<!-- $2:end -->" '
+	    index($0, b) { on = 1; next }
+	    index($0, e) { on = 0 }
+	    on && /^```sh$/ { fence = 1; next }
+	    on && fence && /^```$/ { fence = 0; next }
+	    on && fence { print }' "$1" >"$out/page.sh"
+	grep -q "$3" "$out/page.sh" || fail "no $2 block between the markers of $1"
+}
+
+# fl_page_lab NAME TIMEOUT_S COMMAND DESCRIPTION: writes $out/NAME.json, a scenario whose
+# one tiny LIO LUN gives the lab's lio path a disk (the page's LUN is its own) and whose one
+# `shell` step runs COMMAND in the guest (at most TIMEOUT_S s), expected to exit 0.
+fl_page_lab() {
+	cat >"$out/$1.json" <<JSON
+{
+  "faultlun": 1,
+  "name": "$1",
+  "description": "$4",
+  "luns": [{"lun": 0, "size": "1MiB"}],
+  "check": {
+    "paths": ["lio"],
+    "workload": [
+      {"op": "shell", "timeout_s": $2,
+       "command": "$3"}
+    ],
+    "expect": [{"step": 0, "errno": "OK"}]
+  }
+}
+JSON
+}
+
+# fl_page_run NAME TIMEOUT_S DIR FILE...: runs the VM lab on $out/NAME.json (fl_page_lab; at
+# most TIMEOUT_S s, into $out/run), shows its log, then the exit status and output of the
+# page's block and the FILEs the guest script left in its results folder DIR (g is set to
+# that folder on the host); SKIPs when the lab does; fails unless the block ran and
+# exited 0 and the lab exited 0.
+fl_page_run() {
+	"$faultlun" vm "$out/$1.json" --path lio --quiet --out "$out/run" --timeout "$2" \
+		>"$out/log" 2>&1
+	_rc=$?
+	cat "$out/log"
+	[ "$_rc" -eq 77 ] && exit 77
+	g=$out/run/$1-lio/guest/$3
+	shift 3
+	echo "== the page's block in the guest (exit status $(cat "$g/page.rc" 2>/dev/null))"
+	cat "$g/page.out" 2>/dev/null
+	for _f in "$@"; do
+		echo "== $_f"
+		cat "$g/$_f" 2>/dev/null
+	done
+	[ -f "$g/page.rc" ] || fail "the block did not run (see $out/run)"
+	[ "$(cat "$g/page.rc")" = 0 ] || fail "the page's block failed (exit status $(cat "$g/page.rc"))"
+	[ "$_rc" -eq 0 ] || fail "faultlun vm exited $_rc"
+}
+
+# fl_expect FILE: fails (showing FILE) unless FILE has a line matching each basic regular
+# expression given on stdin, one a line as "REGEX => WHY" (WHY: the failure's words).
+fl_expect() {
+	while IFS= read -r _l; do
+		[ -n "$_l" ] || continue
+		grep -q -- "${_l% => *}" "$1" && continue
+		cat "$1"
+		fail "${_l##* => }"
+	done
 }

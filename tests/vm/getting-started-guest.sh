@@ -16,6 +16,8 @@ page=$1
 PATH=$2:$PATH
 export PATH
 W=/fl-results/gs
+# shellcheck source=tests/vm/page-block.sh
+. "$(dirname "$0")/page-block.sh"
 rm -rf "$W"
 mkdir -p "$W" /etc/iscsi /var/lib/iscsi /run/lock/iscsi || exit 1
 cd "$W" || exit 1
@@ -54,19 +56,7 @@ fio() {
 	command fio "$@"
 }
 
-read -r t0 _ </proc/uptime
-# Each command of the block traced with the guest's uptime (page.out).
-# shellcheck disable=SC2154
-PS4='+ [$(read -r u _ </proc/uptime; echo "$u")] '
-(
-	set -ex
-	# shellcheck source=/dev/null
-	. "$page"
-) >"$W/page.out" 2>&1
-rc=$?
-read -r t1 _ </proc/uptime
-echo "$rc" >"$W/page.rc"
-echo "$t0 $t1" >"$W/page.time"
+page_block_run "$page"
 # udev removes the disk's links a moment after the logout, as on any host.
 udevadm settle --timeout=15 2>/dev/null
 {

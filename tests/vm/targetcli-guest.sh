@@ -16,6 +16,8 @@
 set -u
 page=$1 handler=$2 scenarios=$3
 W=/fl-results/tcli
+# shellcheck source=tests/vm/page-block.sh
+. "$(dirname "$0")/page-block.sh"
 rm -rf "$W"
 mkdir -p "$W" || exit 1
 cd "$W" || exit 1
@@ -32,21 +34,10 @@ if ! cp "$handler" "$hdir/handler_faultlun.so" || ! cp "$scenarios"/*.json /usr/
 	exit 1
 fi
 
-read -r t0 _ </proc/uptime
-# shellcheck disable=SC2154
-PS4='+ [$(read -r u _ </proc/uptime; echo "$u")] '
-(
-	set -ex
-	# shellcheck source=/dev/null
-	. "$page"
-) >"$W/page.out" 2>&1
-rc=$?
-read -r t1 _ </proc/uptime
-echo "$rc" >"$W/page.rc"
+page_block_run "$page"
 # A cfgstring naming no scenario: targetcli must refuse it with the handler's reason.
 [ "$rc" = 0 ] && targetcli /backstores/user:faultlun create name=bad size=1M \
 	cfgstring='scenario=/nonexistent/none.json' >"$W/refused.out" 2>&1
-echo "$t0 $t1" >"$W/page.time"
 {
 	for d in /sys/kernel/config/target/core/user_*/*/; do
 		[ -d "$d" ] && echo "user_backstore ${d%/}"

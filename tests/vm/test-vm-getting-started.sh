@@ -14,6 +14,8 @@
 # Exit 77 (skip) without qemu, the guest kernel, fio, iscsiadm, udev or python3.
 set -u
 faultlun=$1 page=$2 guest_script=$3 out=$4
+# shellcheck source=tests/lib/common.sh
+. "$(dirname "$0")/../lib/common.sh"
 for need in fio iscsiadm iscsid python3; do
 	command -v "$need" >/dev/null 2>&1 || { echo "SKIP: $need not installed"; exit 77; }
 done
@@ -23,49 +25,12 @@ mkdir -p "$out"
 out=$(cd "$out" && pwd)
 
 # The page's block: the ```sh fence between the markers, as it is.
-awk '/<!-- getting-started:begin -->/ { on = 1; next }
-     /<!-- getting-started:end -->/ { on = 0 }
-     on && /^```sh$/ { fence = 1; next }
-     on && fence && /^```$/ { fence = 0; next }
-     on && fence { print }' "$page" >"$out/page.sh"
-grep -q 'faultlun serve' "$out/page.sh" || { echo "FAIL: no shell block between the markers of $page"; exit 1; }
-
-# One tiny LIO LUN for the lab's own path; the page's LUN is its own.
-cat >"$out/getting-started.json" <<EOF
-{
-  "faultlun": 1,
-  "name": "getting-started",
-  "description": "Runs the shell block of docs/getting-started-host.md in the guest.",
-  "luns": [{"lun": 0, "size": "1MiB"}],
-  "check": {
-    "paths": ["lio"],
-    "workload": [
-      {"op": "shell", "timeout_s": 200,
-       "command": "sh '$(cd "$(dirname "$guest_script")" && pwd)/$(basename "$guest_script")' '$out/page.sh' '$(cd "$(dirname "$faultlun")" && pwd)'"}
-    ],
-    "expect": [{"step": 0, "errno": "OK"}]
-  }
-}
-EOF
-"$faultlun" vm "$out/getting-started.json" --path lio --quiet --out "$out/run" --timeout 300 \
-	>"$out/log" 2>&1
-rc=$?
-cat "$out/log"
-[ "$rc" -eq 77 ] && exit 77
-gs=$out/run/getting-started-lio/guest/gs
-echo "== the page's block in the guest (exit status $(cat "$gs/page.rc" 2>/dev/null))"
-cat "$gs/page.out" 2>/dev/null
-for f in state-fio.txt links-fio.txt state-after.txt page.time; do
-	echo "== $f"
-	cat "$gs/$f" 2>/dev/null
-done
-fail() {
-	echo "FAIL: $*"
-	exit 1
-}
-[ -f "$gs/page.rc" ] || fail "the block did not run (see $out/run)"
-[ "$(cat "$gs/page.rc")" = 0 ] || fail "the page's block failed (exit status $(cat "$gs/page.rc"))"
-[ "$rc" -eq 0 ] || fail "faultlun vm exited $rc"
+fl_page_block "$page" getting-started 'faultlun serve'
+fl_page_lab getting-started 200 \
+	"sh '$(cd "$(dirname "$guest_script")" && pwd)/$(basename "$guest_script")' '$out/page.sh' '$(cd "$(dirname "$faultlun")" && pwd)'" \
+	"Runs the shell block of docs/getting-started-host.md in the guest."
+fl_page_run getting-started 300 gs state-fio.txt links-fio.txt state-after.txt page.time
+gs=$g
 
 # While fio ran: one session with one disk, and the banner's wwn name linked to it.
 naa=$(sed -n 's/.*LUN 0: .*NAA 0x\([0-9a-f]*\) (wwn-0x\1)$/\1/p' "$gs/serve.log")

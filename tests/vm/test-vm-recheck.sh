@@ -18,9 +18,11 @@ mkdir -p "$out/empty"
 fl_recheck_copies "$rec" "$out" good bad
 
 fl_recheck 0 "$src" tcmu "$out/good" "recorded run"
-grep -q "^verdict: PASS" "$out/good.log" || fail "no PASS verdict"
-grep -q "PASS  step 1 errno ENOSPC" "$out/good.log" || fail "step 1 not checked"
-grep -q "step 9 fsync .*EIO" "$out/good.log" || fail "step 9 missing"
+fl_expect "$out/good.log" <<'END'
+^verdict: PASS => no PASS verdict
+PASS  step 1 errno ENOSPC => step 1 not checked
+step 9 fsync .*EIO => step 9 missing
+END
 # The timeline merges the kernel log, the steps and the target trace in order.
 awk '/workload step 1 write lun=0/{s=NR} /target   inject rule="pool-full".*122876/{t=NR}
      /workload step 1 write -> ENOSPC/{e=NR} END{exit !(s && t && e && s < t && t < e)}' \
@@ -30,26 +32,32 @@ sed -e '0,/"errno": "ENOSPC"/s//"errno": "EIO"/' \
 	-e 's/"kernel_log": "Buffer I\/O error[^"]*"/"kernel_log": "no such line anywhere"/' \
 	"$src" >"$out/wrong.json"
 fl_recheck 1 "$out/wrong.json" tcmu "$out/bad" "contradicted expectations"
-grep -q "FAIL  step 1 errno EIO" "$out/bad.log" || fail "no FAIL for step 1"
-grep -q "observed: ENOSPC" "$out/bad.log" || fail "no observed ENOSPC"
-grep -q "FAIL  kernel log /no such line anywhere/" "$out/bad.log" || fail "no FAIL for kernel_log"
-grep -q "^verdict: FAIL" "$out/bad.log" || fail "no FAIL verdict"
+fl_expect "$out/bad.log" <<'END'
+FAIL  step 1 errno EIO => no FAIL for step 1
+observed: ENOSPC => no observed ENOSPC
+FAIL  kernel log /no such line anywhere/ => no FAIL for kernel_log
+^verdict: FAIL => no FAIL verdict
+END
 
 # An entry with several verdicts fails the run when its first fails and its
 # last holds (errno wrong, within_ms right).
 fl_recheck_copies "$rec" "$out" multi nokeys
 sed -e '0,/"errno": "ENOSPC"/s//"errno": "EIO", "within_ms": 600000/' "$src" >"$out/multi.json"
 fl_recheck 1 "$out/multi.json" tcmu "$out/multi" "failing first verdict"
-grep -q "FAIL  step 1 errno EIO" "$out/multi.log" || fail "no FAIL for step 1 errno"
-grep -q "PASS  step 1 ends within 600000 ms" "$out/multi.log" || fail "no PASS for within_ms"
-grep -q "^verdict: FAIL" "$out/multi.log" || fail "multi: no FAIL verdict"
+fl_expect "$out/multi.log" <<'END'
+FAIL  step 1 errno EIO => no FAIL for step 1 errno
+PASS  step 1 ends within 600000 ms => no PASS for within_ms
+^verdict: FAIL => multi: no FAIL verdict
+END
 
 # A step entry with no other key gets a verdict of its own: the step ran.
 sed -e 's/"expect": \[/"expect": [ { "step": 0 }, { "step": 1, "min_ms": 600000 },/' \
 	"$src" >"$out/nokeys.json"
 fl_recheck 1 "$out/nokeys.json" tcmu "$out/nokeys" "step entry without keys"
-grep -q "PASS  step 0 ran" "$out/nokeys.log" || fail "no verdict for step 0 without keys"
-grep -q "FAIL  step 1 takes at least 600000 ms" "$out/nokeys.log" || fail "no FAIL for min_ms"
+fl_expect "$out/nokeys.log" <<'END'
+PASS  step 0 ran => no verdict for step 0 without keys
+FAIL  step 1 takes at least 600000 ms => no FAIL for min_ms
+END
 
 # An entry scoped to the libiscsi runner is not applicable in the VM lab:
 # shown as N/A, not a failure, though the VM lab would fail it.

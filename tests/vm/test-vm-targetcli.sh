@@ -23,6 +23,8 @@
 # stock tcmu-runner cannot load it).
 set -u
 faultlun=$1 page=$2 guest_script=$3 handler=$4 scenarios=$5 out=$6
+# shellcheck source=tests/lib/common.sh
+. "$(dirname "$0")/../lib/common.sh"
 for need in targetcli dbus-daemon dbus-send tcmu-runner; do
 	command -v "$need" >/dev/null 2>&1 || { echo "SKIP: $need not installed"; exit 77; }
 done
@@ -44,53 +46,15 @@ host_state() {
 host_state >"$out/host-before.txt"
 
 # The page's block: the ```sh fence between the markers, as it is.
-awk '/<!-- targetcli:begin -->/ { on = 1; next }
-     /<!-- targetcli:end -->/ { on = 0 }
-     on && /^```sh$/ { fence = 1; next }
-     on && fence && /^```$/ { fence = 0; next }
-     on && fence { print }' "$page" >"$out/page.sh"
-grep -q 'targetcli /backstores/user:faultlun create' "$out/page.sh" ||
-	{ echo "FAIL: no targetcli block between the markers of $page"; exit 1; }
+fl_page_block "$page" targetcli 'targetcli /backstores/user:faultlun create'
+fl_page_lab targetcli 240 \
+	"sh '$(abs "$guest_script")' '$out/page.sh' '$(abs "$handler")' '$(cd "$scenarios" && pwd)'" \
+	"Runs the shell block of docs/tcmu.md 'With targetcli' in the guest."
+fl_page_run targetcli 360 tcli trace.jsonl refused.out state-after.txt page.time
 
-# One tiny LIO LUN for the lab's own path; the page's LUN is its own.
-cat >"$out/targetcli.json" <<JSON
-{
-  "faultlun": 1,
-  "name": "targetcli",
-  "description": "Runs the shell block of docs/tcmu.md 'With targetcli' in the guest.",
-  "luns": [{"lun": 0, "size": "1MiB"}],
-  "check": {
-    "paths": ["lio"],
-    "workload": [
-      {"op": "shell", "timeout_s": 240,
-       "command": "sh '$(abs "$guest_script")' '$out/page.sh' '$(abs "$handler")' '$(cd "$scenarios" && pwd)'"}
-    ],
-    "expect": [{"step": 0, "errno": "OK"}]
-  }
-}
-JSON
-"$faultlun" vm "$out/targetcli.json" --path lio --quiet --out "$out/run" --timeout 360 \
-	>"$out/log" 2>&1
-rc=$?
-cat "$out/log"
-[ "$rc" -eq 77 ] && exit 77
-g=$out/run/targetcli-lio/guest/tcli
-echo "== the page's block in the guest (exit status $(cat "$g/page.rc" 2>/dev/null))"
-cat "$g/page.out" 2>/dev/null
-for f in trace.jsonl refused.out state-after.txt page.time; do
-	echo "== $f"
-	cat "$g/$f" 2>/dev/null
-done
-fail() {
-	echo "FAIL: $*"
-	exit 1
-}
 host_state >"$out/host-after.txt"
 cmp -s "$out/host-before.txt" "$out/host-after.txt" ||
 	fail "the host's /etc/target or ~/.targetcli changed (see $out/host-*.txt)"
-[ -f "$g/page.rc" ] || fail "the block did not run (see $out/run)"
-[ "$(cat "$g/page.rc")" = 0 ] || fail "the page's block failed (exit status $(cat "$g/page.rc"))"
-[ "$rc" -eq 0 ] || fail "faultlun vm exited $rc"
 
 grep -q 'object path "/org/kernel/TCMUService1/faultlun"' "$g/bus.txt" ||
 	fail "tcmu-runner did not offer handler faultlun on the system bus"

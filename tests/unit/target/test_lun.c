@@ -244,19 +244,10 @@ static void test_resize_capacity_changed(void)
 	fl_lun_destroy(lun);
 }
 
-struct lost_list {
-	uint64_t lba[64];
-	unsigned n;
-};
-
 /* Collects lost LBAs. */
 static void on_lost(uint64_t lba, void *ctx)
 {
-	struct lost_list *l = ctx;
-
-	if (l->n < 64)
-		l->lba[l->n] = lba;
-	l->n++;
+	fl_collect_add(ctx, lba);
 }
 
 /* Power loss with WCE=1: unsynced writes vanish, synced and FUA ones stay. */
@@ -264,7 +255,7 @@ static void test_power_loss_discards_unsynced(void)
 {
 	struct fl_lun *lun = th_lun(NULL);
 	uint8_t a[4 * 512], b[4 * 512], r[4 * 512], cdb[16];
-	struct lost_list lost = {0};
+	struct fl_collect lost = {0};
 	struct fl_cmd res;
 
 	th_clear_ua(lun, 1);
@@ -280,8 +271,8 @@ static void test_power_loss_discards_unsynced(void)
 	TH_EXPECT_GOOD(&res, "WRITE(16) FUA");
 	CU_ASSERT_EQUAL(fl_lun_power_loss(lun, on_lost, &lost), 5);
 	CU_ASSERT_EQUAL(lost.n, 5);
-	CU_ASSERT(lost.lba[0] == 9 && lost.lba[1] == 22 && lost.lba[2] == 23 && lost.lba[3] == 24 &&
-		  lost.lba[4] == 25);
+	CU_ASSERT(lost.v[0] == 9 && lost.v[1] == 22 && lost.v[2] == 23 && lost.v[3] == 24 &&
+		  lost.v[4] == 25);
 	expect_tur(lun, 1, 0x29, 0x01, "POWER ON OCCURRED for nexus 1");
 	expect_tur(lun, 2, 0x29, 0x01, "POWER ON OCCURRED for nexus 2");
 	CU_ASSERT_EQUAL(th_read(lun, 1, 20, 4, r), FL_STATUS_GOOD);

@@ -1046,9 +1046,7 @@ static void test_write_atomic16_not_torn(void)
 	struct fl_cmd res;
 
 	CU_ASSERT_PTR_NOT_NULL_FATAL(w);
-	th_config(&cfg);
-	cfg.store = FL_STORE_FILE;
-	cfg.store_path = th_tmpfile();
+	th_file_config(&cfg, th_tmpfile(), 0);
 	lun = th_lun(&cfg);
 	th_clear_ua(lun, 1);
 	th_cdb16(cdb, 0x9c, 0, 1000, 0);

@@ -181,12 +181,8 @@ static struct fl_lun *file_lun(const char *path, bool thin, uint32_t bs)
 {
 	struct fl_lun_config cfg;
 
-	th_config(&cfg);
-	cfg.store = FL_STORE_FILE;
-	cfg.store_path = path;
+	th_file_config(&cfg, path, bs);
 	cfg.thin = thin;
-	cfg.block_size = bs;
-	cfg.num_blocks = (16u << 20) / bs;
 	return th_lun(&cfg);
 }
 

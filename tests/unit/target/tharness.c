@@ -51,6 +51,17 @@ void th_config(struct fl_lun_config *cfg)
 	cfg->block_size = TH_BS;
 }
 
+void th_file_config(struct fl_lun_config *cfg, const char *path, uint32_t bs)
+{
+	th_config(cfg);
+	cfg->store = FL_STORE_FILE;
+	cfg->store_path = path;
+	if (bs) {
+		cfg->block_size = bs;
+		cfg->num_blocks = (uint64_t)TH_BLOCKS * TH_BS / bs;
+	}
+}
+
 /* Creates a LUN; a failure fails the test. */
 struct fl_lun *th_lun(const struct fl_lun_config *cfg)
 {

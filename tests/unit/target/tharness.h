@@ -24,6 +24,8 @@
 
 /* Fills cfg with the default test LUN. */
 void th_config(struct fl_lun_config *cfg);
+/* Fills cfg with the default test LUN's 16 MiB in blocks of bs (0: TH_BS), kept in file path. */
+void th_file_config(struct fl_lun_config *cfg, const char *path, uint32_t bs);
 /*
  * Gives cfg two target ports in two port groups, as a dual-controller array:
  * port 1 in group 1 (in state1, the LUN's own group), port 2 in group 2.
