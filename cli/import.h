@@ -43,6 +43,7 @@
 #define IMP_MAX_VERIFY_DATA (16u << 20) /* identity data-in kept for --verify, in total */
 #define IMP_MAX_XFER (16u << 20)	/* largest transfer a replayed command is given */
 #define IMP_MAX_PARAM 4096 /* data-out kept of a command other than a write (--verify) */
+#define IMP_MAX_LAT 16384  /* latencies kept per command class (a uniform sample of them all) */
 
 struct fl_import;
 

@@ -8,6 +8,7 @@
 #define FL_IMPORT_INTERNAL_H
 
 #include "import.h"
+#include "fl_target.h"
 #include "iscsi_proto.h"
 
 #include <stdio.h>
@@ -158,6 +159,15 @@ struct imp_class {
 	int64_t t_us;
 };
 
+/* The answer times of one command class (import_latency.c). */
+struct imp_lat {
+	double *ms;	/* a uniform sample (reservoir) of at most IMP_MAX_LAT of them */
+	unsigned n;	/* in ms[] */
+	uint64_t seen;	/* answers timed */
+	uint64_t frame; /* the first timed command's frame */
+	double max_ms;	/* the longest */
+};
+
 struct fl_import {
 	struct fl_import_opts o;
 	struct imp_stats st;
@@ -188,6 +198,8 @@ struct fl_import {
 	struct imp_vrec *vrecs; /* --verify: the commands, in the order answered */
 	unsigned nvrecs, vrecs_over;
 	size_t vdata_bytes;
+	struct imp_lat lat[FL_CLASS_NR];
+	uint64_t lat_rng;
 };
 
 /* import_net.c -> import_iscsi.c: in-order bytes of one direction. */
@@ -222,6 +234,13 @@ void imp_verify_keep(struct fl_import *im, const struct imp_conn *c, const struc
 		     uint64_t frame, enum imp_vskip skip);
 /* Frees what was kept. */
 void imp_verify_free(struct fl_import *im);
+
+/* import_latency.c: the answer to a command of class cls came ms after it (frame: the command's).
+ */
+void imp_lat_add(struct fl_import *im, enum fl_cmd_class cls, double ms, uint64_t frame);
+/* Appends the latency rules to rules and their lines to refs; returns how many rules. */
+unsigned imp_lat_rules(struct fl_import *im, json_t *rules, json_t *refs, unsigned room);
+void imp_lat_free(struct fl_import *im);
 
 /* import_net.c: the end of the capture; freeing. */
 void imp_net_finish(struct fl_import *im);

@@ -280,7 +280,7 @@ static void reading_notes(struct fl_import *im)
 int fl_import_finish(struct fl_import *im, const char *name, json_t **out)
 {
 	json_t *s, *luns, *rules, *refs, *em;
-	unsigned nconn = 0, nlun = 0;
+	unsigned nconn = 0, nlun = 0, nlat;
 	char buf[512];
 
 	imp_net_finish(im);
@@ -303,11 +303,7 @@ int fl_import_finish(struct fl_import *im, const char *name, json_t **out)
 	refs = json_array();
 	json_object_set_new(s, "faultlun", json_integer(1));
 	json_object_set_new(s, "name", json_string(name));
-	snprintf(buf, sizeof(buf),
-		 "Imported from a capture of %" PRIu64 " frames (%.3f s): %u iSCSI connection(s), "
-		 "%" PRIu64 " SCSI commands, %u LUN(s), %u rule(s).",
-		 im->st.frames, imp_secs(im, im->tlast_us), nconn, im->st.cmds, nlun, im->nclasses);
-	json_object_set_new(s, "description", json_string(buf));
+	json_object_set_new(s, "description", json_string("")); /* its place; written below */
 	if (im->target[0] && strlen(im->target) <= 223)
 		json_object_set_new(s, "target", json_pack("{s:s}", "iqn", im->target));
 	for (int n = 0; n < 256; n++)
@@ -317,6 +313,13 @@ int fl_import_finish(struct fl_import *im, const char *name, json_t **out)
 		fl_import_note(im, "no LUN answered a command in the capture: one default LUN");
 	for (unsigned i = 0; i < im->nclasses; i++)
 		json_array_append_new(rules, rule_json(im, i, refs));
+	nlat = imp_lat_rules(im, rules, refs, IMP_MAX_CLASSES - im->nclasses);
+	snprintf(buf, sizeof(buf),
+		 "Imported from a capture of %" PRIu64 " frames (%.3f s): %u iSCSI connection(s), "
+		 "%" PRIu64 " SCSI commands, %u LUN(s), %u rule(s).",
+		 im->st.frames, imp_secs(im, im->tlast_us), nconn, im->st.cmds, nlun,
+		 im->nclasses + nlat);
+	json_object_set_new(s, "description", json_string(buf));
 	reading_notes(im);
 	for (unsigned i = 0; i < im->nnotes; i++) {
 		snprintf(buf, sizeof(buf), "not reproduced: %s", im->notes[i]);
@@ -329,7 +332,8 @@ int fl_import_finish(struct fl_import *im, const char *name, json_t **out)
 	em = json_object();
 	json_object_set_new(em, "behaviour",
 			    json_string("What the target in the capture answered: its identity, "
-					"its non-GOOD answers and the commands it never answered "
+					"its non-GOOD answers, how long it took to answer and the "
+					"commands it never answered "
 					"(faultlun import; references: where each rule comes from "
 					"and what could not be reproduced)."));
 	json_object_set_new(em, "references", refs);
@@ -339,7 +343,7 @@ int fl_import_finish(struct fl_import *im, const char *name, json_t **out)
 		json_object_set_new(s, "luns", luns);
 	else
 		json_decref(luns);
-	if (im->nclasses)
+	if (im->nclasses + nlat)
 		json_object_set_new(s, "rules", rules);
 	else
 		json_decref(rules);
@@ -357,5 +361,6 @@ void fl_import_free(struct fl_import *im)
 	for (unsigned i = 0; i < im->nnotes; i++)
 		free(im->notes[i]);
 	free(im->classes);
+	imp_lat_free(im);
 	free(im);
 }

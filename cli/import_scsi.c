@@ -372,6 +372,8 @@ void imp_scsi_answer(struct fl_import *im, struct imp_conn *c, struct imp_cmd *m
 	im->luns[m->lun].seen = true;
 	if (fl_cdb_decode(m->cdb, 16, &ci))
 		return;
+	if (!response && t >= m->t_us)
+		imp_lat_add(im, ci.cls, (double)(t - m->t_us) / 1000.0, m->frame);
 	if (response) {
 		fl_import_note(im,
 			       "frame %" PRIu64 ": iSCSI response 0x%02x (target failure) to the "

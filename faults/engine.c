@@ -766,7 +766,7 @@ static void trace_inject(struct fl_engine *e, const struct eng_lun *L, const str
 
 	if (!o)
 		return;
-	trace_cmd_fields(o, L->id, cmd, ci);
+	trace_cmd_fields(o, L->id, cmd, e->prog->sc->nports > 0, ci);
 	json_object_set_new(o, "rule", json_string(r->id));
 	json_object_set_new(o, "action", json_string(act->trace_action));
 	if (act->trace)
@@ -786,7 +786,7 @@ static void trace_ua_first(struct fl_engine *e, const struct eng_lun *L, const s
 
 	if (!o)
 		return;
-	trace_cmd_fields(o, L->id, cmd, ci);
+	trace_cmd_fields(o, L->id, cmd, e->prog->sc->nports > 0, ci);
 	json_object_set_new(o, "rule", json_string(r->id));
 	trace_emit(&e->trace, o);
 }
@@ -922,7 +922,7 @@ void fl_engine_submit(struct fl_engine *e, uint16_t lun_id, struct fl_cmd *cmd)
 		return;
 	}
 	if (stage == PEND_DELAYED)
-		timers_add(e->timers, &p->tn, fl_mono_ns() + delay_ns);
+		timers_add(e->timers, &p->tn, fl_mono_ns() + (e->delays_now ? 0 : delay_ns));
 	pthread_mutex_unlock(&e->lock);
 	if (notify)
 		engine_notify(e);

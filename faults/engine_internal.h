@@ -128,6 +128,7 @@ struct trace {
 struct fl_engine {
 	pthread_mutex_t lock;
 	unsigned frontend;
+	bool delays_now; /* fl_engine_opts.delays_now */
 	uint64_t seed;
 	struct fl_target *tgt;
 	struct eng_lun luns[FL_MAX_LUNS];
@@ -215,8 +216,8 @@ void trace_emit(struct trace *t, json_t *obj);
 json_t *json_u64(uint64_t v);
 /* A trace object with t_us and event filled in. */
 json_t *trace_event(struct trace *t, const char *event);
-/* Adds the command's fields (lun, initiator, nexus, tag, opcode, lba, blocks). */
-void trace_cmd_fields(json_t *o, uint16_t lun, const struct fl_cmd *cmd,
+/* Adds the command's fields (lun, initiator, nexus, port, tag, opcode, lba, blocks). */
+void trace_cmd_fields(json_t *o, uint16_t lun, const struct fl_cmd *cmd, bool ports,
 		      const struct fl_cdb_info *ci);
 int trace_subscribe(struct trace *t, int fd);
 void trace_unsubscribe(struct trace *t, int fd);

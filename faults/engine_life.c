@@ -171,6 +171,7 @@ int fl_engine_create(const struct fl_scenario *csc, const struct fl_engine_opts 
 		return -ENOMEM;
 	pthread_mutex_init(&e->lock, NULL);
 	e->frontend = opts ? opts->frontend : 0;
+	e->delays_now = opts && opts->delays_now;
 	e->seed = opts && opts->seed_set ? opts->seed : sc->seed_set ? sc->seed : fresh_seed();
 	fl_timer_init(&e->state_timer, NULL); /* fn set when armed */
 	fl_timer_init(&e->logout_timer, NULL);
@@ -439,7 +440,7 @@ size_t engine_release(struct fl_engine *e, bool all, uint64_t tag, int lun)
 		e->counters.released++;
 		json_t *o = trace_event(&e->trace, "release");
 
-		trace_cmd_fields(o, p->L->id, p->cmd, &p->ci);
+		trace_cmd_fields(o, p->L->id, p->cmd, e->prog->sc->nports > 0, &p->ci);
 		json_object_set_new(o, "rule", json_string(p->rule->id));
 		json_object_set_new(o, "why", json_string("control"));
 		trace_emit(&e->trace, o);

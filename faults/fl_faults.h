@@ -44,6 +44,11 @@ struct fl_engine_opts {
 	 * a pipe: the working directory). store_path above is the operator's.
 	 */
 	const char *scenario_file;
+	/*
+	 * Delays end at once (the delay drawn is still traced): `faultlun import
+	 * --verify` compares answers, not times.
+	 */
+	bool delays_now;
 };
 
 struct fl_engine;

@@ -109,8 +109,12 @@ json_t *trace_event(struct trace *t, const char *event)
 	return o;
 }
 
-/* Adds the command's fields (lun, initiator, nexus, tag, opcode, lba, blocks). */
-void trace_cmd_fields(json_t *o, uint16_t lun, const struct fl_cmd *cmd,
+/*
+ * Adds the command's fields (lun, initiator, nexus, port, tag, opcode, lba,
+ * blocks); ports: the scenario declares target ports, and every event names
+ * its port (otherwise only a relative port past 1 is written).
+ */
+void trace_cmd_fields(json_t *o, uint16_t lun, const struct fl_cmd *cmd, bool ports,
 		      const struct fl_cdb_info *ci)
 {
 	char op[8];
@@ -120,9 +124,10 @@ void trace_cmd_fields(json_t *o, uint16_t lun, const struct fl_cmd *cmd,
 	if (cmd->nexus.initiator)
 		json_object_set_new(o, "initiator", json_string(cmd->nexus.initiator));
 	json_object_set_new(o, "nexus", json_integer((json_int_t)cmd->nexus.id));
-	/* the target port, on a target with several (relative port 1 is left out) */
-	if (cmd->nexus.rel_port_id > 1)
-		json_object_set_new(o, "port", json_integer(cmd->nexus.rel_port_id));
+	/* the relative target port (0 is the one port, 1) */
+	if (ports || cmd->nexus.rel_port_id > 1)
+		json_object_set_new(
+		    o, "port", json_integer(cmd->nexus.rel_port_id ? cmd->nexus.rel_port_id : 1));
 	json_object_set_new(o, "tag", json_integer((json_int_t)cmd->tag));
 	snprintf(op, sizeof(op), "0x%02x", ci->opcode);
 	json_object_set_new(o, "opcode", json_string(op));

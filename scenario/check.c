@@ -376,30 +376,30 @@ static const char *const *op_keys(enum fl_step_op op)
 	}
 }
 
-/*
- * Parses a step's "port": a port's "id" or its relative port number, into
- * its index in the scenario's ports. An unknown one is an error that lists
- * the ports there are.
- */
-static bool pstep_port(struct pctx *c, const char *path, json_t *v, int *out)
+/* The index in the scenario's ports of a port's "id" or relative port number, or -1. */
+static int port_index(const struct fl_scenario *sc, json_t *v)
+{
+	for (size_t i = 0; i < sc->nports; i++) {
+		const struct sc_port *p = &sc->ports[i];
+
+		if ((json_is_string(v) && p->name && !strcmp(p->name, json_string_value(v))) ||
+		    (json_is_integer(v) && json_integer_value(v) == p->rel_port_id))
+			return (int)i;
+	}
+	return -1;
+}
+
+/* The error for a "port" that names no port of the scenario, listing the ports there are. */
+static void port_unknown(struct pctx *c, const char *path, json_t *v)
 {
 	const struct fl_scenario *sc = c->sc;
 	char q[80], names[256] = "";
 	size_t len = 0;
 
-	for (size_t i = 0; i < sc->nports; i++) {
-		const struct sc_port *p = &sc->ports[i];
-
-		if ((json_is_string(v) && p->name && !strcmp(p->name, json_string_value(v))) ||
-		    (json_is_integer(v) && json_integer_value(v) == p->rel_port_id)) {
-			*out = (int)i;
-			return true;
-		}
-		if (len < sizeof(names))
-			len += (size_t)snprintf(names + len, sizeof(names) - len, "%s\"%s\" (%u)",
-						i ? ", " : "", p->name ? p->name : "?",
-						p->rel_port_id);
-	}
+	for (size_t i = 0; i < sc->nports && len < sizeof(names); i++)
+		len += (size_t)snprintf(names + len, sizeof(names) - len, "%s\"%s\" (%u)",
+					i ? ", " : "", sc->ports[i].name ? sc->ports[i].name : "?",
+					sc->ports[i].rel_port_id);
 	if (!sc->nports)
 		perr(c, path, false,
 		     "\"port\": %s names no port: the scenario has no \"ports\" (its one portal "
@@ -410,7 +410,23 @@ static bool pstep_port(struct pctx *c, const char *path, json_t *v, int *out)
 		     "\"port\": %s is not a port of the scenario (its ports, by \"id\" or relative "
 		     "port: %s)",
 		     pquote(v, q, sizeof(q)), names);
-	return false;
+}
+
+/*
+ * Parses a step's "port": a port's "id" or its relative port number, into
+ * its index in the scenario's ports. An unknown one is an error that lists
+ * the ports there are.
+ */
+static bool pstep_port(struct pctx *c, const char *path, json_t *v, int *out)
+{
+	int i = port_index(c->sc, v);
+
+	if (i < 0) {
+		port_unknown(c, path, v);
+		return false;
+	}
+	*out = i;
+	return true;
 }
 
 /* A workload step's defaults, before its keys are read. */
@@ -689,6 +705,39 @@ static void pexpect_tmf_response(struct pctx *c, const char *path, json_t *v, st
 	     pquote(v, q, sizeof(q)));
 }
 
+/*
+ * A trace expectation's "port": on a scenario with "ports" the trace names
+ * every command's relative target port, so a port's "id" or number is
+ * matched as that number (stored here; false: an error, or stored already);
+ * without "ports" the trace names none, and the member never matches.
+ */
+static bool ptrace_port(struct pctx *c, const char *path, json_t *m, struct fl_expect *x)
+{
+	char q[80];
+	int i;
+
+	if (!c->sc->nports) {
+		pwarn(c, path,
+		      "trace member \"port\": %s never matches: the trace names a command's target "
+		      "port only on a scenario with \"ports\"",
+		      pquote(m, q, sizeof(q)));
+		return true;
+	}
+	i = port_index(c->sc, m);
+	if (i < 0) {
+		port_unknown(c, path, m);
+		return false;
+	}
+	if (x->trace) {
+		json_t *num = json_integer(c->sc->ports[i].rel_port_id);
+
+		x->trace[x->ntrace].key = xstrdup("port");
+		x->trace[x->ntrace++].json = json_dumps(num, JSON_COMPACT | JSON_ENCODE_ANY);
+		json_decref(num);
+	}
+	return false;
+}
+
 /* Parses a trace expectation: members to match, min/max bounds. */
 static void pexpect_trace(struct pctx *c, const char *path, json_t *v, struct fl_expect *x)
 {
@@ -729,14 +778,8 @@ static void pexpect_trace(struct pctx *c, const char *path, json_t *v, struct fl
 			     k, pquote(m, q, sizeof(q)));
 			continue;
 		}
-		if (!strcmp(k, "port") && !(json_is_integer(m) && json_integer_value(m) > 1))
-			pwarn(
-			    c, sub,
-			    "trace member \"port\": %s never matches: the trace gives a command's "
-			    "relative target port as a number, and leaves out relative port 1 "
-			    "(match port 1's events by another member, e.g. \"rule\" with a rule "
-			    "that matches the port)",
-			    pquote(m, q, sizeof(q)));
+		if (!strcmp(k, "port") && !ptrace_port(c, sub, m, x))
+			continue;
 		if (!x->trace)
 			continue;
 		x->trace[x->ntrace].key = xstrdup(k);

@@ -4,7 +4,8 @@
  * SCSI rules matching "port" and "port_group" act on the commands of that
  * port only; the alua action with a group changes that group alone, and a
  * command through the other port meets the other group's state; transport
- * rules with "port" judge only that port's PDUs.
+ * rules with "port" judge only that port's PDUs; the trace names every
+ * command's port, port 1 included.
  */
 #include "harness.h"
 
@@ -105,9 +106,53 @@ static void test_xport_rule_port(void)
 	fl_engine_destroy(e);
 }
 
+/* On a scenario with ports every inject event names its port, 1 as well as 2. */
+static void test_trace_names_every_port(void)
+{
+	char path[] = "/tmp/fl-ports-trace-XXXXXX", line[2048];
+	int fd = mkstemp(path), seen[3] = {0, 0, 0};
+	struct fl_engine *e;
+	struct tcmd *t = calloc(1, sizeof(*t));
+	FILE *f;
+
+	CU_ASSERT_TRUE_FATAL(fd >= 0);
+	close(fd);
+	e = mk_engine(TWO_PORTS " \"rules\": [{\"id\": \"r\", \"match\": {\"class\": \"read\"},"
+				" \"action\": {\"status\": \"busy\"}}]}",
+		      1, path);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(e);
+	settle_via(e, 1, 1);
+	settle_via(e, 2, 2);
+	read_via(e, t, 1, 1);
+	read_via(e, t, 2, 2);
+	read_via(e, t, 2, 2);
+	fl_engine_destroy(e);
+	f = fopen(path, "r");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+	while (fgets(line, sizeof(line), f)) {
+		json_t *o = json_loads(line, 0, NULL), *port;
+
+		CU_ASSERT_PTR_NOT_NULL_FATAL(o);
+		if (!strcmp(json_string_value(json_object_get(o, "event")), "inject")) {
+			port = json_object_get(o, "port");
+			CU_ASSERT_TRUE(json_is_integer(port));
+			if (json_is_integer(port) && json_integer_value(port) >= 1 &&
+			    json_integer_value(port) <= 2)
+				seen[json_integer_value(port)]++;
+		}
+		json_decref(o);
+	}
+	fclose(f);
+	unlink(path);
+	free(t);
+	CU_ASSERT_EQUAL(seen[1], 1);
+	CU_ASSERT_EQUAL(seen[2], 2);
+}
+
 FL_TESTS(port_tests,
 	 FL_TEST(test_rule_matches_port),
 	 FL_TEST(test_alua_action_group),
-	 FL_TEST(test_xport_rule_port));
+	 FL_TEST(test_xport_rule_port),
+	 FL_TEST(test_trace_names_every_port));
 
 FL_SUITES(FL_SUITE("faults_ports", NULL, NULL, port_tests));

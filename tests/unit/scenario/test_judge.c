@@ -835,13 +835,13 @@ static void test_workload_lint(void)
 	     "\"tmf_response\": unknown response \"done\"", -EINVAL},
 	    {"\"workload\": [{\"op\": \"tur\"}], \"expect\": [{\"ua\": \"29/00\"}]",
 	     "give \"step\"", -EINVAL},
-	    /* the trace leaves relative port 1 out and gives no port names */
+	    /* without "ports" the trace names no port */
 	    {"\"workload\": [{\"op\": \"tur\"}], \"expect\": [{\"trace\": {\"event\": "
 	     "\"inject\", \"port\": 1}}]",
 	     "warning: trace member \"port\": 1 never matches", 0},
 	    {"\"workload\": [{\"op\": \"tur\"}], \"expect\": [{\"trace\": {\"port\": "
-	     "\"A\"}}]",
-	     "trace member \"port\": \"A\" never matches", 0},
+	     "2}}]",
+	     "trace member \"port\": 2 never matches", 0},
 	};
 	static const char *const quiet[] = {
 	    /* the defaults: 180 s holds 30 s + 3 x 5 s; no VM-lab paths named */
@@ -850,8 +850,6 @@ static void test_workload_lint(void)
 	    "\"knobs\": {\"timeout_s\": 2}, \"workload\": [{\"op\": \"write\", \"timeout_s\": 17}]",
 	    /* a VM-lab-only check: the libiscsi runner does not run it */
 	    "\"paths\": [\"tcmu\"], \"workload\": [{\"op\": \"read\", \"timeout_s\": 1}]",
-	    /* relative port 2 and past are in the trace */
-	    "\"workload\": [{\"op\": \"tur\"}], \"expect\": [{\"trace\": {\"port\": 2}}]",
 	};
 	char text[1024];
 	bool found;
@@ -940,7 +938,61 @@ static void test_obs_tmf_response(void)
 	unlink(path);
 }
 
+/*
+ * On a scenario with ports a trace expectation's "port" is a port's "id" or
+ * relative port number, port 1 as well as the others: the trace names every
+ * command's port there.
+ */
+static void test_trace_port(void)
+{
+	static const char *const trace[] = {
+	    "{\"t_us\": 1, \"event\": \"inject\", \"port\": 1, \"rule\": \"r\"}",
+	    "{\"t_us\": 2, \"event\": \"inject\", \"port\": 2, \"rule\": \"r\"}",
+	    "{\"t_us\": 3, \"event\": \"inject\", \"port\": 2, \"rule\": \"r\"}"};
+	static const struct {
+		const char *expect;
+		enum fl_verdict_kind want;
+	} c[] = {
+	    {"{\"trace\": {\"event\": \"inject\", \"port\": \"A\", \"min\": 1, \"max\": 1}}",
+	     FL_VERDICT_PASS},
+	    {"{\"trace\": {\"port\": 1, \"min\": 1, \"max\": 1}}", FL_VERDICT_PASS},
+	    {"{\"trace\": {\"port\": \"B\", \"min\": 2, \"max\": 2}}", FL_VERDICT_PASS},
+	    {"{\"trace\": {\"port\": \"A\", \"min\": 2}}", FL_VERDICT_FAIL},
+	};
+	struct fl_step_obs step = {.end = FL_END_DONE, .errno_name = "OK", .repeats_done = 1};
+	struct fl_obs obs = {
+	    .runner = FL_RUNNER_LIBISCSI, .steps = &step, .nsteps = 1, .has_trace = true,
+	    .trace = trace, .ntrace = 3};
+	char text[1024];
+
+	for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+		struct fl_scenario *sc;
+		struct fl_verdict *v = NULL;
+
+		snprintf(text, sizeof(text),
+			 "{\"faultlun\": 1, \"ports\": [{\"id\": \"A\", \"listen\": "
+			 "\"127.0.0.1:0\"}, {\"id\": \"B\", \"listen\": \"127.0.0.2:0\"}], \"luns\": "
+			 "[{\"size\": \"8MiB\"}], \"check\": {\"workload\": [{\"op\": \"tur\"}], "
+			 "\"expect\": [%s]}}",
+			 c[i].expect);
+		sc = load(text);
+		CU_ASSERT_PTR_NOT_NULL_FATAL(sc);
+		CU_ASSERT_EQUAL_FATAL(fl_check_judge(fl_scenario_check(sc), &obs, &v), 1);
+		if (v[0].v != c[i].want)
+			printf("case %zu: verdict %d, want %d\n", i, v[0].v, c[i].want);
+		CU_ASSERT_EQUAL(v[0].v, c[i].want);
+		free(v);
+		fl_scenario_free(sc);
+	}
+	/* a name that is not a port of the scenario is an error */
+	CU_ASSERT_PTR_NULL(load("{\"faultlun\": 1, \"ports\": [{\"id\": \"A\", \"listen\": "
+				"\"127.0.0.1:0\"}], \"luns\": [{\"size\": \"8MiB\"}], \"check\": "
+				"{\"workload\": [{\"op\": \"tur\"}], \"expect\": [{\"trace\": "
+				"{\"port\": \"C\"}}]}}"));
+}
+
 FL_TESTS(tests,
+	 FL_TEST(test_trace_port),
 	 FL_TEST(test_ua),
 	 FL_TEST(test_tmf_steps),
 	 FL_TEST(test_workload_lint),
