@@ -104,7 +104,7 @@ static void times_near_timeout(const struct fl_explore_base *b, const struct fl_
 			json_t *parent, *v = value_at(action, p->key, &parent, &leaf);
 			double ms = b->timeout_ms * (0.5 + fl_draw_unit(g));
 
-			if (p->type != FL_PARAM_MS || !json_is_number(v))
+			if (!fl_param_is_ms(p) || !json_is_number(v))
 				continue;
 			ms = ms < p->min ? p->min : ms > p->max ? p->max : ms;
 			json_object_set_new(parent, leaf, json_real((double)(long long)ms));

@@ -47,6 +47,7 @@ json_t *fl_draw_value(const struct fl_draw_ctx *c, const struct fl_action_param 
 		return json_integer(
 		    (json_int_t)fl_draw_uint(g, (uint64_t)p->min, (uint64_t)p->max));
 	case FL_PARAM_MS:
+	case FL_PARAM_DELAY: /* drawn as a fixed delay */
 		return json_real(p->min + fl_draw_unit(g) * (p->max - p->min));
 	case FL_PARAM_SENSE:
 		return json_pack("{s:I, s:I, s:I}", "key",

@@ -60,6 +60,7 @@ enum fl_param_type {
 	FL_PARAM_CHOICE,   /* one of .choices */
 	FL_PARAM_UINT,	   /* an integer in [min, max] */
 	FL_PARAM_MS,	   /* milliseconds in [min, max] (fractions allowed) */
+	FL_PARAM_DELAY,	   /* FL_PARAM_MS, or a distribution {"dist": ...} (docs/faults/delay.md) */
 	FL_PARAM_SENSE,	   /* "KEY/AA/QQ" (hex), key in [min, max] */
 	FL_PARAM_ASCQ,	   /* "AA/QQ" (hex) */
 	FL_PARAM_SIZE,	   /* "Nblocks" with N in [min, max] */
@@ -160,6 +161,11 @@ extern const struct fl_action *const fl_actions[VERB_NR];
 static inline const struct fl_action *fl_action_by_verb(enum sc_verb v)
 {
 	return (unsigned)v < VERB_NR ? fl_actions[v] : NULL;
+}
+/* Whether p's value is (or may be) a number of milliseconds: FL_PARAM_MS or FL_PARAM_DELAY. */
+static inline bool fl_param_is_ms(const struct fl_action_param *p)
+{
+	return p->type == FL_PARAM_MS || p->type == FL_PARAM_DELAY;
 }
 /* The i-th row in listing order (verbs in order, set_state last), or NULL past VERB_NR. */
 const struct fl_action *fl_action_at(size_t i);

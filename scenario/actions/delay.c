@@ -14,7 +14,7 @@
 static const char *const no_keys[] = {NULL};
 
 static const struct fl_action_param delay_params[] = {
-    {"delay_ms", FL_PARAM_MS, "ms", 0, 86400000.0, NULL, NULL,
+    {"delay_ms", FL_PARAM_DELAY, "ms", 0, 86400000.0, NULL, NULL,
      "milliseconds, or {\"dist\": uniform|lognormal|exponential, ...}", 0},
 };
 

@@ -18,7 +18,7 @@ static const struct fl_action_param sense_params[] = {
     {"sense", FL_PARAM_SENSE, NULL, 0, 15, NULL, NULL,
      "KEY/AA/QQ in hex, or KEY/ASC_NAME, or {key, asc, ascq}", 0},
     {"info", FL_PARAM_CHOICE, NULL, 0, 0, info_values, NULL,
-     "\"lba\": the first failing LBA goes in the INFORMATION field", 0},
+     "the first failing LBA goes in the INFORMATION field", 0},
     {"format", FL_PARAM_CHOICE, NULL, 0, 0, formats, "the LUN's D_SENSE",
      "the sense data format, overriding the LUN's", 0},
     {"overtake_ua", FL_PARAM_BOOL, NULL, 0, 1, NULL, "false",
