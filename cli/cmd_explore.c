@@ -326,8 +326,7 @@ static json_t *shrunk(json_t *rules, size_t i)
 		for (size_t k = 0; d && k < d->nparams; k++) {
 			const struct fl_action_param *p = &d->params[k];
 
-			if (strcmp(p->key, key) ||
-			    (p->type != FL_PARAM_UINT && !fl_param_is_ms(p)))
+			if (strcmp(p->key, key) || (p->type != FL_PARAM_UINT && !fl_param_is_ms(p)))
 				continue;
 			if (json_is_number(v) && json_number_value(v) > p->min) {
 				json_object_set_new(action, key, json_integer((json_int_t)p->min));

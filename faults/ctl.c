@@ -438,6 +438,14 @@ static json_t *act_owner(struct fl_engine *e, struct eng_lun *L, uint16_t group)
 	return json_pack("{s:b, s:s}", "ok", 1, "action", sc_verb_name(VERB_OWNER));
 }
 
+/* The target port group an alua or owner action names (0: the LUN's default). */
+static uint16_t group_of(const struct sc_action *a)
+{
+	const struct fl_action *d = fl_action_by_verb(a->verb);
+
+	return d && d->group ? d->group(a) : 0;
+}
+
 /* "act": a LUN-wide effect now (ua, power_loss, resize, alua), as a rule would. */
 static json_t *do_act(struct fl_engine *e, json_t *req)
 {
@@ -472,7 +480,7 @@ static json_t *do_act(struct fl_engine *e, json_t *req)
 		}
 	}
 	if (sc->rules[0].a.verb == VERB_OWNER) {
-		uint16_t group = sc->rules[0].a.owner_group;
+		uint16_t group = group_of(&sc->rules[0].a);
 
 		fl_scenario_free(sc);
 		return act_owner(e, L, group);
@@ -531,12 +539,12 @@ static json_t *do_alua(struct fl_engine *e, json_t *req)
 		struct eng_lun *L = e->by_id[i];
 		enum fl_alua_state old;
 
-		if (!L || fl_lun_tpg_state(L->lun, sc->rules[0].a.alua_group, &old))
+		if (!L || fl_lun_tpg_state(L->lun, group_of(&sc->rules[0].a), &old))
 			continue;
 		o = trace_event(&e->trace, "act");
 		json_object_set_new(o, "lun", json_integer(L->id));
 		json_object_set_new(o, "action", json_string("alua"));
-		json_object_set_new(o, "group", json_integer(sc->rules[0].a.alua_group));
+		json_object_set_new(o, "group", json_integer(group_of(&sc->rules[0].a)));
 		trace_emit(&e->trace, o);
 		engine_lun_effect(e, L, &sc->rules[0].a, "control");
 		changed++;

@@ -329,30 +329,13 @@ int fl_engine_replace(struct fl_engine *e, const struct fl_scenario *csc)
 uint64_t engine_resize_blocks(const struct eng_lun *L, const struct sc_action *a, char *msg,
 			      size_t len)
 {
-	uint64_t max_bytes = FL_LUN_MAX_BLOCKS * L->block_size;
-	uint64_t blocks = a->resize_in_blocks ? a->resize : a->resize / L->block_size;
+	const struct fl_action *d = fl_action_by_verb(a->verb);
 
-	if (a->resize == 0) {
-		snprintf(msg, len, "resize to 0 %s: a LUN needs at least one block",
-			 a->resize_in_blocks ? "blocks" : "bytes");
+	if (!d || !d->capacity) {
+		snprintf(msg, len, "the action %s does not resize", sc_verb_name(a->verb));
 		return 0;
 	}
-	if (blocks > FL_LUN_MAX_BLOCKS) {
-		snprintf(msg, len,
-			 "resize to %" PRIu64 " %s: more than the largest LUN, %" PRIu64
-			 " blocks (%" PRIu64 " bytes at LUN %u's block size of %u)",
-			 a->resize, a->resize_in_blocks ? "blocks" : "bytes",
-			 (uint64_t)FL_LUN_MAX_BLOCKS, max_bytes, L->id, L->block_size);
-		return 0;
-	}
-	if (!a->resize_in_blocks && a->resize % L->block_size) {
-		snprintf(msg, len,
-			 "resize to %" PRIu64 " bytes: not a multiple of LUN %u's block size (%u "
-			 "bytes)",
-			 a->resize, L->id, L->block_size);
-		return 0;
-	}
-	return blocks;
+	return d->capacity(a, L->block_size, L->id, msg, len);
 }
 
 /*

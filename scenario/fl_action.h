@@ -20,6 +20,8 @@
 
 #include "fl_scenario.h"
 
+#include <string.h>
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -115,6 +117,25 @@ struct fl_action_env {
 			   bool on_close);
 };
 
+/*
+ * FL_ACTION_ARGS(NAME) in an action's file, after `struct NAME {...}` (its
+ * parameters as parsed): NAME_of(a) reads them from a's args, NAME_set(a, &v)
+ * writes them. Nothing outside the file sees the struct.
+ */
+#define FL_ACTION_ARGS(NAME)                                                                       \
+	_Static_assert(sizeof(struct NAME) <= SC_ACTION_ARGS_SIZE && _Alignof(struct NAME) <= 8,   \
+		       "struct " #NAME " does not fit in struct sc_action's args");                \
+	static inline struct NAME NAME##_of(const struct sc_action *a)                             \
+	{                                                                                          \
+		struct NAME v;                                                                     \
+		memcpy(&v, a->args, sizeof(v));                                                    \
+		return v;                                                                          \
+	}                                                                                          \
+	static inline void NAME##_set(struct sc_action *a, const struct NAME *v)                   \
+	{                                                                                          \
+		memcpy(a->args, v, sizeof(*v));                                                    \
+	}
+
 /* One fault action: the loader, lint, the engine, ctl and the report all read it. */
 struct fl_action {
 	const char *name; /* its key in a scenario action: "sense", "delay_ms" */
@@ -152,6 +173,14 @@ struct fl_action {
 	void (*reach)(const struct sc_action *a, uint32_t block_size, uint64_t *blocks);
 	/* its fields of the trace's inject line */
 	void (*trace)(struct json_t *o, const struct sc_action *a, uint64_t info);
+	/* the target port group a names, 0 for the LUN's default group (alua, owner) */
+	uint16_t (*group)(const struct sc_action *a);
+	/*
+	 * The capacity in blocks a gives a LUN of block_size (resize), or 0 with
+	 * the reason in msg (quoting the value and the limit, naming LUN lun).
+	 */
+	uint64_t (*capacity)(const struct sc_action *a, uint32_t block_size, unsigned lun,
+			     char *msg, size_t len);
 };
 
 /* The registry, indexed by enum sc_verb (VERB_NONE is set_state alone). */

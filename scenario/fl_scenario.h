@@ -277,32 +277,24 @@ enum sc_sense_format {
 	FORMAT_DESCRIPTOR,
 };
 
+/* The bytes an action's own parameters take in struct sc_action (fl_action.h FL_ACTION_ARGS). */
+#define SC_ACTION_ARGS_SIZE 32
+
 struct sc_action {
 	enum sc_verb verb;
-	uint8_t key, asc, ascq;
-	bool info_lba;
-	enum sc_sense_format format;
-	uint8_t status;
-	bool has_delay;
+	bool has_delay; /* "delay_ms", which may come with another verb */
 	struct sc_delay delay;
-	enum sc_hold_kind hold;
-	bool short_in_blocks;
-	uint32_t short_len;
-	uint32_t corrupt_bytes;
-	uint8_t ua_asc, ua_ascq;
-	bool resize_in_blocks;
-	uint64_t resize;
-	enum fl_alua_state alua;
-	uint16_t alua_group;  /* the group whose state changes; 0 = the LUN's default group */
-	uint16_t owner_group; /* VERB_OWNER: the target port group that becomes owner */
-	double late_ms;	      /* VERB_LATE_WRITE: the data lands this long after arrival */
-	bool late_on_close;   /* ... or when the command's nexus goes, if sooner */
-	int set_state;	      /* -1: none */
+	int set_state; /* -1: none ("set_state" may come with any verb) */
 	/*
 	 * sense / status only: answer even when a unit attention is pending for
 	 * the command's nexus (by default the UA comes first, SAM-5 r21 5.14).
 	 */
 	bool overtake_ua;
+	/*
+	 * The verb's own parameters, which only its file (scenario/actions/NAME.c)
+	 * reads and writes, as its struct (FL_ACTION_ARGS).
+	 */
+	_Alignas(8) unsigned char args[SC_ACTION_ARGS_SIZE];
 };
 
 struct sc_rule {

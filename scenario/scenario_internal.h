@@ -150,7 +150,6 @@ void scenario_free_rules(struct fl_scenario *sc);
 void parse_ports(struct pctx *c, json_t *ports, json_t *groups);
 void scenario_free_ports(struct fl_scenario *sc);
 void parse_match_port(struct pctx *c, const char *path, json_t *v, bool group, uint16_t *out);
-void parse_alua_action(struct pctx *c, const char *path, json_t *v, struct sc_action *a);
 void scenario_lun_ports(const struct fl_scenario *sc, struct fl_lun_config *cfg);
 /* actions.c: parse and trace helpers of the action files (actions/NAME.c) */
 void action_flag(struct pctx *c, const char *path, json_t *v, const char *key);

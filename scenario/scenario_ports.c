@@ -259,30 +259,6 @@ void parse_match_port(struct pctx *c, const char *path, json_t *v, bool group, u
 	}
 }
 
-/*
- * Parses the alua action: "STATE" (the LUN's default group) or
- * {"group": N, "state": STATE}.
- */
-void parse_alua_action(struct pctx *c, const char *path, json_t *v, struct sc_action *a)
-{
-	static const char *const keys[] = {"group", "state", NULL};
-	char sub[600], q[80];
-	json_t *e;
-
-	if (!json_is_object(v)) {
-		palua(c, path, v, &a->alua);
-		return;
-	}
-	pkeys(c, path, v, "alua", keys);
-	if (!(e = json_object_get(v, "state")))
-		perr(c, path, false, "\"alua\": {\"group\": N, \"state\": STATE} needs \"state\"");
-	else
-		palua(c, SUBP(sub, path, "state"), e, &a->alua);
-	if ((e = json_object_get(v, "group")))
-		parse_match_port(c, SUBP(sub, path, "group"), e, true, &a->alua_group);
-	(void)q;
-}
-
 /* Accessors. */
 unsigned fl_scenario_port_count(const struct fl_scenario *sc)
 {

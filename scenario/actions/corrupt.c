@@ -14,6 +14,12 @@ static const struct fl_action_param corrupt_params[] = {
      "how many bytes of the data-in to flip", 0},
 };
 
+/* The parameter of a corrupt action. */
+struct corrupt_args {
+	uint32_t bytes;
+};
+FL_ACTION_ARGS(corrupt_args)
+
 /* Parses "corrupt": {"bytes": N}, 1 .. 16 Mi. */
 static void corrupt_parse(struct pctx *c, const char *path, json_t *v, struct sc_action *a)
 {
@@ -36,19 +42,20 @@ static void corrupt_parse(struct pctx *c, const char *path, json_t *v, struct sc
 		if (pnum(c, s2, json_object_get(e, "bytes"), 1u << 24, &n)) {
 			if (!n)
 				perr(c, s2, false, "\"bytes\": corrupting 0 bytes does nothing");
-			a->corrupt_bytes = (uint32_t)n;
+			corrupt_args_set(a, &(struct corrupt_args){(uint32_t)n});
 		}
 	}
 }
 
-/* Flips corrupt_bytes bytes of a good command's data-in (XOR with 1..255). */
+/* Flips that many bytes of a good command's data-in (XOR with 1..255). */
 static void corrupt_after(const struct fl_action_env *x)
 {
 	struct fl_cmd *cmd = x->cmd;
+	uint32_t bytes = corrupt_args_of(x->a).bytes;
 
 	if (cmd->status != FL_STATUS_GOOD || !cmd->data_in_len)
 		return;
-	for (uint32_t i = 0; i < x->a->corrupt_bytes; i++) {
+	for (uint32_t i = 0; i < bytes; i++) {
 		uint64_t r = x->next(x->rng);
 
 		cmd->data_in[r % cmd->data_in_len] ^= (uint8_t)(1 + (r >> 32) % 255);

@@ -18,11 +18,18 @@ static const struct fl_action_param hold_params[] = {
      "what ends the hold: nothing, an abort or reset, a reset, a release", 0},
 };
 
+/* The parameter of a hold action. */
+struct hold_args {
+	enum sc_hold_kind hold;
+};
+FL_ACTION_ARGS(hold_args)
+
 /* Parses "hold". */
 static void hold_parse(struct pctx *c, const char *path, json_t *v, struct sc_action *a)
 {
 	char sub[512], q[80];
 	json_t *e = json_object_get(v, "hold");
+	struct hold_args h = {0};
 	const char *s;
 
 	if (!e)
@@ -30,8 +37,9 @@ static void hold_parse(struct pctx *c, const char *path, json_t *v, struct sc_ac
 	s = json_is_string(e) ? json_string_value(e) : "";
 	for (int k = 1; k < 5; k++)
 		if (!strcmp(s, holds[k]))
-			a->hold = (enum sc_hold_kind)k;
-	if (!a->hold)
+			h.hold = (enum sc_hold_kind)k;
+	hold_args_set(a, &h);
+	if (!h.hold)
 		perr(c, SUBP(sub, path, "hold"), false,
 		     "unknown hold %s (expected \"forever\", \"until_abort\", "
 		     "\"until_reset\" or \"until_release\")",
@@ -41,16 +49,19 @@ static void hold_parse(struct pctx *c, const char *path, json_t *v, struct sc_ac
 /* until_abort: any TMF covering it; until_reset: only a reset; the others: none. */
 static void hold_ends_on(const struct sc_action *a, bool *abort, bool *reset)
 {
-	*abort = a->hold == HOLD_UNTIL_ABORT;
-	*reset = *abort || a->hold == HOLD_UNTIL_RESET;
+	enum sc_hold_kind h = hold_args_of(a).hold;
+
+	*abort = h == HOLD_UNTIL_ABORT;
+	*reset = *abort || h == HOLD_UNTIL_RESET;
 }
 
 /* Trace: "hold": what ends it. */
 static void hold_trace(json_t *o, const struct sc_action *a, uint64_t info)
 {
+	enum sc_hold_kind h = hold_args_of(a).hold;
+
 	(void)info;
-	json_object_set_new(o, "hold",
-			    json_string(holds[a->hold <= HOLD_UNTIL_RELEASE ? a->hold : 0]));
+	json_object_set_new(o, "hold", json_string(holds[h <= HOLD_UNTIL_RELEASE ? h : 0]));
 }
 
 const struct fl_action fl_action_hold = {

@@ -21,12 +21,20 @@ static const struct fl_action_param late_write_params[] = {
      "true: or as soon as the command's connection or session goes away, if sooner", 0},
 };
 
+/* The parameters of a late_write action. */
+struct late_write_args {
+	double after_ms;
+	bool on_close;
+};
+FL_ACTION_ARGS(late_write_args)
+
 /* Parses "late_write": {"after_ms": MS, "on_close": BOOL}. */
 static void late_write_parse(struct pctx *c, const char *path, json_t *v, struct sc_action *a)
 {
 	static const char *const lkeys[] = {"after_ms", "on_close", NULL};
 	json_t *e = json_object_get(v, "late_write"), *ms, *oc;
 	char sub[512], s2[600], q[80];
+	struct late_write_args l = {0};
 
 	if (!e)
 		return;
@@ -41,21 +49,23 @@ static void late_write_parse(struct pctx *c, const char *path, json_t *v, struct
 	}
 	pkeys(c, sub, e, "late_write", lkeys);
 	snprintf(s2, sizeof(s2), "%s/after_ms", sub);
-	pdouble(c, s2, ms, 0, 3600000.0, &a->late_ms);
+	pdouble(c, s2, ms, 0, 3600000.0, &l.after_ms);
 	oc = json_object_get(e, "on_close");
 	snprintf(s2, sizeof(s2), "%s/on_close", sub);
 	if (oc)
-		pbool(c, s2, oc, &a->late_on_close);
+		pbool(c, s2, oc, &l.on_close);
+	late_write_args_set(a, &l);
 }
 
 /* On hold: a command with data to write has it copied and written later. */
 static void late_write_held(const struct fl_action_env *x)
 {
 	const struct fl_cdb_info *ci = fl_cmd_decode(x->cmd);
+	const struct late_write_args l = late_write_args_of(x->a);
 
 	if (ci->cls != FL_CLASS_WRITE || !x->cmd->data_out || !x->cmd->data_out_len)
 		return; /* nothing to write: a plain hold */
-	x->write_later(x->engine, x, (uint64_t)(x->a->late_ms * 1e6), x->a->late_on_close);
+	x->write_later(x->engine, x, (uint64_t)(l.after_ms * 1e6), l.on_close);
 }
 
 /* Any TMF that covers it ends the hold (the late write stays due). */
@@ -70,8 +80,10 @@ static void late_write_ends_on(const struct sc_action *a, bool *abort, bool *res
 static void late_write_trace(json_t *o, const struct sc_action *a, uint64_t info)
 {
 	(void)info;
-	json_object_set_new(o, "after_ms", json_real(a->late_ms));
-	json_object_set_new(o, "on_close", json_boolean(a->late_on_close));
+	const struct late_write_args l = late_write_args_of(a);
+
+	json_object_set_new(o, "after_ms", json_real(l.after_ms));
+	json_object_set_new(o, "on_close", json_boolean(l.on_close));
 }
 
 const struct fl_action fl_action_late_write = {

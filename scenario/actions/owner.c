@@ -17,24 +17,39 @@ static const struct fl_action_param owner_params[] = {
      "the target port group that becomes the LUN's owner", 0},
 };
 
+/* The parameter of an owner action: the target port group that becomes owner. */
+struct owner_args {
+	uint16_t group;
+};
+FL_ACTION_ARGS(owner_args)
+
 /* Parses "owner": a target port group. */
 static void owner_parse(struct pctx *c, const char *path, json_t *v, struct sc_action *a)
 {
 	char sub[512];
 	json_t *e = json_object_get(v, "owner");
+	struct owner_args o = {0};
 
-	if (e)
-		parse_match_port(c, SUBP(sub, path, "owner"), e, true, &a->owner_group);
+	if (!e)
+		return;
+	parse_match_port(c, SUBP(sub, path, "owner"), e, true, &o.group);
+	owner_args_set(a, &o);
+}
+
+/* The group that becomes owner. */
+static uint16_t owner_group(const struct sc_action *a)
+{
+	return owner_args_of(a).group;
 }
 
 /* Moves the LUN to its new owner; a LUN without a personality logs why not. */
 static void owner_effect(const struct fl_action_env *x)
 {
-	int r = fl_lun_set_owner(x->lun, x->a->owner_group);
+	int r = fl_lun_set_owner(x->lun, owner_group(x->a));
 
 	if (r)
 		fl_log(FL_LOG_ERR, "%s: owner of LUN %u to port group %u: %s\n", x->why, x->lun_id,
-		       x->a->owner_group,
+		       owner_group(x->a),
 		       r == -ENOTSUP ? "the LUN has no vendor personality" : strerror(-r));
 }
 
@@ -42,7 +57,7 @@ static void owner_effect(const struct fl_action_env *x)
 static void owner_trace(json_t *o, const struct sc_action *a, uint64_t info)
 {
 	(void)info;
-	json_object_set_new(o, "group", json_integer(a->owner_group));
+	json_object_set_new(o, "group", json_integer(owner_group(a)));
 }
 
 const struct fl_action fl_action_owner = {
@@ -61,4 +76,5 @@ const struct fl_action fl_action_owner = {
     .parse = owner_parse,
     .effect = owner_effect,
     .trace = owner_trace,
+    .group = owner_group,
 };

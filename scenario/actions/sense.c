@@ -25,54 +25,66 @@ static const struct fl_action_param sense_params[] = {
      "answer even when a unit attention is pending for the nexus", 0},
 };
 
+/* The parameters of a sense action. */
+struct sense_args {
+	uint8_t key, asc, ascq;
+	bool info_lba;
+	enum sc_sense_format format;
+};
+FL_ACTION_ARGS(sense_args)
+
 /* Parses "sense", "info", "format" and "overtake_ua". */
 static void sense_parse(struct pctx *c, const char *path, json_t *v, struct sc_action *a)
 {
+	struct sense_args s = sense_args_of(a);
 	char sub[512], q[80];
 	json_t *e;
 
 	if ((e = json_object_get(v, "sense")))
-		psense(c, SUBP(sub, path, "sense"), e, &a->key, &a->asc, &a->ascq);
+		psense(c, SUBP(sub, path, "sense"), e, &s.key, &s.asc, &s.ascq);
 	if ((e = json_object_get(v, "info"))) {
 		SUBP(sub, path, "info");
 		if (!json_is_string(e) || strcmp(json_string_value(e), "lba"))
 			perr(c, sub, false, "\"info\": expected \"lba\", got %s",
 			     pquote(e, q, sizeof(q)));
-		a->info_lba = true;
+		s.info_lba = true;
 	}
 	if ((e = json_object_get(v, "format"))) {
 		const char *f = json_is_string(e) ? json_string_value(e) : "";
 
 		SUBP(sub, path, "format");
 		if (!strcmp(f, "fixed"))
-			a->format = FORMAT_FIXED;
+			s.format = FORMAT_FIXED;
 		else if (!strcmp(f, "descriptor"))
-			a->format = FORMAT_DESCRIPTOR;
+			s.format = FORMAT_DESCRIPTOR;
 		else
 			perr(c, sub, false,
 			     "\"format\": expected \"fixed\" or \"descriptor\", got %s",
 			     pquote(e, q, sizeof(q)));
 	}
+	sense_args_set(a, &s);
 	action_overtake_ua(c, path, v, a);
 }
 
 /* RECOVERED ERROR and COMPLETED report after execution (SPC-4 r37 4.5.6). */
 static enum fl_action_phase sense_phase(const struct sc_action *a)
 {
-	return a->key == FL_KEY_RECOVERED_ERROR || a->key == FL_KEY_COMPLETED ? FL_PHASE_AFTER
-									      : FL_PHASE_BEFORE;
+	uint8_t key = sense_args_of(a).key;
+
+	return key == FL_KEY_RECOVERED_ERROR || key == FL_KEY_COMPLETED ? FL_PHASE_AFTER
+									: FL_PHASE_BEFORE;
 }
 
 /* Fills the command's sense as the action says. */
 static void sense_put(const struct fl_action_env *x)
 {
-	const struct sc_action *a = x->a;
+	const struct sense_args s = sense_args_of(x->a);
 
-	if (a->format == FORMAT_LUN)
-		fl_lun_set_sense(x->lun, x->cmd, a->key, a->asc, a->ascq, a->info_lba, x->info);
+	if (s.format == FORMAT_LUN)
+		fl_lun_set_sense(x->lun, x->cmd, s.key, s.asc, s.ascq, s.info_lba, x->info);
 	else
-		fl_cmd_set_sense(x->cmd, a->format == FORMAT_DESCRIPTOR, a->key, a->asc, a->ascq,
-				 a->info_lba, x->info);
+		fl_cmd_set_sense(x->cmd, s.format == FORMAT_DESCRIPTOR, s.key, s.asc, s.ascq,
+				 s.info_lba, x->info);
 }
 
 /* A sense that completes: GOOD becomes CHECK CONDITION, the data stays. */
@@ -85,11 +97,12 @@ static void sense_after(const struct fl_action_env *x)
 /* Trace: "sense": "K/AA/QQ", and "info" when the action puts the LBA there. */
 static void sense_trace(json_t *o, const struct sc_action *a, uint64_t info)
 {
+	const struct sense_args s = sense_args_of(a);
 	char buf[32];
 
-	snprintf(buf, sizeof(buf), "%x/%02x/%02x", a->key, a->asc, a->ascq);
+	snprintf(buf, sizeof(buf), "%x/%02x/%02x", s.key, s.asc, s.ascq);
 	json_object_set_new(o, "sense", json_string(buf));
-	if (a->info_lba)
+	if (s.info_lba)
 		json_object_set_new(o, "info", json_integer((json_int_t)info));
 }
 

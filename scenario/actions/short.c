@@ -14,6 +14,13 @@ static const struct fl_action_param short_params[] = {
     {"short/bytes", FL_PARAM_UINT, "bytes", 0, UINT32_MAX, NULL, NULL, "data-in kept, in bytes", 1},
 };
 
+/* The parameters of a short action. */
+struct short_args {
+	bool in_blocks;
+	uint32_t len;
+};
+FL_ACTION_ARGS(short_args)
+
 /* Parses "short": {"blocks": N} or {"bytes": N}. */
 static void short_parse(struct pctx *c, const char *path, json_t *v, struct sc_action *a)
 {
@@ -34,25 +41,24 @@ static void short_parse(struct pctx *c, const char *path, json_t *v, struct sc_a
 		     pquote(e, q, sizeof(q)));
 	} else {
 		pkeys(c, sub, e, "short", skeys);
-		a->short_in_blocks = b != NULL;
 		char s2[600];
 
 		snprintf(s2, sizeof(s2), "%s/%s", sub, b ? "blocks" : "bytes");
 		if (pnum(c, s2, b ? b : y, UINT32_MAX, &n))
-			a->short_len = (uint32_t)n;
+			short_args_set(a, &(struct short_args){b != NULL, (uint32_t)n});
 	}
 }
 
 /* Cuts a good command's data-in to the length kept; the rest is residual. */
 static void short_after(const struct fl_action_env *x)
 {
-	const struct sc_action *a = x->a;
+	const struct short_args s = short_args_of(x->a);
 	struct fl_cmd *cmd = x->cmd;
 	uint64_t keep;
 
 	if (cmd->status != FL_STATUS_GOOD || !cmd->data_in_len)
 		return;
-	keep = a->short_in_blocks ? (uint64_t)a->short_len * x->block_size : a->short_len;
+	keep = s.in_blocks ? (uint64_t)s.len * x->block_size : s.len;
 	if (keep < cmd->data_in_len) {
 		cmd->residual += (int64_t)(cmd->data_in_len - keep);
 		cmd->data_in_len = (uint32_t)keep;

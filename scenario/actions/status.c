@@ -30,6 +30,12 @@ const char *fl_action_status_name(uint8_t status)
 	return NULL;
 }
 
+/* The parameter of a status action. */
+struct status_args {
+	uint8_t status;
+};
+FL_ACTION_ARGS(status_args)
+
 /* Parses "status" and "overtake_ua". */
 static void status_parse(struct pctx *c, const char *path, json_t *v, struct sc_action *a)
 {
@@ -43,7 +49,7 @@ static void status_parse(struct pctx *c, const char *path, json_t *v, struct sc_
 		while (statuses[k] && strcmp(s, statuses[k]))
 			k++;
 		if (statuses[k])
-			a->status = status_codes[k];
+			status_args_set(a, &(struct status_args){status_codes[k]});
 		else
 			perr(c, SUBP(sub, path, "status"), false,
 			     "unknown status %s (expected \"busy\", \"task_set_full\", "
@@ -56,7 +62,7 @@ static void status_parse(struct pctx *c, const char *path, json_t *v, struct sc_
 /* Answers with the status, no data and no sense. */
 static void status_before(const struct fl_action_env *x)
 {
-	x->cmd->status = x->a->status;
+	x->cmd->status = status_args_of(x->a).status;
 }
 
 /* Trace: "status": "0xSS". */
@@ -65,7 +71,7 @@ static void status_trace(json_t *o, const struct sc_action *a, uint64_t info)
 	char buf[8];
 
 	(void)info;
-	snprintf(buf, sizeof(buf), "0x%02x", a->status);
+	snprintf(buf, sizeof(buf), "0x%02x", status_args_of(a).status);
 	json_object_set_new(o, "status", json_string(buf));
 }
 

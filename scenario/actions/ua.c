@@ -12,27 +12,40 @@ static const struct fl_action_param ua_params[] = {
     {"ua", FL_PARAM_ASCQ, NULL, 0, 255, NULL, NULL, "AA/QQ in hex, or an ASC/ASCQ name", 0},
 };
 
+/* The parameter of a ua action: the unit attention's ASC and ASCQ. */
+struct ua_args {
+	uint8_t asc, ascq;
+};
+FL_ACTION_ARGS(ua_args)
+
 /* Parses "ua". */
 static void ua_parse(struct pctx *c, const char *path, json_t *v, struct sc_action *a)
 {
 	char sub[512];
 	json_t *e = json_object_get(v, "ua");
+	struct ua_args u = {0};
 
-	if (e)
-		pascq(c, SUBP(sub, path, "ua"), e, &a->ua_asc, &a->ua_ascq);
+	if (!e)
+		return;
+	pascq(c, SUBP(sub, path, "ua"), e, &u.asc, &u.ascq);
+	ua_args_set(a, &u);
 }
 
 /* Queues the unit attention for every nexus. */
 static void ua_effect(const struct fl_action_env *x)
 {
-	fl_lun_queue_ua(x->lun, FL_ALL_NEXUS, x->a->ua_asc, x->a->ua_ascq);
+	const struct ua_args u = ua_args_of(x->a);
+
+	fl_lun_queue_ua(x->lun, FL_ALL_NEXUS, u.asc, u.ascq);
 }
 
 /* Trace: "ua": "AA/QQ". */
 static void ua_trace(json_t *o, const struct sc_action *a, uint64_t info)
 {
 	(void)info;
-	action_trace_ascq(o, "ua", a->ua_asc, a->ua_ascq);
+	const struct ua_args u = ua_args_of(a);
+
+	action_trace_ascq(o, "ua", u.asc, u.ascq);
 }
 
 const struct fl_action fl_action_ua = {

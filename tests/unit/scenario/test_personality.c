@@ -6,7 +6,7 @@
  * options; the personality's INQUIRY identity where the LUN gives none), and
  * one FILE:LINE:COL message per mistake.
  */
-#include "fl_scenario.h"
+#include "fl_action.h"
 #include "fl_scenario_refused.h"
 #include "runner.h"
 
@@ -57,7 +57,7 @@ static void test_personality_model(void)
 	CU_ASSERT_STRING_EQUAL(cfg.product, "MD32xxi");
 	CU_ASSERT_STRING_EQUAL(cfg.revision, "0820");
 	CU_ASSERT_EQUAL(sc->rules[0].a.verb, VERB_OWNER);
-	CU_ASSERT_EQUAL(sc->rules[0].a.owner_group, 2);
+	CU_ASSERT_EQUAL(fl_actions[VERB_OWNER]->group(&sc->rules[0].a), 2);
 	fl_scenario_free(sc);
 	fl_diags_free(&d);
 }

@@ -6,7 +6,7 @@
  * match keys "port" / "port_group", the alua action's group), and one
  * FILE:LINE:COL message per mistake.
  */
-#include "fl_scenario.h"
+#include "fl_action.h"
 #include "fl_scenario_refused.h"
 #include "runner.h"
 
@@ -63,11 +63,10 @@ static void test_ports_model(void)
 	CU_ASSERT_TRUE(cfg.alua_explicit);
 	CU_ASSERT_EQUAL_FATAL(sc->nrules, 2);
 	CU_ASSERT_EQUAL(sc->rules[0].m.port, 5);
-	CU_ASSERT_EQUAL(sc->rules[0].a.alua_group, 2);
-	CU_ASSERT_EQUAL(sc->rules[0].a.alua, FL_ALUA_ACTIVE_OPTIMIZED);
+	CU_ASSERT_EQUAL(fl_actions[VERB_ALUA]->group(&sc->rules[0].a), 2);
 	CU_ASSERT_EQUAL(sc->rules[1].m.port, 1);
 	CU_ASSERT_EQUAL(sc->rules[1].m.port_group, 1);
-	CU_ASSERT_EQUAL(sc->rules[1].a.alua_group, 0);
+	CU_ASSERT_EQUAL(fl_actions[VERB_ALUA]->group(&sc->rules[1].a), 0);
 	CU_ASSERT_EQUAL_FATAL(sc->nxrules, 1);
 	CU_ASSERT_EQUAL(sc->xrules[0].port, 1);
 	fl_scenario_free(sc);
