@@ -1097,6 +1097,41 @@ static void expect_eh(struct pctx *c, const char *path, json_t *e, struct fl_exp
 	}
 }
 
+/*
+ * A whole-run expectation about a multipath path ("path" + "state") or a
+ * device handler ("dh_state" [+ "access_state"]); false when v is neither.
+ */
+static bool expect_path_dh(struct pctx *c, const char *path, json_t *v, struct fl_expect *x)
+{
+	char sub[512];
+	json_t *e, *st;
+
+	if (json_object_get(v, "state") && !json_object_get(v, "path"))
+		perr(c, path, false, "\"state\" goes with \"path\" only");
+	if ((e = json_object_get(v, "path"))) {
+		st = json_object_get(v, "state");
+		if (pstr(c, SUBP(sub, path, "path"), e, 64, &x->path_port) && !st)
+			perr(c, path, false,
+			     "\"path\" needs \"state\": a dm path state (active, failed) or a "
+			     "checker state (ready, ghost, faulty, shaky, delayed, pending)");
+		if (st && pstr(c, SUBP(sub, path, "state"), st, 32, &x->path_state) && x->path_port)
+			x->kinds |= FL_EX_PATH;
+		pcount(c, path, v, x);
+		return true;
+	}
+	if (json_object_get(v, "access_state") && !json_object_get(v, "dh_state"))
+		perr(c, path, false, "\"access_state\" goes with \"dh_state\" only");
+	if ((e = json_object_get(v, "dh_state"))) {
+		st = json_object_get(v, "access_state");
+		if (pstr(c, SUBP(sub, path, "dh_state"), e, 32, &x->dh_handler) &&
+		    (!st || pstr(c, SUBP(sub, path, "access_state"), st, 32, &x->dh_access)))
+			x->kinds |= FL_EX_DH_STATE;
+		pcount(c, path, v, x);
+		return true;
+	}
+	return false;
+}
+
 /* Parses an expectation about the whole run: exactly one of kernel_log, eh, device_state,
  * max_stall_ms, trace, path or dh_state. */
 static void expect_whole(struct pctx *c, const char *path, json_t *v, struct fl_expect *x,
@@ -1123,31 +1158,8 @@ static void expect_whole(struct pctx *c, const char *path, json_t *v, struct fl_
 			     "dh_state per entry (give each its own entry)");
 		return;
 	}
-	if (json_object_get(v, "state") && !json_object_get(v, "path"))
-		perr(c, path, false, "\"state\" goes with \"path\" only");
-	if ((e = json_object_get(v, "path"))) {
-		json_t *st = json_object_get(v, "state");
-
-		if (pstr(c, SUBP(sub, path, "path"), e, 64, &x->path_port) && !st)
-			perr(c, path, false,
-			     "\"path\" needs \"state\": a dm path state (active, failed) or a "
-			     "checker state (ready, ghost, faulty, shaky, delayed, pending)");
-		if (st && pstr(c, SUBP(sub, path, "state"), st, 32, &x->path_state) && x->path_port)
-			x->kinds |= FL_EX_PATH;
-		pcount(c, path, v, x);
+	if (expect_path_dh(c, path, v, x))
 		return;
-	}
-	if (json_object_get(v, "access_state") && !json_object_get(v, "dh_state"))
-		perr(c, path, false, "\"access_state\" goes with \"dh_state\" only");
-	if ((e = json_object_get(v, "dh_state"))) {
-		json_t *st = json_object_get(v, "access_state");
-
-		if (pstr(c, SUBP(sub, path, "dh_state"), e, 32, &x->dh_handler) &&
-		    (!st || pstr(c, SUBP(sub, path, "access_state"), st, 32, &x->dh_access)))
-			x->kinds |= FL_EX_DH_STATE;
-		pcount(c, path, v, x);
-		return;
-	}
 	if ((e = json_object_get(v, "kernel_log"))) {
 		expect_kernel_log(c, path, v, e, x);
 		return;
