@@ -16,6 +16,7 @@
  * command another rule answers is not delayed as well.
  */
 #include "import_internal.h"
+#include "fl_rand.h"
 #include "fl_scenario.h"
 
 #include <inttypes.h>
@@ -30,16 +31,10 @@
 static const enum fl_cmd_class timed[] = {FL_CLASS_READ, FL_CLASS_WRITE, FL_CLASS_FLUSH,
 					  FL_CLASS_UNMAP};
 
-/* xorshift64*: the reservoir's draws. */
+/* The reservoir's draws (splitmix64 from 0: the same capture samples the same). */
 static uint64_t lat_draw(struct fl_import *im)
 {
-	uint64_t x = im->lat_rng ? im->lat_rng : 0x9e3779b97f4a7c15ull;
-
-	x ^= x >> 12;
-	x ^= x << 25;
-	x ^= x >> 27;
-	im->lat_rng = x;
-	return x * 0x2545f4914f6cdd1dull;
+	return fl_splitmix64(&im->lat_rng);
 }
 
 void imp_lat_add(struct fl_import *im, enum fl_cmd_class cls, double ms, uint64_t frame)

@@ -15,6 +15,7 @@
  */
 #include "fl_explore.h"
 #include "fl_draw.h"
+#include "fl_rand.h"
 #include "fl_scenario.h"
 
 #include <stdio.h>
@@ -29,11 +30,7 @@
 /* splitmix64: the generator's stream (a 64-bit state). */
 static uint64_t sm_next(void *state)
 {
-	uint64_t *s = state, z = (*s += 0x9e3779b97f4a7c15ULL);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-	return z ^ (z >> 31);
+	return fl_splitmix64(state);
 }
 
 /* How often action d is drawn (0: never) for the base's front end. */

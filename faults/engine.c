@@ -41,55 +41,10 @@
 
 /* ---- seeded generator ---- */
 
-/* splitmix64 step: expands a seed into generator state. */
-static uint64_t splitmix64(uint64_t *x)
-{
-	uint64_t z = (*x += 0x9e3779b97f4a7c15ull);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-	return z ^ (z >> 31);
-}
-
-/* Seeds stream `stream` of seed. */
-void prng_seed(struct prng *p, uint64_t seed, uint64_t stream)
-{
-	uint64_t x = seed ^ splitmix64(&stream);
-
-	for (int i = 0; i < 4; i++)
-		p->s[i] = splitmix64(&x);
-}
-
-/* Rotates left. */
-static inline uint64_t rotl(uint64_t x, int k)
-{
-	return (x << k) | (x >> (64 - k));
-}
-
-/* xoshiro256** next value. */
-uint64_t prng_next(struct prng *p)
-{
-	uint64_t *s = p->s, r = rotl(s[1] * 5, 7) * 9, t = s[1] << 17;
-
-	s[2] ^= s[0];
-	s[3] ^= s[1];
-	s[1] ^= s[2];
-	s[0] ^= s[3];
-	s[2] ^= t;
-	s[3] = rotl(s[3], 45);
-	return r;
-}
-
-/* Uniform double in [0, 1). */
-double prng_unit(struct prng *p)
-{
-	return (double)(prng_next(p) >> 11) * 0x1.0p-53;
-}
-
 /* Standard normal deviate (Box-Muller). */
-static double prng_normal(struct prng *p)
+static double prng_normal(struct fl_prng *p)
 {
-	double u = prng_unit(p), v = prng_unit(p);
+	double u = fl_prng_unit(p), v = fl_prng_unit(p);
 
 	if (u < 1e-300)
 		u = 1e-300;
@@ -97,7 +52,7 @@ static double prng_normal(struct prng *p)
 }
 
 /* Draws a delay in nanoseconds. */
-uint64_t delay_draw(const struct sc_delay *d, struct prng *p)
+uint64_t delay_draw(const struct sc_delay *d, struct fl_prng *p)
 {
 	double ms = 0;
 
@@ -106,13 +61,13 @@ uint64_t delay_draw(const struct sc_delay *d, struct prng *p)
 		ms = d->a;
 		break;
 	case DIST_UNIFORM:
-		ms = d->a + (d->b - d->a) * prng_unit(p);
+		ms = d->a + (d->b - d->a) * fl_prng_unit(p);
 		break;
 	case DIST_LOGNORMAL:
 		ms = exp(d->a + d->b * prng_normal(p));
 		break;
 	case DIST_EXPONENTIAL:
-		ms = -d->a * log(1.0 - prng_unit(p));
+		ms = -d->a * log(1.0 - fl_prng_unit(p));
 		break;
 	}
 	if (!(ms >= 0))
@@ -270,7 +225,7 @@ static bool rule_hits(struct fl_engine *e, struct rt_rule *rt, const struct eng_
 		return false;
 	if (k->times && rt->fired >= k->times)
 		return false;
-	if (k->has_prob && !(prng_unit(&rt->rng) < k->prob))
+	if (k->has_prob && !(fl_prng_unit(&rt->rng) < k->prob))
 		return false;
 	rt->fired++;
 	return true;
@@ -342,7 +297,7 @@ static long match_rules(struct fl_engine *e, const struct eng_lun *L, const stru
 	for (size_t i = 0; i < c.n; i++) {
 		struct rt_rule *rt = &p->rules[c.v[i]];
 		uint64_t seen = rt->seen, fired = rt->fired;
-		struct prng rng = rt->rng;
+		struct fl_prng rng = rt->rng;
 
 		if (!now)
 			now = fl_mono_ns();
@@ -578,7 +533,7 @@ static void env_emit(void *engine, json_t *o)
 /* fl_action_env.next: the next number of an injection's own stream. */
 static uint64_t env_next(void *rng)
 {
-	return prng_next(rng);
+	return fl_prng_next(rng);
 }
 
 /* fl_action_env.resize: resizes the LUN as the action asks, logging a size it cannot take. */
@@ -630,10 +585,10 @@ static void after_done(struct fl_cmd *cmd)
 
 	if (act && act->after && fl_action_phase(a) == FL_PHASE_AFTER) {
 		struct fl_action_env x;
-		struct prng g;
+		struct fl_prng g;
 
 		/* the injection's own stream: seeded at match time from the rule's */
-		prng_seed(&g, p->corrupt_seed, 0);
+		fl_prng_seed(&g, p->corrupt_seed, 0);
 		env_init(&x, p->e, p->L, a, cmd, p->rule->id);
 		x.info = p->info;
 		x.rng = &g;
@@ -851,7 +806,7 @@ static struct pend *inject(struct fl_engine *e, struct eng_lun *L, struct fl_cmd
 		p->info = info;
 		p->since_ns = fl_mono_ns();
 		if (desc->draws_seed)
-			p->corrupt_seed = prng_next(&rt->rng);
+			p->corrupt_seed = fl_prng_next(&rt->rng);
 		if (desc->phase == FL_PHASE_HOLD) {
 			if (desc->held)
 				held_hook(e, L, r, desc, cmd, info);

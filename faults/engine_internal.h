@@ -25,7 +25,7 @@ struct rt_rule {
 	const struct sc_rule *r;
 	bool armed;
 	uint64_t seen, fired;
-	struct prng rng;
+	struct fl_prng rng;
 	struct heal_ival *healed;
 	size_t nhealed, healcap;
 };
@@ -35,7 +35,7 @@ struct rt_xrule {
 	const struct sc_xrule *r;
 	bool armed;
 	uint64_t seen, fired;
-	struct prng rng;
+	struct fl_prng rng;
 };
 
 /* Candidate lists for one command class (or opcode) on one LUN. */
@@ -159,7 +159,7 @@ struct fl_engine {
 
 /* engine.c */
 /* Draws a delay (nanoseconds) from a scenario delay distribution. */
-uint64_t delay_draw(const struct sc_delay *d, struct prng *p);
+uint64_t delay_draw(const struct sc_delay *d, struct fl_prng *p);
 struct program *program_build(struct fl_engine *e, struct fl_scenario *sc);
 void program_free(struct program *p);
 /* Moves the state machine to state s (e->lock held); why goes to the trace. */

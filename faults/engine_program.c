@@ -160,13 +160,13 @@ struct program *program_build(struct fl_engine *e, struct fl_scenario *sc)
 	for (size_t i = 0; i < sc->nrules; i++) {
 		p->rules[i].r = &sc->rules[i];
 		p->rules[i].armed = true;
-		prng_seed(&p->rules[i].rng, e->seed, i + 1);
+		fl_prng_seed(&p->rules[i].rng, e->seed, i + 1);
 		p->has_until_written |= sc->rules[i].until_written;
 	}
 	for (size_t i = 0; i < sc->nxrules; i++) {
 		p->xrules[i].r = &sc->xrules[i];
 		p->xrules[i].armed = true;
-		prng_seed(&p->xrules[i].rng, e->seed, 0x100000 + i);
+		fl_prng_seed(&p->xrules[i].rng, e->seed, 0x100000 + i);
 	}
 	for (size_t i = 0; i < sc->ntransitions; i++)
 		p->has_write_beyond |= sc->transitions[i].on == ON_WRITE_BEYOND;

@@ -412,7 +412,7 @@ void fl_engine_pdu(struct fl_engine *e, const struct fl_pdu_info *pdu, struct fl
 		if ((k->nth && n != k->nth) || (k->every && n % k->every) ||
 		    (k->times && rt->fired >= k->times))
 			continue;
-		if (k->has_prob && !(prng_unit(&rt->rng) < k->prob))
+		if (k->has_prob && !(fl_prng_unit(&rt->rng) < k->prob))
 			continue;
 		rt->fired++;
 		e->counters.injected++;

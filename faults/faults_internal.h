@@ -61,15 +61,7 @@ int timers_adopt(struct timers *t, void (*kick)(void *arg), void *arg);
 int timers_release(struct timers *t);
 uint64_t timers_run_due(struct timers *t, unsigned *fired);
 
-/* ---- PRNG ---- */
-
-/* xoshiro256** seeded through splitmix64; one stream per rule. */
-struct prng {
-	uint64_t s[4];
-};
-void prng_seed(struct prng *p, uint64_t seed, uint64_t stream);
-uint64_t prng_next(struct prng *p);
-/* Uniform double in [0, 1). */
-double prng_unit(struct prng *p);
+/* ---- PRNG: fl_rand.h's xoshiro256**, one stream per rule ---- */
+#include "fl_rand.h"
 
 #endif

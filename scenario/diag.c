@@ -12,6 +12,7 @@
  * columns count characters (UTF-8 continuation bytes do not advance them).
  */
 #include "scenario_internal.h"
+#include "fl_rand.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -76,16 +77,6 @@ void fl_diags_free(struct fl_diags *d)
 	d->n = d->cap = d->more = 0;
 }
 
-/* A 64-bit mix (the splitmix64 finaliser). */
-static uint64_t mix64(uint64_t x)
-{
-	x ^= x >> 30;
-	x *= 0xbf58476d1ce4e5b9ull;
-	x ^= x >> 27;
-	x *= 0x94d049bb133111ebull;
-	return x ^ (x >> 31);
-}
-
 /*
  * A seed for the hash tables, fixed per process and not known to whoever
  * wrote the text, so that a crafted file cannot aim all its keys at one chain.
@@ -107,11 +98,11 @@ static uint64_t hash_seed(void)
 /* Hash of the member key (or element index) under parent. */
 static uint64_t member_hash(uint32_t parent, const char *key, uint32_t klen, uint32_t idx)
 {
-	uint64_t h = mix64(hash_seed() ^ ((uint64_t)parent << 32 | idx));
+	uint64_t h = fl_mix64(hash_seed() ^ ((uint64_t)parent << 32 | idx));
 
 	for (uint32_t i = 0; key && i < klen; i++)
 		h = (h ^ (unsigned char)key[i]) * 0x100000001b3ull;
-	return mix64(h);
+	return fl_mix64(h);
 }
 
 /* Scanner state of jpos_build. */
@@ -640,7 +631,7 @@ static uint64_t str_hash(const char *s)
 
 	for (; *s; s++)
 		h = (h ^ (unsigned char)*s) * 0x100000001b3ull;
-	return mix64(h);
+	return fl_mix64(h);
 }
 
 /* The slot of s in set (its own, or the empty one where it would go). */

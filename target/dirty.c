@@ -14,6 +14,7 @@
  * data counts as durable).
  */
 #include "target_internal.h"
+#include "fl_rand.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -37,12 +38,7 @@ struct dirty_set {
 /* Hash of an LBA (splitmix64 finaliser). */
 static size_t slot_of(uint64_t lba, size_t cap)
 {
-	lba ^= lba >> 30;
-	lba *= 0xbf58476d1ce4e5b9ull;
-	lba ^= lba >> 27;
-	lba *= 0x94d049bb133111ebull;
-	lba ^= lba >> 31;
-	return (size_t)(lba & (cap - 1));
+	return (size_t)(fl_mix64(lba) & (cap - 1));
 }
 
 /* Finds the entry of lba, or the empty slot where it would go. */

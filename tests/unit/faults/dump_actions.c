@@ -13,6 +13,7 @@
  * target port groups 1 and 2 are what a drawn value may name.
  */
 #include "fl_draw.h"
+#include "fl_rand.h"
 
 #include <jansson.h>
 #include <stdio.h>
@@ -52,11 +53,7 @@ static json_t *param(const struct fl_action_param *p)
 /* splitmix64: the draws' stream, fixed seed. */
 static uint64_t next(void *state)
 {
-	uint64_t z = (*(uint64_t *)state += 0x9e3779b97f4a7c15ull);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-	return z ^ (z >> 31);
+	return fl_splitmix64(state);
 }
 
 /* Prints n drawn actions, each alone and with a delay or a set_state half of the time. */

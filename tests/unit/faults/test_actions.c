@@ -169,11 +169,11 @@ static void test_every_action_from_its_docs(void)
 /* The test's seeded stream, as the drawing module takes it. */
 static uint64_t draw_next(void *state)
 {
-	return prng_next(state);
+	return fl_prng_next(state);
 }
 
 /* A uniform draw in [lo, hi]. */
-static uint64_t draw(struct prng *g, uint64_t lo, uint64_t hi)
+static uint64_t draw(struct fl_prng *g, uint64_t lo, uint64_t hi)
 {
 	const struct fl_draw_rng r = {draw_next, g};
 
@@ -181,7 +181,7 @@ static uint64_t draw(struct prng *g, uint64_t lo, uint64_t hi)
 }
 
 /* Adds a random instance of action d's parameters to obj (fl_draw.h). */
-static void draw_action(struct prng *g, const struct fl_action *d, json_t *obj)
+static void draw_action(struct fl_prng *g, const struct fl_action *d, json_t *obj)
 {
 	const struct fl_draw_ctx c = {
 	    .rng = {draw_next, g}, .states = base_states, .nstates = 3, .ngroups = 2};
@@ -192,10 +192,10 @@ static void draw_action(struct prng *g, const struct fl_action *d, json_t *obj)
 /* 10,000 actions drawn from the descriptors: every one passes lint and runs. */
 static void test_random_actions_from_descriptors(void)
 {
-	struct prng g;
+	struct fl_prng g;
 	int bad = 0;
 
-	prng_seed(&g, 2026, 0);
+	fl_prng_seed(&g, 2026, 0);
 	for (int n = 0; n < 10000 && bad < 5; n++) {
 		const struct fl_action *d = fl_action_at((size_t)draw(&g, 0, VERB_NR - 1));
 		json_t *action = json_object();

@@ -32,18 +32,18 @@ static int u64cmp(const void *a, const void *b)
 /* Random interval sets and random queries: the tree finds exactly what a scan finds. */
 static void test_lba_tree_oracle(void)
 {
-	struct prng g;
+	struct fl_prng g;
 	static struct lba_ival iv[2000];
 	static struct fl_collect got, want;
 
-	prng_seed(&g, 42, 0);
+	fl_prng_seed(&g, 42, 0);
 	for (int round = 0; round < 60; round++) {
-		size_t n = (size_t)(prng_next(&g) % (round < 10 ? 8 : 2000));
+		size_t n = (size_t)(fl_prng_next(&g) % (round < 10 ? 8 : 2000));
 		uint64_t space = round % 3 == 0 ? 100 : 1000000;
 		struct lba_tree t;
 
 		for (size_t i = 0; i < n; i++) {
-			uint64_t lo = prng_next(&g) % space, len = prng_next(&g) % (space / 10 + 1);
+			uint64_t lo = fl_prng_next(&g) % space, len = fl_prng_next(&g) % (space / 10 + 1);
 
 			iv[i] = (struct lba_ival){.lo = lo,
 						  .hi = i % 17 == 0 ? UINT64_MAX : lo + len,
@@ -51,7 +51,7 @@ static void test_lba_tree_oracle(void)
 		}
 		CU_ASSERT_EQUAL_FATAL(lba_tree_build(&t, iv, n), 0);
 		for (int q = 0; q < 200; q++) {
-			uint64_t lo = prng_next(&g) % (space + 10), hi = lo + prng_next(&g) % 64;
+			uint64_t lo = fl_prng_next(&g) % (space + 10), hi = lo + fl_prng_next(&g) % 64;
 
 			got.n = want.n = 0;
 			lba_tree_query(&t, lo, hi, hit_add, &got);
@@ -93,9 +93,9 @@ static void test_match_oracle(void)
 {
 	static const uint8_t ops[] = {0x28, 0x2a, 0x00, 0x35};
 	static const uint64_t nblocks[2] = {10000, 20000};
-	struct prng g;
+	struct fl_prng g;
 
-	prng_seed(&g, 7, 0);
+	fl_prng_seed(&g, 7, 0);
 	for (int round = 0; round < 6; round++) {
 		size_t nr = round == 0 ? 1 : round * 120;
 		struct orule * or = calloc(nr, sizeof(* or));
@@ -110,7 +110,7 @@ static void test_match_oracle(void)
 			struct orule *o = & or [i];
 			json_t *m = json_object(), *a = json_object();
 			char sense[64];
-			uint64_t x = prng_next(&g);
+			uint64_t x = fl_prng_next(&g);
 
 			o->opcode = -1;
 			o->lun = x % 5 == 0 ? (int)(x / 5 % 2) : -1;
@@ -192,7 +192,7 @@ static void test_match_oracle(void)
 		clear_ua(e, 1);
 		for (int q = 0; q < 3000; q++) {
 			struct tcmd *t = calloc(1, sizeof(*t));
-			uint64_t x = prng_next(&g);
+			uint64_t x = fl_prng_next(&g);
 			uint8_t op = ops[x % 4];
 			uint16_t lun = (uint16_t)((x >> 4) % 2);
 			uint64_t lba = (x >> 8) % 21000;
@@ -960,14 +960,14 @@ static void test_delay_distributions(void)
 {
 	enum { N = 20001 };
 	static double v[N];
-	struct prng g;
+	struct fl_prng g;
 	struct sc_delay logn = {
 	    .dist = DIST_LOGNORMAL, .a = log(2.0), .b = (log(50.0) - log(2.0)) / 2.3263478740};
 	struct sc_delay expo = {.dist = DIST_EXPONENTIAL, .a = 3.0};
 	struct sc_delay uni = {.dist = DIST_UNIFORM, .a = 1.0, .b = 3.0};
 	double sum = 0;
 
-	prng_seed(&g, 5, 0);
+	fl_prng_seed(&g, 5, 0);
 	for (int i = 0; i < N; i++)
 		v[i] = (double)delay_draw(&logn, &g) / 1e6;
 	qsort(v, N, sizeof(v[0]), cmp_double);

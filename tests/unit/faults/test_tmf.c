@@ -539,11 +539,11 @@ struct stress {
 static void *stress_submit(void *arg)
 {
 	struct stress *st = arg;
-	struct prng g;
+	struct fl_prng g;
 
-	prng_seed(&g, 99, (uint64_t)st->id);
+	fl_prng_seed(&g, 99, (uint64_t)st->id);
 	for (int i = 0; i < STRESS_CMDS; i++) {
-		uint64_t x = prng_next(&g);
+		uint64_t x = fl_prng_next(&g);
 
 		tcmd_init(&st->cmds[i], x & 1 ? 0x28 : 0x2a, (x >> 8) % 64, 1,
 			  (uint64_t)st->id * 100000 + (uint64_t)i, (uint64_t)st->id + 1);
