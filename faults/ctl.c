@@ -239,7 +239,7 @@ static json_t *do_held(struct fl_engine *e)
 	for (struct pend *p = e->pending; p; p = p->next) {
 		json_t *o = json_object();
 
-		trace_cmd_fields(o, p->L->id, p->cmd, e->prog->sc->nports > 0, &p->ci);
+		engine_cmd_fields(e, o, p->L->id, p->cmd, &p->ci);
 		json_object_set_new(o, "rule", json_string(p->rule ? p->rule->id : ""));
 		json_object_set_new(o, "stage",
 				    json_string(p->stage == PEND_HELD ? "held" : "delayed"));

@@ -721,7 +721,7 @@ static void trace_inject(struct fl_engine *e, const struct eng_lun *L, const str
 
 	if (!o)
 		return;
-	trace_cmd_fields(o, L->id, cmd, e->prog->sc->nports > 0, ci);
+	engine_cmd_fields(e, o, L->id, cmd, ci);
 	json_object_set_new(o, "rule", json_string(r->id));
 	json_object_set_new(o, "action", json_string(act->trace_action));
 	if (act->trace)
@@ -741,7 +741,7 @@ static void trace_ua_first(struct fl_engine *e, const struct eng_lun *L, const s
 
 	if (!o)
 		return;
-	trace_cmd_fields(o, L->id, cmd, e->prog->sc->nports > 0, ci);
+	engine_cmd_fields(e, o, L->id, cmd, ci);
 	json_object_set_new(o, "rule", json_string(r->id));
 	trace_emit(&e->trace, o);
 }

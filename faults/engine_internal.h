@@ -219,6 +219,12 @@ json_t *trace_event(struct trace *t, const char *event);
 /* Adds the command's fields (lun, initiator, nexus, port, tag, opcode, lba, blocks). */
 void trace_cmd_fields(json_t *o, uint16_t lun, const struct fl_cmd *cmd, bool ports,
 		      const struct fl_cdb_info *ci);
+/* trace_cmd_fields as e's scenario says: the port named when it has "ports". */
+static inline void engine_cmd_fields(const struct fl_engine *e, json_t *o, uint16_t lun,
+				     const struct fl_cmd *cmd, const struct fl_cdb_info *ci)
+{
+	trace_cmd_fields(o, lun, cmd, e->prog->sc->nports > 0, ci);
+}
 int trace_subscribe(struct trace *t, int fd);
 void trace_unsubscribe(struct trace *t, int fd);
 

@@ -423,7 +423,7 @@ size_t engine_release(struct fl_engine *e, bool all, uint64_t tag, int lun)
 		e->counters.released++;
 		json_t *o = trace_event(&e->trace, "release");
 
-		trace_cmd_fields(o, p->L->id, p->cmd, e->prog->sc->nports > 0, &p->ci);
+		engine_cmd_fields(e, o, p->L->id, p->cmd, &p->ci);
 		json_object_set_new(o, "rule", json_string(p->rule->id));
 		json_object_set_new(o, "why", json_string("control"));
 		trace_emit(&e->trace, o);
