@@ -102,6 +102,24 @@ struct imp_vrec {
 
 #define IMP_CMD_BUCKETS 64
 
+/* A TMF request waiting for its answer (import_tmf.c). */
+struct imp_tmf_req {
+	uint32_t itt;
+	uint8_t fn;
+	uint64_t frame;
+	int64_t t_us;
+};
+
+/* What the target did with the TMFs of one function. */
+struct imp_tmf_fn {
+	uint64_t seen, answered, never, dropped; /* dropped: past IMP_MAX_TMF_PENDING */
+	uint64_t resp[9];			 /* by response: 0..6, [7] rejected, [8] other */
+	double ms[IMP_MAX_TMF_MS];		 /* the first answers' times */
+	unsigned n;
+	double max_ms;
+	uint64_t frame; /* the first request's */
+};
+
 /* A TCP connection carrying iSCSI (or not yet known not to). */
 struct imp_conn {
 	struct imp_conn *next;
@@ -119,6 +137,8 @@ struct imp_conn {
 	int portal;
 	struct imp_cmd *cmds[IMP_CMD_BUCKETS];
 	unsigned ncmds;
+	struct imp_tmf_req tmfs[IMP_MAX_TMF_PENDING];
+	unsigned ntmfs;
 	uint64_t first_frame, last_frame;
 	int64_t last_t;
 	bool closed, iscsi, at_end;
@@ -200,6 +220,7 @@ struct fl_import {
 	size_t vdata_bytes;
 	struct imp_lat lat[FL_CLASS_NR];
 	uint64_t lat_rng;
+	struct imp_tmf_fn tmf[ISCSI_TMF_TASK_REASSIGN + 1]; /* by function, 1..8 */
 };
 
 /* import_net.c -> import_iscsi.c: in-order bytes of one direction. */
@@ -241,6 +262,19 @@ void imp_lat_add(struct fl_import *im, enum fl_cmd_class cls, double ms, uint64_
 /* Appends the latency rules to rules and their lines to refs; returns how many rules. */
 unsigned imp_lat_rules(struct fl_import *im, json_t *rules, json_t *refs, unsigned room);
 void imp_lat_free(struct fl_import *im);
+
+/* import_tmf.c: a TMF request (bhs) on c, its answer, and the connection's end. */
+void imp_tmf_request(struct fl_import *im, struct imp_conn *c, const uint8_t *bhs, uint64_t frame,
+		     int64_t t_us);
+void imp_tmf_response(struct fl_import *im, struct imp_conn *c, const uint8_t *bhs,
+		      uint64_t frame, int64_t t_us);
+void imp_tmf_close(struct fl_import *im, struct imp_conn *c);
+/*
+ * Fills tmf (the scenario's "tmf" object) with how the target answered each
+ * function, when that is not faultlun's own way (complete, at once), and
+ * appends a line per function seen to refs; returns how many behaviours.
+ */
+unsigned imp_tmf_behaviours(struct fl_import *im, json_t *tmf, json_t *refs);
 
 /* import_net.c: the end of the capture; freeing. */
 void imp_net_finish(struct fl_import *im);

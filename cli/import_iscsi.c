@@ -270,8 +270,12 @@ static void on_pdu(struct fl_import *im, struct imp_conn *c, int di)
 		cmd_free(m);
 		break;
 	}
+	case ISCSI_OP_TMF_RESP:
+		imp_tmf_response(im, c, b, d->pdu_frame, d->pdu_t);
+		break;
 	case ISCSI_OP_TMF_REQ: {
 		uint8_t fn = b[1] & ISCSI_TMF_FUNC_MASK;
+		imp_tmf_request(im, c, b, d->pdu_frame, d->pdu_t);
 		if (fn == ISCSI_TMF_ABORT_TASK && (m = cmd_find(c, get_be32(b + BHS_TTT), false)))
 			m->aborted = true;
 		else if (fn == ISCSI_TMF_LUN_RESET || fn == ISCSI_TMF_TARGET_WARM_RESET ||
@@ -532,6 +536,7 @@ void imp_iscsi_close(struct fl_import *im, struct imp_conn *c, bool cut)
 			imp_scsi_unanswered(im, c, m, cut);
 			cmd_free(m);
 		}
+	imp_tmf_close(im, c);
 }
 
 /* Gives back a closed connection's buffers (its counts stay for the summary). */

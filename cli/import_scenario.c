@@ -271,16 +271,15 @@ static void reading_notes(struct fl_import *im)
 	if (im->st.digest_errors)
 		fl_import_note(im, "%" PRIu64 " header digests did not match",
 			       im->st.digest_errors);
-	fl_import_note(im, "not imported yet: latencies, TMF answers and delays, ALUA state "
-			   "changes, REPORT TARGET PORT GROUPS, connection cuts; data payloads are "
-			   "never copied (only sizes)");
+	fl_import_note(im, "not imported yet: ALUA state changes, REPORT TARGET PORT GROUPS, "
+			   "connection cuts; data payloads are never copied (only sizes)");
 }
 
 /* Builds the scenario (import.h). */
 int fl_import_finish(struct fl_import *im, const char *name, json_t **out)
 {
-	json_t *s, *luns, *rules, *refs, *em;
-	unsigned nconn = 0, nlun = 0, nlat;
+	json_t *s, *luns, *rules, *refs, *em, *tmf;
+	unsigned nconn = 0, nlun = 0, nlat, ntmf;
 	char buf[512];
 
 	imp_net_finish(im);
@@ -314,11 +313,13 @@ int fl_import_finish(struct fl_import *im, const char *name, json_t **out)
 	for (unsigned i = 0; i < im->nclasses; i++)
 		json_array_append_new(rules, rule_json(im, i, refs));
 	nlat = imp_lat_rules(im, rules, refs, IMP_MAX_CLASSES - im->nclasses);
+	tmf = json_object();
+	ntmf = imp_tmf_behaviours(im, tmf, refs);
 	snprintf(buf, sizeof(buf),
 		 "Imported from a capture of %" PRIu64 " frames (%.3f s): %u iSCSI connection(s), "
-		 "%" PRIu64 " SCSI commands, %u LUN(s), %u rule(s).",
+		 "%" PRIu64 " SCSI commands, %u LUN(s), %u rule(s), %u TMF behaviour(s).",
 		 im->st.frames, imp_secs(im, im->tlast_us), nconn, im->st.cmds, nlun,
-		 im->nclasses + nlat);
+		 im->nclasses + nlat, ntmf);
 	json_object_set_new(s, "description", json_string(buf));
 	reading_notes(im);
 	for (unsigned i = 0; i < im->nnotes; i++) {
@@ -332,8 +333,9 @@ int fl_import_finish(struct fl_import *im, const char *name, json_t **out)
 	em = json_object();
 	json_object_set_new(em, "behaviour",
 			    json_string("What the target in the capture answered: its identity, "
-					"its non-GOOD answers, how long it took to answer and the "
-					"commands it never answered "
+					"its non-GOOD answers, how long it took to answer, the "
+					"commands it never answered and how it answered task "
+					"management "
 					"(faultlun import; references: where each rule comes from "
 					"and what could not be reproduced)."));
 	json_object_set_new(em, "references", refs);
@@ -347,6 +349,10 @@ int fl_import_finish(struct fl_import *im, const char *name, json_t **out)
 		json_object_set_new(s, "rules", rules);
 	else
 		json_decref(rules);
+	if (ntmf)
+		json_object_set_new(s, "tmf", tmf);
+	else
+		json_decref(tmf);
 	*out = s;
 	return 0;
 }
