@@ -184,27 +184,30 @@ def value_words(row):
                 parts.append("`%s`%s: %s" % (p["key"].split("/", 1)[1],
                                              "" if need else " (optional)", cell(p, need)))
             alts.append("an object: " + "; ".join(parts))
-    return " **or** ".join(alts).replace("|", "\\|")
+    return " **or** ".join(alts)
 
 
 def docs_table(rows, titles):
-    lines = ["| action | value | modifiers | what it does |", "|---|---|---|---|"]
-    mods = {}
+    """The list of actions (a list, not a table: it stays readable in the man page)."""
+    lines, mods = [], {}
     for row in rows:
         what = titles[row["name"]]
+        more = []
+        if row["keys"]:
+            more.append("modifiers " + ", ".join("`%s`" % k for k in row["keys"]))
         if row["with_delay"]:
-            what += "; with `delay_ms`, after the delay"
+            more.append("with `delay_ms`, after the delay")
         if row["joins"]:
-            what += "; may come with another action"
-        lines.append("| [`%s`](faults/%s.md) | %s | %s | %s |"
-                     % (row["name"], row["doc"], value_words(row),
-                        ", ".join("`%s`" % k for k in row["keys"]) or "-", what))
+            more.append("may come with another action")
+        lines.append("- `%s`: %s ([%s](faults/%s.md)). Value: %s.%s"
+                     % (row["name"], what, row["doc"], row["doc"], value_words(row),
+                        " " + "; ".join(more).capitalize() + "." if more else ""))
         for p in row["params"]:
             if p["key"] in row["keys"]:
                 mods.setdefault(p["key"], (p, []))[1].append("`%s`" % row["name"])
     lines += ["", "Modifiers, beside the action they go with:"]
     for key, (p, owners) in mods.items():
-        lines.append("- `%s` (with %s): %s" % (key, ", ".join(owners), cell(p, False)))
+        lines.append("- `%s` (with %s): %s." % (key, ", ".join(owners), cell(p, False)))
     return "\n".join(lines)
 
 

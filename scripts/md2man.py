@@ -147,9 +147,10 @@ def link(text, target):
     if where is None or where == text:
         return text
     name = os.path.basename(target.split("#")[0].rstrip("/"))
+    # a path is never hyphenated (it may break after a / _ . , =): it is copied as shown
     if text in (name, os.path.splitext(name)[0]):
-        return where
-    return text + " (" + where + ")"
+        return NOHYPH + where
+    return text + " (" + NOHYPH + where + ")"
 
 
 def esc(text):
