@@ -143,9 +143,9 @@ static uint8_t *tx_pdu(struct conn *c, uint8_t opcode, const void *data, uint32_
 	uint8_t *h = tx_alloc(c, ISCSI_BHS_LEN);
 
 	h[BHS_OPCODE] = opcode;
-	put_be24(h + BHS_DSL, dlen);
-	put_be32(h + BHS_EXPCMDSN, c->exp_cmd_sn);
-	put_be32(h + BHS_MAXCMDSN, c->exp_cmd_sn + CMD_WINDOW - 1);
+	fl_put_be24(h + BHS_DSL, dlen);
+	fl_put_be32(h + BHS_EXPCMDSN, c->exp_cmd_sn);
+	fl_put_be32(h + BHS_MAXCMDSN, c->exp_cmd_sn + CMD_WINDOW - 1);
 	tx_iov(c, h, ISCSI_BHS_LEN);
 	tx_iov(c, data, dlen);
 	tx_iov(c, zeroes, pad4(dlen));
@@ -298,7 +298,7 @@ static int on_login(struct conn *c, const uint8_t *h, const uint8_t *data, uint3
 	}
 	if (!ok)
 		return -1;
-	c->exp_cmd_sn = get_be32(h + BHS_CMDSN);
+	c->exp_cmd_sn = fl_get_be32(h + BHS_CMDSN);
 	uint8_t *d = tx_alloc(c, len);
 	memcpy(d, seg, len);
 	uint8_t *r = tx_pdu(c, ISCSI_OP_LOGIN_RESP, d, (uint32_t)len);
@@ -311,9 +311,9 @@ static int on_login(struct conn *c, const uint8_t *h, const uint8_t *data, uint3
 		if (!next_tsih)
 			next_tsih = 1;
 	}
-	put_be16(r + 14, c->tsih);
+	fl_put_be16(r + 14, c->tsih);
 	memcpy(r + BHS_ITT, h + BHS_ITT, 4);
-	put_be32(r + BHS_STATSN, c->stat_sn++);
+	fl_put_be32(r + BHS_STATSN, c->stat_sn++);
 	if (final)
 		c->full_feature = true;
 	return 0;
@@ -352,22 +352,22 @@ static const uint8_t *scsi_answer(struct conn *c, const uint8_t *cdb, uint32_t *
 		return d;
 	case 0x25: /* READ CAPACITY(10) (SBC-4 5.20) */
 		d = tx_alloc(c, 8);
-		put_be32(d, last > 0xfffffffe ? 0xffffffffu : (uint32_t)last);
-		put_be32(d + 4, BLOCK_SIZE);
+		fl_put_be32(d, last > 0xfffffffe ? 0xffffffffu : (uint32_t)last);
+		fl_put_be32(d + 4, BLOCK_SIZE);
 		*len = 8;
 		return d;
 	case 0x9e: /* READ CAPACITY(16) (SBC-4 5.21), service action 10h */
 		if ((cdb[1] & 0x1f) != 0x10)
 			return NULL;
 		d = tx_alloc(c, 32);
-		put_be32(d, (uint32_t)(last >> 32));
-		put_be32(d + 4, (uint32_t)last);
-		put_be32(d + 8, BLOCK_SIZE);
+		fl_put_be32(d, (uint32_t)(last >> 32));
+		fl_put_be32(d + 4, (uint32_t)last);
+		fl_put_be32(d + 8, BLOCK_SIZE);
 		*len = 32;
 		return d;
 	case 0xa0: /* REPORT LUNS (SPC-4 6.33): LUN 0 */
 		d = tx_alloc(c, 16);
-		put_be32(d, 8);
+		fl_put_be32(d, 8);
 		*len = 16;
 		return d;
 	default:
@@ -384,10 +384,10 @@ static void send_status(struct conn *c, const uint8_t *lun, uint32_t itt, uint32
 	r[BHS_FLAGS] = ISCSI_FLAG_FINAL |
 		       (residual ? (under ? ISCSI_RESP_UNDERFLOW : ISCSI_RESP_OVERFLOW) : 0);
 	memcpy(r + BHS_LUN, lun, 8);
-	put_be32(r + BHS_ITT, itt);
-	put_be32(r + BHS_TTT, ISCSI_RSVD_TAG);
-	put_be32(r + BHS_STATSN, c->stat_sn++);
-	put_be32(r + BHS_RESIDUAL, residual);
+	fl_put_be32(r + BHS_ITT, itt);
+	fl_put_be32(r + BHS_TTT, ISCSI_RSVD_TAG);
+	fl_put_be32(r + BHS_STATSN, c->stat_sn++);
+	fl_put_be32(r + BHS_RESIDUAL, residual);
 }
 
 /* Sends the R2T for the next burst of task t. */
@@ -400,12 +400,12 @@ static void send_r2t(struct conn *c, struct task *t)
 		want = c->max_burst;
 	r[BHS_FLAGS] = ISCSI_FLAG_FINAL;
 	memcpy(r + BHS_LUN, t->lun, 8);
-	put_be32(r + BHS_ITT, t->itt);
-	put_be32(r + BHS_TTT, t->ttt);
-	put_be32(r + BHS_STATSN, c->stat_sn);
-	put_be32(r + BHS_DATASN, t->r2tsn++);
-	put_be32(r + BHS_OFFSET, t->received);
-	put_be32(r + BHS_RESIDUAL, want);
+	fl_put_be32(r + BHS_ITT, t->itt);
+	fl_put_be32(r + BHS_TTT, t->ttt);
+	fl_put_be32(r + BHS_STATSN, c->stat_sn);
+	fl_put_be32(r + BHS_DATASN, t->r2tsn++);
+	fl_put_be32(r + BHS_OFFSET, t->received);
+	fl_put_be32(r + BHS_RESIDUAL, want);
 	t->asked = t->received + want;
 }
 
@@ -426,14 +426,14 @@ static void send_data_in(struct conn *c, const uint8_t *h, const uint8_t *data, 
 
 		memcpy(r + BHS_LUN, h + BHS_LUN, 8);
 		memcpy(r + BHS_ITT, h + BHS_ITT, 4);
-		put_be32(r + BHS_TTT, ISCSI_RSVD_TAG);
-		put_be32(r + BHS_DATASN, sn++);
-		put_be32(r + BHS_OFFSET, off);
+		fl_put_be32(r + BHS_TTT, ISCSI_RSVD_TAG);
+		fl_put_be32(r + BHS_DATASN, sn++);
+		fl_put_be32(r + BHS_OFFSET, off);
 		if (last) {
 			r[BHS_FLAGS] = ISCSI_FLAG_FINAL | ISCSI_DATAIN_STATUS |
 				       (len < edtl ? ISCSI_RESP_UNDERFLOW : 0);
-			put_be32(r + BHS_STATSN, c->stat_sn++);
-			put_be32(r + BHS_RESIDUAL, edtl - len);
+			fl_put_be32(r + BHS_STATSN, c->stat_sn++);
+			fl_put_be32(r + BHS_RESIDUAL, edtl - len);
 		}
 		off += n;
 	} while (off < len);
@@ -442,7 +442,7 @@ static void send_data_in(struct conn *c, const uint8_t *h, const uint8_t *data, 
 /* Answers a SCSI Command. */
 static int on_scsi_cmd(struct conn *c, const uint8_t *h, uint32_t dlen)
 {
-	uint32_t edtl = get_be32(h + BHS_TTT), itt = get_be32(h + BHS_ITT);
+	uint32_t edtl = fl_get_be32(h + BHS_TTT), itt = fl_get_be32(h + BHS_ITT);
 	uint8_t flags = h[BHS_FLAGS];
 
 	if (!(h[BHS_OPCODE] & ISCSI_FLAG_IMMEDIATE))
@@ -490,7 +490,7 @@ static int on_scsi_cmd(struct conn *c, const uint8_t *h, uint32_t dlen)
 /* Takes a Data-Out: counts it; the status or the next R2T when a burst is whole. */
 static int on_data_out(struct conn *c, const uint8_t *h, uint32_t dlen)
 {
-	uint32_t itt = get_be32(h + BHS_ITT);
+	uint32_t itt = fl_get_be32(h + BHS_ITT);
 	struct task *t = NULL;
 
 	for (unsigned i = 0; i < MAX_TASKS && !t; i++)
@@ -529,7 +529,7 @@ static int on_pdu(struct conn *c, const uint8_t *h, const uint8_t *data, uint32_
 	case ISCSI_OP_NOP_OUT:
 		if (!(h[BHS_OPCODE] & ISCSI_FLAG_IMMEDIATE))
 			c->exp_cmd_sn++;
-		if (get_be32(h + BHS_ITT) == ISCSI_RSVD_TAG)
+		if (fl_get_be32(h + BHS_ITT) == ISCSI_RSVD_TAG)
 			return 0; /* an answer to our NOP-In: we send none */
 		{
 			uint8_t *d = NULL;
@@ -544,8 +544,8 @@ static int on_pdu(struct conn *c, const uint8_t *h, const uint8_t *data, uint32_
 		r[BHS_FLAGS] = ISCSI_FLAG_FINAL;
 		memcpy(r + BHS_LUN, h + BHS_LUN, 8);
 		memcpy(r + BHS_ITT, h + BHS_ITT, 4);
-		put_be32(r + BHS_TTT, ISCSI_RSVD_TAG);
-		put_be32(r + BHS_STATSN, c->stat_sn++);
+		fl_put_be32(r + BHS_TTT, ISCSI_RSVD_TAG);
+		fl_put_be32(r + BHS_STATSN, c->stat_sn++);
 		return 0;
 	case ISCSI_OP_TMF_REQ:
 	case ISCSI_OP_TEXT_REQ:
@@ -560,8 +560,8 @@ static int on_pdu(struct conn *c, const uint8_t *h, const uint8_t *data, uint32_
 		r[BHS_FLAGS] = ISCSI_FLAG_FINAL; /* Response 0: complete, logged out */
 		memcpy(r + BHS_ITT, h + BHS_ITT, 4);
 		if (op == ISCSI_OP_TEXT_REQ)
-			put_be32(r + BHS_TTT, ISCSI_RSVD_TAG);
-		put_be32(r + BHS_STATSN, c->stat_sn++);
+			fl_put_be32(r + BHS_TTT, ISCSI_RSVD_TAG);
+		fl_put_be32(r + BHS_STATSN, c->stat_sn++);
 		c->logout = op == ISCSI_OP_LOGOUT_REQ;
 		return 0;
 	default:
@@ -605,7 +605,7 @@ static int conn_parse(struct conn *c)
 
 	while (c->rx_len - at >= ISCSI_BHS_LEN && tx_room(c) && !c->logout) {
 		const uint8_t *h = c->rx + at;
-		uint32_t dlen = get_be24(h + BHS_DSL);
+		uint32_t dlen = fl_get_be24(h + BHS_DSL);
 		size_t total = ISCSI_BHS_LEN + 4u * h[BHS_TOTAL_AHS] + dlen + pad4(dlen);
 
 		if (dlen > OUR_MAX_RECV_DSL) {

@@ -42,8 +42,8 @@
 #define IMP_MAX_VERIFY 65536		/* commands kept for --verify (the rest are not replayed) */
 #define IMP_MAX_VERIFY_DATA (16u << 20) /* identity data-in kept for --verify, in total */
 #define IMP_MAX_XFER (16u << 20)	/* largest transfer a replayed command is given */
-#define IMP_MAX_PARAM 4096 /* data-out kept of a command other than a write (--verify) */
-#define IMP_MAX_LAT 16384  /* latencies kept per command class (a uniform sample of them all) */
+#define IMP_MAX_PARAM 4096     /* data-out kept of a command other than a write (--verify) */
+#define IMP_MAX_LAT 16384      /* latencies kept per command class (a uniform sample of them all) */
 #define IMP_MAX_TMF_PENDING 16 /* TMF requests awaiting their answer per connection */
 #define IMP_MAX_TMF_MS 1024    /* answer times kept per TMF function (the first ones) */
 

@@ -45,7 +45,7 @@ static int dir_is_target(const struct imp_conn *c, int d)
 /* Bytes a PDU with this BHS occupies after its header (data, padding, digest). */
 static uint32_t pdu_data_bytes(const struct imp_conn *c, const uint8_t *bhs)
 {
-	uint32_t dsl = get_be24(bhs + BHS_DSL);
+	uint32_t dsl = fl_get_be24(bhs + BHS_DSL);
 
 	if (!dsl)
 		return 0;
@@ -60,7 +60,7 @@ static bool pdu_plausible(const uint8_t *p, int from_target)
 	if (from_target >= 0 ? !pdu_opcode_ok(p[0], from_target)
 			     : !pdu_opcode_ok(p[0], true) && !pdu_opcode_ok(p[0], false))
 		return false;
-	if (get_be24(p + BHS_DSL) > IMP_MAX_DSL || p[BHS_TOTAL_AHS] > 16)
+	if (fl_get_be24(p + BHS_DSL) > IMP_MAX_DSL || p[BHS_TOTAL_AHS] > 16)
 		return false;
 	switch (op) {
 	case ISCSI_OP_SCSI_CMD:
@@ -73,7 +73,7 @@ static bool pdu_plausible(const uint8_t *p, int from_target)
 	case ISCSI_OP_DATA_OUT:
 		return !(p[1] & 0x7f) && p[2] == 0 && p[3] == 0 && p[BHS_TOTAL_AHS] == 0;
 	case ISCSI_OP_R2T:
-		return p[1] == 0x80 && get_be24(p + BHS_DSL) == 0;
+		return p[1] == 0x80 && fl_get_be24(p + BHS_DSL) == 0;
 	case ISCSI_OP_NOP_OUT:
 	case ISCSI_OP_NOP_IN:
 		return p[1] == 0x80 && p[2] == 0 && p[3] == 0;
@@ -157,7 +157,7 @@ static int lun_number(const uint8_t *l)
 static void on_command(struct fl_import *im, struct imp_conn *c, struct imp_dir *d)
 {
 	const uint8_t *b = d->hdr;
-	uint32_t itt = get_be32(b + BHS_ITT);
+	uint32_t itt = fl_get_be32(b + BHS_ITT);
 	struct imp_cmd *m;
 
 	im->st.cmds++;
@@ -173,7 +173,7 @@ static void on_command(struct fl_import *im, struct imp_conn *c, struct imp_dir 
 	m->itt = itt;
 	m->lun = lun_number(b + BHS_LUN);
 	memcpy(m->cdb, b + BHS_CDB, 16);
-	m->edtl = get_be32(b + BHS_TTT);
+	m->edtl = fl_get_be32(b + BHS_TTT);
 	m->flags = b[1];
 	m->seq = ++im->cmd_seq;
 	m->frame = d->pdu_frame;
@@ -234,11 +234,11 @@ static void on_pdu(struct fl_import *im, struct imp_conn *c, int di)
 		on_command(im, c, d);
 		break;
 	case ISCSI_OP_DATA_IN:
-		m = cmd_find(c, get_be32(b + BHS_ITT), false);
-		if (m && (uint64_t)get_be32(b + BHS_OFFSET) + d->data_len > m->datain_len)
-			m->datain_len = (uint64_t)get_be32(b + BHS_OFFSET) + d->data_len;
+		m = cmd_find(c, fl_get_be32(b + BHS_ITT), false);
+		if (m && (uint64_t)fl_get_be32(b + BHS_OFFSET) + d->data_len > m->datain_len)
+			m->datain_len = (uint64_t)fl_get_be32(b + BHS_OFFSET) + d->data_len;
 		if (m && m->want_data && d->data_keep)
-			imp_scsi_data_in(im, m, get_be32(b + BHS_OFFSET), d->data, d->data_keep);
+			imp_scsi_data_in(im, m, fl_get_be32(b + BHS_OFFSET), d->data, d->data_keep);
 		if (m && (b[1] & ISCSI_DATAIN_STATUS)) {
 			cmd_find(c, m->itt, true);
 			im->st.answers++;
@@ -247,20 +247,20 @@ static void on_pdu(struct fl_import *im, struct imp_conn *c, int di)
 		}
 		break;
 	case ISCSI_OP_DATA_OUT:
-		m = cmd_find(c, get_be32(b + BHS_ITT), false);
+		m = cmd_find(c, fl_get_be32(b + BHS_ITT), false);
 		if (m && d->data_keep)
-			param_put(m, get_be32(b + BHS_OFFSET), d->data, d->data_keep);
+			param_put(m, fl_get_be32(b + BHS_OFFSET), d->data, d->data_keep);
 		break;
 	case ISCSI_OP_SCSI_RESP: {
 		const uint8_t *sense = NULL;
 		size_t sl = 0;
-		m = cmd_find(c, get_be32(b + BHS_ITT), true);
+		m = cmd_find(c, fl_get_be32(b + BHS_ITT), true);
 		if (!m) {
 			im->st.orphan_answers++;
 			break;
 		}
 		if (d->data_keep >= 2) {
-			sl = get_be16(d->data);
+			sl = fl_get_be16(d->data);
 			if (sl > d->data_keep - 2u)
 				sl = d->data_keep - 2u;
 			sense = d->data + 2;
@@ -276,7 +276,8 @@ static void on_pdu(struct fl_import *im, struct imp_conn *c, int di)
 	case ISCSI_OP_TMF_REQ: {
 		uint8_t fn = b[1] & ISCSI_TMF_FUNC_MASK;
 		imp_tmf_request(im, c, b, d->pdu_frame, d->pdu_t);
-		if (fn == ISCSI_TMF_ABORT_TASK && (m = cmd_find(c, get_be32(b + BHS_TTT), false)))
+		if (fn == ISCSI_TMF_ABORT_TASK &&
+		    (m = cmd_find(c, fl_get_be32(b + BHS_TTT), false)))
 			m->aborted = true;
 		else if (fn == ISCSI_TMF_LUN_RESET || fn == ISCSI_TMF_TARGET_WARM_RESET ||
 			 fn == ISCSI_TMF_TARGET_COLD_RESET)
@@ -309,18 +310,18 @@ static void start_data(struct fl_import *im, struct imp_conn *c, int di)
 	uint8_t op = b[0] & ISCSI_OPCODE_MASK;
 	uint32_t keep = 0;
 
-	d->data_len = get_be24(b + BHS_DSL);
+	d->data_len = fl_get_be24(b + BHS_DSL);
 	d->data_left = pdu_data_bytes(c, b);
 	if (op == ISCSI_OP_LOGIN_REQ || op == ISCSI_OP_LOGIN_RESP || op == ISCSI_OP_SCSI_RESP)
 		keep = d->data_len < IMP_MAX_TEXT ? d->data_len : IMP_MAX_TEXT;
 	else if (op == ISCSI_OP_DATA_IN) {
-		struct imp_cmd *m = cmd_find(c, get_be32(b + BHS_ITT), false);
+		struct imp_cmd *m = cmd_find(c, fl_get_be32(b + BHS_ITT), false);
 		if (m && m->want_data)
 			keep = d->data_len < IMP_MAX_DATA ? d->data_len : IMP_MAX_DATA;
 	} else if (op == ISCSI_OP_SCSI_CMD && wants_param(im, b)) {
 		keep = d->data_len < IMP_MAX_PARAM ? d->data_len : IMP_MAX_PARAM;
 	} else if (op == ISCSI_OP_DATA_OUT) {
-		struct imp_cmd *m = cmd_find(c, get_be32(b + BHS_ITT), false);
+		struct imp_cmd *m = cmd_find(c, fl_get_be32(b + BHS_ITT), false);
 		if (m && m->want_param)
 			keep = d->data_len < IMP_MAX_PARAM ? d->data_len : IMP_MAX_PARAM;
 	}
@@ -380,7 +381,7 @@ static long resync_find(struct imp_conn *c, int di)
 		}
 		if (pdu_plausible(d->rs + next, side))
 			return (long)o;
-		if (c->ffp && !c->ddigest && get_be24(p + BHS_DSL) &&
+		if (c->ffp && !c->ddigest && fl_get_be24(p + BHS_DSL) &&
 		    next + 4 + ISCSI_BHS_LEN <= d->rs_len &&
 		    pdu_plausible(d->rs + next + 4, side)) {
 			c->ddigest = true; /* the data digest explains the 4 bytes */

@@ -39,9 +39,9 @@ static int net_l3(int lt, const uint8_t *p, uint32_t n, uint32_t *off, unsigned 
 		if (n < 14)
 			return -1;
 		*off = 14;
-		*ethertype = get_be16(p + 12);
+		*ethertype = fl_get_be16(p + 12);
 		while ((*ethertype == 0x8100 || *ethertype == 0x88a8) && n >= *off + 4) {
-			*ethertype = get_be16(p + *off + 2);
+			*ethertype = fl_get_be16(p + *off + 2);
 			*off += 4;
 		}
 		return 0;
@@ -49,13 +49,13 @@ static int net_l3(int lt, const uint8_t *p, uint32_t n, uint32_t *off, unsigned 
 		if (n < 16)
 			return -1;
 		*off = 16;
-		*ethertype = get_be16(p + 14);
+		*ethertype = fl_get_be16(p + 14);
 		return 0;
 	case LT_LINUX_SLL2:
 		if (n < 20)
 			return -1;
 		*off = 20;
-		*ethertype = get_be16(p);
+		*ethertype = fl_get_be16(p);
 		return 0;
 	case LT_NULL:
 	case LT_LOOP:
@@ -271,12 +271,12 @@ static bool net_ip(struct fl_import *im, unsigned et, const uint8_t *p, uint32_t
 			return false;
 		}
 		ip->hl = (p[0] & 15) * 4u;
-		ip->iplen = get_be16(p + 2);
+		ip->iplen = fl_get_be16(p + 2);
 		if (ip->iplen < ip->hl || caplen < ip->hl) {
 			im->st.undecodable++;
 			return false;
 		}
-		if (get_be16(p + 6) & 0x3fff) { /* MF or a fragment offset */
+		if (fl_get_be16(p + 6) & 0x3fff) { /* MF or a fragment offset */
 			im->st.fragments++;
 			return false;
 		}
@@ -290,7 +290,7 @@ static bool net_ip(struct fl_import *im, unsigned et, const uint8_t *p, uint32_t
 			return false;
 		}
 		ip->hl = 40;
-		ip->iplen = 40u + get_be16(p + 4);
+		ip->iplen = 40u + fl_get_be16(p + 4);
 		ip->fam = 6;
 		proto = p[6]; /* extension headers are not followed */
 		ip->sip = p + 8;
@@ -355,10 +355,10 @@ int fl_import_frame(struct fl_import *im, int lt, uint64_t frame, int64_t t_us, 
 	if (cut)
 		im->st.cut_short++;
 	struct imp_conn *c =
-	    net_conn(im, ip.fam, ip.sip, get_be16(tcp), ip.dip, get_be16(tcp + 2), &ep, true);
+	    net_conn(im, ip.fam, ip.sip, fl_get_be16(tcp), ip.dip, fl_get_be16(tcp + 2), &ep, true);
 	if (!c)
 		return 0;
-	net_segment(im, c, ep, get_be32(tcp + 4), tcp[13], tcp + tl, have - hl - tl, cut, frame,
+	net_segment(im, c, ep, fl_get_be32(tcp + 4), tcp[13], tcp + tl, have - hl - tl, cut, frame,
 		    t_us);
 	return 0;
 }

@@ -87,7 +87,7 @@ void imp_addr_text(int family, const uint8_t *ip, uint16_t port, char *buf, size
 	else {
 		size_t o = snprintf(buf, len, "[");
 		for (int i = 0; i < 16 && o < len; i += 2)
-			o += snprintf(buf + o, len - o, "%s%x", i ? ":" : "", get_be16(ip + i));
+			o += snprintf(buf + o, len - o, "%s%x", i ? ":" : "", fl_get_be16(ip + i));
 		if (o < len)
 			snprintf(buf + o, len - o, "]:%u", port);
 	}
@@ -129,7 +129,7 @@ static void mode_pages(struct imp_lun *l, const uint8_t *p, uint32_t n, uint32_t
 	for (uint32_t o = hl + bdl; o + 2 <= n;) {
 		uint8_t page = p[o] & 0x3f;
 		bool spf = p[o] & 0x40;
-		uint32_t pl = spf ? (o + 4 <= n ? get_be16(p + o + 2) + 4u : n) : p[o + 1] + 2u;
+		uint32_t pl = spf ? (o + 4 <= n ? fl_get_be16(p + o + 2) + 4u : n) : p[o + 1] + 2u;
 		l->mode_seen[page / 8] |= 1u << (page % 8);
 		if (!spf && page == 0x08 && o + 3 <= n) {
 			l->have_wce = true;
@@ -145,7 +145,7 @@ static void mode_pages(struct imp_lun *l, const uint8_t *p, uint32_t n, uint32_t
 /* See import_internal.h. */
 bool imp_vpd83_naa(const uint8_t *p, uint32_t n, uint64_t *naa)
 {
-	uint32_t end = n >= 4 ? 4 + get_be16(p + 2) : 0;
+	uint32_t end = n >= 4 ? 4 + fl_get_be16(p + 2) : 0;
 
 	if (end > n)
 		end = n;
@@ -155,7 +155,7 @@ bool imp_vpd83_naa(const uint8_t *p, uint32_t n, uint64_t *naa)
 			break;
 		if ((p[o] & 0x0f) == 1 && ((p[o + 1] >> 4) & 3) == 0 && (p[o + 1] & 0x0f) == 3 &&
 		    dl == 8) {
-			*naa = (uint64_t)get_be32(p + o + 4) << 32 | get_be32(p + o + 8);
+			*naa = (uint64_t)fl_get_be32(p + o + 4) << 32 | fl_get_be32(p + o + 8);
 			return true;
 		}
 		o += 4 + dl;
@@ -184,7 +184,7 @@ static void identity_inquiry(struct imp_lun *l, const uint8_t *c, const uint8_t 
 		return;
 	l->vpd_seen[p[1] / 8] |= 1u << (p[1] % 8);
 	if (p[1] == 0x80 && !l->have_serial) {
-		uint32_t sl = get_be16(p + 2);
+		uint32_t sl = fl_get_be16(p + 2);
 		if (sl > n - 4)
 			sl = n - 4;
 		if (sl > 64)
@@ -203,7 +203,7 @@ static void identity_inquiry(struct imp_lun *l, const uint8_t *c, const uint8_t 
 static void identity_report_luns(struct fl_import *im, const uint8_t *p, uint32_t n)
 {
 	if (n >= 8) {
-		uint32_t ll = get_be32(p);
+		uint32_t ll = fl_get_be32(p);
 		for (uint32_t o = 8; o + 8 <= n && o - 8 < ll; o += 8) {
 			const uint8_t *e = p + o;
 			int num = -1;
@@ -232,17 +232,17 @@ static void identity(struct fl_import *im, struct imp_cmd *m, uint64_t frame)
 		identity_inquiry(l, c, p, n, frame);
 		return;
 	case SBC_OP_READ_CAPACITY_10:
-		if (n >= 8 && !l->have_cap && get_be32(p) != 0xffffffffu) {
-			l->blocks = (uint64_t)get_be32(p) + 1;
-			l->block_size = get_be32(p + 4);
+		if (n >= 8 && !l->have_cap && fl_get_be32(p) != 0xffffffffu) {
+			l->blocks = (uint64_t)fl_get_be32(p) + 1;
+			l->block_size = fl_get_be32(p + 4);
 			l->have_cap = true;
 			l->cap_frame = frame;
 		}
 		return;
 	case SBC_OP_SERVICE_ACTION_IN_16:
 		if (n >= 16) {
-			l->blocks = ((uint64_t)get_be32(p) << 32 | get_be32(p + 4)) + 1;
-			l->block_size = get_be32(p + 8);
+			l->blocks = ((uint64_t)fl_get_be32(p) << 32 | fl_get_be32(p + 4)) + 1;
+			l->block_size = fl_get_be32(p + 8);
 			l->lbpme = p[14] & 0x80;
 			l->lbprz = p[14] & 0x40;
 			l->have_cap = true;
@@ -263,7 +263,7 @@ static void identity(struct fl_import *im, struct imp_cmd *m, uint64_t frame)
 		if (n >= 8) {
 			l->have_wp = true;
 			l->wp = p[3] & 0x80;
-			mode_pages(l, p, n, 8, get_be16(p + 6));
+			mode_pages(l, p, n, 8, fl_get_be16(p + 6));
 		}
 		return;
 	default:

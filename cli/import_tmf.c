@@ -57,13 +57,13 @@ void imp_tmf_request(struct fl_import *im, struct imp_conn *c, const uint8_t *bh
 		f->dropped++;
 		return;
 	}
-	c->tmfs[c->ntmfs++] = (struct imp_tmf_req){get_be32(bhs + BHS_ITT), fn, frame, t_us};
+	c->tmfs[c->ntmfs++] = (struct imp_tmf_req){fl_get_be32(bhs + BHS_ITT), fn, frame, t_us};
 }
 
 void imp_tmf_response(struct fl_import *im, struct imp_conn *c, const uint8_t *bhs, uint64_t frame,
 		      int64_t t_us)
 {
-	uint32_t itt = get_be32(bhs + BHS_ITT);
+	uint32_t itt = fl_get_be32(bhs + BHS_ITT);
 	uint8_t r = bhs[2];
 
 	(void)frame;

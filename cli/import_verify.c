@@ -273,10 +273,10 @@ static int mode_bit(const uint8_t *p, uint32_t n, bool ten, uint8_t page, uint8_
 
 	if (n < hl)
 		return -1;
-	bdl = ten ? get_be16(p + 6) : p[3];
+	bdl = ten ? fl_get_be16(p + 6) : p[3];
 	for (uint32_t o = hl + bdl; o + 2 <= n;) {
 		bool spf = p[o] & 0x40;
-		uint32_t pl = spf ? (o + 4 <= n ? get_be16(p + o + 2) + 4u : n) : p[o + 1] + 2u;
+		uint32_t pl = spf ? (o + 4 <= n ? fl_get_be16(p + o + 2) + 4u : n) : p[o + 1] + 2u;
 		if (!spf && (p[o] & 0x3f) == page && o + 3 <= n)
 			return !!(p[o + 2] & mask);
 		o += pl;
@@ -288,7 +288,7 @@ static int mode_bit(const uint8_t *p, uint32_t n, bool ten, uint8_t page, uint8_
 static void cmp_serial(struct verify *vf, const struct imp_vrec *v, const uint8_t *c, uint32_t cn,
 		       const uint8_t *r, uint32_t rn)
 {
-	uint32_t cl = get_be16(c + 2), rl = rn >= 4 ? get_be16(r + 2) : 0;
+	uint32_t cl = fl_get_be16(c + 2), rl = rn >= 4 ? fl_get_be16(r + 2) : 0;
 	char x[80], y[80] = "", qx[84], qy[84];
 	cl = cl > cn - 4 ? cn - 4 : cl;
 	rl = rn >= 4 ? (rl > rn - 4 ? rn - 4 : rl) : 0;
@@ -367,23 +367,23 @@ static void cmp_identity(struct verify *vf, const struct imp_vrec *v, const uint
 		return;
 	case SBC_OP_READ_CAPACITY_10:
 		if (cn >= 8 && rn >= 8) {
-			cmp_num(vf, v, "returned LBA", get_be32(c), get_be32(r));
-			cmp_num(vf, v, "block length", get_be32(c + 4), get_be32(r + 4));
+			cmp_num(vf, v, "returned LBA", fl_get_be32(c), fl_get_be32(r));
+			cmp_num(vf, v, "block length", fl_get_be32(c + 4), fl_get_be32(r + 4));
 		}
 		return;
 	case SBC_OP_SERVICE_ACTION_IN_16:
 		if (cn >= 16 && rn >= 16) {
 			cmp_num(vf, v, "returned LBA",
-				(uint64_t)get_be32(c) << 32 | get_be32(c + 4),
-				(uint64_t)get_be32(r) << 32 | get_be32(r + 4));
-			cmp_num(vf, v, "block length", get_be32(c + 8), get_be32(r + 8));
+				(uint64_t)fl_get_be32(c) << 32 | fl_get_be32(c + 4),
+				(uint64_t)fl_get_be32(r) << 32 | fl_get_be32(r + 4));
+			cmp_num(vf, v, "block length", fl_get_be32(c + 8), fl_get_be32(r + 8));
 			cmp_num(vf, v, "LBPME", c[14] >> 7, r[14] >> 7);
 			cmp_num(vf, v, "LBPRZ", (c[14] >> 6) & 1, (r[14] >> 6) & 1);
 		}
 		return;
 	case SPC_OP_REPORT_LUNS:
 		if (cn >= 8 && rn >= 8) {
-			cmp_num(vf, v, "LUN LIST LENGTH", get_be32(c), get_be32(r));
+			cmp_num(vf, v, "LUN LIST LENGTH", fl_get_be32(c), fl_get_be32(r));
 			uint32_t n = cn < rn ? cn : rn;
 			if (memcmp(c + 8, r + 8, n - 8))
 				differ(vf, v, "LUN list", "(as captured)", "(other LUNs)");

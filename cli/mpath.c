@@ -6,6 +6,7 @@
  * follows).
  */
 #include "mpath.h"
+#include "fl_byteorder.h"
 
 #include <string.h>
 
@@ -62,25 +63,13 @@ const char *fl_mp_handler_name(enum fl_mp_handler h)
 	return (unsigned)h < sizeof(names) / sizeof(names[0]) ? names[h] : "none";
 }
 
-static void put_be16(uint8_t *p, unsigned v)
-{
-	p[0] = (uint8_t)(v >> 8);
-	p[1] = (uint8_t)v;
-}
-
-static void put_be32(uint8_t *p, uint32_t v)
-{
-	put_be16(p, v >> 16);
-	put_be16(p + 2, v & 0xffff);
-}
-
 /* INQUIRY of VPD page pg, alloc bytes. */
 static void vpd_inquiry(struct fl_mp_cmd *c, uint8_t pg, uint16_t alloc, const char *name)
 {
 	c->cdb[0] = 0x12;
 	c->cdb[1] = 0x01;
 	c->cdb[2] = pg;
-	put_be16(c->cdb + 3, alloc);
+	fl_put_be16(c->cdb + 3, alloc);
 	c->cdb_len = 6;
 	c->alloc = alloc;
 	c->name = name;
@@ -93,7 +82,7 @@ bool fl_mp_query(enum fl_mp_handler h, struct fl_mp_cmd *c)
 	case FL_MP_ALUA:
 		c->cdb[0] = 0xa3; /* MAINTENANCE IN */
 		c->cdb[1] = 0x0a; /* REPORT TARGET PORT GROUPS */
-		put_be32(c->cdb + 6, 4096);
+		fl_put_be32(c->cdb + 6, 4096);
 		c->cdb_len = 12;
 		c->alloc = 4096;
 		c->name = "REPORT TARGET PORT GROUPS";
@@ -151,7 +140,7 @@ static void mode_select10(struct fl_mp_cmd *c, size_t len, const char *name)
 {
 	c->cdb[0] = 0x55;
 	c->cdb[1] = 0x10;
-	put_be16(c->cdb + 7, (unsigned)len);
+	fl_put_be16(c->cdb + 7, (unsigned)len);
 	c->cdb_len = 10;
 	c->data_len = len;
 	c->name = name;
@@ -164,10 +153,10 @@ bool fl_mp_activate(enum fl_mp_handler h, unsigned lun, uint16_t tpg, struct fl_
 	case FL_MP_ALUA:
 		c->cdb[0] = 0xa4; /* MAINTENANCE OUT */
 		c->cdb[1] = 0x0a; /* SET TARGET PORT GROUPS */
-		put_be32(c->cdb + 6, 8);
+		fl_put_be32(c->cdb + 6, 8);
 		c->cdb_len = 12;
 		c->data[4] = 0x00; /* active/optimized */
-		put_be16(c->data + 6, tpg);
+		fl_put_be16(c->data + 6, tpg);
 		c->data_len = 8;
 		c->name = "SET TARGET PORT GROUPS";
 		return true;
@@ -187,7 +176,7 @@ bool fl_mp_activate(enum fl_mp_handler h, unsigned lun, uint16_t tpg, struct fl_
 
 		p[0] = 0x40 | 0x2c;
 		p[1] = 0x01;
-		put_be16(p + 2, 0x128);
+		fl_put_be16(p + 2, 0x128);
 		p[4 + 33] = 0x02; /* RDAC MODE: transfer the LUNs of the table */
 		p[4 + 36] = 20;	  /* quiescence timeout */
 		p[4 + 37] = 0x02; /* forced quiescence */

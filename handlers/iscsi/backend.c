@@ -14,6 +14,15 @@
 
 #include <assert.h>
 #include <string.h>
+#include <unistd.h>
+
+/* Wakes the loop from any thread (or a signal handler). */
+void be_wake(struct portal *p)
+{
+	uint64_t one = 1;
+	ssize_t r = write(p->efd, &one, sizeof(one));
+	(void)r;
+}
 
 /*
  * After queuing (p->lock held): whether the caller must wake the loop. Not
@@ -46,7 +55,7 @@ static void cmd_done(struct fl_cmd *cmd)
 	kick = need_kick(p);
 	pthread_mutex_unlock(&p->lock);
 	if (kick)
-		portal_kick(p);
+		be_wake(p);
 }
 
 /* Appends an answered TMF to the portal's queue and wakes the loop. */
@@ -67,7 +76,7 @@ static void tmf_done(struct fl_tmf *tmf, enum fl_tmf_resp resp)
 	kick = need_kick(p);
 	pthread_mutex_unlock(&p->lock);
 	if (kick)
-		portal_kick(p);
+		be_wake(p);
 }
 
 /* The engine tells us transport conditions may have changed. */
@@ -81,7 +90,7 @@ static void xport_notify(void *ctx)
 	kick = need_kick(p);
 	pthread_mutex_unlock(&p->lock);
 	if (kick)
-		portal_kick(p);
+		be_wake(p);
 }
 
 /* The core's target: the engine's. */
@@ -101,7 +110,7 @@ void be_init(struct portal *p)
 /* The engine's kick: a timer earlier than the loop knows of was added. */
 static void timer_kick(void *arg)
 {
-	portal_kick(arg);
+	be_wake(arg);
 }
 
 /* The loop takes the engine's timers over; false when it cannot (engine gone, or taken). */

@@ -8,14 +8,15 @@
  * then body) that never blocks and caps the data segment at the
  * MaxRecvDataSegmentLength we declared (RFC 7143 13.12), so a hostile peer
  * cannot make us allocate more; a whole PDU has its digests checked (13.1,
- * Appendix B) and goes to the session (session_receive). Transmit is a queue
- * of framed PDUs written with writev, digests computed when a PDU is queued;
- * PDUs a delay fault holds back wait in a list of their own, in order. Bytes
- * queued count against the connection's budget and the portal's: a peer
- * that does not read its socket stops being read. conn_close only marks a
- * connection; conns_reap tears it down at a safe point of the loop.
- * RFC 7143 4.1 (TCP transport), 11.2 (PDU framing), 7.1.1 (a connection's
- * failure ends only its session at ERL 0).
+ * Appendix B) and goes to the session (session_receive). The handlers below
+ * only record: tx.c frames and queues their PDUs and marks a connection
+ * closing (conn_close); the transmit queue is written here with writev when
+ * control is back here: at the end of a batch of PDUs read, and for every
+ * connection once per pass of the loop (conns_settle), which also tears down
+ * the connections marked closing. Bytes queued count against the
+ * connection's budget and the portal's: a peer that does not read its socket
+ * stops being read. RFC 7143 4.1 (TCP transport), 11.2 (PDU framing), 7.1.1
+ * (a connection's failure ends only its session at ERL 0).
  */
 #include "iscsi_internal.h"
 
@@ -30,18 +31,6 @@
 #include <sys/socket.h>
 #include <sys/uio.h>
 #include <unistd.h>
-
-/* Bytes of padding after a data segment of len bytes. */
-static inline uint32_t pad4(uint32_t len)
-{
-	return (4 - (len & 3)) & 3;
-}
-
-/* Bytes queued for a connection: its command buffers and its unsent PDUs. */
-uint64_t conn_queued(const struct conn *c)
-{
-	return c->task_bytes + c->tx_bytes + c->held_bytes;
-}
 
 /*
  * True if the connection must not be read now: the responses it has not
@@ -70,6 +59,7 @@ void conn_update_events(struct conn *c)
 {
 	uint32_t ev = 0;
 
+	c->events_stale = false;
 	if (c->state != CONN_CLOSING && !c->rx_paused && !conn_read_blocked(c))
 		ev |= EPOLLIN;
 	if (c->tx_head)
@@ -82,26 +72,6 @@ void conn_update_events(struct conn *c)
 	struct epoll_event e = {.events = ev, .data.ptr = c};
 	epoll_ctl(c->portal->epfd, EPOLL_CTL_MOD, c->fd, &e);
 	c->ep_events = ev;
-}
-
-/*
- * Marks a connection for closing; the loop tears it down at a safe point, so
- * callers deep in a handler may go on using c until they return.
- */
-void conn_close(struct conn *c, const char *why)
-{
-	if (c->dead)
-		return;
-	if (c->tx_batching) {
-		/* what was queued before the close goes out, as when it was queued */
-		c->tx_batching = false;
-		conn_on_writable(c);
-		if (c->dead)
-			return;
-	}
-	c->dead = true;
-	iscsi_log(c->portal, why && !c->quiet_close ? LOG_ERR : LOG_INFO, c,
-		  "closing connection: %s", why ? why : "done");
 }
 
 /* Frees the PDUs still queued or held back when a connection goes away. */
@@ -147,16 +117,6 @@ static void conn_destroy(struct conn *c)
 	free(c->target_name);
 	free(c->text);
 	free(c);
-}
-
-/* Destroys every connection marked dead. */
-void conns_reap(struct portal *p)
-{
-	for (struct conn *c = p->conns, *n; c; c = n) {
-		n = c->next;
-		if (c->dead)
-			conn_destroy(c);
-	}
 }
 
 /* Timer: a connection still in the login phase after ISCSI_LOGIN_TIMEOUT_S. */
@@ -216,58 +176,6 @@ void conn_accept(struct portal *p, const struct listener *lsn, int fd,
 	iscsi_log(p, LOG_INFO, c, "connected");
 }
 
-/* When x's oldest R2T still waiting for its Data-Out went out (0: none waits). */
-uint64_t conn_oldest_r2t(const struct conn *x)
-{
-	uint64_t oldest = 0;
-
-	for (const struct task *t = x->tasks; t; t = t->next)
-		for (unsigned i = 0; t->r2t_active && i < ISCSI_MAX_R2T; i++)
-			if (t->r2t[i].active && (!oldest || t->r2t[i].sent_ns < oldest))
-				oldest = t->r2t[i].sent_ns;
-	return oldest;
-}
-
-/* Stamps the sequence numbers and digests and appends to the transmit queue. */
-void conn_queue(struct conn *c, struct txpdu *t)
-{
-	if (c->dead) {
-		txpdu_free(t);
-		return;
-	}
-	put_be24(t->hdr + BHS_DSL, t->dlen);
-	put_be32(t->hdr + BHS_EXPCMDSN, c->exp_cmd_sn);
-	put_be32(t->hdr + BHS_MAXCMDSN, conn_max_cmd_sn(c));
-	memset(t->trailer, 0, sizeof(t->trailer));
-	t->trailer_len = pad4(t->dlen);
-	t->has_hdig = c->tx_hdigest;
-	if (t->has_hdig)
-		iscsi_put_digest(t->hdig, iscsi_crc32c(t->hdr, ISCSI_BHS_LEN));
-	if (c->tx_ddigest && t->dlen) {
-		uint32_t crc = iscsi_crc32c_update(0xffffffffu, t->data, t->dlen);
-		crc = ~iscsi_crc32c_update(crc, t->trailer, t->trailer_len);
-		iscsi_put_digest(t->trailer + t->trailer_len, crc);
-		t->trailer_len += ISCSI_DIGEST_LEN;
-	}
-	t->total = ISCSI_BHS_LEN + (t->has_hdig ? ISCSI_DIGEST_LEN : 0) + t->dlen + t->trailer_len;
-	t->framed = true;
-	if (c->portal->opts.verbose >= LOG_DEBUG)
-		pdu_log(c, "tx", t->hdr, t->dlen);
-	if (c->tx_tail)
-		c->tx_tail->next = t;
-	else
-		c->tx_head = t;
-	c->tx_tail = t;
-	conn_mem(c, &c->tx_bytes, (int64_t)t->total);
-	/*
-	 * Try at once: most responses fit the socket buffer. While the loop reads
-	 * a batch of PDUs from this connection, their answers wait for the end of
-	 * the batch and leave in one writev (a close-after PDU goes at once).
-	 */
-	if (!c->tx_batching || t->close_after)
-		conn_on_writable(c);
-}
-
 /* Builds up to max iovecs for the unsent part of t; returns the count. */
 static int pdu_iov(struct txpdu *t, struct iovec *iov, int max)
 {
@@ -295,10 +203,15 @@ static int pdu_iov(struct txpdu *t, struct iovec *iov, int max)
 	return n;
 }
 
-/* Writes as much of the transmit queue as the socket takes. */
-int conn_on_writable(struct conn *c)
+/*
+ * Writes as much of the transmit queue as the socket takes; -1 once the write
+ * failed or a close-after PDU went out (the connection is then marked closing
+ * and what was queued behind that PDU is dropped), else 0.
+ */
+static int tx_write(struct conn *c)
 {
-	while (c->tx_head && !c->dead) {
+	c->tx_fresh = false;
+	while (c->tx_head) {
 		struct iovec iov[64];
 		int n = 0;
 		for (struct txpdu *t = c->tx_head; t && n < 60; t = t->next)
@@ -333,67 +246,43 @@ int conn_on_writable(struct conn *c)
 			if (close_after) {
 				c->quiet_close = true;
 				conn_close(c, NULL);
+				conn_free_queues(c); /* nothing goes out after it */
 				return -1;
 			}
 		}
 	}
-	if (!c->dead)
-		conn_update_events(c);
-	return c->dead ? -1 : 0;
+	return 0;
 }
 
-/* Timer: the hold on outbound PDUs ends; they go out in their order. */
-static void tx_hold_fire(struct portal *p, struct conn *c, void *arg)
+/* Writes what the socket takes of a live connection, then re-registers its events. */
+int conn_on_writable(struct conn *c)
 {
-	(void)p;
-	(void)arg;
-	c->tx_hold_until = 0;
-	while (c->held_head && !c->dead) {
-		struct txpdu *t = c->held_head;
-		c->held_head = t->next;
-		if (!c->held_head)
-			c->held_tail = NULL;
-		t->next = NULL;
-		conn_mem(c, &c->held_bytes, -(int64_t)(ISCSI_BHS_LEN + t->dlen));
-		conn_queue(c, t);
-	}
-}
-
-/* Appends a PDU to the held-back list (kept in order, like a slow wire). */
-static void tx_hold(struct conn *c, struct txpdu *t)
-{
-	t->next = NULL;
-	if (c->held_tail)
-		c->held_tail->next = t;
-	else
-		c->held_head = t;
-	c->held_tail = t;
-	conn_mem(c, &c->held_bytes, (int64_t)(ISCSI_BHS_LEN + t->dlen));
+	if (c->dead || tx_write(c) || c->dead)
+		return -1;
+	conn_update_events(c);
+	return 0;
 }
 
 /*
- * Holds t back behind a delay fault: it and every later PDU (TCP keeps order)
- * go out when the hold ends, at until_ns or later if already held longer.
+ * Brings every connection up to date once control is back in the loop (after
+ * the timers, the completions and the socket events of a pass): writes what
+ * was queued for it, re-registers its events, and tears down those marked
+ * closing, after sending what was queued before the close.
  */
-void conn_hold(struct conn *c, struct txpdu *t, uint64_t until_ns)
+void conns_settle(struct portal *p)
 {
-	tx_hold(c, t);
-	if (until_ns > c->tx_hold_until) {
-		uint64_t now = fl_mono_ns();
-
-		c->tx_hold_until = until_ns;
-		timer_add(c->portal, &c->tx_hold_timer, c, until_ns > now ? until_ns - now : 0,
-			  tx_hold_fire, NULL, NULL);
+	for (struct conn *c = p->conns, *n; c; c = n) {
+		n = c->next;
+		if (c->dead) {
+			if (c->tx_fresh)
+				tx_write(c);
+			conn_destroy(c);
+		} else if (c->tx_fresh) {
+			conn_on_writable(c);
+		} else if (c->events_stale) {
+			conn_update_events(c);
+		}
 	}
-}
-
-/* Queues t, or holds it back behind a PDU that a delay fault holds. */
-void conn_transmit(struct conn *c, struct txpdu *t)
-{
-	if (c->held_head)
-		tx_hold(c, t); /* behind a delayed PDU */
-	else
-		conn_queue(c, t);
 }
 
 /* What one read of the receive state machine came to. */
@@ -441,7 +330,7 @@ static enum rx_read_result rx_read(struct conn *c)
 static int rx_begin_body(struct conn *c)
 {
 	c->rx_ahs = (uint32_t)c->bhs[BHS_TOTAL_AHS] * 4;
-	c->rx_dsl = get_be24(c->bhs + BHS_DSL);
+	c->rx_dsl = fl_get_be24(c->bhs + BHS_DSL);
 	if (c->rx_dsl > ISCSI_OUR_MAX_RECV_DSL) {
 		char why[96];
 		snprintf(why, sizeof(why), "malformed PDU: DataSegmentLength %u above our limit %u",
@@ -450,7 +339,7 @@ static int rx_begin_body(struct conn *c)
 		return -1;
 	}
 	c->rx_need = c->rx_ahs + (c->rx_hdigest ? ISCSI_DIGEST_LEN : 0) + c->rx_dsl +
-		     pad4(c->rx_dsl) + (c->rx_ddigest && c->rx_dsl ? ISCSI_DIGEST_LEN : 0);
+		     iscsi_pad4(c->rx_dsl) + (c->rx_ddigest && c->rx_dsl ? ISCSI_DIGEST_LEN : 0);
 	if (c->rx_need > c->rx_cap) {
 		uint8_t *b = realloc(c->rx_buf, c->rx_need);
 		if (!b) {
@@ -478,7 +367,7 @@ static bool rx_digests_ok(struct conn *c)
 	}
 	if (c->rx_ddigest && c->rx_dsl) {
 		size_t off = c->rx_ahs + (c->rx_hdigest ? ISCSI_DIGEST_LEN : 0);
-		size_t len = c->rx_dsl + pad4(c->rx_dsl);
+		size_t len = c->rx_dsl + iscsi_pad4(c->rx_dsl);
 		if (iscsi_crc32c(c->rx_buf + off, len) != iscsi_get_digest(c->rx_buf + off + len)) {
 			/* ERL 0: a lost data segment cannot be recovered (RFC 7143 7.8). */
 			conn_send_reject(c, c->bhs, ISCSI_REJECT_DATA_DIGEST);
@@ -508,7 +397,6 @@ int conn_on_readable(struct conn *c)
 {
 	int budget = 64;
 
-	c->tx_batching = true;
 	while (!c->dead && budget > 0 && c->state != CONN_CLOSING && !c->rx_paused) {
 		/* between PDUs: over its memory budget, the connection is not read on */
 		if (!c->rx_in_body && !c->rx_have && conn_read_blocked(c))
@@ -542,7 +430,6 @@ int conn_on_readable(struct conn *c)
 			break;
 	}
 out:
-	c->tx_batching = false;
 	/* the batch's answers, in one writev when the socket takes them */
 	if (!c->dead && c->tx_head)
 		conn_on_writable(c);

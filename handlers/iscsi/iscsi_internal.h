@@ -2,26 +2,32 @@
 /*
  * iscsi_internal.h - private declarations shared by the files of handlers/iscsi/.
  *
- * Layering inside the embedded target:
+ * Layering inside the embedded target, from the top down; a file calls only
+ * the files below it:
  *   portal.c     the epoll loop, the listening sockets and accept, connection
- *                and session admission, I_T nexus ids, the completion queue
- *                (eventfd + locked list) that brings completions from engine
- *                timer threads and store workers into the loop
+ *                admission, the periodic sweep
  *   conn.c       one connection's life: made from an accepted socket, the
  *                receive state machine and digests (RFC 7143 11.2), the
- *                transmit queue with writev and the held-back list, its
- *                memory budget, close and teardown
- *   pdu.c        PDUs built to send, Reject, MaxCmdSN, the -vv PDU log
- *   login.c      login phase (RFC 7143 6): stages, status classes, TSIH
- *   negotiate.c  text keys (RFC 7143 6.2, section 13): parse, result functions
- *   chap.c       CHAP with MD5 (RFC 7143 12.1.3, RFC 1994), one-way and mutual
+ *                writev of its transmit queue, its memory budget, the
+ *                teardown of a connection marked closing (conns_settle)
  *   session.c    inbound PDU routing (login or full feature phase), CmdSN
  *                window (4.2.2), text / SendTargets (Appendix C), logout
- *                (11.14), transport faults, session registry
- *   scsi.c       SCSI Command, Data-Out, R2T, Data-In, SCSI Response (11.3-11.8)
+ *                (11.14), inbound transport faults; completions handed to
+ *                the sessions (session_drain)
+ *   login.c      login phase (RFC 7143 6): stages, status classes, TSIH
+ *   chap.c       CHAP with MD5 (RFC 7143 12.1.3, RFC 1994), one-way and mutual
+ *   negotiate.c  text keys (RFC 7143 6.2, section 13): parse, result functions
+ *   nexus.c      sessions as I_T nexuses: ids, admission, start,
+ *                reinstatement (4.4.3), end, the engine's transport state
  *   tmf.c        task management (11.5, 11.6)
  *   nop.c        NOP-Out / NOP-In (11.18, 11.19), Async Message (11.9)
- *   backend.c    the only place that calls into the fault engine / core
+ *   scsi.c       SCSI Command, Data-Out, R2T, Data-In, SCSI Response (11.3-11.8)
+ *   tx.c         what a handler may do to its connection, and all it may:
+ *                queue a PDU (framed, through outbound transport faults, held
+ *                back by a delay), mark the connection closing (conn_close)
+ *   pdu.c        PDUs built to send, MaxCmdSN, LUN fields, the -vv PDU log
+ *   backend.c    the only place that calls into the fault engine / core, and
+ *                the completion queue's producers (they wake the loop)
  *   timer.c      the loop's clock and timers
  *   log.c        log lines
  *   crc32c.c     digests (RFC 7143 Appendix B)
@@ -115,7 +121,7 @@ struct r2t_seq {
 	uint64_t sent_ns; /* when the R2T went out (admission and the Data-Out timeout) */
 };
 
-/* Ports whose nexus ids are kept before idle ones are forgotten (portal_nexus_id). */
+/* Ports whose nexus ids are kept before idle ones are forgotten (nexus_id). */
 #define ISCSI_NEXUS_KEEP 65536
 
 /* One initiator port name and its I_T nexus id. */
@@ -219,7 +225,7 @@ struct conn {
 	char peer_host[64]; /* the address alone, for the per-address session limit */
 	enum conn_state state;
 	uint32_t ep_events;
-	bool dead;	  /* marked for teardown by conn_close */
+	bool dead;	  /* marked closing by conn_close: torn down by conns_settle */
 	bool quiet_close; /* an orderly close: log at info level */
 	bool logged_out;
 	/* receive */
@@ -241,8 +247,9 @@ struct conn {
 	struct txpdu *held_head, *held_tail;
 	uint64_t tx_hold_until;
 	struct timer *tx_hold_timer;
-	bool rx_paused;	  /* an inbound PDU is delayed: read nothing more until it ran */
-	bool tx_batching; /* in conn_on_readable: answers queue, one writev at its end */
+	bool rx_paused;	   /* an inbound PDU is delayed: read nothing more until it ran */
+	bool tx_fresh;	   /* PDUs queued since the last write: conn.c writes them */
+	bool events_stale; /* reading paused or resumed: conn.c re-registers its events */
 	bool tx_hdigest, tx_ddigest;
 	/* login */
 	struct login_state *login;
@@ -251,7 +258,7 @@ struct conn {
 	uint16_t tsih, cid;
 	char *initiator_name;
 	char *initiator_port; /* "iqn...,i,0x<isid>" */
-	char *nexus_key;      /* initiator port, and target port past the first (portal_nexus_id) */
+	char *nexus_key;      /* initiator port, and target port past the first (nexus_id) */
 	char *target_name;
 	bool discovery;
 	bool logged_in;	    /* full feature phase reached (normal session) */
@@ -344,6 +351,8 @@ struct portal {
 /* log.c */
 void iscsi_log(struct portal *p, int level, struct conn *c, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
+/* An accept-path line (accept, admission), at most one a second. */
+void accept_log(struct portal *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* timer.c */
 struct timer *timer_add(struct portal *p, struct timer **slot, struct conn *c, uint64_t delay_ns,
@@ -355,27 +364,27 @@ uint64_t timers_run(struct portal *p);
 void timers_drop_conn(struct portal *p, struct conn *c);
 void timers_free(struct portal *p);
 
-/* portal.c */
-void portal_kick(struct portal *p);
-void portal_drain(struct portal *p);
-uint64_t portal_nexus_id(struct portal *p, const char *port_name);
-/* Whether a new session of c may log in (may evict an idle one); 0 or a login status. */
-int portal_admit_session(struct conn *c, char *why, size_t whylen);
+/* portal.c: the loop; fl_iscsi.h is its face */
 
 /* conn.c: a connection's life; the loop and the listeners call in */
 void conn_accept(struct portal *p, const struct listener *lsn, int fd,
 		 const struct sockaddr_storage *ss, socklen_t sl);
 int conn_on_readable(struct conn *c);
 int conn_on_writable(struct conn *c);
-void conn_queue(struct conn *c, struct txpdu *t);
-void conn_hold(struct conn *c, struct txpdu *t, uint64_t until_ns);
-void conn_transmit(struct conn *c, struct txpdu *t);
-void conn_close(struct conn *c, const char *why);
-void conns_reap(struct portal *p);
+/* Writes what was queued, re-registers events, tears down those marked closing. */
+void conns_settle(struct portal *p);
 void conn_update_events(struct conn *c);
-uint64_t conn_queued(const struct conn *c);
 bool conn_read_blocked(struct conn *c);
-uint64_t conn_oldest_r2t(const struct conn *x);
+
+/* tx.c: what the handlers may do to a connection; records only, writes nothing */
+/* Marks c closing (once: the first reason is logged); torn down by conns_settle. */
+void conn_close(struct conn *c, const char *why);
+void conn_queue(struct conn *c, struct txpdu *t);
+void conn_send(struct conn *c, struct txpdu *t, enum fl_pdu_kind kind, const struct task *task,
+	       uint32_t data_sn, uint32_t offset);
+void conn_send_reject(struct conn *c, const uint8_t *bhs, uint8_t reason);
+void conn_pause_reading(struct conn *c, bool paused);
+uint64_t conn_queued(const struct conn *c);
 /* Adds delta (may be negative) to one of c's queued-byte counters and the portal's. */
 static inline void conn_mem(struct conn *c, uint64_t *field, int64_t delta)
 {
@@ -387,9 +396,12 @@ static inline void conn_mem(struct conn *c, uint64_t *field, int64_t delta)
 struct txpdu *txpdu_new(uint8_t opcode);
 void txpdu_set_data(struct txpdu *t, const uint8_t *data, uint32_t len, bool copy);
 void txpdu_free(struct txpdu *t);
-void conn_send_reject(struct conn *c, const uint8_t *bhs, uint8_t reason);
+void task_put(struct task *t);
 uint32_t conn_max_cmd_sn(struct conn *c);
 void pdu_log(struct conn *c, const char *dir, const uint8_t *bhs, uint32_t dlen);
+void lun_decode(const uint8_t *raw, uint16_t *lun_id);
+void pdu_info(struct conn *c, enum fl_pdu_kind kind, const struct task *t,
+	      struct fl_pdu_info *info);
 
 /* login.c */
 int login_handle(struct conn *c, const uint8_t *bhs, const uint8_t *data, uint32_t dlen);
@@ -425,30 +437,35 @@ void chap_fails_free(struct portal *p);
 /* One complete inbound PDU from the connection: login or full feature phase. */
 int session_receive(struct conn *c, const uint8_t *bhs, const uint8_t *ahs, uint32_t ahs_len,
 		    const uint8_t *data, uint32_t dlen);
-void session_start(struct conn *c);
-void session_end(struct conn *c, bool logout);
 /* Orphans the tasks and TMFs of a connection being torn down; frees its login state. */
 void session_release(struct conn *c);
-void session_xport_refresh(struct conn *c);
+void session_drain(struct portal *p);
 int session_text(struct conn *c, const uint8_t *bhs, const uint8_t *data, uint32_t dlen);
+
+/* nexus.c */
+uint64_t nexus_id(struct portal *p, const char *port_name);
+void nexus_free(struct portal *p);
+/* Whether a new session of c may log in (may evict an idle one); 0 or a login status. */
+int session_admit(struct conn *c, char *why, size_t whylen);
+void session_start(struct conn *c);
+void session_end(struct conn *c, bool logout);
+void session_xport_refresh(struct conn *c);
 struct conn *session_find_tsih(struct portal *p, uint16_t tsih);
 void session_reinstate(struct conn *c);
-void conn_send(struct conn *c, struct txpdu *t, enum fl_pdu_kind kind, const struct task *task,
-	       uint32_t data_sn, uint32_t offset);
 uint16_t session_alloc_tsih(struct portal *p);
-void lun_decode(const uint8_t *raw, uint16_t *lun_id);
 
 /* scsi.c */
 int scsi_cmd(struct conn *c, const uint8_t *bhs, const uint8_t *ahs, uint32_t ahs_len,
 	     const uint8_t *data, uint32_t dlen);
 int scsi_data_out(struct conn *c, const uint8_t *bhs, const uint8_t *data, uint32_t dlen);
 void scsi_task_completed(struct portal *p, struct task *t);
-void task_put(struct task *t);
+uint64_t conn_oldest_r2t(const struct conn *x);
 struct task *task_find(struct conn *c, uint32_t itt);
 void task_abort(struct task *t);
 void conn_drop_tasks(struct conn *c);
 
 /* tmf.c */
+bool tmf_function_supported(const uint8_t *bhs);
 int tmf_request(struct conn *c, const uint8_t *bhs);
 void tmf_completed(struct portal *p, struct tmf_req *r);
 
@@ -459,6 +476,7 @@ void nop_timer_arm(struct conn *c);
 void async_send_logout_request(struct conn *c, uint16_t wait_s);
 
 /* backend.c: the one door to the SCSI layer */
+void be_wake(struct portal *p);
 void be_submit(struct portal *p, struct task *t);
 void be_tmf(struct portal *p, struct tmf_req *r);
 void be_pdu(struct portal *p, const struct fl_pdu_info *info, struct fl_xport_verdict *out);

@@ -11,6 +11,8 @@
 #ifndef ISCSI_PROTO_H
 #define ISCSI_PROTO_H
 
+#include "fl_byteorder.h"
+
 #include <stdint.h>
 
 /* RFC 7143 11.2.1: every PDU starts with a 48-byte BHS. */
@@ -165,46 +167,10 @@
 #define ISCSI_KEY_MAX 63
 #define ISCSI_VALUE_MAX 255
 
-/* Big-endian helpers for header fields. */
-static inline uint32_t get_be32(const uint8_t *p)
+/* RFC 7143 11.2.1: bytes of padding after a data segment of len bytes. */
+static inline uint32_t iscsi_pad4(uint32_t len)
 {
-	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
-}
-
-/* Stores v big-endian at p. */
-static inline void put_be32(uint8_t *p, uint32_t v)
-{
-	p[0] = v >> 24;
-	p[1] = v >> 16;
-	p[2] = v >> 8;
-	p[3] = v;
-}
-
-/* Reads a big-endian 16-bit field. */
-static inline uint16_t get_be16(const uint8_t *p)
-{
-	return (uint16_t)(p[0] << 8 | p[1]);
-}
-
-/* Stores a big-endian 16-bit field. */
-static inline void put_be16(uint8_t *p, uint16_t v)
-{
-	p[0] = v >> 8;
-	p[1] = v;
-}
-
-/* Reads the 24-bit DataSegmentLength. */
-static inline uint32_t get_be24(const uint8_t *p)
-{
-	return (uint32_t)p[0] << 16 | (uint32_t)p[1] << 8 | p[2];
-}
-
-/* Stores a 24-bit field. */
-static inline void put_be24(uint8_t *p, uint32_t v)
-{
-	p[0] = v >> 16;
-	p[1] = v >> 8;
-	p[2] = v;
+	return (4 - (len & 3)) & 3;
 }
 
 /* RFC 1982 serial number arithmetic on 32-bit sequence numbers (RFC 7143 4.2.2.1). */

@@ -7,6 +7,7 @@
 #include "iscsi_internal.h"
 
 #include <stdio.h>
+#include <stdint.h>
 
 /* Writes one log line: "faultlun serve: [conn N peer] message" (escaped). */
 void iscsi_log(struct portal *p, int level, struct conn *c, const char *fmt, ...)
@@ -27,4 +28,27 @@ void iscsi_log(struct portal *p, int level, struct conn *c, const char *fmt, ...
 	else
 		fprintf(out, "faultlun serve: %s\n", msg);
 	fflush(out);
+}
+
+/* Writes an accept-path log line, at most one a second (a flood must not fill the disk). */
+void accept_log(struct portal *p, const char *fmt, ...)
+{
+	uint64_t now = fl_mono_ns();
+	char msg[256];
+	va_list ap;
+
+	if (p->acclog_ns && now - p->acclog_ns < 1000000000u) {
+		p->acclog_quiet++;
+		return;
+	}
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	if (p->acclog_quiet)
+		iscsi_log(p, LOG_ERR, NULL, "%s (%u more such lines not written)", msg,
+			  p->acclog_quiet);
+	else
+		iscsi_log(p, LOG_ERR, NULL, "%s", msg);
+	p->acclog_ns = now;
+	p->acclog_quiet = 0;
 }

@@ -41,9 +41,9 @@ static void login_respond(struct conn *c, const uint8_t *req, uint8_t flags, uin
 	t->hdr[2] = 0x00; /* Version-max */
 	t->hdr[3] = 0x00; /* Version-active */
 	memcpy(t->hdr + 8, req + 8, 6);
-	put_be16(t->hdr + 14, status ? 0 : c->tsih);
+	fl_put_be16(t->hdr + 14, status ? 0 : c->tsih);
 	memcpy(t->hdr + BHS_ITT, req + BHS_ITT, 4);
-	put_be32(t->hdr + BHS_STATSN, c->stat_sn++);
+	fl_put_be32(t->hdr + BHS_STATSN, c->stat_sn++);
 	t->hdr[36] = status >> 8;
 	t->hdr[37] = status & 0xff;
 	if (keys && keys->n) {
@@ -204,14 +204,14 @@ static int login_first_pdu(struct conn *c, const uint8_t *bhs)
 	struct login_state *l = c->login;
 
 	memcpy(c->isid, bhs + 8, 6);
-	c->tsih = get_be16(bhs + 14);
-	c->cid = get_be16(bhs + 20);
-	c->exp_cmd_sn = get_be32(bhs + BHS_CMDSN);
+	c->tsih = fl_get_be16(bhs + 14);
+	c->cid = fl_get_be16(bhs + 20);
+	c->exp_cmd_sn = fl_get_be32(bhs + BHS_CMDSN);
 	c->max_cmd_sn = c->exp_cmd_sn + ISCSI_CMD_WINDOW - 1;
-	c->stat_sn = get_be32(bhs + BHS_EXPSTATSN);
+	c->stat_sn = fl_get_be32(bhs + BHS_EXPSTATSN);
 	/* Every login starts in the security stage, even one that skips it. */
 	l->stage = ISCSI_STAGE_SECURITY;
-	l->itt = get_be32(bhs + BHS_ITT);
+	l->itt = fl_get_be32(bhs + BHS_ITT);
 	params_default(&l->p);
 	/* RFC 7143 11.12.4: we speak version 0x00 only. */
 	if (bhs[3] > 0x00) {
@@ -394,7 +394,7 @@ int login_handle(struct conn *c, const uint8_t *bhs, const uint8_t *data, uint32
 	bool final = go && nsg == ISCSI_STAGE_FULL_FEATURE;
 	if (final) {
 		char why[160];
-		int st = portal_admit_session(c, why, sizeof(why));
+		int st = session_admit(c, why, sizeof(why));
 		if (st) {
 			ret = login_fail(c, bhs, (uint16_t)st, why);
 			goto out;

@@ -19,7 +19,7 @@
 /* Handles a NOP-Out (RFC 7143 11.18). */
 int nop_out(struct conn *c, const uint8_t *bhs, const uint8_t *data, uint32_t dlen)
 {
-	uint32_t itt = get_be32(bhs + BHS_ITT), ttt = get_be32(bhs + BHS_TTT);
+	uint32_t itt = fl_get_be32(bhs + BHS_ITT), ttt = fl_get_be32(bhs + BHS_TTT);
 
 	if (itt == ISCSI_RSVD_TAG) {
 		/* an answer to one of our pings (the latest or an earlier one) */
@@ -40,9 +40,9 @@ int nop_out(struct conn *c, const uint8_t *bhs, const uint8_t *data, uint32_t dl
 	}
 	pdu->hdr[1] = ISCSI_FLAG_FINAL;
 	memcpy(pdu->hdr + BHS_LUN, bhs + BHS_LUN, 8);
-	put_be32(pdu->hdr + BHS_ITT, itt);
-	put_be32(pdu->hdr + BHS_TTT, ISCSI_RSVD_TAG);
-	put_be32(pdu->hdr + BHS_STATSN, c->stat_sn++);
+	fl_put_be32(pdu->hdr + BHS_ITT, itt);
+	fl_put_be32(pdu->hdr + BHS_TTT, ISCSI_RSVD_TAG);
+	fl_put_be32(pdu->hdr + BHS_STATSN, c->stat_sn++);
 	if (dlen > c->p.max_recv_dsl)
 		dlen = c->p.max_recv_dsl;
 	txpdu_set_data(pdu, data, dlen, true);
@@ -58,16 +58,16 @@ void nop_send_unsolicited(struct conn *c, bool want_reply)
 	if (!pdu)
 		return;
 	pdu->hdr[1] = ISCSI_FLAG_FINAL;
-	put_be32(pdu->hdr + BHS_ITT, ISCSI_RSVD_TAG);
+	fl_put_be32(pdu->hdr + BHS_ITT, ISCSI_RSVD_TAG);
 	if (want_reply) {
 		c->nop_ttt = ++c->portal->next_ttt;
 		if (c->nop_ttt == ISCSI_RSVD_TAG)
 			c->nop_ttt = ++c->portal->next_ttt;
-		put_be32(pdu->hdr + BHS_TTT, c->nop_ttt);
+		fl_put_be32(pdu->hdr + BHS_TTT, c->nop_ttt);
 	} else {
-		put_be32(pdu->hdr + BHS_TTT, ISCSI_RSVD_TAG);
+		fl_put_be32(pdu->hdr + BHS_TTT, ISCSI_RSVD_TAG);
 	}
-	put_be32(pdu->hdr + BHS_STATSN, c->stat_sn); /* not advanced */
+	fl_put_be32(pdu->hdr + BHS_STATSN, c->stat_sn); /* not advanced */
 	conn_send(c, pdu, FL_PDU_NOP_IN, NULL, 0, 0);
 }
 
@@ -112,13 +112,13 @@ void async_send_logout_request(struct conn *c, uint16_t wait_s)
 	iscsi_log(c->portal, LOG_INFO, c, "fault: asking the initiator to log out within %us",
 		  wait_s);
 	pdu->hdr[1] = ISCSI_FLAG_FINAL;
-	put_be32(pdu->hdr + BHS_ITT, ISCSI_RSVD_TAG);
-	put_be32(pdu->hdr + BHS_STATSN, c->stat_sn++);
+	fl_put_be32(pdu->hdr + BHS_ITT, ISCSI_RSVD_TAG);
+	fl_put_be32(pdu->hdr + BHS_STATSN, c->stat_sn++);
 	pdu->hdr[36] = ISCSI_ASYNC_LOGOUT_REQUEST;
 	pdu->hdr[37] = 0;
-	put_be16(pdu->hdr + 38, 0);
-	put_be16(pdu->hdr + 40, 0);
-	put_be16(pdu->hdr + 42, wait_s);
+	fl_put_be16(pdu->hdr + 38, 0);
+	fl_put_be16(pdu->hdr + 40, 0);
+	fl_put_be16(pdu->hdr + 42, wait_s);
 	conn_send(c, pdu, FL_PDU_ASYNC, NULL, 0, 0);
 	if (wait_s)
 		timer_add(c->portal, NULL, c, (uint64_t)wait_s * 1000000000u, logout_deadline, NULL,

@@ -4,10 +4,12 @@
  *
  * RFC 7143 11.2: a PDU is a 48-byte BHS, optional AHS, optional header digest,
  * a data segment padded to 4 bytes, optional data digest. A PDU to send is
- * built here (txpdu_new, txpdu_set_data) and framed by the connection that
- * queues it (conn.c). Reject PDUs (11.17) carry the offending BHS; MaxCmdSN
- * (4.2.2.1) is what every PDU sent advertises. At verbosity 2 (`faultlun serve
- * -vv`) every PDU received and sent is logged, decoded (pdu_log).
+ * built here (txpdu_new, txpdu_set_data), framed and queued by tx.c and
+ * written by conn.c. MaxCmdSN (4.2.2.1) is what every PDU sent advertises; a
+ * LUN field is decoded here (SAM-5 4.6.4), and the engine's view of a PDU
+ * (pdu_info) filled for the scenario's transport rules. At verbosity 2
+ * (`faultlun serve -vv`) every PDU received and sent is logged, decoded
+ * (pdu_log). Nothing here calls a file above it.
  */
 #include "iscsi_internal.h"
 
@@ -54,6 +56,19 @@ void txpdu_set_data(struct txpdu *t, const uint8_t *data, uint32_t len, bool cop
 	t->dlen = len;
 }
 
+/*
+ * Drops one reference to a task; the last frees it. A Data-In PDU holds one
+ * (it borrows the task's buffer), so a task may outlive its connection here.
+ */
+void task_put(struct task *t)
+{
+	if (--t->refs > 0)
+		return;
+	free(t->buf);
+	free(t->initiator);
+	free(t);
+}
+
 /* Frees a PDU and drops its task reference. */
 void txpdu_free(struct txpdu *t)
 {
@@ -61,6 +76,40 @@ void txpdu_free(struct txpdu *t)
 		task_put(t->task);
 	free(t->owned);
 	free(t);
+}
+
+/* Decodes an 8-byte LUN field (SAM-5 4.6.4); 0xffff when not addressable. */
+void lun_decode(const uint8_t *raw, uint16_t *lun_id)
+{
+	for (int i = 2; i < 8; i++)
+		if (raw[i]) {
+			*lun_id = 0xffff;
+			return;
+		}
+	switch (raw[0] >> 6) {
+	case 0: /* peripheral device addressing, bus 0 */
+		*lun_id = (raw[0] & 0x3f) ? 0xffff : raw[1];
+		break;
+	case 1: /* flat space addressing */
+		*lun_id = (uint16_t)((raw[0] & 0x3f) << 8 | raw[1]);
+		break;
+	default:
+		*lun_id = 0xffff;
+	}
+}
+
+/* Fills the engine's view of a PDU of c (the scenario's transport rules read it). */
+void pdu_info(struct conn *c, enum fl_pdu_kind kind, const struct task *t, struct fl_pdu_info *info)
+{
+	memset(info, 0, sizeof(*info));
+	info->kind = kind;
+	info->nexus_id = c->nexus_id;
+	info->rel_port_id = c->rel_port_id;
+	if (t) {
+		info->lun_id = t->lun_id;
+		info->has_cdb = true;
+		info->cdb = t->cmd.info; /* kept after completion (only `decoded` is cleared) */
+	}
 }
 
 /* Names of the PDU opcodes (RFC 7143 11.1.1), for the -vv log. */
@@ -105,25 +154,26 @@ void pdu_log(struct conn *c, const char *dir, const uint8_t *bhs, uint32_t dlen)
 		snprintf(extra, sizeof(extra), " lun %u cdb 0x%02x %s%s%s edtl %u",
 			 ((bhs[BHS_LUN] & 0x3f) << 8) | bhs[BHS_LUN + 1], cdb[0], name ? name : "?",
 			 flags & 0x40 ? " R" : "", flags & 0x20 ? " W" : "",
-			 get_be32(bhs + BHS_TTT));
+			 fl_get_be32(bhs + BHS_TTT));
 		break;
 	}
 	case ISCSI_OP_DATA_OUT:
 	case ISCSI_OP_DATA_IN:
 		snprintf(extra, sizeof(extra), " ttt 0x%08x datasn %u offset %u%s",
-			 get_be32(bhs + BHS_TTT), get_be32(bhs + BHS_DATASN),
-			 get_be32(bhs + BHS_OFFSET), flags & 0x80 ? " F" : "");
+			 fl_get_be32(bhs + BHS_TTT), fl_get_be32(bhs + BHS_DATASN),
+			 fl_get_be32(bhs + BHS_OFFSET), flags & 0x80 ? " F" : "");
 		if (op == ISCSI_OP_DATA_IN && (flags & 0x01))
 			snprintf(extra + strlen(extra), sizeof(extra) - strlen(extra),
 				 " status 0x%02x", bhs[3]);
 		break;
 	case ISCSI_OP_SCSI_RESP:
 		snprintf(extra, sizeof(extra), " response 0x%02x status 0x%02x residual %u", bhs[2],
-			 bhs[3], get_be32(bhs + BHS_RESIDUAL));
+			 bhs[3], fl_get_be32(bhs + BHS_RESIDUAL));
 		break;
 	case ISCSI_OP_TMF_REQ:
 		snprintf(extra, sizeof(extra), " function %u lun %u rtt 0x%08x", flags & 0x7f,
-			 ((bhs[BHS_LUN] & 0x3f) << 8) | bhs[BHS_LUN + 1], get_be32(bhs + BHS_TTT));
+			 ((bhs[BHS_LUN] & 0x3f) << 8) | bhs[BHS_LUN + 1],
+			 fl_get_be32(bhs + BHS_TTT));
 		break;
 	case ISCSI_OP_TMF_RESP:
 	case ISCSI_OP_LOGIN_RESP:
@@ -132,8 +182,8 @@ void pdu_log(struct conn *c, const char *dir, const uint8_t *bhs, uint32_t dlen)
 		break;
 	case ISCSI_OP_R2T:
 		snprintf(extra, sizeof(extra), " ttt 0x%08x offset %u length %u",
-			 get_be32(bhs + BHS_TTT), get_be32(bhs + BHS_OFFSET),
-			 get_be32(bhs + BHS_RESIDUAL));
+			 fl_get_be32(bhs + BHS_TTT), fl_get_be32(bhs + BHS_OFFSET),
+			 fl_get_be32(bhs + BHS_RESIDUAL));
 		break;
 	case ISCSI_OP_LOGOUT_REQ:
 		snprintf(extra, sizeof(extra), " reason %u", flags & 0x7f);
@@ -142,26 +192,8 @@ void pdu_log(struct conn *c, const char *dir, const uint8_t *bhs, uint32_t dlen)
 		break;
 	}
 	iscsi_log(c->portal, LOG_DEBUG, c, "%s %s itt 0x%08x %s %u %s %u dsl %u%s", dir,
-		  pdu_names[op] ? pdu_names[op] : "unknown opcode", get_be32(bhs + BHS_ITT),
-		  initiator ? "cmdsn" : "statsn", get_be32(bhs + BHS_CMDSN),
-		  initiator ? "expstatsn" : "expcmdsn", get_be32(bhs + BHS_EXPSTATSN), dlen, extra);
-}
-
-/* Sends a Reject (RFC 7143 11.17) quoting the rejected PDU's header. */
-void conn_send_reject(struct conn *c, const uint8_t *bhs, uint8_t reason)
-{
-	struct txpdu *t = txpdu_new(ISCSI_OP_REJECT);
-
-	if (!t) {
-		conn_close(c, "out of memory");
-		return;
-	}
-	iscsi_log(c->portal, LOG_INFO, c, "reject opcode 0x%02x reason 0x%02x",
-		  bhs[0] & ISCSI_OPCODE_MASK, reason);
-	t->hdr[1] = ISCSI_FLAG_FINAL;
-	t->hdr[2] = reason;
-	put_be32(t->hdr + BHS_ITT, ISCSI_RSVD_TAG);
-	put_be32(t->hdr + BHS_STATSN, c->stat_sn++);
-	txpdu_set_data(t, bhs, ISCSI_BHS_LEN, true);
-	conn_queue(c, t);
+		  pdu_names[op] ? pdu_names[op] : "unknown opcode", fl_get_be32(bhs + BHS_ITT),
+		  initiator ? "cmdsn" : "statsn", fl_get_be32(bhs + BHS_CMDSN),
+		  initiator ? "expstatsn" : "expcmdsn", fl_get_be32(bhs + BHS_EXPSTATSN), dlen,
+		  extra);
 }

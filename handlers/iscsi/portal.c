@@ -2,13 +2,15 @@
 /*
  * portal.c - the embedded target's event loop and its listeners: one
  * listening socket per target port (docs/multipath.md), one epoll set, the
- * admission of connections and sessions, I_T nexus ids, the periodic sweep
- * and the completion queue. A connection itself lives in conn.c: the loop
- * hands it its socket events and reaps it once closed.
+ * admission of connections and the periodic sweep. A connection itself lives
+ * in conn.c: the loop hands it its socket events, and once per pass lets it
+ * write what was queued and tear down what was marked closing (conns_settle).
+ * Sessions are admitted in nexus.c.
  *
  * Completions of SCSI commands and TMFs may arrive on any thread (engine
- * timers, file-store workers); they are appended to a locked list and the
- * loop is woken through an eventfd. Nothing else crosses threads. A
+ * timers, file-store workers); backend.c appends them to a locked list and
+ * wakes the loop through an eventfd, and the loop hands them to the sessions
+ * (session_drain). Nothing else crosses threads. A
  * connection that misbehaves is closed alone with a log line saying why; a
  * slow reader stops being read (bounded transmit queue), never stalls others.
  * RFC 7143 has no clause for this file; it carries section 4.1 (TCP
@@ -55,139 +57,6 @@ static int loop_wait(struct portal *p, struct epoll_event *evs, int max, uint64_
 		p->no_pwait2 = true; /* kernel older than 5.11: millisecond waits */
 	}
 	return epoll_wait(p->epfd, evs, max, (int)((d + 999999) / 1000000));
-}
-
-/* Wakes the loop from any thread (or a signal handler). */
-void portal_kick(struct portal *p)
-{
-	uint64_t one = 1;
-	ssize_t r = write(p->efd, &one, sizeof(one));
-	(void)r;
-}
-
-/* FNV-1a of a port name. */
-static uint64_t nexus_hash(const char *s)
-{
-	uint64_t h = 0xcbf29ce484222325ull;
-	for (; *s; s++)
-		h = (h ^ (uint8_t)*s) * 0x100000001b3ull;
-	return h;
-}
-
-/* The entry of a port name, or NULL. */
-static struct nexus_ent *nexus_find(struct portal *p, const char *name, uint64_t h)
-{
-	if (!p->nexus_buckets)
-		return NULL;
-	for (struct nexus_ent *e = p->nexus_tab[h & (p->nexus_buckets - 1)]; e; e = e->next)
-		if (e->hash == h && !strcmp(e->name, name))
-			return e;
-	return NULL;
-}
-
-/* Doubles the table (16 buckets at first); false when out of memory. */
-static bool nexus_grow(struct portal *p)
-{
-	size_t nb = p->nexus_buckets ? p->nexus_buckets * 2 : 16;
-	struct nexus_ent **tab = calloc(nb, sizeof(*tab));
-	if (!tab)
-		return false;
-	for (size_t i = 0; i < p->nexus_buckets; i++)
-		for (struct nexus_ent *e = p->nexus_tab[i], *n; e; e = n) {
-			n = e->next;
-			e->next = tab[e->hash & (nb - 1)];
-			tab[e->hash & (nb - 1)] = e;
-		}
-	free(p->nexus_tab);
-	p->nexus_tab = tab;
-	p->nexus_buckets = nb;
-	return true;
-}
-
-/*
- * Forgets the ports that no session uses and of which the core keeps nothing
- * (no persistent-reservation registration, no pending unit attention): their
- * next login gets a new nexus id, which nothing can tell from the old one.
- */
-static void nexus_forget(struct portal *p)
-{
-	for (struct conn *c = p->conns; c; c = c->next)
-		if (c->nexus_key) {
-			struct nexus_ent *e = nexus_find(p, c->nexus_key, nexus_hash(c->nexus_key));
-			if (e)
-				e->live = true;
-		}
-	size_t before = p->nnexus;
-	for (size_t i = 0; i < p->nexus_buckets; i++)
-		for (struct nexus_ent **pp = &p->nexus_tab[i]; *pp;) {
-			struct nexus_ent *e = *pp;
-			if (!e->live && !be_nexus_in_use(p, e->id)) {
-				*pp = e->next;
-				free(e);
-				p->nnexus--;
-				continue;
-			}
-			e->live = false;
-			pp = &e->next;
-		}
-	iscsi_log(p, LOG_INFO, NULL, "forgot %zu of %zu initiator ports (no session, no state)",
-		  before - p->nnexus, before);
-}
-
-/*
- * Stable I_T nexus id for an initiator port name (SAM-5 4.6), keyed by the
- * whole name, so that persistent reservations and unit attentions follow the
- * port across logins.
- */
-uint64_t portal_nexus_id(struct portal *p, const char *port_name)
-{
-	uint64_t h = nexus_hash(port_name);
-	struct nexus_ent *e = nexus_find(p, port_name, h);
-
-	if (e)
-		return e->id;
-	uint64_t id = ++p->next_nexus;
-	if (p->nnexus >= ISCSI_NEXUS_KEEP)
-		nexus_forget(p);
-	if (p->nnexus >= p->nexus_buckets && !nexus_grow(p))
-		return id;
-	size_t len = strlen(port_name) + 1;
-	e = malloc(sizeof(*e) + len);
-	if (!e)
-		return id;
-	memcpy(e->name, port_name, len);
-	e->hash = h;
-	e->id = id;
-	e->live = false;
-	e->next = p->nexus_tab[h & (p->nexus_buckets - 1)];
-	p->nexus_tab[h & (p->nexus_buckets - 1)] = e;
-	p->nnexus++;
-	return id;
-}
-
-/* Writes an accept-path log line, at most one a second (a flood must not fill the disk). */
-static void accept_log(struct portal *p, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
-static void accept_log(struct portal *p, const char *fmt, ...)
-{
-	uint64_t now = fl_mono_ns();
-	char msg[256];
-	va_list ap;
-
-	if (p->acclog_ns && now - p->acclog_ns < 1000000000u) {
-		p->acclog_quiet++;
-		return;
-	}
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	if (p->acclog_quiet)
-		iscsi_log(p, LOG_ERR, NULL, "%s (%u more such lines not written)", msg,
-			  p->acclog_quiet);
-	else
-		iscsi_log(p, LOG_ERR, NULL, "%s", msg);
-	p->acclog_ns = now;
-	p->acclog_quiet = 0;
 }
 
 /* Starts or stops polling the listening socket. */
@@ -263,108 +132,6 @@ static void portal_accept(struct portal *p, const struct listener *lsn)
 		}
 		conn_accept(p, lsn, fd, &ss, sl);
 	}
-}
-
-/*
- * The session without CHAP (of c's address when same_addr) whose R2T has
- * waited longest for its Data-Out, more than ISCSI_STALL_MS; NULL if none.
- * Run only when the table is full and no session is idle.
- */
-static struct conn *stalled_session(struct conn *c, bool same_addr)
-{
-	uint64_t stall_before = fl_mono_ns() - (uint64_t)ISCSI_STALL_MS * 1000000u;
-	uint64_t since = 0;
-	struct conn *stalled = NULL;
-
-	for (struct conn *x = c->portal->conns; x; x = x->next) {
-		if (x == c || x->dead || !x->logged_in || x->authenticated || x->tmfs ||
-		    !x->ntasks || (same_addr && strcmp(x->peer_host, c->peer_host)))
-			continue;
-		uint64_t r2t = conn_oldest_r2t(x);
-		if (r2t && r2t < stall_before && (!stalled || r2t < since)) {
-			stalled = x;
-			since = r2t;
-		}
-	}
-	return stalled;
-}
-
-/*
- * Admits a new session of c at the end of its login (RFC 7143 leaves
- * resource limits to the target): at most max_per_initiator sessions of one
- * InitiatorName and max_per_address of one source address; when the session
- * share of the cap is full, the session idle longest that did not
- * authenticate with CHAP and has nothing in flight is closed to make room;
- * if none is idle, the one that did not authenticate with CHAP and has
- * waited longest for a Data-Out it was sent an R2T for (more than
- * ISCSI_STALL_MS ago) is closed instead: a session that holds a WRITE open
- * and answers every NOP-In is not idle, but it holds its place for nothing.
- * A session this login reinstates (same InitiatorName and ISID) does not
- * count. Returns 0, or ISCSI_LOGIN_OUT_OF_RESOURCES with why filled in.
- */
-int portal_admit_session(struct conn *c, char *why, size_t whylen)
-{
-	struct portal *p = c->portal;
-	unsigned same_name = 0, same_addr = 0, sessions = 0;
-	struct conn *victim = NULL, *addr_victim = NULL;
-	bool stalled = false;
-
-	for (struct conn *x = p->conns; x; x = x->next) {
-		if (x == c || x->dead || !x->logged_in)
-			continue;
-		if (!x->discovery && !c->discovery &&
-		    !strcasecmp(x->initiator_name, c->initiator_name) &&
-		    !memcmp(x->isid, c->isid, 6))
-			continue; /* reinstated by this login */
-		sessions++;
-		if (!strcasecmp(x->initiator_name, c->initiator_name))
-			same_name++;
-		bool idle = !x->authenticated && !x->ntasks && !x->tmfs;
-		if (!strcmp(x->peer_host, c->peer_host)) {
-			same_addr++;
-			if (idle && (!addr_victim || x->last_rx_ns < addr_victim->last_rx_ns))
-				addr_victim = x;
-		}
-		if (idle && (!victim || x->last_rx_ns < victim->last_rx_ns))
-			victim = x;
-	}
-	if (same_name >= p->max_per_initiator) {
-		snprintf(why, whylen, "%u sessions of this initiator already (the limit)",
-			 same_name);
-		return ISCSI_LOGIN_OUT_OF_RESOURCES;
-	}
-	if (same_addr >= p->max_per_address) {
-		/* the address has its share: its own idle (or stalled) session makes room */
-		if (!addr_victim && (addr_victim = stalled_session(c, true)))
-			stalled = true;
-		if (!addr_victim) {
-			snprintf(why, whylen,
-				 "%u sessions from %s already (the limit), none idle without CHAP",
-				 same_addr, c->peer_host);
-			return ISCSI_LOGIN_OUT_OF_RESOURCES;
-		}
-		victim = addr_victim;
-	} else if (sessions < p->max_sessions) {
-		return 0;
-	} else if (!victim && (victim = stalled_session(c, false))) {
-		stalled = true;
-	}
-	if (!victim) {
-		snprintf(why, whylen, "%u sessions, none idle without CHAP to make room for it",
-			 sessions);
-		return ISCSI_LOGIN_OUT_OF_RESOURCES;
-	}
-	accept_log(p,
-		   "session limit reached (%u sessions, %u from %s): evicting the idle (or "
-		   "stalled on a Data-Out) unauthenticated sessions of longest standing for new "
-		   "logins",
-		   sessions, same_addr, c->peer_host);
-	victim->quiet_close = true;
-	conn_close(victim, stalled ? "session evicted for a new login (waiting for a Data-Out, not "
-				     "authenticated)"
-				   : "session evicted for a new login (idle, not authenticated)");
-	session_end(victim, false);
-	return 0;
 }
 
 /* Timer: closes PDUs stuck half-received and sessions that do not answer our pings. */
@@ -473,46 +240,6 @@ static void portal_limits(struct portal *p)
 	uint64_t *ns[3] = {&p->pdu_timeout_ns, &p->nopin_interval_ns, &p->nopin_timeout_ns};
 	for (int i = 0; i < 3; i++)
 		*ns[i] = ms[i] == FL_ISCSI_OFF ? 0 : (uint64_t)ms[i] * 1000000u;
-}
-
-/*
- * Drains the completion queue until it is empty: handling a completion may
- * queue another on this thread (a command released in CmdSN order), and the
- * loop's own thread does not kick the eventfd (need_kick in backend.c).
- */
-void portal_drain(struct portal *p)
-{
-	for (;;) {
-		pthread_mutex_lock(&p->lock);
-		struct task *tasks = p->done_head;
-		struct tmf_req *tmfs = p->tmf_head;
-		bool xport = p->xport_dirty;
-		p->done_head = p->done_tail = NULL;
-		p->tmf_head = p->tmf_tail = NULL;
-		p->xport_dirty = false;
-		p->kicked = false;
-		pthread_mutex_unlock(&p->lock);
-		if (!tasks && !tmfs && !xport)
-			return;
-
-		while (tasks) {
-			struct task *t = tasks;
-			tasks = t->done_next;
-			t->done_next = NULL;
-			scsi_task_completed(p, t);
-		}
-		while (tmfs) {
-			struct tmf_req *r = tmfs;
-			tmfs = r->done_next;
-			r->done_next = NULL;
-			tmf_completed(p, r);
-		}
-		if (xport)
-			for (struct conn *c = p->conns, *n; c; c = n) {
-				n = c->next;
-				session_xport_refresh(c);
-			}
-	}
 }
 
 /* True when s is a TCP port number: 1 to 5 decimal digits, at most 65535. */
@@ -815,8 +542,8 @@ int fl_iscsi_run(struct fl_iscsi *t)
 				due = next;
 		}
 		/* what the timers completed on this thread, before waiting */
-		portal_drain(p);
-		conns_reap(p);
+		session_drain(p);
+		conns_settle(p);
 		int n = loop_wait(p, evs, 64, due);
 		if (n < 0) {
 			if (errno == EINTR)
@@ -839,7 +566,7 @@ int fl_iscsi_run(struct fl_iscsi *t)
 				continue;
 			}
 			struct conn *c = ptr;
-			/* Connections are only freed by conns_reap, after the batch. */
+			/* Connections are only freed by conns_settle, after the batch. */
 			if (c->dead)
 				continue;
 			if (evs[i].events & (EPOLLERR | EPOLLHUP) && !(evs[i].events & EPOLLIN)) {
@@ -851,8 +578,8 @@ int fl_iscsi_run(struct fl_iscsi *t)
 			if (!c->dead && (evs[i].events & EPOLLIN))
 				conn_on_readable(c);
 		}
-		portal_drain(p);
-		conns_reap(p);
+		session_drain(p);
+		conns_settle(p);
 		budget_resume(p);
 	}
 	pthread_mutex_lock(&p->lock);
@@ -867,7 +594,7 @@ int fl_iscsi_run(struct fl_iscsi *t)
 void fl_iscsi_stop(struct fl_iscsi *t)
 {
 	t->p.stop = 1;
-	portal_kick(&t->p);
+	be_wake(&t->p);
 }
 
 /* Closes every connection and stops calling the engine. */
@@ -879,7 +606,7 @@ void fl_iscsi_disconnect(struct fl_iscsi *t)
 		c->quiet_close = true;
 		conn_close(c, "target shutting down");
 	}
-	conns_reap(p);
+	conns_settle(p);
 	p->engine_gone = true;
 }
 
@@ -919,12 +646,7 @@ void fl_iscsi_destroy(struct fl_iscsi *t)
 		close(p->efd);
 	if (p->epfd >= 0)
 		close(p->epfd);
-	for (size_t i = 0; i < p->nexus_buckets; i++)
-		for (struct nexus_ent *e = p->nexus_tab[i], *n; e; e = n) {
-			n = e->next;
-			free(e);
-		}
-	free(p->nexus_tab);
+	nexus_free(p);
 	chap_fails_free(p);
 	free((char *)p->opts.listen);
 	free((char *)p->opts.iqn);

@@ -23,16 +23,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Drops one reference; the last frees the task. */
-void task_put(struct task *t)
-{
-	if (--t->refs > 0)
-		return;
-	free(t->buf);
-	free(t->initiator);
-	free(t);
-}
-
 /* Removes a task from its connection's list (drops the list's reference). */
 static void task_unlink(struct task *t)
 {
@@ -68,6 +58,18 @@ void task_abort(struct task *t)
 	t->aborted = true;
 	if (!t->submitted)
 		task_unlink(t);
+}
+
+/* When x's oldest R2T still waiting for its Data-Out went out (0: none waits). */
+uint64_t conn_oldest_r2t(const struct conn *x)
+{
+	uint64_t oldest = 0;
+
+	for (const struct task *t = x->tasks; t; t = t->next)
+		for (unsigned i = 0; t->r2t_active && i < ISCSI_MAX_R2T; i++)
+			if (t->r2t[i].active && (!oldest || t->r2t[i].sent_ns < oldest))
+				oldest = t->r2t[i].sent_ns;
+	return oldest;
 }
 
 /* Detaches every task of a closing connection; the engine's ones become orphans. */
@@ -120,14 +122,14 @@ static void send_response(struct conn *c, struct task *t)
 	pdu->hdr[1] = ISCSI_FLAG_FINAL | rflags;
 	pdu->hdr[2] = ISCSI_RESPONSE_COMPLETED;
 	pdu->hdr[3] = t->cmd.status;
-	put_be32(pdu->hdr + BHS_ITT, t->itt);
-	put_be32(pdu->hdr + BHS_STATSN, c->stat_sn++);
-	put_be32(pdu->hdr + BHS_DATASN, t->read ? t->datain_pdus : t->r2tsn);
-	put_be32(pdu->hdr + BHS_RESIDUAL, resid);
+	fl_put_be32(pdu->hdr + BHS_ITT, t->itt);
+	fl_put_be32(pdu->hdr + BHS_STATSN, c->stat_sn++);
+	fl_put_be32(pdu->hdr + BHS_DATASN, t->read ? t->datain_pdus : t->r2tsn);
+	fl_put_be32(pdu->hdr + BHS_RESIDUAL, resid);
 	if (t->cmd.sense_len) {
 		/* RFC 7143 11.4.7.2: SenseLength (2 bytes), then the sense data. */
 		uint8_t buf[2 + FL_SENSE_MAX];
-		put_be16(buf, t->cmd.sense_len);
+		fl_put_be16(buf, t->cmd.sense_len);
 		memcpy(buf + 2, t->cmd.sense, t->cmd.sense_len);
 		txpdu_set_data(pdu, buf, 2u + t->cmd.sense_len, true);
 	}
@@ -168,15 +170,15 @@ static void send_data_in(struct conn *c, struct task *t)
 			task_residual(t, &rflags, &resid);
 			flags |= ISCSI_DATAIN_STATUS | rflags;
 			pdu->hdr[3] = t->cmd.status;
-			put_be32(pdu->hdr + BHS_STATSN, c->stat_sn++);
-			put_be32(pdu->hdr + BHS_RESIDUAL, resid);
+			fl_put_be32(pdu->hdr + BHS_STATSN, c->stat_sn++);
+			fl_put_be32(pdu->hdr + BHS_RESIDUAL, resid);
 		}
 		pdu->hdr[1] = flags;
 		memcpy(pdu->hdr + BHS_LUN, t->lun_raw, 8);
-		put_be32(pdu->hdr + BHS_ITT, t->itt);
-		put_be32(pdu->hdr + BHS_TTT, ISCSI_RSVD_TAG);
-		put_be32(pdu->hdr + BHS_DATASN, sn);
-		put_be32(pdu->hdr + BHS_OFFSET, off);
+		fl_put_be32(pdu->hdr + BHS_ITT, t->itt);
+		fl_put_be32(pdu->hdr + BHS_TTT, ISCSI_RSVD_TAG);
+		fl_put_be32(pdu->hdr + BHS_DATASN, sn);
+		fl_put_be32(pdu->hdr + BHS_OFFSET, off);
 		txpdu_set_data(pdu, t->buf + off, n, false);
 		pdu->task = t;
 		t->refs++;
@@ -258,12 +260,12 @@ static void task_solicit(struct conn *c, struct task *t)
 		}
 		pdu->hdr[1] = ISCSI_FLAG_FINAL;
 		memcpy(pdu->hdr + BHS_LUN, t->lun_raw, 8);
-		put_be32(pdu->hdr + BHS_ITT, t->itt);
-		put_be32(pdu->hdr + BHS_TTT, s->ttt);
-		put_be32(pdu->hdr + BHS_STATSN, c->stat_sn); /* not advanced by an R2T */
-		put_be32(pdu->hdr + BHS_DATASN, s->r2tsn);
-		put_be32(pdu->hdr + BHS_OFFSET, s->offset);
-		put_be32(pdu->hdr + BHS_RESIDUAL, s->len);
+		fl_put_be32(pdu->hdr + BHS_ITT, t->itt);
+		fl_put_be32(pdu->hdr + BHS_TTT, s->ttt);
+		fl_put_be32(pdu->hdr + BHS_STATSN, c->stat_sn); /* not advanced by an R2T */
+		fl_put_be32(pdu->hdr + BHS_DATASN, s->r2tsn);
+		fl_put_be32(pdu->hdr + BHS_OFFSET, s->offset);
+		fl_put_be32(pdu->hdr + BHS_RESIDUAL, s->len);
 		conn_send(c, pdu, FL_PDU_R2T, t, s->r2tsn, s->offset);
 	}
 }
@@ -287,12 +289,12 @@ static void respond_status_only(struct conn *c, const uint8_t *bhs, uint8_t stat
 		conn_close(c, "out of memory");
 		return;
 	}
-	uint32_t edtl = get_be32(bhs + BHS_TTT);
+	uint32_t edtl = fl_get_be32(bhs + BHS_TTT);
 	pdu->hdr[1] = ISCSI_FLAG_FINAL | (edtl ? ISCSI_RESP_UNDERFLOW : 0);
 	pdu->hdr[3] = status;
 	memcpy(pdu->hdr + BHS_ITT, bhs + BHS_ITT, 4);
-	put_be32(pdu->hdr + BHS_STATSN, c->stat_sn++);
-	put_be32(pdu->hdr + BHS_RESIDUAL, edtl);
+	fl_put_be32(pdu->hdr + BHS_STATSN, c->stat_sn++);
+	fl_put_be32(pdu->hdr + BHS_RESIDUAL, edtl);
 	conn_queue(c, pdu);
 }
 
@@ -302,7 +304,7 @@ static int cmd_read_ahs(struct conn *c, const uint8_t *bhs, const uint8_t *ahs, 
 {
 	/* AHS: extended CDB (type 1); bidirectional (type 2) is not supported. */
 	for (uint32_t off = 0; off + 4 <= ahs_len;) {
-		uint16_t alen = get_be16(ahs + off);
+		uint16_t alen = fl_get_be16(ahs + off);
 		uint8_t type = ahs[off + 2];
 		if (off + 3 + alen > ahs_len) {
 			conn_close(c, "malformed PDU: AHS length beyond the header");
@@ -326,13 +328,13 @@ static int cmd_read_ahs(struct conn *c, const uint8_t *bhs, const uint8_t *ahs, 
 }
 
 /* Checks a command's flags, data and tag; 0 to go on, 1 when answered, -1 when closed. */
-static int cmd_check(struct conn *c, const uint8_t *bhs, uint32_t dlen)
+static int cmd_check_flags(struct conn *c, const uint8_t *bhs, uint32_t dlen)
 {
 	uint8_t flags = bhs[1];
 	bool rd = flags & ISCSI_CMD_READ, wr = flags & ISCSI_CMD_WRITE;
 	bool final = flags & ISCSI_FLAG_FINAL;
-	uint32_t itt = get_be32(bhs + BHS_ITT);
-	uint32_t edtl = get_be32(bhs + BHS_TTT);
+	uint32_t itt = fl_get_be32(bhs + BHS_ITT);
+	uint32_t edtl = fl_get_be32(bhs + BHS_TTT);
 
 	if (rd && wr) {
 		conn_send_reject(c, bhs, ISCSI_REJECT_CMD_NOT_SUPPORTED);
@@ -366,9 +368,9 @@ static const struct fl_cdb_info *task_init(struct task *t, struct conn *c, const
 {
 	t->refs = 1;
 	t->portal = c->portal;
-	t->itt = get_be32(bhs + BHS_ITT);
-	t->edtl = get_be32(bhs + BHS_TTT);
-	t->cmd_sn = get_be32(bhs + BHS_CMDSN);
+	t->itt = fl_get_be32(bhs + BHS_ITT);
+	t->edtl = fl_get_be32(bhs + BHS_TTT);
+	t->cmd_sn = fl_get_be32(bhs + BHS_CMDSN);
 	t->read = bhs[1] & ISCSI_CMD_READ;
 	t->write = bhs[1] & ISCSI_CMD_WRITE;
 	t->immediate = bhs[0] & ISCSI_FLAG_IMMEDIATE;
@@ -496,7 +498,7 @@ int scsi_cmd(struct conn *c, const uint8_t *bhs, const uint8_t *ahs, uint32_t ah
 	rc = cmd_read_ahs(c, bhs, ahs, ahs_len, cdb, &cdb_len);
 	if (rc)
 		return rc < 0 ? -1 : 0;
-	rc = cmd_check(c, bhs, dlen);
+	rc = cmd_check_flags(c, bhs, dlen);
 	if (rc)
 		return rc < 0 ? -1 : 0;
 	struct task *t = task_create(c, bhs, cdb, cdb_len);
@@ -514,8 +516,8 @@ int scsi_cmd(struct conn *c, const uint8_t *bhs, const uint8_t *ahs, uint32_t ah
 static int data_out_unsolicited(struct task *t, const uint8_t *bhs, const uint8_t *data,
 				uint32_t dlen, char *why, size_t why_len)
 {
-	uint32_t itt = get_be32(bhs + BHS_ITT);
-	uint32_t datasn = get_be32(bhs + BHS_DATASN), off = get_be32(bhs + BHS_OFFSET);
+	uint32_t itt = fl_get_be32(bhs + BHS_ITT);
+	uint32_t datasn = fl_get_be32(bhs + BHS_DATASN), off = fl_get_be32(bhs + BHS_OFFSET);
 	bool final = bhs[1] & ISCSI_FLAG_FINAL;
 
 	if (!t->unsol_open) {
@@ -565,8 +567,8 @@ static struct r2t_seq *task_r2t_find(struct task *t, uint32_t ttt)
 static int data_out_solicited(struct task *t, const uint8_t *bhs, const uint8_t *data,
 			      uint32_t dlen, char *why, size_t why_len)
 {
-	uint32_t itt = get_be32(bhs + BHS_ITT), ttt = get_be32(bhs + BHS_TTT);
-	uint32_t datasn = get_be32(bhs + BHS_DATASN), off = get_be32(bhs + BHS_OFFSET);
+	uint32_t itt = fl_get_be32(bhs + BHS_ITT), ttt = fl_get_be32(bhs + BHS_TTT);
+	uint32_t datasn = fl_get_be32(bhs + BHS_DATASN), off = fl_get_be32(bhs + BHS_OFFSET);
 	bool final = bhs[1] & ISCSI_FLAG_FINAL;
 	struct r2t_seq *s = task_r2t_find(t, ttt);
 
@@ -605,7 +607,7 @@ static int data_out_solicited(struct task *t, const uint8_t *bhs, const uint8_t 
 /* Handles a Data-Out PDU (RFC 7143 11.7) with the ERL 0 checks. */
 int scsi_data_out(struct conn *c, const uint8_t *bhs, const uint8_t *data, uint32_t dlen)
 {
-	uint32_t itt = get_be32(bhs + BHS_ITT), ttt = get_be32(bhs + BHS_TTT);
+	uint32_t itt = fl_get_be32(bhs + BHS_ITT), ttt = fl_get_be32(bhs + BHS_TTT);
 	struct task *t = task_find(c, itt);
 	char why[160];
 	int rc;

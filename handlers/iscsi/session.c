@@ -1,17 +1,19 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * session.c - a session's inbound PDUs: login-phase routing, full feature
- * phase dispatch and sequencing.
+ * session.c - what reaches a session: its inbound PDUs (login-phase
+ * routing, full feature phase dispatch and sequencing) and the completions of
+ * its commands and TMFs (session_drain).
  *
  * RFC 7143 4.2.2.1 (CmdSN / ExpCmdSN / MaxCmdSN: non-immediate commands are
  * numbered; a command outside the window is silently ignored; immediate
- * commands do not advance ExpCmdSN), 4.4.3 (session reinstatement), 11.10 /
- * 11.11 and Appendix C (Text Request / Response, SendTargets), 11.14 / 11.15
- * (Logout Request / Response), 11.17 (Reject of what we do not support: SNACK
- * at ErrorRecoveryLevel 0, unknown opcodes, non-text PDUs in a discovery
- * session), SAM-5 4.6.4 (single-level LUN structure). Transport faults of the
- * scenario (drop / delay / close on an inbound or outbound PDU) are applied
- * here through fl_engine_pdu, so every handler sees only what survives.
+ * commands do not advance ExpCmdSN), 11.10 / 11.11 and Appendix C (Text
+ * Request / Response, SendTargets), 11.14 / 11.15 (Logout Request /
+ * Response), 11.17 (Reject of what we do not support: SNACK at
+ * ErrorRecoveryLevel 0, unknown opcodes, non-text PDUs in a discovery
+ * session). Transport faults of the scenario on inbound PDUs (drop / delay /
+ * close) are applied here through fl_engine_pdu, so every handler sees only
+ * what survives; those on outbound PDUs in tx.c (conn_send). conn.c calls in;
+ * the handlers (login.c, scsi.c, tmf.c, nop.c) and nexus.c are below.
  */
 #include "iscsi_internal.h"
 
@@ -22,99 +24,6 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/socket.h>
-
-/* Decodes an 8-byte LUN field (SAM-5 4.6.4); 0xffff when not addressable. */
-void lun_decode(const uint8_t *raw, uint16_t *lun_id)
-{
-	for (int i = 2; i < 8; i++)
-		if (raw[i]) {
-			*lun_id = 0xffff;
-			return;
-		}
-	switch (raw[0] >> 6) {
-	case 0: /* peripheral device addressing, bus 0 */
-		*lun_id = (raw[0] & 0x3f) ? 0xffff : raw[1];
-		break;
-	case 1: /* flat space addressing */
-		*lun_id = (uint16_t)((raw[0] & 0x3f) << 8 | raw[1]);
-		break;
-	default:
-		*lun_id = 0xffff;
-	}
-}
-
-/* A new TSIH, never 0 and not in use (RFC 7143 11.12.6). */
-uint16_t session_alloc_tsih(struct portal *p)
-{
-	for (;;) {
-		uint16_t t = p->next_tsih++;
-		if (!t)
-			continue;
-		if (!session_find_tsih(p, t))
-			return t;
-	}
-}
-
-/* The live session with this TSIH, or NULL. */
-struct conn *session_find_tsih(struct portal *p, uint16_t tsih)
-{
-	for (struct conn *c = p->conns; c; c = c->next)
-		if (!c->dead && c->logged_in && c->tsih == tsih)
-			return c;
-	return NULL;
-}
-
-/* Closes an older session with the same initiator port (RFC 7143 4.4.3). */
-void session_reinstate(struct conn *c)
-{
-	for (struct conn *x = c->portal->conns; x; x = x->next) {
-		if (x == c || x->dead || !x->logged_in || x->discovery)
-			continue;
-		if (!strcasecmp(x->initiator_name, c->initiator_name) &&
-		    !memcmp(x->isid, c->isid, 6)) {
-			conn_close(x, "session reinstated by a new login with the same ISID");
-			/* The old nexus ends now, before the new login is announced. */
-			session_end(x, false);
-		}
-	}
-}
-
-/* Enters the full feature phase. */
-void session_start(struct conn *c)
-{
-	c->logged_in = true;
-	if (c->discovery)
-		return;
-	/*
-	 * SAM-5 r21 4.6.4: an I_T nexus is an initiator port and a target port;
-	 * one initiator port logged in through two portals makes two nexuses.
-	 */
-	const char *iport = c->initiator_port ? c->initiator_port : "";
-	size_t len = strlen(iport) + sizeof(",t,0xffff");
-	free(c->nexus_key);
-	c->nexus_key = malloc(len);
-	if (c->nexus_key) {
-		/* the whole name: a key cut short could join two ports in one nexus */
-		if (c->rel_port_id > 1)
-			snprintf(c->nexus_key, len, "%s,t,0x%x", iport, c->rel_port_id);
-		else
-			snprintf(c->nexus_key, len, "%s", iport);
-		c->nexus_id = portal_nexus_id(c->portal, c->nexus_key);
-	} else {
-		c->nexus_id = ++c->portal->next_nexus; /* out of memory: a nexus of its own */
-	}
-	be_conn_event(c->portal, c, FL_CONN_LOGIN);
-	session_xport_refresh(c);
-}
-
-/* Leaves it (logout or connection loss). */
-void session_end(struct conn *c, bool logout)
-{
-	if (!c->logged_in || c->discovery)
-		return;
-	c->logged_in = false;
-	be_conn_event(c->portal, c, logout ? FL_CONN_LOGOUT : FL_CONN_CLOSED);
-}
 
 /*
  * Releases what the session of a connection being torn down holds: its tasks
@@ -131,46 +40,6 @@ void session_release(struct conn *c)
 	c->login = NULL;
 }
 
-/* Re-reads the standing transport conditions of this session. */
-void session_xport_refresh(struct conn *c)
-{
-	struct fl_xport_state xs;
-
-	if (c->dead || !c->logged_in || c->discovery)
-		return;
-	be_xport_state(c->portal, c, &xs);
-	bool was_stalled = c->xs.stall_max_cmd_sn;
-	uint32_t old_nop = c->xs.nop_in_interval_ms;
-	c->xs = xs;
-	if (xs.stall_max_cmd_sn && !was_stalled) {
-		iscsi_log(c->portal, LOG_INFO, c, "fault: MaxCmdSN stalled");
-		nop_send_unsolicited(c, false); /* tells the initiator the window closed */
-	}
-	if (was_stalled && !xs.stall_max_cmd_sn)
-		nop_send_unsolicited(c, false); /* carries the reopened window */
-	if (xs.request_logout && !c->logout_req_sent) {
-		c->logout_req_sent = true;
-		async_send_logout_request(c, xs.logout_wait_s);
-	}
-	if (old_nop != xs.nop_in_interval_ms)
-		nop_timer_arm(c);
-}
-
-/* Fills the engine's view of a PDU. */
-static void pdu_info(struct conn *c, enum fl_pdu_kind kind, const struct task *t,
-		     struct fl_pdu_info *info)
-{
-	memset(info, 0, sizeof(*info));
-	info->kind = kind;
-	info->nexus_id = c->nexus_id;
-	info->rel_port_id = c->rel_port_id;
-	if (t) {
-		info->lun_id = t->lun_id;
-		info->has_cdb = true;
-		info->cdb = t->cmd.info; /* kept after completion (only `decoded` is cleared) */
-	}
-}
-
 /* The scenario's transport rules on a Login Request: pass, drop or close. */
 static void session_login_verdict(struct conn *c, struct fl_xport_verdict *v)
 {
@@ -179,45 +48,6 @@ static void session_login_verdict(struct conn *c, struct fl_xport_verdict *v)
 	memset(v, 0, sizeof(*v));
 	pdu_info(c, FL_PDU_LOGIN_REQ, NULL, &info);
 	be_pdu(c->portal, &info, v);
-}
-
-/*
- * Sends a target PDU through the scenario's transport rules: it may be
- * dropped, delayed or replaced by closing the connection.
- */
-void conn_send(struct conn *c, struct txpdu *t, enum fl_pdu_kind kind, const struct task *task,
-	       uint32_t data_sn, uint32_t offset)
-{
-	struct fl_xport_verdict v = {0};
-	struct fl_pdu_info info;
-
-	if (c->logged_in && !c->discovery) {
-		pdu_info(c, kind, task, &info);
-		info.data_sn = data_sn;
-		info.buffer_offset = offset;
-		be_pdu(c->portal, &info, &v);
-	}
-	switch (v.action) {
-	case FL_XPORT_DROP:
-		iscsi_log(c->portal, LOG_INFO, c, "fault%s%s: dropping outbound opcode 0x%02x",
-			  v.rule ? " " : "", v.rule ? v.rule : "", t->hdr[0]);
-		txpdu_free(t);
-		return;
-	case FL_XPORT_DELAY: {
-		/*
-		 * A delay holds this PDU and every later one (TCP keeps order):
-		 * the hold ends delay_us from now, or later if already longer.
-		 */
-		conn_hold(c, t, fl_mono_ns() + (uint64_t)v.delay_us * 1000);
-		return;
-	}
-	case FL_XPORT_CLOSE:
-		txpdu_free(t);
-		conn_close(c, "fault: connection closed by the scenario");
-		return;
-	default:
-		conn_transmit(c, t);
-	}
 }
 
 /* An inbound PDU held back by a delay fault. */
@@ -236,11 +66,9 @@ static void delayed_rx_fire(struct portal *p, struct conn *c, void *arg)
 {
 	struct delayed_rx *d = arg;
 	(void)p;
-	c->rx_paused = false;
+	conn_pause_reading(c, false);
 	session_handle(c, d->bhs, d->buf, d->ahs_len, d->buf + d->ahs_len, d->dlen);
 	free(d);
-	if (!c->dead)
-		conn_update_events(c);
 }
 
 /* Sends a Logout Response (RFC 7143 11.15). */
@@ -256,7 +84,7 @@ static int session_logout(struct conn *c, const uint8_t *bhs)
 	}
 	if (reason == ISCSI_LOGOUT_REMOVE_FOR_RECOVERY)
 		resp = ISCSI_LOGOUT_RSP_RECOVERY_UNSUPPORTED;
-	else if (reason == ISCSI_LOGOUT_CLOSE_CONNECTION && get_be16(bhs + 20) != c->cid)
+	else if (reason == ISCSI_LOGOUT_CLOSE_CONNECTION && fl_get_be16(bhs + 20) != c->cid)
 		resp = ISCSI_LOGOUT_RSP_CID_NOT_FOUND;
 	else if (reason > ISCSI_LOGOUT_REMOVE_FOR_RECOVERY) {
 		txpdu_free(t);
@@ -266,9 +94,9 @@ static int session_logout(struct conn *c, const uint8_t *bhs)
 	t->hdr[1] = ISCSI_FLAG_FINAL;
 	t->hdr[2] = resp;
 	memcpy(t->hdr + BHS_ITT, bhs + BHS_ITT, 4);
-	put_be32(t->hdr + BHS_STATSN, c->stat_sn++);
-	put_be16(t->hdr + 40, 0); /* Time2Wait */
-	put_be16(t->hdr + 42, 0); /* Time2Retain */
+	fl_put_be32(t->hdr + BHS_STATSN, c->stat_sn++);
+	fl_put_be16(t->hdr + 40, 0); /* Time2Wait */
+	fl_put_be16(t->hdr + 42, 0); /* Time2Retain */
 	if (resp == ISCSI_LOGOUT_RSP_OK) {
 		iscsi_log(c->portal, LOG_INFO, c, "logout (reason %u)", reason);
 		t->close_after = true;
@@ -344,15 +172,15 @@ int session_text(struct conn *c, const uint8_t *bhs, const uint8_t *data, uint32
 	}
 	memcpy(t->hdr + BHS_ITT, bhs + BHS_ITT, 4);
 	memcpy(t->hdr + BHS_LUN, bhs + BHS_LUN, 8);
-	put_be32(t->hdr + BHS_STATSN, c->stat_sn++);
+	fl_put_be32(t->hdr + BHS_STATSN, c->stat_sn++);
 	if (cont) {
 		/* More text follows: an empty answer with a TTT asks for it. */
-		put_be32(t->hdr + BHS_TTT, ++c->portal->next_ttt & 0x7fffffff);
+		fl_put_be32(t->hdr + BHS_TTT, ++c->portal->next_ttt & 0x7fffffff);
 		conn_send(c, t, FL_PDU_TEXT_RESP, NULL, 0, 0);
 		return 0;
 	}
 	t->hdr[1] = ISCSI_FLAG_FINAL;
-	put_be32(t->hdr + BHS_TTT, ISCSI_RSVD_TAG);
+	fl_put_be32(t->hdr + BHS_TTT, ISCSI_RSVD_TAG);
 	if (kv_parse(c->text, c->text_len, &kv)) {
 		txpdu_free(t);
 		conn_send_reject(c, bhs, ISCSI_REJECT_PROTOCOL_ERROR);
@@ -382,6 +210,47 @@ out:
 	return 0;
 }
 
+/*
+ * Hands the completion queue to the sessions until it is empty (the loop,
+ * and a TMF before it is carried out): handling a completion may
+ * queue another on this thread (a command released in CmdSN order), and the
+ * loop's own thread does not kick the eventfd (need_kick in backend.c).
+ */
+void session_drain(struct portal *p)
+{
+	for (;;) {
+		pthread_mutex_lock(&p->lock);
+		struct task *tasks = p->done_head;
+		struct tmf_req *tmfs = p->tmf_head;
+		bool xport = p->xport_dirty;
+		p->done_head = p->done_tail = NULL;
+		p->tmf_head = p->tmf_tail = NULL;
+		p->xport_dirty = false;
+		p->kicked = false;
+		pthread_mutex_unlock(&p->lock);
+		if (!tasks && !tmfs && !xport)
+			return;
+
+		while (tasks) {
+			struct task *t = tasks;
+			tasks = t->done_next;
+			t->done_next = NULL;
+			scsi_task_completed(p, t);
+		}
+		while (tmfs) {
+			struct tmf_req *r = tmfs;
+			tmfs = r->done_next;
+			r->done_next = NULL;
+			tmf_completed(p, r);
+		}
+		if (xport)
+			for (struct conn *c = p->conns, *n; c; c = n) {
+				n = c->next;
+				session_xport_refresh(c);
+			}
+	}
+}
+
 /* Runs a PDU that passed sequencing and the transport rules. */
 static int session_handle(struct conn *c, const uint8_t *bhs, const uint8_t *ahs, uint32_t ahs_len,
 			  const uint8_t *data, uint32_t dlen)
@@ -392,6 +261,15 @@ static int session_handle(struct conn *c, const uint8_t *bhs, const uint8_t *ahs
 	case ISCSI_OP_DATA_OUT:
 		return scsi_data_out(c, bhs, data, dlen);
 	case ISCSI_OP_TMF_REQ:
+		/*
+		 * Completions already queued happened before this TMF: deliver them
+		 * first, so a task that has finished is not reported as aborted.
+		 */
+		if (tmf_function_supported(bhs)) {
+			session_drain(c->portal);
+			if (c->dead)
+				return -1;
+		}
 		return tmf_request(c, bhs);
 	case ISCSI_OP_NOP_OUT:
 		return nop_out(c, bhs, data, dlen);
@@ -461,10 +339,10 @@ static bool session_cmd_sn_accept(struct conn *c, const uint8_t *bhs)
 	bool immediate = bhs[0] & ISCSI_FLAG_IMMEDIATE;
 	/* Data-Out and NOP replies carry none. */
 	bool numbered = op != ISCSI_OP_DATA_OUT &&
-			!(op == ISCSI_OP_NOP_OUT && get_be32(bhs + BHS_ITT) == ISCSI_RSVD_TAG);
+			!(op == ISCSI_OP_NOP_OUT && fl_get_be32(bhs + BHS_ITT) == ISCSI_RSVD_TAG);
 
 	if (numbered && !immediate) {
-		uint32_t sn = get_be32(bhs + BHS_CMDSN);
+		uint32_t sn = fl_get_be32(bhs + BHS_CMDSN);
 		uint32_t max = conn_max_cmd_sn(c);
 		if (sn != c->exp_cmd_sn || sn_cmp(sn, max) > 0) {
 			iscsi_log(c->portal, LOG_INFO, c,
@@ -487,7 +365,7 @@ static void session_inbound_verdict(struct conn *c, const uint8_t *bhs, struct f
 	if (c->discovery)
 		return;
 	if (op == ISCSI_OP_DATA_OUT)
-		t = task_find(c, get_be32(bhs + BHS_ITT));
+		t = task_find(c, fl_get_be32(bhs + BHS_ITT));
 	pdu_info(c, pdu_kind(op), t, &info);
 	if (op == ISCSI_OP_SCSI_CMD) {
 		lun_decode(bhs + BHS_LUN, &info.lun_id);
@@ -497,8 +375,8 @@ static void session_inbound_verdict(struct conn *c, const uint8_t *bhs, struct f
 	} else if (op == ISCSI_OP_TMF_REQ) {
 		lun_decode(bhs + BHS_LUN, &info.lun_id);
 	} else if (op == ISCSI_OP_DATA_OUT) {
-		info.data_sn = get_be32(bhs + BHS_DATASN);
-		info.buffer_offset = get_be32(bhs + BHS_OFFSET);
+		info.data_sn = fl_get_be32(bhs + BHS_DATASN);
+		info.buffer_offset = fl_get_be32(bhs + BHS_OFFSET);
 	}
 	be_pdu(c->portal, &info, v);
 }
@@ -523,8 +401,7 @@ static int session_delay_inbound(struct conn *c, const uint8_t *bhs, const uint8
 		free(d);
 		return 0;
 	}
-	c->rx_paused = true;
-	conn_update_events(c);
+	conn_pause_reading(c, true);
 	return 0;
 }
 

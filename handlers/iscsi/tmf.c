@@ -64,8 +64,8 @@ static struct txpdu *tmf_response(struct conn *c, uint32_t itt, uint8_t code)
 	}
 	pdu->hdr[1] = ISCSI_FLAG_FINAL;
 	pdu->hdr[2] = code;
-	put_be32(pdu->hdr + BHS_ITT, itt);
-	put_be32(pdu->hdr + BHS_STATSN, c->stat_sn++);
+	fl_put_be32(pdu->hdr + BHS_ITT, itt);
+	fl_put_be32(pdu->hdr + BHS_STATSN, c->stat_sn++);
 	return pdu;
 }
 
@@ -78,14 +78,25 @@ static const char *tmf_name(enum fl_tmf_fn fn)
 	return fn >= 1 && fn <= 7 ? names[fn] : "?";
 }
 
-/* Handles a Task Management Function Request (RFC 7143 11.5). */
+/* True when the request's function is carried out here (else it is answered at once). */
+bool tmf_function_supported(const uint8_t *bhs)
+{
+	uint8_t fn = bhs[1] & ISCSI_TMF_FUNC_MASK;
+
+	return fn != ISCSI_TMF_TASK_REASSIGN && fn >= ISCSI_TMF_ABORT_TASK &&
+	       fn <= ISCSI_TMF_TARGET_COLD_RESET;
+}
+
+/*
+ * Handles a Task Management Function Request (RFC 7143 11.5); the caller has
+ * delivered the completions queued before it (session_drain).
+ */
 int tmf_request(struct conn *c, const uint8_t *bhs)
 {
 	uint8_t fn = bhs[1] & ISCSI_TMF_FUNC_MASK;
-	uint32_t itt = get_be32(bhs + BHS_ITT);
+	uint32_t itt = fl_get_be32(bhs + BHS_ITT);
 
-	if (fn == ISCSI_TMF_TASK_REASSIGN || fn < ISCSI_TMF_ABORT_TASK ||
-	    fn > ISCSI_TMF_TARGET_COLD_RESET) {
+	if (!tmf_function_supported(bhs)) {
 		struct txpdu *pdu =
 		    tmf_response(c, itt,
 				 fn == ISCSI_TMF_TASK_REASSIGN ? ISCSI_TMF_RSP_NO_REASSIGN
@@ -94,13 +105,6 @@ int tmf_request(struct conn *c, const uint8_t *bhs)
 			conn_send(c, pdu, FL_PDU_TMF_RESP, NULL, 0, 0);
 		return 0;
 	}
-	/*
-	 * Completions already queued happened before this TMF: deliver them
-	 * first, so a task that has finished is not reported as aborted.
-	 */
-	portal_drain(c->portal);
-	if (c->dead)
-		return -1;
 	struct tmf_req *r = calloc(1, sizeof(*r));
 	if (!r) {
 		conn_close(c, "out of memory");
@@ -113,7 +117,7 @@ int tmf_request(struct conn *c, const uint8_t *bhs)
 	r->tmf.fn = (enum fl_tmf_fn)fn;
 	lun_decode(r->lun_raw, &r->tmf.lun_id);
 	r->tmf.nexus_id = c->nexus_id;
-	r->tmf.ref_tag = get_be32(bhs + BHS_TTT);
+	r->tmf.ref_tag = fl_get_be32(bhs + BHS_TTT);
 	r->tmf.priv = r;
 	r->cold_reset = fn == ISCSI_TMF_TARGET_COLD_RESET;
 	if (fn == ISCSI_TMF_ABORT_TASK) {

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * test_nexus.c - I_T nexus ids of initiator ports (handlers/iscsi/portal.c).
+ * test_nexus.c - I_T nexus ids of initiator ports (handlers/iscsi/nexus.c).
  *
  * SAM-5 4.6: an I_T nexus is an initiator port and a target port; the target
  * keys it by the whole initiator port name (InitiatorName ",i,0x" ISID), so
@@ -103,10 +103,10 @@ static void pr_register(uint64_t id, const char *port, uint64_t key)
 static void test_nexus_same_port_same_id(void)
 {
 	struct portal *p = portal();
-	uint64_t a = portal_nexus_id(p, "iqn.2026-12.org.faultlun:a,i,0x000000000001");
+	uint64_t a = nexus_id(p, "iqn.2026-12.org.faultlun:a,i,0x000000000001");
 
-	CU_ASSERT_EQUAL(portal_nexus_id(p, "iqn.2026-12.org.faultlun:a,i,0x000000000001"), a);
-	CU_ASSERT_NOT_EQUAL(portal_nexus_id(p, "iqn.2026-12.org.faultlun:a,i,0x000000000002"), a);
+	CU_ASSERT_EQUAL(nexus_id(p, "iqn.2026-12.org.faultlun:a,i,0x000000000001"), a);
+	CU_ASSERT_NOT_EQUAL(nexus_id(p, "iqn.2026-12.org.faultlun:a,i,0x000000000002"), a);
 }
 
 /* Two names alike in their first 255 bytes are two ports (they were one when cut there). */
@@ -117,10 +117,10 @@ static void test_nexus_long_names_differ(void)
 
 	snprintf(a, sizeof(a), "iqn.2026-12.org.faultlun:%0300d-one,i,0x000000000001", 0);
 	snprintf(b, sizeof(b), "iqn.2026-12.org.faultlun:%0300d-two,i,0x000000000001", 0);
-	uint64_t ia = portal_nexus_id(p, a), ib = portal_nexus_id(p, b);
+	uint64_t ia = nexus_id(p, a), ib = nexus_id(p, b);
 	CU_ASSERT_NOT_EQUAL(ia, ib);
-	CU_ASSERT_EQUAL(portal_nexus_id(p, a), ia);
-	CU_ASSERT_EQUAL(portal_nexus_id(p, b), ib);
+	CU_ASSERT_EQUAL(nexus_id(p, a), ia);
+	CU_ASSERT_EQUAL(nexus_id(p, b), ib);
 }
 
 /*
@@ -132,22 +132,20 @@ static void test_nexus_forget_keeps_registered(void)
 	struct portal *p = portal();
 	const char *holder = "iqn.2026-12.org.faultlun:holder,i,0x000000000007";
 	const char *idle = "iqn.2026-12.org.faultlun:idle,i,0x000000000007";
-	uint64_t h = portal_nexus_id(p, holder), i = portal_nexus_id(p, idle);
+	uint64_t h = nexus_id(p, holder), i = nexus_id(p, idle);
 	char name[96];
 
 	pr_register(h, holder, 0x1234);
 	for (unsigned n = 0; n < ISCSI_NEXUS_KEEP + 100; n++) {
 		snprintf(name, sizeof(name), "iqn.2026-12.org.faultlun:many,i,0x%012x", n);
-		portal_nexus_id(p, name);
+		nexus_id(p, name);
 	}
 	CU_ASSERT(p->nnexus <= ISCSI_NEXUS_KEEP);
-	CU_ASSERT_EQUAL(portal_nexus_id(p, holder), h);
-	CU_ASSERT_NOT_EQUAL(portal_nexus_id(p, idle), i);
+	CU_ASSERT_EQUAL(nexus_id(p, holder), h);
+	CU_ASSERT_NOT_EQUAL(nexus_id(p, idle), i);
 }
 
-FL_TESTS(nexus_tests,
-	 FL_TEST(test_nexus_same_port_same_id),
-	 FL_TEST(test_nexus_long_names_differ),
+FL_TESTS(nexus_tests, FL_TEST(test_nexus_same_port_same_id), FL_TEST(test_nexus_long_names_differ),
 	 FL_TEST(test_nexus_forget_keeps_registered));
 
 FL_SUITES(FL_SUITE("nexus", setup, teardown, nexus_tests));
