@@ -12,8 +12,6 @@
 set -u
 . "$(dirname "$0")/../lib/common.sh"
 fl=$1
-PATH=$PATH:/usr/sbin
-command -v tcpdump >/dev/null 2>&1 || { echo "SKIP: tcpdump not installed"; exit 77; }
 fl_tmpdir
 tdpid=""
 trap '[ -n "$pid" ] && kill "$pid" 2>/dev/null; [ -n "$tdpid" ] && kill "$tdpid" 2>/dev/null; rm -rf "$tmp"' EXIT
@@ -27,13 +25,7 @@ cat >"$tmp/slow.json" <<'JSON'
   "rules": [{"id": "slow", "match": {"class": "read"}, "action": {"delay_ms": 20}}]
 }
 JSON
-timeout 60 tcpdump --immediate-mode -i lo -U -w "$tmp/cap.pcap" "tcp port $port" 2>"$tmp/tcpdump.err" &
-tdpid=$!
-fl_wait_for "$tmp/tcpdump.err" "listening on" 50 || {
-	kill -0 "$tdpid" 2>/dev/null || { echo "SKIP: tcpdump cannot capture on lo"; cat "$tmp/tcpdump.err"; exit 77; }
-	echo "SKIP: tcpdump did not start"
-	exit 77
-}
+fl_capture "$port" "$tmp/cap.pcap"
 items=""
 for i in $(seq 0 14); do
 	items="$items read:lba=$i write:lba=$((100 + i)),pattern=$i"
@@ -43,10 +35,7 @@ done
 	--run "\"$fl\" send -u \"\$FAULTLUN_URL\" $items" >"$tmp/orig.out" 2>&1 ||
 	{ cat "$tmp/orig.out"; fail "serve or send failed"; }
 [ "$(grep -c '^#[0-9]* read.*GOOD' "$tmp/orig.out")" = 15 ] || { cat "$tmp/orig.out"; fail "the 15 reads were not answered GOOD"; }
-sleep 1
-kill -INT "$tdpid"
-wait "$tdpid" 2>/dev/null
-tdpid=""
+fl_capture_end
 
 "$fl" import "$tmp/cap.pcap" -o "$tmp/imported.json" 2>"$tmp/import.err" || { cat "$tmp/import.err"; fail "import failed"; }
 python3 - "$tmp/imported.json" <<'PY' || { cat "$tmp/imported.json"; fail "the imported latencies are not the target's"; }

@@ -11,8 +11,6 @@
 set -u
 . "$(dirname "$0")/../lib/common.sh"
 fl=$1
-PATH=$PATH:/usr/sbin
-command -v tcpdump >/dev/null 2>&1 || { echo "SKIP: tcpdump not installed"; exit 77; }
 fl_tmpdir
 tdpid=""
 trap '[ -n "$tdpid" ] && kill "$tdpid" 2>/dev/null; rm -rf "$tmp"' EXIT
@@ -26,23 +24,14 @@ cat >"$tmp/tmf.json" <<'JSON'
   "tmf": {"lun_reset": {"delay_ms": 300}, "abort_task_set": {"respond": "rejected"}}
 }
 JSON
-timeout 60 tcpdump --immediate-mode -i lo -U -w "$tmp/cap.pcap" "tcp port $port" 2>"$tmp/tcpdump.err" &
-tdpid=$!
-fl_wait_for "$tmp/tcpdump.err" "listening on" 50 || {
-	kill -0 "$tdpid" 2>/dev/null || { echo "SKIP: tcpdump cannot capture on lo"; cat "$tmp/tcpdump.err"; exit 77; }
-	echo "SKIP: tcpdump did not start"
-	exit 77
-}
+fl_capture "$port" "$tmp/cap.pcap"
 items="tur lun-reset tur abort-task-set tur lun-reset read:lba=0"
 # shellcheck disable=SC2086
 "$fl" serve -q --listen "127.0.0.1:$port" "$tmp/tmf.json" \
 	--run "\"$fl\" send -i -u \"\$FAULTLUN_URL\" $items" >"$tmp/orig.out" 2>&1 ||
 	{ cat "$tmp/orig.out"; fail "serve or send failed"; }
 [ "$(grep -c "^#[0-9]" "$tmp/orig.out")" = 7 ] || { cat "$tmp/orig.out"; fail "send did not answer its 7 items"; }
-sleep 1
-kill -INT "$tdpid"
-wait "$tdpid" 2>/dev/null
-tdpid=""
+fl_capture_end
 
 "$fl" import "$tmp/cap.pcap" -o "$tmp/imported.json" 2>"$tmp/import.err" || { cat "$tmp/import.err"; fail "import failed"; }
 python3 - "$tmp/imported.json" <<'PY' || { cat "$tmp/imported.json"; fail "the imported TMF answers are not the target's"; }

@@ -51,15 +51,7 @@ clients() {
 	return 0
 }
 
-timeout 90 tcpdump --immediate-mode -i lo -U -w "$tmp/cap.pcap" "tcp port $port" 2>"$tmp/tcpdump.err" &
-tdpid=$!
-n=0
-while ! grep -q "listening on" "$tmp/tcpdump.err" 2>/dev/null; do
-	kill -0 "$tdpid" 2>/dev/null || { echo "tcpdump cannot capture on lo: skipped"; cat "$tmp/tcpdump.err"; exit 77; }
-	[ $n -lt 50 ] || { echo "tcpdump did not start: skipped"; exit 77; }
-	sleep 0.1
-	n=$((n + 1))
-done
+fl_capture "$port" "$tmp/cap.pcap"
 
 case $mode in
 faultlun)
@@ -118,9 +110,7 @@ tgtd)
 	;;
 esac
 sleep 1.5
-kill -INT "$tdpid"
-wait "$tdpid" 2>/dev/null
-tdpid=""
+fl_capture_end
 grep -q "Vendor:" "$tmp/orig.out" || fail "the clients got no INQUIRY answer from the target"
 
 "$fl" import "$tmp/cap.pcap" -o "$tmp/imported.json" 2>"$tmp/import.err" || fail "import failed"

@@ -67,6 +67,28 @@ fl_recheck() {
 	[ "$rc" -eq "$1" ] || { cat "$4.log"; fail "$5: exit $rc, expected $1"; }
 }
 
+# fl_capture PORT FILE: tcpdump on lo writes the TCP traffic of PORT to FILE
+# (90 s at most) and $tdpid is its process; the test exits 77, a visible
+# SKIP, when tcpdump is missing or cannot capture on lo.
+fl_capture() {
+	PATH=$PATH:/usr/sbin
+	command -v tcpdump >/dev/null 2>&1 || { echo "SKIP: tcpdump not installed"; exit 77; }
+	timeout 90 tcpdump --immediate-mode -i lo -U -w "$2" "tcp port $1" 2>"$2.err" &
+	tdpid=$!
+	fl_wait_for "$2.err" "listening on" 50 && return 0
+	kill -0 "$tdpid" 2>/dev/null || { echo "SKIP: tcpdump cannot capture on lo"; cat "$2.err"; exit 77; }
+	echo "SKIP: tcpdump did not start"
+	exit 77
+}
+
+# fl_capture_end: the capture of fl_capture gets its last packets and ends.
+fl_capture_end() {
+	sleep 1
+	kill -INT "$tdpid"
+	wait "$tdpid" 2>/dev/null
+	tdpid=""
+}
+
 # Prints a port in 10000..29999 (below Linux's ephemeral range) that no TCP
 # socket of any state uses; returns 1 after 100 tries.
 fl_freeport() {
