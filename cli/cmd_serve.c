@@ -254,6 +254,8 @@ static void banner(struct fl_iscsi *t, struct fl_target *tgt, const struct fl_sc
 	const char *addr = fl_iscsi_address(t), *iqn = fl_iscsi_iqn(t);
 	unsigned port = fl_iscsi_port(t);
 
+	/* whole lines: -v's tap thread prints the engine's first trace lines meanwhile */
+	flockfile(stderr);
 	fprintf(stderr, "faultlun serve: listening on %s:%u, target %s (%s)\n", addr, port, iqn,
 		what);
 	banner_ports(t, tgt, sc, luns, nluns);
@@ -283,6 +285,7 @@ static void banner(struct fl_iscsi *t, struct fl_target *tgt, const struct fl_sc
 		"  libiscsi: iscsi://%s:%u/%s/%u\n",
 		addr, port, iqn, addr, port, addr, port, iqn, nluns ? luns[0] : 0);
 	fflush(stderr);
+	funlockfile(stderr);
 }
 
 /* The -v printer: the engine's trace lines, also copied to --trace FILE. */

@@ -73,9 +73,11 @@ static int draw(unsigned long n)
 			fl_draw_action(&c, fl_action_by_verb(VERB_DELAY), o);
 		if (!d->joins && fl_draw_uint(&c.rng, 0, 1))
 			fl_draw_action(&c, fl_action_by_verb(VERB_NONE), o);
-		if (json_dumpf(o, stdout, JSON_COMPACT) || fputc('\n', stdout) < 0)
-			return 1;
+		bool bad = json_dumpf(o, stdout, JSON_COMPACT) || fputc('\n', stdout) < 0;
+
 		json_decref(o);
+		if (bad)
+			return 1;
 	}
 	return 0;
 }
@@ -89,10 +91,11 @@ int main(int argc, char **argv)
 					     [FL_PHASE_AFTER] = "after"};
 	static const char *const counters[] = {
 	    [FL_COUNT_NONE] = "none", [FL_COUNT_HELD] = "held", [FL_COUNT_DROPPED] = "dropped"};
-	json_t *rows = json_array(), *all;
+	json_t *rows, *all;
 
 	if (argc == 3 && !strcmp(argv[1], "--draw"))
 		return draw(strtoul(argv[2], NULL, 10));
+	rows = json_array();
 	for (size_t i = 0; i < VERB_NR; i++) {
 		const struct fl_action *d = fl_action_at(i);
 		json_t *fes = json_array(), *params = json_array();
