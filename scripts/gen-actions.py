@@ -87,11 +87,13 @@ def page_title(src, row):
 
 
 def shape(row):
-    """The action's own key: (its scalar parameter or None, [alternative objects]).
+    """The action's own key: (its scalar parameter or None, [alternatives]).
 
     Parameters "NAME/SUB" make an object; those sharing a nonzero oneof are
     alternatives, so each alternative object holds one of them (required)
-    beside the parameters no group holds (required without a default).
+    beside the parameters no group holds (required without a default). An
+    alternative is a list of (leaf key, parameter, required), in the order
+    both the schema and the docs write them.
     """
     name = row["name"]
     scalar = next((p for p in row["params"] if p["key"] == name), None)
@@ -99,23 +101,31 @@ def shape(row):
     if not subs:
         return scalar, []
     common = [p for p in subs if not p["oneof"]]
-    members = [p for p in subs if p["oneof"]] or [None]
-    objects = []
-    for m in members:
-        props, req = {}, []
-        for p in ([m] if m else []) + common:
-            leaf = p["key"].split("/", 1)[1]
-            need = p is m or p["default"] is None
-            props[leaf] = described(p, need)
-            if need:
-                req.append(leaf)
-        objects.append({"type": "object", "additionalProperties": False,
-                        "required": req, "properties": props})
-    return scalar, objects
+    members = sorted((p for p in subs if p["oneof"]), key=lambda p: p["oneof"]) or [None]
+    return scalar, [[(p["key"].split("/", 1)[1], p, p is m or p["default"] is None)
+                     for p in ([m] if m else []) + common] for m in members]
+
+
+def alt_schema(alt):
+    """The JSON Schema object of one alternative of shape()."""
+    return {"type": "object", "additionalProperties": False,
+            "required": [leaf for leaf, _, need in alt if need],
+            "properties": {leaf: described(p, need) for leaf, p, need in alt}}
+
+
+def modifiers(rows):
+    """Each modifier key once: (its parameter, [the actions it goes with])."""
+    mods = {}
+    for row in rows:
+        for p in row["params"]:
+            if p["key"] in row["keys"]:
+                mods.setdefault(p["key"], (p, []))[1].append(row["name"])
+    return mods
 
 
 def action_key_schema(row, title):
-    scalar, objects = shape(row)
+    scalar, shapes = shape(row)
+    objects = [alt_schema(a) for a in shapes]
     page = " (docs/faults/%s.md)" % row["doc"]
     if scalar and not objects:
         return dict({"description": "%s: %s%s" % (title, scalar["doc"], page)},
@@ -128,14 +138,10 @@ def action_key_schema(row, title):
 
 def schema_action(rows, titles):
     """$defs.action: every action's key, then each modifier once."""
-    props, mods = {}, {}
+    props = {}
     for row in rows:
         props[row["name"]] = action_key_schema(row, titles[row["name"]])
-    for row in rows:
-        for p in row["params"]:
-            if p["key"] in row["keys"]:
-                mods.setdefault(p["key"], (p, []))[1].append(row["name"])
-    for key, (p, owners) in mods.items():
+    for key, (p, owners) in modifiers(rows).items():
         s = described(p, False)
         s["description"] += " (with %s)" % ", ".join(owners)
         props[key] = s
@@ -170,26 +176,18 @@ def cell(p, required):
 
 def value_words(row):
     """How the docs table writes an action's value: each alternative, with its parameters."""
-    scalar, _ = shape(row)
-    alts = [cell(scalar, True)] if scalar else []
-    name = row["name"]
-    subs = [p for p in row["params"] if p["key"].startswith(name + "/")]
-    groups = sorted({p["oneof"] for p in subs if p["oneof"]}) or [0]
-    common = [p for p in subs if not p["oneof"]]
-    for g in groups if subs else []:
-        for m in [p for p in subs if g and p["oneof"] == g] or [None]:
-            parts = []
-            for p in ([m] if m else []) + common:
-                need = p is m or p["default"] is None
-                parts.append("`%s`%s: %s" % (p["key"].split("/", 1)[1],
-                                             "" if need else " (optional)", cell(p, need)))
-            alts.append("an object: " + "; ".join(parts))
-    return " **or** ".join(alts)
+    scalar, alts = shape(row)
+    words = [cell(scalar, True)] if scalar else []
+    for alt in alts:
+        words.append("an object: " + "; ".join(
+            "`%s`%s: %s" % (leaf, "" if need else " (optional)", cell(p, need))
+            for leaf, p, need in alt))
+    return " **or** ".join(words)
 
 
 def docs_table(rows, titles):
     """The list of actions (a list, not a table: it stays readable in the man page)."""
-    lines, mods = [], {}
+    lines = []
     for row in rows:
         what = titles[row["name"]]
         more = []
@@ -202,12 +200,10 @@ def docs_table(rows, titles):
         lines.append("- `%s`: %s ([%s](faults/%s.md)). Value: %s.%s"
                      % (row["name"], what, row["doc"], row["doc"], value_words(row),
                         " " + "; ".join(more).capitalize() + "." if more else ""))
-        for p in row["params"]:
-            if p["key"] in row["keys"]:
-                mods.setdefault(p["key"], (p, []))[1].append("`%s`" % row["name"])
     lines += ["", "Modifiers, beside the action they go with:"]
-    for key, (p, owners) in mods.items():
-        lines.append("- `%s` (with %s): %s." % (key, ", ".join(owners), cell(p, False)))
+    for key, (p, owners) in modifiers(rows).items():
+        lines.append("- `%s` (with %s): %s." % (key, ", ".join("`%s`" % o for o in owners),
+                                                 cell(p, False)))
     return "\n".join(lines)
 
 
