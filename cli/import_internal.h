@@ -266,8 +266,7 @@ void imp_lat_free(struct fl_import *im);
 /* import_tmf.c: a TMF request (bhs) on c, its answer, and the connection's end. */
 void imp_tmf_request(struct fl_import *im, struct imp_conn *c, const uint8_t *bhs, uint64_t frame,
 		     int64_t t_us);
-void imp_tmf_response(struct fl_import *im, struct imp_conn *c, const uint8_t *bhs, uint64_t frame,
-		      int64_t t_us);
+void imp_tmf_response(struct fl_import *im, struct imp_conn *c, const uint8_t *bhs, int64_t t_us);
 void imp_tmf_close(struct fl_import *im, struct imp_conn *c);
 /*
  * Fills tmf (the scenario's "tmf" object) with how the target answered each

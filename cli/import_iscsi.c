@@ -271,7 +271,7 @@ static void on_pdu(struct fl_import *im, struct imp_conn *c, int di)
 		break;
 	}
 	case ISCSI_OP_TMF_RESP:
-		imp_tmf_response(im, c, b, d->pdu_frame, d->pdu_t);
+		imp_tmf_response(im, c, b, d->pdu_t);
 		break;
 	case ISCSI_OP_TMF_REQ: {
 		uint8_t fn = b[1] & ISCSI_TMF_FUNC_MASK;

@@ -60,13 +60,11 @@ void imp_tmf_request(struct fl_import *im, struct imp_conn *c, const uint8_t *bh
 	c->tmfs[c->ntmfs++] = (struct imp_tmf_req){fl_get_be32(bhs + BHS_ITT), fn, frame, t_us};
 }
 
-void imp_tmf_response(struct fl_import *im, struct imp_conn *c, const uint8_t *bhs, uint64_t frame,
-		      int64_t t_us)
+void imp_tmf_response(struct fl_import *im, struct imp_conn *c, const uint8_t *bhs, int64_t t_us)
 {
 	uint32_t itt = fl_get_be32(bhs + BHS_ITT);
 	uint8_t r = bhs[2];
 
-	(void)frame;
 	for (unsigned i = 0; i < c->ntmfs; i++) {
 		struct imp_tmf_fn *f = &im->tmf[c->tmfs[i].fn];
 		double ms;

@@ -111,11 +111,16 @@ row 2 "faultlun send: --timeout: '0' is out of range (1..86400)"     send -t 0 i
 row 2 "faultlun send: unknown item 'reed:lba=1'"                     send iscsi://127.0.0.1/iqn.x/0 reed:lba=1
 row 2 "faultlun send: 'read:lba=x': bad option 'lba=x'"              send iscsi://127.0.0.1/iqn.x/0 read:lba=x
 row 2 "faultlun send: 'http://x' is not an iscsi://HOST[:PORT]/IQN/LUN URL" send http://x tur
-for cmd in serve lint ctl vm report check send; do
+for cmd in serve lint ctl vm report check send import explore; do
 	row 0 '' "$cmd" --version
 	grep -q "^faultlun [0-9]" "$tmp/out" || { echo "FAIL: $cmd --version: $(cat "$tmp/out")"; fails=$((fails + 1)); }
 	row 0 '' help "$cmd"
 	grep -q "usage: faultlun $cmd" "$tmp/out" || { echo "FAIL: help $cmd: no usage"; fails=$((fails + 1)); }
+done
+# help import names what an import reproduces, as docs/import.md does
+row 0 '' help import
+for what in 'never answered' 'how long' 'task management'; do
+	tr '\n' ' ' <"$tmp/out" | tr -s ' ' | grep -q "$what" || { echo "FAIL: help import does not say '$what'"; fails=$((fails + 1)); }
 done
 row 0 '' --version
 grep -q "^faultlun [0-9]" "$tmp/out" || { echo "FAIL: --version: $(cat "$tmp/out")"; fails=$((fails + 1)); }
