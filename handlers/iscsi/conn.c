@@ -11,12 +11,12 @@
  * Appendix B) and goes to the session (session_receive). The handlers below
  * only record: tx.c frames and queues their PDUs and marks a connection
  * closing (conn_close); the transmit queue is written here with writev when
- * control is back here: at the end of a batch of PDUs read, and for every
- * connection once per pass of the loop (conns_settle), which also tears down
- * the connections marked closing. Bytes queued count against the
- * connection's budget and the portal's: a peer that does not read its socket
- * stops being read. RFC 7143 4.1 (TCP transport), 11.2 (PDU framing), 7.1.1
- * (a connection's failure ends only its session at ERL 0).
+ * control is back here: at the end of a batch of PDUs read, and once per
+ * pass of the loop for the connections a handler touched (conns_settle, which
+ * walks only those), which also tears down the connections marked closing. Bytes queued count
+ * against the connection's budget and the portal's: a peer that does not read its socket stops
+ * being read. RFC 7143 4.1 (TCP transport), 11.2 (PDU framing), 7.1.1 (a connection's failure ends
+ * only its session at ERL 0).
  */
 #include "iscsi_internal.h"
 
@@ -101,6 +101,13 @@ static void conn_destroy(struct conn *c)
 	timers_drop_conn(p, c);
 	session_release(c);
 	conn_free_queues(c);
+	/* the teardown may have marked it again: it must not stay listed */
+	for (struct conn **pp = &p->to_settle; c->to_settle && *pp; pp = &(*pp)->settle_next) {
+		if (*pp == c) {
+			*pp = c->settle_next;
+			c->to_settle = false;
+		}
+	}
 	epoll_ctl(p->epfd, EPOLL_CTL_DEL, c->fd, NULL);
 	close(c->fd);
 	if (c->prev)
@@ -264,15 +271,21 @@ int conn_on_writable(struct conn *c)
 }
 
 /*
- * Brings every connection up to date once control is back in the loop (after
- * the timers, the completions and the socket events of a pass): writes what
- * was queued for it, re-registers its events, and tears down those marked
- * closing, after sending what was queued before the close.
+ * Brings the connections a handler touched up to date once control is back
+ * in the loop (after the timers, the completions and the socket events of a
+ * pass): writes what was queued for them, re-registers their events, and
+ * tears down those marked closing, after sending what was queued before the
+ * close. Only the to-settle list is walked (tx.c fills it), so an idle
+ * connection costs the loop nothing; a connection settled here may be put
+ * back on the list (a failed write marks it closing) and is taken again.
  */
 void conns_settle(struct portal *p)
 {
-	for (struct conn *c = p->conns, *n; c; c = n) {
-		n = c->next;
+	while (p->to_settle) {
+		struct conn *c = p->to_settle;
+		p->to_settle = c->settle_next;
+		c->to_settle = false;
+		c->settle_next = NULL;
 		if (c->dead) {
 			if (c->tx_fresh)
 				tx_write(c);

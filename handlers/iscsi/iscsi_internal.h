@@ -250,6 +250,8 @@ struct conn {
 	bool rx_paused;	   /* an inbound PDU is delayed: read nothing more until it ran */
 	bool tx_fresh;	   /* PDUs queued since the last write: conn.c writes them */
 	bool events_stale; /* reading paused or resumed: conn.c re-registers its events */
+	bool to_settle;	   /* on the portal's to-settle list (tx.c: conn_mark) */
+	struct conn *settle_next;
 	bool tx_hdigest, tx_ddigest;
 	/* login */
 	struct login_state *login;
@@ -303,6 +305,8 @@ struct portal {
 	unsigned nls;
 	struct conn *conns;
 	unsigned nconns;
+	/* connections with something to settle (written, re-registered, torn down) */
+	struct conn *to_settle;
 	/* limits, from the options and RLIMIT_NOFILE (fl_iscsi_create) */
 	unsigned max_conns;    /* connections of any kind */
 	unsigned max_sessions; /* logged-in sessions: max_conns less a share for logins */

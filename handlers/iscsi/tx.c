@@ -25,6 +25,19 @@ uint64_t conn_queued(const struct conn *c)
 }
 
 /*
+ * Puts c on its portal's to-settle list, once until conns_settle takes it:
+ * the loop so visits only the connections a handler touched, not all.
+ */
+static void conn_mark(struct conn *c)
+{
+	if (c->to_settle)
+		return;
+	c->to_settle = true;
+	c->settle_next = c->portal->to_settle;
+	c->portal->to_settle = c;
+}
+
+/*
  * Marks a connection closing, once: the first reason is the one logged. The
  * loop tears it down later (conns_settle), so callers deep in a handler may
  * go on using c until they return; nothing queued after this is sent.
@@ -34,6 +47,7 @@ void conn_close(struct conn *c, const char *why)
 	if (c->dead)
 		return;
 	c->dead = true;
+	conn_mark(c);
 	iscsi_log(c->portal, why && !c->quiet_close ? LOG_ERR : LOG_INFO, c,
 		  "closing connection: %s", why ? why : "done");
 }
@@ -43,6 +57,7 @@ void conn_pause_reading(struct conn *c, bool paused)
 {
 	c->rx_paused = paused;
 	c->events_stale = true;
+	conn_mark(c);
 }
 
 /*
@@ -81,6 +96,7 @@ void conn_queue(struct conn *c, struct txpdu *t)
 	c->tx_tail = t;
 	conn_mem(c, &c->tx_bytes, (int64_t)t->total);
 	c->tx_fresh = true;
+	conn_mark(c);
 }
 
 /* Timer: the hold on outbound PDUs ends; they go out in their order. */
