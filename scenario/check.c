@@ -88,6 +88,7 @@ const struct fl_knob_desc fl_knob_descs[] = {
     KNOB(reset_wait_ms),
     {"path_checker", offsetof(struct fl_knobs, path_checker), checker_words, true},
     {"no_path_retry", offsetof(struct fl_knobs, no_path_retry), no_path_retry_words, false},
+    KNOB(hung_task_timeout_s),
 };
 #undef KNOB
 const size_t fl_knob_count = sizeof(fl_knob_descs) / sizeof(fl_knob_descs[0]);

@@ -177,6 +177,7 @@ struct fl_knobs {
 	/* dm-multipath (with multipath): multipathd's checker interval, the
 	 * checker (a word), no_path_retry (a number, or a word: queue, fail) */
 	int polling_interval_s, path_checker, no_path_retry;
+	int hung_task_timeout_s; /* the guest's hung-task detector, s (0: off) */
 };
 /* A knob given as one of its words is stored as FL_KNOB_WORD(index) (< -1). */
 #define FL_KNOB_WORD(i) (-2 - (int)(i))

@@ -428,6 +428,36 @@ mp_start() {
 	done
 }
 
+# The hung-task detector (knob hung_task_timeout_s): a task in D state for
+# longer is reported ("INFO: task NAME:PID blocked for more than N seconds"),
+# checked every second (at most N), every time (not only the first ten); the
+# kernel's values are put back after the job.
+HT=/proc/sys/kernel
+hung_task_set() {
+	ht_saved=
+	[ -n "${FL_KNOB_hung_task_timeout_s:-}" ] || return 0
+	if [ ! -w "$HT/hung_task_timeout_secs" ]; then
+		mark "no hung-task detector in this kernel: knob hung_task_timeout_s ignored"
+		return 0
+	fi
+	ht_saved="$("$BB" cat "$HT/hung_task_timeout_secs") $("$BB" cat "$HT/hung_task_warnings")"
+	[ -w "$HT/hung_task_check_interval_secs" ] &&
+		ht_saved="$ht_saved $("$BB" cat "$HT/hung_task_check_interval_secs")"
+	put "$HT/hung_task_warnings" -1
+	[ -w "$HT/hung_task_check_interval_secs" ] && put "$HT/hung_task_check_interval_secs" 1
+	put "$HT/hung_task_timeout_secs" "$FL_KNOB_hung_task_timeout_s" &&
+		mark "hung_task_timeout_secs $FL_KNOB_hung_task_timeout_s"
+}
+hung_task_restore() {
+	[ -n "${ht_saved:-}" ] || return 0
+	# shellcheck disable=SC2086
+	set -- $ht_saved
+	put "$HT/hung_task_timeout_secs" "$1"
+	put "$HT/hung_task_warnings" "$2"
+	[ -n "${3:-}" ] && put "$HT/hung_task_check_interval_secs" "$3"
+	ht_saved=
+}
+
 # Path observer: fl-vm-mpwatch (vm/agent/mpwatch.c) marks "path PORT DEV
 # DM_STATE CHECKER_STATE PRIO GROUP" at each change of a path, "pathdev PORT
 # DEV MAJ:MIN" at a path's first sight and "dm MAP STATUS" at each change of
@@ -444,6 +474,7 @@ run_job() {
 	[ "$FL_PATH" = iscsi ] && [ "${FL_KNOB_multipath:-0}" = 1 ] && MP=1
 	[ -n "${FL_KNOB_scsi_logging_level:-}" ] &&
 		put /proc/sys/dev/scsi/logging_level "$FL_KNOB_scsi_logging_level"
+	hung_task_set
 	[ "$MP" = 1 ] && mp_prepare
 	# Before the login, so that a handler attached at scan is seen.
 	dh_watch &
@@ -664,6 +695,7 @@ teardown_job() {
 	esac
 	"$BB" rm -f /run/faultlun*.sock
 	[ -n "${FL_KNOB_scsi_logging_level:-}" ] && put /proc/sys/dev/scsi/logging_level 0
+	hung_task_restore
 	[ -n "${FL_KNOB_debug_libiscsi_eh:-}" ] &&
 		put /sys/module/libiscsi/parameters/debug_libiscsi_eh 0
 	return 0
