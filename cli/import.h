@@ -46,6 +46,7 @@
 #define IMP_MAX_LAT 16384      /* latencies kept per command class (a uniform sample of them all) */
 #define IMP_MAX_TMF_PENDING 16 /* TMF requests awaiting their answer per connection */
 #define IMP_MAX_TMF_MS 1024    /* answer times kept per TMF function (the first ones) */
+#define IMP_MAX_CUTS 64	       /* connections the target cut, reproduced (the rest noted) */
 
 struct fl_import;
 

@@ -66,6 +66,7 @@ struct imp_cmd {
 	bool aborted, reset; /* an ABORT TASK / LUN RESET covered it */
 	uint8_t flags;	     /* the command PDU's byte 1: F, R, W, ATTR */
 	uint64_t seq;	     /* its place among the capture's commands */
+	uint64_t op_nth;     /* its place among the imported target's commands of its opcode */
 	uint64_t datain_len; /* data-in seen: the end of the furthest Data-In segment */
 	bool want_param;     /* --verify: its data-out is a parameter list, kept */
 	uint8_t *param;	     /* its first bytes (up to IMP_MAX_PARAM and the EDTL) */
@@ -142,6 +143,19 @@ struct imp_conn {
 	uint64_t first_frame, last_frame;
 	int64_t last_t;
 	bool closed, iscsi, at_end;
+	bool logged_out;   /* a Logout Request was seen: a close after it is orderly */
+	uint64_t last_seq; /* the seq of the last command received (0: none) */
+};
+
+/* A connection the target cut (FIN or RST) with a command in hand (import_cut.c). */
+struct imp_cut {
+	uint64_t frame, cmd_frame; /* the FIN / RST, and the command in hand */
+	int64_t t_us;
+	uint8_t opcode;
+	uint16_t sa;
+	uint64_t op_nth;      /* the command's place among the target's of its opcode */
+	unsigned outstanding; /* commands without an answer on the connection then */
+	bool rst;
 };
 
 /* What one LUN showed of itself. */
@@ -221,14 +235,24 @@ struct fl_import {
 	struct imp_lat lat[FL_CLASS_NR];
 	uint64_t lat_rng;
 	struct imp_tmf_fn tmf[ISCSI_TMF_TASK_REASSIGN + 1]; /* by function, 1..8 */
+	uint64_t op_count[256]; /* the imported target's commands per opcode */
+	struct imp_cut cuts[IMP_MAX_CUTS];
+	unsigned ncuts;
 };
 
 /* import_net.c -> import_iscsi.c: in-order bytes of one direction. */
 void imp_iscsi_bytes(struct fl_import *im, struct imp_conn *c, int d, const uint8_t *p, size_t n);
 /* Bytes of direction d are missing (lost segment, capture cut short). */
 void imp_iscsi_gap(struct fl_import *im, struct imp_conn *c, int d);
+/* How a connection ended. */
+struct imp_end {
+	bool by_target; /* the target sent the FIN or RST */
+	bool rst;
+	uint64_t frame; /* 0: the capture ended */
+	int64_t t_us;
+};
 /* The connection ended (FIN, RST) or the capture did. */
-void imp_iscsi_close(struct fl_import *im, struct imp_conn *c, bool cut);
+void imp_iscsi_close(struct fl_import *im, struct imp_conn *c, const struct imp_end *end);
 /* Gives back a closed connection's buffers. */
 void imp_iscsi_release(struct imp_conn *c);
 /* Frees a connection's iSCSI state. */
@@ -242,7 +266,9 @@ void imp_scsi_unanswered(struct fl_import *im, struct imp_conn *c, struct imp_cm
 void imp_scsi_data_in(struct fl_import *im, struct imp_cmd *cmd, uint32_t offset, const uint8_t *p,
 		      size_t n);
 bool imp_scsi_wants_data(const uint8_t *cdb);
-/* Whether the target this connection logged in to is the one imported. */
+/* Whether the target this connection logged in to is the one imported (the
+ * first one logged in to chooses it); _ok also counts an answer from another. */
+bool imp_scsi_target_is(struct fl_import *im, const struct imp_conn *c);
 bool imp_scsi_target_ok(struct fl_import *im, struct imp_conn *c);
 /* An address as text. */
 void imp_addr_text(int family, const uint8_t *ip, uint16_t port, char *buf, size_t len);
@@ -263,6 +289,13 @@ void imp_lat_add(struct fl_import *im, enum fl_cmd_class cls, double ms, uint64_
 unsigned imp_lat_rules(struct fl_import *im, json_t *rules, json_t *refs, unsigned room);
 void imp_lat_free(struct fl_import *im);
 
+/*
+ * import_cut.c: the command in hand when the target cut c (end), recorded as
+ * a cut, or NULL (an orderly close, the host's, or no command in hand: noted).
+ */
+struct imp_cmd *imp_cut_close(struct fl_import *im, struct imp_conn *c, const struct imp_end *end);
+/* Appends the cuts' transport rules to rules and their lines to refs; how many. */
+unsigned imp_cut_rules(struct fl_import *im, json_t *rules, json_t *refs);
 /* import_tmf.c: a TMF request (bhs) on c, its answer, and the connection's end. */
 void imp_tmf_request(struct fl_import *im, struct imp_conn *c, const uint8_t *bhs, uint64_t frame,
 		     int64_t t_us);

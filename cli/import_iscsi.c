@@ -160,6 +160,9 @@ static void on_command(struct fl_import *im, struct imp_conn *c, struct imp_dir 
 	uint32_t itt = fl_get_be32(b + BHS_ITT);
 	struct imp_cmd *m;
 
+	/* counted whether followed or not: the target's transport rules count it */
+	uint64_t op_nth = imp_scsi_target_is(im, c) ? ++im->op_count[b[BHS_CDB]] : 0;
+
 	im->st.cmds++;
 	if ((m = cmd_find(c, itt, true)))
 		cmd_free(m); /* the ITT came back: the old command is forgotten */
@@ -176,6 +179,8 @@ static void on_command(struct fl_import *im, struct imp_conn *c, struct imp_dir 
 	m->edtl = fl_get_be32(b + BHS_TTT);
 	m->flags = b[1];
 	m->seq = ++im->cmd_seq;
+	c->last_seq = m->seq;
+	m->op_nth = op_nth;
 	m->frame = d->pdu_frame;
 	m->t_us = d->pdu_t;
 	m->want_data = imp_scsi_wants_data(m->cdb);
@@ -286,6 +291,9 @@ static void on_pdu(struct fl_import *im, struct imp_conn *c, int di)
 					m->reset = true;
 		break;
 	}
+	case ISCSI_OP_LOGOUT_REQ:
+		c->logged_out = true;
+		break;
 	case ISCSI_OP_LOGIN_REQ:
 	case ISCSI_OP_LOGIN_RESP:
 		on_keys(c, d->data, d->data_keep, op == ISCSI_OP_LOGIN_RESP);
@@ -527,14 +535,16 @@ void imp_iscsi_gap(struct fl_import *im, struct imp_conn *c, int d)
 }
 
 /* The end of a connection: what is still outstanding is judged. */
-void imp_iscsi_close(struct fl_import *im, struct imp_conn *c, bool cut)
+void imp_iscsi_close(struct fl_import *im, struct imp_conn *c, const struct imp_end *end)
 {
+	const struct imp_cmd *cut = imp_cut_close(im, c, end);
+
 	for (unsigned i = 0; i < IMP_CMD_BUCKETS; i++)
 		while (c->cmds[i]) {
 			struct imp_cmd *m = c->cmds[i];
 			c->cmds[i] = m->next;
 			c->ncmds--;
-			imp_scsi_unanswered(im, c, m, cut);
+			imp_scsi_unanswered(im, c, m, m == cut);
 			cmd_free(m);
 		}
 	imp_tmf_close(im, c);

@@ -238,7 +238,8 @@ static void net_segment(struct fl_import *im, struct imp_conn *c, int e, uint32_
 		}
 	}
 	if (flags & 0x05) { /* FIN or RST */
-		imp_iscsi_close(im, c, (flags & 0x04) != 0);
+		struct imp_end end = {c->target_ep == e, (flags & 0x04) != 0, frame, t};
+		imp_iscsi_close(im, c, &end);
 		net_drop_ooo(&c->dir[0]);
 		net_drop_ooo(&c->dir[1]);
 		imp_iscsi_release(c);
@@ -377,8 +378,9 @@ void imp_net_finish(struct fl_import *im)
 {
 	for (struct imp_conn *c = im->conns; c; c = c->next)
 		if (!c->closed) {
+			struct imp_end end = {false, false, 0, im->tlast_us};
 			c->at_end = true;
-			imp_iscsi_close(im, c, false);
+			imp_iscsi_close(im, c, &end);
 			c->closed = true;
 		}
 }

@@ -271,15 +271,15 @@ static void reading_notes(struct fl_import *im)
 	if (im->st.digest_errors)
 		fl_import_note(im, "%" PRIu64 " header digests did not match",
 			       im->st.digest_errors);
-	fl_import_note(im, "not imported yet: ALUA state changes, REPORT TARGET PORT GROUPS, "
-			   "connection cuts; data payloads are never copied (only sizes)");
+	fl_import_note(im, "not imported yet: ALUA state changes, REPORT TARGET PORT GROUPS; "
+			   "data payloads are never copied (only sizes)");
 }
 
 /* Builds the scenario (import.h). */
 int fl_import_finish(struct fl_import *im, const char *name, json_t **out)
 {
-	json_t *s, *luns, *rules, *refs, *em, *tmf;
-	unsigned nconn = 0, nlun = 0, nlat, ntmf;
+	json_t *s, *luns, *rules, *refs, *em, *tmf, *xrules;
+	unsigned nconn = 0, nlun = 0, nlat, ntmf, ncuts;
 	char buf[512];
 
 	imp_net_finish(im);
@@ -315,11 +315,14 @@ int fl_import_finish(struct fl_import *im, const char *name, json_t **out)
 	nlat = imp_lat_rules(im, rules, refs, IMP_MAX_CLASSES - im->nclasses);
 	tmf = json_object();
 	ntmf = imp_tmf_behaviours(im, tmf, refs);
+	xrules = json_array();
+	ncuts = imp_cut_rules(im, xrules, refs);
 	snprintf(buf, sizeof(buf),
 		 "Imported from a capture of %" PRIu64 " frames (%.3f s): %u iSCSI connection(s), "
-		 "%" PRIu64 " SCSI commands, %u LUN(s), %u rule(s), %u TMF behaviour(s).",
+		 "%" PRIu64 " SCSI commands, %u LUN(s), %u rule(s), %u TMF behaviour(s), "
+		 "%u connection cut(s).",
 		 im->st.frames, imp_secs(im, im->tlast_us), nconn, im->st.cmds, nlun,
-		 im->nclasses + nlat, ntmf);
+		 im->nclasses + nlat, ntmf, ncuts);
 	json_object_set_new(s, "description", json_string(buf));
 	reading_notes(im);
 	for (unsigned i = 0; i < im->nnotes; i++) {
@@ -334,7 +337,8 @@ int fl_import_finish(struct fl_import *im, const char *name, json_t **out)
 	json_object_set_new(em, "behaviour",
 			    json_string("What the target in the capture answered: its identity, "
 					"its non-GOOD answers, how long it took to answer, the "
-					"commands it never answered and how it answered task "
+					"commands it never answered, the connections it cut "
+					"and how it answered task "
 					"management "
 					"(faultlun import; references: where each rule comes from "
 					"and what could not be reproduced)."));
@@ -353,6 +357,10 @@ int fl_import_finish(struct fl_import *im, const char *name, json_t **out)
 		json_object_set_new(s, "tmf", tmf);
 	else
 		json_decref(tmf);
+	if (ncuts)
+		json_object_set_new(s, "transport", json_pack("{s:o}", "rules", xrules));
+	else
+		json_decref(xrules);
 	*out = s;
 	return 0;
 }

@@ -41,7 +41,7 @@ bool imp_scsi_wants_data(const uint8_t *cdb)
 }
 
 /* Whether the connection belongs to the target imported (the first named). */
-bool imp_scsi_target_ok(struct fl_import *im, struct imp_conn *c)
+bool imp_scsi_target_is(struct fl_import *im, const struct imp_conn *c)
 {
 	if (!c->target_name[0])
 		return true;
@@ -50,11 +50,16 @@ bool imp_scsi_target_ok(struct fl_import *im, struct imp_conn *c)
 			return false;
 		snprintf(im->target, sizeof(im->target), "%s", c->target_name);
 	}
-	if (strcmp(im->target, c->target_name)) {
+	return !strcmp(im->target, c->target_name);
+}
+
+bool imp_scsi_target_ok(struct fl_import *im, struct imp_conn *c)
+{
+	if (imp_scsi_target_is(im, c))
+		return true;
+	if (im->target[0])
 		im->other_targets++;
-		return false;
-	}
-	return true;
+	return false;
 }
 
 /* Adds a note (import.h). */
@@ -429,22 +434,25 @@ void imp_scsi_answer(struct fl_import *im, struct imp_conn *c, struct imp_cmd *m
 	class_add(im, &k, m->frame, frame, t);
 }
 
-/* A command with no answer when its connection ended (or the capture did). */
+/*
+ * A command with no answer when its connection ended (or the capture did);
+ * cut: the command in hand when the target cut the connection, which the
+ * cut's transport rule reproduces (import_cut.c), not a hold.
+ */
 void imp_scsi_unanswered(struct fl_import *im, struct imp_conn *c, struct imp_cmd *m, bool cut)
 {
 	struct fl_cdb_info ci;
 	struct imp_class k = {0};
 
-	(void)cut;
 	if (!imp_scsi_target_ok(im, c))
 		return;
-	bool recent = c->at_end && im->tlast_us - m->t_us < 2000000;
+	bool recent = !cut && c->at_end && im->tlast_us - m->t_us < 2000000;
 	if (im->o.verify)
 		imp_verify_keep(im, c, m, false, 0, NULL, 0, 0,
 				m->lun < 0 ? IMP_VS_BIG_LUN
 				: recent   ? IMP_VS_AT_END
 					   : IMP_VS_NONE);
-	if (m->lun < 0 || fl_cdb_decode(m->cdb, 16, &ci))
+	if (cut || m->lun < 0 || fl_cdb_decode(m->cdb, 16, &ci))
 		return;
 	if (recent) {
 		fl_import_note(im,

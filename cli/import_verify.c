@@ -538,6 +538,26 @@ static void vcmd_free(struct vcmd *x)
 	}
 }
 
+/*
+ * Whether the scenario's transport rules end v's SCSI Command PDU (close the
+ * connection, or drop it): then it has no answer. Asked once per command,
+ * in capture order, as the iSCSI front end asks once per PDU received, so
+ * the rules' counts run as they would against the host.
+ */
+static bool pdu_stopped(struct verify *vf, const struct imp_vrec *v)
+{
+	struct fl_pdu_info pdu = {.kind = FL_PDU_SCSI_CMD,
+				  .nexus_id = (uint64_t)v->conn + 1,
+				  .lun_id = v->lun < 0 ? 0 : (uint16_t)v->lun,
+				  .raw_cdb = v->cdb,
+				  .raw_cdb_len = (uint8_t)cdb_len(v->cdb[0]),
+				  .rel_port_id = 1};
+	struct fl_xport_verdict out;
+
+	fl_engine_pdu(vf->e, &pdu, &out);
+	return out.action == FL_XPORT_CLOSE || out.action == FL_XPORT_DROP;
+}
+
 /* Replays one kept command and compares its answer; 0 or -ENOMEM. */
 static int replay(struct verify *vf, const struct imp_vrec *v)
 {
@@ -550,13 +570,14 @@ static int replay(struct verify *vf, const struct imp_vrec *v)
 	fl_cdb_decode(v->cdb, cdb_len(v->cdb[0]), &ci);
 	bool writing = (v->flags & 0x20) != 0, reading = (v->flags & 0x40) || (!writing && v->edtl);
 	enum vs_reason why = VS_STATUS;
+	bool stopped = pdu_stopped(vf, v);
 	bool fits = vf->pending_bytes + (reading ? v->edtl : 0) + (v->param ? v->edtl : 0) <=
 		    VERIFY_MAX_HELD;
 	if (!fits || !answer_reproduced(v, &sd, &why)) {
 		why = fits ? why : VS_HELD_MEM;
 		vf->skipped++;
 		vf->skip_why[why]++;
-		if (fits && why == VS_UA29) {
+		if (fits && why == VS_UA29 && !stopped) {
 			/* the LUN's own 29h/00 is consumed here, as the host's was */
 			r = replay_once(vf, v, reading, writing, &x);
 			vcmd_free(x);
@@ -565,7 +586,7 @@ static int replay(struct verify *vf, const struct imp_vrec *v)
 		return 0;
 	}
 	vf->ncmds++;
-	for (int i = 0; i <= VERIFY_UA_RETRIES; i++) {
+	for (int i = 0; i <= VERIFY_UA_RETRIES && !stopped; i++) {
 		vcmd_free(x);
 		r = replay_once(vf, v, reading, writing, &x);
 		if (r <= 0 || !is_reset_ua(&x->cmd))

@@ -119,7 +119,7 @@ for cmd in serve lint ctl vm report check send import explore; do
 done
 # help import names what an import reproduces, as docs/import.md does
 row 0 '' help import
-for what in 'never answered' 'how long' 'task management'; do
+for what in 'never answered' 'how long' 'connections it cut' 'task management'; do
 	tr '\n' ' ' <"$tmp/out" | tr -s ' ' | grep -q "$what" || { echo "FAIL: help import does not say '$what'"; fails=$((fails + 1)); }
 done
 row 0 '' --version

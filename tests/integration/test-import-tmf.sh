@@ -11,10 +11,7 @@
 set -u
 . "$(dirname "$0")/../lib/common.sh"
 fl=$1
-fl_tmpdir
-tdpid=""
-trap '[ -n "$tdpid" ] && kill "$tdpid" 2>/dev/null; rm -rf "$tmp"' EXIT
-port=$(fl_freeport) || fail "no free port"
+fl_capture_tmpdir
 
 cat >"$tmp/tmf.json" <<'JSON'
 {

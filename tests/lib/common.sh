@@ -67,6 +67,15 @@ fl_recheck() {
 	[ "$rc" -eq "$1" ] || { cat "$4.log"; fail "$5: exit $rc, expected $1"; }
 }
 
+# fl_capture_tmpdir: fl_tmpdir for a capture test: the exit also ends the
+# capture ($tdpid) and the background process ($pid); $port is a free port.
+fl_capture_tmpdir() {
+	fl_tmpdir
+	tdpid=""
+	trap '[ -n "$pid" ] && kill "$pid" 2>/dev/null; [ -n "$tdpid" ] && kill "$tdpid" 2>/dev/null; rm -rf "$tmp"' EXIT
+	port=$(fl_freeport) || fail "no free port"
+}
+
 # fl_capture PORT FILE: tcpdump on lo writes the TCP traffic of PORT to FILE
 # (90 s at most) and $tdpid is its process; the test exits 77, a visible
 # SKIP, when tcpdump is missing or cannot capture on lo.
