@@ -54,7 +54,16 @@ bool conn_read_blocked(struct conn *c)
 	return false;
 }
 
-/* Re-registers the connection's epoll interest from its state. */
+/* Bytes read ahead and not yet taken by a PDU. */
+static bool rx_read_ahead(const struct conn *c)
+{
+	return c->rb_off < c->rb_len;
+}
+
+/*
+ * Re-registers the connection's epoll interest from its state. Bytes read
+ * ahead while reading was off raise no event: conns_settle reads them.
+ */
 void conn_update_events(struct conn *c)
 {
 	uint32_t ev = 0;
@@ -62,6 +71,10 @@ void conn_update_events(struct conn *c)
 	c->events_stale = false;
 	if (c->state != CONN_CLOSING && !c->rx_paused && !conn_read_blocked(c))
 		ev |= EPOLLIN;
+	if ((ev & EPOLLIN) && rx_read_ahead(c) && !c->rx_kick) {
+		c->rx_kick = true;
+		conn_mark(c);
+	}
 	if (c->tx_head)
 		ev |= EPOLLOUT;
 	if (ev == c->ep_events)
@@ -118,6 +131,7 @@ static void conn_destroy(struct conn *c)
 		c->next->prev = c->prev;
 	p->nconns--;
 	free(c->rx_buf);
+	free(c->rb);
 	free(c->initiator_name);
 	free(c->initiator_port);
 	free(c->nexus_key);
@@ -275,12 +289,17 @@ int conn_on_writable(struct conn *c)
  * in the loop (after the timers, the completions and the socket events of a
  * pass): writes what was queued for them, re-registers their events, and
  * tears down those marked closing, after sending what was queued before the
- * close. Only the to-settle list is walked (tx.c fills it), so an idle
- * connection costs the loop nothing; a connection settled here may be put
- * back on the list (a failed write marks it closing) and is taken again.
+ * close, and takes the PDUs read ahead of a connection whose reading
+ * resumed (no socket event will come for them); true when it took any, as
+ * they may have set timers. Only the to-settle list is walked (tx.c fills
+ * it), so an idle connection costs the loop nothing; a connection settled
+ * here may be put back on the list (a failed write marks it closing) and is
+ * taken again.
  */
-void conns_settle(struct portal *p)
+bool conns_settle(struct portal *p)
 {
+	bool took = false;
+
 	while (p->to_settle) {
 		struct conn *c = p->to_settle;
 		p->to_settle = c->settle_next;
@@ -290,12 +309,20 @@ void conns_settle(struct portal *p)
 			if (c->tx_fresh)
 				tx_write(c);
 			conn_destroy(c);
-		} else if (c->tx_fresh) {
+			continue;
+		}
+		if (c->tx_fresh) {
 			conn_on_writable(c);
 		} else if (c->events_stale) {
 			conn_update_events(c);
 		}
+		if (!c->dead && c->rx_kick) {
+			c->rx_kick = false;
+			took = true;
+			conn_on_readable(c);
+		}
 	}
+	return took;
 }
 
 /* What one read of the receive state machine came to. */
@@ -306,15 +333,44 @@ enum rx_read_result {
 	RX_CLOSED,  /* the connection is closed */
 };
 
-/* Reads what the header or the body still lacks. */
-static enum rx_read_result rx_read(struct conn *c)
+/*
+ * Reads what the header or the body still lacks: from the bytes read ahead,
+ * else from the socket, where a small want reads up to ISCSI_RX_AHEAD bytes
+ * at once (a 4 KiB write's header and data, or several small PDUs, in one
+ * read) and a large one reads into its place directly. A short read says
+ * the socket is empty: no read is tried again until epoll says otherwise
+ * (conn_on_readable), and none at all past the batch's budget (sock false).
+ */
+static enum rx_read_result rx_read(struct conn *c, bool sock)
 {
+	uint8_t *dst = c->rx_in_body ? c->rx_buf + c->rx_have : c->bhs + c->rx_have;
+	size_t want = (c->rx_in_body ? c->rx_need : ISCSI_BHS_LEN) - c->rx_have;
 	ssize_t n;
 
-	if (!c->rx_in_body) {
-		n = read(c->fd, c->bhs + c->rx_have, ISCSI_BHS_LEN - c->rx_have);
+	if (rx_read_ahead(c)) {
+		n = (ssize_t)(want < c->rb_len - c->rb_off ? want : c->rb_len - c->rb_off);
+		memcpy(dst, c->rb + c->rb_off, (size_t)n);
+		c->rb_off += (uint32_t)n;
+		goto got;
+	}
+	if (!sock || c->rb_drained)
+		return RX_BLOCKED;
+	if (want >= ISCSI_RX_AHEAD) {
+		n = read(c->fd, dst, want);
+		c->rb_drained = n >= 0 && (size_t)n < want;
 	} else {
-		n = read(c->fd, c->rx_buf + c->rx_have, c->rx_need - c->rx_have);
+		if (!c->rb && !(c->rb = malloc(ISCSI_RX_AHEAD))) {
+			conn_close(c, "out of memory");
+			return RX_CLOSED;
+		}
+		n = read(c->fd, c->rb, ISCSI_RX_AHEAD);
+		c->rb_drained = n >= 0 && n < ISCSI_RX_AHEAD;
+		if (n > 0) {
+			c->rb_len = (uint32_t)n;
+			c->rb_off = (uint32_t)((size_t)n < want ? (size_t)n : want);
+			memcpy(dst, c->rb, c->rb_off);
+			n = (ssize_t)c->rb_off;
+		}
 	}
 	if (n < 0) {
 		if (errno == EAGAIN || errno == EWOULDBLOCK)
@@ -333,6 +389,7 @@ static enum rx_read_result rx_read(struct conn *c)
 		}
 		return RX_CLOSED;
 	}
+got:
 	if (!c->rx_start_ns)
 		c->rx_start_ns = fl_mono_ns();
 	c->rx_have += (size_t)n;
@@ -405,16 +462,21 @@ static int conn_dispatch(struct conn *c)
 	return session_receive(c, c->bhs, ahs, c->rx_ahs, data, dlen);
 }
 
-/* Reads PDUs until the socket would block (or a fairness budget runs out). */
+/*
+ * Reads PDUs until the socket would block (or a fairness budget runs out:
+ * then only what was read ahead is taken, so nothing is left waiting for an
+ * event that will not come).
+ */
 int conn_on_readable(struct conn *c)
 {
 	int budget = 64;
 
-	while (!c->dead && budget > 0 && c->state != CONN_CLOSING && !c->rx_paused) {
+	c->rb_drained = false;
+	while (!c->dead && c->state != CONN_CLOSING && !c->rx_paused) {
 		/* between PDUs: over its memory budget, the connection is not read on */
 		if (!c->rx_in_body && !c->rx_have && conn_read_blocked(c))
 			break;
-		enum rx_read_result r = rx_read(c);
+		enum rx_read_result r = rx_read(c, budget > 0);
 		if (r == RX_BLOCKED)
 			break;
 		if (r == RX_AGAIN)

@@ -67,6 +67,8 @@
  * (opts.max_queued_bytes).
  */
 #define ISCSI_CONN_BUDGET (64u * 1024 * 1024)
+/* Bytes a connection reads ahead at once (one read for a small PDU and its data). */
+#define ISCSI_RX_AHEAD 16384
 #define ISCSI_QUEUED_DEFAULT (256ull * 1024 * 1024) /* process-wide default */
 #define ISCSI_MIN_SHARE (1u * 1024 * 1024) /* a connection with nothing queued may always use */
 #define ISCSI_MAX_R2T 8			   /* MaxOutstandingR2T we accept */
@@ -233,6 +235,10 @@ struct conn {
 	size_t rx_have;
 	uint8_t *rx_buf;
 	size_t rx_cap, rx_need;
+	/* bytes read ahead of the PDU in hand (conn.c: one read a small PDU) */
+	uint8_t *rb;
+	uint32_t rb_off, rb_len;
+	bool rb_drained; /* the last read came short: the socket had no more */
 	uint32_t rx_ahs, rx_dsl;
 	bool rx_in_body;
 	bool rx_hdigest, rx_ddigest;
@@ -251,6 +257,7 @@ struct conn {
 	bool tx_fresh;	   /* PDUs queued since the last write: conn.c writes them */
 	bool events_stale; /* reading paused or resumed: conn.c re-registers its events */
 	bool to_settle;	   /* on the portal's to-settle list (tx.c: conn_mark) */
+	bool rx_kick;	   /* read ahead while reading was off: conns_settle reads it */
 	struct conn *settle_next;
 	bool tx_hdigest, tx_ddigest;
 	/* login */
@@ -375,8 +382,9 @@ void conn_accept(struct portal *p, const struct listener *lsn, int fd,
 		 const struct sockaddr_storage *ss, socklen_t sl);
 int conn_on_readable(struct conn *c);
 int conn_on_writable(struct conn *c);
-/* Writes what was queued, re-registers events, tears down those marked closing. */
-void conns_settle(struct portal *p);
+/* Writes what was queued, re-registers events, tears down those marked closing,
+ * takes PDUs read ahead whose reading resumed; true when it took any. */
+bool conns_settle(struct portal *p);
 void conn_update_events(struct conn *c);
 bool conn_read_blocked(struct conn *c);
 
@@ -388,6 +396,8 @@ void conn_send(struct conn *c, struct txpdu *t, enum fl_pdu_kind kind, const str
 	       uint32_t data_sn, uint32_t offset);
 void conn_send_reject(struct conn *c, const uint8_t *bhs, uint8_t reason);
 void conn_pause_reading(struct conn *c, bool paused);
+/* Puts c on the portal's to-settle list (once until conns_settle takes it). */
+void conn_mark(struct conn *c);
 uint64_t conn_queued(const struct conn *c);
 /* Adds delta (may be negative) to one of c's queued-byte counters and the portal's. */
 static inline void conn_mem(struct conn *c, uint64_t *field, int64_t delta)

@@ -543,7 +543,9 @@ int fl_iscsi_run(struct fl_iscsi *t)
 		}
 		/* what the timers completed on this thread, before waiting */
 		session_drain(p);
-		conns_settle(p);
+		/* PDUs read ahead and taken now may have set timers (delays): due again */
+		if (conns_settle(p))
+			continue;
 		int n = loop_wait(p, evs, 64, due);
 		if (n < 0) {
 			if (errno == EINTR)

@@ -28,7 +28,7 @@ uint64_t conn_queued(const struct conn *c)
  * Puts c on its portal's to-settle list, once until conns_settle takes it:
  * the loop so visits only the connections a handler touched, not all.
  */
-static void conn_mark(struct conn *c)
+void conn_mark(struct conn *c)
 {
 	if (c->to_settle)
 		return;
