@@ -315,6 +315,9 @@ static json_t *shrunk(json_t *rules, size_t i)
 {
 	json_t *out = json_deep_copy(rules), *r = json_array_get(out, i);
 	json_t *action = json_object_get(r, "action"), *match = json_object_get(r, "match");
+
+	if (!match) /* a transport fault's count is in its own match */
+		match = json_object_get(json_object_get(r, "transport"), "match");
 	bool changed = false;
 	const char *key;
 	json_t *v;

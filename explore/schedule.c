@@ -12,6 +12,13 @@
  * to the whole LUN (unit attentions, ALUA, ...) least; actions that change
  * data are left to a search that checks data, and set_state alone does
  * nothing a trial could see.
+ *
+ * Over iSCSI a schedule also holds task-management answers (the error
+ * handler's ABORT TASK, LUN RESET and target reset answered never, rejected
+ * or late: {"id", "tmf": {FUNCTION: BEHAVIOUR}}) and transport faults (a
+ * response or a ping dropped, a response delayed, the connection cut on a
+ * command: {"id", "transport": {"match", "action"}}); fl_explore_scenario
+ * puts each where the scenario format has it.
  */
 #include "fl_explore.h"
 #include "fl_draw.h"
@@ -20,6 +27,10 @@
 
 #include <stdio.h>
 #include <string.h>
+
+/* Of ten schedule entries over iSCSI, how many are TMF answers and transport faults. */
+#define DRAW_TMF_IN_10 2
+#define DRAW_XPORT_IN_10 2
 
 /* The bounded match of a drawn rule. */
 #define MATCH_MAX_AFTER 10     /* matching commands skipped before the first hit */
@@ -132,6 +143,52 @@ static json_t *draw_match(const struct fl_explore_base *b, const struct fl_draw_
 	return m;
 }
 
+/*
+ * A task-management answer: the function the error handler sends first,
+ * next or last, answered never, rejected, or complete late (up to twice the
+ * command timeout: the TMF timeouts are of that order).
+ */
+static json_t *draw_tmf(const struct fl_explore_base *b, const struct fl_draw_rng *g)
+{
+	static const char *const fns[] = {"abort_task", "lun_reset", "target_warm_reset"};
+	static const char *const resps[] = {"never", "rejected", "complete"};
+	const char *resp = resps[fl_draw_uint(g, 0, 2)];
+	json_t *o = json_pack("{s:s}", "respond", resp);
+
+	if (strcmp(resp, "never"))
+		json_object_set_new(
+		    o, "delay_ms",
+		    json_integer((json_int_t)fl_draw_uint(g, 0, (uint64_t)(2 * b->timeout_ms))));
+	return json_pack("{s:{s:o}}", "tmf", fns[fl_draw_uint(g, 0, 2)], o);
+}
+
+/* A transport fault: which PDU, after how many, how many times, and what. */
+static json_t *draw_transport(const struct fl_explore_base *b, const struct fl_draw_rng *g)
+{
+	static const struct {
+		const char *pdu, *action; /* action NULL: a delay */
+	} kinds[] = {
+	    {"scsi_response", "drop"}, /* a lost response */
+	    {"data_in", "drop"},       /* a lost piece of read data */
+	    {"scsi_response", NULL},   /* a late response */
+	    {"nop_out", "drop"},       /* pings unanswered: the initiator's NOP timeout */
+	    {"scsi_command", "close"}, /* the connection cut on a command */
+	    {"tmf_response", "drop"},  /* a TMF's answer lost */
+	};
+	unsigned k = (unsigned)fl_draw_uint(g, 0, sizeof(kinds) / sizeof(kinds[0]) - 1);
+	json_t *m =
+	    json_pack("{s:s, s:I, s:I}", "pdu", kinds[k].pdu, "after",
+		      (json_int_t)fl_draw_uint(g, 0, MATCH_MAX_AFTER), "times",
+		      (json_int_t)fl_draw_uint(
+			  g, 1, kinds[k].action && !strcmp(kinds[k].action, "close") ? 1 : 3));
+	json_t *a = kinds[k].action
+			? json_string(kinds[k].action)
+			: json_pack("{s:I}", "delay_ms",
+				    (json_int_t)(b->timeout_ms * (0.5 + fl_draw_unit(g))));
+
+	return json_pack("{s:{s:o, s:o}}", "transport", "match", m, "action", a);
+}
+
 json_t *fl_explore_draw(const struct fl_explore_base *b, uint64_t seed, unsigned trial,
 			unsigned attempt, unsigned max_faults)
 {
@@ -153,15 +210,23 @@ json_t *fl_explore_draw(const struct fl_explore_base *b, uint64_t seed, unsigned
 		max_faults = FL_EXPLORE_MAX_FAULTS;
 	n = (unsigned)fl_draw_uint(g, 1, max_faults);
 	for (unsigned i = 0; i < n; i++) {
+		unsigned kind = b->frontend == FL_FE_ISCSI ? (unsigned)fl_draw_uint(g, 0, 9) : 9;
+		char id[16];
+
+		snprintf(id, sizeof(id), "x%u", i + 1);
+		if (kind < DRAW_TMF_IN_10 + DRAW_XPORT_IN_10) {
+			json_t *e = kind < DRAW_TMF_IN_10 ? draw_tmf(b, g) : draw_transport(b, g);
+			json_object_set_new(e, "id", json_string(id));
+			json_array_append_new(rules, e);
+			continue;
+		}
 		const struct fl_action *d = pick_action(g, b->frontend);
 		json_t *action = json_object();
-		char id[16];
 
 		fl_draw_action(&c, d, action);
 		if (!d->joins && d->with_delay && fl_draw_uint(g, 0, 3) == 0)
 			fl_draw_action(&c, fl_actions[VERB_DELAY], action);
 		times_near_timeout(b, g, d, action);
-		snprintf(id, sizeof(id), "x%u", i + 1);
 		json_array_append_new(rules, json_pack("{s:s, s:o, s:o}", "id", id, "match",
 						       draw_match(b, g), "action", action));
 	}
@@ -208,20 +273,60 @@ void fl_explore_base_free(struct fl_explore_base *b)
 	b->doc = NULL;
 }
 
+/* The object at doc[key], made when absent (or not an object). */
+static json_t *object_at(json_t *doc, const char *key)
+{
+	json_t *o = json_object_get(doc, key);
+
+	if (!json_is_object(o)) {
+		o = json_object();
+		json_object_set_new(doc, key, o);
+	}
+	return o;
+}
+
+/* The array at doc[key], made when absent (or not an array). */
+static json_t *array_at(json_t *doc, const char *key)
+{
+	json_t *a = json_object_get(doc, key);
+
+	if (!json_is_array(a)) {
+		a = json_array();
+		json_object_set_new(doc, key, a);
+	}
+	return a;
+}
+
+/*
+ * Puts one schedule entry where the scenario has it: a TMF answer into
+ * "tmf" (a later one for the same function replaces it), a transport fault
+ * into "transport.rules", a rule into "rules".
+ */
+static void place_entry(json_t *doc, json_t *e)
+{
+	json_t *tmf = json_object_get(e, "tmf"), *xp = json_object_get(e, "transport");
+
+	if (json_is_object(tmf)) {
+		json_object_update(object_at(doc, "tmf"), tmf);
+	} else if (json_is_object(xp)) {
+		json_t *r = json_deep_copy(xp);
+		json_object_set(r, "id", json_object_get(e, "id"));
+		json_array_append_new(array_at(object_at(doc, "transport"), "rules"), r);
+	} else {
+		json_array_append_new(array_at(doc, "rules"), json_deep_copy(e));
+	}
+}
+
 json_t *fl_explore_scenario(const struct fl_explore_base *b, json_t *schedule, uint32_t keep,
 			    const char *name)
 {
-	json_t *doc = json_deep_copy(b->doc), *rules = json_object_get(doc, "rules"), *r;
+	json_t *doc = json_deep_copy(b->doc), *r;
 	size_t i;
 
 	if (!doc)
 		return NULL;
-	if (!json_is_array(rules)) {
-		rules = json_array();
-		json_object_set_new(doc, "rules", rules);
-	}
-	json_array_foreach(schedule, i, r) if (i < 32 && (keep >> i & 1))
-	    json_array_append_new(rules, json_deep_copy(r));
+	array_at(doc, "rules");
+	json_array_foreach(schedule, i, r) if (i < 32 && (keep >> i & 1)) place_entry(doc, r);
 	json_object_set_new(doc, "name", json_string(name));
 	return doc;
 }

@@ -58,7 +58,8 @@ static void test_trials_lint(void)
 {
 	struct fl_explore_base b;
 	char file[] = "/tmp/fl-explore-XXXXXX";
-	int fd = mkstemp(file), refused = 0, recovery = 0, rules = 0;
+	int fd = mkstemp(file), refused = 0, recovery = 0, rules = 0, tmfs = 0, xports = 0,
+	    entries = 0;
 
 	CU_ASSERT_TRUE_FATAL(fd >= 0);
 	close(fd);
@@ -73,14 +74,22 @@ static void test_trials_lint(void)
 
 			ok = !fl_explore_write_linted(doc, file, FL_FE_ISCSI, false);
 			refused += !ok;
-			json_array_foreach(s, i, r) {
+			json_array_foreach(s, i, r)
+			{
 				json_t *a = json_object_get(r, "action");
 
+				entries++;
+				if (json_object_get(r, "tmf") || json_object_get(r, "transport")) {
+					tmfs += json_object_get(r, "tmf") != NULL;
+					xports += json_object_get(r, "transport") != NULL;
+					continue;
+				}
 				rules++;
-				recovery += json_object_get(a, "hold") || json_object_get(a, "drop") ||
-					    json_object_get(a, "drop_response") ||
-					    json_object_get(a, "delay_ms") ||
-					    json_object_get(a, "status") || json_object_get(a, "sense");
+				recovery +=
+				    json_object_get(a, "hold") || json_object_get(a, "drop") ||
+				    json_object_get(a, "drop_response") ||
+				    json_object_get(a, "delay_ms") ||
+				    json_object_get(a, "status") || json_object_get(a, "sense");
 			}
 			json_decref(doc);
 			json_decref(s);
@@ -88,9 +97,47 @@ static void test_trials_lint(void)
 		CU_ASSERT_TRUE(ok);
 	}
 	CU_ASSERT_TRUE(recovery * 10 >= rules * 7);
+	/* over iSCSI, TMF answers and transport faults are drawn too (2 in 10 each) */
+	CU_ASSERT_TRUE(tmfs * 10 >= entries);
+	CU_ASSERT_TRUE(xports * 10 >= entries);
+	CU_ASSERT_TRUE((tmfs + xports) * 10 <= entries * 6);
 	if (refused)
 		printf("(%d draws refused by lint, drawn again) ", refused);
 	unlink(file);
+	fl_explore_base_free(&b);
+}
+
+/* Each schedule entry lands where the scenario has it; only the kept ones. */
+static void test_entries_placed(void)
+{
+	struct fl_explore_base b;
+	json_error_t jerr;
+	json_t *s =
+	    json_loads("[{\"id\": \"x1\", \"match\": {\"lun\": 0, \"class\": \"read\"},"
+		       " \"action\": {\"hold\": \"forever\"}},"
+		       " {\"id\": \"x2\", \"tmf\": {\"lun_reset\": {\"respond\": \"never\"}}},"
+		       " {\"id\": \"x3\", \"transport\": {\"match\": {\"pdu\": \"scsi_command\","
+		       " \"times\": 1}, \"action\": \"close\"}}]",
+		       0, &jerr);
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+	CU_ASSERT_EQUAL_FATAL(load_base(&b), 0);
+	json_t *doc = fl_explore_scenario(&b, s, 0x7, "t"), *x;
+	x = json_array_get(json_object_get(json_object_get(doc, "transport"), "rules"), 0);
+	CU_ASSERT_EQUAL(json_array_size(json_object_get(doc, "rules")), 1);
+	CU_ASSERT_STRING_EQUAL(
+	    json_string_value(json_object_get(
+		json_object_get(json_object_get(doc, "tmf"), "lun_reset"), "respond")),
+	    "never");
+	CU_ASSERT_STRING_EQUAL(json_string_value(json_object_get(x, "id")), "x3");
+	CU_ASSERT_STRING_EQUAL(json_string_value(json_object_get(x, "action")), "close");
+	json_decref(doc);
+	doc = fl_explore_scenario(&b, s, 0x1, "t"); /* x1 alone */
+	CU_ASSERT_PTR_NULL(json_object_get(doc, "tmf"));
+	CU_ASSERT_PTR_NULL(json_object_get(doc, "transport"));
+	CU_ASSERT_EQUAL(json_array_size(json_object_get(doc, "rules")), 1);
+	json_decref(doc);
+	json_decref(s);
 	fl_explore_base_free(&b);
 }
 
@@ -123,7 +170,8 @@ static void test_kernel_oracle_planted(void)
 
 	CU_ASSERT_FALSE(fl_oracle_kernel(clean_log, strlen(clean_log), &f));
 	for (size_t i = 0; i < sizeof(planted) / sizeof(planted[0]); i++) {
-		int n = snprintf(buf, sizeof(buf), "%s%s\n[   21.0] after\n", clean_log, planted[i]);
+		int n =
+		    snprintf(buf, sizeof(buf), "%s%s\n[   21.0] after\n", clean_log, planted[i]);
 
 		memset(&f, 0, sizeof(f));
 		CU_ASSERT_TRUE(fl_oracle_kernel(buf, (size_t)n, &f));
@@ -187,10 +235,11 @@ static void test_user_oracle_planted(void)
 {
 	struct fl_finding f;
 
-	CU_ASSERT_FALSE(judge_text("{\"faultlun_vm_result\":1,\"verdict\":\"PASS\","
-				   "\"expectations\":[{\"verdict\":\"pass\",\"what\":\"step 5 OK\"},"
-				   "{\"verdict\":\"not_applicable\",\"what\":\"na\"}]}",
-				   0, &f));
+	CU_ASSERT_FALSE(
+	    judge_text("{\"faultlun_vm_result\":1,\"verdict\":\"PASS\","
+		       "\"expectations\":[{\"verdict\":\"pass\",\"what\":\"step 5 OK\"},"
+		       "{\"verdict\":\"not_applicable\",\"what\":\"na\"}]}",
+		       0, &f));
 	CU_ASSERT_TRUE(judge_text("{\"faultlun_vm_result\":1,\"verdict\":\"FAIL\","
 				  "\"expectations\":[{\"verdict\":\"pass\",\"what\":\"a\"},"
 				  "{\"verdict\":\"fail\",\"what\":\"step 5 errno OK\","
@@ -255,13 +304,11 @@ static void test_ddmin_planted(void)
 	CU_ASSERT_EQUAL(one.rounds, 0);
 }
 
-FL_TESTS(explore_tests,
-	 {"same_seed_same_schedules", test_same_seed_same_schedules},
-	 {"trials_lint", test_trials_lint},
+FL_TESTS(explore_tests, {"same_seed_same_schedules", test_same_seed_same_schedules},
+	 {"trials_lint", test_trials_lint}, {"entries_placed", test_entries_placed},
 	 {"kernel_oracle_planted", test_kernel_oracle_planted},
 	 {"liveness_oracle_planted", test_liveness_oracle_planted},
-	 {"user_oracle_planted", test_user_oracle_planted},
-	 {"oracle_order", test_oracle_order},
+	 {"user_oracle_planted", test_user_oracle_planted}, {"oracle_order", test_oracle_order},
 	 {"ddmin_planted", test_ddmin_planted});
 
 FL_SUITES(FL_SUITE("explore", NULL, NULL, explore_tests));
