@@ -45,7 +45,7 @@ struct explore {
 	unsigned max_trials, per_boot, max_faults, boots, nfindings;
 	unsigned shard, nshards; /* --shard I/N: the trials t with t % N == I % N */
 	double budget_s;
-	bool minimise, list;
+	bool minimise, list, tmf_transport;
 	size_t want_steps;
 	json_t *trials; /* explore.json's "trials" */
 	struct timespec t0;
@@ -67,6 +67,7 @@ static void usage(FILE *out)
 	    "  --per-boot M      trials per boot of the guest (default 8)\n"
 	    "  --max-faults K    fault rules per schedule at most (default 3, at most %d)\n"
 	    "  --no-minimise     report findings as found, without minimising them\n"
+	    "  --tmf-transport   over iSCSI, draw TMF answers and transport faults too\n"
 	    "  --shard I/N       run only trials I, I+N, I+2N, ... (1 <= I <= N <= 1024)\n"
 	    "  --list            print the schedules the seed draws (one JSON line a\n"
 	    "                    trial; --budget N trials), run nothing\n"
@@ -589,6 +590,7 @@ static int setup(struct explore *ex)
 	doc = json_load_file(ex->base_file, JSON_REJECT_DUPLICATES, &jerr);
 	rc = doc ? fl_explore_base_init(&ex->base, doc, ex->vm.path, err, sizeof(err)) : -1;
 	json_decref(doc);
+	ex->base.tmf_transport = ex->tmf_transport;
 	if (rc < 0) {
 		fprintf(stderr, "faultlun explore: %s: %s\n", ex->base_file, doc ? err : jerr.text);
 		return -1;
@@ -651,6 +653,9 @@ static int explore_opt(struct explore *ex, int opt, bool *budget)
 	case 'N':
 		ex->minimise = false;
 		break;
+	case 'T':
+		ex->tmf_transport = true;
+		break;
 	case 'S':
 		bad = parse_shard(optarg, ex);
 		break;
@@ -704,6 +709,7 @@ static int parse_args(struct explore *ex, int argc, char **argv)
 	    {"per-boot", required_argument, NULL, 'n'},
 	    {"max-faults", required_argument, NULL, 'f'},
 	    {"no-minimise", no_argument, NULL, 'N'},
+	    {"tmf-transport", no_argument, NULL, 'T'},
 	    {"help", no_argument, NULL, 'h'},
 	    {"shard", required_argument, NULL, 'S'},
 	    {"list", no_argument, NULL, 'L'},

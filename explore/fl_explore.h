@@ -32,10 +32,11 @@ struct fl_explore_base {
 	json_t *doc;		/* BASE as parsed (a reference) */
 	const char *states[64]; /* its declared states (pointers into doc) */
 	size_t nstates;
-	unsigned ngroups;  /* target port groups (1 without) */
-	long long lun;	   /* the LUN under test: step 0's lun, else the first LUN */
-	double timeout_ms; /* knobs.timeout_s in ms (30 s when absent) */
-	unsigned frontend; /* FL_FE_ISCSI or FL_FE_TCMU: which actions it may draw */
+	unsigned ngroups;   /* target port groups (1 without) */
+	long long lun;	    /* the LUN under test: step 0's lun, else the first LUN */
+	double timeout_ms;  /* knobs.timeout_s in ms (30 s when absent) */
+	unsigned frontend;  /* FL_FE_ISCSI or FL_FE_TCMU: which actions it may draw */
+	bool tmf_transport; /* over iSCSI, draw TMF answers and transport faults too */
 };
 
 /*

@@ -13,7 +13,7 @@
  * data are left to a search that checks data, and set_state alone does
  * nothing a trial could see.
  *
- * Over iSCSI a schedule also holds task-management answers (the error
+ * Asked to (--tmf-transport), over iSCSI a schedule also holds task-management answers (the error
  * handler's ABORT TASK, LUN RESET and target reset answered never, rejected
  * or late: {"id", "tmf": {FUNCTION: BEHAVIOUR}}) and transport faults (a
  * response or a ping dropped, a response delayed, the connection cut on a
@@ -210,7 +210,9 @@ json_t *fl_explore_draw(const struct fl_explore_base *b, uint64_t seed, unsigned
 		max_faults = FL_EXPLORE_MAX_FAULTS;
 	n = (unsigned)fl_draw_uint(g, 1, max_faults);
 	for (unsigned i = 0; i < n; i++) {
-		unsigned kind = b->frontend == FL_FE_ISCSI ? (unsigned)fl_draw_uint(g, 0, 9) : 9;
+		unsigned kind = b->frontend == FL_FE_ISCSI && b->tmf_transport
+				    ? (unsigned)fl_draw_uint(g, 0, 9)
+				    : 9;
 		char id[16];
 
 		snprintf(id, sizeof(id), "x%u", i + 1);

@@ -430,8 +430,8 @@ mp_start() {
 
 # The hung-task detector (knob hung_task_timeout_s): a task in D state for
 # longer is reported ("INFO: task NAME:PID blocked for more than N seconds"),
-# checked every second (at most N), every time (not only the first ten); the
-# kernel's values are put back after the job.
+# as often as the kernel checks (every N seconds by default), every time (not
+# only the first ten); the kernel's values are put back after the job.
 HT=/proc/sys/kernel
 hung_task_set() {
 	ht_saved=
@@ -441,10 +441,7 @@ hung_task_set() {
 		return 0
 	fi
 	ht_saved="$("$BB" cat "$HT/hung_task_timeout_secs") $("$BB" cat "$HT/hung_task_warnings")"
-	[ -w "$HT/hung_task_check_interval_secs" ] &&
-		ht_saved="$ht_saved $("$BB" cat "$HT/hung_task_check_interval_secs")"
 	put "$HT/hung_task_warnings" -1
-	[ -w "$HT/hung_task_check_interval_secs" ] && put "$HT/hung_task_check_interval_secs" 1
 	put "$HT/hung_task_timeout_secs" "$FL_KNOB_hung_task_timeout_s" &&
 		mark "hung_task_timeout_secs $FL_KNOB_hung_task_timeout_s"
 }
@@ -454,7 +451,6 @@ hung_task_restore() {
 	set -- $ht_saved
 	put "$HT/hung_task_timeout_secs" "$1"
 	put "$HT/hung_task_warnings" "$2"
-	[ -n "${3:-}" ] && put "$HT/hung_task_check_interval_secs" "$3"
 	ht_saved=
 }
 

@@ -4,15 +4,14 @@
 # (docs/explore.md): the shipped single-path base explored for two trials
 # with seed 1 must print a summary of 2 trials and write explore.json with
 # two judged trials, each trial file a scenario that lints, which `explore
-# merge` reads back with the same verdict. Findings are reported as found
-# (--no-minimise: minimisation is vm.explore_planted's) and
+# merge` reads back with the same verdict. Findings are
 # allowed (exit 1): the test is of the search, not of the kernel.
 #   test-vm-explore.sh FAULTLUN BASE OUTDIR
 set -u
 faultlun=$1 base=$2 out=$3
 rm -rf "$out"
 mkdir -p "$out"
-"$faultlun" explore "$base" --budget 2 --seed 1 --no-minimise --out "$out/run" >"$out/log" 2>&1
+"$faultlun" explore "$base" --budget 2 --seed 1 --out "$out/run" >"$out/log" 2>&1
 rc=$?
 cat "$out/log"
 [ "$rc" -eq 77 ] && exit 77

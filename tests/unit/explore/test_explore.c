@@ -28,6 +28,22 @@ static int load_base(struct fl_explore_base *b)
 	return rc;
 }
 
+/* Without --tmf-transport a schedule holds rules only. */
+static void test_rules_only_by_default(void)
+{
+	struct fl_explore_base b;
+
+	CU_ASSERT_EQUAL_FATAL(load_base(&b), 0);
+	for (unsigned t = 1; t <= 200; t++) {
+		json_t *s = fl_explore_draw(&b, 7, t, 0, 3), *r;
+		size_t i;
+
+		json_array_foreach(s, i, r) CU_ASSERT_PTR_NOT_NULL(json_object_get(r, "action"));
+		json_decref(s);
+	}
+	fl_explore_base_free(&b);
+}
+
 /* Same seed and trial: the same schedule; another seed: other schedules. */
 static void test_same_seed_same_schedules(void)
 {
@@ -64,6 +80,7 @@ static void test_trials_lint(void)
 	CU_ASSERT_TRUE_FATAL(fd >= 0);
 	close(fd);
 	CU_ASSERT_EQUAL_FATAL(load_base(&b), 0);
+	b.tmf_transport = true;
 	for (unsigned t = 1; t <= 200; t++) {
 		bool ok = false;
 
@@ -306,6 +323,7 @@ static void test_ddmin_planted(void)
 
 FL_TESTS(explore_tests, {"same_seed_same_schedules", test_same_seed_same_schedules},
 	 {"trials_lint", test_trials_lint}, {"entries_placed", test_entries_placed},
+	 {"rules_only_by_default", test_rules_only_by_default},
 	 {"kernel_oracle_planted", test_kernel_oracle_planted},
 	 {"liveness_oracle_planted", test_liveness_oracle_planted},
 	 {"user_oracle_planted", test_user_oracle_planted}, {"oracle_order", test_oracle_order},
