@@ -222,6 +222,66 @@ static void on_keys(struct imp_conn *c, const uint8_t *p, uint32_t n, bool from_
 	}
 }
 
+/* A Data-In: its command's data length (and data), and its answer when it carries status. */
+static void on_data_in(struct fl_import *im, struct imp_conn *c, struct imp_dir *d)
+{
+	const uint8_t *b = d->hdr;
+	struct imp_cmd *m = cmd_find(c, fl_get_be32(b + BHS_ITT), false);
+	uint32_t offset = fl_get_be32(b + BHS_OFFSET);
+
+	if (!m)
+		return;
+	if ((uint64_t)offset + d->data_len > m->datain_len)
+		m->datain_len = (uint64_t)offset + d->data_len;
+	if (m->want_data && d->data_keep)
+		imp_scsi_data_in(im, m, offset, d->data, d->data_keep);
+	if (b[1] & ISCSI_DATAIN_STATUS) {
+		cmd_find(c, m->itt, true);
+		im->st.answers++;
+		imp_scsi_answer(im, c, m, 0, b[3], NULL, 0, d->pdu_frame, d->pdu_t);
+		cmd_free(m);
+	}
+}
+
+/* A SCSI Response: its command's answer, with the sense data it carries. */
+static void on_response(struct fl_import *im, struct imp_conn *c, struct imp_dir *d)
+{
+	const uint8_t *b = d->hdr, *sense = NULL;
+	struct imp_cmd *m = cmd_find(c, fl_get_be32(b + BHS_ITT), true);
+	size_t sl = 0;
+
+	if (!m) {
+		im->st.orphan_answers++;
+		return;
+	}
+	if (d->data_keep >= 2) {
+		sl = fl_get_be16(d->data);
+		if (sl > d->data_keep - 2u)
+			sl = d->data_keep - 2u;
+		sense = d->data + 2;
+	}
+	im->st.answers++;
+	imp_scsi_answer(im, c, m, b[2], b[3], sense, sl, d->pdu_frame, d->pdu_t);
+	cmd_free(m);
+}
+
+/* A TMF Request: recorded, and the commands it aborts or resets marked. */
+static void on_tmf_request(struct fl_import *im, struct imp_conn *c, struct imp_dir *d)
+{
+	const uint8_t *b = d->hdr;
+	uint8_t fn = b[1] & ISCSI_TMF_FUNC_MASK;
+	struct imp_cmd *m;
+
+	imp_tmf_request(im, c, b, d->pdu_frame, d->pdu_t);
+	if (fn == ISCSI_TMF_ABORT_TASK && (m = cmd_find(c, fl_get_be32(b + BHS_TTT), false)))
+		m->aborted = true;
+	else if (fn == ISCSI_TMF_LUN_RESET || fn == ISCSI_TMF_TARGET_WARM_RESET ||
+		 fn == ISCSI_TMF_TARGET_COLD_RESET)
+		for (unsigned i = 0; i < IMP_CMD_BUCKETS; i++)
+			for (m = c->cmds[i]; m; m = m->next)
+				m->reset = true;
+}
+
 /* A whole PDU has been read: its header in d->hdr, its first data bytes in d->data. */
 static void on_pdu(struct fl_import *im, struct imp_conn *c, int di)
 {
@@ -239,58 +299,22 @@ static void on_pdu(struct fl_import *im, struct imp_conn *c, int di)
 		on_command(im, c, d);
 		break;
 	case ISCSI_OP_DATA_IN:
-		m = cmd_find(c, fl_get_be32(b + BHS_ITT), false);
-		if (m && (uint64_t)fl_get_be32(b + BHS_OFFSET) + d->data_len > m->datain_len)
-			m->datain_len = (uint64_t)fl_get_be32(b + BHS_OFFSET) + d->data_len;
-		if (m && m->want_data && d->data_keep)
-			imp_scsi_data_in(im, m, fl_get_be32(b + BHS_OFFSET), d->data, d->data_keep);
-		if (m && (b[1] & ISCSI_DATAIN_STATUS)) {
-			cmd_find(c, m->itt, true);
-			im->st.answers++;
-			imp_scsi_answer(im, c, m, 0, b[3], NULL, 0, d->pdu_frame, d->pdu_t);
-			cmd_free(m);
-		}
+		on_data_in(im, c, d);
 		break;
 	case ISCSI_OP_DATA_OUT:
 		m = cmd_find(c, fl_get_be32(b + BHS_ITT), false);
 		if (m && d->data_keep)
 			param_put(m, fl_get_be32(b + BHS_OFFSET), d->data, d->data_keep);
 		break;
-	case ISCSI_OP_SCSI_RESP: {
-		const uint8_t *sense = NULL;
-		size_t sl = 0;
-		m = cmd_find(c, fl_get_be32(b + BHS_ITT), true);
-		if (!m) {
-			im->st.orphan_answers++;
-			break;
-		}
-		if (d->data_keep >= 2) {
-			sl = fl_get_be16(d->data);
-			if (sl > d->data_keep - 2u)
-				sl = d->data_keep - 2u;
-			sense = d->data + 2;
-		}
-		im->st.answers++;
-		imp_scsi_answer(im, c, m, b[2], b[3], sense, sl, d->pdu_frame, d->pdu_t);
-		cmd_free(m);
+	case ISCSI_OP_SCSI_RESP:
+		on_response(im, c, d);
 		break;
-	}
 	case ISCSI_OP_TMF_RESP:
 		imp_tmf_response(im, c, b, d->pdu_t);
 		break;
-	case ISCSI_OP_TMF_REQ: {
-		uint8_t fn = b[1] & ISCSI_TMF_FUNC_MASK;
-		imp_tmf_request(im, c, b, d->pdu_frame, d->pdu_t);
-		if (fn == ISCSI_TMF_ABORT_TASK &&
-		    (m = cmd_find(c, fl_get_be32(b + BHS_TTT), false)))
-			m->aborted = true;
-		else if (fn == ISCSI_TMF_LUN_RESET || fn == ISCSI_TMF_TARGET_WARM_RESET ||
-			 fn == ISCSI_TMF_TARGET_COLD_RESET)
-			for (unsigned i = 0; i < IMP_CMD_BUCKETS; i++)
-				for (m = c->cmds[i]; m; m = m->next)
-					m->reset = true;
+	case ISCSI_OP_TMF_REQ:
+		on_tmf_request(im, c, d);
 		break;
-	}
 	case ISCSI_OP_LOGOUT_REQ:
 		c->logged_out = true;
 		break;

@@ -275,10 +275,42 @@ static void reading_notes(struct fl_import *im)
 			   "data payloads are never copied (only sizes)");
 }
 
+/* The "emulates" object: what the import reproduces, and refs with the reading's notes. */
+static json_t *emulates_json(struct fl_import *im, json_t *refs)
+{
+	char buf[512];
+
+	reading_notes(im);
+	for (unsigned i = 0; i < im->nnotes; i++) {
+		snprintf(buf, sizeof(buf), "not reproduced: %s", im->notes[i]);
+		json_array_append_new(refs, json_string(buf));
+	}
+	if (im->notes_over) {
+		snprintf(buf, sizeof(buf), "not reproduced: %u more notes", im->notes_over);
+		json_array_append_new(refs, json_string(buf));
+	}
+	return json_pack(
+	    "{s:s, s:o}", "behaviour",
+	    "What the target in the capture answered: its identity, its non-GOOD "
+	    "answers, how long it took to answer, the commands it never answered, the "
+	    "connections it cut and how it answered task management (faultlun import; "
+	    "references: where each rule comes from and what could not be reproduced).",
+	    "references", refs);
+}
+
+/* Sets s[key] to v when any is true, else drops v. */
+static void set_if(json_t *s, const char *key, json_t *v, unsigned any)
+{
+	if (any)
+		json_object_set_new(s, key, v);
+	else
+		json_decref(v);
+}
+
 /* Builds the scenario (import.h). */
 int fl_import_finish(struct fl_import *im, const char *name, json_t **out)
 {
-	json_t *s, *luns, *rules, *refs, *em, *tmf, *xrules;
+	json_t *s, *luns, *rules, *refs, *tmf, *xrules;
 	unsigned nconn = 0, nlun = 0, nlat, ntmf, ncuts;
 	char buf[512];
 
@@ -324,43 +356,12 @@ int fl_import_finish(struct fl_import *im, const char *name, json_t **out)
 		 im->st.frames, imp_secs(im, im->tlast_us), nconn, im->st.cmds, nlun,
 		 im->nclasses + nlat, ntmf, ncuts);
 	json_object_set_new(s, "description", json_string(buf));
-	reading_notes(im);
-	for (unsigned i = 0; i < im->nnotes; i++) {
-		snprintf(buf, sizeof(buf), "not reproduced: %s", im->notes[i]);
-		json_array_append_new(refs, json_string(buf));
-	}
-	if (im->notes_over) {
-		snprintf(buf, sizeof(buf), "not reproduced: %u more notes", im->notes_over);
-		json_array_append_new(refs, json_string(buf));
-	}
-	em = json_object();
-	json_object_set_new(em, "behaviour",
-			    json_string("What the target in the capture answered: its identity, "
-					"its non-GOOD answers, how long it took to answer, the "
-					"commands it never answered, the connections it cut "
-					"and how it answered task "
-					"management "
-					"(faultlun import; references: where each rule comes from "
-					"and what could not be reproduced)."));
-	json_object_set_new(em, "references", refs);
-	json_object_set_new(s, "emulates", em);
+	json_object_set_new(s, "emulates", emulates_json(im, refs));
 	json_object_set_new(s, "frontends", json_pack("[s]", "iscsi"));
-	if (nlun)
-		json_object_set_new(s, "luns", luns);
-	else
-		json_decref(luns);
-	if (im->nclasses + nlat)
-		json_object_set_new(s, "rules", rules);
-	else
-		json_decref(rules);
-	if (ntmf)
-		json_object_set_new(s, "tmf", tmf);
-	else
-		json_decref(tmf);
-	if (ncuts)
-		json_object_set_new(s, "transport", json_pack("{s:o}", "rules", xrules));
-	else
-		json_decref(xrules);
+	set_if(s, "luns", luns, nlun);
+	set_if(s, "rules", rules, im->nclasses + nlat);
+	set_if(s, "tmf", tmf, ntmf);
+	set_if(s, "transport", json_pack("{s:o}", "rules", xrules), ncuts);
 	*out = s;
 	return 0;
 }

@@ -275,28 +275,16 @@ void fl_explore_base_free(struct fl_explore_base *b)
 	b->doc = NULL;
 }
 
-/* The object at doc[key], made when absent (or not an object). */
-static json_t *object_at(json_t *doc, const char *key)
+/* The object (array: an array) at doc[key], made when absent or of another type. */
+static json_t *member_at(json_t *doc, const char *key, bool array)
 {
-	json_t *o = json_object_get(doc, key);
+	json_t *v = json_object_get(doc, key);
 
-	if (!json_is_object(o)) {
-		o = json_object();
-		json_object_set_new(doc, key, o);
+	if (array ? !json_is_array(v) : !json_is_object(v)) {
+		v = array ? json_array() : json_object();
+		json_object_set_new(doc, key, v);
 	}
-	return o;
-}
-
-/* The array at doc[key], made when absent (or not an array). */
-static json_t *array_at(json_t *doc, const char *key)
-{
-	json_t *a = json_object_get(doc, key);
-
-	if (!json_is_array(a)) {
-		a = json_array();
-		json_object_set_new(doc, key, a);
-	}
-	return a;
+	return v;
 }
 
 /*
@@ -309,13 +297,14 @@ static void place_entry(json_t *doc, json_t *e)
 	json_t *tmf = json_object_get(e, "tmf"), *xp = json_object_get(e, "transport");
 
 	if (json_is_object(tmf)) {
-		json_object_update(object_at(doc, "tmf"), tmf);
+		json_object_update(member_at(doc, "tmf", false), tmf);
 	} else if (json_is_object(xp)) {
 		json_t *r = json_deep_copy(xp);
 		json_object_set(r, "id", json_object_get(e, "id"));
-		json_array_append_new(array_at(object_at(doc, "transport"), "rules"), r);
+		json_array_append_new(member_at(member_at(doc, "transport", false), "rules", true),
+				      r);
 	} else {
-		json_array_append_new(array_at(doc, "rules"), json_deep_copy(e));
+		json_array_append_new(member_at(doc, "rules", true), json_deep_copy(e));
 	}
 }
 
@@ -327,7 +316,7 @@ json_t *fl_explore_scenario(const struct fl_explore_base *b, json_t *schedule, u
 
 	if (!doc)
 		return NULL;
-	array_at(doc, "rules");
+	member_at(doc, "rules", true);
 	json_array_foreach(schedule, i, r) if (i < 32 && (keep >> i & 1)) place_entry(doc, r);
 	json_object_set_new(doc, "name", json_string(name));
 	return doc;
