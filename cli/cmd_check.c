@@ -135,7 +135,8 @@ static void run_and_judge(const struct fl_scenario *sc, const char *url, const s
 	struct fl_runner_opts ro = {.url = url,
 				    .ctl_socket = ctl,
 				    .faultlun_bin = self_path(),
-				    .log = co->verbose ? stdout : NULL};
+				    .log = co->verbose ? stdout : NULL,
+				    .arm_scenario = out->path};
 
 	step_ports(sc, t, &sp);
 	ro.ports = sp.v;
@@ -145,9 +146,14 @@ static void run_and_judge(const struct fl_scenario *sc, const char *url, const s
 	size_t nlines = 0;
 	int test_lun = 0;
 
-	if (fl_runner_run(check, &ro, &steps, &test_lun)) {
+	int rr = fl_runner_run(check, &ro, &steps, &test_lun);
+
+	if (rr) {
 		out->rc = 2;
-		snprintf(out->error, sizeof(out->error), "cannot log in to %s", url);
+		snprintf(out->error, sizeof(out->error),
+			 rr == -2 ? "cannot arm the scenario through %s's control socket"
+				  : "cannot log in to %s",
+			 url);
 		return;
 	}
 	if (trace)
@@ -187,6 +193,22 @@ static int note_seed(struct fl_engine *e, void *arg)
 	return 0;
 }
 
+/* The scenario out->path without its faults (NULL with out->error set). */
+static struct fl_scenario *unarmed(struct check_outcome *out)
+{
+	struct fl_diags d = {0};
+	struct fl_scenario *usc = NULL;
+	char *text = fl_scenario_unarmed_text(out->path);
+
+	if (!text || fl_scenario_load_string(out->path, text, FL_FE_ISCSI, &usc, &d))
+		snprintf(out->error, sizeof(out->error),
+			 "\"arm\": \"workload\": cannot read %s without its faults%s%s", out->path,
+			 text ? ": " : "", text ? (d.n ? d.v[0].msg : "?") : "");
+	fl_diags_free(&d);
+	free(text);
+	return usc;
+}
+
 /* Serves sc on a free loopback port in this process and runs its check. */
 static void serve_and_check(const struct fl_scenario *sc, const struct check_opts *co,
 			    struct check_outcome *out)
@@ -203,6 +225,8 @@ static void serve_and_check(const struct fl_scenario *sc, const struct check_opt
 	uint16_t luns[FL_MAX_LUNS];
 	unsigned nluns;
 	pthread_t th;
+	const struct fl_check *check = fl_scenario_check(sc);
+	struct fl_scenario *usc = NULL;
 
 	if (!mkdtemp(dir)) {
 		out->rc = 2;
@@ -224,7 +248,12 @@ static void serve_and_check(const struct fl_scenario *sc, const struct check_opt
 	}
 	io.ports = ports.v;
 	io.nports = ports.n;
-	if (fl_stack_open(sc, &so, &st) && st.failed == FL_STACK_ENGINE) {
+	/* "arm": "workload": served without its faults until the runner loads it whole */
+	if (check && check->arm_at_workload && !(usc = unarmed(out))) {
+		out->rc = 2;
+		goto out;
+	}
+	if (fl_stack_open(usc ? usc : sc, &so, &st) && st.failed == FL_STACK_ENGINE) {
 		out->rc = 2;
 		snprintf(out->error, sizeof(out->error), "cannot build the scenario's LUNs");
 		goto out;
@@ -250,6 +279,7 @@ out:
 	fl_stack_close(&st);
 	if (t)
 		fl_iscsi_destroy(t);
+	fl_scenario_free(usc);
 	unlink(ctl);
 	unlink(trace);
 	rmdir(dir);

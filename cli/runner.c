@@ -1607,6 +1607,36 @@ static void mp_setup(const struct fl_check *check, const struct fl_runner_opts *
 }
 
 /*
+ * "arm": "workload": the whole scenario loaded into the target once the login
+ * and the scan are done (`faultlun ctl SOCKET load FILE`, as the VM lab's
+ * agent does); false with a message on stderr when that fails, since the
+ * workload would then run without the faults.
+ */
+#define ARM_WAIT_MS 10000 /* for the control socket to load the scenario */
+static bool arm_scenario(const struct fl_runner_opts *o)
+{
+	char *args[] = {(char *)"load", (char *)o->arm_scenario};
+	struct fl_step s = {.op = FL_OP_CTL, .args = args, .nargs = 2};
+	struct result r = {0};
+	char why[256] = "";
+
+	if (!o->arm_scenario) {
+		fprintf(stderr, "faultlun check: \"arm\": \"workload\" needs the scenario file\n");
+		return false;
+	}
+	if (!run_ctl(&s, ini_now_ms() + ARM_WAIT_MS, &r, why, sizeof(why))) {
+		fprintf(stderr, "faultlun check: cannot arm the scenario: %s\n", why);
+		return false;
+	}
+	if (!r.done || r.exit_code) {
+		fprintf(stderr, "faultlun check: cannot arm the scenario: %s: %s\n", r.cmdline,
+			r.done ? r.answer : "no answer in time");
+		return false;
+	}
+	return true;
+}
+
+/*
  * How long libiscsi may keep the runner without returning to it: longer
  * than any one call of it takes (a login is bounded by 15 s, a name lookup
  * by the resolver's own timeouts), far shorter than a hang.
@@ -1620,6 +1650,7 @@ int fl_runner_run(const struct fl_check *check, const struct fl_runner_opts *o,
 	size_t nsteps = check->nsteps;
 	struct fl_step_obs *obs;
 	char stuck[192];
+	bool armed;
 
 	ctl_socket = o->ctl_socket;
 	faultlun_bin = o->faultlun_bin ? o->faultlun_bin : "faultlun";
@@ -1647,7 +1678,8 @@ int fl_runner_run(const struct fl_check *check, const struct fl_runner_opts *o,
 	*test_lun = url_lun;
 	session_scan(url_lun);
 	mp_setup(check, o);
-	obs = calloc(nsteps ? nsteps : 1, sizeof(*obs));
+	armed = !check->arm_at_workload || arm_scenario(o);
+	obs = armed ? calloc(nsteps ? nsteps : 1, sizeof(*obs)) : NULL;
 	for (size_t i = 0; obs && i < nsteps; i++) {
 		struct result r = {0};
 		run_step(&check->steps[i], o, cmd_tmo_ms, &obs[i], &r);
@@ -1675,7 +1707,7 @@ int fl_runner_run(const struct fl_check *check, const struct fl_runner_opts *o,
 	}
 	nstale = 0;
 	if (!obs)
-		return -1;
+		return armed ? -1 : -2;
 	*steps = obs;
 	return 0;
 }

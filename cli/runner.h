@@ -38,12 +38,14 @@ struct fl_runner_opts {
 	const char *ctl_socket;	  /* the target's control socket; NULL: ctl steps cannot run */
 	const char *faultlun_bin; /* the faultlun binary ctl steps run; NULL: "faultlun" on PATH */
 	FILE *log;		  /* one line per step; NULL: none */
+	/* the scenario file loaded through ctl_socket before the workload ("arm": "workload") */
+	const char *arm_scenario;
 };
 
 /*
  * Runs check's workload: 0 with *steps (check->nsteps observations, the
- * caller frees) and *test_lun (the URL's LUN), or -1 when it could not log
- * in (a message on stderr).
+ * caller frees) and *test_lun (the URL's LUN), -1 when it could not log
+ * in, -2 when it could not arm the scenario (a message on stderr).
  */
 int fl_runner_run(const struct fl_check *check, const struct fl_runner_opts *o,
 		  struct fl_step_obs **steps, int *test_lun);

@@ -1418,7 +1418,7 @@ static void check_workload(struct pctx *c, const struct fl_check *ck)
 /* Parses "check" into the typed model. */
 void parse_check(struct pctx *c, json_t *v)
 {
-	static const char *const keys[] = {"paths", "knobs", "workload", "expect", NULL};
+	static const char *const keys[] = {"paths", "knobs", "arm", "workload", "expect", NULL};
 	struct fl_check *ck;
 	char q[80], sub[512];
 	json_t *e, *w;
@@ -1454,6 +1454,16 @@ void parse_check(struct pctx *c, json_t *v)
 		}
 	}
 	parse_knobs(c, json_object_get(v, "knobs"), &ck->knobs);
+	if ((e = json_object_get(v, "arm"))) {
+		const char *a = json_string_value(e);
+
+		if (a && !strcmp(a, "workload"))
+			ck->arm_at_workload = true;
+		else if (!a || strcmp(a, "serve"))
+			perr(c, "/check/arm", false,
+			     "\"arm\": expected \"serve\" or \"workload\", got %s",
+			     pquote(e, q, sizeof(q)));
+	}
 	if ((e = json_object_get(v, "workload"))) {
 		if (!json_is_array(e)) {
 			perr(c, "/check/workload", false, "\"workload\": expected a list, got %s",

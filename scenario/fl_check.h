@@ -208,6 +208,12 @@ enum fl_check_path fl_check_path_by_name(const char *name);
 struct fl_check {
 	unsigned paths; /* enum fl_check_path; 0: not given (every path) */
 	struct fl_knobs knobs;
+	/*
+	 * "arm": "workload": the scenario's faults (rules, tmf, transport,
+	 * transitions) are armed when the workload starts, after the runner's
+	 * login, scan and knobs; until then the target serves without them.
+	 */
+	bool arm_at_workload;
 	struct fl_step *steps;
 	size_t nsteps;
 	struct fl_expect *expects;

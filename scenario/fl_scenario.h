@@ -85,6 +85,13 @@ int fl_scenario_load_string(const char *name, const char *text, unsigned fronten
 			    struct fl_scenario **out, struct fl_diags *diags);
 void fl_scenario_free(struct fl_scenario *sc);
 /*
+ * The text of the scenario file path without its faults (rules, tmf,
+ * transport, transitions, states): what a runner serves until a check with
+ * "arm": "workload" arms the whole scenario. malloc'd; NULL and errno on
+ * failure (stdin cannot be read twice: a file is needed).
+ */
+char *fl_scenario_unarmed_text(const char *path);
+/*
  * True when path is a regular file holding a JSON Schema document ("$schema"
  * and no "faultlun") rather than a scenario: scenarios/ ships the scenario
  * schema beside the scenarios, where a shell glob of them meets it.

@@ -885,6 +885,38 @@ int fl_scenario_load_file(const char *path, unsigned frontends, struct fl_scenar
 	return r;
 }
 
+/*
+ * The text of scenario file path without its faults: "rules", "tmf",
+ * "transport", "transitions" and "states" taken out, the LUNs, ports and
+ * target kept. Returns the text (malloc'd) or NULL with errno set.
+ */
+char *fl_scenario_unarmed_text(const char *path)
+{
+	static const char *const faults[] = {"rules", "tmf", "transport", "transitions", "states"};
+	char *text = NULL, *out = NULL;
+	json_t *root;
+	int r = read_file(path, &text);
+
+	if (r) {
+		errno = r < 0 ? -r : EINVAL;
+		return NULL;
+	}
+	root = json_loads(text, 0, NULL);
+	free(text);
+	if (!json_is_object(root)) {
+		json_decref(root);
+		errno = EINVAL;
+		return NULL;
+	}
+	for (size_t i = 0; i < sizeof(faults) / sizeof(faults[0]); i++)
+		json_object_del(root, faults[i]);
+	out = json_dumps(root, JSON_INDENT(2));
+	json_decref(root);
+	if (!out)
+		errno = ENOMEM;
+	return out;
+}
+
 /* Drops a reference; frees the scenario with the last one. */
 void fl_scenario_free(struct fl_scenario *sc)
 {

@@ -197,7 +197,7 @@ setup_tcmu() {
 		size=${size%%:*}
 		d=$CFS/core/user_0/fl$lun
 		mkdir -p "$d" || fail "user backstore"
-		cfg="faultlun/scenario=$FL_SCENARIO;lun=$lun;trace=$R/trace-lun$lun.jsonl"
+		cfg="faultlun/scenario=${FL_SERVE_SCENARIO:-$FL_SCENARIO};lun=$lun;trace=$R/trace-lun$lun.jsonl"
 		cfg="$cfg;ctl=/run/faultlun-lun$lun.sock"
 		put "$d/control" "dev_size=$size,dev_config=$cfg" || fail "user backstore control"
 		[ -n "${FL_KNOB_cmd_time_out_s:-}" ] && put "$d/attrib/cmd_time_out" "$FL_KNOB_cmd_time_out_s"
@@ -454,6 +454,21 @@ hung_task_restore() {
 	ht_saved=
 }
 
+# "arm": "workload": the target has served the scenario without its faults
+# through the login, the scan and the knobs; now every engine (one socket for
+# iSCSI, one per LUN for TCMU) loads it whole, and its clock starts.
+arm_scenario() {
+	armed=0
+	for sock in /run/faultlun.sock /run/faultlun-lun*.sock; do
+		[ -S "$sock" ] || continue
+		"$FL_FAULTLUN" ctl "$sock" load "$FL_SCENARIO" >>"$R/arm.out" 2>&1 ||
+			fail "arm: faultlun ctl $sock load (see arm.out)"
+		armed=$((armed + 1))
+	done
+	[ "$armed" -gt 0 ] || fail "arm: no control socket to load the scenario through"
+	mark "armed ($armed engines)"
+}
+
 # Path observer: fl-vm-mpwatch (vm/agent/mpwatch.c) marks "path PORT DEV
 # DM_STATE CHECKER_STATE PRIO GROUP" at each change of a path, "pathdev PORT
 # DEV MAJ:MIN" at a path's first sight and "dm MAP STATUS" at each change of
@@ -600,6 +615,7 @@ run_job() {
 		echo "}, \"kernel\": \"$v\"}"
 	} >"$R/guest.json"
 
+	[ "${FL_ARM:-}" = 1 ] && arm_scenario
 	mark "workload start"
 	# shellcheck disable=SC2086
 	"$FL_AGENT" --scenario "$FL_SCENARIO" --path "$FL_PATH" --out "$R" $devargs \
@@ -737,7 +753,7 @@ while [ "$k" -lt "$FL_BATCH" ]; do
 	for v in $(set | "$BB" sed -n 's/^\(FL_KNOB_[A-Za-z0-9_]*\)=.*/\1/p'); do
 		unset "$v"
 	done
-	unset FL_CTL FL_HEALTHY_LUN FL_PORTS
+	unset FL_CTL FL_HEALTHY_LUN FL_PORTS FL_ARM FL_SERVE_SCENARIO
 	. "$R/job.env"
 	exec >>"$R/agent.log" 2>&1
 	"$BB" cat /dev/kmsg | awk -v b="faultlun-agent: job $k begin" -v e="faultlun-agent: job $k over" '

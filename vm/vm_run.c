@@ -548,6 +548,25 @@ static void env_ports(FILE *f, const struct fl_scenario *sc)
  * Writes job.env and the scenario (copied as is) into results, the job's
  * folder of the results share; share is that folder as the guest sees it.
  */
+/* results/scenario-unarmed.json: the scenario file without its faults. */
+static int write_unarmed(const char *scenario, const char *results)
+{
+	char p[PATH_MAX + 32], *text = fl_scenario_unarmed_text(scenario);
+	FILE *f;
+	int rc = 0;
+
+	if (!text)
+		return -errno;
+	snprintf(p, sizeof(p), "%s/scenario-unarmed.json", results);
+	f = fopen(p, "w");
+	if (!f || fputs(text, f) == EOF)
+		rc = -errno;
+	if (f && fclose(f) && !rc)
+		rc = -errno;
+	free(text);
+	return rc;
+}
+
 static int write_job(const struct fl_scenario *sc, const char *scenario, const char *path,
 		     const char *guest, const char *results, const char *share)
 {
@@ -559,6 +578,11 @@ static int write_job(const struct fl_scenario *sc, const char *scenario, const c
 	rc = copy_file(scenario, p);
 	if (rc < 0)
 		return rc;
+	if (check && check->arm_at_workload) {
+		rc = write_unarmed(scenario, results);
+		if (rc < 0)
+			return rc;
+	}
 	snprintf(p, sizeof(p), "%s/job.env", results);
 	FILE *f = fopen(p, "w");
 	if (!f)
@@ -579,10 +603,16 @@ static int write_job(const struct fl_scenario *sc, const char *scenario, const c
 					       : vm_path(VM_HANDLER));
 	snprintf(arg, sizeof(arg), "%s/scenario.json", share);
 	env_put(f, "FL_SCENARIO", arg);
+	/* "arm": "workload": served without its faults, loaded whole before the workload */
+	const char *served = check && check->arm_at_workload ? "scenario-unarmed" : "scenario";
+	snprintf(arg, sizeof(arg), "%s/%s.json", share, served);
+	env_put(f, "FL_SERVE_SCENARIO", arg);
+	if (check && check->arm_at_workload)
+		env_put(f, "FL_ARM", "1");
 	snprintf(arg, sizeof(arg),
-		 "%s/scenario.json --listen 127.0.0.1:3260 --trace %s/trace.jsonl --ctl "
+		 "%s/%s.json --listen 127.0.0.1:3260 --trace %s/trace.jsonl --ctl "
 		 "/run/faultlun.sock",
-		 share, share);
+		 share, served, share);
 	env_put(f, "FL_SERVE_ARGS", arg);
 	if (!strcmp(path, "iscsi"))
 		env_put(f, "FL_CTL", "/run/faultlun.sock");

@@ -59,7 +59,7 @@ static void login_respond(struct conn *c, const uint8_t *req, uint8_t flags, uin
 		t->close_after = true;
 		c->state = CONN_CLOSING;
 	}
-	conn_queue(c, t);
+	conn_send(c, t, FL_PDU_LOGIN_RESP, NULL, 0, 0);
 }
 
 /* Ends the login with a failure status and a log line. */

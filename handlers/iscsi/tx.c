@@ -146,7 +146,9 @@ static void conn_hold(struct conn *c, struct txpdu *t, uint64_t until_ns)
 
 /*
  * Sends a target PDU through the scenario's transport rules: it may be
- * dropped, delayed or replaced by closing the connection.
+ * dropped, delayed or replaced by closing the connection. A discovery
+ * session's PDUs pass untouched; a normal session's from its first Login
+ * Response on.
  */
 void conn_send(struct conn *c, struct txpdu *t, enum fl_pdu_kind kind, const struct task *task,
 	       uint32_t data_sn, uint32_t offset)
@@ -154,7 +156,7 @@ void conn_send(struct conn *c, struct txpdu *t, enum fl_pdu_kind kind, const str
 	struct fl_xport_verdict v = {0};
 	struct fl_pdu_info info;
 
-	if (c->logged_in && !c->discovery) {
+	if ((c->logged_in || kind == FL_PDU_LOGIN_RESP) && !c->discovery) {
 		pdu_info(c, kind, task, &info);
 		info.data_sn = data_sn;
 		info.buffer_offset = offset;

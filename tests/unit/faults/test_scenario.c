@@ -13,6 +13,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define HDR "{\"faultlun\": 1, "
 
@@ -55,10 +56,12 @@ static const struct fl_refused_case bad_cases[] = {
      "unknown store kind \"nvme\""},
     {"lun_store_path", HDR "\"luns\": [{\"store\": {\"kind\": \"file\"}}]}", "{\"kind\"",
      "a file store needs \"path\""},
-    {"lun_store_abs", HDR "\"luns\": [{\"store\": {\"kind\": \"file\", \"path\": \"/etc/passwd\"}}]}",
+    {"lun_store_abs",
+     HDR "\"luns\": [{\"store\": {\"kind\": \"file\", \"path\": \"/etc/passwd\"}}]}",
      "\"/etc/passwd\"", "file store path \"/etc/passwd\" must be relative"},
-    {"lun_store_dotdot", HDR "\"luns\": [{\"store\": {\"kind\": \"file\", \"path\": \"a/../../x\"}}]}",
-     "\"a/../../x\"", "must be relative and stay below"},
+    {"lun_store_dotdot",
+     HDR "\"luns\": [{\"store\": {\"kind\": \"file\", \"path\": \"a/../../x\"}}]}", "\"a/../../x\"",
+     "must be relative and stay below"},
     {"lun_alua", HDR "\"luns\": [{\"alua\": {\"state\": \"sleepy\"}}]}", "\"sleepy\"",
      "unknown ALUA state \"sleepy\""},
     {"lun_alua_group", HDR "\"luns\": [{\"alua\": {\"group\": 0}}]}", "0}", "numbered from 1"},
@@ -291,12 +294,14 @@ static const struct fl_refused_case bad_cases[] = {
      "each expectation must be an object, got 3"},
     {"expect_runner", HDR "\"check\": {\"expect\": [{\"step\": 0, \"runner\": \"kernel\"}]}}",
      "\"kernel\"", "unknown runner \"kernel\" (expected \"vm\" or \"libiscsi\")"},
-    {"expect_runner_type", HDR "\"check\": {\"expect\": [{\"runner\": [\"vm\"]}]}}",
-     "[\"vm\"]", "unknown runner [\"vm\"]"},
+    {"expect_runner_type", HDR "\"check\": {\"expect\": [{\"runner\": [\"vm\"]}]}}", "[\"vm\"]",
+     "unknown runner [\"vm\"]"},
     {"check_type", HDR "\"check\": []}", "[]", "\"check\": expected an object, got []"},
     {"paths_type", HDR "\"check\": {\"paths\": \"iscsi\"}}", "\"iscsi\"",
      "\"paths\": expected a list, got \"iscsi\""},
     {"knobs_type", HDR "\"check\": {\"knobs\": 5}}", "5}", "\"knobs\": expected an object, got 5"},
+    {"arm_value", HDR "\"check\": {\"arm\": \"login\"}}", "\"login\"",
+     "\"arm\": expected \"serve\" or \"workload\", got \"login\""},
     {"knob_value", HDR "\"check\": {\"knobs\": {\"timeout_s\": [1]}}}", "[1]",
      "\"timeout_s\": expected a non-negative integer, got [1]"},
     {"frontends_type", HDR "\"frontends\": []}", "[]", "\"frontends\": expected a non-empty list"},
@@ -474,7 +479,8 @@ static void test_good_scenario_values(void)
 	    " \"frontends\": [\"iscsi\"], \"target\": {\"iqn\": \"iqn.2026-12.org.x:y\"},"
 	    " \"luns\": [{\"lun\": 2, \"size\": \"8MiB\", \"block_size\": 4096, \"vendor\": "
 	    "\"ACME\","
-	    "  \"write_cache\": false, \"read_only\": true, \"thin\": {\"pool\": \"4MiB\", \"soft_threshold\": "
+	    "  \"write_cache\": false, \"read_only\": true, \"thin\": {\"pool\": \"4MiB\", "
+	    "\"soft_threshold\": "
 	    "\"1MiB\"},"
 	    "  \"alua\": {\"group\": 3, \"state\": \"standby\"}}],"
 	    " \"states\": [\"ok\", \"bad\"],"
@@ -581,6 +587,57 @@ static void test_defaults(void)
 	fl_diags_free(&d);
 }
 
+/*
+ * A check's "arm": "workload", and the scenario without its faults a runner
+ * serves until then: the LUNs and the check stay, the rules, tmf, transport,
+ * transitions and states go.
+ */
+static void test_unarmed(void)
+{
+	static const char text[] =
+	    "{\"faultlun\": 1, \"name\": \"u\", \"frontends\": [\"iscsi\"], \"luns\": [{\"lun\": "
+	    "3, \"size\": \"8MiB\"}],"
+	    " \"states\": [\"a\", \"b\"],"
+	    " \"transitions\": [{\"from\": \"a\", \"to\": \"b\", \"on\": {\"commands\": 1}}],"
+	    " \"rules\": [{\"match\": {\"class\": \"read\"}, \"action\": {\"status\": \"busy\"}}],"
+	    " \"tmf\": {\"lun_reset\": {\"respond\": \"never\"}},"
+	    " \"transport\": {\"rules\": [{\"match\": {\"pdu\": \"data_in\"}, \"action\": "
+	    "\"drop\"}]},"
+	    " \"check\": {\"arm\": \"workload\", \"workload\": [{\"op\": \"tur\"}]}}";
+	char path[] = "/tmp/fl-unarmed-XXXXXX", *u;
+	struct fl_diags d = {0};
+	struct fl_scenario *sc = NULL;
+	struct fl_lun_config cfg;
+	uint16_t id;
+	int fd = mkstemp(path);
+
+	CU_ASSERT_FATAL(fd >= 0);
+	CU_ASSERT_EQUAL_FATAL(write(fd, text, sizeof(text) - 1), (ssize_t)(sizeof(text) - 1));
+	close(fd);
+	CU_ASSERT_EQUAL_FATAL(fl_scenario_load_file(path, 0, &sc, &d), 0);
+	CU_ASSERT_TRUE(fl_scenario_check(sc)->arm_at_workload);
+	CU_ASSERT_EQUAL(sc->nrules, 1);
+	fl_scenario_free(sc);
+	u = fl_scenario_unarmed_text(path);
+	unlink(path);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(u);
+	CU_ASSERT_EQUAL_FATAL(fl_scenario_load_string("u", u, 0, &sc, &d), 0);
+	free(u);
+	CU_ASSERT_EQUAL(sc->nrules, 0);
+	CU_ASSERT_EQUAL(sc->nxrules, 0);
+	CU_ASSERT_EQUAL(sc->ntransitions, 0);
+	CU_ASSERT_EQUAL(sc->nstates, 1);
+	for (size_t i = 0; i < SC_TMF_NR; i++)
+		CU_ASSERT_EQUAL(sc->tmf[i].n, 0);
+	fl_scenario_lun(sc, 0, &id, &cfg);
+	CU_ASSERT_EQUAL(id, 3);
+	CU_ASSERT_TRUE(fl_scenario_check(sc)->arm_at_workload);
+	fl_scenario_free(sc);
+	CU_ASSERT_PTR_NULL(fl_scenario_unarmed_text("/nonexistent/fl-unarmed.json"));
+	CU_ASSERT_EQUAL(errno, ENOENT);
+	fl_diags_free(&d);
+}
+
 /* Files: a missing file is -ENOENT with no diagnostic; the test data all lint clean. */
 static void test_files(void)
 {
@@ -618,12 +675,8 @@ static void test_sense_names(void)
 			    strcmp(sense_asc_names[i].name, sense_asc_names[j].name), 0);
 }
 
-FL_TESTS(scenario_tests,
-	 FL_TEST(test_every_error_message),
-	 FL_TEST(test_all_errors_reported),
-	 FL_TEST(test_good_scenario_values),
-	 FL_TEST(test_defaults),
-	 FL_TEST(test_files),
-	 FL_TEST(test_sense_names));
+FL_TESTS(scenario_tests, FL_TEST(test_every_error_message), FL_TEST(test_all_errors_reported),
+	 FL_TEST(test_good_scenario_values), FL_TEST(test_defaults), FL_TEST(test_unarmed),
+	 FL_TEST(test_files), FL_TEST(test_sense_names));
 
 FL_SUITES(FL_SUITE("scenario", NULL, NULL, scenario_tests));
