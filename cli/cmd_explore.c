@@ -20,6 +20,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 /* Bounds of the options. */
 #define EXPLORE_MAX_BUDGET_S (7 * 86400)
@@ -67,7 +68,8 @@ static void usage(FILE *out)
 	    "  --per-boot M      trials per boot of the guest (default 8)\n"
 	    "  --max-faults K    fault rules per schedule at most (default 3, at most %d)\n"
 	    "  --no-minimise     report findings as found, without minimising them\n"
-	    "  --tmf-transport   over iSCSI, draw TMF answers and transport faults too\n"
+	    "  --rules-only      draw rules only (over iSCSI TMF answers and transport\n"
+	    "                    faults are drawn too, 2 in 10 entries each)\n"
 	    "  --shard I/N       run only trials I, I+N, I+2N, ... (1 <= I <= N <= 1024)\n"
 	    "  --list            print the schedules the seed draws (one JSON line a\n"
 	    "                    trial; --budget N trials), run nothing\n"
@@ -524,6 +526,7 @@ static int list_trials(struct explore *ex)
 
 		if (draw_trial(ex, &t))
 			return -1;
+		unlink(t.file);
 		o = json_pack("{s:i, s:o}", "trial", (int)n, "schedule", t.schedule);
 		line = o ? json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
 		json_decref(o);
@@ -597,12 +600,33 @@ static int setup(struct explore *ex)
 	}
 	ex->want_steps =
 	    json_array_size(json_object_get(json_object_get(ex->base.doc, "check"), "workload"));
+	if (ex->list) { /* the trials it lints go to a folder of its own, removed after */
+		char tmp[] = "/tmp/faultlun-explore-list-XXXXXX";
+
+		if (!mkdtemp(tmp)) {
+			fprintf(stderr, "faultlun explore: mkdtemp: %s\n", strerror(errno));
+			return -1;
+		}
+		snprintf(ex->out, sizeof(ex->out), "%s", tmp);
+	}
 	for (size_t i = 0; i < sizeof(sub) / sizeof(sub[0]); i++) {
 		snprintf(dir, sizeof(dir), "%s%s", ex->out, sub[i]);
 		if (make_dir(dir))
 			return -1;
 	}
 	return 0;
+}
+
+/* Removes --list's folder: the trial files are gone, the folders empty. */
+static void list_cleanup(struct explore *ex)
+{
+	static const char *const sub[] = {"/trials", "/runs", "/boots", "/findings", ""};
+	char dir[PATH_MAX];
+
+	for (size_t i = 0; i < sizeof(sub) / sizeof(sub[0]); i++) {
+		snprintf(dir, sizeof(dir), "%s%s", ex->out, sub[i]);
+		rmdir(dir);
+	}
 }
 
 /*
@@ -653,8 +677,11 @@ static int explore_opt(struct explore *ex, int opt, bool *budget)
 	case 'N':
 		ex->minimise = false;
 		break;
-	case 'T':
+	case 'T': /* the default since TMF answers and transport faults meet only the workload */
 		ex->tmf_transport = true;
+		break;
+	case 'R':
+		ex->tmf_transport = false;
 		break;
 	case 'S':
 		bad = parse_shard(optarg, ex);
@@ -710,6 +737,7 @@ static int parse_args(struct explore *ex, int argc, char **argv)
 	    {"max-faults", required_argument, NULL, 'f'},
 	    {"no-minimise", no_argument, NULL, 'N'},
 	    {"tmf-transport", no_argument, NULL, 'T'},
+	    {"rules-only", no_argument, NULL, 'R'},
 	    {"help", no_argument, NULL, 'h'},
 	    {"shard", required_argument, NULL, 'S'},
 	    {"list", no_argument, NULL, 'L'},
@@ -738,7 +766,8 @@ static int parse_args(struct explore *ex, int argc, char **argv)
 
 int cmd_explore(int argc, char **argv)
 {
-	struct explore ex = {.vm = {.accel = "auto", .path = "iscsi", .quiet = true},
+	struct explore ex = {.tmf_transport = true,
+			     .vm = {.accel = "auto", .path = "iscsi", .quiet = true},
 			     .seed = 1,
 			     .per_boot = 8,
 			     .max_faults = 3,
@@ -758,6 +787,7 @@ int cmd_explore(int argc, char **argv)
 		return 2;
 	if (ex.list) {
 		rc = list_trials(&ex);
+		list_cleanup(&ex);
 		fl_explore_base_free(&ex.base);
 		return rc ? 2 : 0;
 	}

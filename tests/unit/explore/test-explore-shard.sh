@@ -16,6 +16,9 @@ cd "$tmp" || exit 1
 
 "$fl" explore "$base" --budget 7 --seed 3 --list --out all > all.txt || fail "--list: exit $?"
 [ "$(wc -l < all.txt)" = 7 ] || fail "--list --budget 7 printed $(wc -l < all.txt) trials"
+# It runs nothing and leaves nothing: no --out folder, no results folder.
+! [ -e all ] || fail "--list made its --out folder"
+! [ -e faultlun-explore ] || fail "--list made ./faultlun-explore"
 for i in 1 2 3; do
 	"$fl" explore "$base" --budget 7 --seed 3 --list --shard $i/3 --out l$i > s$i.txt ||
 		fail "--list --shard $i/3: exit $?"
