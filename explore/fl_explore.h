@@ -32,7 +32,9 @@ struct fl_explore_base {
 	json_t *doc;		/* BASE as parsed (a reference) */
 	const char *states[64]; /* its declared states (pointers into doc) */
 	size_t nstates;
-	unsigned ngroups;   /* target port groups (1 without) */
+	unsigned ngroups;     /* target port groups (1 without) */
+	const char *ports[8]; /* its ports' ids, with two or more (a fault may take one path) */
+	size_t nports;
 	long long lun;	    /* the LUN under test: step 0's lun, else the first LUN */
 	double timeout_ms;  /* knobs.timeout_s in ms (30 s when absent) */
 	unsigned frontend;  /* FL_FE_ISCSI or FL_FE_TCMU: which actions it may draw */

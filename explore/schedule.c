@@ -13,12 +13,14 @@
  * data are left to a search that checks data, and set_state alone does
  * nothing a trial could see.
  *
- * Asked to (--tmf-transport), over iSCSI a schedule also holds task-management answers (the error
- * handler's ABORT TASK, LUN RESET and target reset answered never, rejected
- * or late: {"id", "tmf": {FUNCTION: BEHAVIOUR}}) and transport faults (a
- * response or a ping dropped, a response delayed, the connection cut on a
- * command: {"id", "transport": {"match", "action"}}); fl_explore_scenario
- * puts each where the scenario format has it.
+ * Over iSCSI (unless rules only are asked for) a schedule also holds
+ * task-management answers (the error handler's ABORT TASK, LUN RESET and
+ * target reset answered never, rejected or late: {"id", "tmf": {FUNCTION:
+ * BEHAVIOUR}}) and transport faults (a response or a ping dropped, a
+ * response delayed, the connection cut on a command: {"id", "transport":
+ * {"match", "action"}}); fl_explore_scenario puts each where the scenario
+ * format has it. With two or more target ports (dm-multipath), a rule or a
+ * transport fault takes one port, one path, two times in three.
  */
 #include "fl_explore.h"
 #include "fl_draw.h"
@@ -119,6 +121,22 @@ static void times_near_timeout(const struct fl_explore_base *b, const struct fl_
 		}
 }
 
+/*
+ * With two or more ports, a match takes one of them two times in three (one
+ * path faulted, the others serving), else every path. Draws nothing with one
+ * port, so a single-path base's schedules do not depend on this.
+ */
+static void draw_port(const struct fl_explore_base *b, const struct fl_draw_rng *g, json_t *m)
+{
+	uint64_t k;
+
+	if (b->nports < 2)
+		return;
+	k = fl_draw_uint(g, 0, 3 * b->nports / 2);
+	if (k < b->nports)
+		json_object_set_new(m, "port", json_string(b->ports[k]));
+}
+
 /* The match of a drawn rule: the LUN under test, a class, a count or a time window. */
 static json_t *draw_match(const struct fl_explore_base *b, const struct fl_draw_rng *g)
 {
@@ -140,6 +158,7 @@ static json_t *draw_match(const struct fl_explore_base *b, const struct fl_draw_
 	}
 	json_object_set_new(m, "times",
 			    json_integer((json_int_t)fl_draw_uint(g, 1, MATCH_MAX_TIMES)));
+	draw_port(b, g, m);
 	return m;
 }
 
@@ -186,6 +205,7 @@ static json_t *draw_transport(const struct fl_explore_base *b, const struct fl_d
 			: json_pack("{s:I}", "delay_ms",
 				    (json_int_t)(b->timeout_ms * (0.5 + fl_draw_unit(g))));
 
+	draw_port(b, g, m);
 	return json_pack("{s:{s:o, s:o}}", "transport", "match", m, "action", a);
 }
 
@@ -259,6 +279,13 @@ int fl_explore_base_init(struct fl_explore_base *b, json_t *doc, const char *pat
 	b->ngroups = json_is_array(groups) && json_array_size(groups)
 			 ? (unsigned)json_array_size(groups)
 			 : 1;
+	json_array_foreach(json_object_get(doc, "ports"), i, v)
+	{
+		const char *id = json_string_value(json_object_get(v, "id"));
+
+		if (id && b->nports < sizeof(b->ports) / sizeof(b->ports[0]))
+			b->ports[b->nports++] = id;
+	}
 	v = json_object_get(knobs, "timeout_s");
 	b->timeout_ms =
 	    json_is_number(v) && json_number_value(v) > 0 && json_number_value(v) <= 3600

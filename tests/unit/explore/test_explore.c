@@ -14,11 +14,11 @@
 #include <string.h>
 #include <unistd.h>
 
-/* The shipped base, parsed, ready to draw from. */
-static int load_base(struct fl_explore_base *b)
+/* A shipped base (file), parsed, ready to draw from. */
+static int load_base_file(struct fl_explore_base *b, const char *file)
 {
 	json_error_t jerr;
-	json_t *doc = json_load_file(FL_EXPLORE_BASE, 0, &jerr);
+	json_t *doc = json_load_file(file, 0, &jerr);
 	char err[256];
 	int rc;
 
@@ -28,7 +28,71 @@ static int load_base(struct fl_explore_base *b)
 	return rc;
 }
 
-/* Without --tmf-transport a schedule holds rules only. */
+/* The shipped single-path iSCSI base. */
+static int load_base(struct fl_explore_base *b)
+{
+	return load_base_file(b, FL_EXPLORE_BASE);
+}
+
+/*
+ * Over dm-multipath (the shipped two-port base) a drawn rule or transport
+ * fault takes port A, port B, or every path; every trial lints. A
+ * single-port base never names a port.
+ */
+static void test_ports_drawn(void)
+{
+	struct fl_explore_base b;
+	char file[] = "/tmp/fl-explore-XXXXXX";
+	int fd = mkstemp(file);
+	unsigned on[3] = {0}, refused = 0;
+
+	CU_ASSERT_TRUE_FATAL(fd >= 0);
+	close(fd);
+	CU_ASSERT_EQUAL_FATAL(load_base_file(&b, FL_EXPLORE_MPATH), 0);
+	CU_ASSERT_EQUAL(b.nports, 2);
+	b.tmf_transport = true;
+	for (unsigned t = 1; t <= 200; t++) {
+		json_t *s = fl_explore_draw(&b, 5, t, 0, 3), *r;
+		json_t *doc = fl_explore_scenario(&b, s, UINT32_MAX, "t");
+		size_t i;
+
+		refused += fl_explore_write_linted(doc, file, FL_FE_ISCSI, false) != 0;
+		json_array_foreach(s, i, r)
+		{
+			json_t *m = json_object_get(r, "match");
+			const char *port;
+
+			if (json_object_get(r, "transport"))
+				m = json_object_get(json_object_get(r, "transport"), "match");
+			if (!m)
+				continue; /* a TMF answer */
+			port = json_string_value(json_object_get(m, "port"));
+			on[!port ? 0 : !strcmp(port, "A") ? 1 : 2]++;
+			CU_ASSERT_TRUE(!port || !strcmp(port, "A") || !strcmp(port, "B"));
+		}
+		json_decref(doc);
+		json_decref(s);
+	}
+	unlink(file);
+	fl_explore_base_free(&b);
+	CU_ASSERT_TRUE(refused < 20);
+	/* two in three on one port: each port about a third, every path about a third */
+	for (unsigned k = 0; k < 3; k++)
+		CU_ASSERT_TRUE(on[k] * 5 >= on[0] + on[1] + on[2]);
+	CU_ASSERT_EQUAL_FATAL(load_base(&b), 0);
+	CU_ASSERT_EQUAL(b.nports, 0);
+	for (unsigned t = 1; t <= 50; t++) {
+		json_t *s = fl_explore_draw(&b, 5, t, 0, 3), *r;
+		size_t i;
+
+		json_array_foreach(s, i, r)
+		    CU_ASSERT_PTR_NULL(json_object_get(json_object_get(r, "match"), "port"));
+		json_decref(s);
+	}
+	fl_explore_base_free(&b);
+}
+
+/* Unless asked for TMF answers and transport faults, a schedule holds rules only. */
 static void test_rules_only_by_default(void)
 {
 	struct fl_explore_base b;
@@ -323,7 +387,7 @@ static void test_ddmin_planted(void)
 
 FL_TESTS(explore_tests, {"same_seed_same_schedules", test_same_seed_same_schedules},
 	 {"trials_lint", test_trials_lint}, {"entries_placed", test_entries_placed},
-	 {"rules_only_by_default", test_rules_only_by_default},
+	 {"rules_only_by_default", test_rules_only_by_default}, {"ports_drawn", test_ports_drawn},
 	 {"kernel_oracle_planted", test_kernel_oracle_planted},
 	 {"liveness_oracle_planted", test_liveness_oracle_planted},
 	 {"user_oracle_planted", test_user_oracle_planted}, {"oracle_order", test_oracle_order},
