@@ -39,6 +39,7 @@
 #include "initiator.h"
 #include "mpath.h"
 #include "runner.h"
+#include "fl_stamp.h"
 
 #include <iscsi/iscsi.h>
 #include <iscsi/scsi-lowlevel.h>
@@ -392,6 +393,9 @@ struct result {
 	int exit_code;	   /* faultlun ctl's exit status (-1: killed at the timeout) */
 	char answer[256];  /* and the first line of its answer */
 	char cmdline[256]; /* the ctl command line it ran, for messages */
+	unsigned char *in; /* a read's data-in is copied here (NULL: not kept) */
+	size_t in_cap, in_len;
+	char integrity[128]; /* a stamped read: the first block not as acknowledged */
 };
 
 /* ctl steps: the target's control socket (--ctl) and the faultlun binary. */
@@ -626,6 +630,11 @@ static void take_answer(struct scsi_task *t, struct op *opp, struct result *r)
 		r->key = (uint8_t)t->sense.key;
 		r->asc = (uint8_t)(t->sense.ascq >> 8);
 		r->ascq = (uint8_t)(t->sense.ascq & 0xff);
+	}
+	r->in_len = 0;
+	if (r->in && t->datain.size > 0) {
+		r->in_len = (size_t)t->datain.size < r->in_cap ? (size_t)t->datain.size : r->in_cap;
+		memcpy(r->in, t->datain.data, r->in_len);
 	}
 	scsi_free_scsi_task(t);
 	free(opp);
@@ -1248,6 +1257,8 @@ static bool run_ctl(const struct fl_step *s, int64_t deadline, struct result *r,
  */
 static const char *errno_of(const struct result *r)
 {
+	if (r->integrity[0])
+		return "EBADMSG"; /* a stamped read: the data is not what was acknowledged */
 	if (!r->done)
 		/* DID_TIME_OUT after the error handling, or an offlined device: BLK_STS_IOERR */
 		return "EIO";
@@ -1339,6 +1350,8 @@ static void observe(const struct fl_step *s, const struct result *r, struct fl_s
 		snprintf(o->errno_name, sizeof(o->errno_name), "EIO");
 	else
 		snprintf(o->errno_name, sizeof(o->errno_name), "%s", errno_of(r));
+	if (r->integrity[0])
+		snprintf(o->why, sizeof(o->why), "%s", r->integrity);
 }
 
 /* True when one run of a step failed (a repeated step stops there). */
@@ -1383,17 +1396,57 @@ static bool step_unsupported(const struct fl_step *s, struct fl_step_obs *o)
 	return false;
 }
 
-/* Runs a block write of rw's range, every byte s's pattern, into one. */
+/* What the stamped writes of this run left where (fl_stamp.h). */
+static struct fl_stamp_book book;
+
+/*
+ * Runs a block write of rw's range into one: every byte s's pattern, or with
+ * stamp self-describing blocks, recorded in the book as acknowledged or not.
+ */
 static void run_write(const struct fl_step *s, struct rw_arg *rw, int lun, int cmd_tmo_ms,
 		      int64_t deadline, const struct fl_runner_opts *ro, struct result *one)
 {
 	size_t len = (size_t)rw->blocks * block_size;
 	unsigned char *buf = malloc(len ? len : 1);
-	memset(buf, s->pattern, len);
+	bool stamp = s->stamp && block_size >= FL_STAMP_MIN_BLOCK;
+	uint64_t gen = 0;
+
+	if (!buf) {
+		one->run = true;
+		return;
+	}
+	if (stamp)
+		gen = fl_stamp_fill(&book, buf, block_size, lun, rw->lba, rw->blocks);
+	else
+		memset(buf, s->pattern, len);
 	struct iscsi_data d = {.size = len, .data = buf};
 	rw->write = true;
 	block_task(make_rw, rw, lun, &d, cmd_tmo_ms, deadline, ro, one);
+	if (stamp)
+		fl_stamp_written(&book, lun, rw->lba, rw->blocks, gen,
+				 !one->past_deadline && !strcmp(errno_of(one), "OK"));
 	free(buf);
+}
+
+/*
+ * Runs a block read of rw's range into one; with stamp, the data read is
+ * checked against the book (one->integrity names the first wrong block).
+ */
+static void run_read(const struct fl_step *s, struct rw_arg *rw, int lun, int cmd_tmo_ms,
+		     int64_t deadline, const struct fl_runner_opts *ro, struct result *one)
+{
+	size_t len = (size_t)rw->blocks * block_size;
+	bool stamp = s->stamp && block_size >= FL_STAMP_MIN_BLOCK;
+
+	rw->write = false;
+	one->in = stamp ? malloc(len ? len : 1) : NULL;
+	one->in_cap = one->in ? len : 0;
+	block_task(make_rw, rw, lun, NULL, cmd_tmo_ms, deadline, ro, one);
+	if (one->in && !one->past_deadline && !strcmp(errno_of(one), "OK"))
+		fl_stamp_check(&book, one->in, block_size, lun, rw->lba, one->in_len / block_size,
+			       one->integrity, sizeof(one->integrity));
+	free(one->in);
+	one->in = NULL;
 }
 
 /* Runs a block discard of rw's range into one (its parameter list zeroed). */
@@ -1416,7 +1469,7 @@ static bool run_repeat(const struct fl_step *s, const struct fl_runner_opts *ro,
 {
 	switch (s->op) {
 	case FL_OP_READ:
-		block_task(make_rw, rw, lun, NULL, cmd_tmo_ms, deadline, ro, one);
+		run_read(s, rw, lun, cmd_tmo_ms, deadline, ro, one);
 		break;
 	case FL_OP_WRITE:
 		run_write(s, rw, lun, cmd_tmo_ms, deadline, ro, one);
@@ -1564,6 +1617,8 @@ static void log_step(FILE *log, size_t i, const struct fl_step *s, const struct 
 		fprintf(log, ", status %s%s%s", fl_status_name(o->status) ?: "?",
 			o->has_sense ? ", sense " : "", o->has_sense ? t : "");
 	fprintf(log, " in %.0f ms", o->elapsed_ms);
+	if (o->why[0])
+		fprintf(log, " (%s)", o->why);
 	if (s->repeat > 1)
 		fprintf(log, ", %u of %u runs", o->repeats_done, s->repeat);
 	fprintf(log, "%s%s\n", r->eh[0] ? ", error handling: " : "", r->eh);
@@ -1660,6 +1715,7 @@ int fl_runner_run(const struct fl_check *check, const struct fl_runner_opts *o,
 	reset_wait_ms =
 	    check->knobs.reset_wait_ms >= 0 ? check->knobs.reset_wait_ms : FL_RESET_WAIT_MS;
 	memset(&last_cmd, 0, sizeof(last_cmd));
+	fl_stamp_book_free(&book);
 	run_url = o->url;
 	run_iname = o->initiator ? o->initiator : "iqn.2026-12.org.faultlun:check";
 	memset(sessions, 0, sizeof(sessions));
@@ -1706,6 +1762,7 @@ int fl_runner_run(const struct fl_check *check, const struct fl_runner_opts *o,
 		stale_op[i] = NULL;
 	}
 	nstale = 0;
+	fl_stamp_book_free(&book);
 	if (!obs)
 		return armed ? -1 : -2;
 	*steps = obs;

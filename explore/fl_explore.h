@@ -71,12 +71,14 @@ json_t *fl_explore_scenario(const struct fl_explore_base *b, json_t *schedule, u
  */
 int fl_explore_write_linted(json_t *doc, const char *file, unsigned frontend, bool verbose);
 
-/* The oracles, in the order they are asked. */
+/* The oracles: asked kernel, integrity, liveness, user. */
 enum fl_oracle {
 	FL_ORACLE_NONE = 0,
-	FL_ORACLE_KERNEL,   /* a splat in the trial's kernel log */
-	FL_ORACLE_LIVENESS, /* the run is ERROR, or the workload did not complete */
-	FL_ORACLE_USER,	    /* an expectation of BASE's check failed */
+	FL_ORACLE_KERNEL,    /* a splat in the trial's kernel log */
+	FL_ORACLE_LIVENESS,  /* the run is ERROR, or the workload did not complete */
+	FL_ORACLE_USER,	     /* an expectation of BASE's check failed */
+	FL_ORACLE_INTEGRITY, /* a stamped read found a block not as the last acknowledged write left
+				it */
 };
 
 /* What an oracle found: which one, and the line that shows it. */
@@ -86,7 +88,7 @@ struct fl_finding {
 	const char *splat; /* kernel: the regex of the splat that matched (static) */
 };
 
-/* "kernel", "liveness", "user" ("none" for FL_ORACLE_NONE). */
+/* "kernel", "liveness", "user", "integrity" ("none" for FL_ORACLE_NONE). */
 const char *fl_oracle_name(enum fl_oracle o);
 
 /*
@@ -97,6 +99,12 @@ const char *fl_oracle_name(enum fl_oracle o);
  * ("faultlun-agent") are not looked at. Returns whether it found one.
  */
 bool fl_oracle_kernel(const char *text, size_t len, struct fl_finding *f);
+/*
+ * The integrity oracle: the first step that read back, with "stamp", a block
+ * that is not what the last acknowledged write left there (stale, lost, torn,
+ * misplaced: the step's "integrity" in the run result). Whether it found one.
+ */
+bool fl_oracle_integrity(const struct fl_result *r, struct fl_finding *f);
 /*
  * The liveness oracle: the run is ERROR (its error as evidence), or fewer
  * than want_steps workload steps were recorded, or a step ended TIMEOUT.

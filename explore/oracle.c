@@ -20,6 +20,8 @@ const char *fl_oracle_name(enum fl_oracle o)
 		return "liveness";
 	case FL_ORACLE_USER:
 		return "user";
+	case FL_ORACLE_INTEGRITY:
+		return "integrity";
 	case FL_ORACLE_NONE:
 		break;
 	}
@@ -142,6 +144,19 @@ bool fl_oracle_liveness(const struct fl_result *r, size_t want_steps, struct fl_
 	return false;
 }
 
+bool fl_oracle_integrity(const struct fl_result *r, struct fl_finding *f)
+{
+	char buf[FL_EXPLORE_EVIDENCE];
+
+	for (size_t i = 0; i < r->nsteps; i++)
+		if (r->steps[i].integrity) {
+			snprintf(buf, sizeof(buf), "step %lld (%s): %s", r->steps[i].step,
+				 r->steps[i].op ? r->steps[i].op : "?", r->steps[i].integrity);
+			return found(f, FL_ORACLE_INTEGRITY, buf, strlen(buf));
+		}
+	return false;
+}
+
 bool fl_oracle_user(const struct fl_result *r, struct fl_finding *f)
 {
 	char buf[FL_EXPLORE_EVIDENCE];
@@ -171,5 +186,6 @@ bool fl_explore_judge(int rc, const struct fl_result *r, const char *kmsg, size_
 		snprintf(buf, sizeof(buf), "the run left no result (status %d)", rc);
 		return found(f, FL_ORACLE_LIVENESS, buf, strlen(buf));
 	}
-	return fl_oracle_liveness(r, want_steps, f) || fl_oracle_user(r, f);
+	return fl_oracle_integrity(r, f) || fl_oracle_liveness(r, want_steps, f) ||
+	       fl_oracle_user(r, f);
 }

@@ -301,6 +301,7 @@ static int fill(struct fl_result *res, char *why, size_t len)
 		s->t1 = fl_result_num(o, "t1", 0);
 		s->elapsed_ms = fl_result_num(o, "elapsed_ms", 0);
 		s->params = json_object_get(o, "params");
+		s->integrity = str_at(o, "integrity");
 	}
 
 	a = json_object_get(r, "expectations");

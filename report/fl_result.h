@@ -52,6 +52,8 @@ struct fl_result_step {
 	double t0, t1;		/* guest clock, seconds (0 when absent) */
 	double elapsed_ms;	/* 0 when absent */
 	json_t *params;		/* the step's parameters as written (borrowed; NULL: none) */
+	const char
+	    *integrity; /* a stamped read: the first block not as acknowledged (NULL: none) */
 };
 
 /* The verdict of one expectation. */

@@ -333,8 +333,8 @@ static int op_by_name(const char *s)
 /* Keys each op takes besides the common ones (op, lun, timeout_s, repeat, background). */
 static const char *const *op_keys(enum fl_step_op op)
 {
-	static const char *const rw[] = {"lba", "blocks", "direct", "pattern", NULL};
-	static const char *const rd[] = {"lba", "blocks", "direct", NULL};
+	static const char *const rw[] = {"lba", "blocks", "direct", "pattern", "stamp", NULL};
+	static const char *const rd[] = {"lba", "blocks", "direct", "stamp", NULL};
 	static const char *const range[] = {"lba", "blocks", NULL};
 	static const char *const same[] = {"lba", "blocks", "unmap", "pattern", NULL};
 	static const char *const path[] = {"path", NULL};
@@ -598,6 +598,11 @@ static void parse_step(struct pctx *c, const char *path, json_t *v, struct fl_st
 	}
 	if ((e = json_object_get(v, "direct")))
 		pbool(c, SUBP(sub, path, "direct"), e, &s->direct);
+	if ((e = json_object_get(v, "stamp")))
+		pbool(c, SUBP(sub, path, "stamp"), e, &s->stamp);
+	if (s->stamp && json_object_get(v, "pattern"))
+		perr(c, SUBP(sub, path, "pattern"), true,
+		     "\"pattern\" and \"stamp\": a stamped write's blocks describe themselves");
 	if (s->op == FL_OP_WRITE_SAME) {
 		/* zeros by default: a block of zeros with UNMAP is what the target may unmap */
 		s->pattern = 0;

@@ -75,6 +75,7 @@ struct fl_step {
 	bool background;      /* the next steps start at once (VM lab) */
 	uint64_t lba, blocks; /* read, write, discard (blocks >= 1) */
 	bool direct;	      /* read, write: O_DIRECT in the VM lab (default true) */
+	bool stamp;	      /* write: self-describing blocks; read: checked (fl_stamp.h) */
 	uint8_t pattern;      /* write, sg_raw data-out, write_same's block */
 	bool unmap;	      /* write_same: the UNMAP bit (default true) */
 	uint8_t cdb[FL_STEP_CDB_MAX];

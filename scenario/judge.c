@@ -249,6 +249,10 @@ static void step_end_text(const struct fl_step_obs *s, char *buf, size_t len)
 			snprintf(buf + o, len - o, ", %u retr%s", s->retries,
 				 s->retries == 1 ? "y" : "ies");
 		}
+		if (s->why[0]) { /* a stamped read: which block is not as acknowledged */
+			size_t o = strlen(buf);
+			snprintf(buf + o, len - o, ": %s", s->why);
+		}
 		break;
 	}
 }

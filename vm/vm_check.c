@@ -320,6 +320,9 @@ static void step_obs(json_t *rec, const struct fl_step *step, struct fl_step_obs
 		 : !strcmp(e, "CRASHED") ? FL_END_CRASHED
 					 : FL_END_DONE;
 	snprintf(o->errno_name, sizeof(o->errno_name), "%s", e);
+	/* a stamped read's finding: which block is not what was acknowledged */
+	snprintf(o->why, sizeof(o->why), "%s",
+		 json_string_value(json_object_get(rec, "integrity")) ?: "");
 	json_t *st = json_object_get(rec, "status");
 	if (json_is_integer(st)) {
 		o->has_status = true;

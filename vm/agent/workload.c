@@ -28,6 +28,7 @@
  * LUN without a disk, use it.
  */
 #include "fl_check.h"
+#include "fl_stamp.h"
 #include "fl_scenario.h"
 #include "fl_target.h"
 
@@ -155,7 +156,22 @@ static unsigned block_size(int fd)
 	return (unsigned)bs;
 }
 
-/* read / write steps: one pread / pwrite of the range, O_DIRECT unless direct is false. */
+/*
+ * What the stamped writes of this run left where (fl_stamp.h). A step runs
+ * in a child, which reads the book as it was at its start; the parent books
+ * the child's writes from its report ("stamped": [[generation, acknowledged],
+ * ...]), or, for a child left behind, every generation it may have sent as
+ * not acknowledged. Generations are reserved before the child starts, so
+ * that steps in the background never share one.
+ */
+static struct fl_stamp_book book;
+
+/*
+ * read / write steps: one pread / pwrite of the range, O_DIRECT unless direct
+ * is false. With stamp, a write's blocks describe themselves and a read
+ * checks them: a block that is not what the last acknowledged write left
+ * ends the step with EBADMSG, "integrity" saying which and how.
+ */
 static int do_rw(const struct fl_step *step, bool is_write, json_t *res)
 {
 	int fd =
@@ -169,13 +185,34 @@ static int do_rw(const struct fl_step *step, bool is_write, json_t *res)
 		close(fd);
 		return ENOMEM;
 	}
-	memset(buf, step->pattern, len);
+	int lun = step->lun >= 0 ? step->lun : devs.n ? devs.lun[0] : 0;
+	uint64_t gen = 0;
+	if (step->stamp && is_write && bs >= FL_STAMP_MIN_BLOCK)
+		gen = fl_stamp_fill(&book, buf, bs, lun, step->lba, step->blocks);
+	else
+		memset(buf, step->pattern, len);
 	off_t at = (off_t)(step->lba * bs);
 	ssize_t n = is_write ? pwrite(fd, buf, len, at) : pread(fd, buf, len, at);
 	int e = n < 0 ? errno : 0;
 	json_object_set_new(res, "bytes", json_integer(n < 0 ? 0 : n));
 	if (!e && (size_t)n != len)
 		json_object_set_new(res, "short", json_true());
+	if (gen) {
+		bool acked = !e && (size_t)n == len;
+		json_t *a = json_object_get(res, "stamped");
+		fl_stamp_written(&book, lun, step->lba, step->blocks, gen, acked);
+		if (!a)
+			json_object_set_new(res, "stamped", a = json_array());
+		json_array_append_new(a, json_pack("[I, b]", (json_int_t)gen, acked));
+	}
+	if (step->stamp && !is_write && !e && bs >= FL_STAMP_MIN_BLOCK) {
+		char why[256];
+		if (fl_stamp_check(&book, buf, bs, lun, step->lba, (uint64_t)n / bs, why,
+				   sizeof(why))) {
+			json_object_set_new(res, "integrity", json_string(why));
+			e = EBADMSG;
+		}
+	}
 	free(buf);
 	close(fd);
 	return e;
@@ -498,8 +535,10 @@ static json_t *step_params(const struct fl_step *s)
 		json_object_set_new(p, "blocks", json_integer((json_int_t)s->blocks));
 		if (s->op != FL_OP_DISCARD && !s->direct)
 			json_object_set_new(p, "direct", json_false());
-		if (s->op == FL_OP_WRITE && s->pattern != FL_STEP_PATTERN)
+		if (s->op == FL_OP_WRITE && s->pattern != FL_STEP_PATTERN && !s->stamp)
 			json_object_set_new(p, "pattern", json_integer(s->pattern));
+		if (s->stamp)
+			json_object_set_new(p, "stamp", json_true());
 		break;
 	case FL_OP_SG_RAW:
 		for (unsigned i = 0; i < s->cdb_len; i++)
@@ -557,6 +596,7 @@ struct running_step {
 	double deadline; /* t0 + the step's timeout_s, over all its repeats */
 	size_t i;
 	const struct fl_step *step;
+	uint64_t gen_base; /* a stamped write: its generations are gen_base + 1 .. + repeat */
 };
 
 /* Starts step i in a child that reports its result (and its end time) over a pipe. */
@@ -573,6 +613,9 @@ static int start_step(size_t i, const struct fl_step *step, struct running_step 
 	rs->deadline = rs->t0 + step->timeout_s;
 	rs->i = i;
 	rs->step = step;
+	rs->gen_base = book.next_gen;
+	if (step->op == FL_OP_WRITE && step->stamp)
+		book.next_gen += step->repeat;
 	rs->pid = fork();
 	if (rs->pid < 0) {
 		close(pfd[0]);
@@ -585,6 +628,7 @@ static int start_step(size_t i, const struct fl_step *step, struct running_step 
 		if (step->op == FL_OP_CTL)
 			setpgid(0, 0);
 		close(pfd[0]);
+		book.next_gen = rs->gen_base; /* its own generations (reserved above) */
 		json_t *res = json_object();
 		int e = run_step(step, res);
 		if (e != STEP_NOT_RUN)
@@ -598,6 +642,32 @@ static int start_step(size_t i, const struct fl_step *step, struct running_step 
 	close(pfd[1]);
 	rs->fd = pfd[0];
 	return 0;
+}
+
+/* Books a stamped write step's writes as its child reported them (see book). */
+static void book_child_writes(const struct running_step *rs, json_t *res, bool timed_out)
+{
+	const struct fl_step *st = rs->step;
+	int lun = st->lun >= 0 ? st->lun : devs.n ? devs.lun[0] : 0;
+	json_t *a = json_object_get(res, "stamped"), *w;
+	size_t k;
+
+	if (st->op != FL_OP_WRITE || !st->stamp)
+		return;
+	if (timed_out) { /* any of them may have been sent, and may land */
+		for (uint32_t r = 1; r <= st->repeat; r++)
+			fl_stamp_written(&book, lun, st->lba, st->blocks, rs->gen_base + r, false);
+		return;
+	}
+	json_array_foreach(a, k, w)
+	{
+		json_int_t gen = json_integer_value(json_array_get(w, 0));
+
+		if (gen > (json_int_t)rs->gen_base &&
+		    gen <= (json_int_t)(rs->gen_base + st->repeat))
+			fl_stamp_written(&book, lun, st->lba, st->blocks, (uint64_t)gen,
+					 json_is_true(json_array_get(w, 1)));
+	}
 }
 
 /*
@@ -662,6 +732,7 @@ static void finish_step(FILE *out, struct running_step *rs)
 	else
 		json_object_set_new(res, "errno", json_string("CRASHED"));
 	json_object_set_new(res, "params", step_params(rs->step));
+	book_child_writes(rs, res, timed_out);
 	char *s = json_dumps(res, JSON_COMPACT);
 	fprintf(out, "%s\n", s);
 	fprintf(stderr, "fl-vm-agent: step %zu %s -> %s in %.0f ms\n", rs->i,

@@ -311,6 +311,33 @@ static void test_liveness_oracle_planted(void)
 	CU_ASSERT_EQUAL(f.oracle, FL_ORACLE_LIVENESS);
 }
 
+/*
+ * The integrity oracle: a stamped read's finding, named by its step and
+ * words, asked before the liveness and user oracles (the same run's failed
+ * "errno OK" expectation is the user's); a read whose blocks held is none.
+ */
+static void test_integrity_oracle_planted(void)
+{
+	struct fl_finding f;
+
+	CU_ASSERT_FALSE(judge_text("{\"faultlun_vm_result\":1,\"verdict\":\"PASS\",\"steps\":["
+				   "{\"step\":0,\"op\":\"write\",\"errno\":\"OK\"},"
+				   "{\"step\":1,\"op\":\"read\",\"errno\":\"OK\"}]}",
+				   2, &f));
+	CU_ASSERT_TRUE(judge_text(
+	    "{\"faultlun_vm_result\":1,\"verdict\":\"FAIL\",\"steps\":["
+	    "{\"step\":0,\"op\":\"write\",\"errno\":\"OK\"},"
+	    "{\"step\":1,\"op\":\"read\",\"errno\":\"EBADMSG\",\"integrity\":"
+	    "\"LBA 0: stale: it holds write 1, an older one than write 2, acknowledged\"}],"
+	    "\"expectations\":[{\"verdict\":\"fail\",\"what\":\"step 1 errno OK\","
+	    "\"observed\":\"EBADMSG\"}]}",
+	    2, &f));
+	CU_ASSERT_EQUAL(f.oracle, FL_ORACLE_INTEGRITY);
+	CU_ASSERT_STRING_EQUAL(f.evidence, "step 1 (read): LBA 0: stale: it holds write 1, an "
+					   "older one than write 2, acknowledged");
+	CU_ASSERT_STRING_EQUAL(fl_oracle_name(FL_ORACLE_INTEGRITY), "integrity");
+}
+
 /* The user's oracle: a failed expectation of BASE, named by its words. */
 static void test_user_oracle_planted(void)
 {
@@ -390,7 +417,8 @@ FL_TESTS(explore_tests, {"same_seed_same_schedules", test_same_seed_same_schedul
 	 {"rules_only_by_default", test_rules_only_by_default}, {"ports_drawn", test_ports_drawn},
 	 {"kernel_oracle_planted", test_kernel_oracle_planted},
 	 {"liveness_oracle_planted", test_liveness_oracle_planted},
-	 {"user_oracle_planted", test_user_oracle_planted}, {"oracle_order", test_oracle_order},
-	 {"ddmin_planted", test_ddmin_planted});
+	 {"user_oracle_planted", test_user_oracle_planted},
+	 {"integrity_oracle_planted", test_integrity_oracle_planted},
+	 {"oracle_order", test_oracle_order}, {"ddmin_planted", test_ddmin_planted});
 
 FL_SUITES(FL_SUITE("explore", NULL, NULL, explore_tests));
