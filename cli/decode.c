@@ -137,16 +137,6 @@ static void put_truncated(struct out *o, size_t want, size_t got)
 		put_b(o, "truncated", true);
 }
 
-/* Name of an ALUA asymmetric access state (SPC-4 r37 6.36). */
-static const char *alua_state(unsigned s)
-{
-	static const char *const names[16] = {
-	    "active_optimized",	  "active_non_optimized", "standby",
-	    "unavailable",	  [0xe] = "offline",	  [0xf] = "transitioning",
-	    [4] = "lba_dependent"};
-	return names[s & 15] ? names[s & 15] : "reserved";
-}
-
 /* READ CAPACITY(10) parameter data (SBC-3 r36 5.15.2). */
 static void dec_readcap10(struct out *o, const uint8_t *d, size_t n)
 {
@@ -498,7 +488,7 @@ static void dec_rtpg(struct out *o, const uint8_t *d, size_t n)
 
 		open_(o, NULL, '{');
 		put_u(o, "group", fl_get_be16(g + 2));
-		put_s(o, "state", alua_state(g[0] & 15));
+		put_s(o, "state", fl_alua_state_text(g[0] & 15));
 		put_b(o, "pref", g[0] & 0x80);
 		put_x(o, "supported", g[1]);
 		put_u(o, "status_code", g[5]);

@@ -47,6 +47,7 @@
 #define IMP_MAX_TMF_PENDING 16 /* TMF requests awaiting their answer per connection */
 #define IMP_MAX_TMF_MS 1024    /* answer times kept per TMF function (the first ones) */
 #define IMP_MAX_CUTS 64	       /* connections the target cut, reproduced (the rest noted) */
+#define IMP_MAX_ALUA 64	       /* ALUA state changes reproduced (the rest noted) */
 
 struct fl_import;
 

@@ -171,6 +171,20 @@ struct imp_lun {
 	uint64_t inq_frame, cap_frame;
 	uint8_t vpd_seen[32]; /* bitmap of VPD pages answered */
 	uint8_t mode_seen[8]; /* bitmap of mode pages answered */
+	bool have_tpg;	      /* VPD 0x83 names the target port group of the port */
+	uint16_t tpg;
+	bool have_rtpg;		       /* a REPORT TARGET PORT GROUPS answer was read */
+	uint16_t rtpg_group;	       /* the group it reported for the LUN's port */
+	uint8_t alua_first, alua_last; /* that group's first and last state seen */
+	uint64_t rtpg_frame;
+};
+
+/* An ALUA state change: a REPORT TARGET PORT GROUPS answer unlike the one before. */
+struct imp_alua {
+	int lun;
+	uint8_t from, to;
+	uint64_t frame;
+	int64_t t_us;
 };
 
 /* Rule kinds. */
@@ -188,7 +202,8 @@ struct imp_class {
 	bool descriptor, info_lba;
 	const char *hold; /* forever, until_abort, until_reset */
 	unsigned count, good_after, written_after;
-	uint64_t frames[4]; /* the first commands' frames */
+	uint32_t good_before; /* no LBA: unruled answers to the LUN's opcode before the first */
+	uint64_t frames[4];   /* the first commands' frames */
 	uint64_t answer_frame;
 	int64_t t_us;
 };
@@ -238,6 +253,10 @@ struct fl_import {
 	uint64_t op_count[256]; /* the imported target's commands per opcode */
 	struct imp_cut cuts[IMP_MAX_CUTS];
 	unsigned ncuts;
+	struct imp_alua alua[IMP_MAX_ALUA];
+	unsigned nalua, alua_over;
+	/* per LUN and opcode, commands without an LBA no rule answers (count_unruled) */
+	uint32_t unruled_nolba[256][256];
 };
 
 /* import_net.c -> import_iscsi.c: in-order bytes of one direction. */

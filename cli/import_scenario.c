@@ -86,6 +86,40 @@ static void note_pages(struct fl_import *im, int n, const struct imp_lun *l)
 			       n, pages);
 }
 
+/*
+ * A LUN's ALUA identity: TPGS of its INQUIRY (implicit, explicit) and, from
+ * the first REPORT TARGET PORT GROUPS answer, its port's group and that
+ * group's state. Later changes of the state are noted, not reproduced.
+ */
+static void lun_alua(struct fl_import *im, int n, json_t *o)
+{
+	const struct imp_lun *l = &im->luns[n];
+	json_t *a = json_object();
+
+	if (l->have_rtpg && l->rtpg_group >= 1)
+		json_object_set_new(a, "group", json_integer(l->rtpg_group));
+	if (l->have_rtpg && strcmp(fl_alua_state_text(l->alua_first), "reserved"))
+		json_object_set_new(a, "state", json_string(fl_alua_state_text(l->alua_first)));
+	json_object_set_new(a, "implicit", json_boolean((l->tpgs & 1) || !(l->tpgs & 2)));
+	json_object_set_new(a, "explicit", json_boolean(l->tpgs & 2));
+	json_object_set_new(o, "alua", a);
+	if (!l->have_rtpg)
+		fl_import_note(im,
+			       "LUN %d: TPGS %u (ALUA) in INQUIRY and no REPORT TARGET PORT GROUPS "
+			       "answer: group 1, active/optimized",
+			       n, l->tpgs);
+	for (unsigned i = 0; i < im->nalua; i++)
+		if (im->alua[i].lun == n)
+			fl_import_note(
+			    im,
+			    "LUN %d: frame %" PRIu64 " (%.3f s): REPORT TARGET PORT GROUPS "
+			    "answered %s where it had answered %s: ALUA state changes are "
+			    "not reproduced yet",
+			    n, im->alua[i].frame, imp_secs(im, im->alua[i].t_us),
+			    fl_alua_state_text(im->alua[i].to),
+			    fl_alua_state_text(im->alua[i].from));
+}
+
 /* The LUN object of one LUN. */
 static json_t *lun_json(struct fl_import *im, int n)
 {
@@ -122,11 +156,8 @@ static json_t *lun_json(struct fl_import *im, int n)
 				       "LUN %d: peripheral device type 0x%02x; faultlun serves "
 				       "direct-access (0x00) devices",
 				       n, l->pdt);
-		if (l->tpgs)
-			fl_import_note(im,
-				       "LUN %d: TPGS %u (ALUA) in INQUIRY: port groups and their "
-				       "states are not imported yet",
-				       n, l->tpgs);
+		if (l->tpgs || l->have_rtpg)
+			lun_alua(im, n, o);
 	} else {
 		fl_import_note(im,
 			       "LUN %d: no standard INQUIRY answer in the capture; faultlun's "
@@ -202,6 +233,9 @@ static json_t *rule_json(struct fl_import *im, unsigned i, json_t *refs)
 		json_object_set_new(r, "until", json_string("written"));
 	else if (x->good_after || x->kind == IMP_HOLD || x->key == 0x06)
 		json_object_set_new(m, "times", json_integer(x->count));
+	/* In order: the GOOD answers to the LUN's same command before the first (no LBA). */
+	if (x->good_before)
+		json_object_set_new(m, "after", json_integer(x->good_before));
 	json_object_set_new(r, "match", m);
 	json_object_set_new(r, "action", a);
 	for (unsigned f = 0; f < x->count && f < 4; f++)
@@ -271,8 +305,9 @@ static void reading_notes(struct fl_import *im)
 	if (im->st.digest_errors)
 		fl_import_note(im, "%" PRIu64 " header digests did not match",
 			       im->st.digest_errors);
-	fl_import_note(im, "not imported yet: ALUA state changes, REPORT TARGET PORT GROUPS; "
-			   "data payloads are never copied (only sizes)");
+	if (im->alua_over)
+		fl_import_note(im, "%u more ALUA state changes", im->alua_over);
+	fl_import_note(im, "data payloads are never copied (only sizes)");
 }
 
 /* The "emulates" object: what the import reproduces, and refs with the reading's notes. */

@@ -35,6 +35,8 @@ bool imp_scsi_wants_data(const uint8_t *cdb)
 		return true;
 	case SBC_OP_SERVICE_ACTION_IN_16:
 		return (cdb[1] & 0x1f) == 0x10; /* READ CAPACITY(16) */
+	case SPC_OP_MAINTENANCE_IN:
+		return (cdb[1] & 0x1f) == SPC_SA_REPORT_TPGS;
 	default:
 		return false;
 	}
@@ -168,6 +170,78 @@ bool imp_vpd83_naa(const uint8_t *p, uint32_t n, uint64_t *naa)
 	return false;
 }
 
+/*
+ * The target port group designator (SPC-4 7.8.6.8: type 5, association 1,
+ * the target port) of a VPD 0x83 page: the group of the port the command
+ * came through. False without one.
+ */
+static bool vpd83_tpg(const uint8_t *p, uint32_t n, uint16_t *tpg)
+{
+	uint32_t end = 4 + fl_get_be16(p + 2), o = 4;
+
+	if (end > n)
+		end = n;
+	while (o + 4 <= end) {
+		uint8_t dl = p[o + 3];
+
+		if (o + 4 + dl > end)
+			break;
+		if (((p[o + 1] >> 4) & 3) == 1 && (p[o + 1] & 0x0f) == 5 && dl == 4) {
+			*tpg = fl_get_be16(p + o + 6);
+			return true;
+		}
+		o += 4 + dl;
+	}
+	return false;
+}
+
+/*
+ * A REPORT TARGET PORT GROUPS answer (SPC-4 6.36): the state of the LUN's
+ * group (VPD 0x83's, else the first reported); a state unlike the last one
+ * seen is a change, kept with its time (at most IMP_MAX_ALUA, the rest
+ * counted).
+ */
+static void identity_rtpg(struct fl_import *im, struct imp_lun *l, int lun, const uint8_t *c,
+			  const uint8_t *p, uint32_t n, uint64_t frame, int64_t t_us)
+{
+	uint32_t o = ((c[1] >> 5) & 7) == 1 ? 8 : 4, end;
+	bool found = false;
+	uint8_t state = 0;
+	uint16_t group = 0;
+
+	if (n < 4)
+		return;
+	end = 4 + fl_get_be32(p);
+	if (end > n)
+		end = n;
+	for (; o + 8 <= end; o += 8 + 4u * p[o + 7]) {
+		uint16_t id = fl_get_be16(p + o + 2);
+
+		if (!found || (l->have_tpg && id == l->tpg)) {
+			group = id;
+			state = p[o] & 0x0f;
+			found = true;
+		}
+	}
+	if (!found)
+		return;
+	if (!l->have_rtpg) {
+		l->have_rtpg = true;
+		l->rtpg_group = group;
+		l->alua_first = l->alua_last = state;
+		l->rtpg_frame = frame;
+		return;
+	}
+	if (group != l->rtpg_group || state == l->alua_last)
+		return;
+	if (im->nalua < IMP_MAX_ALUA)
+		im->alua[im->nalua++] = (struct imp_alua){
+		    .lun = lun, .from = l->alua_last, .to = state, .frame = frame, .t_us = t_us};
+	else
+		im->alua_over++;
+	l->alua_last = state;
+}
+
 /* Keeps a LUN's standard INQUIRY data (the first answer) and its VPD pages' identity. */
 static void identity_inquiry(struct imp_lun *l, const uint8_t *c, const uint8_t *p, uint32_t n,
 			     uint64_t frame)
@@ -199,8 +273,11 @@ static void identity_inquiry(struct imp_lun *l, const uint8_t *c, const uint8_t 
 		size_t lead = strspn(l->serial, " ");
 		memmove(l->serial, l->serial + lead, strlen(l->serial + lead) + 1);
 		l->have_serial = l->serial[0] != 0;
-	} else if (p[1] == 0x83 && !l->have_naa) {
-		l->have_naa = imp_vpd83_naa(p, n, &l->naa);
+	} else if (p[1] == 0x83) {
+		if (!l->have_naa)
+			l->have_naa = imp_vpd83_naa(p, n, &l->naa);
+		if (!l->have_tpg)
+			l->have_tpg = vpd83_tpg(p, n, &l->tpg);
 	}
 }
 
@@ -222,8 +299,8 @@ static void identity_report_luns(struct fl_import *im, const uint8_t *p, uint32_
 	}
 }
 
-/* Reads the identity a GOOD answer carries. */
-static void identity(struct fl_import *im, struct imp_cmd *m, uint64_t frame)
+/* Reads the identity a GOOD answer carries (t_us: when it came). */
+static void identity(struct fl_import *im, struct imp_cmd *m, uint64_t frame, int64_t t_us)
 {
 	const uint8_t *p = m->data, *c = m->cdb;
 	uint32_t n = m->data_len;
@@ -256,6 +333,10 @@ static void identity(struct fl_import *im, struct imp_cmd *m, uint64_t frame)
 		return;
 	case SPC_OP_REPORT_LUNS:
 		identity_report_luns(im, p, n);
+		return;
+	case SPC_OP_MAINTENANCE_IN:
+		if ((c[1] & 0x1f) == SPC_SA_REPORT_TPGS)
+			identity_rtpg(im, l, m->lun, c, p, n, frame, t_us);
 		return;
 	case 0x1a:
 		if (n >= 4) {
@@ -316,13 +397,33 @@ static void class_add(struct fl_import *im, const struct imp_class *k, uint64_t 
 	if (!x->count) {
 		x->answer_frame = answer_frame;
 		x->t_us = t;
+		if (!x->has_lba && x->lun >= 0 && x->lun < 256)
+			x->good_before = im->unruled_nolba[x->lun][x->opcode];
 	}
 	x->count++;
 }
 
-/* A GOOD command: heals (for the import's purposes) the classes it overlaps. */
+/*
+ * Counts a command without an LBA that no imported rule answers (GOOD, or
+ * the power-on unit attention every new nexus gets): a replay's rules see it
+ * too, so a later rule of its LUN and opcode skips as many ("after").
+ */
+static void count_unruled(struct fl_import *im, const struct imp_cmd *m,
+			  const struct fl_cdb_info *ci)
+{
+	if (!ci->has_lba && m->lun >= 0 && m->lun < 256 &&
+	    im->unruled_nolba[m->lun][m->cdb[0]] < UINT32_MAX)
+		im->unruled_nolba[m->lun][m->cdb[0]]++;
+}
+
+/*
+ * A GOOD command: counted when it has no LBA (the order of a later non-GOOD
+ * answer to the same opcode), and heals (for the import's purposes) the
+ * classes it overlaps.
+ */
 static void good_seen(struct fl_import *im, const struct imp_cmd *m, const struct fl_cdb_info *ci)
 {
+	count_unruled(im, m, ci);
 	for (unsigned i = 0; i < im->nclasses; i++) {
 		struct imp_class *x = &im->classes[i];
 		if (x->lun != m->lun || !ci->has_lba || !x->has_lba || x->crosses_end)
@@ -389,7 +490,7 @@ void imp_scsi_answer(struct fl_import *im, struct imp_conn *c, struct imp_cmd *m
 	}
 	if (status == 0x00 || status == 0x04 /* CONDITION MET */) {
 		if (m->want_data)
-			identity(im, m, m->frame);
+			identity(im, m, m->frame, t);
 		good_seen(im, m, &ci);
 		return;
 	}
@@ -406,6 +507,7 @@ void imp_scsi_answer(struct fl_import *im, struct imp_conn *c, struct imp_cmd *m
 		if (sd.key == 0x06 && sd.asc == 0x29) {
 			if (!im->power_on_uas++)
 				im->power_on_frame = frame;
+			count_unruled(im, m, &ci);
 			return;
 		}
 		k.kind = IMP_SENSE;

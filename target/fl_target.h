@@ -81,6 +81,8 @@ extern "C" {
 #define SBC_OP_SERVICE_ACTION_IN_16 0x9e
 #define SBC_SA_READ_CAPACITY_16 0x10 /* service action of SERVICE ACTION IN(16) */
 #define SPC_OP_REPORT_LUNS 0xa0
+#define SPC_OP_MAINTENANCE_IN 0xa3
+#define SPC_SA_REPORT_TPGS 0x0a /* service action of MAINTENANCE IN (SPC-4 r37 6.36) */
 #define SBC_OP_READ_12 0xa8
 #define SBC_OP_WRITE_12 0xaa
 
@@ -235,6 +237,9 @@ enum fl_alua_state {
 	FL_ALUA_OFFLINE = 0xe,
 	FL_ALUA_TRANSITIONING = 0xf,
 };
+/* Name of an ALUA asymmetric access state as scenarios write it ("active_optimized", ...;
+ * "reserved" for a code SPC-4 r37 6.36 does not name). */
+const char *fl_alua_state_text(unsigned s);
 
 /*
  * Target ports and target port groups of a multi-port target (SPC-4 r37

@@ -386,3 +386,13 @@ enum sense_reason spc_prevent_allow(struct exec_ctx *x)
 		lun->removal_prevented |= ns->prevent_removal;
 	return SENSE_OK;
 }
+
+/* Name of an ALUA asymmetric access state (SPC-4 r37 6.36), as scenarios write it. */
+const char *fl_alua_state_text(unsigned s)
+{
+	static const char *const names[16] = {
+	    "active_optimized",	  "active_non_optimized", "standby",
+	    "unavailable",	  [0xe] = "offline",	  [0xf] = "transitioning",
+	    [4] = "lba_dependent"};
+	return names[s & 15] ? names[s & 15] : "reserved";
+}

@@ -1,0 +1,62 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# test-import-alua.sh FAULTLUN: a LUN's ALUA identity, imported. tcpdump on
+# lo captures `faultlun send` against `faultlun serve` of a LUN in target port
+# group 3, active/non-optimized, explicit and implicit ALUA, whose third TEST
+# UNIT READY moves the group to standby: INQUIRY, VPD 0x83, REPORT TARGET PORT
+# GROUPS, then the TURs and a second REPORT TARGET PORT GROUPS. The imported
+# LUN must have group 3, state active_non_optimized, implicit and explicit;
+# the change to standby is noted with its frame (not reproduced yet); the
+# scenario lints, verifies with 0 differences, and served answers REPORT
+# TARGET PORT GROUPS with group 3 active/non-optimized.
+# Exit 77 when tcpdump is missing or capturing on lo is not permitted.
+set -u
+. "$(dirname "$0")/../lib/common.sh"
+fl=$1
+fl_capture_tmpdir
+
+cat >"$tmp/alua.json" <<'JSON'
+{
+  "faultlun": 1,
+  "name": "alua-group-3",
+  "frontends": ["iscsi"],
+  "luns": [{"lun": 0, "size": "8MiB",
+            "alua": {"group": 3, "state": "active_non_optimized", "implicit": true, "explicit": true}}],
+  "rules": [{"id": "to-standby", "match": {"class": "tur", "nth": 3}, "action": {"alua": "standby"}}]
+}
+JSON
+rtpg="raw:'a3 0a 00 00 00 00 00 00 04 00 00 00',in=1024"
+cat >"$tmp/run.sh" <<RUN
+"$fl" send -i -u "\$FAULTLUN_URL" inquiry inquiry:vpd=0x83 $rtpg tur tur tur $rtpg
+exit 0
+RUN
+fl_capture "$port" "$tmp/cap.pcap"
+"$fl" serve -q --listen "127.0.0.1:$port" "$tmp/alua.json" --run "sh $tmp/run.sh" >"$tmp/orig.out" 2>&1 ||
+	{ cat "$tmp/orig.out"; fail "serve failed"; }
+fl_capture_end
+grep -q "standby" "$tmp/orig.out" || { cat "$tmp/orig.out"; fail "the original target did not report standby"; }
+
+"$fl" import "$tmp/cap.pcap" -o "$tmp/imported.json" 2>"$tmp/import.err" || { cat "$tmp/import.err"; fail "import failed"; }
+python3 - "$tmp/imported.json" <<'PY' || { cat "$tmp/imported.json"; fail "the imported ALUA identity is not the target's"; }
+import json, sys
+s = json.load(open(sys.argv[1]))
+lun = s["luns"][0]
+assert lun["alua"] == {"group": 3, "state": "active_non_optimized", "implicit": True,
+                       "explicit": True}, lun.get("alua")
+refs = s["emulates"]["references"]
+assert any("REPORT TARGET PORT GROUPS answered standby where it had answered "
+           "active_non_optimized" in l and l.startswith("not reproduced: LUN 0: frame ")
+           for l in refs), refs
+assert not any("not imported yet" in l for l in refs), refs
+PY
+"$fl" lint "$tmp/imported.json" >"$tmp/lint.out" 2>&1 || { cat "$tmp/lint.out"; fail "the imported scenario does not lint"; }
+"$fl" import "$tmp/cap.pcap" --verify >"$tmp/verify.out" 2>&1 || { cat "$tmp/verify.out"; python3 -c "import json,sys; print(json.dumps(json.load(open(sys.argv[1])).get(\"rules\")))" "$tmp/imported.json"; fail "verify found differences"; }
+grep -q '^verify: [0-9]* commands, 0 differences' "$tmp/verify.out" || { cat "$tmp/verify.out"; fail "verify did not replay"; }
+
+# Served, the imported LUN reports the same group and state.
+"$fl" serve -q --listen 127.0.0.1:0 "$tmp/imported.json" \
+	--run "\"$fl\" send -i -u \"\$FAULTLUN_URL\" $rtpg" >"$tmp/replay.out" 2>&1 ||
+	{ cat "$tmp/replay.out"; fail "serving the imported scenario failed"; }
+grep -q "group: 3$" "$tmp/replay.out" && grep -q "state: active_non_optimized$" "$tmp/replay.out" ||
+	{ cat "$tmp/replay.out"; fail "the served scenario does not report group 3 active/non-optimized"; }
+echo "import: LUN 0 in group 3, active/non-optimized, implicit and explicit; the change to standby noted; verified; served alike"
