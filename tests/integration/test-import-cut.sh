@@ -29,13 +29,9 @@ cat >"$tmp/run.sh" <<RUN
 "$fl" send -i -u "\$FAULTLUN_URL" $items
 exit 0
 RUN
-fl_capture "$port" "$tmp/cap.pcap"
-"$fl" serve -q --listen "127.0.0.1:$port" "$tmp/cut.json" --run "sh $tmp/run.sh" >"$tmp/orig.out" 2>&1 ||
-	{ cat "$tmp/orig.out"; fail "serve failed"; }
-fl_capture_end
+fl_capture_serve "$fl" "$tmp/cut.json"
 grep -q "^#4 read:lba=16: no answer" "$tmp/orig.out" || { cat "$tmp/orig.out"; fail "the original target did not cut at the third read"; }
 
-"$fl" import "$tmp/cap.pcap" -o "$tmp/imported.json" 2>"$tmp/import.err" || { cat "$tmp/import.err"; fail "import failed"; }
 python3 - "$tmp/imported.json" <<'PY' || { cat "$tmp/imported.json"; fail "the imported cut is not the target's"; }
 import json, sys
 s = json.load(open(sys.argv[1]))

@@ -98,6 +98,19 @@ fl_capture_end() {
 	tdpid=""
 }
 
+# fl_capture_serve FAULTLUN SCENARIO: tcpdump on lo captures `FAULTLUN serve
+# SCENARIO` on $port running $tmp/run.sh into $tmp/cap.pcap (its output in
+# $tmp/orig.out), then `FAULTLUN import` writes $tmp/imported.json; fails the
+# test when either fails.
+fl_capture_serve() {
+	fl_capture "$port" "$tmp/cap.pcap"
+	"$1" serve -q --listen "127.0.0.1:$port" "$2" --run "sh $tmp/run.sh" >"$tmp/orig.out" 2>&1 ||
+		{ cat "$tmp/orig.out"; fail "serve failed"; }
+	fl_capture_end
+	"$1" import "$tmp/cap.pcap" -o "$tmp/imported.json" 2>"$tmp/import.err" ||
+		{ cat "$tmp/import.err"; fail "import failed"; }
+}
+
 # Prints a port in 10000..29999 (below Linux's ephemeral range) that no TCP
 # socket of any state uses; returns 1 after 100 tries.
 fl_freeport() {
