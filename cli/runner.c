@@ -25,9 +25,12 @@
  * MEDIUM ERROR and ABORTED COMMAND, all within (5 + 1) x the command timeout
  * (knobs.timeout_s). The pass-through ops (tur, inquiry, sg_raw, unmap,
  * write_same, which the VM lab's agent sends with SG_IO) keep their first
- * answer. A command not answered within the command timeout goes through the
- * kernel's error-handling ladder (scmd_eh_abort_handler, scsi_eh_ready_devs,
- * libiscsi's eh handlers): ABORT TASK, and only when a rung fails LUN RESET,
+ * answer. A command's timer runs as the kernel's does over iSCSI (wait_timer:
+ * one more command timeout after a NOP-Out when the session's pings are on);
+ * the connection is pinged when silent and recovered within the replacement
+ * timeout (knobs noop_interval_s, noop_timeout_s, recovery_tmo_s). A command
+ * whose timer ran out goes through the kernel's error-handling ladder (scmd_eh_abort_handler,
+ * scsi_eh_ready_devs, libiscsi's eh handlers): ABORT TASK, and only when a rung fails LUN RESET,
  * TARGET WARM RESET, then a reconnect (a TMF not answered within
  * knobs.reset_wait_ms, default 5 s, fails the connection: straight to the
  * reconnect); a recovered block command is resent within the retries and the
@@ -68,11 +71,13 @@ static const char *run_url, *run_iname;
 #define MAX_SESSIONS (1 + FL_RUNNER_MAX_PORTS)
 static struct iscsi_context *sessions[MAX_SESSIONS];
 static char *session_url[MAX_SESSIONS]; /* what each session logged in to */
+static bool sess_down[MAX_SESSIONS];	/* its connection failed a ping (ping) */
 static uint32_t block_size = 512;
 static struct scsi_task *stale[512]; /* timed-out tasks, freed at the end */
 static struct op *stale_op[512];
 static size_t nstale;
 static int reset_wait_ms = FL_RESET_WAIT_MS; /* each error-handling TMF's answer (knobs) */
+static int eh_timeout_ms = 10000; /* the error handler's own commands (knobs eh_timeout_s) */
 /* The last command sent: what an abort_task step aborts. */
 static struct {
 	bool sent;
@@ -95,9 +100,18 @@ static struct {
 	bool dead[FL_MP_MAX_PATHS];	  /* failed without an answer: its session is gone */
 	int poll_ms;			  /* multipathd's checker interval */
 	int no_path_retry;		  /* checks to queue for with every path down; -1: queue */
-	int recovery_ms;		  /* the session's replacement timeout */
-	int noop_interval_ms, noop_timeout_ms; /* the initiator's NOP-Out pings; 0: off */
 } mp;
+
+/*
+ * The kernel initiator's connection, for every session: its NOP-Out pings
+ * and its replacement timeout (the VM lab's iscsid.conf defaults: a NOP-Out
+ * every 5 s answered within 5 s, 120 s; under dm-multipath the map's
+ * fast_io_fail_tmo, 5 s), set from the knobs by conn_setup.
+ */
+static struct {
+	int noop_interval_ms, noop_timeout_ms; /* the NOP-Out pings; 0: off */
+	int recovery_ms;		       /* the session's replacement timeout */
+} conn;
 
 /* One asynchronous call's completion. */
 struct op {
@@ -167,45 +181,112 @@ static void keep_stale(struct op *op, struct scsi_task *t)
 }
 
 /*
- * As wait_op, for a command of the multipath model: the session is pinged as
- * the kernel's iSCSI initiator pings an idle connection (a NOP-Out after
+ * Pings every open session once, as each connection's transport timer does
+ * when it has been silent (libiscsi.c iscsi_send_nopout): a NOP-Out each,
+ * their NOP-Ins waited for up to noop_timeout (not waited for with that 0),
+ * while every session is serviced. A session other than ctx whose NOP-In
+ * does not come has failed (sess_down: the kernel fails that connection,
+ * iscsi_check_transport_timeouts, and dm-multipath that path). 1: op is done
+ * meanwhile; 0: ctx answered; -1: ctx did not, its connection failed.
+ */
+static int ping(struct op *op)
+{
+	struct op *nop[MAX_SESSIONS] = {0};
+	int64_t end = ini_now_ms() + conn.noop_timeout_ms;
+	int rc = 0;
+
+	for (size_t k = 0; k < MAX_SESSIONS; k++) {
+		if (!sessions[k] || sess_down[k] || !(nop[k] = calloc(1, sizeof(*nop[k]))))
+			continue;
+		if (iscsi_nop_out_async(sessions[k], op_cb, NULL, 0, nop[k])) {
+			free(nop[k]);
+			nop[k] = NULL;
+			if (sessions[k] == ctx)
+				rc = -1;
+			else
+				sess_down[k] = true;
+		}
+	}
+	for (size_t k = 0; k < MAX_SESSIONS; k++) {
+		if (!nop[k])
+			continue;
+		if (conn.noop_timeout_ms > 0 && !wait_op(nop[k], end - ini_now_ms())) {
+			if (sessions[k] == ctx)
+				rc = -1;
+			else
+				sess_down[k] = true;
+		}
+		if (!nop[k]->done)
+			keep_stale(nop[k], NULL);
+		else
+			free(nop[k]);
+	}
+	return op->done ? 1 : rc;
+}
+
+/*
+ * As wait_op, for a command: the session is pinged as the kernel's iSCSI
+ * initiator pings a connection that has been silent (a NOP-Out after
  * noop_interval without an answer, the connection failed when its NOP-In
- * does not come within noop_timeout; libiscsi.c iscsi_check_transport_timeouts).
- * 1: op done; 0: ms passed; -1: the connection failed.
+ * does not come within noop_timeout; libiscsi.c
+ * iscsi_check_transport_timeouts). 1: op done; 0: ms passed; -1: the
+ * connection failed.
  */
 static int wait_pinged(struct op *op, int64_t ms)
 {
 	int64_t end = ini_now_ms() + ms;
 
-	if (!mp.on || mp.noop_interval_ms <= 0 || mp.noop_timeout_ms <= 0)
+	if (conn.noop_interval_ms <= 0 || conn.noop_timeout_ms <= 0)
 		return wait_op(op, ms) ? 1 : 0;
 	for (;;) {
 		int64_t left = end - ini_now_ms();
-		struct op *nop;
+		int p;
 
 		if (left <= 0)
 			return 0;
-		if (wait_op(op, left < mp.noop_interval_ms ? left : mp.noop_interval_ms))
+		if (wait_op(op, left < conn.noop_interval_ms ? left : conn.noop_interval_ms))
 			return 1;
 		if (ini_now_ms() >= end)
 			return 0;
-		nop = calloc(1, sizeof(*nop));
-		if (!nop)
-			return 0;
-		if (iscsi_nop_out_async(ctx, op_cb, NULL, 0, nop)) {
-			free(nop);
-			return -1;
-		}
-		bool answered = wait_op(nop, mp.noop_timeout_ms);
-		if (!nop->done)
-			keep_stale(nop, NULL);
-		else
-			free(nop);
-		if (op->done)
-			return 1;
-		if (!answered)
-			return -1;
+		p = ping(op);
+		if (p)
+			return p;
 	}
+}
+
+/* ms, or what is left until deadline when that is less (at least 0). */
+static int64_t until(int64_t ms, int64_t deadline)
+{
+	int64_t left = deadline - ini_now_ms();
+
+	return left < ms ? (left > 0 ? left : 0) : ms;
+}
+
+/*
+ * Waits for a command's answer as the kernel's timer of an iSCSI command
+ * runs out (scsi_timeout, which asks libiscsi.c's iscsi_eh_cmd_timed_out
+ * first): at the first expiry, after the command timeout, a session whose
+ * pings are on (noop_interval or noop_timeout not 0) checks its connection
+ * with a NOP-Out and gives the command one more command timeout (a NOP-In
+ * that does not come within noop_timeout fails the connection); the error
+ * handling starts at the next expiry, or at the first with the pings off.
+ * Not modelled: the kernel gives one more timeout again to a command that
+ * "made progress" since the last expiry (its PDU went out in a later jiffy
+ * than it was queued, or its data moved), which is chance
+ * (docs/scenario-format.md). 1: op done; 0: the error handling starts (or
+ * the deadline passed); -1: the connection failed.
+ */
+static int wait_timer(struct op *op, int timeout_ms, int64_t deadline)
+{
+	int w = wait_pinged(op, until(timeout_ms, deadline));
+	int64_t expiry = ini_now_ms();
+
+	if (w || (conn.noop_interval_ms <= 0 && conn.noop_timeout_ms <= 0) || expiry >= deadline)
+		return w;
+	w = ping(op);
+	if (w)
+		return w;
+	return wait_pinged(op, until(expiry + timeout_ms - ini_now_ms(), deadline));
 }
 
 /*
@@ -352,6 +433,7 @@ static bool renew_session(int64_t deadline)
 		if (n) {
 			iscsi_destroy_context(ctx);
 			ctx = sessions[k] = n;
+			sess_down[k] = false;
 			return true;
 		}
 		if (ini_now_ms() + 1000 >= deadline)
@@ -365,14 +447,15 @@ static bool renew_session(int64_t deadline)
 }
 
 /*
- * A session recovery of ctx: new logins until deadline or, in the multipath
- * model, until the session's replacement timeout (recovery_tmo), after which
- * the kernel fails the commands it holds and dm-multipath fails the path.
+ * A session recovery of ctx: new logins until deadline or until the
+ * session's replacement timeout (recovery_tmo), after which the kernel fails
+ * the commands it holds (DID_TRANSPORT_FAILFAST) and dm-multipath fails the
+ * path.
  */
 static bool recover_session(int64_t deadline)
 {
-	if (mp.on && mp.recovery_ms >= 0 && ini_now_ms() + mp.recovery_ms < deadline)
-		deadline = ini_now_ms() + mp.recovery_ms;
+	if (conn.recovery_ms >= 0 && ini_now_ms() + conn.recovery_ms < deadline)
+		deadline = ini_now_ms() + conn.recovery_ms;
 	return renew_session(deadline);
 }
 
@@ -573,29 +656,72 @@ static int eh_tmf(enum iscsi_task_mgmt_funcs fn, int lun, struct scsi_task *t, s
 }
 
 /*
+ * The error handler's TEST UNIT READY after a reset (scsi_eh_tur, sent twice
+ * at most while answered UNIT ATTENTION; each waited for the knobs'
+ * eh_timeout_s): it takes the reset's unit attention 29/00 before the command
+ * is resent. True when the LUN answered otherwise (the reset worked), false
+ * when it did not answer or kept answering UNIT ATTENTION (the error handler
+ * goes on to the next rung). Recorded in r->eh.
+ */
+static bool eh_tur(int lun, struct result *r)
+{
+	for (int i = 0; i < 2; i++) {
+		struct scsi_task *t = scsi_cdb_testunitready();
+		struct op *op = calloc(1, sizeof(*op));
+		bool ua;
+
+		if (!t || !op || iscsi_scsi_command_async(ctx, lun, t, op_cb, NULL, op)) {
+			if (t)
+				scsi_free_scsi_task(t);
+			free(op);
+			break;
+		}
+		if (!wait_op(op, eh_timeout_ms) || op->status == SCSI_STATUS_CANCELLED ||
+		    op->status == SCSI_STATUS_ERROR) {
+			keep_stale(op, t);
+			break;
+		}
+		ua = t->status == SCSI_STATUS_CHECK_CONDITION &&
+		     t->sense.key == SCSI_SENSE_UNIT_ATTENTION;
+		scsi_free_scsi_task(t);
+		free(op);
+		strncat(r->eh, ua ? "tur(ua) " : "tur ", sizeof(r->eh) - strlen(r->eh) - 1);
+		if (!ua)
+			return true;
+	}
+	strncat(r->eh, "tur(failed) ", sizeof(r->eh) - strlen(r->eh) - 1);
+	return false;
+}
+
+/*
  * The error handling of a command t that timed out, as Linux with iscsi_tcp
  * does it: ABORT TASK (scmd_eh_abort_handler, iscsi_eh_abort); when the
  * abort fails, LOGICAL UNIT RESET (scsi_eh_bus_device_reset,
  * iscsi_eh_device_reset), then TARGET WARM RESET (scsi_eh_target_reset,
- * iscsi_eh_recover_target), then a new session (iscsi_eh_session_reset). A
+ * iscsi_eh_recover_target), each reset followed by the error handler's TEST
+ * UNIT READY (eh_tur; a reset whose TEST UNIT READY fails does not count),
+ * then a new session (iscsi_eh_session_reset). A
  * TMF whose answer does not come fails the connection (libiscsi's TMF
- * timeout), which leaves session recovery as the only way on. True when one
- * rung recovered.
+ * timeout), which leaves session recovery as the only way on. A command is
+ * aborted once (aborted: it was): when it times out again after its abort,
+ * the error handler starts at the LUN RESET (scsi_abort_command refuses a
+ * second abort, SCSI_EH_ABORT_SCHEDULED). True when one rung recovered.
  */
-static bool eh_ladder(int lun, struct scsi_task *t, int64_t deadline, struct result *r)
+static bool eh_ladder(int lun, struct scsi_task *t, bool aborted, int64_t deadline,
+		      struct result *r)
 {
-	int a = eh_tmf(ISCSI_TM_ABORT_TASK, lun, t, r);
+	int a = aborted ? 1 : eh_tmf(ISCSI_TM_ABORT_TASK, lun, t, r);
 
 	if (a == 0)
 		return true;
 	if (a > 0) {
 		a = eh_tmf(ISCSI_TM_LUN_RESET, lun, NULL, r);
-		if (a == 0)
+		if (a == 0 && eh_tur(lun, r))
 			return true;
 	}
-	if (a > 0) {
+	if (a >= 0) {
 		a = eh_tmf(ISCSI_TM_TARGET_WARM_RESET, lun, NULL, r);
-		if (a == 0)
+		if (a == 0 && eh_tur(lun, r))
 			return true;
 	}
 	strncat(r->eh, "reconnect ", sizeof(r->eh) - strlen(r->eh) - 1);
@@ -608,6 +734,7 @@ struct task_retry {
 	int64_t deadline; /* the step's deadline */
 	int counted;	  /* resends counted against SD_RETRIES */
 	int resends;	  /* every resend, bounded by MAX_RESENDS */
+	bool aborted;	  /* its error handling sent its ABORT TASK */
 };
 
 /* Records t as the last command sent, the one an abort_task step aborts. */
@@ -672,13 +799,14 @@ static bool resend_answered(int lun, struct task_retry *tr, struct result *r)
 
 /*
  * After a recovery (r->eh_failed set by it): true when the command is resent,
- * counted, while the retries and the overall bound allow
- * (scsi_eh_flush_done_q); only a block command is.
+ * counted, while the retries allow (scmd_eh_abort_handler and
+ * scsi_eh_flush_done_q ask scsi_cmd_retry_allowed; the overall bound,
+ * scsi_cmd_runtime_exceeded, is asked only of an answered command, in
+ * scsi_complete); only a block command is.
  */
 static bool resend_recovered(bool block, struct task_retry *tr, struct result *r)
 {
-	if (r->eh_failed || !block || tr->counted >= SD_RETRIES || ini_now_ms() >= tr->bound ||
-	    ini_now_ms() >= tr->deadline)
+	if (r->eh_failed || !block || tr->counted >= SD_RETRIES || ini_now_ms() >= tr->deadline)
 		return false;
 	tr->counted++;
 	tr->resends++;
@@ -714,8 +842,7 @@ static void run_task(struct scsi_task *(*make)(void *), void *arg, int lun, stru
 			break;
 		}
 		note_sent(t, lun);
-		int64_t left = deadline - ini_now_ms();
-		int w = wait_pinged(opp, left < timeout_ms ? (left > 0 ? left : 0) : timeout_ms);
+		int w = wait_timer(opp, timeout_ms, deadline);
 		bool answered = w == 1;
 		if (w < 0) {
 			/*
@@ -746,7 +873,8 @@ static void run_task(struct scsi_task *(*make)(void *), void *arg, int lun, stru
 			keep_stale(opp, t);
 			break;
 		}
-		bool recovered = eh_ladder(lun, t, deadline, r);
+		bool recovered = eh_ladder(lun, t, tr.aborted, deadline, r);
+		tr.aborted = true;
 		/* libiscsi may still hold the task: free it after the context. */
 		keep_stale(opp, t);
 		r->done = false;
@@ -910,6 +1038,15 @@ static void mp_check_paths(const struct fl_runner_opts *o, int lun, bool force)
 	}
 }
 
+/*
+ * True when port's session failed a ping (a port without a session of its
+ * own after mp_setup shares the URL's: its portal is the URL's).
+ */
+static bool port_down(int port)
+{
+	return sessions[1 + port] ? sess_down[1 + port] : sess_down[0];
+}
+
 /* Fails path i (dead: it gave no answer), as dm-multipath's fail_path. */
 static void mp_fail(int i, bool dead, const struct fl_runner_opts *o, struct result *r)
 {
@@ -964,7 +1101,8 @@ static void mp_run_task(struct scsi_task *(*make)(void *), void *arg, int lun,
 			continue;
 		}
 		down_since = -1;
-		if (!use_session(o, mp.map.path[i].port, why, sizeof(why)) ||
+		if (port_down(mp.map.path[i].port) ||
+		    !use_session(o, mp.map.path[i].port, why, sizeof(why)) ||
 		    (mp.map.pg_init && !mp_pg_init(i, lun, timeout_ms, r))) {
 			mp_fail(i, true, o, r);
 			continue;
@@ -1626,6 +1764,14 @@ static void log_step(FILE *log, size_t i, const struct fl_step *s, const struct 
 }
 
 /* Runs the check's workload against o->url; see runner.h. */
+/* The connection model's knobs (conn), before mp_setup. */
+static void conn_setup(const struct fl_knobs *k)
+{
+	conn.noop_interval_ms = (k->noop_interval_s >= 0 ? k->noop_interval_s : 5) * 1000;
+	conn.noop_timeout_ms = (k->noop_timeout_s >= 0 ? k->noop_timeout_s : 5) * 1000;
+	conn.recovery_ms = (k->recovery_tmo_s >= 0 ? k->recovery_tmo_s : 120) * 1000;
+}
+
 /*
  * Turns the multipath model on for a check with the multipath knob over two
  * ports or more, with the knobs the VM lab gives dm-multipath and the iSCSI
@@ -1650,9 +1796,7 @@ static void mp_setup(const struct fl_check *check, const struct fl_runner_opts *
 	mp.no_path_retry = k->no_path_retry >= 0		 ? k->no_path_retry
 			   : k->no_path_retry == FL_KNOB_WORD(0) ? -1 /* queue */
 								 : 0;
-	mp.recovery_ms = (k->recovery_tmo_s >= 0 ? k->recovery_tmo_s : 5) * 1000;
-	mp.noop_interval_ms = (k->noop_interval_s >= 0 ? k->noop_interval_s : 5) * 1000;
-	mp.noop_timeout_ms = (k->noop_timeout_s >= 0 ? k->noop_timeout_s : 5) * 1000;
+	conn.recovery_ms = (k->recovery_tmo_s >= 0 ? k->recovery_tmo_s : 5) * 1000;
 	for (size_t i = 0; i < mp.map.n; i++)
 		if (!use_session(o, (int)i, why, sizeof(why))) {
 			fl_mp_fail(&mp.map, (int)i);
@@ -1714,11 +1858,13 @@ int fl_runner_run(const struct fl_check *check, const struct fl_runner_opts *o,
 	memset(lun_tpgs, 0, sizeof(lun_tpgs));
 	reset_wait_ms =
 	    check->knobs.reset_wait_ms >= 0 ? check->knobs.reset_wait_ms : FL_RESET_WAIT_MS;
+	eh_timeout_ms = (check->knobs.eh_timeout_s > 0 ? check->knobs.eh_timeout_s : 10) * 1000;
 	memset(&last_cmd, 0, sizeof(last_cmd));
 	fl_stamp_book_free(&book);
 	run_url = o->url;
 	run_iname = o->initiator ? o->initiator : "iqn.2026-12.org.faultlun:check";
 	memset(sessions, 0, sizeof(sessions));
+	memset(sess_down, 0, sizeof(sess_down));
 	snprintf(
 	    stuck, sizeof(stuck),
 	    "faultlun check: no progress for %d s: libiscsi does not return to the runner, the "
@@ -1733,6 +1879,7 @@ int fl_runner_run(const struct fl_check *check, const struct fl_runner_opts *o,
 	session_url[0] = strdup(o->url);
 	*test_lun = url_lun;
 	session_scan(url_lun);
+	conn_setup(&check->knobs);
 	mp_setup(check, o);
 	armed = !check->arm_at_workload || arm_scenario(o);
 	obs = armed ? calloc(nsteps ? nsteps : 1, sizeof(*obs)) : NULL;

@@ -1352,8 +1352,11 @@ static void check_workload(struct pctx *c, const struct fl_check *ck)
 {
 	int64_t cmd_ms = (ck->knobs.timeout_s > 0 ? ck->knobs.timeout_s : 30) * 1000LL;
 	int64_t wait_ms = ck->knobs.reset_wait_ms >= 0 ? ck->knobs.reset_wait_ms : FL_RESET_WAIT_MS;
-	/* the runner's ladder: the command timeout, then ABORT TASK and two LUN RESETs */
-	int64_t ladder_ms = cmd_ms + 3 * wait_ms;
+	/* the command's timer: two command timeouts with the pings on (the NOP-Out check) */
+	bool pings = ck->knobs.noop_interval_s != 0 || ck->knobs.noop_timeout_s != 0;
+	int64_t timer_ms = (pings ? 2 : 1) * cmd_ms;
+	/* the runner's ladder: the timer, then ABORT TASK and two LUN RESETs */
+	int64_t ladder_ms = timer_ms + 3 * wait_ms;
 	bool libiscsi = !ck->paths || (ck->paths & FL_PATH_ISCSI);
 	/* the VM lab is named: VM-lab paths, or "vm" written in "frontends" */
 	bool vm =
@@ -1396,12 +1399,14 @@ static void check_workload(struct pctx *c, const struct fl_check *ck)
 			pwarn(
 			    c, path,
 			    "step %zu's deadline (timeout_s %u s) is shorter than the libiscsi "
-			    "runner's error handling of one command (%lld ms: the command timeout "
-			    "%lld ms, then ABORT TASK and two LUN RESETs, each waited up to "
+			    "runner's error handling of one command (%lld ms: the command's timer "
+			    "%lld ms, %s, then ABORT TASK and two LUN RESETs, each waited up to "
 			    "knobs.reset_wait_ms %lld ms): a command left unanswered ends as "
 			    "TIMEOUT "
 			    "before its recovery",
-			    i, s->timeout_s, (long long)ladder_ms, (long long)cmd_ms,
+			    i, s->timeout_s, (long long)ladder_ms, (long long)timer_ms,
+			    pings ? "twice the command timeout with the pings on"
+				  : "the command timeout with the pings off",
 			    (long long)wait_ms);
 	}
 	for (size_t i = 0; i < ck->nexpects; i++) {

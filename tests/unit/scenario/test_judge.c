@@ -804,14 +804,18 @@ static void test_workload_lint(void)
 		const char *check, *want;
 		int r;
 	} c[] = {
-	    /* 5 s < 10 s command timeout + 3 x 5 s TMF waits */
+	    /* 18 s < 2 x 2 s (the pings on) + 3 x 5 s */
+	    {"\"knobs\": {\"timeout_s\": 2}, \"workload\": [{\"op\": \"write\", \"timeout_s\": 18}]",
+	     "(19000 ms: the command's timer 4000 ms, twice the command timeout with the pings on", 0},
+	    /* 5 s < 2 x 10 s command timeout (the pings on) + 3 x 5 s TMF waits */
 	    {"\"knobs\": {\"timeout_s\": 10}, \"workload\": [{\"op\": \"read\", \"timeout_s\": 5}]",
 	     "warning: step 0's deadline (timeout_s 5 s) is shorter than the libiscsi runner's "
-	     "error handling of one command (25000 ms",
+	     "error handling of one command (35000 ms",
 	     0},
 	    {"\"knobs\": {\"timeout_s\": 10, \"reset_wait_ms\": 1000}, \"workload\": [{\"op\": "
 	     "\"tur\", \"timeout_s\": 12}]",
-	     "(13000 ms: the command timeout 10000 ms, then ABORT TASK and two LUN RESETs, each "
+	     "(23000 ms: the command's timer 20000 ms, twice the command timeout with the pings on, "
+	     "then ABORT TASK and two LUN RESETs, each "
 	     "waited up to knobs.reset_wait_ms 1000 ms)",
 	     0},
 	    {"\"workload\": [{\"op\": \"read\", \"timeout_s\": 2}], \"expect\": [{\"step\": 0, "
@@ -847,7 +851,10 @@ static void test_workload_lint(void)
 	    /* the defaults: 180 s holds 30 s + 3 x 5 s; no VM-lab paths named */
 	    "\"workload\": [{\"op\": \"read\"}, {\"op\": \"abort_task\"}, {\"op\": "
 	    "\"target_reset\"}, {\"op\": \"unmap\"}]",
-	    "\"knobs\": {\"timeout_s\": 2}, \"workload\": [{\"op\": \"write\", \"timeout_s\": 17}]",
+	    /* 2 x 2 s (the pings on) + 3 x 5 s; 2 s + 3 x 5 s with them off */
+	    "\"knobs\": {\"timeout_s\": 2}, \"workload\": [{\"op\": \"write\", \"timeout_s\": 19}]",
+	    "\"knobs\": {\"timeout_s\": 2, \"noop_interval_s\": 0, \"noop_timeout_s\": 0}, "
+	    "\"workload\": [{\"op\": \"write\", \"timeout_s\": 17}]",
 	    /* a VM-lab-only check: the libiscsi runner does not run it */
 	    "\"paths\": [\"tcmu\"], \"workload\": [{\"op\": \"read\", \"timeout_s\": 1}]",
 	};

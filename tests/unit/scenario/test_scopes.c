@@ -17,7 +17,7 @@
 #include <unistd.h>
 
 /* Most entries scoped to one runner (of any kind) the shipped scenarios may hold. */
-#define MAX_SCOPED 36
+#define MAX_SCOPED 29
 /*
  * Most errno entries scoped to one runner: none. Both runners retry as the
  * kernel does and fail over as dm-multipath and the device handlers do, so
