@@ -59,9 +59,21 @@ void fl_explore_base_free(struct fl_explore_base *b);
  */
 json_t *fl_explore_draw(const struct fl_explore_base *b, uint64_t seed, unsigned trial,
 			unsigned attempt, unsigned max_faults);
+/* The sends of one command the kernel makes at most: sd's five retries and the first. */
+#define FL_EXPLORE_SD_SENDS 6
+/*
+ * The liveness oracle's allowance, in seconds, under a base's knobs (its
+ * check.knobs object, NULL: the defaults) on frontend FL_FE_ISCSI or
+ * FL_FE_TCMU: the longest the kernel may take over one command, six sends,
+ * each the command's timer at its longest and the whole error handler
+ * (docs/explore.md "Oracles").
+ */
+unsigned fl_explore_allowance_s(json_t *knobs, unsigned frontend);
 /*
  * BASE with the rules of schedule whose bits are set in keep appended to its
- * own, named name: a new document.
+ * own, named name, and with the liveness bound: each workload step's
+ * timeout_s (and a lowered hung_task_timeout_s) lengthened by
+ * fl_explore_allowance_s. A new document.
  */
 json_t *fl_explore_scenario(const struct fl_explore_base *b, json_t *schedule, uint32_t keep,
 			    const char *name);

@@ -335,6 +335,66 @@ static void place_entry(json_t *doc, json_t *e)
 	}
 }
 
+/* knobs[name] in whole seconds when it is a number in 0..3600, else def. */
+static double knob_s(json_t *knobs, const char *name, double def)
+{
+	json_t *v = json_object_get(knobs, name);
+
+	return json_is_number(v) && json_number_value(v) >= 0 && json_number_value(v) <= 3600
+		   ? json_number_value(v)
+		   : def;
+}
+
+unsigned fl_explore_allowance_s(json_t *knobs, unsigned frontend)
+{
+	double t = knob_s(knobs, "timeout_s", 30), eh = knob_s(knobs, "eh_timeout_s", 10);
+	/* two TEST UNIT READYs after each of the two resets (scsi_eh_tur) */
+	double turs = 4 * eh, send;
+
+	if (frontend == FL_FE_TCMU) {
+		/* one expiry; LIO answers the abort and the LUN reset after cmd_time_out */
+		send = (t + 1) + 2 * knob_s(knobs, "cmd_time_out_s", 30) + turs;
+	} else {
+		/* three expiries (the NOP-Out check, the progress check), each rounded up a
+		 * second; the three TMFs' timeouts; a session recovery and its login */
+		send = 3 * (t + 1) + knob_s(knobs, "abort_tmo_s", 15) +
+		       knob_s(knobs, "lu_reset_tmo_s", 30) + knob_s(knobs, "tgt_reset_tmo_s", 30) +
+		       turs + knob_s(knobs, "recovery_tmo_s", 120) + 2;
+	}
+	/* dm-multipath queueing with no path left: no_path_retry checker intervals */
+	if (json_is_true(json_object_get(knobs, "multipath")))
+		send += knob_s(knobs, "no_path_retry", 0) * knob_s(knobs, "polling_interval_s", 5) /
+			FL_EXPLORE_SD_SENDS;
+	return (unsigned)(FL_EXPLORE_SD_SENDS * send + 0.5);
+}
+
+/*
+ * The liveness bound in doc (a trial's scenario): every workload step's
+ * deadline (timeout_s, 180 s when absent) and the hung-task detector's
+ * timeout (knobs.hung_task_timeout_s, when BASE lowers it) get the
+ * allowance added (fl_explore_allowance_s).
+ */
+static void liveness_bound(json_t *doc, unsigned frontend)
+{
+	json_t *check = json_object_get(doc, "check"), *knobs = json_object_get(check, "knobs");
+	json_t *step, *v;
+	unsigned extra = fl_explore_allowance_s(knobs, frontend);
+	size_t i;
+
+	json_array_foreach(json_object_get(check, "workload"), i, step)
+	{
+		v = json_object_get(step, "timeout_s");
+		json_int_t own = json_is_integer(v) ? json_integer_value(v) : FL_STEP_TIMEOUT_S;
+		if (json_is_object(step))
+			json_object_set_new(step, "timeout_s",
+					    json_integer(own + (json_int_t)extra));
+	}
+	v = json_object_get(knobs, "hung_task_timeout_s");
+	if (json_is_integer(v) && json_integer_value(v) > 0)
+		json_object_set_new(knobs, "hung_task_timeout_s",
+				    json_integer(json_integer_value(v) + (json_int_t)extra));
+}
+
 json_t *fl_explore_scenario(const struct fl_explore_base *b, json_t *schedule, uint32_t keep,
 			    const char *name)
 {
@@ -346,6 +406,7 @@ json_t *fl_explore_scenario(const struct fl_explore_base *b, json_t *schedule, u
 	member_at(doc, "rules", true);
 	json_array_foreach(schedule, i, r) if (i < 32 && (keep >> i & 1)) place_entry(doc, r);
 	json_object_set_new(doc, "name", json_string(name));
+	liveness_bound(doc, b->frontend);
 	return doc;
 }
 

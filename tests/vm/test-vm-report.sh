@@ -99,7 +99,7 @@ assert all(e.get("ts", 0) >= 0 for e in ev), "negative time"
 EOF
 		fi
 	done
-	grep -q 'class="NA">N/A</td><td>step 1 ends within 500 ms' "$out/dropped-commands-iscsi/report.html" ||
+	grep -q 'class="NA">N/A</td><td>step 3 errno EIO' "$out/dropped-commands-iscsi/report.html" ||
 		fail "dropped-commands: the N/A row does not say what it expected"
 	python3 -c "
 import json,sys

@@ -222,6 +222,49 @@ static void test_entries_placed(void)
 	fl_explore_base_free(&b);
 }
 
+/*
+ * The liveness bound: the allowance follows the knobs (iscsi-single's: six
+ * sends of 3 x (2 + 1) s timer + 2 + 2 + 2 s TMFs + 4 x 2 s TEST UNIT READYs
+ * + 5 s recovery + 2 s login = 180 s; TCMU's: six of (4 + 1) + 2 x 6 + 4 x 2
+ * = 150 s; the kernel's defaults over iSCSI: six of 93 + 15 + 30 + 30 + 40 +
+ * 120 + 2 = 1980 s), and a trial's steps and lowered hung-task timeout get it
+ * on top of their own.
+ */
+static void test_liveness_bound(void)
+{
+	struct fl_explore_base b;
+	json_error_t jerr;
+	json_t *tcmu = json_loads("{\"timeout_s\": 4, \"eh_timeout_s\": 2, \"cmd_time_out_s\": 6}",
+				  0, &jerr);
+	json_t *none = json_array(), *doc, *step;
+	size_t i;
+
+	CU_ASSERT_EQUAL_FATAL(load_base(&b), 0);
+	CU_ASSERT_EQUAL(fl_explore_allowance_s(
+			    json_object_get(json_object_get(b.doc, "check"), "knobs"), FL_FE_ISCSI),
+			180);
+	CU_ASSERT_EQUAL(fl_explore_allowance_s(tcmu, FL_FE_TCMU), 150);
+	CU_ASSERT_EQUAL(fl_explore_allowance_s(NULL, FL_FE_ISCSI), 1980);
+	doc = fl_explore_scenario(&b, none, 0, "t");
+	json_array_foreach(json_object_get(json_object_get(doc, "check"), "workload"), i, step)
+	    CU_ASSERT_EQUAL(json_integer_value(json_object_get(step, "timeout_s")), 60 + 180);
+	CU_ASSERT_EQUAL(json_integer_value(json_object_get(
+			    json_object_get(json_object_get(doc, "check"), "knobs"),
+			    "hung_task_timeout_s")),
+			60 + 180);
+	/* BASE itself is left as it is */
+	CU_ASSERT_EQUAL(json_integer_value(json_object_get(
+			    json_array_get(json_object_get(json_object_get(b.doc, "check"),
+							   "workload"),
+					   0),
+			    "timeout_s")),
+			60);
+	json_decref(doc);
+	json_decref(none);
+	json_decref(tcmu);
+	fl_explore_base_free(&b);
+}
+
 /* A clean 6.1 boot-and-recovery log: nothing for the kernel oracle. */
 static const char clean_log[] =
     "[    0.000000] Linux version 6.1.0-57-amd64\n"
@@ -419,6 +462,7 @@ FL_TESTS(explore_tests, {"same_seed_same_schedules", test_same_seed_same_schedul
 	 {"liveness_oracle_planted", test_liveness_oracle_planted},
 	 {"user_oracle_planted", test_user_oracle_planted},
 	 {"integrity_oracle_planted", test_integrity_oracle_planted},
-	 {"oracle_order", test_oracle_order}, {"ddmin_planted", test_ddmin_planted});
+	 {"oracle_order", test_oracle_order}, {"ddmin_planted", test_ddmin_planted},
+	 {"liveness_bound", test_liveness_bound});
 
 FL_SUITES(FL_SUITE("explore", NULL, NULL, explore_tests));
