@@ -64,6 +64,12 @@ static struct {
 	const char *path[MAX_DEVS];
 	int n;
 } devs;
+
+/* The LUN a step names, else the first LUN of the guest's disks (0 without one). */
+static int step_lun(const struct fl_step *s)
+{
+	return s->lun >= 0 ? s->lun : devs.n ? devs.lun[0] : 0;
+}
 static const char *healthy_dev;
 static const char *watch_name[MAX_WATCH], *watch_path[MAX_WATCH];
 static int n_watch;
@@ -185,7 +191,7 @@ static int do_rw(const struct fl_step *step, bool is_write, json_t *res)
 		close(fd);
 		return ENOMEM;
 	}
-	int lun = step->lun >= 0 ? step->lun : devs.n ? devs.lun[0] : 0;
+	int lun = step_lun(step);
 	uint64_t gen = 0;
 	if (step->stamp && is_write && bs >= FL_STAMP_MIN_BLOCK)
 		gen = fl_stamp_fill(&book, buf, bs, lun, step->lba, step->blocks);
@@ -648,7 +654,7 @@ static int start_step(size_t i, const struct fl_step *step, struct running_step 
 static void book_child_writes(const struct running_step *rs, json_t *res, bool timed_out)
 {
 	const struct fl_step *st = rs->step;
-	int lun = st->lun >= 0 ? st->lun : devs.n ? devs.lun[0] : 0;
+	int lun = step_lun(st);
 	json_t *a = json_object_get(res, "stamped"), *w;
 	size_t k;
 
