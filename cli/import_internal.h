@@ -185,6 +185,7 @@ struct imp_alua {
 	uint8_t from, to;
 	uint64_t frame;
 	int64_t t_us;
+	bool reproduced; /* a class's UA 2A/06 before it carries the change (link_alua) */
 };
 
 /* Rule kinds. */
@@ -205,6 +206,10 @@ struct imp_class {
 	uint32_t good_before; /* no LBA: unruled answers to the LUN's opcode before the first */
 	uint64_t frames[4];   /* the first commands' frames */
 	uint64_t answer_frame;
+	bool implied;	     /* NOT READY the imported ALUA state gives anyway: no rule */
+	bool alua;	     /* UA 2A/06 that carries an ALUA state change (link_alua): */
+	uint16_t alua_group; /* the group */
+	uint8_t alua_to;     /* and its new state */
 	int64_t t_us;
 };
 

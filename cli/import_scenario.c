@@ -89,7 +89,8 @@ static void note_pages(struct fl_import *im, int n, const struct imp_lun *l)
 /*
  * A LUN's ALUA identity: TPGS of its INQUIRY (implicit, explicit) and, from
  * the first REPORT TARGET PORT GROUPS answer, its port's group and that
- * group's state. Later changes of the state are noted, not reproduced.
+ * group's state. A later change of the state is reproduced by the rule of
+ * the UNIT ATTENTION that announced it (link_alua), else noted.
  */
 static void lun_alua(struct fl_import *im, int n, json_t *o)
 {
@@ -109,15 +110,88 @@ static void lun_alua(struct fl_import *im, int n, json_t *o)
 			       "answer: group 1, active/optimized",
 			       n, l->tpgs);
 	for (unsigned i = 0; i < im->nalua; i++)
-		if (im->alua[i].lun == n)
-			fl_import_note(
-			    im,
-			    "LUN %d: frame %" PRIu64 " (%.3f s): REPORT TARGET PORT GROUPS "
-			    "answered %s where it had answered %s: ALUA state changes are "
-			    "not reproduced yet",
-			    n, im->alua[i].frame, imp_secs(im, im->alua[i].t_us),
-			    fl_alua_state_text(im->alua[i].to),
-			    fl_alua_state_text(im->alua[i].from));
+		if (im->alua[i].lun == n && !im->alua[i].reproduced)
+			fl_import_note(im,
+				       "LUN %d: frame %" PRIu64
+				       " (%.3f s): REPORT TARGET PORT GROUPS "
+				       "answered %s where it had answered %s, with no single UNIT "
+				       "ATTENTION 2A/06 before it to carry the change",
+				       n, im->alua[i].frame, imp_secs(im, im->alua[i].t_us),
+				       fl_alua_state_text(im->alua[i].to),
+				       fl_alua_state_text(im->alua[i].from));
+}
+
+/* The NOT READY ASCQ (ASC 04) a group in ALUA state st answers media access with; 0: none. */
+static uint8_t alua_not_ready(uint8_t st)
+{
+	switch (st) {
+	case 0x2: /* standby */
+		return 0x0B;
+	case 0x3: /* unavailable */
+		return 0x0C;
+	case 0xE: /* offline */
+		return 0x12;
+	case 0xF: /* transitioning */
+		return 0x0A;
+	default:
+		return 0;
+	}
+}
+
+/*
+ * True when class x's answer, NOT READY 04/xx, is what the LUN's group gives
+ * in the state a reproduced change (an earlier class with alua) left it in:
+ * the state answers it, a rule of its own would be redundant.
+ */
+static bool implied_by_alua(const struct fl_import *im, const struct imp_class *x)
+{
+	const struct imp_class *last = NULL;
+
+	if (x->kind != IMP_SENSE || x->key != 0x02 || x->asc != 0x04)
+		return false;
+	for (unsigned k = 0; k < im->nclasses; k++) {
+		const struct imp_class *c = &im->classes[k];
+
+		if (c->alua && c->lun == x->lun && c->frames[0] < x->frames[0] &&
+		    (!last || c->frames[0] > last->frames[0]))
+			last = c;
+	}
+	return last && alua_not_ready(last->alua_to) == x->ascq;
+}
+
+/*
+ * Ties each ALUA state change (a REPORT TARGET PORT GROUPS answer unlike the
+ * one before) to the UNIT ATTENTION 2A/06 ASYMMETRIC ACCESS STATE CHANGED
+ * that announced it: the latest class of that UA on the LUN answered once,
+ * before the answer that showed the change, and not tied yet. Its rule then
+ * makes the change (the "alua" action changes the group's state before the
+ * command executes and queues 2A/06 for every nexus, the command included),
+ * so the replay reports the new state where the capture did.
+ */
+static void link_alua(struct fl_import *im)
+{
+	for (unsigned i = 0; i < im->nalua; i++) {
+		struct imp_alua *a = &im->alua[i];
+		struct imp_class *best = NULL;
+
+		for (unsigned k = 0; k < im->nclasses; k++) {
+			struct imp_class *x = &im->classes[k];
+
+			if (x->kind != IMP_SENSE || x->lun != a->lun || x->key != 0x06 ||
+			    x->asc != 0x2A || x->ascq != 0x06 || x->count != 1 || x->alua ||
+			    x->frames[0] >= a->frame || (best && best->frames[0] > x->frames[0]))
+				continue;
+			best = x;
+		}
+		if (!best || !strcmp(fl_alua_state_text(a->to), "reserved"))
+			continue;
+		best->alua = true;
+		best->alua_group = im->luns[a->lun].rtpg_group;
+		best->alua_to = a->to;
+		a->reproduced = true;
+	}
+	for (unsigned k = 0; k < im->nclasses; k++)
+		im->classes[k].implied = implied_by_alua(im, &im->classes[k]);
 }
 
 /* The LUN object of one LUN. */
@@ -210,6 +284,14 @@ static json_t *rule_json(struct fl_import *im, unsigned i, json_t *refs)
 					      (json_int_t)x->last));
 	switch (x->kind) {
 	case IMP_SENSE:
+		if (x->alua) {
+			json_t *al = json_pack("{s:s}", "state", fl_alua_state_text(x->alua_to));
+
+			if (x->alua_group >= 1)
+				json_object_set_new(al, "group", json_integer(x->alua_group));
+			json_object_set_new(a, "alua", al);
+			break;
+		}
 		snprintf(buf, sizeof(buf), "%s/%02X/%02X", key_name(x->key), x->asc, x->ascq);
 		json_object_set_new(a, "sense", json_string(buf));
 		if (x->info_lba)
@@ -261,7 +343,29 @@ static json_t *rule_json(struct fl_import *im, unsigned i, json_t *refs)
 			 x->answer_frame);
 		json_array_append_new(refs, json_string(line));
 	}
+	if (x->alua) {
+		snprintf(line, sizeof(line),
+			 "rule %s: its UNIT ATTENTION announced the change of the ALUA state to %s "
+			 "(a later REPORT TARGET PORT GROUPS answer): the rule makes the change",
+			 id, fl_alua_state_text(x->alua_to));
+		json_array_append_new(refs, json_string(line));
+	}
 	return r;
+}
+
+/* Says in refs why class i has no rule: the imported ALUA state answers it. */
+static void implied_note(struct fl_import *im, unsigned i, json_t *refs)
+{
+	const struct imp_class *x = &im->classes[i];
+	const char *op = fl_opcode_name(x->opcode, x->sa);
+	char line[300];
+
+	snprintf(
+	    line, sizeof(line),
+	    "no rule: NOT READY/04/%02X to %s on LUN %d, %u time(s) (first command frame %" PRIu64
+	    "): the ALUA state the LUN's group is in by then answers it",
+	    x->ascq, op ? op : "an unknown opcode", x->lun, x->count, x->frames[0]);
+	json_array_append_new(refs, json_string(line));
 }
 
 /* Notes what the reading itself met: what it left out, could not read or does not import. */
@@ -346,10 +450,11 @@ static void set_if(json_t *s, const char *key, json_t *v, unsigned any)
 int fl_import_finish(struct fl_import *im, const char *name, json_t **out)
 {
 	json_t *s, *luns, *rules, *refs, *tmf, *xrules;
-	unsigned nconn = 0, nlun = 0, nlat, ntmf, ncuts;
+	unsigned nconn = 0, nlun = 0, nrules, nlat, ntmf, ncuts;
 	char buf[512];
 
 	imp_net_finish(im);
+	link_alua(im);
 	for (struct imp_conn *c = im->conns; c; c = c->next)
 		if (c->iscsi)
 			nconn++;
@@ -378,7 +483,11 @@ int fl_import_finish(struct fl_import *im, const char *name, json_t **out)
 	if (!nlun)
 		fl_import_note(im, "no LUN answered a command in the capture: one default LUN");
 	for (unsigned i = 0; i < im->nclasses; i++)
-		json_array_append_new(rules, rule_json(im, i, refs));
+		if (!im->classes[i].implied)
+			json_array_append_new(rules, rule_json(im, i, refs));
+		else
+			implied_note(im, i, refs);
+	nrules = (unsigned)json_array_size(rules);
 	nlat = imp_lat_rules(im, rules, refs, IMP_MAX_CLASSES - im->nclasses);
 	tmf = json_object();
 	ntmf = imp_tmf_behaviours(im, tmf, refs);
@@ -388,13 +497,13 @@ int fl_import_finish(struct fl_import *im, const char *name, json_t **out)
 		 "Imported from a capture of %" PRIu64 " frames (%.3f s): %u iSCSI connection(s), "
 		 "%" PRIu64 " SCSI commands, %u LUN(s), %u rule(s), %u TMF behaviour(s), "
 		 "%u connection cut(s).",
-		 im->st.frames, imp_secs(im, im->tlast_us), nconn, im->st.cmds, nlun,
-		 im->nclasses + nlat, ntmf, ncuts);
+		 im->st.frames, imp_secs(im, im->tlast_us), nconn, im->st.cmds, nlun, nrules + nlat,
+		 ntmf, ncuts);
 	json_object_set_new(s, "description", json_string(buf));
 	json_object_set_new(s, "emulates", emulates_json(im, refs));
 	json_object_set_new(s, "frontends", json_pack("[s]", "iscsi"));
 	set_if(s, "luns", luns, nlun);
-	set_if(s, "rules", rules, im->nclasses + nlat);
+	set_if(s, "rules", rules, nrules + nlat);
 	set_if(s, "tmf", tmf, ntmf);
 	set_if(s, "transport", json_pack("{s:o}", "rules", xrules), ncuts);
 	*out = s;
