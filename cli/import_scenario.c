@@ -261,29 +261,20 @@ static json_t *lun_json(struct fl_import *im, int n)
 	return o;
 }
 
-/* The rule of one class, and its reference line. */
-static json_t *rule_json(struct fl_import *im, unsigned i, json_t *refs)
+/*
+ * The action of class x's rule (the answer it gives, or the ALUA change it
+ * makes), with the answer put in words in what.
+ */
+static json_t *rule_action(const struct imp_class *x, const struct imp_lun *l, char *what,
+			   size_t len)
 {
-	struct imp_class *x = &im->classes[i];
-	const struct imp_lun *l = &im->luns[x->lun];
-	json_t *r = json_object(), *m = json_object(), *a = json_object();
-	const char *opname = fl_opcode_name(x->opcode, x->sa);
-	char id[96], buf[160], frames[96] = "";
-	size_t fl = 0;
+	json_t *a = json_object();
+	char buf[64];
 
-	snprintf(id, sizeof(id), "f%" PRIu64 "-lun%d-op%02x", x->frames[0], x->lun, x->opcode);
-	json_object_set_new(r, "id", json_string(id));
-	json_object_set_new(m, "lun", json_integer(x->lun));
-	snprintf(buf, sizeof(buf), "0x%02x", x->opcode);
-	json_object_set_new(m, "opcode", json_string(buf));
-	if (x->has_lba && x->crosses_end)
-		json_object_set_new(m, "lba", json_pack("{s:b}", "crosses_end", 1));
-	else if (x->has_lba && (!l->have_cap || x->last < l->blocks))
-		json_object_set_new(m, "lba",
-				    json_pack("{s:I,s:I}", "first", (json_int_t)x->first, "last",
-					      (json_int_t)x->last));
 	switch (x->kind) {
 	case IMP_SENSE:
+		snprintf(what, len, "CHECK CONDITION %s/%02X/%02X%s", key_name(x->key), x->asc,
+			 x->ascq, x->info_lba ? " (INFORMATION = the LBA)" : "");
 		if (x->alua) {
 			json_t *al = json_pack("{s:s}", "state", fl_alua_state_text(x->alua_to));
 
@@ -302,31 +293,27 @@ static json_t *rule_json(struct fl_import *im, unsigned i, json_t *refs)
 		break;
 	case IMP_STATUS:
 		json_object_set_new(a, "status", json_string(status_name(x->status)));
-		snprintf(buf, sizeof(buf), "status %s", status_name(x->status));
+		snprintf(what, len, "status %s", status_name(x->status));
 		break;
 	case IMP_HOLD:
 		json_object_set_new(a, "hold", json_string(x->hold));
-		snprintf(buf, sizeof(buf), "no answer (hold %s)", x->hold);
+		snprintf(what, len, "no answer (hold %s)", x->hold);
 		break;
 	}
-	/* Transient: GOOD answers to the same command came after. */
-	if (x->kind != IMP_HOLD && x->written_after && x->kind == IMP_SENSE && x->has_lba &&
-	    !x->crosses_end)
-		json_object_set_new(r, "until", json_string("written"));
-	else if (x->good_after || x->kind == IMP_HOLD || x->key == 0x06)
-		json_object_set_new(m, "times", json_integer(x->count));
-	/* In order: the GOOD answers to the LUN's same command before the first (no LBA). */
-	if (x->good_before)
-		json_object_set_new(m, "after", json_integer(x->good_before));
-	json_object_set_new(r, "match", m);
-	json_object_set_new(r, "action", a);
+	return a;
+}
+
+/* The reference lines of class x's rule id: where in the capture it came from. */
+static void rule_refs(struct fl_import *im, const struct imp_class *x, const char *id,
+		      const char *what, json_t *refs)
+{
+	const char *opname = fl_opcode_name(x->opcode, x->sa);
+	char line[700], lba[64] = "", frames[96] = "";
+	size_t fl = 0;
+
 	for (unsigned f = 0; f < x->count && f < 4; f++)
 		fl += snprintf(frames + fl, sizeof(frames) - fl, "%s%" PRIu64, f ? ", " : "",
 			       x->frames[f]);
-	char line[700], lba[64] = "";
-	if (x->kind == IMP_SENSE)
-		snprintf(buf, sizeof(buf), "CHECK CONDITION %s/%02X/%02X%s", key_name(x->key),
-			 x->asc, x->ascq, x->info_lba ? " (INFORMATION = the LBA)" : "");
 	if (x->has_lba && x->crosses_end)
 		snprintf(lba, sizeof(lba), ", LBA %" PRIu64 "-%" PRIu64 " (past the end)", x->first,
 			 x->last);
@@ -335,7 +322,7 @@ static json_t *rule_json(struct fl_import *im, unsigned i, json_t *refs)
 	snprintf(
 	    line, sizeof(line),
 	    "rule %s: %s to %s on LUN %d%s, %u time(s) (command frame(s) %s%s), first at %.6f s",
-	    id, buf, opname ? opname : "an unknown opcode", x->lun, lba, x->count, frames,
+	    id, what, opname ? opname : "an unknown opcode", x->lun, lba, x->count, frames,
 	    x->count > 4 ? ", ..." : "", imp_secs(im, x->t_us));
 	json_array_append_new(refs, json_string(line));
 	if (x->answer_frame) {
@@ -350,6 +337,40 @@ static json_t *rule_json(struct fl_import *im, unsigned i, json_t *refs)
 			 id, fl_alua_state_text(x->alua_to));
 		json_array_append_new(refs, json_string(line));
 	}
+}
+
+/* The rule of one class, and its reference lines. */
+static json_t *rule_json(struct fl_import *im, unsigned i, json_t *refs)
+{
+	struct imp_class *x = &im->classes[i];
+	const struct imp_lun *l = &im->luns[x->lun];
+	json_t *r = json_object(), *m = json_object(), *a;
+	char id[96], buf[160], what[160] = "";
+
+	snprintf(id, sizeof(id), "f%" PRIu64 "-lun%d-op%02x", x->frames[0], x->lun, x->opcode);
+	json_object_set_new(r, "id", json_string(id));
+	json_object_set_new(m, "lun", json_integer(x->lun));
+	snprintf(buf, sizeof(buf), "0x%02x", x->opcode);
+	json_object_set_new(m, "opcode", json_string(buf));
+	if (x->has_lba && x->crosses_end)
+		json_object_set_new(m, "lba", json_pack("{s:b}", "crosses_end", 1));
+	else if (x->has_lba && (!l->have_cap || x->last < l->blocks))
+		json_object_set_new(m, "lba",
+				    json_pack("{s:I,s:I}", "first", (json_int_t)x->first, "last",
+					      (json_int_t)x->last));
+	a = rule_action(x, l, what, sizeof(what));
+	/* Transient: GOOD answers to the same command came after. */
+	if (x->kind != IMP_HOLD && x->written_after && x->kind == IMP_SENSE && x->has_lba &&
+	    !x->crosses_end)
+		json_object_set_new(r, "until", json_string("written"));
+	else if (x->good_after || x->kind == IMP_HOLD || x->key == 0x06)
+		json_object_set_new(m, "times", json_integer(x->count));
+	/* In order: the GOOD answers to the LUN's same command before the first (no LBA). */
+	if (x->good_before)
+		json_object_set_new(m, "after", json_integer(x->good_before));
+	json_object_set_new(r, "match", m);
+	json_object_set_new(r, "action", a);
+	rule_refs(im, x, id, what, refs);
 	return r;
 }
 

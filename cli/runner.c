@@ -181,6 +181,32 @@ static void keep_stale(struct op *op, struct scsi_task *t)
 }
 
 /*
+ * Sends t (made by the caller, owned from here) to lun on ctx and waits up to
+ * ms for its answer: t answered, for the caller to free; NULL when t could
+ * not be made or sent (freed), or was not answered in time or its connection
+ * failed (kept: libiscsi may still call back for it).
+ */
+static struct scsi_task *send_wait(struct scsi_task *t, int lun, int64_t ms)
+{
+	/* On the heap: libiscsi may call back late for a task not answered in time. */
+	struct op *op = calloc(1, sizeof(*op));
+
+	if (!t || !op || iscsi_scsi_command_async(ctx, lun, t, op_cb, NULL, op)) {
+		if (t)
+			scsi_free_scsi_task(t);
+		free(op);
+		return NULL;
+	}
+	if (!wait_op(op, ms) || op->status == SCSI_STATUS_CANCELLED ||
+	    op->status == SCSI_STATUS_ERROR) {
+		keep_stale(op, t);
+		return NULL;
+	}
+	free(op);
+	return t;
+}
+
+/*
  * Pings every open session once, as each connection's transport timer does
  * when it has been silent (libiscsi.c iscsi_send_nopout): a NOP-Out each,
  * their NOP-Ins waited for up to noop_timeout (not waited for with that 0),
@@ -322,21 +348,11 @@ static char *url_with_portal(const char *url, const char *portal)
 static void session_scan(int lun)
 {
 	for (int i = 0; i < 3; i++) {
-		/* On the heap: libiscsi may call back late for a task not answered in time. */
-		struct op *op = calloc(1, sizeof(*op));
-		struct scsi_task *t = scsi_cdb_readcapacity10(0, 0);
+		struct scsi_task *t = send_wait(scsi_cdb_readcapacity10(0, 0), lun, 5000);
 		bool good;
 
-		if (!t || !op || iscsi_scsi_command_async(ctx, lun, t, op_cb, NULL, op)) {
-			if (t)
-				scsi_free_scsi_task(t);
-			free(op);
+		if (!t)
 			break;
-		}
-		if (!wait_op(op, 5000)) {
-			keep_stale(op, t);
-			break;
-		}
 		good = t->status == SCSI_STATUS_GOOD && t->datain.size >= 8;
 		if (good) {
 			uint32_t bs = (uint32_t)t->datain.data[4] << 24 |
@@ -348,7 +364,6 @@ static void session_scan(int lun)
 				block_size = bs;
 		}
 		scsi_free_scsi_task(t);
-		free(op);
 		if (good)
 			break;
 	}
@@ -541,7 +556,6 @@ static uint8_t lun_tpgs[256];
 static bool lun_has_tpgs(int lun)
 {
 	uint8_t *k = &lun_tpgs[lun & 0xff];
-	struct op *op;
 	struct scsi_task *t;
 
 	if (lun < 0 || lun > 255)
@@ -549,22 +563,12 @@ static bool lun_has_tpgs(int lun)
 	if (*k & 1)
 		return *k & 2;
 	*k = 1;
-	op = calloc(1, sizeof(*op));
-	t = scsi_cdb_inquiry(0, 0, 36);
-	if (!t || !op || iscsi_scsi_command_async(ctx, lun, t, op_cb, NULL, op)) {
-		if (t)
-			scsi_free_scsi_task(t);
-		free(op);
+	t = send_wait(scsi_cdb_inquiry(0, 0, 36), lun, reset_wait_ms > 1000 ? reset_wait_ms : 1000);
+	if (!t)
 		return false;
-	}
-	if (!wait_op(op, reset_wait_ms > 1000 ? reset_wait_ms : 1000)) {
-		keep_stale(op, t);
-		return false;
-	}
 	if (t->status == SCSI_STATUS_GOOD && t->datain.size >= 6 && (t->datain.data[5] & 0x30))
 		*k |= 2;
 	scsi_free_scsi_task(t);
-	free(op);
 	return *k & 2;
 }
 
@@ -666,25 +670,14 @@ static int eh_tmf(enum iscsi_task_mgmt_funcs fn, int lun, struct scsi_task *t, s
 static bool eh_tur(int lun, struct result *r)
 {
 	for (int i = 0; i < 2; i++) {
-		struct scsi_task *t = scsi_cdb_testunitready();
-		struct op *op = calloc(1, sizeof(*op));
+		struct scsi_task *t = send_wait(scsi_cdb_testunitready(), lun, eh_timeout_ms);
 		bool ua;
 
-		if (!t || !op || iscsi_scsi_command_async(ctx, lun, t, op_cb, NULL, op)) {
-			if (t)
-				scsi_free_scsi_task(t);
-			free(op);
+		if (!t)
 			break;
-		}
-		if (!wait_op(op, eh_timeout_ms) || op->status == SCSI_STATUS_CANCELLED ||
-		    op->status == SCSI_STATUS_ERROR) {
-			keep_stale(op, t);
-			break;
-		}
 		ua = t->status == SCSI_STATUS_CHECK_CONDITION &&
 		     t->sense.key == SCSI_SENSE_UNIT_ATTENTION;
 		scsi_free_scsi_task(t);
-		free(op);
 		strncat(r->eh, ua ? "tur(ua) " : "tur ", sizeof(r->eh) - strlen(r->eh) - 1);
 		if (!ua)
 			return true;
