@@ -115,6 +115,7 @@ struct imp_stats {
 	uint64_t retransmitted, out_of_order, gaps, conns_over;
 	uint64_t pdus, resyncs, skipped_bytes, digest_errors;
 	uint64_t cmds, answers, orphan_answers, cmds_over;
+	uint64_t lost_answers; /* unanswered after a gap in the target's stream: no hold */
 };
 
 #endif

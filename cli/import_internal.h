@@ -64,6 +64,7 @@ struct imp_cmd {
 	uint8_t *data;
 	uint32_t data_len;
 	bool aborted, reset; /* an ABORT TASK / LUN RESET covered it */
+	bool gap;	     /* the target's stream had a gap while it was outstanding */
 	uint8_t flags;	     /* the command PDU's byte 1: F, R, W, ATTR */
 	uint64_t seq;	     /* its place among the capture's commands */
 	uint64_t op_nth;     /* its place among the imported target's commands of its opcode */
@@ -79,6 +80,20 @@ enum imp_vskip {
 	IMP_VS_BIG_LUN,	 /* a LUN above 255 or of another addressing method */
 	IMP_VS_AT_END,	 /* outstanding when the capture ended (under 2 s) */
 	IMP_VS_RESPONSE, /* an iSCSI response other than "command completed" */
+	IMP_VS_GAP, /* unanswered after a gap in the target's stream: its answer may be in it */
+};
+
+/*
+ * What changes a LUN's state besides commands, replayed by --verify after the
+ * command numbered after_seq: the end of a connection (its I_T nexus lost;
+ * tmf 0) or a reset the target answered Function complete (tmf: LUN RESET or
+ * TARGET WARM / COLD RESET, on lun).
+ */
+struct imp_vend {
+	uint64_t after_seq;
+	unsigned conn;
+	uint8_t tmf;
+	int lun;
 };
 
 /* A command of the capture and its answer, kept for --verify. */
@@ -107,6 +122,7 @@ struct imp_vrec {
 struct imp_tmf_req {
 	uint32_t itt;
 	uint8_t fn;
+	int lun;
 	uint64_t frame;
 	int64_t t_us;
 };
@@ -177,6 +193,7 @@ struct imp_lun {
 	uint16_t rtpg_group;	       /* the group it reported for the LUN's port */
 	uint8_t alua_first, alua_last; /* that group's first and last state seen */
 	uint64_t rtpg_frame;
+	uint64_t resv_frame; /* the first GOOD RESERVE or PERSISTENT RESERVE OUT (0: none) */
 };
 
 /* An ALUA state change: a REPORT TARGET PORT GROUPS answer unlike the one before. */
@@ -207,7 +224,12 @@ struct imp_class {
 	uint64_t frames[4];   /* the first commands' frames */
 	uint64_t answer_frame;
 	bool implied;	     /* NOT READY the imported ALUA state gives anyway: no rule */
-	bool alua;	     /* UA 2A/06 that carries an ALUA state change (link_alua): */
+	uint64_t resv_frame; /* RESERVATION CONFLICT after the reservation of that frame: no rule */
+	bool native;	 /* faultlun's LUN gives that answer itself (imp_verify_native): no rule */
+	uint8_t cdb[16]; /* the first command's CDB, */
+	uint8_t flags;	 /* its PDU's byte 1 (R, W) */
+	uint32_t edtl;	 /* and its Expected Data Transfer Length */
+	bool alua;	 /* UA 2A/06 that carries an ALUA state change (link_alua): */
 	uint16_t alua_group; /* the group */
 	uint8_t alua_to;     /* and its new state */
 	int64_t t_us;
@@ -249,6 +271,8 @@ struct fl_import {
 	int image_fd;
 	uint64_t image_bytes;
 	uint64_t cmd_seq;
+	struct imp_vend *vends; /* --verify: the connections' ends, in capture order */
+	unsigned nvends;
 	struct imp_vrec *vrecs; /* --verify: the commands, in the order answered */
 	unsigned nvrecs, vrecs_over;
 	size_t vdata_bytes;
@@ -305,6 +329,12 @@ void imp_verify_keep(struct fl_import *im, const struct imp_conn *c, const struc
 		     uint64_t frame, enum imp_vskip skip);
 /* Frees what was kept. */
 void imp_verify_free(struct fl_import *im);
+/* Marks the ILLEGAL REQUEST classes the LUNs of base (a scenario without rules) answer alike. */
+void imp_verify_native(struct fl_import *im, json_t *base);
+/* --verify: the connection c ended here (tmf 0), or a reset of it was done (struct imp_vend). */
+void imp_verify_event(struct fl_import *im, const struct imp_conn *c, uint8_t tmf, int lun);
+/* The LUN number of an 8-byte LUN field (SAM-5 peripheral or flat addressing); -1 another. */
+int imp_lun_number(const uint8_t *l);
 
 /* import_latency.c: the answer to a command of class cls came ms after it (frame: the command's).
  */

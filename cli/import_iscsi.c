@@ -134,7 +134,7 @@ static void param_put(struct imp_cmd *m, uint32_t offset, const uint8_t *p, uint
 }
 
 /* The LUN number of an 8-byte LUN field (SAM-5 4.7: peripheral or flat, one level); -1. */
-static int lun_number(const uint8_t *l)
+int imp_lun_number(const uint8_t *l)
 {
 	int n;
 
@@ -174,7 +174,7 @@ static void on_command(struct fl_import *im, struct imp_conn *c, struct imp_dir 
 	if (!m)
 		return;
 	m->itt = itt;
-	m->lun = lun_number(b + BHS_LUN);
+	m->lun = imp_lun_number(b + BHS_LUN);
 	memcpy(m->cdb, b + BHS_CDB, 16);
 	m->edtl = fl_get_be32(b + BHS_TTT);
 	m->flags = b[1];
@@ -550,6 +550,11 @@ void imp_iscsi_bytes(struct fl_import *im, struct imp_conn *c, int d, const uint
 void imp_iscsi_gap(struct fl_import *im, struct imp_conn *c, int d)
 {
 	(void)im;
+	/* An answer from the target may have been in the gap. */
+	if (dir_is_target(c, d) != 0)
+		for (unsigned i = 0; i < IMP_CMD_BUCKETS; i++)
+			for (struct imp_cmd *m = c->cmds[i]; m; m = m->next)
+				m->gap = true;
 	c->dir[d].mode = IMP_RESYNC;
 	c->dir[d].hdr_have = 0;
 	c->dir[d].data_left = 0;
@@ -572,6 +577,8 @@ void imp_iscsi_close(struct fl_import *im, struct imp_conn *c, const struct imp_
 			cmd_free(m);
 		}
 	imp_tmf_close(im, c);
+	if (im->o.verify && imp_scsi_target_ok(im, c))
+		imp_verify_event(im, c, 0, 0);
 }
 
 /* Gives back a closed connection's buffers (its counts stay for the summary). */

@@ -157,6 +157,28 @@ static void net_drain(struct fl_import *im, struct imp_conn *c, int e)
 	}
 }
 
+/*
+ * Gives up the hole before the first queued segment of direction e (bytes the
+ * capture lost): a gap, then what is queued after it is read.
+ */
+static void net_skip_hole(struct fl_import *im, struct imp_conn *c, int e)
+{
+	struct imp_dir *d = &c->dir[e];
+
+	im->st.gaps++;
+	d->next_seq = d->ooo->seq;
+	imp_iscsi_gap(im, c, e);
+	net_drain(im, c, e);
+}
+
+/* Reads what both directions still queue behind holes (the connection ends). */
+static void net_flush_holes(struct fl_import *im, struct imp_conn *c)
+{
+	for (int e = 0; e < 2; e++)
+		while (c->dir[e].ooo)
+			net_skip_hole(im, c, e);
+}
+
 /* Queues a segment that came early (sorted by sequence number, bounded). */
 static void net_queue(struct fl_import *im, struct imp_conn *c, int e, uint32_t seq,
 		      const uint8_t *p, uint32_t n, uint64_t frame, int64_t t)
@@ -167,10 +189,7 @@ static void net_queue(struct fl_import *im, struct imp_conn *c, int e, uint32_t 
 	im->st.out_of_order++;
 	if (d->nooo >= IMP_MAX_OOO_SEGS || d->ooo_bytes + n > IMP_MAX_OOO_BYTES) {
 		/* The gap is not going to fill: give its bytes up and read on. */
-		im->st.gaps++;
-		d->next_seq = d->ooo->seq;
-		imp_iscsi_gap(im, c, e);
-		net_drain(im, c, e);
+		net_skip_hole(im, c, e);
 		if (seq_cmp(seq, d->next_seq) <= 0)
 			return;
 	}
@@ -239,6 +258,7 @@ static void net_segment(struct fl_import *im, struct imp_conn *c, int e, uint32_
 	}
 	if (flags & 0x05) { /* FIN or RST */
 		struct imp_end end = {c->target_ep == e, (flags & 0x04) != 0, frame, t};
+		net_flush_holes(im, c);
 		imp_iscsi_close(im, c, &end);
 		net_drop_ooo(&c->dir[0]);
 		net_drop_ooo(&c->dir[1]);
@@ -379,6 +399,7 @@ void imp_net_finish(struct fl_import *im)
 	for (struct imp_conn *c = im->conns; c; c = c->next)
 		if (!c->closed) {
 			struct imp_end end = {false, false, 0, im->tlast_us};
+			net_flush_holes(im, c);
 			c->at_end = true;
 			imp_iscsi_close(im, c, &end);
 			c->closed = true;

@@ -374,18 +374,36 @@ static json_t *rule_json(struct fl_import *im, unsigned i, json_t *refs)
 	return r;
 }
 
-/* Says in refs why class i has no rule: the imported ALUA state answers it. */
+/*
+ * Says in refs why class i has no rule: the imported ALUA state answers it,
+ * or the LUN's reservations do.
+ */
 static void implied_note(struct fl_import *im, unsigned i, json_t *refs)
 {
 	const struct imp_class *x = &im->classes[i];
 	const char *op = fl_opcode_name(x->opcode, x->sa);
-	char line[300];
+	char line[400];
 
-	snprintf(
-	    line, sizeof(line),
-	    "no rule: NOT READY/04/%02X to %s on LUN %d, %u time(s) (first command frame %" PRIu64
-	    "): the ALUA state the LUN's group is in by then answers it",
-	    x->ascq, op ? op : "an unknown opcode", x->lun, x->count, x->frames[0]);
+	if (x->native)
+		snprintf(line, sizeof(line),
+			 "no rule: %s/%02X/%02X to %s on LUN %d, %u time(s) (first command frame "
+			 "%" PRIu64 "): faultlun's LUN gives that command that answer itself",
+			 key_name(x->key), x->asc, x->ascq, op ? op : "an unknown opcode", x->lun,
+			 x->count, x->frames[0]);
+	else if (x->resv_frame)
+		snprintf(line, sizeof(line),
+			 "no rule: RESERVATION CONFLICT to %s on LUN %d, %u time(s) (first command "
+			 "frame %" PRIu64 "): the reservation taken in frame %" PRIu64
+			 " (RESERVE or PERSISTENT RESERVE OUT) answers it; faultlun's LUNs keep "
+			 "reservations per I_T nexus themselves",
+			 op ? op : "an unknown opcode", x->lun, x->count, x->frames[0],
+			 x->resv_frame);
+	else
+		snprintf(line, sizeof(line),
+			 "no rule: NOT READY/04/%02X to %s on LUN %d, %u time(s) (first command "
+			 "frame %" PRIu64
+			 "): the ALUA state the LUN's group is in by then answers it",
+			 x->ascq, op ? op : "an unknown opcode", x->lun, x->count, x->frames[0]);
 	json_array_append_new(refs, json_string(line));
 }
 
@@ -412,6 +430,11 @@ static void reading_notes(struct fl_import *im)
 			       "snapshot length, %" PRIu64 " resynchronisations (%" PRIu64 " bytes "
 			       "skipped): PDUs there were not read",
 			       im->st.gaps, im->st.cut_short, im->st.resyncs, im->st.skipped_bytes);
+	if (im->st.lost_answers)
+		fl_import_note(im,
+			       "%" PRIu64 " command(s) left unanswered after a gap in the target's "
+			       "stream (their answers may be in it): no hold",
+			       im->st.lost_answers);
 	if (im->st.orphan_answers)
 		fl_import_note(im, "%" PRIu64 " answers to commands the capture does not hold",
 			       im->st.orphan_answers);
@@ -503,8 +526,15 @@ int fl_import_finish(struct fl_import *im, const char *name, json_t **out)
 			json_array_append_new(luns, lun_json(im, n));
 	if (!nlun)
 		fl_import_note(im, "no LUN answered a command in the capture: one default LUN");
+	else {
+		json_t *base = json_pack("{s:i,s:s,s:[s],s:O}", "faultlun", 1, "name", "probe",
+					 "frontends", "iscsi", "luns", luns);
+		if (base)
+			imp_verify_native(im, base);
+		json_decref(base);
+	}
 	for (unsigned i = 0; i < im->nclasses; i++)
-		if (!im->classes[i].implied)
+		if (!im->classes[i].implied && !im->classes[i].resv_frame && !im->classes[i].native)
 			json_array_append_new(rules, rule_json(im, i, refs));
 		else
 			implied_note(im, i, refs);

@@ -364,10 +364,17 @@ static struct imp_class *class_get(struct fl_import *im, const struct imp_class 
 		struct imp_class *x = &im->classes[i];
 		if (x->kind == k->kind && x->lun == k->lun && x->opcode == k->opcode &&
 		    x->sa == k->sa && x->has_lba == k->has_lba &&
-		    x->crosses_end == k->crosses_end && x->first == k->first &&
-		    x->last == k->last && x->status == k->status && x->key == k->key &&
-		    x->asc == k->asc && x->ascq == k->ascq && x->hold == k->hold)
+		    x->crosses_end == k->crosses_end &&
+		    (x->crosses_end || (x->first == k->first && x->last == k->last)) &&
+		    x->status == k->status && x->key == k->key && x->asc == k->asc &&
+		    x->ascq == k->ascq && x->hold == k->hold && x->resv_frame == k->resv_frame) {
+			/* Past the end: one class, its range all the commands' ranges. */
+			if (x->crosses_end) {
+				x->first = k->first < x->first ? k->first : x->first;
+				x->last = k->last > x->last ? k->last : x->last;
+			}
 			return x;
+		}
 	}
 	if (im->nclasses >= IMP_MAX_CLASSES) {
 		im->classes_over++;
@@ -444,6 +451,9 @@ static void class_match(struct fl_import *im, struct imp_class *k, const struct 
 {
 	k->lun = m->lun;
 	k->opcode = m->cdb[0];
+	memcpy(k->cdb, m->cdb, sizeof(k->cdb));
+	k->flags = m->flags;
+	k->edtl = m->edtl;
 	k->sa = ci->service_action;
 	if (ci->has_lba) {
 		struct imp_lun *l = &im->luns[m->lun];
@@ -492,6 +502,10 @@ void imp_scsi_answer(struct fl_import *im, struct imp_conn *c, struct imp_cmd *m
 		if (m->want_data)
 			identity(im, m, m->frame, t);
 		good_seen(im, m, &ci);
+		/* RESERVE (6) / (10), PERSISTENT RESERVE OUT: the LUN keeps reservations */
+		if ((m->cdb[0] == 0x16 || m->cdb[0] == 0x56 || m->cdb[0] == 0x5f) &&
+		    !im->luns[m->lun].resv_frame)
+			im->luns[m->lun].resv_frame = m->frame;
 		return;
 	}
 	class_match(im, &k, m, &ci);
@@ -523,6 +537,10 @@ void imp_scsi_answer(struct fl_import *im, struct imp_conn *c, struct imp_cmd *m
 	} else {
 		k.kind = IMP_STATUS;
 		k.status = status;
+		/* A conflict with a reservation the capture shows: the LUN's own answer. */
+		if (status == 0x18 && im->luns[m->lun].resv_frame &&
+		    im->luns[m->lun].resv_frame < m->frame)
+			k.resv_frame = im->luns[m->lun].resv_frame;
 		if (status != 0x08 && status != 0x18 && status != 0x28 && status != 0x30 &&
 		    status != 0x40) {
 			fl_import_note(im,
@@ -549,13 +567,19 @@ void imp_scsi_unanswered(struct fl_import *im, struct imp_conn *c, struct imp_cm
 	if (!imp_scsi_target_ok(im, c))
 		return;
 	bool recent = !cut && c->at_end && im->tlast_us - m->t_us < 2000000;
+	bool lost = !cut && !recent && m->gap;
 	if (im->o.verify)
 		imp_verify_keep(im, c, m, false, 0, NULL, 0, 0,
 				m->lun < 0 ? IMP_VS_BIG_LUN
 				: recent   ? IMP_VS_AT_END
+				: lost	   ? IMP_VS_GAP
 					   : IMP_VS_NONE);
 	if (cut || m->lun < 0 || fl_cdb_decode(m->cdb, 16, &ci))
 		return;
+	if (lost) {
+		im->st.lost_answers++;
+		return;
+	}
 	if (recent) {
 		fl_import_note(im,
 			       "frame %" PRIu64 ": a command still outstanding when the capture "

@@ -57,7 +57,8 @@ void imp_tmf_request(struct fl_import *im, struct imp_conn *c, const uint8_t *bh
 		f->dropped++;
 		return;
 	}
-	c->tmfs[c->ntmfs++] = (struct imp_tmf_req){fl_get_be32(bhs + BHS_ITT), fn, frame, t_us};
+	c->tmfs[c->ntmfs++] = (struct imp_tmf_req){fl_get_be32(bhs + BHS_ITT), fn,
+						   imp_lun_number(bhs + BHS_LUN), frame, t_us};
 }
 
 void imp_tmf_response(struct fl_import *im, struct imp_conn *c, const uint8_t *bhs, int64_t t_us)
@@ -76,6 +77,11 @@ void imp_tmf_response(struct fl_import *im, struct imp_conn *c, const uint8_t *b
 		f->resp[r <= ISCSI_TMF_RSP_AUTH_FAILED ? r : r == ISCSI_TMF_RSP_REJECTED ? 7 : 8]++;
 		if (f->n < IMP_MAX_TMF_MS)
 			f->ms[f->n++] = ms;
+		/* a reset done: the replay does it too (LUN state: reservations, UAs) */
+		if (im->o.verify && r == ISCSI_TMF_RSP_COMPLETE &&
+		    c->tmfs[i].fn >= ISCSI_TMF_LUN_RESET &&
+		    c->tmfs[i].fn <= ISCSI_TMF_TARGET_COLD_RESET)
+			imp_verify_event(im, c, c->tmfs[i].fn, c->tmfs[i].lun);
 		if (ms > f->max_ms)
 			f->max_ms = ms;
 		c->tmfs[i] = c->tmfs[--c->ntmfs];

@@ -93,6 +93,23 @@ void imp_verify_free(struct fl_import *im)
 	free(im->vrecs);
 	im->vrecs = NULL;
 	im->nvrecs = 0;
+	free(im->vends);
+	im->vends = NULL;
+	im->nvends = 0;
+}
+
+/* A connection of the imported target ended, or a reset was done (import_internal.h). */
+void imp_verify_event(struct fl_import *im, const struct imp_conn *c, uint8_t tmf, int lun)
+{
+	if (im->nvends >= IMP_MAX_VERIFY)
+		return;
+	if (!(im->nvends % 256)) {
+		struct imp_vend *n = realloc(im->vends, (im->nvends + 256) * sizeof(*n));
+		if (!n)
+			return;
+		im->vends = n;
+	}
+	im->vends[im->nvends++] = (struct imp_vend){im->cmd_seq, c->id, tmf, lun};
 }
 
 /* One replayed command: owned here until the engine is gone. */
@@ -117,6 +134,7 @@ enum vs_reason {
 	VS_BIG_LUN,   /* a LUN the scenario format cannot name */
 	VS_AT_END,    /* outstanding when the capture ended */
 	VS_RESPONSE,  /* an iSCSI target failure */
+	VS_GAP,	      /* unanswered after a gap in the target's stream */
 	VS_NO_SENSE,  /* CHECK CONDITION without readable sense */
 	VS_STATUS,    /* a status the scenario format cannot give */
 	VS_TOO_LARGE, /* a transfer over IMP_MAX_XFER */
@@ -130,6 +148,7 @@ static const char *const vs_words[VS_NR] = {
     "LUN above 255",
     "outstanding at the capture's end",
     "iSCSI target failure",
+    "unanswered after a capture gap",
     "no readable sense",
     "status not reproduced",
     "transfer over 16 MiB",
@@ -143,6 +162,7 @@ struct verify {
 	FILE *out;
 	unsigned ncmds, ndiff, skipped, waited_ms;
 	unsigned skip_why[VS_NR]; /* not compared, by reason */
+	struct vtmf *tmfs;	  /* the resets replayed */
 	struct vcmd *pending;
 	size_t pending_bytes; /* their data-in buffers */
 	uint8_t *zeros;	      /* data-out, IMP_MAX_XFER bytes of zeros, made when first needed */
@@ -424,6 +444,9 @@ static bool answer_reproduced(const struct imp_vrec *v, struct fl_sense_data *sd
 	case IMP_VS_RESPONSE:
 		*why = VS_RESPONSE;
 		return false;
+	case IMP_VS_GAP:
+		*why = VS_GAP;
+		return false;
 	}
 	if (v->edtl > IMP_MAX_XFER) {
 		*why = VS_TOO_LARGE;
@@ -618,6 +641,115 @@ static int replay(struct verify *vf, const struct imp_vrec *v)
 	return 0;
 }
 
+/*
+ * Marks the classes whose answer faultlun's LUNs give themselves: each
+ * ILLEGAL REQUEST class's first command (its CDB, zeros for data-out) goes to
+ * the LUNs of base, a scenario with the imported LUNs and no rules, on a nexus
+ * of its own (its power-on unit attention taken first); the same sense key,
+ * ASC and ASCQ make the class native, and a rule of its own would only be
+ * broader than the answer (it matches by opcode and LBA, not by the CDB's
+ * other fields). Nothing is marked when base does not load.
+ */
+void imp_verify_native(struct fl_import *im, json_t *base)
+{
+	struct fl_engine_opts eo = {.frontend = FL_FE_ISCSI,
+				    .store_override = true,
+				    .store = FL_STORE_MEMORY,
+				    .delays_now = true};
+	struct verify vf = {.im = im};
+	struct fl_scenario *sc = NULL;
+	struct fl_diags d = {0};
+	char *text = json_dumps(base, JSON_COMPACT);
+
+	if (!text || fl_scenario_load_string("(imported LUNs)", text, 0, &sc, &d) ||
+	    fl_engine_create(sc, &eo, &vf.e))
+		goto out;
+	for (unsigned i = 0; i < im->nclasses; i++) {
+		struct imp_class *c = &im->classes[i];
+		struct imp_vrec v = {.lun = c->lun, .conn = i, .flags = c->flags, .edtl = c->edtl};
+		struct fl_sense_data sd;
+		struct vcmd *x = NULL;
+		int r = 0;
+
+		if (c->kind != IMP_SENSE || c->key != 0x05 || c->implied || c->alua ||
+		    c->edtl > IMP_MAX_XFER)
+			continue;
+		memcpy(v.cdb, c->cdb, sizeof(v.cdb));
+		bool writing = (v.flags & 0x20) != 0,
+		     reading = (v.flags & 0x40) || (!writing && v.edtl);
+		for (int k = 0; k <= VERIFY_UA_RETRIES; k++) {
+			vcmd_free(x);
+			x = NULL;
+			r = replay_once(&vf, &v, reading, writing, &x);
+			if (r <= 0 || !is_reset_ua(&x->cmd))
+				break;
+		}
+		if (r == 1 && x->cmd.status == FL_STATUS_CHECK_CONDITION &&
+		    fl_sense_decode(x->cmd.sense, x->cmd.sense_len, &sd) !=
+			FL_SENSE_FORMAT_UNKNOWN &&
+		    sd.key == c->key && sd.asc == c->asc && sd.ascq == c->ascq)
+			c->native = true;
+		vcmd_free(x);
+		if (r < 0)
+			break;
+	}
+out:
+	if (vf.e)
+		fl_engine_destroy(vf.e);
+	while (vf.pending) {
+		struct vcmd *x = vf.pending;
+		vf.pending = x->next;
+		vcmd_free(x);
+	}
+	free(vf.zeros);
+	fl_scenario_free(sc);
+	fl_diags_free(&d);
+	free(text);
+}
+
+/* A reset replayed: done when the engine answers it. */
+struct vtmf {
+	struct fl_tmf tmf;
+	atomic_bool done;
+	struct vtmf *next;
+};
+
+static void vtmf_done(struct fl_tmf *tmf, enum fl_tmf_resp resp)
+{
+	(void)resp;
+	atomic_store(&((struct vtmf *)tmf)->done, true);
+}
+
+/*
+ * Replays e: a connection's end loses its I_T nexus (an SPC-2 reservation
+ * with it); a reset goes to the engine as the scenario's tmf behaviours say,
+ * its answer waited for as a command's (VERIFY_WAIT_MS).
+ */
+static void replay_event(struct verify *vf, const struct imp_vend *e)
+{
+	uint64_t nexus = (uint64_t)e->conn + 1;
+	struct vtmf *t;
+
+	if (!e->tmf) {
+		fl_engine_conn_event(vf->e, FL_CONN_CLOSED, nexus, NULL);
+		return;
+	}
+	if ((e->tmf == ISCSI_TMF_LUN_RESET && e->lun < 0) || !(t = calloc(1, sizeof(*t))))
+		return;
+	t->tmf.fn = (enum fl_tmf_fn)e->tmf;
+	t->tmf.lun_id = e->lun < 0 ? 0 : (uint16_t)e->lun;
+	t->tmf.nexus_id = nexus;
+	t->tmf.done = vtmf_done;
+	t->next = vf->tmfs; /* the engine may answer late: freed after it is gone */
+	vf->tmfs = t;
+	fl_engine_tmf(vf->e, &t->tmf);
+	for (uint64_t t0 = verify_ms();
+	     !atomic_load(&t->done) && vf->waited_ms < VERIFY_WAIT_TOTAL_MS &&
+	     verify_ms() - t0 < VERIFY_WAIT_MS;
+	     vf->waited_ms++)
+		usleep(1000);
+}
+
 /* Replays the capture's commands against sc (import.h). */
 int fl_import_verify(struct fl_import *im, const struct fl_scenario *sc, const char *scenario_file,
 		     FILE *out, unsigned *ncmds, unsigned *ndiff)
@@ -641,9 +773,18 @@ int fl_import_verify(struct fl_import *im, const struct fl_scenario *sc, const c
 		return r;
 	}
 	qsort(im->vrecs, im->nvrecs, sizeof(*im->vrecs), vrec_cmp);
-	for (unsigned i = 0; i < im->nvrecs && !r; i++)
+	for (unsigned i = 0, k = 0; i < im->nvrecs && !r; i++) {
+		/* connections ended and resets done before this command */
+		for (; k < im->nvends && im->vends[k].after_seq < im->vrecs[i].seq; k++)
+			replay_event(&vf, &im->vends[k]);
 		r = replay(&vf, &im->vrecs[i]);
+	}
 	fl_engine_destroy(vf.e); /* completes what it still holds */
+	while (vf.tmfs) {
+		struct vtmf *t = vf.tmfs;
+		vf.tmfs = t->next;
+		free(t);
+	}
 	while (vf.pending) {
 		struct vcmd *x = vf.pending;
 		vf.pending = x->next;

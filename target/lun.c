@@ -318,7 +318,13 @@ static enum sense_reason lun_dispatch(struct exec_ctx *x)
 		if (r != SENSE_OK)
 			return r;
 	}
-	if (d->flags & OPF_CONFLICT) {
+	/*
+	 * An SPC-2 reservation (RESERVE (6) / (10)) refuses every command of
+	 * another nexus but INQUIRY, REPORT LUNS, REQUEST SENSE (OPF_NO_UA) and
+	 * RELEASE, TEST UNIT READY included, as LIO and tgtd answer; a
+	 * persistent reservation only those its type names (OPF_CONFLICT).
+	 */
+	if ((d->flags & OPF_CONFLICT) || (lun->pr.legacy_reserved && !(d->flags & OPF_NO_UA))) {
 		r = pr_check_conflict(x);
 		if (r != SENSE_OK)
 			return r;

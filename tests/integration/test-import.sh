@@ -26,13 +26,7 @@ ctl=""
 # Ends what this script started (by pid) and removes the scratch directory.
 cleanup() {
 	[ -n "$tdpid" ] && { kill "$tdpid" 2>/dev/null; wait "$tdpid" 2>/dev/null; }
-	if [ -n "$tgtpid" ]; then
-		tgtadm -C "$ctl" --op delete --mode system >/dev/null 2>&1
-		n=0
-		while kill -0 "$tgtpid" 2>/dev/null && [ $n -lt 30 ]; do sleep 0.1; n=$((n + 1)); done
-		kill -9 "$tgtpid" 2>/dev/null
-		wait "$tgtpid" 2>/dev/null
-	fi
+	fl_tgtd_stop
 	rm -rf "$tmp"
 }
 trap 'rc=$?; cleanup; exit $rc' EXIT
@@ -72,34 +66,9 @@ faultlun)
 	wait "$spid" 2>/dev/null
 	;;
 tgtd)
-	command -v tgtd >/dev/null 2>&1 && command -v tgtadm >/dev/null 2>&1 ||
-		{ echo "tgtd not installed: skipped"; exit 77; }
-	[ "$(id -u)" = 0 ] || { echo "tgtd needs root: skipped"; exit 77; }
-	mkdir -p /var/run/tgtd
 	iqn=iqn.2026-12.org.faultlun:import-tgtd
 	truncate -s 32M "$tmp/lun1.img"
-	try=0
-	while :; do
-		try=$((try + 1))
-		[ $try -le 10 ] || { echo "tgtd did not start: skipped"; exit 77; }
-		ctl=$((1024 + $(od -An -N2 -tu2 /dev/urandom) % 31744))
-		[ -e "/var/run/tgtd/socket.$ctl" ] && continue
-		tgtd -f -C "$ctl" --iscsi "portal=127.0.0.1:$port" >"$tmp/tgtd.err" 2>&1 &
-		tgtpid=$!
-		i=0
-		while kill -0 "$tgtpid" 2>/dev/null && [ $i -lt 50 ]; do
-			tgtadm -C "$ctl" --lld iscsi --op new --mode target --tid 1 -T "$iqn" 2>/dev/null && break
-			i=$((i + 1))
-			sleep 0.1
-		done
-		kill -0 "$tgtpid" 2>/dev/null && [ $i -lt 50 ] && break
-		kill "$tgtpid" 2>/dev/null
-		wait "$tgtpid" 2>/dev/null
-		tgtpid=""
-	done
-	tgtadm -C "$ctl" --lld iscsi --op new --mode logicalunit --tid 1 --lun 1 -b "$tmp/lun1.img" ||
-		fail "tgtadm: no LUN"
-	tgtadm -C "$ctl" --lld iscsi --op bind --mode target --tid 1 -I ALL || fail "tgtadm: no bind"
+	fl_tgtd "$port" "$iqn" "$tmp/lun1.img"
 	url="iscsi://127.0.0.1:$port/$iqn/1"
 	bad=65536 # one past the last LBA
 	clients "$url" "127.0.0.1:$port" "$tmp/orig.out" $bad
@@ -127,17 +96,25 @@ sed 's/"vendor": "[^"]*"/"vendor": "ALTERED"/' "$tmp/imported.json" >"$tmp/alt-v
 [ $? = 1 ] || fail "verify of a scenario with another vendor is not exit 1"
 grep -q 'INQUIRY: vendor: capture "[^"]*", replay "ALTERED"' "$tmp/verify-vendor.out" ||
 	fail "verify does not name the vendor that differs"
-sed 's#"sense": "\([A-Z_]*\)/\([0-9A-F]*\)/[0-9A-F]*"#"sense": "\1/\2/7F"#' "$tmp/imported.json" \
-	>"$tmp/alt-sense.json"
-cmp -s "$tmp/imported.json" "$tmp/alt-sense.json" && fail "the imported scenario has no sense to alter"
-"$fl" import "$tmp/cap.pcap" --verify-scenario "$tmp/alt-sense.json" >"$tmp/verify-sense.out" 2>&1
-[ $? = 1 ] || fail "verify of a scenario with another sense is not exit 1"
-grep -q 'READ(16) LBA [0-9+]*: sense: capture CHECK CONDITION [0-9A-F]*/[0-9A-F]*/[0-9A-F]*, replay CHECK CONDITION [0-9A-F]*/[0-9A-F]*/7F' \
-	"$tmp/verify-sense.out" || fail "verify does not name the read whose sense differs"
+if [ "$mode" = faultlun ]; then
+	sed 's#"sense": "\([A-Z_]*\)/\([0-9A-F]*\)/[0-9A-F]*"#"sense": "\1/\2/7F"#' "$tmp/imported.json" \
+		>"$tmp/alt-sense.json"
+	cmp -s "$tmp/imported.json" "$tmp/alt-sense.json" && fail "the imported scenario has no sense to alter"
+	"$fl" import "$tmp/cap.pcap" --verify-scenario "$tmp/alt-sense.json" >"$tmp/verify-sense.out" 2>&1
+	[ $? = 1 ] || fail "verify of a scenario with another sense is not exit 1"
+	grep -q 'READ(16) LBA [0-9+]*: sense: capture CHECK CONDITION [0-9A-F]*/[0-9A-F]*/[0-9A-F]*, replay CHECK CONDITION [0-9A-F]*/[0-9A-F]*/7F' \
+		"$tmp/verify-sense.out" || fail "verify does not name the read whose sense differs"
+	grep -q 'rule f[0-9]*-lun[0-9]*-op88: CHECK CONDITION' "$tmp/imported.json" ||
+		fail "no rule says where the READ(16)'s error came from"
+else
+	# tgtd's answer to the read past the end is the one faultlun's LUN gives
+	# that command itself: no rule, a line saying so
+	grep -q '"rules"' "$tmp/imported.json" && fail "a rule was imported where the LUN answers alike"
+	grep -q 'no rule: ILLEGAL_REQUEST/21/00 to READ(16) on LUN 1, 1 time(s) (first command frame [0-9]*): faultlun.s LUN gives that command that answer itself' \
+		"$tmp/imported.json" || fail "no line says why the READ(16) past the end has no rule"
+fi
 "$fl" lint "$tmp/imported.json" >"$tmp/lint.out" 2>&1 || fail "the imported scenario does not lint"
 grep -q '"iqn": "'"$iqn"'"' "$tmp/imported.json" || fail "the target name was not imported"
-grep -q 'rule f[0-9]*-lun[0-9]*-op88: CHECK CONDITION' "$tmp/imported.json" ||
-	fail "no rule says where the READ(16)'s error came from"
 
 # The imported scenario, served on another port: the same answers.
 "$fl" serve -q --listen 127.0.0.1:0 "$tmp/imported.json" \

@@ -82,7 +82,8 @@ fl_capture_tmpdir() {
 fl_capture() {
 	PATH=$PATH:/usr/sbin
 	command -v tcpdump >/dev/null 2>&1 || { echo "SKIP: tcpdump not installed"; exit 77; }
-	timeout 90 tcpdump --immediate-mode -i lo -U -w "$2" "tcp port $1" 2>"$2.err" &
+	# a 32 MiB buffer: on a busy machine the default one loses frames
+	timeout 90 tcpdump --immediate-mode -B 32768 -i lo -U -w "$2" "tcp port $1" 2>"$2.err" &
 	tdpid=$!
 	fl_wait_for "$2.err" "listening on" 50 && return 0
 	kill -0 "$tdpid" 2>/dev/null || { echo "SKIP: tcpdump cannot capture on lo"; cat "$2.err"; exit 77; }
@@ -109,6 +110,51 @@ fl_capture_serve() {
 	fl_capture_end
 	"$1" import "$tmp/cap.pcap" -o "$tmp/imported.json" 2>"$tmp/import.err" ||
 		{ cat "$tmp/import.err"; fail "import failed"; }
+}
+
+# fl_tgtd PORT IQN IMAGE: starts tgtd (foreground, its own control port) on
+# 127.0.0.1:PORT serving IMAGE as LUN 1 of target IQN to any initiator; sets
+# $tgtpid and $ctl for fl_tgtd_stop. Exit 77 (a visible SKIP) when tgtd is not
+# installed, the test is not root or tgtd does not start in 10 tries.
+fl_tgtd() {
+	PATH=$PATH:/usr/sbin
+	command -v tgtd >/dev/null 2>&1 && command -v tgtadm >/dev/null 2>&1 ||
+		{ echo "SKIP: tgtd not installed"; exit 77; }
+	[ "$(id -u)" = 0 ] || { echo "SKIP: tgtd needs root"; exit 77; }
+	mkdir -p /var/run/tgtd
+	_try=0
+	while :; do
+		_try=$((_try + 1))
+		[ $_try -le 10 ] || { echo "SKIP: tgtd did not start"; exit 77; }
+		ctl=$((1024 + $(od -An -N2 -tu2 /dev/urandom) % 31744))
+		[ -e "/var/run/tgtd/socket.$ctl" ] && continue
+		tgtd -f -C "$ctl" --iscsi "portal=127.0.0.1:$1" >"$3.tgtd.err" 2>&1 &
+		tgtpid=$!
+		_i=0
+		while kill -0 "$tgtpid" 2>/dev/null && [ $_i -lt 50 ]; do
+			tgtadm -C "$ctl" --lld iscsi --op new --mode target --tid 1 -T "$2" 2>/dev/null && break
+			_i=$((_i + 1))
+			sleep 0.1
+		done
+		kill -0 "$tgtpid" 2>/dev/null && [ $_i -lt 50 ] && break
+		kill "$tgtpid" 2>/dev/null
+		wait "$tgtpid" 2>/dev/null
+		tgtpid=""
+	done
+	tgtadm -C "$ctl" --lld iscsi --op new --mode logicalunit --tid 1 --lun 1 -b "$3" ||
+		fail "tgtadm: no LUN"
+	tgtadm -C "$ctl" --lld iscsi --op bind --mode target --tid 1 -I ALL || fail "tgtadm: no bind"
+}
+
+# fl_tgtd_stop: ends the tgtd of fl_tgtd (asked first, killed after 3 s).
+fl_tgtd_stop() {
+	[ -n "${tgtpid:-}" ] || return 0
+	tgtadm -C "$ctl" --op delete --mode system >/dev/null 2>&1
+	_n=0
+	while kill -0 "$tgtpid" 2>/dev/null && [ $_n -lt 30 ]; do sleep 0.1; _n=$((_n + 1)); done
+	kill -9 "$tgtpid" 2>/dev/null
+	wait "$tgtpid" 2>/dev/null
+	tgtpid=""
 }
 
 # Prints a port in 10000..29999 (below Linux's ephemeral range) that no TCP

@@ -703,6 +703,13 @@ static void test_reserve_release_spc2(void)
 		TH_EXPECT(&res, RC, 0, 0, 0, "other nexus reserves");
 		res = sc_run1(lun, 2, inq, 6, NULL, 0, buf, sizeof(buf));
 		TH_EXPECT_GOOD(&res, "INQUIRY from the other nexus");
+		/* TEST UNIT READY conflicts too (as LIO and tgtd answer it) */
+		res = sc_run1(lun, 2, (uint8_t[6]){0x00}, 6, NULL, 0, NULL, 0);
+		TH_EXPECT(&res, RC, 0, 0, 0, "TEST UNIT READY from the other nexus");
+		res = sc_run1(lun, 1, (uint8_t[6]){0x00}, 6, NULL, 0, NULL, 0);
+		TH_EXPECT_GOOD(&res, "TEST UNIT READY from the holder");
+		res = sc_run1(lun, 2, (uint8_t[6]){0x03, 0, 0, 0, 18, 0}, 6, NULL, 0, buf, sizeof(buf));
+		TH_EXPECT_GOOD(&res, "REQUEST SENSE from the other nexus");
 		/* SPC-2: RELEASE from a non-holder is GOOD and changes nothing */
 		res = sc_run1(lun, 2, forms[f].release, forms[f].len, NULL, 0, NULL, 0);
 		TH_EXPECT_GOOD(&res, "RELEASE from the other nexus");
