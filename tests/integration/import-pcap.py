@@ -11,6 +11,11 @@
 # REGISTER then RESERVE with key 0x1234, their parameter lists as immediate
 # data, both GOOD (replayed without their parameter lists, the RESERVE would
 # be a RESERVATION CONFLICT: `faultlun import --verify` tells).
+# import-pcap.py OUT.pcap gap: the same, then a READ(10) of LBA 300 whose
+# SCSI Response the capture lost (the target's sequence numbers skip it) and
+# two TEST UNIT READYs answered GOOD after the hole (then a NOP-In), which
+# never fills before the connection ends: the read and the write still
+# outstanding then are no holds, the TEST UNIT READYs are answered.
 import struct
 import sys
 
@@ -89,6 +94,17 @@ for itt, sa, typ, params in ((4, 0, 0, b"\0" * 8 + KEY + b"\0" * 8),
     frames.append(tcp(I, 40001, T, 3260, iseq, pr)); iseq += len(pr)
     good = bhs(0x21, 0x80, 0, b"\0" * 8, itt, struct.pack("!IIIIIII", 0, itt, itt + 1, itt + 8, 0, 0, 0))
     frames.append(tcp(T, 3260, I, 40001, tseq, good)); tseq += len(good)
+if len(sys.argv) > 2 and sys.argv[2] == "gap":
+    for itt, cdb, edtl in ((6, bytes([0x28, 0, 0, 0, 1, 44, 0, 0, 1, 0]), 512), (7, bytes(6), 0),
+                           (8, bytes(6), 0)):
+        c = cmd(itt, cdb, edtl, flags=0xC0 if edtl else 0x80)
+        frames.append(tcp(I, 40001, T, 3260, iseq, c)); iseq += len(c)
+        good = bhs(0x21, 0x80, 0, b"\0" * 8, itt, struct.pack("!IIIIIII", 0, itt, itt + 1, itt + 8, 0, 0, 0))
+        if itt != 6:
+            frames.append(tcp(T, 3260, I, 40001, tseq, good))
+        tseq += len(good)  # itt 6: the capture lost it
+    nop = bhs(0x20, 0x80, 0, LUN0, 0xFFFFFFFF, struct.pack("!IIIIIII", 0xFFFFFFFF, 9, 10, 17, 0, 0, 0))
+    frames.append(tcp(T, 3260, I, 40001, tseq, nop)); tseq += len(nop)
 frames.append(tcp(I, 40001, T, 3260, iseq, b"", flags=0x11))  # FIN
 
 with open(sys.argv[1], "wb") as f:

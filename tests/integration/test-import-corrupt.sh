@@ -47,6 +47,21 @@ PY
 [ $? = 1 ] || { cat "$tmp/verify.out"; fail "verify without the hold is not exit 1"; }
 grep -q '^frame [0-9]*: LUN 0 WRITE(10) LBA 200+1: answer: capture no answer, replay status 0x00 GOOD' "$tmp/verify.out" ||
 	{ cat "$tmp/verify.out"; fail "verify does not name the write answered"; }
+# A SCSI Response the capture lost: the read it answered and the write still
+# outstanding are no holds (not compared), the TEST UNIT READYs answered
+# after the hole are read.
+python3 "$here/import-pcap.py" "$tmp/gap.pcap" gap || fail "cannot write the capture with a gap"
+"$fl" import "$tmp/gap.pcap" --verify -o "$tmp/gap.json" >"$tmp/verify.out" 2>&1 ||
+	{ cat "$tmp/verify.out"; fail "verify of the capture with a gap: differences"; }
+grep -q '^verify: 6 commands, 0 differences; not compared: 2 unanswered after a capture gap' "$tmp/verify.out" ||
+	{ cat "$tmp/verify.out"; fail "verify: the read after the gap is compared, or the TEST UNIT READY not"; }
+python3 - "$tmp/gap.json" <<'PY' || fail "the scenario of the capture with a gap holds a command"
+import json, sys
+s = json.load(open(sys.argv[1]))
+holds = [r for r in s["rules"] if "hold" in r["action"]]
+assert not holds, holds
+assert any("2 command(s) left unanswered after a gap" in l for l in s["emulates"]["references"])
+PY
 "$fl" import "$tmp/good.pcap" --verify-scenario "$tmp/none.json" >/dev/null 2>&1
 [ $? = 2 ] || fail "verify against a missing scenario is not exit 2"
 # Not a capture at all.
