@@ -352,6 +352,8 @@ static json_t *rule_json(struct fl_import *im, unsigned i, json_t *refs)
 	json_object_set_new(m, "lun", json_integer(x->lun));
 	snprintf(buf, sizeof(buf), "0x%02x", x->opcode);
 	json_object_set_new(m, "opcode", json_string(buf));
+	if (fl_opcode_has_sa(x->opcode))
+		json_object_set_new(m, "service_action", json_integer(x->sa));
 	if (x->has_lba && x->crosses_end)
 		json_object_set_new(m, "lba", json_pack("{s:b}", "crosses_end", 1));
 	else if (x->has_lba && (!l->have_cap || x->last < l->blocks))

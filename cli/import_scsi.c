@@ -454,7 +454,9 @@ static void class_match(struct fl_import *im, struct imp_class *k, const struct 
 	memcpy(k->cdb, m->cdb, sizeof(k->cdb));
 	k->flags = m->flags;
 	k->edtl = m->edtl;
-	k->sa = ci->service_action;
+	/* the CDB's own field: one the opcode table does not know counts too */
+	int sa = fl_cdb_service_action(m->cdb, sizeof(m->cdb));
+	k->sa = sa < 0 ? 0 : (uint16_t)sa;
 	if (ci->has_lba) {
 		struct imp_lun *l = &im->luns[m->lun];
 		uint64_t last = ci->lba + (ci->nblocks ? ci->nblocks - 1 : 0);

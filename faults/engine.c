@@ -192,6 +192,8 @@ static bool rule_hits(struct fl_engine *e, struct rt_rule *rt, const struct eng_
 	if (r->m.initiator &&
 	    fnmatch(r->m.initiator, cmd->nexus.initiator ? cmd->nexus.initiator : "", 0))
 		return false;
+	if (r->m.has_sa && fl_cdb_service_action(cmd->cdb, cmd->cdb_len) != r->m.sa)
+		return false;
 	/* the port the command came in on, and its target port group (SPC-4 r37 5.15.2.3) */
 	if (r->m.port && r->m.port != (cmd->nexus.rel_port_id ? cmd->nexus.rel_port_id : 1))
 		return false;

@@ -231,6 +231,8 @@ struct sc_match {
 	unsigned class_mask; /* bit per enum fl_cmd_class; 0 with !has_opcode = any */
 	bool has_opcode;
 	uint8_t opcode_map[32];
+	bool has_sa; /* "service_action": the CDB's must be sa */
+	uint8_t sa;
 	enum sc_lba_kind lba;
 	uint64_t first, last;
 	struct sc_count count;

@@ -226,12 +226,40 @@ static void parse_window(struct pctx *c, const char *path, json_t *e, struct sc_
 	}
 }
 
+/*
+ * "service_action": 0..31, the CDB's service action field; every opcode of
+ * the match's "opcode" must have service actions (fl_opcode_has_sa).
+ */
+static void parse_service_action(struct pctx *c, const char *path, json_t *e, struct sc_match *m)
+{
+	char q[80];
+
+	if (!json_is_integer(e) || json_integer_value(e) < 0 || json_integer_value(e) > 31) {
+		perr(c, path, false, "\"service_action\": expected 0..31, got %s",
+		     pquote(e, q, sizeof(q)));
+		return;
+	}
+	if (!m->has_opcode) {
+		perr(c, path, false, "\"service_action\" needs \"opcode\"");
+		return;
+	}
+	for (unsigned op = 0; op < 256; op++)
+		if ((m->opcode_map[op / 8] & (1u << (op % 8))) && !fl_opcode_has_sa((uint8_t)op)) {
+			perr(c, path, false,
+			     "\"service_action\": opcode 0x%02x has no service actions", op);
+			return;
+		}
+	m->has_sa = true;
+	m->sa = (uint8_t)json_integer_value(e);
+}
+
 /* Parses a rule's match object. */
 static void parse_match(struct pctx *c, const char *path, json_t *v, struct sc_match *m)
 {
-	static const char *const keys[] = {
-	    "lun",   "class",	    "opcode",	 "lba",	      "nth",  "every",	    "after",
-	    "times", "probability", "window_ms", "initiator", "port", "port_group", NULL};
+	static const char *const keys[] = {"lun",   "class",	   "opcode",	"service_action",
+					   "lba",   "nth",	   "every",	"after",
+					   "times", "probability", "window_ms", "initiator",
+					   "port",  "port_group",  NULL};
 	char sub[512], q[80];
 	json_t *e;
 
@@ -265,6 +293,8 @@ static void parse_match(struct pctx *c, const char *path, json_t *v, struct sc_m
 		if (json_object_get(v, "class"))
 			perr(c, sub, true, "\"class\" and \"opcode\" exclude each other");
 	}
+	if ((e = json_object_get(v, "service_action")))
+		parse_service_action(c, SUBP(sub, path, "service_action"), e, m);
 	if ((e = json_object_get(v, "lba"))) {
 		parse_lba(c, SUBP(sub, path, "lba"), e, m);
 		if (m->class_mask &&

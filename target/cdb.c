@@ -318,6 +318,36 @@ int fl_cdb_decode(const uint8_t *cdb, size_t cdb_len, struct fl_cdb_info *info)
 	return 0;
 }
 
+/* Whether opcode has service actions (the table's, or SPC-4's in byte 1 bits 4:0). */
+bool fl_opcode_has_sa(uint8_t opcode)
+{
+	switch (opcode) {
+	case 0x5e: /* PERSISTENT RESERVE IN */
+	case 0x5f: /* PERSISTENT RESERVE OUT */
+	case 0x83: /* EXTENDED COPY / third-party copy out */
+	case 0x84: /* RECEIVE COPY RESULTS / third-party copy in */
+	case 0x9e: /* SERVICE ACTION IN (16) */
+	case 0x9f: /* SERVICE ACTION OUT (16) */
+	case 0xa3: /* MAINTENANCE IN */
+	case 0xa4: /* MAINTENANCE OUT */
+		return true;
+	default:
+		break;
+	}
+	for (size_t i = 0; i < TABLE_ROWS; i++)
+		if (table[i].opcode == opcode && table[i].has_sa)
+			return true;
+	return false;
+}
+
+/* The CDB's service action field (byte 1 bits 4:0), or -1 (fl_target.h). */
+int fl_cdb_service_action(const uint8_t *cdb, size_t len)
+{
+	if (!cdb || len < 2 || !fl_opcode_has_sa(cdb[0]))
+		return -1;
+	return cdb[1] & 0x1f;
+}
+
 /* Human-readable opcode name, or NULL when the opcode is not in the table. */
 const char *fl_opcode_name(uint8_t opcode, uint16_t service_action)
 {

@@ -147,6 +147,15 @@ int fl_cdb_decode(const uint8_t *cdb, size_t cdb_len, struct fl_cdb_info *info);
 /* How many CDBs have been decoded (fl_cdb_decode calls, all threads): tests count with it. */
 uint64_t fl_cdb_decode_count(void);
 
+/*
+ * Whether opcode has service actions (SPC-4 4.2.5.2: PERSISTENT RESERVE IN /
+ * OUT, SERVICE ACTION IN / OUT (16), MAINTENANCE IN / OUT, the third-party
+ * copy commands, and any the opcode table gives one).
+ */
+bool fl_opcode_has_sa(uint8_t opcode);
+/* The service action field of a CDB whose opcode has them (byte 1 bits 4:0); -1 otherwise. */
+int fl_cdb_service_action(const uint8_t *cdb, size_t len);
+
 /* Human-readable opcode name ("READ(10)"), or NULL when unknown. */
 const char *fl_opcode_name(uint8_t opcode, uint16_t service_action);
 

@@ -515,6 +515,35 @@ static void test_until_written(void)
 	free(t);
 }
 
+/* service_action: GET LBA STATUS fails, READ CAPACITY (16) (the same opcode) does not. */
+static void test_service_action(void)
+{
+	struct fl_engine *e = ready_engine(
+	    ISCSI_1MIB " \"rules\": [{\"id\": \"gls\", \"match\": {\"opcode\": \"0x9e\","
+		       " \"service_action\": 18}, \"action\": {\"sense\": \"MEDIUM_ERROR/11/00\"}}]}");
+	struct tcmd *t = calloc(1, sizeof(*t));
+
+	for (int sa = 0x10; sa <= 0x12; sa += 2) {
+		tcmd_init(t, 0x9e, 0, 0, (uint64_t)sa, 1);
+		memset(t->cmd.cdb, 0, sizeof(t->cmd.cdb));
+		t->cmd.cdb[0] = 0x9e;
+		t->cmd.cdb[1] = (uint8_t)sa;
+		t->cmd.cdb[13] = 32; /* allocation length */
+		t->cmd.cdb_len = 16;
+		t->cmd.data_in = t->buf;
+		t->cmd.data_in_cap = 32;
+		tsubmit(e, t, 0);
+		CU_ASSERT_TRUE(twait(t, 2000));
+		if (sa == 0x10) {
+			CU_ASSERT_EQUAL(t->cmd.status, FL_STATUS_GOOD);
+		} else {
+			CU_ASSERT_EQUAL(sense_asc(&t->cmd), 0x11);
+		}
+	}
+	fl_engine_destroy(e);
+	free(t);
+}
+
 /* Transitions: commands, after_ms, write_beyond; the state scopes rules. */
 static void test_state_machine(void)
 {
@@ -1267,6 +1296,7 @@ FL_TESTS(engine_tests,
 	 FL_TEST(test_actions_stateful),
 	 FL_TEST(test_determinism_by_seed),
 	 FL_TEST(test_until_written),
+	 FL_TEST(test_service_action),
 	 FL_TEST(test_state_machine),
 	 FL_TEST(test_delay_accuracy),
 	 FL_TEST(test_timers_adopted),

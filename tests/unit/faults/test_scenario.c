@@ -99,6 +99,17 @@ static const struct fl_refused_case bad_cases[] = {
     {"match_opcode",
      HDR "\"rules\": [{\"match\": {\"opcode\": \"0x1FF\"}, \"action\": {\"drop\": true}}]}",
      "\"0x1FF\"", "out of range (at most 255)"},
+    {"match_sa_no_opcode",
+     HDR "\"rules\": [{\"match\": {\"service_action\": 18}, \"action\": {\"drop\": true}}]}",
+     "18}", "\"service_action\" needs \"opcode\""},
+    {"match_sa_opcode_without",
+     HDR "\"rules\": [{\"match\": {\"opcode\": \"0x28\", \"service_action\": 1}, "
+	 "\"action\": {\"drop\": true}}]}",
+     "1}", "opcode 0x28 has no service actions"},
+    {"match_sa_range",
+     HDR "\"rules\": [{\"match\": {\"opcode\": \"0x9e\", \"service_action\": 32}, "
+	 "\"action\": {\"drop\": true}}]}",
+     "32}", "expected 0..31, got 32"},
     {"match_lun", HDR "\"rules\": [{\"match\": {\"lun\": 3}, \"action\": {\"drop\": true}}]}", "3}",
      "LUN 3 is not defined in \"luns\""},
     {"match_lba_last",
