@@ -286,6 +286,7 @@ struct fl_import {
 	unsigned nalua, alua_over;
 	/* per LUN and opcode, commands without an LBA no rule answers (count_unruled) */
 	uint32_t unruled_nolba[256][256];
+	uint32_t unruled_sa[256][8][32]; /* the same per service action (imp_sa_slot) */
 };
 
 /* import_net.c -> import_iscsi.c: in-order bytes of one direction. */

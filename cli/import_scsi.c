@@ -391,6 +391,17 @@ static struct imp_class *class_get(struct fl_import *im, const struct imp_class 
 	return &im->classes[im->nclasses++];
 }
 
+/* The slot of an opcode with service actions in unruled_sa, or -1. */
+static int sa_slot(uint8_t op)
+{
+	static const uint8_t ops[8] = {0x5e, 0x5f, 0x83, 0x84, 0x9e, 0x9f, 0xa3, 0xa4};
+
+	for (int i = 0; i < 8; i++)
+		if (ops[i] == op)
+			return i;
+	return -1;
+}
+
 /* Counts one more command of a class. */
 static void class_add(struct fl_import *im, const struct imp_class *k, uint64_t cmd_frame,
 		      uint64_t answer_frame, int64_t t)
@@ -404,8 +415,12 @@ static void class_add(struct fl_import *im, const struct imp_class *k, uint64_t 
 	if (!x->count) {
 		x->answer_frame = answer_frame;
 		x->t_us = t;
+		int slot = sa_slot(x->opcode);
+
+		/* the rule counts commands of its service action only ("service_action") */
 		if (!x->has_lba && x->lun >= 0 && x->lun < 256)
-			x->good_before = im->unruled_nolba[x->lun][x->opcode];
+			x->good_before = slot >= 0 ? im->unruled_sa[x->lun][slot][x->sa & 0x1f]
+						   : im->unruled_nolba[x->lun][x->opcode];
 	}
 	x->count++;
 }
@@ -418,9 +433,14 @@ static void class_add(struct fl_import *im, const struct imp_class *k, uint64_t 
 static void count_unruled(struct fl_import *im, const struct imp_cmd *m,
 			  const struct fl_cdb_info *ci)
 {
-	if (!ci->has_lba && m->lun >= 0 && m->lun < 256 &&
-	    im->unruled_nolba[m->lun][m->cdb[0]] < UINT32_MAX)
+	int slot = sa_slot(m->cdb[0]);
+
+	if (ci->has_lba || m->lun < 0 || m->lun > 255)
+		return;
+	if (im->unruled_nolba[m->lun][m->cdb[0]] < UINT32_MAX)
 		im->unruled_nolba[m->lun][m->cdb[0]]++;
+	if (slot >= 0 && im->unruled_sa[m->lun][slot][m->cdb[1] & 0x1f] < UINT32_MAX)
+		im->unruled_sa[m->lun][slot][m->cdb[1] & 0x1f]++;
 }
 
 /*

@@ -139,6 +139,7 @@ enum vs_reason {
 	VS_STATUS,    /* a status the scenario format cannot give */
 	VS_TOO_LARGE, /* a transfer over IMP_MAX_XFER */
 	VS_HELD_MEM,  /* its buffer would take the held commands' past VERIFY_MAX_HELD */
+	VS_DATA,      /* its answer depends on data the capture's writes carried (not kept) */
 	VS_NR
 };
 
@@ -153,6 +154,7 @@ static const char *const vs_words[VS_NR] = {
     "status not reproduced",
     "transfer over 16 MiB",
     "past 256 MiB of buffers held",
+    "comparing data not kept",
 };
 
 /* The state of one replay. */
@@ -450,6 +452,12 @@ static bool answer_reproduced(const struct imp_vrec *v, struct fl_sense_data *sd
 	}
 	if (v->edtl > IMP_MAX_XFER) {
 		*why = VS_TOO_LARGE;
+		return false;
+	}
+	/* VERIFY with BYTCHK, COMPARE AND WRITE: the medium's data against data-out */
+	if (((v->cdb[0] == 0x2f || v->cdb[0] == 0x8f || v->cdb[0] == 0xaf) && (v->cdb[1] & 0x06)) ||
+	    v->cdb[0] == 0x89) {
+		*why = VS_DATA;
 		return false;
 	}
 	if (!v->answered)

@@ -24,6 +24,7 @@ fl_tgtd "$port" "$iqn" "$tmp/lun1.img"
 fl_capture "$port" "$tmp/cap.pcap"
 tests=ALL.Reserve6.Simple,ALL.Reserve6.Logout,ALL.Reserve6.ITNexusLoss,ALL.Reserve6.LUNReset
 tests=$tests,ALL.Read10.BeyondEol,ALL.Read10.ReadProtect,ALL.Inquiry,ALL.ReadCapacity10
+tests=$tests,ALL.Verify10.Mismatch,ALL.PrinServiceactionRange,ALL.GetLBAStatus.Simple
 timeout 60 iscsi-test-cu -i iqn.2026-12.org.faultlun:testcu-1 -I iqn.2026-12.org.faultlun:testcu-2 \
 	-t "$tests" "iscsi://127.0.0.1:$port/$iqn/1" >"$tmp/testcu.out" 2>&1
 fl_capture_end
@@ -36,9 +37,24 @@ cat "$tmp/verify.out"
 [ $rc = 0 ] || { cat "$tmp/verify.err"; fail "verify exits $rc, not 0 (no differences)"; }
 grep -Eq '^verify: ([5-9][0-9]|[1-9][0-9]{2,}) commands, 0 differences' "$tmp/verify.out" ||
 	fail "verify did not replay the run's commands"
+# VERIFY with BYTCHK compares data the capture's writes carried: not compared.
+grep -Eq 'not compared:.* [1-9][0-9]* comparing data not kept' "$tmp/verify.out" ||
+	fail "verify compared VERIFY's data comparisons"
 "$fl" lint "$tmp/imported.json" >"$tmp/lint.out" 2>&1 || { cat "$tmp/lint.out"; fail "the scenario does not lint"; }
-# Every answer of the run is one faultlun's LUN gives itself: no rule at all.
-grep -q '"rules"' "$tmp/imported.json" && fail "a rule was imported for an answer the LUN gives itself"
+# Every answer of the run is one faultlun's LUN gives itself (PERSISTENT
+# RESERVE IN's service actions out of range, GET LBA STATUS, ...) but the
+# MISCOMPARE of VERIFY (data) and tgtd's refusal of PERSISTENT RESERVE IN
+# READ FULL STATUS, which faultlun's LUN supports: a rule for that service
+# action only (READ KEYS, the same opcode, stays GOOD).
+python3 - "$tmp/imported.json" <<'PY' || fail "the rules are not what the run needs"
+import json, sys
+s = json.load(open(sys.argv[1]))
+other = [r for r in s.get("rules", []) if r["action"].get("sense", "").split("/")[0] != "MISCOMPARE"]
+assert len(other) == 1, other
+m = other[0]["match"]
+assert m["opcode"] == "0x5e" and m["service_action"] == 3 and "after" not in m, other
+assert other[0]["action"] == {"sense": "ILLEGAL_REQUEST/24/00"}, other
+PY
 grep -q 'no rule: RESERVATION CONFLICT to TEST UNIT READY on LUN 1' "$tmp/imported.json" ||
 	fail "no line says the conflicts are the LUN's own"
 for a in "21/00 to READ(10)" "24/00 to READ(10)"; do
@@ -47,8 +63,13 @@ for a in "21/00 to READ(10)" "24/00 to READ(10)"; do
 done
 # The same capture against a scenario that makes every TEST UNIT READY a
 # conflict: told apart.
-sed 's/"luns": \[/"rules": [{"id": "tur", "match": {"opcode": "0x00"}, "action": {"status": "reservation_conflict"}}], "luns": [/' \
-	"$tmp/imported.json" >"$tmp/alt.json"
+python3 - "$tmp/imported.json" "$tmp/alt.json" <<'PY' || fail "cannot write the altered scenario"
+import json, sys
+s = json.load(open(sys.argv[1]))
+s["rules"] = [{"id": "tur", "match": {"opcode": "0x00"},
+               "action": {"status": "reservation_conflict"}}] + s.get("rules", [])
+json.dump(s, open(sys.argv[2], "w"))
+PY
 "$fl" import "$tmp/cap.pcap" --verify-scenario "$tmp/alt.json" >"$tmp/alt.out" 2>&1
 [ $? = 1 ] || { cat "$tmp/alt.out"; fail "verify of a scenario with a conflict rule is not exit 1"; }
 grep -q 'TEST UNIT READY: status: capture status 0x00 GOOD, replay status 0x18' "$tmp/alt.out" ||
