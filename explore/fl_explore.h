@@ -61,6 +61,8 @@ json_t *fl_explore_draw(const struct fl_explore_base *b, uint64_t seed, unsigned
 			unsigned attempt, unsigned max_faults);
 /* The sends of one command the kernel makes at most: sd's five retries and the first. */
 #define FL_EXPLORE_SD_SENDS 6
+/* The calls of a repeated step the liveness bound allows for each (its allowance times these). */
+#define FL_EXPLORE_MAX_REPEATS 16
 /*
  * The liveness oracle's allowance, in seconds, under a base's knobs (its
  * check.knobs object, NULL: the defaults) on frontend FL_FE_ISCSI or

@@ -370,9 +370,11 @@ unsigned fl_explore_allowance_s(json_t *knobs, unsigned frontend)
 
 /*
  * The liveness bound in doc (a trial's scenario): every workload step's
- * deadline (timeout_s, 180 s when absent) and the hung-task detector's
- * timeout (knobs.hung_task_timeout_s, when BASE lowers it) get the
- * allowance added (fl_explore_allowance_s).
+ * deadline (timeout_s, 180 s when absent) gets the allowance
+ * (fl_explore_allowance_s) once per call it makes (repeat, at most
+ * FL_EXPLORE_MAX_REPEATS: each call may meet a fault of its own), and the
+ * hung-task detector's timeout (knobs.hung_task_timeout_s, when BASE lowers
+ * it; one call blocked) once.
  */
 static void liveness_bound(json_t *doc, unsigned frontend)
 {
@@ -385,9 +387,13 @@ static void liveness_bound(json_t *doc, unsigned frontend)
 	{
 		v = json_object_get(step, "timeout_s");
 		json_int_t own = json_is_integer(v) ? json_integer_value(v) : FL_STEP_TIMEOUT_S;
+		json_int_t calls = json_integer_value(json_object_get(step, "repeat"));
+		calls = calls < 1			 ? 1
+			: calls > FL_EXPLORE_MAX_REPEATS ? FL_EXPLORE_MAX_REPEATS
+							 : calls;
 		if (json_is_object(step))
 			json_object_set_new(step, "timeout_s",
-					    json_integer(own + (json_int_t)extra));
+					    json_integer(own + calls * (json_int_t)extra));
 	}
 	v = json_object_get(knobs, "hung_task_timeout_s");
 	if (json_is_integer(v) && json_integer_value(v) > 0)

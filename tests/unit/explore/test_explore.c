@@ -246,8 +246,18 @@ static void test_liveness_bound(void)
 	CU_ASSERT_EQUAL(fl_explore_allowance_s(tcmu, FL_FE_TCMU), 150);
 	CU_ASSERT_EQUAL(fl_explore_allowance_s(NULL, FL_FE_ISCSI), 1980);
 	doc = fl_explore_scenario(&b, none, 0, "t");
+	/* a repeated step: the allowance for each call (iscsi-single's repeat 8) */
 	json_array_foreach(json_object_get(json_object_get(doc, "check"), "workload"), i, step)
-	    CU_ASSERT_EQUAL(json_integer_value(json_object_get(step, "timeout_s")), 60 + 180);
+	{
+		json_int_t calls = json_integer_value(json_object_get(step, "repeat"));
+		CU_ASSERT_EQUAL(json_integer_value(json_object_get(step, "timeout_s")),
+				60 + (calls > 1 ? calls : 1) * 180);
+	}
+	CU_ASSERT_EQUAL(json_integer_value(json_object_get(
+			    json_array_get(json_object_get(json_object_get(doc, "check"), "workload"),
+					   2),
+			    "timeout_s")),
+			60 + 8 * 180);
 	CU_ASSERT_EQUAL(json_integer_value(json_object_get(
 			    json_object_get(json_object_get(doc, "check"), "knobs"),
 			    "hung_task_timeout_s")),
