@@ -445,12 +445,16 @@ static void count_unruled(struct fl_import *im, const struct imp_cmd *m,
 
 /*
  * A GOOD command: counted when it has no LBA (the order of a later non-GOOD
- * answer to the same opcode), and heals (for the import's purposes) the
- * classes it overlaps.
+ * answer to the same opcode), a reservation taken noted, and heals (for the
+ * import's purposes) the classes it overlaps.
  */
 static void good_seen(struct fl_import *im, const struct imp_cmd *m, const struct fl_cdb_info *ci)
 {
 	count_unruled(im, m, ci);
+	/* RESERVE (6) / (10), PERSISTENT RESERVE OUT: the LUN keeps reservations */
+	if ((m->cdb[0] == 0x16 || m->cdb[0] == 0x56 || m->cdb[0] == 0x5f) &&
+	    !im->luns[m->lun].resv_frame)
+		im->luns[m->lun].resv_frame = m->frame;
 	for (unsigned i = 0; i < im->nclasses; i++) {
 		struct imp_class *x = &im->classes[i];
 		if (x->lun != m->lun || !ci->has_lba || !x->has_lba || x->crosses_end)
@@ -524,10 +528,6 @@ void imp_scsi_answer(struct fl_import *im, struct imp_conn *c, struct imp_cmd *m
 		if (m->want_data)
 			identity(im, m, m->frame, t);
 		good_seen(im, m, &ci);
-		/* RESERVE (6) / (10), PERSISTENT RESERVE OUT: the LUN keeps reservations */
-		if ((m->cdb[0] == 0x16 || m->cdb[0] == 0x56 || m->cdb[0] == 0x5f) &&
-		    !im->luns[m->lun].resv_frame)
-			im->luns[m->lun].resv_frame = m->frame;
 		return;
 	}
 	class_match(im, &k, m, &ci);
