@@ -71,6 +71,18 @@ json_t *fl_explore_draw(const struct fl_explore_base *b, uint64_t seed, unsigned
  * (docs/explore.md "Oracles").
  */
 unsigned fl_explore_allowance_s(json_t *knobs, unsigned frontend);
+/* scsi_dh_alua's timer for REPORT TARGET PORT GROUPS (ALUA_FAILOVER_TIMEOUT), seconds. */
+#define FL_EXPLORE_ALUA_TIMER_S 60
+/* The lost REPORT TARGET PORT GROUPS answers the liveness bound allows for at most. */
+#define FL_EXPLORE_RTPG_MAX 16
+/*
+ * How many REPORT TARGET PORT GROUPS answers a trial's scenario doc may lose
+ * (0..FL_EXPLORE_RTPG_MAX): over dm-multipath (knobs.multipath) with an ALUA
+ * LUN, the times of each transport drop of a command, response or Data-In
+ * PDU and of each rule that drops or holds without a class and with no
+ * opcode or 0xa3 (a match without times counts the most); else 0.
+ */
+unsigned fl_explore_rtpg_losses(json_t *doc);
 /*
  * BASE with the rules of schedule whose bits are set in keep appended to its
  * own, named name, and with the liveness bound: each workload step's

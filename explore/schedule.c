@@ -29,6 +29,7 @@
 
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 
 /* Of ten schedule entries over iSCSI, how many are TMF answers and transport faults. */
 #define DRAW_TMF_IN_10 2
@@ -345,21 +346,30 @@ static double knob_s(json_t *knobs, const char *name, double def)
 		   : def;
 }
 
+/*
+ * One send of a command with a timer of t seconds over iSCSI at its longest:
+ * three expiries (the NOP-Out check, the progress check), each rounded up a
+ * second; the three TMFs' timeouts; two TEST UNIT READYs after each of the
+ * two resets (scsi_eh_tur); a session recovery and its login.
+ */
+static double iscsi_send_s(json_t *knobs, double t)
+{
+	return 3 * (t + 1) + knob_s(knobs, "abort_tmo_s", 15) +
+	       knob_s(knobs, "lu_reset_tmo_s", 30) + knob_s(knobs, "tgt_reset_tmo_s", 30) +
+	       4 * knob_s(knobs, "eh_timeout_s", 10) + knob_s(knobs, "recovery_tmo_s", 120) + 2;
+}
+
 unsigned fl_explore_allowance_s(json_t *knobs, unsigned frontend)
 {
-	double t = knob_s(knobs, "timeout_s", 30), eh = knob_s(knobs, "eh_timeout_s", 10);
-	/* two TEST UNIT READYs after each of the two resets (scsi_eh_tur) */
-	double turs = 4 * eh, send;
+	double t = knob_s(knobs, "timeout_s", 30), send;
 
 	if (frontend == FL_FE_TCMU) {
-		/* one expiry; LIO answers the abort and the LUN reset after cmd_time_out */
-		send = (t + 1) + 2 * knob_s(knobs, "cmd_time_out_s", 30) + turs;
+		/* one expiry; LIO answers the abort and the LUN reset after cmd_time_out;
+		 * the four TEST UNIT READYs */
+		send = (t + 1) + 2 * knob_s(knobs, "cmd_time_out_s", 30) +
+		       4 * knob_s(knobs, "eh_timeout_s", 10);
 	} else {
-		/* three expiries (the NOP-Out check, the progress check), each rounded up a
-		 * second; the three TMFs' timeouts; a session recovery and its login */
-		send = 3 * (t + 1) + knob_s(knobs, "abort_tmo_s", 15) +
-		       knob_s(knobs, "lu_reset_tmo_s", 30) + knob_s(knobs, "tgt_reset_tmo_s", 30) +
-		       turs + knob_s(knobs, "recovery_tmo_s", 120) + 2;
+		send = iscsi_send_s(knobs, t);
 	}
 	/* dm-multipath queueing with no path left: no_path_retry checker intervals */
 	if (json_is_true(json_object_get(knobs, "multipath")))
@@ -368,19 +378,74 @@ unsigned fl_explore_allowance_s(json_t *knobs, unsigned frontend)
 	return (unsigned)(FL_EXPLORE_SD_SENDS * send + 0.5);
 }
 
+/* A match's times as a count of hits: 1..FL_EXPLORE_RTPG_MAX, that at most when absent. */
+static unsigned match_times(json_t *m)
+{
+	json_t *v = json_object_get(m, "times");
+
+	return json_is_integer(v) && json_integer_value(v) >= 1 &&
+		       json_integer_value(v) < FL_EXPLORE_RTPG_MAX
+		   ? (unsigned)json_integer_value(v)
+		   : FL_EXPLORE_RTPG_MAX;
+}
+
+unsigned fl_explore_rtpg_losses(json_t *doc)
+{
+	json_t *knobs = json_object_get(json_object_get(doc, "check"), "knobs"), *e, *m, *a;
+	unsigned n = 0;
+	size_t i;
+	bool alua = false;
+
+	json_array_foreach(json_object_get(doc, "luns"), i, e) alua |=
+	    json_object_get(e, "alua") != NULL;
+	if (!alua || !json_is_true(json_object_get(knobs, "multipath")))
+		return 0;
+	/* a lost command, response or piece of read data, whatever its opcode */
+	json_array_foreach(json_object_get(json_object_get(doc, "transport"), "rules"), i, e)
+	{
+		const char *pdu =
+		    json_string_value(json_object_get(m = json_object_get(e, "match"), "pdu"));
+		if (json_is_string(a = json_object_get(e, "action")) &&
+		    !strcmp(json_string_value(a), "drop") &&
+		    (!pdu || !strcmp(pdu, "scsi_command") || !strcmp(pdu, "scsi_response") ||
+		     !strcmp(pdu, "data_in")))
+			n += match_times(m);
+	}
+	/* a rule that drops or holds REPORT TARGET PORT GROUPS: no class, no other opcode */
+	json_array_foreach(json_object_get(doc, "rules"), i, e)
+	{
+		json_t *op = json_object_get(m = json_object_get(e, "match"), "opcode");
+		a = json_object_get(e, "action");
+		if (!json_object_get(m, "class") &&
+		    (!op || (json_is_string(op) && !strcasecmp(json_string_value(op), "0xa3")) ||
+		     (json_is_integer(op) && json_integer_value(op) == 0xa3)) &&
+		    (json_is_true(json_object_get(a, "drop")) || json_object_get(a, "hold")))
+			n += match_times(m);
+	}
+	return n < FL_EXPLORE_RTPG_MAX ? n : FL_EXPLORE_RTPG_MAX;
+}
+
 /*
  * The liveness bound in doc (a trial's scenario): every workload step's
  * deadline (timeout_s, 180 s when absent) gets the allowance
  * (fl_explore_allowance_s) once per call it makes (repeat, at most
  * FL_EXPLORE_MAX_REPEATS: each call may meet a fault of its own), and the
  * hung-task detector's timeout (knobs.hung_task_timeout_s, when BASE lowers
- * it; one call blocked) once.
+ * it; one call blocked) once. Over dm-multipath with ALUA, both also get one
+ * REPORT TARGET PORT GROUPS send at its longest (scsi_dh_alua's own 60 s
+ * timer) for each answer the schedule may lose (fl_explore_rtpg_losses): a
+ * path group's activation holds every I/O of the map while it runs.
  */
 static void liveness_bound(json_t *doc, unsigned frontend)
 {
 	json_t *check = json_object_get(doc, "check"), *knobs = json_object_get(check, "knobs");
 	json_t *step, *v;
 	unsigned extra = fl_explore_allowance_s(knobs, frontend);
+	json_int_t rtpg = frontend == FL_FE_ISCSI
+			      ? (json_int_t)(fl_explore_rtpg_losses(doc) *
+						 iscsi_send_s(knobs, FL_EXPLORE_ALUA_TIMER_S) +
+					     0.5)
+			      : 0;
 	size_t i;
 
 	json_array_foreach(json_object_get(check, "workload"), i, step)
@@ -393,12 +458,12 @@ static void liveness_bound(json_t *doc, unsigned frontend)
 							 : calls;
 		if (json_is_object(step))
 			json_object_set_new(step, "timeout_s",
-					    json_integer(own + calls * (json_int_t)extra));
+					    json_integer(own + calls * (json_int_t)extra + rtpg));
 	}
 	v = json_object_get(knobs, "hung_task_timeout_s");
 	if (json_is_integer(v) && json_integer_value(v) > 0)
 		json_object_set_new(knobs, "hung_task_timeout_s",
-				    json_integer(json_integer_value(v) + (json_int_t)extra));
+				    json_integer(json_integer_value(v) + (json_int_t)extra + rtpg));
 }
 
 json_t *fl_explore_scenario(const struct fl_explore_base *b, json_t *schedule, uint32_t keep,

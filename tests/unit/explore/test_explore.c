@@ -275,6 +275,56 @@ static void test_liveness_bound(void)
 	fl_explore_base_free(&b);
 }
 
+/*
+ * Over dm-multipath with ALUA, each REPORT TARGET PORT GROUPS answer a
+ * schedule may lose adds one RTPG send at its longest to every step and to
+ * the hung-task timeout: the mpath base's knobs give 3 x (60 + 1) + 2 + 2 +
+ * 2 + 4 x 2 + 5 + 2 = 204 s a send. The multipath campaign's f2 (three
+ * Data-In PDUs of port A dropped) gets 3 x 204 s; a drop of read commands
+ * (a class) cannot take RTPG and gets nothing; the single-path base, nothing.
+ */
+static void test_liveness_bound_rtpg(void)
+{
+	static const char *const schedules[] = {
+	    "[{\"id\": \"x1\", \"transport\": {\"match\": {\"pdu\": \"data_in\", "
+	    "\"times\": 3, \"port\": \"A\"}, \"action\": \"drop\"}}]",
+	    "[{\"id\": \"x1\", \"match\": {\"lun\": 0, \"class\": \"read\", \"times\": 3}, "
+	    "\"action\": {\"drop\": true}}]",
+	    "[{\"id\": \"x1\", \"match\": {\"opcode\": \"0xa3\"}, \"action\": {\"hold\": "
+	    "\"until_abort\"}}, {\"id\": \"x2\", \"transport\": {\"match\": {\"pdu\": "
+	    "\"nop_out\", \"times\": 2}, \"action\": \"drop\"}}]",
+	};
+	static const unsigned losses[] = {3, 0, FL_EXPLORE_RTPG_MAX};
+	struct fl_explore_base b, single;
+	json_error_t jerr;
+
+	CU_ASSERT_EQUAL_FATAL(load_base_file(&b, FL_EXPLORE_MPATH), 0);
+	CU_ASSERT_EQUAL_FATAL(load_base(&single), 0);
+	for (size_t k = 0; k < sizeof(schedules) / sizeof(schedules[0]); k++) {
+		json_t *s = json_loads(schedules[k], 0, &jerr);
+		json_t *doc = fl_explore_scenario(&b, s, UINT32_MAX, "t");
+		json_t *one = fl_explore_scenario(&single, s, UINT32_MAX, "t");
+		json_t *check = json_object_get(doc, "check");
+		json_int_t rtpg = (json_int_t)losses[k] * 204;
+
+		CU_ASSERT_PTR_NOT_NULL_FATAL(doc);
+		CU_ASSERT_EQUAL(fl_explore_rtpg_losses(doc), losses[k]);
+		CU_ASSERT_EQUAL(fl_explore_rtpg_losses(one), 0);
+		/* step 0: one write of 60 s; mpath's allowance 190 s */
+		CU_ASSERT_EQUAL(json_integer_value(json_object_get(
+				    json_array_get(json_object_get(check, "workload"), 0), "timeout_s")),
+				60 + 190 + rtpg);
+		CU_ASSERT_EQUAL(json_integer_value(json_object_get(json_object_get(check, "knobs"),
+								   "hung_task_timeout_s")),
+				60 + 190 + rtpg);
+		json_decref(one);
+		json_decref(doc);
+		json_decref(s);
+	}
+	fl_explore_base_free(&single);
+	fl_explore_base_free(&b);
+}
+
 /* A clean 6.1 boot-and-recovery log: nothing for the kernel oracle. */
 static const char clean_log[] =
     "[    0.000000] Linux version 6.1.0-57-amd64\n"
@@ -473,6 +523,7 @@ FL_TESTS(explore_tests, {"same_seed_same_schedules", test_same_seed_same_schedul
 	 {"user_oracle_planted", test_user_oracle_planted},
 	 {"integrity_oracle_planted", test_integrity_oracle_planted},
 	 {"oracle_order", test_oracle_order}, {"ddmin_planted", test_ddmin_planted},
-	 {"liveness_bound", test_liveness_bound});
+	 {"liveness_bound", test_liveness_bound},
+	 {"liveness_bound_rtpg", test_liveness_bound_rtpg});
 
 FL_SUITES(FL_SUITE("explore", NULL, NULL, explore_tests));
