@@ -187,6 +187,7 @@ struct imp_lun {
 	uint64_t inq_frame, cap_frame;
 	uint8_t vpd_seen[32]; /* bitmap of VPD pages answered */
 	uint8_t mode_seen[8]; /* bitmap of mode pages answered */
+	bool naa16;	      /* VPD 0x83 has a 16-byte NAA designator (not imported) */
 	bool have_tpg;	      /* VPD 0x83 names the target port group of the port */
 	uint16_t tpg;
 	bool have_rtpg;		       /* a REPORT TARGET PORT GROUPS answer was read */
@@ -194,6 +195,18 @@ struct imp_lun {
 	uint8_t alua_first, alua_last; /* that group's first and last state seen */
 	uint64_t rtpg_frame;
 	uint64_t resv_frame; /* the first GOOD RESERVE or PERSISTENT RESERVE OUT (0: none) */
+	/* the first whole answer of each VPD page the LUN does not build itself (NULL: none) */
+	struct imp_vpd *vpd;
+};
+
+/* A LUN's VPD pages kept as answered (the scenario's "vpd"), at most FL_VPD_RAW_MAX. */
+struct imp_vpd {
+	unsigned n;
+	uint8_t code[FL_VPD_RAW_MAX];
+	uint16_t len[FL_VPD_RAW_MAX];
+	uint8_t data[FL_VPD_RAW_MAX][FL_VPD_RAW_MAX_LEN];
+	uint64_t frame[FL_VPD_RAW_MAX];
+	unsigned over; /* pages past the cap or too long */
 };
 
 /* An ALUA state change: a REPORT TARGET PORT GROUPS answer unlike the one before. */

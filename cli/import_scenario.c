@@ -61,6 +61,46 @@ static const char *status_name(uint8_t s)
 	return name ? name : "task_aborted";
 }
 
+/* Whether LUN l's VPD page code is kept whole (its "vpd"). */
+static bool lun_vpd_kept(const struct imp_lun *l, uint8_t code)
+{
+	for (unsigned i = 0; l->vpd && i < l->vpd->n; i++)
+		if (l->vpd->code[i] == code)
+			return true;
+	return false;
+}
+
+/* A LUN's "vpd": the pages kept whole, each answered as captured; with a reference line. */
+static void lun_vpd(int n, const struct imp_lun *l, json_t *o, json_t *refs)
+{
+	static const char hex[] = "0123456789abcdef";
+	char name[8], text[3 * FL_VPD_RAW_MAX_LEN + 1], codes[FL_VPD_RAW_MAX * 6 + 1] = "";
+	json_t *vpd;
+	size_t cl = 0;
+
+	if (!l->vpd || !l->vpd->n || !(vpd = json_object()))
+		return;
+	for (unsigned i = 0; i < l->vpd->n; i++) {
+		size_t t = 0;
+		for (unsigned b = 0; b < l->vpd->len[i]; b++) {
+			if (b)
+				text[t++] = ' ';
+			text[t++] = hex[l->vpd->data[i][b] >> 4];
+			text[t++] = hex[l->vpd->data[i][b] & 15];
+		}
+		text[t] = 0;
+		snprintf(name, sizeof(name), "0x%02x", l->vpd->code[i]);
+		json_object_set_new(vpd, name, json_string(text));
+		cl += (size_t)snprintf(codes + cl, sizeof(codes) - cl, " %02Xh", l->vpd->code[i]);
+	}
+	json_object_set_new(o, "vpd", vpd);
+	snprintf(text, sizeof(text),
+		 "LUN %d: VPD pages%s answered as captured (the first whole answer of each, the "
+		 "first in frame %" PRIu64 ")",
+		 n, codes, l->vpd->frame[0]);
+	json_array_append_new(refs, json_string(text));
+}
+
 /* Notes the VPD and mode pages LUN n answered that the scenario does not carry. */
 static void note_pages(struct fl_import *im, int n, const struct imp_lun *l)
 {
@@ -68,13 +108,24 @@ static void note_pages(struct fl_import *im, int n, const struct imp_lun *l)
 	size_t pl = 0;
 
 	for (int p = 0; p < 256; p++)
-		if ((l->vpd_seen[p / 8] >> (p % 8) & 1) && p != 0x00 && p != 0x80 && p != 0x83)
+		if ((l->vpd_seen[p / 8] >> (p % 8) & 1) && fl_vpd_own_page((uint8_t)p) &&
+		    p != 0x00 && p != 0x80 && p != 0x83)
 			pl += snprintf(pages + pl, sizeof(pages) - pl, " %02Xh", p);
 	if (pl)
 		fl_import_note(im,
-			       "LUN %d: VPD pages%s were answered; the scenario format does not "
-			       "carry their contents (faultlun answers its own)",
+			       "LUN %d: VPD pages%s were answered; faultlun's LUN builds those "
+			       "itself (its limits, characteristics, provisioning)",
 			       n, pages);
+	pl = 0;
+	for (int p = 0; p < 256; p++)
+		if ((l->vpd_seen[p / 8] >> (p % 8) & 1) && !fl_vpd_own_page((uint8_t)p) &&
+		    !lun_vpd_kept(l, (uint8_t)p))
+			pl += snprintf(pages + pl, sizeof(pages) - pl, " %02Xh", p);
+	if (pl)
+		fl_import_note(im,
+			       "LUN %d: VPD pages%s were answered, none whole (cut short by the "
+			       "allocation length) or past the %d pages (%d bytes each) kept",
+			       n, pages, FL_VPD_RAW_MAX, FL_VPD_RAW_MAX_LEN);
 	pl = 0;
 	for (int p = 0; p < 64; p++)
 		if ((l->mode_seen[p / 8] >> (p % 8) & 1) && p != 0x08 && p != 0x0a)
@@ -99,6 +150,12 @@ static void lun_alua(struct fl_import *im, int n, json_t *o)
 
 	if (l->have_rtpg && l->rtpg_group >= 1)
 		json_object_set_new(a, "group", json_integer(l->rtpg_group));
+	else if (l->have_rtpg)
+		fl_import_note(
+		    im,
+		    "LUN %d: target port group 0 (LIO's default group); faultlun numbers "
+		    "its groups from 1: group 1",
+		    n);
 	if (l->have_rtpg && strcmp(fl_alua_state_text(l->alua_first), "reserved"))
 		json_object_set_new(a, "state", json_string(fl_alua_state_text(l->alua_first)));
 	json_object_set_new(a, "implicit", json_boolean((l->tpgs & 1) || !(l->tpgs & 2)));
@@ -195,7 +252,7 @@ static void link_alua(struct fl_import *im)
 }
 
 /* The LUN object of one LUN. */
-static json_t *lun_json(struct fl_import *im, int n)
+static json_t *lun_json(struct fl_import *im, int n, json_t *refs)
 {
 	struct imp_lun *l = &im->luns[n];
 	json_t *o = json_object();
@@ -243,7 +300,14 @@ static json_t *lun_json(struct fl_import *im, int n)
 	if (l->have_naa) {
 		snprintf(buf, sizeof(buf), "0x%016" PRIx64, l->naa);
 		json_object_set_new(o, "naa", json_string(buf));
+	} else if (l->naa16) {
+		fl_import_note(im,
+			       "LUN %d: VPD 83h's 16-byte NAA designator (NAA 6): a scenario's naa "
+			       "is 8 bytes, so the kernel names the LUN by another designator (its "
+			       "wwid differs)",
+			       n);
 	}
+	lun_vpd(n, l, o, refs);
 	if (l->have_wce)
 		json_object_set_new(o, "write_cache", json_boolean(l->wce));
 	if (l->have_dsense && l->dsense)
@@ -525,7 +589,7 @@ int fl_import_finish(struct fl_import *im, const char *name, json_t **out)
 		json_object_set_new(s, "target", json_pack("{s:s}", "iqn", im->target));
 	for (int n = 0; n < 256; n++)
 		if (im->luns[n].seen)
-			json_array_append_new(luns, lun_json(im, n));
+			json_array_append_new(luns, lun_json(im, n, refs));
 	if (!nlun)
 		fl_import_note(im, "no LUN answered a command in the capture: one default LUN");
 	else {
@@ -568,6 +632,8 @@ void fl_import_free(struct fl_import *im)
 {
 	if (!im)
 		return;
+	for (unsigned i = 0; i < 256; i++)
+		free(im->luns[i].vpd);
 	imp_net_free(im);
 	imp_verify_free(im);
 	for (unsigned i = 0; i < im->nnotes; i++)

@@ -170,6 +170,19 @@ bool imp_vpd83_naa(const uint8_t *p, uint32_t n, uint64_t *naa)
 	return false;
 }
 
+/* Whether a VPD 0x83 page has a 16-byte NAA designator of the logical unit (NAA 6). */
+static bool vpd83_naa16(const uint8_t *p, uint32_t n)
+{
+	uint32_t end = 4 + fl_get_be16(p + 2);
+
+	if (end > n)
+		end = n;
+	for (uint32_t o = 4; o + 4 <= end && o + 4 + p[o + 3] <= end; o += 4 + p[o + 3])
+		if (((p[o + 1] >> 4) & 3) == 0 && (p[o + 1] & 0x0f) == 3 && p[o + 3] == 16)
+			return true;
+	return false;
+}
+
 /*
  * The target port group designator (SPC-4 7.8.6.8: type 5, association 1,
  * the target port) of a VPD 0x83 page: the group of the port the command
@@ -242,6 +255,33 @@ static void identity_rtpg(struct fl_import *im, struct imp_lun *l, int lun, cons
 	l->alua_last = state;
 }
 
+/*
+ * Keeps the first whole answer (its page length within the n bytes
+ * captured) of VPD page p[1], one the LUN does not build itself.
+ */
+static void keep_vpd(struct imp_lun *l, const uint8_t *p, uint32_t n, uint64_t frame)
+{
+	uint32_t len = fl_get_be16(p + 2);
+	struct imp_vpd *v;
+
+	if (4 + len > n)
+		return; /* cut short by the allocation length: a later answer may be whole */
+	if (!l->vpd && !(l->vpd = calloc(1, sizeof(*l->vpd))))
+		return;
+	v = l->vpd;
+	for (unsigned i = 0; i < v->n; i++)
+		if (v->code[i] == p[1])
+			return;
+	if (v->n == FL_VPD_RAW_MAX || len > FL_VPD_RAW_MAX_LEN) {
+		v->over++;
+		return;
+	}
+	v->code[v->n] = p[1];
+	v->len[v->n] = (uint16_t)len;
+	memcpy(v->data[v->n], p + 4, len);
+	v->frame[v->n++] = frame;
+}
+
 /* Keeps a LUN's standard INQUIRY data (the first answer) and its VPD pages' identity. */
 static void identity_inquiry(struct imp_lun *l, const uint8_t *c, const uint8_t *p, uint32_t n,
 			     uint64_t frame)
@@ -262,6 +302,8 @@ static void identity_inquiry(struct imp_lun *l, const uint8_t *c, const uint8_t 
 	if (n < 4)
 		return;
 	l->vpd_seen[p[1] / 8] |= 1u << (p[1] % 8);
+	if (!fl_vpd_own_page(p[1]))
+		keep_vpd(l, p, n, frame);
 	if (p[1] == 0x80 && !l->have_serial) {
 		uint32_t sl = fl_get_be16(p + 2);
 		if (sl > n - 4)
@@ -278,6 +320,7 @@ static void identity_inquiry(struct imp_lun *l, const uint8_t *c, const uint8_t 
 			l->have_naa = imp_vpd83_naa(p, n, &l->naa);
 		if (!l->have_tpg)
 			l->have_tpg = vpd83_tpg(p, n, &l->tpg);
+		l->naa16 |= vpd83_naa16(p, n);
 	}
 }
 

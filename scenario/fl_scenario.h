@@ -396,6 +396,7 @@ struct sc_lun {
 	uint16_t id;
 	struct fl_lun_config cfg;
 	char *vendor, *product, *revision, *serial, *store_path;
+	uint8_t *vpd; /* cfg.vpd_raw */
 };
 
 struct fl_scenario {

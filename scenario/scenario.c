@@ -13,6 +13,9 @@
  */
 #include "scenario_internal.h"
 
+#include "fl_byteorder.h"
+
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -302,13 +305,98 @@ static void lun_personality_identity(json_t *v, struct sc_lun *l)
 	}
 }
 
+/* Hex digits s (blanks and colons between bytes allowed) into out; their count, or -1. */
+static long hex_bytes(const char *s, uint8_t *out, size_t cap)
+{
+	size_t n = 0;
+
+	for (;;) {
+		while (*s == ' ' || *s == ':')
+			s++;
+		if (!*s)
+			return (long)n;
+		if (!isxdigit((unsigned char)s[0]) || !isxdigit((unsigned char)s[1]) || n == cap)
+			return -1;
+		char two[3] = {s[0], s[1], 0};
+		out[n++] = (uint8_t)strtoul(two, NULL, 16);
+		s += 2;
+	}
+}
+
+/*
+ * Parses a LUN's "vpd": {"0x86": "HEX", ...}, VPD pages the LUN answers as
+ * given (HEX: the page's bytes after its 4-byte header), kept whole and in
+ * ascending order in l->vpd (cfg.vpd_raw).
+ */
+static void parse_vpd(struct pctx *c, const char *path, json_t *v, struct sc_lun *l)
+{
+	uint8_t page[4 + FL_VPD_RAW_MAX_LEN];
+	const char *key;
+	char q[80];
+	json_t *e;
+
+	if (!json_is_object(v) || json_object_size(v) > FL_VPD_RAW_MAX) {
+		perr(c, path, false,
+		     "\"vpd\": expected an object of at most %d pages (\"0x86\": \"hex bytes\"), "
+		     "got %s",
+		     FL_VPD_RAW_MAX, pquote(v, q, sizeof(q)));
+		return;
+	}
+	l->vpd = malloc(json_object_size(v) * sizeof(page));
+	if (!l->vpd)
+		return;
+	for (unsigned code = 1; code < 256; code++) {
+		char name[8];
+		snprintf(name, sizeof(name), "0x%02x", code);
+		json_object_foreach(v, key, e)
+		{
+			char *endp;
+			unsigned long k = strtoul(key, &endp, 16);
+			if (*endp || strncasecmp(key, "0x", 2) || strlen(key) != 4 || k != code)
+				continue;
+			long n = json_is_string(e)
+				     ? hex_bytes(json_string_value(e), page + 4, FL_VPD_RAW_MAX_LEN)
+				     : -1;
+			if (fl_vpd_own_page((uint8_t)code))
+				perr(c, path, false,
+				     "\"vpd\": page %s is one the LUN builds itself (use serial, "
+				     "naa, "
+				     "alua, max_transfer_blocks, thin)",
+				     name);
+			else if (n < 0)
+				perr(c, path, false,
+				     "\"vpd\": page %s: expected at most %d bytes in hex, got %s",
+				     name, FL_VPD_RAW_MAX_LEN, pquote(e, q, sizeof(q)));
+			else {
+				page[0] = 0;
+				page[1] = (uint8_t)code;
+				fl_put_be16(page + 2, (uint16_t)n);
+				memcpy(l->vpd + l->cfg.vpd_raw_len, page, 4 + (size_t)n);
+				l->cfg.vpd_raw_len += 4 + (uint32_t)n;
+			}
+		}
+	}
+	json_object_foreach(v, key, e)
+	{
+		char *endp;
+		unsigned long k = strtoul(key, &endp, 16);
+		if (*endp || strncasecmp(key, "0x", 2) || strlen(key) != 4 || k == 0 || k > 255)
+			perr(
+			    c, path, false,
+			    "\"vpd\": \"%s\": a page code is written 0x01 to 0xff (two hex digits)",
+			    key);
+	}
+	l->cfg.vpd_raw = l->vpd;
+}
+
 /* Parses one entry of "luns". */
 static void parse_lun(struct pctx *c, const char *path, json_t *v, size_t idx, struct sc_lun *l)
 {
 	static const char *const keys[] = {
-	    "lun",    "size",  "block_size",	      "vendor",	   "product",	  "revision",
-	    "serial", "naa",   "write_cache",	      "d_sense",   "removable",	  "thin",
-	    "alua",   "store", "max_transfer_blocks", "read_only", "personality", NULL};
+	    "lun",	 "size",	"block_size", "vendor",	     "product",
+	    "revision",	 "serial",	"naa",	      "write_cache", "d_sense",
+	    "removable", "thin",	"alua",	      "store",	     "max_transfer_blocks",
+	    "read_only", "personality", "vpd",	      NULL};
 	char sub[512], q[80];
 	json_t *e;
 	uint64_t n;
@@ -350,6 +438,8 @@ static void parse_lun(struct pctx *c, const char *path, json_t *v, size_t idx, s
 		parse_alua(c, SUB("alua"), e, l);
 	if ((e = json_object_get(v, "store")))
 		parse_store(c, SUB("store"), e, l);
+	if ((e = json_object_get(v, "vpd")))
+		parse_vpd(c, SUB("vpd"), e, l);
 	if ((e = json_object_get(v, "personality"))) {
 		parse_personality(c, SUB("personality"), e, l);
 		lun_personality_identity(v, l);
@@ -928,6 +1018,7 @@ void fl_scenario_free(struct fl_scenario *sc)
 		free(sc->luns[i].revision);
 		free(sc->luns[i].serial);
 		free(sc->luns[i].store_path);
+		free(sc->luns[i].vpd);
 	}
 	free(sc->luns);
 	for (size_t i = 0; i < sc->nstates; i++)

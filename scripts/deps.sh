@@ -10,9 +10,9 @@ set -eu
 want=${1:-test}
 build="build-essential cmake pkg-config python3 libjansson-dev libcunit1-dev libiscsi-dev libnl-3-dev libnl-genl-3-dev libpcap0.8-dev"
 package="$build dpkg-dev debhelper man-db"
-test="$package lintian libiscsi-bin tcpdump tcmu-runner valgrind python3-jsonschema libxml2-utils clang clang-format libclang-rt-14-dev"
+test="$package lintian libiscsi-bin tcpdump tgt tcmu-runner valgrind python3-jsonschema libxml2-utils clang clang-format libclang-rt-14-dev"
 vm="$test qemu-system-x86 busybox-static cpio kmod open-iscsi sg3-utils e2fsprogs util-linux fio multipath-tools udev chromium xz-utils zstd binutils debian-archive-keyring targetcli-fb dbus-daemon dbus-bin dbus-system-bus-common"
-bench="$test tgt linux-perf valgrind"
+bench="$test linux-perf valgrind"
 fuzz="$build clang libclang-rt-14-dev"
 case "$want" in
 build) pkgs=$build ;;
@@ -21,7 +21,7 @@ vm) pkgs=$vm ;;
 bench) pkgs=$bench ;;
 fuzz) pkgs=$fuzz ;;
 package) pkgs=$package ;;
-all) pkgs="$vm tgt linux-perf valgrind clang libclang-rt-14-dev" ;;
+all) pkgs="$vm linux-perf valgrind clang libclang-rt-14-dev" ;;
 *) echo "usage: $0 [build|test|vm|bench|fuzz|package|all]" >&2; exit 2 ;;
 esac
 missing=""

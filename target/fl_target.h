@@ -367,7 +367,22 @@ struct fl_lun_config {
 	bool read_only;
 	/* vendor personality (struct fl_vendor_config); name NULL = none */
 	struct fl_vendor_config personality;
+	/*
+	 * VPD pages answered as given (a scenario's "vpd"): vpd_raw_len bytes of
+	 * whole pages, each its 4-byte header (byte 1 the code, bytes 2-3 the
+	 * length, at most FL_VPD_RAW_MAX_LEN) and its bytes, codes ascending, at
+	 * most FL_VPD_RAW_MAX pages, none the LUN builds itself (00h, 80h, 83h,
+	 * B0h, B1h, B2h). Copied. A personality's page of the same code wins.
+	 */
+	const uint8_t *vpd_raw;
+	uint32_t vpd_raw_len;
 };
+
+/* Pages of fl_lun_config.vpd_raw at most, and the length of one (its bytes after the header). */
+#define FL_VPD_RAW_MAX 16
+#define FL_VPD_RAW_MAX_LEN 508
+/* True for a VPD page the LUN builds itself, which vpd_raw cannot give. */
+bool fl_vpd_own_page(uint8_t code);
 
 /* Fills *cfg with a sane 1 GiB, 512-byte-block, memory-backed default disk. */
 void fl_lun_config_default(struct fl_lun_config *cfg);

@@ -535,6 +535,15 @@ static int lun_copy_config(struct fl_lun *lun, const struct fl_lun_config *cfg)
 	    !dup_str(&lun->cfg.serial, cfg->serial) ||
 	    !dup_str(&lun->cfg.store_path, cfg->store_path))
 		return -ENOMEM;
+	if (cfg->vpd_raw_len) {
+		uint8_t *raw = malloc(cfg->vpd_raw_len);
+		if (!raw)
+			return -ENOMEM;
+		memcpy(raw, cfg->vpd_raw, cfg->vpd_raw_len);
+		lun->cfg.vpd_raw = raw;
+	} else {
+		lun->cfg.vpd_raw = NULL;
+	}
 	return 0;
 }
 
@@ -671,6 +680,7 @@ void fl_lun_destroy(struct fl_lun *lun)
 	free((char *)lun->cfg.revision);
 	free((char *)lun->cfg.serial);
 	free((char *)lun->cfg.store_path);
+	free((uint8_t *)lun->cfg.vpd_raw);
 	pthread_cond_destroy(&lun->idle);
 	pthread_cond_destroy(&lun->reads_done);
 	pthread_mutex_destroy(&lun->lock);

@@ -25,6 +25,48 @@
 /* The pages of 00h, ascending as SPC-4 r37 7.8.16 requires. */
 static const uint8_t vpd_pages[] = {0x00, 0x80, 0x83, 0xb0, 0xb1, 0xb2};
 
+bool fl_vpd_own_page(uint8_t code)
+{
+	return memchr(vpd_pages, code, sizeof(vpd_pages)) != NULL;
+}
+
+/* The page `code` of the LUN's vpd_raw (its header first), or NULL. */
+static const uint8_t *vpd_raw_page(const struct fl_lun *lun, uint8_t code)
+{
+	const uint8_t *p = lun->cfg.vpd_raw, *end = p + lun->cfg.vpd_raw_len;
+
+	while (p && p + 4 <= end && p + 4 + fl_get_be16(p + 2) <= end) {
+		if (p[1] == code)
+			return p;
+		p += 4 + fl_get_be16(p + 2);
+	}
+	return NULL;
+}
+
+/* Page 00h's list (SPC-4 r37 7.8.16: ascending) into out; returns its length. */
+static uint32_t vpd_supported(const struct fl_lun *lun, uint8_t *out)
+{
+	const uint8_t *p = lun->cfg.vpd_raw, *end = p + lun->cfg.vpd_raw_len;
+	uint32_t n = sizeof(vpd_pages);
+
+	memcpy(out, vpd_pages, n);
+	if (lun->vops) {
+		memcpy(out + n, lun->vops->vpd_codes, lun->vops->nvpd);
+		n += (uint32_t)lun->vops->nvpd;
+	}
+	for (; p && p + 4 <= end && p + 4 + fl_get_be16(p + 2) <= end; p += 4 + fl_get_be16(p + 2))
+		if (!memchr(out, p[1], n))
+			out[n++] = p[1];
+	/* insertion sort: a few dozen codes at most */
+	for (uint32_t i = 1; i < n; i++)
+		for (uint32_t j = i; j > 0 && out[j - 1] > out[j]; j--) {
+			uint8_t t = out[j];
+			out[j] = out[j - 1];
+			out[j - 1] = t;
+		}
+	return n;
+}
+
 /* Folds a string into a 64-bit FNV-1a hash. */
 static uint64_t fnv1a(uint64_t h, const char *s)
 {
@@ -179,13 +221,7 @@ enum sense_reason vpd_inquiry(struct exec_ctx *x, uint8_t page, uint32_t alloc)
 	buf[1] = page;
 	switch (page) {
 	case 0x00:
-		memcpy(buf + 4, vpd_pages, sizeof(vpd_pages));
-		len = sizeof(vpd_pages);
-		/* a personality's pages are all C0h and up: the list stays ascending */
-		if (x->lun->vops) {
-			memcpy(buf + 4 + len, x->lun->vops->vpd_codes, x->lun->vops->nvpd);
-			len += (uint32_t)x->lun->vops->nvpd;
-		}
+		len = vpd_supported(x->lun, buf + 4);
 		fl_put_be16(buf + 2, (uint16_t)len);
 		len += 4;
 		break;
@@ -212,6 +248,12 @@ enum sense_reason vpd_inquiry(struct exec_ctx *x, uint8_t page, uint32_t alloc)
 		if (x->lun->vops && x->lun->vops->nvpd &&
 		    memchr(x->lun->vops->vpd_codes, page, x->lun->vops->nvpd)) {
 			len = x->lun->vops->vpd(x, page, buf, sizeof(buf));
+			break;
+		}
+		const uint8_t *raw = vpd_raw_page(x->lun, page);
+		if (raw) {
+			len = 4 + fl_get_be16(raw + 2);
+			memcpy(buf + 1, raw + 1, len - 1); /* byte 0: this LUN's device type */
 			break;
 		}
 		return exec_invalid_field(x, SENSE_INVALID_FIELD_IN_CDB, 2, 7);

@@ -430,6 +430,14 @@ static const struct fl_refused_case bad_cases[] = {
      "\"MEDIUM", "(did you mean \"UNRECOVERED_READ_ERROR\"?)"},
     {"emulates_key", HDR "\"emulates\": {\"behavior\": \"x\"}}", "\"behavior\"",
      "unknown key \"behavior\" in emulates"},
+    {"vpd_own_page", HDR "\"luns\": [{\"vpd\": {\"0x83\": \"00 01\"}}]}", "{\"0x83",
+     "\"vpd\": page 0x83 is one the LUN builds itself"},
+    {"vpd_hex", HDR "\"luns\": [{\"vpd\": {\"0x86\": \"00 0g\"}}]}", "{\"0x86",
+     "\"vpd\": page 0x86: expected at most 508 bytes in hex, got \"00 0g\""},
+    {"vpd_code", HDR "\"luns\": [{\"vpd\": {\"86\": \"00\"}}]}", "{\"86",
+     "\"vpd\": \"86\": a page code is written 0x01 to 0xff"},
+    {"vpd_not_object", HDR "\"luns\": [{\"vpd\": [1]}]}", "[1]",
+     "\"vpd\": expected an object of at most 16 pages"},
 };
 
 /* Every bad case yields -EINVAL, no scenario, and the expected first message. */

@@ -403,6 +403,37 @@ static void test_inquiry_vpdb2_provisioning(void)
 	}
 }
 
+/*
+ * A LUN's VPD pages given as bytes (a scenario's "vpd"): listed in 00h in
+ * ascending order among the LUN's own, answered as given with the LUN's
+ * device type in byte 0; a page given nowhere stays 24/00.
+ */
+static void test_inquiry_vpd_raw(void)
+{
+	static const uint8_t raw[] = {0x7f, 0x86, 0x00, 0x04, 0x00, 0x07, 0x00, 0x01,
+				      0x00, 0xc9, 0x00, 0x02, 0xab, 0xcd};
+	static const uint8_t list[] = {0x00, 0x80, 0x83, 0x86, 0xb0, 0xb1, 0xb2, 0xc9};
+	uint8_t buf[255], cdb[6] = {0x12, 0x01, 0xb3, 0, 255, 0};
+	struct fl_lun_config cfg;
+	struct fl_lun *lun;
+	struct fl_cmd res;
+
+	th_config(&cfg);
+	cfg.vpd_raw = raw;
+	cfg.vpd_raw_len = sizeof(raw);
+	lun = ready_lun(&cfg);
+	CU_ASSERT_EQUAL(vpd(lun, 0x00, buf, sizeof(buf)), 4 + sizeof(list));
+	CU_ASSERT_EQUAL(memcmp(buf + 4, list, sizeof(list)), 0);
+	CU_ASSERT_EQUAL(vpd(lun, 0x86, buf, sizeof(buf)), 8);
+	CU_ASSERT_EQUAL(buf[0], 0x00);
+	CU_ASSERT_EQUAL(memcmp(buf + 1, raw + 1, 7), 0);
+	CU_ASSERT_EQUAL(vpd(lun, 0xc9, buf, sizeof(buf)), 6);
+	CU_ASSERT_EQUAL(buf[4] << 8 | buf[5], 0xabcd);
+	res = in1(lun, cdb, 6, buf, sizeof(buf));
+	CU_ASSERT_EQUAL(res.status, 0x02);
+	fl_lun_destroy(lun);
+}
+
 /* REQUEST SENSE: NO SENSE in both formats, NOT READY when stopped, errors. */
 static void test_request_sense(void)
 {
@@ -689,7 +720,7 @@ FL_TESTS(spc_tests,
 	 FL_TEST(test_inquiry_vpd83_designators),
 	 FL_TEST(test_inquiry_vpdb0_block_limits),
 	 FL_TEST(test_inquiry_vpdb1_non_rotating),
-	 FL_TEST(test_inquiry_vpdb2_provisioning),
+	 FL_TEST(test_inquiry_vpdb2_provisioning), FL_TEST(test_inquiry_vpd_raw),
 	 FL_TEST(test_request_sense),
 	 FL_TEST(test_report_luns_lone_lun),
 	 FL_TEST(test_rsoc_all_commands),
