@@ -47,6 +47,9 @@ static void import_usage(FILE *out)
 	    "                     (in process) and print every answer that differs\n"
 	    "  --verify-scenario FILE\n"
 	    "                     replay them against FILE instead (nothing is written)\n"
+	    "  --keep-data        keep what the reads returned: one image file per LUN next\n"
+	    "                     to SCENARIO (SCENARIO.lunN.img, its file store), and\n"
+	    "                     --verify compares the replay's read data with it\n"
 	    "  --scsi-debug       RULES is scsi_debug's rules, not a capture\n"
 	    "  --lun N            with --scsi-debug: the LUN they are for (default 0)\n"
 	    "  -q, --quiet        no summary on stderr\n"
@@ -283,6 +286,7 @@ static int import_options(int argc, char **argv, struct import_args *a)
 	    {"verify-scenario", required_argument, NULL, 'S'},
 	    {"scsi-debug", no_argument, NULL, 'D'},
 	    {"lun", required_argument, NULL, 'L'},
+	    {"keep-data", no_argument, NULL, 'K'},
 	    {NULL, 0, NULL, 0},
 	};
 	uint64_t v;
@@ -320,6 +324,9 @@ static int import_options(int argc, char **argv, struct import_args *a)
 		case 'D':
 			a->sd = true;
 			break;
+		case 'K':
+			a->o.keep_data = true;
+			break;
 		case 'L':
 			if (cli_opt_uint("import", "--lun", optarg, 0, 255, &a->lun))
 				return 2;
@@ -348,6 +355,12 @@ static bool import_args_bad(const struct import_args *a, int argc)
 			"(not --verify, --target or --port)\n");
 		return true;
 	}
+	if (a->o.keep_data && (a->sd || a->vscen || !a->out || !strcmp(a->out, "-"))) {
+		fprintf(stderr, "faultlun import: --keep-data writes image files next to the "
+				"scenario: it needs -o FILE (not -, --verify-scenario or "
+				"--scsi-debug)\n");
+		return true;
+	}
 	if (a->lun_set && !a->sd) {
 		fprintf(stderr, "faultlun import: --lun goes with --scsi-debug "
 				"(a capture names its LUNs)\n");
@@ -363,11 +376,31 @@ static bool import_args_bad(const struct import_args *a, int argc)
 	return false;
 }
 
+/*
+ * --keep-data: the images' prefix, the scenario's path without ".json" (to
+ * write, fs) and its file name so (as the scenario names it, relative to its
+ * folder). False when too long.
+ */
+static bool image_prefix(const char *out, char *fs, size_t fslen, const char **named)
+{
+	size_t n = strlen(out);
+
+	if (n > 5 && !strcmp(out + n - 5, ".json"))
+		n -= 5;
+	if (n + 1 > fslen || n == 0)
+		return false;
+	memcpy(fs, out, n);
+	fs[n] = 0;
+	*named = strrchr(fs, '/') ? strrchr(fs, '/') + 1 : fs;
+	return **named != 0;
+}
+
 /* `faultlun import`. */
 int cmd_import(int argc, char **argv)
 {
 	struct import_args a = {0};
 	const char *cap, *name;
+	char prefix[4000];
 	int rc = import_options(argc, argv, &a);
 
 	if (rc >= 0)
@@ -375,6 +408,13 @@ int cmd_import(int argc, char **argv)
 	if (import_args_bad(&a, argc)) {
 		cli_try_help("import");
 		return 2;
+	}
+	if (a.o.keep_data) {
+		if (!image_prefix(a.out, prefix, sizeof(prefix), &a.o.image)) {
+			fprintf(stderr, "faultlun import: %s: no name for the images\n", a.out);
+			return 2;
+		}
+		a.o.image_fs = prefix;
 	}
 	if (a.sd)
 		return import_scsi_debug(argv[optind], (int)a.lun, a.name ? a.name : "scsi-debug",

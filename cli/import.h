@@ -48,14 +48,15 @@
 #define IMP_MAX_TMF_MS 1024    /* answer times kept per TMF function (the first ones) */
 #define IMP_MAX_CUTS 64	       /* connections the target cut, reproduced (the rest noted) */
 #define IMP_MAX_ALUA 64	       /* ALUA state changes reproduced (the rest noted) */
+#define IMP_MAX_KEEP_RUNS 4096 /* --keep-data: runs of blocks known, and written, per LUN */
 
 struct fl_import;
 
 /* What the user asked for. */
 struct fl_import_opts {
-	bool keep_data;	      /* copy read data into a file store */
-	const char *image;    /* its path as the scenario names it (relative) */
-	const char *image_fs; /* its path to write (next to the scenario) */
+	bool keep_data;	      /* copy read data into a file store per LUN */
+	const char *image;    /* their paths' prefix as the scenario names them (relative) */
+	const char *image_fs; /* their paths' prefix to write (next to the scenario) */
 	const char *target;   /* import this target (IQN); NULL = the first seen */
 	uint16_t port;	      /* the target's TCP port; 0 = guess (3260, 860, SYN) */
 	bool verbose;

@@ -69,6 +69,10 @@ struct imp_cmd {
 	uint64_t seq;	     /* its place among the capture's commands */
 	uint64_t op_nth;     /* its place among the imported target's commands of its opcode */
 	uint64_t datain_len; /* data-in seen: the end of the furthest Data-In segment */
+	bool keep;	     /* --keep-data: a read whose data goes into the image */
+	bool data_cmp;	     /* --keep-data: every block of it known (--verify compares it) */
+	uint64_t dhash;	     /* --keep-data: FNV-1a of its data-in so far (in offset order) */
+	uint32_t dnext;	     /* the offset the next Data-In must have to be hashed in order */
 	bool want_param;     /* --verify: its data-out is a parameter list, kept */
 	uint8_t *param;	     /* its first bytes (up to IMP_MAX_PARAM and the EDTL) */
 	uint32_t param_len;
@@ -110,7 +114,9 @@ struct imp_vrec {
 	uint8_t sense_len;
 	uint8_t sense[32]; /* the first bytes: enough for key, ASC, ASCQ, INFORMATION */
 	enum imp_vskip skip;
-	uint8_t *data; /* identity data-in, data_len bytes */
+	bool data_cmp;	/* --keep-data: its data is compared (import_data.c) */
+	uint64_t dhash; /* FNV-1a of the data-in the capture holds */
+	uint8_t *data;	/* identity data-in, data_len bytes */
 	uint32_t data_len;
 	uint8_t *param; /* parameter list, param_len bytes (the rest of data-out is zeros) */
 	uint32_t param_len;
@@ -197,6 +203,29 @@ struct imp_lun {
 	uint64_t resv_frame; /* the first GOOD RESERVE or PERSISTENT RESERVE OUT (0: none) */
 	/* the first whole answer of each VPD page the LUN does not build itself (NULL: none) */
 	struct imp_vpd *vpd;
+	struct imp_keep *keep; /* --keep-data (NULL: nothing kept) */
+};
+
+/* Runs of blocks [start, end), ascending, apart. */
+struct imp_runs {
+	unsigned n;
+	struct {
+		uint64_t start, end;
+	} r[IMP_MAX_KEEP_RUNS];
+};
+
+/* --keep-data: a LUN's image (import_data.c). */
+struct imp_keep {
+	int fd; /* the image; -1 not opened yet */
+	bool open_failed;
+	struct imp_runs known;	 /* blocks whose first content the image holds */
+	struct imp_runs written; /* blocks the capture wrote */
+	bool full;		 /* past IMP_MAX_KEEP_RUNS or a write error: nothing more kept */
+	bool unmapped;		 /* an UNMAP came: later reads are not kept */
+	uint64_t blocks;	 /* blocks kept */
+	uint64_t first_frame;	 /* the first read kept */
+	uint64_t inconsistent;	 /* reads of known blocks with other data, no write between */
+	uint64_t no_capacity;	 /* Data-In segments of reads before the LUN's capacity was seen */
 };
 
 /* A LUN's VPD pages kept as answered (the scenario's "vpd"), at most FL_VPD_RAW_MAX. */
@@ -385,5 +414,25 @@ void imp_net_free(struct fl_import *im);
  * 83h data of n bytes into *naa; whether there is one. The page's length is bounded by n.
  */
 bool imp_vpd83_naa(const uint8_t *p, uint32_t n, uint64_t *naa);
+
+/* --keep-data (import_data.c). */
+/* LUN lun's image path, "PREFIX.lunN.img", into buf. */
+void imp_data_path(const char *prefix, int lun, char *buf, size_t len);
+/* A command seen: a write's blocks are no longer known; a read's data is to be kept. */
+void imp_data_command(struct fl_import *im, struct imp_cmd *m);
+/* n bytes of m's data-in at offset (whole: the segment's every byte is at p). */
+void imp_data_in(struct fl_import *im, struct imp_cmd *m, uint32_t offset, const uint8_t *p,
+		 uint32_t n, bool whole);
+/* The capture has ended: each image sized to its LUN's capacity. */
+void imp_data_finish(struct fl_import *im);
+/* n bytes of LUN lun's image at off into buf; false when it has none or a read fails. */
+bool imp_data_read(const struct fl_import *im, int lun, uint64_t off, uint8_t *buf, uint32_t n);
+/* FNV-1a 64 of n bytes at p, continuing from h (FL_FNV_START to begin). */
+#define FL_FNV_START 0xcbf29ce484222325ull
+uint64_t imp_fnv1a(uint64_t h, const uint8_t *p, size_t n);
+/* Copies LUN lun's image to a new file at path to (its holes kept); 0 or -errno. */
+int imp_data_copy(const struct fl_import *im, int lun, const char *to);
+/* Closes and frees the images' state. */
+void imp_data_free(struct fl_import *im);
 
 #endif

@@ -186,6 +186,7 @@ static void on_command(struct fl_import *im, struct imp_conn *c, struct imp_dir 
 	m->want_data = imp_scsi_wants_data(m->cdb);
 	m->want_param = wants_param(im, b);
 	param_put(m, 0, d->data, d->data_keep); /* immediate data */
+	imp_data_command(im, m);
 	m->next = c->cmds[itt % IMP_CMD_BUCKETS];
 	c->cmds[itt % IMP_CMD_BUCKETS] = m;
 	c->ncmds++;
@@ -235,6 +236,8 @@ static void on_data_in(struct fl_import *im, struct imp_conn *c, struct imp_dir 
 		m->datain_len = (uint64_t)offset + d->data_len;
 	if (m->want_data && d->data_keep)
 		imp_scsi_data_in(im, m, offset, d->data, d->data_keep);
+	if (m->keep)
+		imp_data_in(im, m, offset, d->data, d->data_keep, d->data_keep == d->data_len);
 	if (b[1] & ISCSI_DATAIN_STATUS) {
 		cmd_find(c, m->itt, true);
 		im->st.answers++;
@@ -350,6 +353,8 @@ static void start_data(struct fl_import *im, struct imp_conn *c, int di)
 		struct imp_cmd *m = cmd_find(c, fl_get_be32(b + BHS_ITT), false);
 		if (m && m->want_data)
 			keep = d->data_len < IMP_MAX_DATA ? d->data_len : IMP_MAX_DATA;
+		else if (m && m->keep)
+			keep = d->data_len; /* a 24-bit length: under 16 MiB */
 	} else if (op == ISCSI_OP_SCSI_CMD && wants_param(im, b)) {
 		keep = d->data_len < IMP_MAX_PARAM ? d->data_len : IMP_MAX_PARAM;
 	} else if (op == ISCSI_OP_DATA_OUT) {

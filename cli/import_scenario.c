@@ -251,6 +251,48 @@ static void link_alua(struct fl_import *im)
 		im->classes[k].implied = implied_by_alua(im, &im->classes[k]);
 }
 
+/*
+ * A LUN's store: with --keep-data and read data kept, its image (a file
+ * store next to the scenario) and a reference line; else memory.
+ */
+static void lun_store(struct fl_import *im, int n, json_t *o, json_t *refs)
+{
+	const struct imp_keep *k = im->luns[n].keep;
+	char path[4096], line[4096 + 512];
+
+	if (!k || k->fd < 0 || !im->luns[n].have_cap) {
+		json_object_set_new(o, "store", json_pack("{s:s}", "kind", "memory"));
+		return;
+	}
+	imp_data_path(im->o.image, n, path, sizeof(path));
+	json_object_set_new(o, "store", json_pack("{s:s, s:s}", "kind", "file", "path", path));
+	snprintf(line, sizeof(line),
+		 "LUN %d: data kept: %" PRIu64 " block(s) as the capture's reads returned them "
+		 "(the first in frame %" PRIu64 ") in %s; blocks the capture wrote before reading "
+		 "them, or never read, are zeros",
+		 n, k->blocks, k->first_frame, path);
+	json_array_append_new(refs, json_string(line));
+	if (k->inconsistent)
+		fl_import_note(im,
+			       "LUN %d: %" PRIu64 " read(s) returned other data than an earlier "
+			       "read of the same blocks with no write between (another initiator "
+			       "the capture does not hold?): the first data kept, those reads not "
+			       "compared",
+			       n, k->inconsistent);
+	if (k->full)
+		fl_import_note(im,
+			       "LUN %d: more than %d runs of blocks read or written (or the image "
+			       "could not be written): later data not kept",
+			       n, IMP_MAX_KEEP_RUNS);
+	if (k->unmapped)
+		fl_import_note(im, "LUN %d: an UNMAP came: the data of later reads not kept", n);
+	if (k->no_capacity)
+		fl_import_note(im,
+			       "LUN %d: %" PRIu64 " piece(s) of read data came before the LUN's "
+			       "capacity was seen: not kept",
+			       n, k->no_capacity);
+}
+
 /* The LUN object of one LUN. */
 static json_t *lun_json(struct fl_import *im, int n, json_t *refs)
 {
@@ -321,7 +363,7 @@ static json_t *lun_json(struct fl_import *im, int n, json_t *refs)
 		json_object_set_new(o, "thin", t);
 	}
 	note_pages(im, n, l);
-	json_object_set_new(o, "store", json_pack("{s:s}", "kind", "memory"));
+	lun_store(im, n, o, refs);
 	return o;
 }
 
@@ -521,7 +563,9 @@ static void reading_notes(struct fl_import *im)
 			       im->st.digest_errors);
 	if (im->alua_over)
 		fl_import_note(im, "%u more ALUA state changes", im->alua_over);
-	fl_import_note(im, "data payloads are never copied (only sizes)");
+	if (!im->o.keep_data)
+		fl_import_note(im, "data payloads are never copied (only sizes; --keep-data "
+				   "keeps what the reads returned)");
 }
 
 /* The "emulates" object: what the import reproduces, and refs with the reading's notes. */
@@ -564,6 +608,7 @@ int fl_import_finish(struct fl_import *im, const char *name, json_t **out)
 	char buf[512];
 
 	imp_net_finish(im);
+	imp_data_finish(im);
 	link_alua(im);
 	for (struct imp_conn *c = im->conns; c; c = c->next)
 		if (c->iscsi)
@@ -634,6 +679,7 @@ void fl_import_free(struct fl_import *im)
 		return;
 	for (unsigned i = 0; i < 256; i++)
 		free(im->luns[i].vpd);
+	imp_data_free(im);
 	imp_net_free(im);
 	imp_verify_free(im);
 	for (unsigned i = 0; i < im->nnotes; i++)

@@ -71,6 +71,13 @@ void imp_verify_keep(struct fl_import *im, const struct imp_conn *c, const struc
 	v->answered = answered;
 	v->status = status;
 	v->skip = skip;
+	if (m->data_cmp && answered && status == FL_STATUS_GOOD) {
+		struct fl_cdb_info ci;
+		v->data_cmp = !fl_cdb_decode(m->cdb, 16, &ci) &&
+			      m->datain_len == (uint64_t)ci.nblocks * im->luns[m->lun].block_size &&
+			      m->dnext == m->datain_len;
+		v->dhash = m->dhash;
+	}
 	if (sense && sense_len) {
 		v->sense_len = sense_len < sizeof(v->sense) ? (uint8_t)sense_len : sizeof(v->sense);
 		memcpy(v->sense, sense, v->sense_len);
@@ -168,7 +175,68 @@ struct verify {
 	struct vcmd *pending;
 	size_t pending_bytes; /* their data-in buffers */
 	uint8_t *zeros;	      /* data-out, IMP_MAX_XFER bytes of zeros, made when first needed */
+	unsigned data_cmps;   /* --keep-data: reads whose data was compared */
+	char tmpdir[64];      /* --keep-data: the replay's copies of the images ("": none) */
 };
+
+/*
+ * --keep-data: the replay's LUNs are file stores, copies of the images (the
+ * replay writes into them; a LUN without an image gets an empty file), in a
+ * temporary folder: eo is pointed at them. 0, or -errno.
+ */
+static int images_copy(struct verify *vf, const struct fl_scenario *sc, struct fl_engine_opts *eo,
+		       char *prefix, size_t len)
+{
+	unsigned n = fl_scenario_lun_count(sc);
+	bool any = false;
+	char path[128];
+
+	for (int l = 0; l < 256; l++)
+		any |= vf->im->luns[l].keep && vf->im->luns[l].keep->fd >= 0;
+	if (!any)
+		return 0;
+	snprintf(vf->tmpdir, sizeof(vf->tmpdir), "%s", "/tmp/faultlun-verify-XXXXXX");
+	if (!mkdtemp(vf->tmpdir)) {
+		vf->tmpdir[0] = 0;
+		return -errno;
+	}
+	snprintf(prefix, len, "%s/lun", vf->tmpdir);
+	for (unsigned i = 0; i < n; i++) {
+		struct fl_lun_config cfg;
+		uint16_t id;
+		int r;
+
+		if (fl_scenario_lun(sc, i, &id, &cfg))
+			continue;
+		/* engine_life.c's naming: PATH, or PATH.ID with several LUNs */
+		if (n > 1)
+			snprintf(path, sizeof(path), "%s.%u", prefix, id);
+		else
+			snprintf(path, sizeof(path), "%s", prefix);
+		r = imp_data_copy(vf->im, id, path);
+		if (r && r != -ENOENT)
+			return r;
+	}
+	eo->store = FL_STORE_FILE;
+	eo->store_path = prefix;
+	return 0;
+}
+
+/* Removes the replay's copies of the images and their folder. */
+static void images_remove(struct verify *vf)
+{
+	char path[128];
+
+	if (!vf->tmpdir[0])
+		return;
+	for (int l = 0; l < 256; l++) {
+		snprintf(path, sizeof(path), "%s/lun.%d", vf->tmpdir, l);
+		unlink(path);
+	}
+	snprintf(path, sizeof(path), "%s/lun", vf->tmpdir);
+	unlink(path);
+	rmdir(vf->tmpdir);
+}
 
 /* Milliseconds of CLOCK_MONOTONIC. */
 static uint64_t verify_ms(void)
@@ -590,6 +658,33 @@ static bool pdu_stopped(struct verify *vf, const struct imp_vrec *v)
 }
 
 /* Replays one kept command and compares its answer; 0 or -ENOMEM. */
+/*
+ * --keep-data: a read's data-in against the capture's (their FNV-1a hashes;
+ * import_data.c); where they differ, the first block that differs from the
+ * image (the capture's data placed) is named.
+ */
+static void cmp_data(struct verify *vf, const struct imp_vrec *v, const struct fl_cdb_info *ci,
+		     const uint8_t *r, uint32_t rn)
+{
+	uint32_t bs = vf->im->luns[v->lun].block_size;
+	uint8_t buf[65536];
+	char cap[80], rep[80];
+
+	vf->data_cmps++;
+	if (r && rn == (uint64_t)ci->nblocks * bs && imp_fnv1a(FL_FNV_START, r, rn) == v->dhash)
+		return;
+	snprintf(cap, sizeof(cap), "%" PRIu64 " bytes", (uint64_t)ci->nblocks * bs);
+	snprintf(rep, sizeof(rep), "%u other bytes", r ? rn : 0);
+	for (uint32_t b = 0;
+	     r && rn == (uint64_t)ci->nblocks * bs && bs <= sizeof(buf) && b < ci->nblocks; b++)
+		if (imp_data_read(vf->im, v->lun, (ci->lba + b) * bs, buf, bs) &&
+		    memcmp(buf, r + (size_t)b * bs, bs)) {
+			snprintf(rep, sizeof(rep), "other bytes from LBA %" PRIu64, ci->lba + b);
+			break;
+		}
+	differ(vf, v, "data", cap, rep);
+}
+
 static int replay(struct verify *vf, const struct imp_vrec *v)
 {
 	struct fl_sense_data sd, rd;
@@ -644,6 +739,8 @@ static int replay(struct verify *vf, const struct imp_vrec *v)
 		if (length_reproduced(v->cdb, &ci))
 			cmp_num(vf, v, "data-in length", v->datain_len, x->cmd.data_in_len);
 		cmp_identity(vf, v, x->cmd.data_in, x->cmd.data_in_len);
+		if (v->data_cmp)
+			cmp_data(vf, v, &ci, x->cmd.data_in, x->cmd.data_in_len);
 	}
 	vcmd_free(x);
 	return 0;
@@ -770,14 +867,23 @@ int fl_import_verify(struct fl_import *im, const struct fl_scenario *sc, const c
 	    .delays_now = true, /* answers are compared, not times (the latency rules) */
 	};
 	struct verify vf = {.im = im, .out = out};
+	char prefix[96];
 	int r;
 
 	*ncmds = *ndiff = 0;
+	r = images_copy(&vf, sc, &eo, prefix, sizeof(prefix));
+	if (r) {
+		fprintf(stderr, "faultlun import: verify: cannot copy the images: %s\n",
+			strerror(-r));
+		images_remove(&vf);
+		return r;
+	}
 	r = fl_engine_create(sc, &eo, &vf.e);
 	if (r) {
 		fprintf(stderr,
 			"faultlun import: verify: the scenario's LUNs cannot be built: %s\n",
 			strerror(-r));
+		images_remove(&vf);
 		return r;
 	}
 	qsort(im->vrecs, im->nvrecs, sizeof(*im->vrecs), vrec_cmp);
@@ -788,6 +894,7 @@ int fl_import_verify(struct fl_import *im, const struct fl_scenario *sc, const c
 		r = replay(&vf, &im->vrecs[i]);
 	}
 	fl_engine_destroy(vf.e); /* completes what it still holds */
+	images_remove(&vf);
 	while (vf.tmfs) {
 		struct vtmf *t = vf.tmfs;
 		vf.tmfs = t->next;
@@ -804,6 +911,8 @@ int fl_import_verify(struct fl_import *im, const struct fl_scenario *sc, const c
 		return r;
 	}
 	fprintf(out, "verify: %u commands, %u differences", vf.ncmds, vf.ndiff);
+	if (im->o.keep_data)
+		fprintf(out, " (the data of %u reads compared)", vf.data_cmps);
 	if (vf.skipped || im->vrecs_over) {
 		const char *sep = "";
 		fprintf(out, "; not compared:");
