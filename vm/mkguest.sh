@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: MIT
 # mkguest.sh - assembles the VM lab's guest into a cache: a kernel, the subset
 # of its modules the lab needs (SCSI, sd, sg, LIO with target_core_user,
-# tcm_loop and the iSCSI target, iscsi_tcp, ext4, dm-multipath, virtio + 9p +
-# overlay for the root share) with a depmod'ed tree, and a busybox initramfs
+# tcm_loop and the iSCSI target, iscsi_tcp, ext4, dm-multipath, the device
+# handlers, scsi_debug, virtio + 9p + overlay for the root share) with a depmod'ed tree, and a busybox initramfs
 # (cpio, newc) whose /init is vm/init.
 #
 #   vm/mkguest.sh CACHE_DIR                     Debian 12's stock kernel
@@ -74,7 +74,7 @@ lab_mods="$boot_mods configfs scsi_mod sd_mod sg loop uio target_core_mod target
  tcm_loop iscsi_target_mod target_core_file target_core_iblock iscsi_tcp libiscsi
  scsi_transport_iscsi ext4 crc32c_generic crc32c-intel crct10dif_generic crct10dif-pclmul
  crc64_rocksoft_generic t10-pi dm_multipath dm_mod scsi_dh_alua scsi_dh_emc scsi_dh_rdac scsi_dh_hp_sw
- dm_service_time dm_round_robin dm_queue_length"
+ dm_service_time dm_round_robin dm_queue_length scsi_debug"
 # A guest assembled with another module set is assembled again.
 modset=$(echo $lab_mods | cksum | cut -d' ' -f1)
 
