@@ -33,9 +33,12 @@ bool fl_vpd_own_page(uint8_t code)
 /* The page `code` of the LUN's vpd_raw (its header first), or NULL. */
 static const uint8_t *vpd_raw_page(const struct fl_lun *lun, uint8_t code)
 {
-	const uint8_t *p = lun->cfg.vpd_raw, *end = p + lun->cfg.vpd_raw_len;
+	const uint8_t *p = lun->cfg.vpd_raw, *end;
 
-	while (p && p + 4 <= end && p + 4 + fl_get_be16(p + 2) <= end) {
+	if (!p)
+		return NULL;
+	end = p + lun->cfg.vpd_raw_len;
+	while (p + 4 <= end && p + 4 + fl_get_be16(p + 2) <= end) {
 		if (p[1] == code)
 			return p;
 		p += 4 + fl_get_be16(p + 2);
@@ -46,7 +49,7 @@ static const uint8_t *vpd_raw_page(const struct fl_lun *lun, uint8_t code)
 /* Page 00h's list (SPC-4 r37 7.8.16: ascending) into out; returns its length. */
 static uint32_t vpd_supported(const struct fl_lun *lun, uint8_t *out)
 {
-	const uint8_t *p = lun->cfg.vpd_raw, *end = p + lun->cfg.vpd_raw_len;
+	const uint8_t *p = lun->cfg.vpd_raw, *end = p ? p + lun->cfg.vpd_raw_len : NULL;
 	uint32_t n = sizeof(vpd_pages);
 
 	memcpy(out, vpd_pages, n);
