@@ -56,15 +56,7 @@ PY
 
 # Served, the imported LUN answers with tgtd's data.
 sport=$(fl_freeport) || fail "no free port"
-"$fl" serve -q --listen "127.0.0.1:$sport" "$tmp/out/tgt.json" >"$tmp/serve.err" 2>&1 &
-spid=$!
-i=0
-until ss -Hltn "sport = :$sport" | grep -q LISTEN; do
-	kill -0 "$spid" 2>/dev/null || { cat "$tmp/serve.err"; fail "serve did not start"; }
-	i=$((i + 1))
-	[ $i -lt 100 ] || fail "serve did not listen"
-	sleep 0.1
-done
+fl_serve_bg "$fl" "$tmp/out/tgt.json" "$sport" "$tmp/serve.err"
 "$fl" send -u -x "iscsi://127.0.0.1:$sport/$iqn/1" read:lba=0,blocks=1 >"$tmp/read.out" 2>&1 ||
 	{ cat "$tmp/read.out"; fail "send to the imported scenario failed"; }
 first=$(od -An -tx1 -N 16 "$tmp/lun1.img" | tr -s ' ' | sed 's/^ //')

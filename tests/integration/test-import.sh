@@ -52,15 +52,7 @@ faultlun)
 	iqn=iqn.2026-12.org.faultlun:eod-partscan-medium-error
 	url="iscsi://127.0.0.1:$port/$iqn/0"
 	bad=65535
-	"$fl" serve -q --listen "127.0.0.1:$port" "$scen" >"$tmp/serve1.err" 2>&1 &
-	spid=$!
-	i=0
-	until ss -Hltn "sport = :$port" | grep -q LISTEN; do
-		kill -0 "$spid" 2>/dev/null || { cat "$tmp/serve1.err"; fail "serve did not start"; }
-		i=$((i + 1))
-		[ $i -lt 100 ] || fail "serve does not listen on port $port after 10 s"
-		sleep 0.1
-	done
+	fl_serve_bg "$fl" "$scen" "$port" "$tmp/serve1.err"
 	clients "$url" "127.0.0.1:$port" "$tmp/orig.out" $bad
 	kill "$spid"
 	wait "$spid" 2>/dev/null

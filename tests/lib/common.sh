@@ -91,6 +91,22 @@ fl_capture() {
 	exit 77
 }
 
+# fl_serve_bg FAULTLUN SCENARIO PORT ERRFILE: `FAULTLUN serve SCENARIO` on
+# 127.0.0.1:PORT in the background (its pid in spid, its messages in
+# ERRFILE), waited for until it listens (10 s at most); fails the test when
+# it exits or does not listen.
+fl_serve_bg() {
+	"$1" serve -q --listen "127.0.0.1:$3" "$2" >"$4" 2>&1 &
+	spid=$!
+	_i=0
+	until ss -Hltn "sport = :$3" | grep -q LISTEN; do
+		kill -0 "$spid" 2>/dev/null || { cat "$4"; fail "serve did not start"; }
+		_i=$((_i + 1))
+		[ $_i -lt 100 ] || fail "serve does not listen on port $3 after 10 s"
+		sleep 0.1
+	done
+}
+
 # fl_capture_end: the capture of fl_capture gets its last packets and ends.
 fl_capture_end() {
 	sleep 1

@@ -21,6 +21,16 @@ rm -rf "$out"
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
 abs() { echo "$(cd "$(dirname "$1")" && pwd)/$(basename "$1")"; }
+# lab NAME PATH WHAT: the lab runs $out/NAME.json on PATH into $out/run-NAME (its
+# log shown); skips when it does, fails unless it passed.
+lab() {
+	"$faultlun" vm "$out/$1.json" --path "$2" --kernel "$kernel" --quiet --out "$out/run-$1" \
+		--timeout 360 >"$out/log-$1" 2>&1
+	_rc=$?
+	cat "$out/log-$1"
+	[ $_rc = 77 ] && exit 77
+	[ $_rc = 0 ] || fail "the $3 guest failed ($_rc)"
+}
 gs=$(abs "$guest_script")
 rules=$(abs "$rules")
 
@@ -38,13 +48,8 @@ cat >"$out/sdebug.json" <<JSON
   }
 }
 JSON
-"$faultlun" vm "$out/sdebug.json" --path lio --kernel "$kernel" --quiet --out "$out/run1" \
-	--timeout 360 >"$out/log1" 2>&1
-rc=$?
-cat "$out/log1"
-[ $rc = 77 ] && exit 77
-[ $rc = 0 ] || fail "the scsi_debug guest failed ($rc)"
-a=$out/run1/sdebug-lio/guest/sd-sdebug
+lab sdebug lio scsi_debug
+a=$out/run-sdebug/sdebug-lio/guest/sd-sdebug
 cat "$a/setup.log" 2>/dev/null
 echo "== scsi_debug's error file"
 cat "$a/error-file.txt"
@@ -64,13 +69,8 @@ s["check"] = {
 }
 json.dump(s, open(sys.argv[1], "w"), indent=1)
 PY
-"$faultlun" vm "$out/converted.json" --path iscsi --kernel "$kernel" --quiet --out "$out/run2" \
-	--timeout 360 >"$out/log2" 2>&1
-rc=$?
-cat "$out/log2"
-[ $rc = 77 ] && exit 77
-[ $rc = 0 ] || fail "the faultlun guest failed ($rc)"
-b=$out/run2/converted-iscsi/guest/sd-faultlun
+lab converted iscsi faultlun
+b=$out/run-converted/converted-iscsi/guest/sd-faultlun
 
 for f in reads.txt sense.txt; do
 	echo "== $f: scsi_debug | faultlun"
