@@ -204,6 +204,8 @@ struct imp_lun {
 	/* the first whole answer of each VPD page the LUN does not build itself (NULL: none) */
 	struct imp_vpd *vpd;
 	struct imp_keep *keep; /* --keep-data (NULL: nothing kept) */
+	/* PRE-FETCH answers to ranges that fit faultlun's cache: GOOD, CONDITION MET */
+	uint64_t prefetch_good, prefetch_met, prefetch_frame;
 };
 
 /* Runs of blocks [start, end), ascending, apart. */

@@ -350,6 +350,20 @@ static json_t *lun_json(struct fl_import *im, int n, json_t *refs)
 			       n);
 	}
 	lun_vpd(n, l, o, refs);
+	if (l->prefetch_good && !l->prefetch_met) {
+		json_object_set_new(o, "prefetch", json_string("good"));
+		json_array_append_new(refs,
+				      json_sprintf("LUN %d: PRE-FETCH answered GOOD %" PRIu64
+						   " time(s) (the first command frame %" PRIu64
+						   "), never CONDITION MET: \"prefetch\": \"good\"",
+						   n, l->prefetch_good, l->prefetch_frame));
+	} else if (l->prefetch_good) {
+		fl_import_note(im,
+			       "LUN %d: PRE-FETCH answered GOOD %" PRIu64
+			       " time(s) and CONDITION MET %" PRIu64
+			       " time(s): faultlun's LUN answers CONDITION MET",
+			       n, l->prefetch_good, l->prefetch_met);
+	}
 	if (l->have_wce)
 		json_object_set_new(o, "write_cache", json_boolean(l->wce));
 	if (l->have_dsense && l->dsense)

@@ -487,6 +487,27 @@ static void count_unruled(struct fl_import *im, const struct imp_cmd *m,
 }
 
 /*
+ * A PRE-FETCH answered GOOD or CONDITION MET, for a range faultlun's LUN
+ * would answer CONDITION MET (it fits the 64 MiB cache): which the target
+ * gives (the LUN's "prefetch").
+ */
+static void prefetch_seen(struct fl_import *im, const struct imp_cmd *m,
+			  const struct fl_cdb_info *ci, uint8_t status)
+{
+	struct imp_lun *l;
+
+	if ((m->cdb[0] != 0x34 && m->cdb[0] != 0x90) || m->lun < 0 || m->lun > 255)
+		return;
+	l = &im->luns[m->lun];
+	if (!l->have_cap || (uint64_t)ci->nblocks * l->block_size > (64u << 20))
+		return;
+	if (status == 0x04)
+		l->prefetch_met++;
+	else if (!l->prefetch_good++)
+		l->prefetch_frame = m->frame;
+}
+
+/*
  * A GOOD command: counted when it has no LBA (the order of a later non-GOOD
  * answer to the same opcode), a reservation taken noted, and heals (for the
  * import's purposes) the classes it overlaps.
@@ -570,6 +591,7 @@ void imp_scsi_answer(struct fl_import *im, struct imp_conn *c, struct imp_cmd *m
 	if (status == 0x00 || status == 0x04 /* CONDITION MET */) {
 		if (m->want_data)
 			identity(im, m, m->frame, t);
+		prefetch_seen(im, m, &ci, status);
 		good_seen(im, m, &ci);
 		return;
 	}

@@ -396,7 +396,7 @@ static void parse_lun(struct pctx *c, const char *path, json_t *v, size_t idx, s
 	    "lun",	 "size",	"block_size", "vendor",	     "product",
 	    "revision",	 "serial",	"naa",	      "write_cache", "d_sense",
 	    "removable", "thin",	"alua",	      "store",	     "max_transfer_blocks",
-	    "read_only", "personality", "vpd",	      NULL};
+	    "read_only", "personality", "vpd",	      "prefetch",    NULL};
 	char sub[512], q[80];
 	json_t *e;
 	uint64_t n;
@@ -440,6 +440,14 @@ static void parse_lun(struct pctx *c, const char *path, json_t *v, size_t idx, s
 		parse_store(c, SUB("store"), e, l);
 	if ((e = json_object_get(v, "vpd")))
 		parse_vpd(c, SUB("vpd"), e, l);
+	if ((e = json_object_get(v, "prefetch"))) {
+		if (json_is_string(e) && !strcmp(json_string_value(e), "good"))
+			l->cfg.prefetch_good = true;
+		else if (!json_is_string(e) || strcmp(json_string_value(e), "condition_met"))
+			perr(c, SUB("prefetch"), false,
+			     "\"prefetch\": expected \"condition_met\" or \"good\", got %s",
+			     pquote(e, q, sizeof(q)));
+	}
 	if ((e = json_object_get(v, "personality"))) {
 		parse_personality(c, SUB("personality"), e, l);
 		lun_personality_identity(v, l);

@@ -365,6 +365,11 @@ struct fl_lun_config {
 	 * command that changes the medium gets DATA PROTECT 27/00; reads work.
 	 */
 	bool read_only;
+	/*
+	 * PRE-FETCH (SBC-3 r36 5.9) answers GOOD, as a target without a cache
+	 * does; false: CONDITION MET when the range fits the cache (64 MiB).
+	 */
+	bool prefetch_good;
 	/* vendor personality (struct fl_vendor_config); name NULL = none */
 	struct fl_vendor_config personality;
 	/*

@@ -405,14 +405,14 @@ enum sense_reason sbc_sync_cache(struct exec_ctx *x)
 	return make_durable(x, x->lba, x->nblk);
 }
 
-/* PRE-FETCH (10, 16): CONDITION MET when the range fits the cache. */
+/* PRE-FETCH (10, 16): CONDITION MET when the range fits the cache (and the LUN has one). */
 enum sense_reason sbc_prefetch(struct exec_ctx *x)
 {
 	/*
 	 * SBC-3 r36 5.9: CONDITION MET when the blocks were (IMMED=0) or can be
 	 * (IMMED=1) transferred to the cache, GOOD when the cache is too small.
 	 */
-	if (x->nblk <= (SBC_CACHE_BYTES >> x->lun->block_shift))
+	if (!x->lun->cfg.prefetch_good && x->nblk <= (SBC_CACHE_BYTES >> x->lun->block_shift))
 		return SENSE_CONDITION_MET;
 	return SENSE_OK;
 }

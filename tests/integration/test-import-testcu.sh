@@ -25,6 +25,7 @@ fl_capture "$port" "$tmp/cap.pcap"
 tests=ALL.Reserve6.Simple,ALL.Reserve6.Logout,ALL.Reserve6.ITNexusLoss,ALL.Reserve6.LUNReset
 tests=$tests,ALL.Read10.BeyondEol,ALL.Read10.ReadProtect,ALL.Inquiry,ALL.ReadCapacity10
 tests=$tests,ALL.Verify10.Mismatch,ALL.PrinServiceactionRange,ALL.GetLBAStatus.Simple
+tests=$tests,ALL.Prefetch10.Simple
 timeout 60 iscsi-test-cu -i iqn.2026-12.org.faultlun:testcu-1 -I iqn.2026-12.org.faultlun:testcu-2 \
 	-t "$tests" "iscsi://127.0.0.1:$port/$iqn/1" >"$tmp/testcu.out" 2>&1
 fl_capture_end
@@ -54,6 +55,8 @@ assert len(other) == 1, other
 m = other[0]["match"]
 assert m["opcode"] == "0x5e" and m["service_action"] == 3 and "after" not in m, other
 assert other[0]["action"] == {"sense": "ILLEGAL_REQUEST/24/00"}, other
+# tgtd answers PRE-FETCH GOOD, not CONDITION MET: the LUN says so
+assert [l for l in s["luns"] if l["lun"] == 1][0]["prefetch"] == "good", s["luns"]
 PY
 grep -q 'no rule: RESERVATION CONFLICT to TEST UNIT READY on LUN 1' "$tmp/imported.json" ||
 	fail "no line says the conflicts are the LUN's own"

@@ -436,6 +436,8 @@ static const struct fl_refused_case bad_cases[] = {
      "\"vpd\": page 0x86: expected at most 508 bytes in hex, got \"00 0g\""},
     {"vpd_code", HDR "\"luns\": [{\"vpd\": {\"86\": \"00\"}}]}", "{\"86",
      "\"vpd\": \"86\": a page code is written 0x01 to 0xff"},
+    {"prefetch", HDR "\"luns\": [{\"prefetch\": \"met\"}]}", "\"met\"",
+     "\"prefetch\": expected \"condition_met\" or \"good\", got \"met\""},
     {"vpd_not_object", HDR "\"luns\": [{\"vpd\": [1]}]}", "[1]",
      "\"vpd\": expected an object of at most 16 pages"},
 };

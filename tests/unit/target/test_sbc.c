@@ -557,6 +557,13 @@ static void test_prefetch_larger_than_cache(void)
 	res = run(lun, cdb, 10, NULL, 0, NULL, 0);
 	CU_ASSERT_EQUAL(res.status, FL_STATUS_CONDITION_MET);
 	fl_lun_destroy(lun);
+	/* "prefetch": "good": a LUN without a cache answers GOOD whatever the range */
+	cfg.prefetch_good = true;
+	lun = th_lun(&cfg);
+	th_clear_ua(lun, 1);
+	res = run(lun, cdb, 10, NULL, 0, NULL, 0);
+	TH_EXPECT_GOOD(&res, "PRE-FETCH(10) of 16 blocks, prefetch good");
+	fl_lun_destroy(lun);
 }
 
 /* START STOP UNIT: stopped -> media commands NOT READY 04/02; start again. */
