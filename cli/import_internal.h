@@ -310,8 +310,9 @@ struct fl_import {
 		uint8_t ip[16];
 		uint16_t port;
 		int tpgt;
+		uint64_t frame; /* the first command through it */
 	} portals[IMP_MAX_PORTALS];
-	unsigned nportals;
+	unsigned nportals, portals_over; /* the imported target's portals commands went through */
 	int image_fd;
 	uint64_t image_bytes;
 	uint64_t cmd_seq;

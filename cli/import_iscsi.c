@@ -153,6 +153,33 @@ int imp_lun_number(const uint8_t *l)
 	return n <= 255 ? n : -1;
 }
 
+/* Notes the target portal (address, port) a connection of the imported target goes to. */
+static void portal_seen(struct fl_import *im, struct imp_conn *c, uint64_t frame)
+{
+	const uint8_t *ip = c->ip[c->target_ep];
+	size_t al = c->family == 6 ? 16 : 4;
+	unsigned i;
+
+	for (i = 0; i < im->nportals; i++)
+		if (im->portals[i].family == c->family && !memcmp(im->portals[i].ip, ip, al) &&
+		    im->portals[i].port == c->port[c->target_ep])
+			break;
+	if (i == im->nportals) {
+		if (i == IMP_MAX_PORTALS) {
+			im->portals_over++;
+			c->portal = IMP_MAX_PORTALS;
+			return;
+		}
+		im->portals[i].family = c->family;
+		memcpy(im->portals[i].ip, ip, al);
+		im->portals[i].port = c->port[c->target_ep];
+		im->portals[i].tpgt = c->tpgt;
+		im->portals[i].frame = frame;
+		im->nportals++;
+	}
+	c->portal = (int)i;
+}
+
 /* A SCSI Command PDU. */
 static void on_command(struct fl_import *im, struct imp_conn *c, struct imp_dir *d)
 {
@@ -162,6 +189,9 @@ static void on_command(struct fl_import *im, struct imp_conn *c, struct imp_dir 
 
 	/* counted whether followed or not: the target's transport rules count it */
 	uint64_t op_nth = imp_scsi_target_is(im, c) ? ++im->op_count[b[BHS_CDB]] : 0;
+
+	if (op_nth && c->portal < 0 && c->target_ep >= 0)
+		portal_seen(im, c, d->pdu_frame);
 
 	im->st.cmds++;
 	if ((m = cmd_find(c, itt, true)))

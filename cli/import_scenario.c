@@ -577,6 +577,23 @@ static void reading_notes(struct fl_import *im)
 			       im->st.digest_errors);
 	if (im->alua_over)
 		fl_import_note(im, "%u more ALUA state changes", im->alua_over);
+	if (im->nportals > 1) {
+		char list[IMP_MAX_PORTALS * 64] = "", a[64];
+		size_t ll = 0;
+		for (unsigned i = 0; i < im->nportals; i++) {
+			imp_addr_text(im->portals[i].family, im->portals[i].ip, im->portals[i].port,
+				      a, sizeof(a));
+			ll += (size_t)snprintf(list + ll, sizeof(list) - ll,
+					       "%s%s (frame %" PRIu64 ")", i ? ", " : "", a,
+					       im->portals[i].frame);
+		}
+		fl_import_note(im,
+			       "the target was reached through %u portals%s: %s; the scenario has "
+			       "one port, so what differed between them (an ALUA group's state, an "
+			       "answer seen on one path only) is reproduced on every path",
+			       im->nportals + im->portals_over,
+			       im->portals_over ? " (the first ones listed)" : "", list);
+	}
 	if (!im->o.keep_data)
 		fl_import_note(im, "data payloads are never copied (only sizes; --keep-data "
 				   "keeps what the reads returned)");
