@@ -397,8 +397,21 @@ dh_wake() {
 	exec 4>&-
 }
 
-# Starts multipathd once every path has its disk; waits for the map of the
-# LUN under test with all its paths; sets map to the map's name.
+# The LUN number of multipath map $1 (a /sys/block/dm-N folder): that of its
+# paths' SCSI devices (H:C:T:L), or nothing while it has none.
+mp_map_lun() {
+	for x in "$1"/slaves/*; do
+		[ -e "$x/device" ] || continue
+		a=$(readlink -f "$x/device")
+		echo "${a##*:}"
+		return
+	done
+}
+
+# Starts multipathd once every path has its disk; waits for the map of each
+# scenario LUN with all its paths; writes LUN=/dev/mapper/MAP lines to
+# /tmp/disks and sets map (map_dm) to the name (folder) of the LUN under
+# test's.
 mp_start() {
 	udevadm settle -t 30 || mark "udevadm settle timed out"
 	multipathd -d -s -v2 >"$R/multipathd.log" 2>&1 &
@@ -410,6 +423,7 @@ mp_start() {
 	# multipathd checks its new paths (seconds under TCG).
 	i=0
 	while :; do
+		: >/tmp/disks.mp
 		map=""
 		for d in /sys/block/dm-*; do
 			[ -e "$d/dm/uuid" ] || continue
@@ -418,14 +432,25 @@ mp_start() {
 			for x in "$d"/slaves/*; do
 				[ -e "$x" ] && n=$((n + 1))
 			done
-			[ "$n" -ge "$want" ] && { map=$(cat "$d/dm/name") map_dm=$d; break; }
+			[ "$n" -ge "$want" ] || continue
+			name=$(cat "$d/dm/name")
+			[ -e "/dev/mapper/$name" ] || continue
+			lun=$(mp_map_lun "$d")
+			[ -n "$lun" ] || continue
+			echo "$lun=/dev/mapper/$name" >>/tmp/disks.mp
+			[ "$lun" = "$FL_TEST_LUN" ] && { map=$name map_dm=$d; }
 		done
-		[ -n "$map" ] && [ -e "/dev/mapper/$map" ] && break
+		n=0
+		for l in $FL_LUNS; do
+			grep -q "^${l%%:*}=" /tmp/disks.mp && n=$((n + 1))
+		done
+		[ -n "$map" ] && [ "$n" = "$(echo $FL_LUNS | wc -w)" ] && break
 		i=$((i + 1))
-		[ $i -gt 80 ] && fail "no multipath map with $want paths (see multipathd.log)"
+		[ $i -gt 80 ] && fail "no multipath map with $want paths for every LUN (see multipathd.log)"
 		kill -0 "$mpd_pid" 2>/dev/null || fail "multipathd exited (see multipathd.log)"
 		sleep 0.1
 	done
+	sort -n /tmp/disks.mp >/tmp/disks
 }
 
 # The hung-task detector (knob hung_task_timeout_s): a task in D state for
@@ -521,7 +546,7 @@ run_job() {
 	find_disks >/tmp/disks || exit 1
 	grep -q . /tmp/disks || fail "no disks"
 	if [ "$MP" = 1 ]; then
-		# Every path's disk of the LUNs: the map stands for the LUN under test.
+		# Every path's disk of the LUNs: each LUN's map stands for it.
 		want=$(grep -c . "$R/discovery.out")
 		for l in $FL_LUNS; do
 			lun=${l%%:*}
@@ -543,7 +568,6 @@ run_job() {
 		for b in /sys/class/scsi_disk/*:*:*:*/device/block/*; do
 			echo "${b##*/}"
 		done >/tmp/mp-paths
-		echo "$FL_TEST_LUN=/dev/mapper/$map" >/tmp/disks
 		"${FL_AGENT%/*}/fl-vm-mpwatch" --ports "$FL_PORTS" &
 		mpwatch_pid=$!
 	fi
