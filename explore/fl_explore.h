@@ -71,8 +71,13 @@ json_t *fl_explore_draw(const struct fl_explore_base *b, uint64_t seed, unsigned
  * (docs/explore.md "Oracles").
  */
 unsigned fl_explore_allowance_s(json_t *knobs, unsigned frontend);
-/* scsi_dh_alua's timer for REPORT TARGET PORT GROUPS (ALUA_FAILOVER_TIMEOUT), seconds. */
-#define FL_EXPLORE_ALUA_TIMER_S 60
+/*
+ * The timer scsi_dh_alua sends REPORT TARGET PORT GROUPS on, seconds, at its
+ * longest: 60 on 6.1 and 6.12 (ALUA_FAILOVER_TIMEOUT); 7.2 was seen waiting
+ * 255 s for an answer (aborted after 2 x 255 s, and 3 x 255 s, whatever
+ * transition time the LUN reported).
+ */
+#define FL_EXPLORE_RTPG_TIMER_S 255
 /* The lost REPORT TARGET PORT GROUPS answers the liveness bound allows for at most. */
 #define FL_EXPLORE_RTPG_MAX 16
 /*

@@ -432,9 +432,10 @@ unsigned fl_explore_rtpg_losses(json_t *doc)
  * FL_EXPLORE_MAX_REPEATS: each call may meet a fault of its own), and the
  * hung-task detector's timeout (knobs.hung_task_timeout_s, when BASE lowers
  * it; one call blocked) once. Over dm-multipath with ALUA, both also get one
- * REPORT TARGET PORT GROUPS send at its longest (scsi_dh_alua's own 60 s
- * timer) for each answer the schedule may lose (fl_explore_rtpg_losses): a
- * path group's activation holds every I/O of the map while it runs.
+ * REPORT TARGET PORT GROUPS send at its longest (on scsi_dh_alua's own
+ * timer, FL_EXPLORE_RTPG_TIMER_S) for each answer the schedule may lose
+ * (fl_explore_rtpg_losses): a path group's activation holds every I/O of
+ * the map while it runs.
  */
 static void liveness_bound(json_t *doc, unsigned frontend)
 {
@@ -443,7 +444,7 @@ static void liveness_bound(json_t *doc, unsigned frontend)
 	unsigned extra = fl_explore_allowance_s(knobs, frontend);
 	json_int_t rtpg = frontend == FL_FE_ISCSI
 			      ? (json_int_t)(fl_explore_rtpg_losses(doc) *
-						 iscsi_send_s(knobs, FL_EXPLORE_ALUA_TIMER_S) +
+						 iscsi_send_s(knobs, FL_EXPLORE_RTPG_TIMER_S) +
 					     0.5)
 			      : 0;
 	size_t i;

@@ -278,9 +278,10 @@ static void test_liveness_bound(void)
 /*
  * Over dm-multipath with ALUA, each REPORT TARGET PORT GROUPS answer a
  * schedule may lose adds one RTPG send at its longest to every step and to
- * the hung-task timeout: the mpath base's knobs give 3 x (60 + 1) + 2 + 2 +
- * 2 + 4 x 2 + 5 + 2 = 204 s a send. The multipath campaign's f2 (three
- * Data-In PDUs of port A dropped) gets 3 x 204 s; a drop of read commands
+ * the hung-task timeout: with the mpath base's knobs, on the longest RTPG
+ * timer seen (7.2's 255 s), 3 x (255 + 1) + 2 + 2 + 2 + 4 x 2 + 5 + 2 = 789 s
+ * a send. The multipath campaign's f2 (three
+ * Data-In PDUs of port A dropped) gets 3 x 789 s; a drop of read commands
  * (a class) cannot take RTPG and gets nothing; the single-path base, nothing.
  */
 static void test_liveness_bound_rtpg(void)
@@ -305,7 +306,7 @@ static void test_liveness_bound_rtpg(void)
 		json_t *doc = fl_explore_scenario(&b, s, UINT32_MAX, "t");
 		json_t *one = fl_explore_scenario(&single, s, UINT32_MAX, "t");
 		json_t *check = json_object_get(doc, "check");
-		json_int_t rtpg = (json_int_t)losses[k] * 204;
+		json_int_t rtpg = (json_int_t)losses[k] * 789;
 
 		CU_ASSERT_PTR_NOT_NULL_FATAL(doc);
 		CU_ASSERT_EQUAL(fl_explore_rtpg_losses(doc), losses[k]);
