@@ -104,6 +104,7 @@ struct imp_vend {
 struct imp_vrec {
 	uint64_t seq, frame, answer_frame;
 	unsigned conn;
+	int portal; /* the connection's portal (fl_import.portals), -1 not known */
 	int lun;
 	uint8_t cdb[16];
 	uint8_t flags;
@@ -277,6 +278,7 @@ struct imp_class {
 	uint16_t alua_group; /* the group */
 	uint8_t alua_to;     /* and its new state */
 	int64_t t_us;
+	uint16_t portals; /* the portals its commands came through (bit i: portals[i]) */
 };
 
 /* The answer times of one command class (import_latency.c). */
@@ -311,7 +313,17 @@ struct fl_import {
 		uint16_t port;
 		int tpgt;
 		uint64_t frame; /* the first command through it */
+		/* VPD 0x83 answered through it: the port's relative port and group */
+		bool have_rel, have_tpg;
+		uint16_t rel, tpg;
 	} portals[IMP_MAX_PORTALS];
+	/* the groups of the first GOOD REPORT TARGET PORT GROUPS answer and their states */
+	struct {
+		uint16_t id;
+		uint8_t state;
+	} groups[IMP_MAX_PORTALS];
+	unsigned ngroups;
+	bool have_groups;
 	unsigned nportals, portals_over; /* the imported target's portals commands went through */
 	int image_fd;
 	uint64_t image_bytes;
@@ -437,5 +449,20 @@ uint64_t imp_fnv1a(uint64_t h, const uint8_t *p, size_t n);
 int imp_data_copy(const struct fl_import *im, int lun, const char *to);
 /* Closes and frees the images' state. */
 void imp_data_free(struct fl_import *im);
+
+/* import_ports.c: a port per portal. Whether the scenario gets ports (several portals). */
+bool imp_ports(const struct fl_import *im);
+/* The scenario's number for the target's group g (0, LIO's default group, renumbered). */
+uint16_t imp_group_id(const struct fl_import *im, uint16_t g);
+/* The scenario's relative port of portal i. */
+uint16_t imp_port_rel(const struct fl_import *im, unsigned i);
+/* Whether a port's group is the target's group g. */
+bool imp_ports_have_group(const struct fl_import *im, uint16_t g);
+/* The NOT READY ASCQ (ASC 04) of ALUA state st for media access; 0: none. */
+uint8_t imp_alua_not_ready(int st);
+/* Whether class x is the NOT READY its ports' groups answer with themselves. */
+bool imp_ports_implied(const struct fl_import *im, const struct imp_class *x);
+/* Writes "ports" and "port_groups" into s, a reference line per port into refs. */
+void imp_ports_json(struct fl_import *im, json_t *s, json_t *refs);
 
 #endif

@@ -148,16 +148,24 @@ static void lun_alua(struct fl_import *im, int n, json_t *o)
 	const struct imp_lun *l = &im->luns[n];
 	json_t *a = json_object();
 
-	if (l->have_rtpg && l->rtpg_group >= 1)
-		json_object_set_new(a, "group", json_integer(l->rtpg_group));
-	else if (l->have_rtpg)
-		fl_import_note(
-		    im,
-		    "LUN %d: target port group 0 (LIO's default group); faultlun numbers "
-		    "its groups from 1: group 1",
-		    n);
-	if (l->have_rtpg && strcmp(fl_alua_state_text(l->alua_first), "reserved"))
-		json_object_set_new(a, "state", json_string(fl_alua_state_text(l->alua_first)));
+	if (imp_ports(im)) {
+		/* the states are the port groups'; the LUN names its default group */
+		if (l->have_rtpg && imp_ports_have_group(im, l->rtpg_group))
+			json_object_set_new(a, "group",
+					    json_integer(imp_group_id(im, l->rtpg_group)));
+	} else {
+		if (l->have_rtpg && l->rtpg_group >= 1)
+			json_object_set_new(a, "group", json_integer(l->rtpg_group));
+		else if (l->have_rtpg)
+			fl_import_note(
+			    im,
+			    "LUN %d: target port group 0 (LIO's default group); faultlun "
+			    "numbers its groups from 1: group 1",
+			    n);
+		if (l->have_rtpg && strcmp(fl_alua_state_text(l->alua_first), "reserved"))
+			json_object_set_new(a, "state",
+					    json_string(fl_alua_state_text(l->alua_first)));
+	}
 	json_object_set_new(a, "implicit", json_boolean((l->tpgs & 1) || !(l->tpgs & 2)));
 	json_object_set_new(a, "explicit", json_boolean(l->tpgs & 2));
 	json_object_set_new(o, "alua", a);
@@ -178,23 +186,6 @@ static void lun_alua(struct fl_import *im, int n, json_t *o)
 				       fl_alua_state_text(im->alua[i].from));
 }
 
-/* The NOT READY ASCQ (ASC 04) a group in ALUA state st answers media access with; 0: none. */
-static uint8_t alua_not_ready(uint8_t st)
-{
-	switch (st) {
-	case 0x2: /* standby */
-		return 0x0B;
-	case 0x3: /* unavailable */
-		return 0x0C;
-	case 0xE: /* offline */
-		return 0x12;
-	case 0xF: /* transitioning */
-		return 0x0A;
-	default:
-		return 0;
-	}
-}
-
 /*
  * True when class x's answer, NOT READY 04/xx, is what the LUN's group gives
  * in the state a reproduced change (an earlier class with alua) left it in:
@@ -213,7 +204,9 @@ static bool implied_by_alua(const struct fl_import *im, const struct imp_class *
 		    (!last || c->frames[0] > last->frames[0]))
 			last = c;
 	}
-	return last && alua_not_ready(last->alua_to) == x->ascq;
+	if (last)
+		return imp_alua_not_ready(last->alua_to) == x->ascq;
+	return imp_ports_implied(im, x);
 }
 
 /*
@@ -243,7 +236,7 @@ static void link_alua(struct fl_import *im)
 		if (!best || !strcmp(fl_alua_state_text(a->to), "reserved"))
 			continue;
 		best->alua = true;
-		best->alua_group = im->luns[a->lun].rtpg_group;
+		best->alua_group = imp_group_id(im, im->luns[a->lun].rtpg_group);
 		best->alua_to = a->to;
 		a->reproduced = true;
 	}
@@ -524,7 +517,8 @@ static void implied_note(struct fl_import *im, unsigned i, json_t *refs)
 		snprintf(line, sizeof(line),
 			 "no rule: NOT READY/04/%02X to %s on LUN %d, %u time(s) (first command "
 			 "frame %" PRIu64
-			 "): the ALUA state the LUN's group is in by then answers it",
+			 "): the ALUA state the group of the port it came through is in by then "
+			 "answers it",
 			 x->ascq, op ? op : "an unknown opcode", x->lun, x->count, x->frames[0]);
 	json_array_append_new(refs, json_string(line));
 }
@@ -577,23 +571,6 @@ static void reading_notes(struct fl_import *im)
 			       im->st.digest_errors);
 	if (im->alua_over)
 		fl_import_note(im, "%u more ALUA state changes", im->alua_over);
-	if (im->nportals > 1) {
-		char list[IMP_MAX_PORTALS * 64] = "", a[64];
-		size_t ll = 0;
-		for (unsigned i = 0; i < im->nportals; i++) {
-			imp_addr_text(im->portals[i].family, im->portals[i].ip, im->portals[i].port,
-				      a, sizeof(a));
-			ll += (size_t)snprintf(list + ll, sizeof(list) - ll,
-					       "%s%s (frame %" PRIu64 ")", i ? ", " : "", a,
-					       im->portals[i].frame);
-		}
-		fl_import_note(im,
-			       "the target was reached through %u portals%s: %s; the scenario has "
-			       "one port, so what differed between them (an ALUA group's state, an "
-			       "answer seen on one path only) is reproduced on every path",
-			       im->nportals + im->portals_over,
-			       im->portals_over ? " (the first ones listed)" : "", list);
-	}
 	if (!im->o.keep_data)
 		fl_import_note(im, "data payloads are never copied (only sizes; --keep-data "
 				   "keeps what the reads returned)");
@@ -666,6 +643,8 @@ int fl_import_finish(struct fl_import *im, const char *name, json_t **out)
 	for (int n = 0; n < 256; n++)
 		if (im->luns[n].seen)
 			json_array_append_new(luns, lun_json(im, n, refs));
+	if (imp_ports(im))
+		imp_ports_json(im, s, refs);
 	if (!nlun)
 		fl_import_note(im, "no LUN answered a command in the capture: one default LUN");
 	else {

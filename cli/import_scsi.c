@@ -184,11 +184,12 @@ static bool vpd83_naa16(const uint8_t *p, uint32_t n)
 }
 
 /*
- * The target port group designator (SPC-4 7.8.6.8: type 5, association 1,
- * the target port) of a VPD 0x83 page: the group of the port the command
- * came through. False without one.
+ * A designator of the target port (association 1) of a VPD 0x83 page, of
+ * type 4 (relative target port, SPC-4 7.8.6.7) or 5 (target port group,
+ * 7.8.6.8): its 16-bit value, the port or group the command came through.
+ * False without one.
  */
-static bool vpd83_tpg(const uint8_t *p, uint32_t n, uint16_t *tpg)
+static bool vpd83_port(const uint8_t *p, uint32_t n, uint8_t type, uint16_t *v)
 {
 	uint32_t end = 4 + fl_get_be16(p + 2), o = 4;
 
@@ -199,13 +200,33 @@ static bool vpd83_tpg(const uint8_t *p, uint32_t n, uint16_t *tpg)
 
 		if (o + 4 + dl > end)
 			break;
-		if (((p[o + 1] >> 4) & 3) == 1 && (p[o + 1] & 0x0f) == 5 && dl == 4) {
-			*tpg = fl_get_be16(p + o + 6);
+		if (((p[o + 1] >> 4) & 3) == 1 && (p[o + 1] & 0x0f) == type && dl == 4) {
+			*v = fl_get_be16(p + o + 6);
 			return true;
 		}
 		o += 4 + dl;
 	}
 	return false;
+}
+
+/*
+ * A REPORT TARGET PORT GROUPS answer's groups and states, kept from the
+ * first one (the scenario's port_groups when the target had several portals).
+ */
+static void rtpg_groups(struct fl_import *im, const uint8_t *c, const uint8_t *p, uint32_t n)
+{
+	uint32_t o = ((c[1] >> 5) & 7) == 1 ? 8 : 4, end;
+
+	if (im->have_groups || n < 4)
+		return;
+	im->have_groups = true;
+	end = 4 + fl_get_be32(p);
+	if (end > n)
+		end = n;
+	for (; o + 8 <= end && im->ngroups < IMP_MAX_PORTALS; o += 8 + 4u * p[o + 7]) {
+		im->groups[im->ngroups].id = fl_get_be16(p + o + 2);
+		im->groups[im->ngroups++].state = p[o] & 0x0f;
+	}
 }
 
 /*
@@ -319,7 +340,7 @@ static void identity_inquiry(struct imp_lun *l, const uint8_t *c, const uint8_t 
 		if (!l->have_naa)
 			l->have_naa = imp_vpd83_naa(p, n, &l->naa);
 		if (!l->have_tpg)
-			l->have_tpg = vpd83_tpg(p, n, &l->tpg);
+			l->have_tpg = vpd83_port(p, n, 5, &l->tpg);
 		l->naa16 |= vpd83_naa16(p, n);
 	}
 }
@@ -342,8 +363,22 @@ static void identity_report_luns(struct fl_import *im, const uint8_t *p, uint32_
 	}
 }
 
-/* Reads the identity a GOOD answer carries (t_us: when it came). */
-static void identity(struct fl_import *im, struct imp_cmd *m, uint64_t frame, int64_t t_us)
+/* What a VPD 0x83 answer through portal i says of the port: its relative port and group. */
+static void identity_portal(struct fl_import *im, int i, const uint8_t *c, const uint8_t *p,
+			    uint32_t n)
+{
+	if (i < 0 || (unsigned)i >= im->nportals || !(c[1] & 1) || c[2] != 0x83 || n < 4 ||
+	    p[1] != 0x83)
+		return;
+	if (!im->portals[i].have_rel)
+		im->portals[i].have_rel = vpd83_port(p, n, 4, &im->portals[i].rel);
+	if (!im->portals[i].have_tpg)
+		im->portals[i].have_tpg = vpd83_port(p, n, 5, &im->portals[i].tpg);
+}
+
+/* Reads the identity a GOOD answer carries (t_us: when it came) through portal (-1: not known). */
+static void identity(struct fl_import *im, struct imp_cmd *m, int portal, uint64_t frame,
+		     int64_t t_us)
 {
 	const uint8_t *p = m->data, *c = m->cdb;
 	uint32_t n = m->data_len;
@@ -355,6 +390,7 @@ static void identity(struct fl_import *im, struct imp_cmd *m, uint64_t frame, in
 	switch (c[0]) {
 	case SPC_OP_INQUIRY:
 		identity_inquiry(l, c, p, n, frame);
+		identity_portal(im, portal, c, p, n);
 		return;
 	case SBC_OP_READ_CAPACITY_10:
 		if (n >= 8 && !l->have_cap && fl_get_be32(p) != 0xffffffffu) {
@@ -378,8 +414,10 @@ static void identity(struct fl_import *im, struct imp_cmd *m, uint64_t frame, in
 		identity_report_luns(im, p, n);
 		return;
 	case SPC_OP_MAINTENANCE_IN:
-		if ((c[1] & 0x1f) == SPC_SA_REPORT_TPGS)
+		if ((c[1] & 0x1f) == SPC_SA_REPORT_TPGS) {
 			identity_rtpg(im, l, m->lun, c, p, n, frame, t_us);
+			rtpg_groups(im, c, p, n);
+		}
 		return;
 	case 0x1a:
 		if (n >= 4) {
@@ -416,6 +454,7 @@ static struct imp_class *class_get(struct fl_import *im, const struct imp_class 
 				x->first = k->first < x->first ? k->first : x->first;
 				x->last = k->last > x->last ? k->last : x->last;
 			}
+			x->portals |= k->portals;
 			return x;
 		}
 	}
@@ -533,11 +572,13 @@ static void good_seen(struct fl_import *im, const struct imp_cmd *m, const struc
 	}
 }
 
-/* Fills a class's match keys from the command. */
+/* Fills a class's match keys from the command, which came through portal (-1: not known). */
 static void class_match(struct fl_import *im, struct imp_class *k, const struct imp_cmd *m,
-			const struct fl_cdb_info *ci)
+			int portal, const struct fl_cdb_info *ci)
 {
 	k->lun = m->lun;
+	if (portal >= 0 && portal < IMP_MAX_PORTALS)
+		k->portals = (uint16_t)(1u << portal);
 	k->opcode = m->cdb[0];
 	memcpy(k->cdb, m->cdb, sizeof(k->cdb));
 	k->flags = m->flags;
@@ -590,12 +631,12 @@ void imp_scsi_answer(struct fl_import *im, struct imp_conn *c, struct imp_cmd *m
 	}
 	if (status == 0x00 || status == 0x04 /* CONDITION MET */) {
 		if (m->want_data)
-			identity(im, m, m->frame, t);
+			identity(im, m, c->portal, m->frame, t);
 		prefetch_seen(im, m, &ci, status);
 		good_seen(im, m, &ci);
 		return;
 	}
-	class_match(im, &k, m, &ci);
+	class_match(im, &k, m, c->portal, &ci);
 	if (status == 0x02) {
 		struct fl_sense_data sd;
 		if (fl_sense_decode(sense, sense_len, &sd) == FL_SENSE_FORMAT_UNKNOWN) {
@@ -675,7 +716,7 @@ void imp_scsi_unanswered(struct fl_import *im, struct imp_conn *c, struct imp_cm
 		return;
 	}
 	im->luns[m->lun].seen = true;
-	class_match(im, &k, m, &ci);
+	class_match(im, &k, m, c->portal, &ci);
 	k.crosses_end = false;
 	k.kind = IMP_HOLD;
 	k.hold = m->aborted ? "until_abort" : m->reset ? "until_reset" : "forever";

@@ -57,6 +57,7 @@ void imp_verify_keep(struct fl_import *im, const struct imp_conn *c, const struc
 	v->frame = m->frame;
 	v->answer_frame = frame;
 	v->conn = c->id;
+	v->portal = c->portal;
 	v->lun = m->lun;
 	memcpy(v->cdb, m->cdb, sizeof(v->cdb));
 	v->flags = m->flags;
@@ -167,6 +168,7 @@ static const char *const vs_words[VS_NR] = {
 /* The state of one replay. */
 struct verify {
 	struct fl_import *im;
+	const struct fl_scenario *sc;
 	struct fl_engine *e;
 	FILE *out;
 	unsigned ncmds, ndiff, skipped, waited_ms;
@@ -563,6 +565,20 @@ static bool is_reset_ua(const struct fl_cmd *cmd)
 }
 
 /*
+ * The relative port v's connection came through in the replay: the
+ * scenario's port of the same place as its portal (import writes a port per
+ * portal, in the order the capture first used them), else the first port.
+ */
+static uint16_t vrel_port(const struct verify *vf, const struct imp_vrec *v)
+{
+	if (!vf->sc || !vf->sc->nports)
+		return 1;
+	if (v->portal >= 0 && (size_t)v->portal < vf->sc->nports)
+		return vf->sc->ports[v->portal].rel_port_id;
+	return vf->sc->ports[0].rel_port_id;
+}
+
+/*
  * Submits v's command once: 1 answered, 0 held or dropped by the engine
  * (no answer), -ENOMEM. *xp is the command when answered (the caller frees it).
  */
@@ -579,7 +595,7 @@ static int replay_once(struct verify *vf, const struct imp_vrec *v, bool reading
 	x->cmd.cdb_len = cdb_len(v->cdb[0]);
 	x->cmd.nexus.id = (uint64_t)v->conn + 1;
 	x->cmd.nexus.initiator = "iqn.2026-12.org.faultlun:verify";
-	x->cmd.nexus.rel_port_id = 1;
+	x->cmd.nexus.rel_port_id = vrel_port(vf, v);
 	x->cmd.tag = v->seq;
 	x->cmd.done = vcmd_done;
 	if (reading && v->edtl && !(x->cmd.data_in = malloc(v->edtl))) {
@@ -650,7 +666,7 @@ static bool pdu_stopped(struct verify *vf, const struct imp_vrec *v)
 				  .lun_id = v->lun < 0 ? 0 : (uint16_t)v->lun,
 				  .raw_cdb = v->cdb,
 				  .raw_cdb_len = (uint8_t)cdb_len(v->cdb[0]),
-				  .rel_port_id = 1};
+				  .rel_port_id = vrel_port(vf, v)};
 	struct fl_xport_verdict out;
 
 	fl_engine_pdu(vf->e, &pdu, &out);
@@ -769,9 +785,11 @@ void imp_verify_native(struct fl_import *im, json_t *base)
 	if (!text || fl_scenario_load_string("(imported LUNs)", text, 0, &sc, &d) ||
 	    fl_engine_create(sc, &eo, &vf.e))
 		goto out;
+	vf.sc = sc;
 	for (unsigned i = 0; i < im->nclasses; i++) {
 		struct imp_class *c = &im->classes[i];
-		struct imp_vrec v = {.lun = c->lun, .conn = i, .flags = c->flags, .edtl = c->edtl};
+		struct imp_vrec v = {
+		    .lun = c->lun, .conn = i, .portal = -1, .flags = c->flags, .edtl = c->edtl};
 		struct fl_sense_data sd;
 		struct vcmd *x = NULL;
 		int r = 0;
@@ -866,7 +884,7 @@ int fl_import_verify(struct fl_import *im, const struct fl_scenario *sc, const c
 	    .scenario_file = scenario_file,
 	    .delays_now = true, /* answers are compared, not times (the latency rules) */
 	};
-	struct verify vf = {.im = im, .out = out};
+	struct verify vf = {.im = im, .sc = sc, .out = out};
 	char prefix[96];
 	int r;
 
