@@ -224,11 +224,21 @@ void lun_set_tpg_state(struct fl_lun *lun, unsigned idx, enum fl_alua_state stat
 	lun_ua_all(lun, except, ASC_PARAMETERS_CHANGED, ASCQ_ASYMMETRIC_ACCESS_STATE_CHANGED);
 }
 
-/* Refusal of a media command in the ALUA state of its port / start-stop state. */
-static enum sense_reason media_state_check(struct fl_lun *lun, uint16_t rel_port)
+/* READ CAPACITY (10) or (16): a standby port answers it (as LIO does), so a passive path has a
+ * size. */
+static bool is_read_capacity(const uint8_t *cdb)
 {
-	switch (lun_port_state(lun, rel_port)) {
+	return cdb[0] == SBC_OP_READ_CAPACITY_10 || (cdb[0] == SBC_OP_SERVICE_ACTION_IN_16 &&
+						     (cdb[1] & 0x1f) == SBC_SA_READ_CAPACITY_16);
+}
+
+/* Refusal of a media command in the ALUA state of its port / start-stop state. */
+static enum sense_reason media_state_check(struct fl_lun *lun, const struct fl_cmd *cmd)
+{
+	switch (lun_port_state(lun, cmd->nexus.rel_port_id)) {
 	case FL_ALUA_STANDBY:
+		if (is_read_capacity(cmd->cdb))
+			break;
 		return SENSE_ALUA_STANDBY;
 	case FL_ALUA_UNAVAILABLE:
 		return SENSE_ALUA_UNAVAILABLE;
@@ -314,7 +324,7 @@ static enum sense_reason lun_dispatch(struct exec_ctx *x)
 	    !(d->flags & OPF_ALUA_ANY))
 		return SENSE_ALUA_TRANSITIONING;
 	if (d->flags & OPF_MEDIA) {
-		r = media_state_check(lun, cmd->nexus.rel_port_id);
+		r = media_state_check(lun, cmd);
 		if (r != SENSE_OK)
 			return r;
 	}

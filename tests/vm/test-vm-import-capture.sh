@@ -15,7 +15,11 @@
 # multipath host) must show the kernel the same disk: the LUN's sysfs
 # vendor, model, rev, dh_state and access_state equal to what the kernel
 # saw of the target.
-#   test-vm-import-capture.sh lio|tgt FAULTLUN GUEST_SCRIPT OUTDIR
+# lio2: LIO through two portals, the second's ALUA group standby: the
+# scenario must have a port per portal, the groups' states, and the kernel
+# must see the imported scenario's two paths as it saw LIO's (one
+# active/optimized, one standby).
+#   test-vm-import-capture.sh lio|lio2|tgt FAULTLUN GUEST_SCRIPT OUTDIR
 # Exit 77 (skip) without qemu or the guest kernel, tcpdump, iscsi-test-cu,
 # iscsiadm or iscsid (and tgtd for tgt).
 set -u
@@ -55,7 +59,21 @@ import json, sys
 s = json.load(open(sys.argv[1]))
 kind, lun = sys.argv[2], int(sys.argv[3])
 l = [x for x in s["luns"] if x["lun"] == lun][0]
-if kind == "lio":
+if kind == "lio2":
+    # group 0 (LIO's default) renumbered: the lowest number not used, 1
+    # the ports in the order the kernel first used the portals; each the
+    # relative port and group LIO gave the portal it stands for
+    refs = s["emulates"]["references"]
+    states = {g["id"]: g["state"] for g in s["port_groups"]}
+    seen = {}
+    for p in s["ports"]:
+        ref = [r for r in refs if r.startswith("port %s: the portal " % p["id"])]
+        assert len(ref) == 1, refs
+        seen[ref[0].split()[4]] = (p["relative_port"], p["group"], states[p["group"]])
+    assert seen == {"127.0.0.1:3261": (1, 1, "active_optimized"),
+                    "127.0.0.2:3261": (2, 2, "standby")}, (seen, s["ports"], s["port_groups"])
+    assert "state" not in l["alua"], l
+if kind.startswith("lio"):
     assert (l["vendor"], l["product"]) == ("LIO-ORG", "RAMDISK-MCP"), l
     assert l["serial"] == "a5e1f0c2-77d4-4b1e-9c3a-faultlun0001", l
     assert l["alua"]["implicit"] and l["alua"]["explicit"], l
@@ -96,7 +114,9 @@ echo "== the kernel's view of $kind's disks"
 cat "$g/kernel-view.txt"
 echo "== the kernel's view of the imported scenario's"
 cat "$seen"
-want=$(grep "^$lun " "$g/kernel-view.txt")
-[ -n "$want" ] || fail "the kernel saw no disk of LUN $lun"
-grep -qxF "$want" "$seen" || fail "the kernel sees LUN $lun of the imported scenario otherwise than $kind's"
-echo "import ($kind in the lab): $(tail -1 "$out/verify.out"); the kernel sees LUN $lun as it saw $kind's"
+# every disk (path) of the LUN, as many and each the same
+grep "^$lun " "$g/kernel-view.txt" | sort >"$out/want.txt"
+grep "^$lun " "$seen" | sort >"$out/seen.txt"
+[ -s "$out/want.txt" ] || fail "the kernel saw no disk of LUN $lun"
+cmp -s "$out/want.txt" "$out/seen.txt" || fail "the kernel sees LUN $lun of the imported scenario otherwise than $kind's"
+echo "import ($kind in the lab): $(tail -1 "$out/verify.out"); the kernel sees LUN $lun as it saw $kind's ($(wc -l <"$out/want.txt") path(s))"

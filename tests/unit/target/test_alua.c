@@ -239,8 +239,40 @@ static void test_single_port_default(void)
 	fl_lun_destroy(lun);
 }
 
+/*
+ * A standby port answers READ CAPACITY (10) and (16), as LIO does, so that a
+ * passive path's disk has its size; TEST UNIT READY and media access get
+ * 04/0B; an unavailable port answers neither (04/0C).
+ */
+static void test_standby_read_capacity(void)
+{
+	static const uint8_t rc10[10] = {0x25}, tur[6] = {0},
+			     rc16[16] = {0x9e, 0x10, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 32, 0, 0};
+	struct fl_lun *lun = two_port_lun(false);
+	uint8_t buf[32];
+	struct fl_cmd c;
+
+	th_settle(lun, 2, 2);
+	c = th_via(lun, 2, 2, rc10, 10, NULL, 0, buf, 8);
+	TH_EXPECT_CMD_GOOD(c, "READ CAPACITY (10) through the standby port");
+	CU_ASSERT_EQUAL(fl_get_be32(buf + 4), TH_BS);
+	c = th_via(lun, 2, 2, rc16, 16, NULL, 0, buf, 32);
+	TH_EXPECT_CMD_GOOD(c, "READ CAPACITY (16) through the standby port");
+	CU_ASSERT_EQUAL(fl_get_be32(buf + 8), TH_BS);
+	TH_EXPECT_CMD(th_via(lun, 2, 2, tur, 6, NULL, 0, NULL, 0), FL_STATUS_CHECK_CONDITION,
+		      FL_KEY_NOT_READY, 0x04, 0x0b, "TEST UNIT READY through the standby port");
+	TH_EXPECT_CMD(th_read1(lun, 2, 2), FL_STATUS_CHECK_CONDITION, FL_KEY_NOT_READY, 0x04,
+		      0x0b, "READ through the standby port");
+	CU_ASSERT_EQUAL(fl_lun_set_tpg_state(lun, 2, FL_ALUA_UNAVAILABLE), 0);
+	th_settle(lun, 2, 2);
+	TH_EXPECT_CMD(th_via(lun, 2, 2, rc10, 10, NULL, 0, buf, 8), FL_STATUS_CHECK_CONDITION,
+		      FL_KEY_NOT_READY, 0x04, 0x0c, "READ CAPACITY (10) through the unavailable port");
+	fl_lun_destroy(lun);
+}
+
 FL_TESTS(alua_tests,
 	 FL_TEST(test_state_per_port_group),
+	 FL_TEST(test_standby_read_capacity),
 	 FL_TEST(test_state_change_ua_every_nexus),
 	 FL_TEST(test_vpd83_per_port),
 	 FL_TEST(test_rtpg_lists_every_group),
