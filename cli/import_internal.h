@@ -194,8 +194,9 @@ struct imp_lun {
 	uint64_t inq_frame, cap_frame;
 	uint8_t vpd_seen[32]; /* bitmap of VPD pages answered */
 	uint8_t mode_seen[8]; /* bitmap of mode pages answered */
-	bool naa16;	      /* VPD 0x83 has a 16-byte NAA designator (not imported) */
-	bool have_tpg;	      /* VPD 0x83 names the target port group of the port */
+	bool naa16;	      /* VPD 0x83 has a 16-byte NAA designator (NAA 6): */
+	uint64_t naa16_hi, naa16_lo;
+	bool have_tpg; /* VPD 0x83 names the target port group of the port */
 	uint16_t tpg;
 	bool have_rtpg;		       /* a REPORT TARGET PORT GROUPS answer was read */
 	uint16_t rtpg_group;	       /* the group it reported for the LUN's port */
@@ -429,6 +430,8 @@ void imp_net_free(struct fl_import *im);
  * 83h data of n bytes into *naa; whether there is one. The page's length is bounded by n.
  */
 bool imp_vpd83_naa(const uint8_t *p, uint32_t n, uint64_t *naa);
+/* The 16-byte NAA designator (NAA 6) of the logical unit in a VPD 0x83 answer, in halves. */
+bool imp_vpd83_naa16(const uint8_t *p, uint32_t n, uint64_t *hi, uint64_t *lo);
 
 /* --keep-data (import_data.c). */
 /* LUN lun's image path, "PREFIX.lunN.img", into buf. */

@@ -286,12 +286,59 @@ static void lun_store(struct fl_import *im, int n, json_t *o, json_t *refs)
 			       n, k->no_capacity);
 }
 
+/*
+ * A LUN's serial (VPD 80h) and NAA designator (VPD 83h): the 16-byte one
+ * when the capture has it, as Linux names the disk (its wwid) by it first.
+ */
+static void lun_ids(struct fl_import *im, int n, json_t *o)
+{
+	const struct imp_lun *l = &im->luns[n];
+	char buf[40];
+
+	if (l->have_serial)
+		json_object_set_new(o, "serial", json_string(l->serial));
+	if (l->naa16) {
+		snprintf(buf, sizeof(buf), "0x%016" PRIx64 "%016" PRIx64, l->naa16_hi, l->naa16_lo);
+		json_object_set_new(o, "naa", json_string(buf));
+		if (l->have_naa)
+			fl_import_note(im,
+				       "LUN %d: VPD 83h has an 8-byte NAA designator (0x%016" PRIx64
+				       ") besides the 16-byte one: the scenario's LUN has one, the "
+				       "16-byte",
+				       n, l->naa);
+	} else if (l->have_naa) {
+		snprintf(buf, sizeof(buf), "0x%016" PRIx64, l->naa);
+		json_object_set_new(o, "naa", json_string(buf));
+	}
+}
+
+/* A LUN's "prefetch": "good" when PRE-FETCH was answered GOOD and never CONDITION MET. */
+static void lun_prefetch(struct fl_import *im, int n, json_t *o, json_t *refs)
+{
+	const struct imp_lun *l = &im->luns[n];
+
+	if (l->prefetch_good && !l->prefetch_met) {
+		json_object_set_new(o, "prefetch", json_string("good"));
+		json_array_append_new(refs,
+				      json_sprintf("LUN %d: PRE-FETCH answered GOOD %" PRIu64
+						   " time(s) (the first command frame %" PRIu64
+						   "), never CONDITION MET: \"prefetch\": \"good\"",
+						   n, l->prefetch_good, l->prefetch_frame));
+	} else if (l->prefetch_good) {
+		fl_import_note(im,
+			       "LUN %d: PRE-FETCH answered GOOD %" PRIu64
+			       " time(s) and CONDITION MET %" PRIu64
+			       " time(s): faultlun's LUN answers CONDITION MET",
+			       n, l->prefetch_good, l->prefetch_met);
+	}
+}
+
 /* The LUN object of one LUN. */
 static json_t *lun_json(struct fl_import *im, int n, json_t *refs)
 {
 	struct imp_lun *l = &im->luns[n];
 	json_t *o = json_object();
-	char buf[32];
+	char buf[40];
 
 	json_object_set_new(o, "lun", json_integer(n));
 	if (l->have_cap && l->block_size >= 512 && l->block_size <= 65536 &&
@@ -330,33 +377,9 @@ static json_t *lun_json(struct fl_import *im, int n, json_t *refs)
 			       "default identity",
 			       n);
 	}
-	if (l->have_serial)
-		json_object_set_new(o, "serial", json_string(l->serial));
-	if (l->have_naa) {
-		snprintf(buf, sizeof(buf), "0x%016" PRIx64, l->naa);
-		json_object_set_new(o, "naa", json_string(buf));
-	} else if (l->naa16) {
-		fl_import_note(im,
-			       "LUN %d: VPD 83h's 16-byte NAA designator (NAA 6): a scenario's naa "
-			       "is 8 bytes, so the kernel names the LUN by another designator (its "
-			       "wwid differs)",
-			       n);
-	}
+	lun_ids(im, n, o);
 	lun_vpd(n, l, o, refs);
-	if (l->prefetch_good && !l->prefetch_met) {
-		json_object_set_new(o, "prefetch", json_string("good"));
-		json_array_append_new(refs,
-				      json_sprintf("LUN %d: PRE-FETCH answered GOOD %" PRIu64
-						   " time(s) (the first command frame %" PRIu64
-						   "), never CONDITION MET: \"prefetch\": \"good\"",
-						   n, l->prefetch_good, l->prefetch_frame));
-	} else if (l->prefetch_good) {
-		fl_import_note(im,
-			       "LUN %d: PRE-FETCH answered GOOD %" PRIu64
-			       " time(s) and CONDITION MET %" PRIu64
-			       " time(s): faultlun's LUN answers CONDITION MET",
-			       n, l->prefetch_good, l->prefetch_met);
-	}
+	lun_prefetch(im, n, o, refs);
 	if (l->have_wce)
 		json_object_set_new(o, "write_cache", json_boolean(l->wce));
 	if (l->have_dsense && l->dsense)

@@ -170,16 +170,24 @@ bool imp_vpd83_naa(const uint8_t *p, uint32_t n, uint64_t *naa)
 	return false;
 }
 
-/* Whether a VPD 0x83 page has a 16-byte NAA designator of the logical unit (NAA 6). */
-static bool vpd83_naa16(const uint8_t *p, uint32_t n)
+/*
+ * The 16-byte NAA designator of the logical unit (NAA 6, IEEE Registered
+ * Extended: binary, association 0, type 3) of a VPD 0x83 page: its two
+ * halves. False without one.
+ */
+bool imp_vpd83_naa16(const uint8_t *p, uint32_t n, uint64_t *hi, uint64_t *lo)
 {
-	uint32_t end = 4 + fl_get_be16(p + 2);
+	uint32_t end = n >= 4 ? 4 + fl_get_be16(p + 2) : 0;
 
 	if (end > n)
 		end = n;
 	for (uint32_t o = 4; o + 4 <= end && o + 4 + p[o + 3] <= end; o += 4 + p[o + 3])
-		if (((p[o + 1] >> 4) & 3) == 0 && (p[o + 1] & 0x0f) == 3 && p[o + 3] == 16)
+		if ((p[o] & 0x0f) == 1 && ((p[o + 1] >> 4) & 3) == 0 && (p[o + 1] & 0x0f) == 3 &&
+		    p[o + 3] == 16) {
+			*hi = fl_get_be64(p + o + 4);
+			*lo = fl_get_be64(p + o + 12);
 			return true;
+		}
 	return false;
 }
 
@@ -341,7 +349,8 @@ static void identity_inquiry(struct imp_lun *l, const uint8_t *c, const uint8_t 
 			l->have_naa = imp_vpd83_naa(p, n, &l->naa);
 		if (!l->have_tpg)
 			l->have_tpg = vpd83_port(p, n, 5, &l->tpg);
-		l->naa16 |= vpd83_naa16(p, n);
+		if (!l->naa16)
+			l->naa16 = imp_vpd83_naa16(p, n, &l->naa16_hi, &l->naa16_lo);
 	}
 }
 

@@ -414,6 +414,13 @@ static void cmp_inquiry(struct verify *vf, const struct imp_vrec *v, const uint8
 		cmp_num(vf, v, "RMB", c[1] >> 7, r[1] >> 7);
 	} else if (cdb[2] == 0x80 && cn >= 4) {
 		cmp_serial(vf, v, c, cn, r, rn);
+	} else if (cdb[2] == 0x83 && imp_vpd83_naa16(c, cn, &a, &b)) {
+		char x[40], y[40] = "none";
+		snprintf(x, sizeof(x), "0x%016" PRIx64 "%016" PRIx64, a, b);
+		if (imp_vpd83_naa16(r, rn, &a, &b))
+			snprintf(y, sizeof(y), "0x%016" PRIx64 "%016" PRIx64, a, b);
+		if (strcmp(x, y))
+			differ(vf, v, "NAA designator", x, y);
 	} else if (cdb[2] == 0x83 && imp_vpd83_naa(c, cn, &a)) {
 		char x[24], y[24] = "none";
 		snprintf(x, sizeof(x), "0x%016" PRIx64, a);

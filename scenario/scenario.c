@@ -324,6 +324,33 @@ static long hex_bytes(const char *s, uint8_t *out, size_t cap)
 }
 
 /*
+ * A LUN's "naa": a number (8 bytes: NAA 5, or its nibble given), or "0x"
+ * and 32 hex digits, a 16-byte IEEE Registered Extended designator (NAA 6).
+ */
+static void parse_naa(struct pctx *c, const char *path, json_t *e, struct fl_lun_config *cfg)
+{
+	const char *t = json_is_string(e) ? json_string_value(e) : NULL;
+	uint8_t b[16];
+	uint64_t n;
+
+	if (t && (t[0] == '0' && (t[1] == 'x' || t[1] == 'X')) && strlen(t) == 34) {
+		if (hex_bytes(t + 2, b, sizeof(b)) != 16 || (b[0] >> 4) != 6) {
+			perr(
+			    c, path, false,
+			    "a 16-byte \"naa\" is \"0x\" and 32 hex digits starting with 6 (NAA 6, "
+			    "IEEE Registered Extended), got %s",
+			    t);
+			return;
+		}
+		cfg->naa = fl_get_be64(b);
+		cfg->naa_ext = fl_get_be64(b + 8);
+		cfg->naa16 = true;
+	} else if (pnum(c, path, e, UINT64_MAX, &n)) {
+		cfg->naa = n;
+	}
+}
+
+/*
  * Parses a LUN's "vpd": {"0x86": "HEX", ...}, VPD pages the LUN answers as
  * given (HEX: the page's bytes after its 4-byte header), kept whole and in
  * ascending order in l->vpd (cfg.vpd_raw).
@@ -419,8 +446,8 @@ static void parse_lun(struct pctx *c, const char *path, json_t *v, size_t idx, s
 		pstr(c, SUB("revision"), e, 4, &l->revision);
 	if ((e = json_object_get(v, "serial")))
 		pstr(c, SUB("serial"), e, 64, &l->serial);
-	if ((e = json_object_get(v, "naa")) && pnum(c, SUB("naa"), e, UINT64_MAX, &n))
-		l->cfg.naa = n;
+	if ((e = json_object_get(v, "naa")))
+		parse_naa(c, SUB("naa"), e, &l->cfg);
 	if ((e = json_object_get(v, "write_cache")))
 		pbool(c, SUB("write_cache"), e, &l->cfg.write_cache);
 	if ((e = json_object_get(v, "d_sense")))

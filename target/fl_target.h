@@ -327,6 +327,8 @@ struct fl_lun_config {
 	const char *revision; /* up to 4 chars */
 	const char *serial;   /* VPD 0x80 */
 	uint64_t naa;	      /* NAA IEEE registered id for VPD 0x83; 0 = derived */
+	bool naa16;	      /* a 16-byte designator (NAA 6): naa, then naa_ext */
+	uint64_t naa_ext;     /* with naa16: its vendor specific identifier extension */
 	bool write_cache;     /* WCE in the caching mode page */
 	bool d_sense;	      /* descriptor-format sense (control mode page) */
 	bool removable;

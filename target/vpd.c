@@ -11,7 +11,9 @@
  * (target_internal.h), so what a host reads here is what it gets.
  *
  * Identity: cfg.naa is an NAA IEEE Registered designator (NAA 5); a value
- * given without its NAA nibble gets 5 put there. Without cfg.naa, a locally
+ * given without its NAA nibble gets 5 put there; with cfg.naa16, an IEEE
+ * Registered Extended designator (NAA 6, 16 bytes: cfg.naa then
+ * cfg.naa_ext), as LIO's, which Linux prefers for the disk's wwid. Without cfg.naa, a locally
  * assigned NAA 3 designator is derived from vendor, product, serial and the
  * LUN number, so that two LUNs of one target never share an identifier.
  * Without cfg.serial, the serial number is the hexadecimal NAA value.
@@ -131,9 +133,11 @@ static uint32_t vpd_devid(struct exec_ctx *x, uint8_t *buf)
 	/* NAA designator: code set binary, association logical unit, type 3h */
 	d[0] = 0x01;
 	d[1] = 0x03;
-	d[3] = 8;
+	d[3] = lun->cfg.naa16 ? 16 : 8;
 	fl_put_be64(d + 4, vpd_naa(lun));
-	d += 12;
+	if (lun->cfg.naa16)
+		fl_put_be64(d + 12, lun->cfg.naa_ext);
+	d += 4 + d[3];
 	/* T10 vendor ID (7.8.6.4): ASCII, vendor then vendor specific */
 	vpd_serial(lun, serial, sizeof(serial));
 	slen = strlen(serial);

@@ -16,7 +16,7 @@
 # 0 is its controller).
 # Leaves in /fl-results/cap (the results share): target.pcap, the capture;
 # kernel-view.txt, the disks as the kernel saw them, one line each: the
-# LUN, sysfs vendor, model, rev, dh_state and access_state; testcu.out,
+# LUN, sysfs vendor, model, rev, wwid, dh_state and access_state; testcu.out,
 # iscsi-test-cu's report; tcpdump.err; setup.log, what was done; page.rc,
 # the exit status. Logs out and removes the target after. Exits 0 when the
 # capture holds both, else 1. tests/vm/test-vm-import-capture.sh judges it.
@@ -161,7 +161,7 @@ kernel_view() {
 	for d in /sys/class/iscsi_session/session*/device/target*/*:*:*:*; do
 		[ -e "$d/block" ] || continue
 		printf '%s' "${d##*:}"
-		for f in vendor model rev dh_state access_state; do
+		for f in vendor model rev wwid dh_state access_state; do
 			v=$(cat "$d/$f" 2>/dev/null) || v="-"
 			printf ' %s=%s' $f "$(echo "$v" | sed 's/ *$//')"
 		done

@@ -13,7 +13,7 @@
 # a second guest running the imported scenario (path iscsi, the multipath
 # knob so that the device handlers are loaded before the scan, as on a
 # multipath host) must show the kernel the same disk: the LUN's sysfs
-# vendor, model, rev, dh_state and access_state equal to what the kernel
+# vendor, model, rev, wwid (its name for the disk), dh_state and access_state equal to what the kernel
 # saw of the target.
 # lio2: LIO through two portals, the second's ALUA group standby: the
 # scenario must have a port per portal, the groups' states, and the kernel
@@ -76,6 +76,8 @@ if kind == "lio2":
 if kind.startswith("lio"):
     assert (l["vendor"], l["product"]) == ("LIO-ORG", "RAMDISK-MCP"), l
     assert l["serial"] == "a5e1f0c2-77d4-4b1e-9c3a-faultlun0001", l
+    # LIO's 16-byte NAA 6 designator (its OUI 001405), the kernel's wwid
+    assert len(l["naa"]) == 34 and l["naa"].startswith("0x6001405"), l
     assert l["alua"]["implicit"] and l["alua"]["explicit"], l
     assert l["vpd"]["0x86"].split()[1] == "07", l  # HEADSUP ORDSUP SIMPSUP
 else:
@@ -97,7 +99,7 @@ s["check"] = {
     "workload": [{"op": "shell", "timeout_s": 60, "command":
         "mkdir -p /fl-results/ident && for d in /sys/class/scsi_device/*/device; do "
         "[ -e $d/block ] || continue; n=$(basename $(readlink -f $d)); printf '%s' ${n##*:}; "
-        "for f in vendor model rev dh_state access_state; do v=$(cat $d/$f 2>/dev/null) || v=-; "
+        "for f in vendor model rev wwid dh_state access_state; do v=$(cat $d/$f 2>/dev/null) || v=-; "
         "printf ' %s=%s' $f \"$(echo \"$v\" | sed 's/ *$//')\"; done; echo; "
         "done >/fl-results/ident/kernel-view.txt"}],
     "expect": [{"step": 0, "errno": "OK"}],

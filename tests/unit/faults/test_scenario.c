@@ -438,6 +438,8 @@ static const struct fl_refused_case bad_cases[] = {
      "\"vpd\": \"86\": a page code is written 0x01 to 0xff"},
     {"prefetch", HDR "\"luns\": [{\"prefetch\": \"met\"}]}", "\"met\"",
      "\"prefetch\": expected \"condition_met\" or \"good\", got \"met\""},
+    {"naa16_not_6", HDR "\"luns\": [{\"naa\": \"0x5001405a5e1f0c277d44b1e9c3afa017\"}]}",
+     "\"0x5001405a", "a 16-byte \"naa\" is \"0x\" and 32 hex digits starting with 6"},
     {"vpd_not_object", HDR "\"luns\": [{\"vpd\": [1]}]}", "[1]",
      "\"vpd\": expected an object of at most 16 pages"},
 };
@@ -499,7 +501,7 @@ static void test_good_scenario_values(void)
 	    "{\"faultlun\": 1, \"name\": \"good\", \"description\": \"d\", \"seed\": \"0x10\","
 	    " \"frontends\": [\"iscsi\"], \"target\": {\"iqn\": \"iqn.2026-12.org.x:y\"},"
 	    " \"luns\": [{\"lun\": 2, \"size\": \"8MiB\", \"block_size\": 4096, \"vendor\": "
-	    "\"ACME\","
+	    "\"ACME\", \"naa\": \"0x6001405A5E1F0C277D44B1E9C3AFA017\","
 	    "  \"write_cache\": false, \"read_only\": true, \"thin\": {\"pool\": \"4MiB\", "
 	    "\"soft_threshold\": "
 	    "\"1MiB\"},"
@@ -540,6 +542,9 @@ static void test_good_scenario_values(void)
 	CU_ASSERT_EQUAL(cfg.block_size, 4096);
 	CU_ASSERT_STRING_EQUAL(cfg.vendor, "ACME");
 	CU_ASSERT_STRING_EQUAL(cfg.product, "VIRTUAL-DISK");
+	CU_ASSERT_TRUE(cfg.naa16);
+	CU_ASSERT_EQUAL(cfg.naa, 0x6001405a5e1f0c27ull);
+	CU_ASSERT_EQUAL(cfg.naa_ext, 0x7d44b1e9c3afa017ull);
 	CU_ASSERT_FALSE(cfg.write_cache);
 	CU_ASSERT_TRUE(cfg.read_only);
 	CU_ASSERT_TRUE(cfg.thin);

@@ -278,6 +278,24 @@ static void test_inquiry_vpd83_naa(void)
 			 (unsigned long long)fl_get_be64(d + 4), (unsigned long long)rows[i].want);
 		fl_lun_destroy(lun);
 	}
+	/* 16 bytes (NAA 6, IEEE Registered Extended): naa then naa_ext */
+	{
+		struct fl_lun *lun;
+
+		th_config(&cfg);
+		cfg.naa = 0x6001405a5e1f0c27ull;
+		cfg.naa_ext = 0x7d44b1e9c3afa017ull;
+		cfg.naa16 = true;
+		lun = ready_lun(&cfg);
+		n = vpd(lun, 0x83, buf, sizeof(buf));
+		d = find_designator(buf, n, 3, 0);
+		CU_ASSERT_PTR_NOT_NULL_FATAL(d);
+		CU_ASSERT_EQUAL(d[3], 16);
+		CU_ASSERT(fl_get_be64(d + 4) == cfg.naa && fl_get_be64(d + 12) == cfg.naa_ext);
+		/* the designators after it are whole: the T10 vendor ID follows */
+		CU_ASSERT_PTR_NOT_NULL(find_designator(buf, n, 1, 0));
+		fl_lun_destroy(lun);
+	}
 	/* derived: NAA 3, distinct for two LUNs of one target with the same identity */
 	th_config(&cfg);
 	CU_ASSERT_EQUAL_FATAL(fl_target_create(&tgt), 0);
