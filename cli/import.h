@@ -36,9 +36,14 @@
 #define IMP_MAX_TEXT (64u << 10)     /* login / text data kept per PDU */
 #define IMP_MAX_RESYNC (256u << 10)  /* bytes searched for a BHS before giving up some */
 #define IMP_MAX_DSL (16u << 20)	     /* largest DataSegmentLength believed */
-#define IMP_MAX_CLASSES 1024	     /* rules (the scenario format's limit) */
+#define IMP_MAX_CLASSES 16384 /* answer classes told apart (most are the LUN's own answers) */
+#define IMP_MAX_RULES 1024    /* rules written (the scenario format's limit) */
+#define IMP_CLASS_BUCKETS 4096
+#define IMP_MAX_NORULE_REFS 256 /* "no rule" reference lines (the rest counted in one) */
 #define IMP_MAX_NOTES 256
 #define IMP_MAX_PORTALS 16
+#define IMP_MAX_NEXUS 4096 /* I_T nexuses told apart for --verify (past them, one per connection)  \
+			    */
 #define IMP_MAX_VERIFY 65536		/* commands kept for --verify (the rest are not replayed) */
 #define IMP_MAX_VERIFY_DATA (16u << 20) /* identity data-in kept for --verify, in total */
 #define IMP_MAX_XFER (16u << 20)	/* largest transfer a replayed command is given */

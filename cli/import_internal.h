@@ -95,7 +95,7 @@ enum imp_vskip {
  */
 struct imp_vend {
 	uint64_t after_seq;
-	unsigned conn;
+	unsigned conn, nexus;
 	uint8_t tmf;
 	int lun;
 };
@@ -103,8 +103,8 @@ struct imp_vend {
 /* A command of the capture and its answer, kept for --verify. */
 struct imp_vrec {
 	uint64_t seq, frame, answer_frame;
-	unsigned conn;
-	int portal; /* the connection's portal (fl_import.portals), -1 not known */
+	unsigned conn, nexus; /* its connection, and the I_T nexus (imp_nexus_of) */
+	int portal;	      /* the connection's portal (fl_import.portals), -1 not known */
 	int lun;
 	uint8_t cdb[16];
 	uint8_t flags;
@@ -157,7 +157,10 @@ struct imp_conn {
 	bool hdigest, ddigest, login_hd, login_dd, digests_known;
 	bool discovery;
 	char target_name[224];
-	int tpgt; /* TargetPortalGroupTag from the login response; -1 */
+	char iname[224]; /* InitiatorName of the login ("": not captured) */
+	uint8_t isid[6]; /* the login's ISID */
+	int nexus;	 /* its I_T nexus in fl_import.nexus (imp_nexus_of); -1 not yet */
+	int tpgt;	 /* TargetPortalGroupTag from the login response; -1 */
 	int portal;
 	struct imp_cmd *cmds[IMP_CMD_BUCKETS];
 	unsigned ncmds;
@@ -261,6 +264,7 @@ struct imp_class {
 	uint8_t opcode;
 	uint16_t sa;
 	bool has_lba, crosses_end;
+	unsigned hnext; /* the next class of its hash bucket, + 1 (0: none) */
 	uint64_t first, last;
 	uint8_t status, key, asc, ascq;
 	bool descriptor, info_lba;
@@ -304,8 +308,11 @@ struct fl_import {
 	struct imp_lun luns[256];
 	unsigned big_luns, power_on_uas;
 	uint64_t power_on_frame;
+	uint64_t miscompares, miscompare_frame; /* MISCOMPARE answers: the LUN's own (no rule) */
 	struct imp_class *classes;
-	unsigned nclasses, classes_over;
+	unsigned nclasses, classes_over, rules_over;
+	unsigned norule_refs, norule_over; /* "no rule" reference lines written, and the rest */
+	unsigned class_head[IMP_CLASS_BUCKETS]; /* the first class of each bucket, + 1 */
 	char *notes[IMP_MAX_NOTES];
 	unsigned nnotes, notes_over;
 	struct {
@@ -326,6 +333,19 @@ struct fl_import {
 	unsigned ngroups;
 	bool have_groups;
 	unsigned nportals, portals_over; /* the imported target's portals commands went through */
+	/*
+	 * I_T nexuses as the iSCSI front end keys them (handlers/iscsi/nexus.c):
+	 * an initiator port ("InitiatorName,i,0xISID") through a portal, so that
+	 * a new login of the same port is the same nexus (its persistent
+	 * reservations with it); a connection whose login is not captured is
+	 * a nexus of its own.
+	 */
+	struct imp_nexus {
+		char iport[256]; /* the initiator port name ("": not known) */
+		int portal;
+		unsigned conn; /* without a port name: its connection */
+	} * nexus;
+	unsigned nnexus;
 	int image_fd;
 	uint64_t image_bytes;
 	uint64_t cmd_seq;
@@ -383,7 +403,7 @@ void imp_addr_text(int family, const uint8_t *ip, uint16_t port, char *buf, size
 double imp_secs(const struct fl_import *im, int64_t t_us);
 
 /* import_verify.c: keeps a command and its answer (answered false: none came). */
-void imp_verify_keep(struct fl_import *im, const struct imp_conn *c, const struct imp_cmd *m,
+void imp_verify_keep(struct fl_import *im, struct imp_conn *c, const struct imp_cmd *m,
 		     bool answered, uint8_t status, const uint8_t *sense, size_t sense_len,
 		     uint64_t frame, enum imp_vskip skip);
 /* Frees what was kept. */
@@ -391,7 +411,7 @@ void imp_verify_free(struct fl_import *im);
 /* Marks the ILLEGAL REQUEST classes the LUNs of base (a scenario without rules) answer alike. */
 void imp_verify_native(struct fl_import *im, json_t *base);
 /* --verify: the connection c ended here (tmf 0), or a reset of it was done (struct imp_vend). */
-void imp_verify_event(struct fl_import *im, const struct imp_conn *c, uint8_t tmf, int lun);
+void imp_verify_event(struct fl_import *im, struct imp_conn *c, uint8_t tmf, int lun);
 /* The LUN number of an 8-byte LUN field (SAM-5 peripheral or flat addressing); -1 another. */
 int imp_lun_number(const uint8_t *l);
 
@@ -452,6 +472,9 @@ uint64_t imp_fnv1a(uint64_t h, const uint8_t *p, size_t n);
 int imp_data_copy(const struct fl_import *im, int lun, const char *to);
 /* Closes and frees the images' state. */
 void imp_data_free(struct fl_import *im);
+
+/* The I_T nexus of connection c (an index into im->nexus), made when first asked. */
+unsigned imp_nexus_of(struct fl_import *im, struct imp_conn *c);
 
 /* import_ports.c: a port per portal. Whether the scenario gets ports (several portals). */
 bool imp_ports(const struct fl_import *im);

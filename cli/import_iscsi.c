@@ -239,6 +239,9 @@ static void on_keys(struct imp_conn *c, const uint8_t *p, uint32_t n, bool from_
 				*eq++ = 0;
 				if (!strcmp(buf, "TargetName") && !from_target && strlen(eq) < 224)
 					strcpy(c->target_name, eq);
+				else if (!strcmp(buf, "InitiatorName") && !from_target &&
+					 strlen(eq) < sizeof(c->iname))
+					strcpy(c->iname, eq);
 				else if (!strcmp(buf, "SessionType") && !strcmp(eq, "Discovery"))
 					c->discovery = true;
 				else if (!strcmp(buf, "HeaderDigest") && from_target)
@@ -353,6 +356,8 @@ static void on_pdu(struct fl_import *im, struct imp_conn *c, int di)
 		break;
 	case ISCSI_OP_LOGIN_REQ:
 	case ISCSI_OP_LOGIN_RESP:
+		if (op == ISCSI_OP_LOGIN_REQ)
+			memcpy(c->isid, b + 8, 6); /* RFC 7143 11.12.5 */
 		on_keys(c, d->data, d->data_keep, op == ISCSI_OP_LOGIN_RESP);
 		if (op == ISCSI_OP_LOGIN_RESP && (b[1] & ISCSI_LOGIN_TRANSIT) &&
 		    ISCSI_LOGIN_NSG(b[1]) == ISCSI_STAGE_FULL_FEATURE && b[36] == 0) {

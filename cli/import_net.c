@@ -111,6 +111,7 @@ static struct imp_conn *net_conn(struct fl_import *im, int fam, const uint8_t *s
 	c->target_ep = -1;
 	c->tpgt = -1;
 	c->portal = -1;
+	c->nexus = -1;
 	if (im->o.port)
 		c->target_ep = dport == im->o.port ? 1 : sport == im->o.port ? 0 : -1;
 	else if (dport == 3260 || dport == 860)

@@ -522,12 +522,25 @@ static void implied_note(struct fl_import *im, unsigned i, json_t *refs)
 	const char *op = fl_opcode_name(x->opcode, x->sa);
 	char line[400];
 
+	if (im->norule_refs >= IMP_MAX_NORULE_REFS) {
+		im->norule_over++;
+		return;
+	}
+	im->norule_refs++;
 	if (x->native)
 		snprintf(line, sizeof(line),
 			 "no rule: %s/%02X/%02X to %s on LUN %d, %u time(s) (first command frame "
 			 "%" PRIu64 "): faultlun's LUN gives that command that answer itself",
 			 key_name(x->key), x->asc, x->ascq, op ? op : "an unknown opcode", x->lun,
 			 x->count, x->frames[0]);
+	else if (x->resv_frame && x->kind == IMP_SENSE)
+		snprintf(
+		    line, sizeof(line),
+		    "no rule: UNIT ATTENTION 2A/%02X to %s on LUN %d, %u time(s) (first command "
+		    "frame %" PRIu64 "): after the reservation taken in frame %" PRIu64
+		    ", faultlun's LUNs raise the reservation unit attentions themselves",
+		    x->ascq, op ? op : "an unknown opcode", x->lun, x->count, x->frames[0],
+		    x->resv_frame);
 	else if (x->resv_frame)
 		snprintf(line, sizeof(line),
 			 "no rule: RESERVATION CONFLICT to %s on LUN %d, %u time(s) (first command "
@@ -560,9 +573,11 @@ static void reading_notes(struct fl_import *im)
 			       "another addressing method: left out",
 			       im->big_luns);
 	if (im->classes_over)
-		fl_import_note(im,
-			       "%u answer classes past the %u rules a scenario may hold: left out",
+		fl_import_note(im, "%u answers past the %u answer classes told apart: left out",
 			       im->classes_over, IMP_MAX_CLASSES);
+	if (im->rules_over)
+		fl_import_note(im, "%u rules past the %u a scenario may hold: left out",
+			       im->rules_over, IMP_MAX_RULES);
 	if (im->st.resyncs || im->st.gaps || im->st.cut_short)
 		fl_import_note(im,
 			       "%" PRIu64 " gaps in TCP streams, %" PRIu64 " frames cut by the "
@@ -589,6 +604,14 @@ static void reading_notes(struct fl_import *im)
 			       "): faultlun's LUNs start every new I_T nexus with "
 			       "29/00 pending themselves; no rule",
 			       im->power_on_uas, im->power_on_frame);
+	if (im->miscompares)
+		fl_import_note(
+		    im,
+		    "%" PRIu64 " MISCOMPARE answers (VERIFY or COMPARE AND WRITE comparing "
+		    "the medium with the command's data, the first command frame %" PRIu64
+		    "): no rule; faultlun's LUN compares the data itself, and the "
+		    "capture's data-out is not kept",
+		    im->miscompares, im->miscompare_frame);
 	if (im->st.digest_errors)
 		fl_import_note(im, "%" PRIu64 " header digests did not match",
 			       im->st.digest_errors);
@@ -678,12 +701,18 @@ int fl_import_finish(struct fl_import *im, const char *name, json_t **out)
 		json_decref(base);
 	}
 	for (unsigned i = 0; i < im->nclasses; i++)
-		if (!im->classes[i].implied && !im->classes[i].resv_frame && !im->classes[i].native)
+		if (im->classes[i].implied || im->classes[i].resv_frame || im->classes[i].native)
+			implied_note(im, i, refs);
+		else if (json_array_size(rules) < IMP_MAX_RULES)
 			json_array_append_new(rules, rule_json(im, i, refs));
 		else
-			implied_note(im, i, refs);
+			im->rules_over++;
+	if (im->norule_over)
+		json_array_append_new(refs, json_sprintf("no rule: %u more answer classes (the "
+							 "LUN's own answers, as the lines above)",
+							 im->norule_over));
 	nrules = (unsigned)json_array_size(rules);
-	nlat = imp_lat_rules(im, rules, refs, IMP_MAX_CLASSES - im->nclasses);
+	nlat = imp_lat_rules(im, rules, refs, IMP_MAX_RULES - nrules);
 	tmf = json_object();
 	ntmf = imp_tmf_behaviours(im, tmf, refs);
 	xrules = json_array();

@@ -447,11 +447,32 @@ static void identity(struct fl_import *im, struct imp_cmd *m, int portal, uint64
 	}
 }
 
+/* The hash bucket of a class's keys (a class past the end: whatever its range). */
+static unsigned class_bucket(const struct imp_class *k)
+{
+	uint64_t v[] = {k->kind,
+			(uint64_t)(k->lun + 1) << 8 | k->opcode,
+			k->sa,
+			(uint64_t)k->has_lba << 1 | k->crosses_end,
+			k->crosses_end ? 0 : k->first,
+			k->crosses_end ? 0 : k->last,
+			(uint64_t)k->status << 24 | (uint64_t)k->key << 16 | k->asc << 8 | k->ascq,
+			k->resv_frame,
+			(uint64_t)(uintptr_t)k->hold};
+	uint64_t h = 0xcbf29ce484222325ull;
+
+	for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++)
+		h = (h ^ v[i]) * 0x100000001b3ull;
+	return (unsigned)(h ^ h >> 32) % IMP_CLASS_BUCKETS;
+}
+
 /* The class an answer belongs to, added when new (NULL past the ceiling). */
 static struct imp_class *class_get(struct fl_import *im, const struct imp_class *k)
 {
-	for (unsigned i = 0; i < im->nclasses; i++) {
-		struct imp_class *x = &im->classes[i];
+	unsigned b = class_bucket(k);
+
+	for (unsigned i = im->class_head[b]; i; i = im->classes[i - 1].hnext) {
+		struct imp_class *x = &im->classes[i - 1];
 		if (x->kind == k->kind && x->lun == k->lun && x->opcode == k->opcode &&
 		    x->sa == k->sa && x->has_lba == k->has_lba &&
 		    x->crosses_end == k->crosses_end &&
@@ -479,7 +500,9 @@ static struct imp_class *class_get(struct fl_import *im, const struct imp_class 
 		im->classes = n;
 	}
 	im->classes[im->nclasses] = *k;
-	return &im->classes[im->nclasses++];
+	im->classes[im->nclasses].hnext = im->class_head[b];
+	im->class_head[b] = ++im->nclasses;
+	return &im->classes[im->nclasses - 1];
 }
 
 /* The slot of an opcode with service actions in unruled_sa, or -1. */
@@ -661,11 +684,31 @@ void imp_scsi_answer(struct fl_import *im, struct imp_conn *c, struct imp_cmd *m
 			count_unruled(im, m, &ci);
 			return;
 		}
+		/* the medium against the command's data-out, which faultlun's LUN compares itself
+		 */
+		if (sd.key == 0x0e) {
+			if (!im->miscompares++)
+				im->miscompare_frame = m->frame;
+			return;
+		}
 		k.kind = IMP_SENSE;
 		k.key = sd.key;
 		k.asc = sd.asc;
 		k.ascq = sd.ascq;
+		/*
+		 * RESERVATIONS PREEMPTED / RELEASED, REGISTRATIONS PREEMPTED after
+		 * a PERSISTENT RESERVE OUT the capture shows: the LUN's own unit
+		 * attentions (pr.c raises them for the nexuses SPC-4 names).
+		 */
+		if (sd.key == 0x06 && sd.asc == 0x2a && sd.ascq >= 0x03 && sd.ascq <= 0x05 &&
+		    im->luns[m->lun].resv_frame && im->luns[m->lun].resv_frame < m->frame)
+			k.resv_frame = im->luns[m->lun].resv_frame;
 		k.descriptor = sd.format == FL_SENSE_FORMAT_DESCRIPTOR;
+		/* an opcode the target does not support: whatever the LBA */
+		if (sd.key == 0x05 && sd.asc == 0x20) {
+			k.has_lba = k.crosses_end = false;
+			k.first = k.last = 0;
+		}
 		if (k.has_lba && sd.info_valid && sd.info >= k.first && sd.info <= k.last &&
 		    !k.crosses_end) {
 			k.info_lba = true;
@@ -688,6 +731,9 @@ void imp_scsi_answer(struct fl_import *im, struct imp_conn *c, struct imp_cmd *m
 			return;
 		}
 	}
+	/* an answer the LUN gives itself (a reservation's): no rule, so later rules see it too */
+	if (k.resv_frame)
+		count_unruled(im, m, &ci);
 	class_add(im, &k, m->frame, frame, t);
 }
 

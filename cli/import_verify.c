@@ -32,8 +32,37 @@
 #define VERIFY_UA_RETRIES 4	     /* power-on / reset unit attentions cleared per command */
 #define VERIFY_MAX_HELD (256u << 20) /* data-in buffers of commands the engine keeps */
 
+/* The I_T nexus of connection c (import_internal.h). */
+unsigned imp_nexus_of(struct fl_import *im, struct imp_conn *c)
+{
+	char iport[256] = "";
+	unsigned i;
+
+	if (c->nexus >= 0)
+		return (unsigned)c->nexus;
+	if (c->iname[0])
+		snprintf(iport, sizeof(iport), "%s,i,0x%02x%02x%02x%02x%02x%02x", c->iname,
+			 c->isid[0], c->isid[1], c->isid[2], c->isid[3], c->isid[4], c->isid[5]);
+	for (i = 0; iport[0] && i < im->nnexus; i++)
+		if (im->nexus[i].portal == c->portal && !strcmp(im->nexus[i].iport, iport))
+			return (unsigned)(c->nexus = (int)i);
+	if (im->nnexus >= IMP_MAX_NEXUS)
+		return IMP_MAX_NEXUS; /* past them: a nexus per connection (replay_nexus) */
+	if (!(im->nnexus % 64)) {
+		struct imp_nexus *n = realloc(im->nexus, (im->nnexus + 64) * sizeof(*n));
+		if (!n)
+			return IMP_MAX_NEXUS;
+		im->nexus = n;
+	}
+	i = im->nnexus++;
+	snprintf(im->nexus[i].iport, sizeof(im->nexus[i].iport), "%s", iport);
+	im->nexus[i].portal = c->portal;
+	im->nexus[i].conn = c->id;
+	return (unsigned)(c->nexus = (int)i);
+}
+
 /* Keeps a command and its answer (import_internal.h). */
-void imp_verify_keep(struct fl_import *im, const struct imp_conn *c, const struct imp_cmd *m,
+void imp_verify_keep(struct fl_import *im, struct imp_conn *c, const struct imp_cmd *m,
 		     bool answered, uint8_t status, const uint8_t *sense, size_t sense_len,
 		     uint64_t frame, enum imp_vskip skip)
 {
@@ -57,6 +86,7 @@ void imp_verify_keep(struct fl_import *im, const struct imp_conn *c, const struc
 	v->frame = m->frame;
 	v->answer_frame = frame;
 	v->conn = c->id;
+	v->nexus = imp_nexus_of(im, c);
 	v->portal = c->portal;
 	v->lun = m->lun;
 	memcpy(v->cdb, m->cdb, sizeof(v->cdb));
@@ -104,10 +134,13 @@ void imp_verify_free(struct fl_import *im)
 	free(im->vends);
 	im->vends = NULL;
 	im->nvends = 0;
+	free(im->nexus);
+	im->nexus = NULL;
+	im->nnexus = 0;
 }
 
 /* A connection of the imported target ended, or a reset was done (import_internal.h). */
-void imp_verify_event(struct fl_import *im, const struct imp_conn *c, uint8_t tmf, int lun)
+void imp_verify_event(struct fl_import *im, struct imp_conn *c, uint8_t tmf, int lun)
 {
 	if (im->nvends >= IMP_MAX_VERIFY)
 		return;
@@ -117,7 +150,8 @@ void imp_verify_event(struct fl_import *im, const struct imp_conn *c, uint8_t tm
 			return;
 		im->vends = n;
 	}
-	im->vends[im->nvends++] = (struct imp_vend){im->cmd_seq, c->id, tmf, lun};
+	im->vends[im->nvends++] =
+	    (struct imp_vend){im->cmd_seq, c->id, imp_nexus_of(im, c), tmf, lun};
 }
 
 /* One replayed command: owned here until the engine is gone. */
@@ -571,6 +605,20 @@ static bool is_reset_ua(const struct fl_cmd *cmd)
 	       sd.key == FL_KEY_UNIT_ATTENTION && sd.asc == 0x29;
 }
 
+/* The replay's I_T nexus id of nexus n (import_internal.h) of connection conn. */
+static uint64_t replay_nexus(unsigned n, unsigned conn)
+{
+	return n < IMP_MAX_NEXUS ? (uint64_t)n + 1 : (uint64_t)IMP_MAX_NEXUS + 1 + conn;
+}
+
+/* Its initiator port name as the front end passes it (the verify's own when not captured). */
+static const char *replay_initiator(const struct verify *vf, unsigned n)
+{
+	if (n < vf->im->nnexus && vf->im->nexus[n].iport[0])
+		return vf->im->nexus[n].iport;
+	return "iqn.2026-12.org.faultlun:verify";
+}
+
 /*
  * The relative port v's connection came through in the replay: the
  * scenario's port of the same place as its portal (import writes a port per
@@ -600,8 +648,8 @@ static int replay_once(struct verify *vf, const struct imp_vrec *v, bool reading
 		return -ENOMEM;
 	memcpy(x->cmd.cdb, v->cdb, sizeof(v->cdb));
 	x->cmd.cdb_len = cdb_len(v->cdb[0]);
-	x->cmd.nexus.id = (uint64_t)v->conn + 1;
-	x->cmd.nexus.initiator = "iqn.2026-12.org.faultlun:verify";
+	x->cmd.nexus.id = replay_nexus(v->nexus, v->conn);
+	x->cmd.nexus.initiator = replay_initiator(vf, v->nexus);
 	x->cmd.nexus.rel_port_id = vrel_port(vf, v);
 	x->cmd.tag = v->seq;
 	x->cmd.done = vcmd_done;
@@ -669,7 +717,7 @@ static void vcmd_free(struct vcmd *x)
 static bool pdu_stopped(struct verify *vf, const struct imp_vrec *v)
 {
 	struct fl_pdu_info pdu = {.kind = FL_PDU_SCSI_CMD,
-				  .nexus_id = (uint64_t)v->conn + 1,
+				  .nexus_id = replay_nexus(v->nexus, v->conn),
 				  .lun_id = v->lun < 0 ? 0 : (uint16_t)v->lun,
 				  .raw_cdb = v->cdb,
 				  .raw_cdb_len = (uint8_t)cdb_len(v->cdb[0]),
@@ -795,8 +843,12 @@ void imp_verify_native(struct fl_import *im, json_t *base)
 	vf.sc = sc;
 	for (unsigned i = 0; i < im->nclasses; i++) {
 		struct imp_class *c = &im->classes[i];
-		struct imp_vrec v = {
-		    .lun = c->lun, .conn = i, .portal = -1, .flags = c->flags, .edtl = c->edtl};
+		struct imp_vrec v = {.lun = c->lun,
+				     .conn = i,
+				     .nexus = IMP_MAX_NEXUS,
+				     .portal = -1,
+				     .flags = c->flags,
+				     .edtl = c->edtl};
 		struct fl_sense_data sd;
 		struct vcmd *x = NULL;
 		int r = 0;
@@ -857,7 +909,7 @@ static void vtmf_done(struct fl_tmf *tmf, enum fl_tmf_resp resp)
  */
 static void replay_event(struct verify *vf, const struct imp_vend *e)
 {
-	uint64_t nexus = (uint64_t)e->conn + 1;
+	uint64_t nexus = replay_nexus(e->nexus, e->conn);
 	struct vtmf *t;
 
 	if (!e->tmf) {

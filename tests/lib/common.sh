@@ -82,8 +82,8 @@ fl_capture_tmpdir() {
 fl_capture() {
 	PATH=$PATH:/usr/sbin
 	command -v tcpdump >/dev/null 2>&1 || { echo "SKIP: tcpdump not installed"; exit 77; }
-	# a 32 MiB buffer: on a busy machine the default one loses frames
-	timeout 90 tcpdump --immediate-mode -B 32768 -i lo -U -w "$2" "tcp port $1" 2>"$2.err" &
+	# a 256 MiB buffer: on a busy machine a smaller one loses frames
+	timeout 90 tcpdump --immediate-mode -B 262144 -i lo -U -w "$2" "tcp port $1" 2>"$2.err" &
 	tdpid=$!
 	fl_wait_for "$2.err" "listening on" 50 && return 0
 	kill -0 "$tdpid" 2>/dev/null || { echo "SKIP: tcpdump cannot capture on lo"; cat "$2.err"; exit 77; }
