@@ -42,9 +42,8 @@
 #define IMP_MAX_NORULE_REFS 256 /* "no rule" reference lines (the rest counted in one) */
 #define IMP_MAX_NOTES 256
 #define IMP_MAX_PORTALS 16
-#define IMP_MAX_NEXUS 4096 /* I_T nexuses told apart for --verify (past them, one per connection)  \
-			    */
-#define IMP_MAX_VERIFY 65536		/* commands kept for --verify (the rest are not replayed) */
+#define IMP_MAX_NEXUS 4096   /* I_T nexuses told apart by --verify (then one per connection) */
+#define IMP_MAX_VERIFY 65536 /* commands kept for --verify (the rest are not replayed) */
 #define IMP_MAX_VERIFY_DATA (16u << 20) /* identity data-in kept for --verify, in total */
 #define IMP_MAX_XFER (16u << 20)	/* largest transfer a replayed command is given */
 #define IMP_MAX_PARAM 4096     /* data-out kept of a command other than a write (--verify) */
