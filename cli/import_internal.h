@@ -324,7 +324,9 @@ struct fl_import {
 		/* VPD 0x83 answered through it: the port's relative port and group */
 		bool have_rel, have_tpg;
 		uint16_t rel, tpg;
+		unsigned tport; /* its target port (imp_ports_assign) */
 	} portals[IMP_MAX_PORTALS];
+	unsigned ntports; /* target ports: portals grouped by TargetPortalGroupTag */
 	/* the groups of the first GOOD REPORT TARGET PORT GROUPS answer and their states */
 	struct {
 		uint16_t id;
@@ -476,18 +478,22 @@ void imp_data_free(struct fl_import *im);
 /* The I_T nexus of connection c (an index into im->nexus), made when first asked. */
 unsigned imp_nexus_of(struct fl_import *im, struct imp_conn *c);
 
-/* import_ports.c: a port per portal. Whether the scenario gets ports (several portals). */
+/* import_ports.c: a port per target port. Groups the portals into target ports. */
+void imp_ports_assign(struct fl_import *im);
+/* Whether the scenario gets ports (several target ports). */
 bool imp_ports(const struct fl_import *im);
 /* The scenario's number for the target's group g (0, LIO's default group, renumbered). */
 uint16_t imp_group_id(const struct fl_import *im, uint16_t g);
-/* The scenario's relative port of portal i. */
-uint16_t imp_port_rel(const struct fl_import *im, unsigned i);
+/* The scenario's relative port of target port p. */
+uint16_t imp_port_rel(const struct fl_import *im, unsigned p);
 /* Whether a port's group is the target's group g. */
 bool imp_ports_have_group(const struct fl_import *im, uint16_t g);
 /* The NOT READY ASCQ (ASC 04) of ALUA state st for media access; 0: none. */
 uint8_t imp_alua_not_ready(int st);
 /* Whether class x is the NOT READY its ports' groups answer with themselves. */
 bool imp_ports_implied(const struct fl_import *im, const struct imp_class *x);
+/* Notes portals that share one target port. */
+void imp_ports_note_shared(struct fl_import *im);
 /* Writes "ports" and "port_groups" into s, a reference line per port into refs. */
 void imp_ports_json(struct fl_import *im, json_t *s, json_t *refs);
 

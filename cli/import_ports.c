@@ -1,10 +1,14 @@
 // SPDX-License-Identifier: MIT
 /*
- * import_ports.c - a target reached through several portals: one scenario
- * port per portal (docs/import.md, "Ports"). Each port's relative port and
- * target port group are what VPD 0x83 answered through that portal; the
- * groups' states are the first REPORT TARGET PORT GROUPS answer's. Then a
- * standby or unavailable path answers as it did, on its port only.
+ * import_ports.c - a target reached through several target ports: one
+ * scenario port per target port (docs/import.md, "Ports"). An iSCSI target
+ * portal group is a SCSI target port (RFC 7143 4.4.1), so the portals are
+ * grouped by the TargetPortalGroupTag of their logins: two portals of one
+ * group are one port (the scenario's listens on the first). Each port's
+ * relative port and target port group are what VPD 0x83 answered through
+ * its portals; the groups' states are the first REPORT TARGET PORT GROUPS
+ * answer's. Then a standby or unavailable path answers as it did, on its
+ * port only.
  */
 #include "import_internal.h"
 
@@ -14,10 +18,55 @@
 #include <stdio.h>
 #include <string.h>
 
-/* Whether the scenario gets ports: the target was reached through more than one portal. */
+/* Groups the portals into target ports (import_internal.h). */
+void imp_ports_assign(struct fl_import *im)
+{
+	im->ntports = 0;
+	for (unsigned i = 0; i < im->nportals; i++) {
+		unsigned j;
+
+		/* a portal whose login was not captured (no tag): a port of its own */
+		for (j = 0; j < i; j++)
+			if (im->portals[i].tpgt >= 0 && im->portals[j].tpgt == im->portals[i].tpgt)
+				break;
+		im->portals[i].tport = j < i ? im->portals[j].tport : im->ntports++;
+	}
+}
+
+/* Whether the scenario gets ports: the target was reached through more than one target port. */
 bool imp_ports(const struct fl_import *im)
 {
-	return im->nportals > 1;
+	return im->ntports > 1;
+}
+
+/* The first portal of target port p. */
+static unsigned first_portal(const struct fl_import *im, unsigned p)
+{
+	for (unsigned i = 0; i < im->nportals; i++)
+		if (im->portals[i].tport == p)
+			return i;
+	return 0;
+}
+
+/* The first portal of target port p that VPD 0x83 named its relative port (rel) or group through;
+ * -1 none. */
+static int port_portal(const struct fl_import *im, unsigned p, bool rel)
+{
+	for (unsigned i = 0; i < im->nportals; i++)
+		if (im->portals[i].tport == p &&
+		    (rel ? im->portals[i].have_rel : im->portals[i].have_tpg))
+			return (int)i;
+	return -1;
+}
+
+/* Whether VPD 0x83 named target port p's group, and which (the target's number). */
+static bool port_tpg(const struct fl_import *im, unsigned p, uint16_t *g)
+{
+	int i = port_portal(im, p, false);
+
+	if (i >= 0)
+		*g = im->portals[i].tpg;
+	return i >= 0;
 }
 
 /*
@@ -43,23 +92,26 @@ uint16_t imp_group_id(const struct fl_import *im, uint16_t g)
 	return id;
 }
 
-/* True when every portal has a relative port of its own (VPD 0x83), none the same. */
+/* True when every target port has a relative port of its own (VPD 0x83), none the same. */
 static bool rel_ports_known(const struct fl_import *im)
 {
-	for (unsigned i = 0; i < im->nportals; i++) {
-		if (!im->portals[i].have_rel || !im->portals[i].rel)
+	for (unsigned p = 0; p < im->ntports; p++) {
+		int i = port_portal(im, p, true);
+
+		if (i < 0 || !im->portals[i].rel)
 			return false;
-		for (unsigned j = 0; j < i; j++)
-			if (im->portals[j].rel == im->portals[i].rel)
+		for (unsigned q = 0; q < p; q++)
+			if (im->portals[port_portal(im, q, true)].rel == im->portals[i].rel)
 				return false;
 	}
 	return true;
 }
 
-/* The scenario's relative port of portal i (its own when every portal's is known, else i + 1). */
-uint16_t imp_port_rel(const struct fl_import *im, unsigned i)
+/* The scenario's relative port of target port p (its own when every port's is known, else p + 1).
+ */
+uint16_t imp_port_rel(const struct fl_import *im, unsigned p)
 {
-	return rel_ports_known(im) ? im->portals[i].rel : (uint16_t)(i + 1);
+	return rel_ports_known(im) ? im->portals[port_portal(im, p, true)].rel : (uint16_t)(p + 1);
 }
 
 /* The state the first REPORT TARGET PORT GROUPS answer gave group g (as the target numbers it); -1
@@ -74,18 +126,24 @@ static int group_state(const struct fl_import *im, uint16_t g)
 	return -1;
 }
 
-/* The ALUA state of portal i's group when the capture began (-1: not known). */
-static int portal_state(const struct fl_import *im, unsigned i)
+/* The ALUA state of target port p's group when the capture began (-1: not known). */
+static int port_state(const struct fl_import *im, unsigned p)
 {
-	return im->portals[i].have_tpg ? group_state(im, im->portals[i].tpg) : -1;
+	uint16_t g;
+
+	return port_tpg(im, p, &g) ? group_state(im, g) : -1;
 }
 
 /* Whether the scenario's ports name group g (the target's number). */
 bool imp_ports_have_group(const struct fl_import *im, uint16_t g)
 {
-	for (unsigned i = 0; i < im->nportals; i++)
-		if (im->portals[i].have_tpg ? im->portals[i].tpg == g : g == 1)
+	for (unsigned p = 0; p < im->ntports; p++) {
+		uint16_t pg = 1;
+
+		port_tpg(im, p, &pg);
+		if (pg == g)
 			return true;
+	}
 	return false;
 }
 
@@ -107,9 +165,9 @@ uint8_t imp_alua_not_ready(int st)
 }
 
 /*
- * True when class x, NOT READY 04/xx, came only through portals whose
- * groups were in the state that answers so when the capture began: the
- * scenario's port groups give that answer on those ports themselves.
+ * True when class x, NOT READY 04/xx, came only through ports whose groups
+ * were in the state that answers so when the capture began: the scenario's
+ * port groups give that answer on those ports themselves.
  */
 bool imp_ports_implied(const struct fl_import *im, const struct imp_class *x)
 {
@@ -118,64 +176,107 @@ bool imp_ports_implied(const struct fl_import *im, const struct imp_class *x)
 		return false;
 	for (unsigned i = 0; i < IMP_MAX_PORTALS; i++)
 		if ((x->portals >> i & 1) &&
-		    (i >= im->nportals || imp_alua_not_ready(portal_state(im, i)) != x->ascq))
+		    (i >= im->nportals ||
+		     imp_alua_not_ready(port_state(im, im->portals[i].tport)) != x->ascq))
 			return false;
 	return true;
 }
 
+/* Lists the portals of target port p into buf: "ADDR:PORT (frame N), ...". */
+static void port_portals(const struct fl_import *im, unsigned p, char *buf, size_t len)
+{
+	size_t used = 0;
+	char a[64];
+
+	buf[0] = 0;
+	for (unsigned i = 0; i < im->nportals && used < len; i++) {
+		if (im->portals[i].tport != p)
+			continue;
+		imp_addr_text(im->portals[i].family, im->portals[i].ip, im->portals[i].port, a,
+			      sizeof(a));
+		used += (size_t)snprintf(buf + used, len - used,
+					 "%s%s (first command frame %" PRIu64 ")", used ? ", " : "",
+					 a, im->portals[i].frame);
+	}
+}
+
 /*
- * Writes the scenario's "ports" (one per portal, in the order the capture
- * first used them, listening on 127.0.0.N:3260) and "port_groups", with a
- * reference line per port naming the portal it stands for.
+ * Writes the scenario's "ports" (one per target port, in the order the
+ * capture first used them, listening on 127.0.0.N:3260) and "port_groups",
+ * with a reference line per port naming the portals it stands for.
  */
 void imp_ports_json(struct fl_import *im, json_t *s, json_t *refs)
 {
 	json_t *ports = json_array(), *groups = json_array();
-	char a[64], buf[512];
+	char list[IMP_MAX_PORTALS * 64], buf[1536];
 
 	if (!rel_ports_known(im))
-		fl_import_note(im, "the portals' relative port identifiers (VPD 83h) are not all "
-				   "known and distinct: the ports are numbered 1, 2, ...");
-	for (unsigned i = 0; i < im->nportals; i++) {
-		uint16_t g = im->portals[i].have_tpg ? imp_group_id(im, im->portals[i].tpg) : 1;
-		int st = portal_state(im, i);
-		char id[8], listen[32];
-		bool listed = false;
+		fl_import_note(im, "the target ports' relative port identifiers (VPD 83h) are not "
+				   "all known and distinct: the ports are numbered 1, 2, ...");
+	for (unsigned p = 0; p < im->ntports; p++) {
+		uint16_t tg = 1, g;
+		bool named = port_tpg(im, p, &tg), listed = false;
+		int st = port_state(im, p);
+		char id[16], listen[40];
 
-		snprintf(id, sizeof(id), "p%u", i + 1);
-		snprintf(listen, sizeof(listen), "127.0.0.%u:3260", i + 1);
+		g = named ? imp_group_id(im, tg) : 1;
+		snprintf(id, sizeof(id), "p%u", p + 1);
+		snprintf(listen, sizeof(listen), "127.0.0.%u:3260", p + 1);
 		json_array_append_new(ports, json_pack("{s:s,s:s,s:i,s:i}", "id", id, "listen",
 						       listen, "relative_port",
-						       (int)imp_port_rel(im, i), "group", (int)g));
+						       (int)imp_port_rel(im, p), "group", (int)g));
 		for (size_t k = 0; k < json_array_size(groups); k++)
 			listed |= json_integer_value(
 				      json_object_get(json_array_get(groups, k), "id")) == g;
 		if (!listed && st >= 0)
 			json_array_append_new(groups, json_pack("{s:i,s:s}", "id", (int)g, "state",
 								fl_alua_state_text((uint8_t)st)));
-		imp_addr_text(im->portals[i].family, im->portals[i].ip, im->portals[i].port, a,
-			      sizeof(a));
+		port_portals(im, p, list, sizeof(list));
 		snprintf(buf, sizeof(buf),
-			 "port %s: the portal %s (TargetPortalGroupTag %d, first command frame "
-			 "%" PRIu64 "), relative port %u, group %u%s%s",
-			 id, a, im->portals[i].tpgt, im->portals[i].frame, imp_port_rel(im, i), g,
+			 "port %s: target portal group %d: the portal(s) %s; relative port %u, "
+			 "group %u%s%s",
+			 id, im->portals[first_portal(im, p)].tpgt, list, imp_port_rel(im, p), g,
 			 st >= 0 ? " " : " (its state not reported: active_optimized)",
 			 st >= 0 ? fl_alua_state_text((uint8_t)st) : "");
 		json_array_append_new(refs, json_string(buf));
-		if (!im->portals[i].have_tpg)
-			fl_import_note(
-			    im,
-			    "port %s: no VPD 83h answer through %s named its target port "
-			    "group: group 1",
-			    id, a);
+		if (!named)
+			fl_import_note(im,
+				       "port %s: no VPD 83h answer through its portals named its "
+				       "target port group: group 1",
+				       id);
 	}
 	if (im->portals_over)
-		fl_import_note(im,
-			       "%u portals past the first %u: their commands go through no port",
-			       im->portals_over, IMP_MAX_PORTALS);
+		fl_import_note(
+		    im, "%u portals past the first %u: their commands go through the first port",
+		    im->portals_over, IMP_MAX_PORTALS);
 	json_object_set_new(s, "ports", ports);
 	if (json_array_size(groups))
 		json_object_set_new(s, "port_groups", groups);
 	else
 		json_decref(groups);
+}
+
+/*
+ * Notes portals that share a target port (one TargetPortalGroupTag): one
+ * port of the scenario stands for them, listening on one address.
+ */
+void imp_ports_note_shared(struct fl_import *im)
+{
+	char list[IMP_MAX_PORTALS * 64];
+
+	for (unsigned p = 0; p < im->ntports; p++) {
+		unsigned n = 0;
+
+		for (unsigned i = 0; i < im->nportals; i++)
+			n += im->portals[i].tport == p;
+		if (n < 2)
+			continue;
+		port_portals(im, p, list, sizeof(list));
+		fl_import_note(
+		    im,
+		    "the target was reached through %u portals of one target portal "
+		    "group (one SCSI target port): %s; the scenario's port listens on one "
+		    "address (faultlun serve --listen gives it)",
+		    n, list);
+	}
 }

@@ -663,6 +663,8 @@ int fl_import_finish(struct fl_import *im, const char *name, json_t **out)
 
 	imp_net_finish(im);
 	imp_data_finish(im);
+	imp_ports_assign(im);
+	imp_ports_note_shared(im);
 	link_alua(im);
 	for (struct imp_conn *c = im->conns; c; c = c->next)
 		if (c->iscsi)

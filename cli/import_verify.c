@@ -621,15 +621,17 @@ static const char *replay_initiator(const struct verify *vf, unsigned n)
 
 /*
  * The relative port v's connection came through in the replay: the
- * scenario's port of the same place as its portal (import writes a port per
- * portal, in the order the capture first used them), else the first port.
+ * scenario's port of the same place as its portal's target port (import
+ * writes a port per target port, in the order the capture first used
+ * them), else the first port.
  */
 static uint16_t vrel_port(const struct verify *vf, const struct imp_vrec *v)
 {
 	if (!vf->sc || !vf->sc->nports)
 		return 1;
-	if (v->portal >= 0 && (size_t)v->portal < vf->sc->nports)
-		return vf->sc->ports[v->portal].rel_port_id;
+	if (v->portal >= 0 && (unsigned)v->portal < vf->im->nportals &&
+	    vf->im->portals[v->portal].tport < vf->sc->nports)
+		return vf->sc->ports[vf->im->portals[v->portal].tport].rel_port_id;
 	return vf->sc->ports[0].rel_port_id;
 }
 

@@ -66,7 +66,8 @@ rules = s.get("rules", [])
 assert len(rules) == 1 and rules[0]["action"]["sense"] == "MEDIUM_ERROR/11/00", rules
 refs = s["emulates"]["references"]
 for i, want in ((1, "127.0.0.1"), (2, "127.0.0.2")):
-    assert any(l.startswith("port p%d: the portal %s:%s" % (i, want, port)) for l in refs), refs
+    assert any(l.startswith("port p%d: target portal group %d: the portal(s) %s:%s " % (i, i, want, port))
+               for l in refs), refs
 assert any(l.startswith("no rule: NOT READY/04/0B to TEST UNIT READY") for l in refs), refs
 assert any(l.startswith("no rule: NOT READY/04/0B to READ(16)") for l in refs), refs
 assert not any("portals" in l for l in refs if l.startswith("not reproduced")), refs

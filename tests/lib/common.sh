@@ -91,13 +91,12 @@ fl_capture() {
 	exit 77
 }
 
-# fl_serve_bg FAULTLUN SCENARIO PORT ERRFILE [ADDR]: `FAULTLUN serve SCENARIO`
-# on 127.0.0.1:PORT (and ADDR:PORT for the scenario's second port, when
-# given) in the background (its pid in spid, its messages in ERRFILE),
-# waited for until it listens (10 s at most); fails the test when it exits
-# or does not listen.
+# fl_serve_bg FAULTLUN SCENARIO PORT ERRFILE: `FAULTLUN serve SCENARIO` on
+# 127.0.0.1:PORT in the background (its pid in spid, its messages in
+# ERRFILE), waited for until it listens (10 s at most); fails the test when
+# it exits or does not listen.
 fl_serve_bg() {
-	"$1" serve -q --listen "127.0.0.1:$3" ${5:+--listen "$5:$3"} "$2" >"$4" 2>&1 &
+	"$1" serve -q --listen "127.0.0.1:$3" "$2" >"$4" 2>&1 &
 	spid=$!
 	_i=0
 	until ss -Hltn "sport = :$3" | grep -q LISTEN; do

@@ -67,9 +67,9 @@ if kind == "lio2":
     states = {g["id"]: g["state"] for g in s["port_groups"]}
     seen = {}
     for p in s["ports"]:
-        ref = [r for r in refs if r.startswith("port %s: the portal " % p["id"])]
+        ref = [r for r in refs if r.startswith("port %s: target portal group " % p["id"])]
         assert len(ref) == 1, refs
-        seen[ref[0].split()[4]] = (p["relative_port"], p["group"], states[p["group"]])
+        seen[ref[0].split()[8]] = (p["relative_port"], p["group"], states[p["group"]])
     assert seen == {"127.0.0.1:3261": (1, 1, "active_optimized"),
                     "127.0.0.2:3261": (2, 2, "standby")}, (seen, s["ports"], s["port_groups"])
     assert "state" not in l["alua"], l
