@@ -49,6 +49,9 @@ struct link {
 	uint16_t isid_q; /* ISID qualifier: distinct per link, so no reinstatement */
 };
 
+/* When set, the ISID qualifier of the next links: a new login of the same initiator port. */
+static uint16_t g_same_q;
+
 /* Opens a TCP connection to the target. */
 static bool link_open(struct link *l)
 {
@@ -59,7 +62,7 @@ static bool link_open(struct link *l)
 	static uint16_t next_q = 1;
 	l->fd = socket(AF_INET, SOCK_STREAM, 0);
 	l->itt = 0x100;
-	l->isid_q = next_q++;
+	l->isid_q = g_same_q ? g_same_q : next_q++;
 	return l->fd >= 0 && !connect(l->fd, (struct sockaddr *)&sa, sizeof(sa));
 }
 
@@ -930,6 +933,59 @@ static void check_datain(void)
 }
 
 /* Runs the CHECK named on the command line. */
+/*
+ * Persistent reservations follow the initiator port across logins (SPC-4
+ * r37 5.12.1, RFC 7143 4.4.3): one port registers and takes a Write
+ * Exclusive reservation, logs out, logs in again with the same ISID and
+ * InitiatorName and writes: GOOD, it still holds the reservation; another
+ * port (another ISID) is refused RESERVATION CONFLICT; the holder's
+ * unregistration ends it.
+ */
+/* TEST UNIT READY until GOOD (a new nexus's unit attentions); false after 4 tries. */
+static bool clear_ua(struct link *l)
+{
+	static const uint8_t tur[6] = {0};
+
+	for (int i = 0; i < 4; i++)
+		if (scsi(l, tur, 0, false, NULL, 0, NULL, NULL, 0) == 0)
+			return true;
+	return false;
+}
+
+static void check_pr_relogin(void)
+{
+	static const uint8_t reg[10] = {0x5f, 0x00, 0, 0, 0, 0, 0, 0, 24, 0},
+			     res[10] = {0x5f, 0x01, 0x01, 0, 0, 0, 0, 0, 24, 0},
+			     wr[10] = {0x2a, 0, 0, 0, 0, 8, 0, 0, 1, 0};
+	uint8_t p[24] = {0}, blk[512] = {0}, rb[48], rd[256];
+	uint32_t rl;
+	struct link a, b, c;
+
+	CHECK(full_login(&a, false) && clear_ua(&a), "first login");
+	p[15] = 0x22; /* SERVICE ACTION RESERVATION KEY 0x22 */
+	CHECK(scsi(&a, reg, 24, true, p, 24, NULL, NULL, 0) == 0, "REGISTER");
+	memset(p, 0, sizeof(p));
+	p[7] = 0x22; /* RESERVATION KEY */
+	CHECK(scsi(&a, res, 24, true, p, 24, NULL, NULL, 0) == 0, "RESERVE Write Exclusive");
+	send_logout(&a);
+	CHECK(recv_pdu(&a, rb, rd, &rl, 2000) && (rb[0] & 0x3f) == 0x26, "Logout Response");
+	close(a.fd);
+	g_same_q = a.isid_q;
+	CHECK(full_login(&b, false) && clear_ua(&b), "second login, the same initiator port");
+	g_same_q = 0;
+	CHECK(scsi(&b, wr, 512, true, blk, 512, NULL, NULL, 0) == 0,
+	      "WRITE by the holder after its new login");
+	CHECK(full_login(&c, false) && clear_ua(&c), "login of another initiator port");
+	CHECK(scsi(&c, wr, 512, true, blk, 512, NULL, NULL, 0) == 0x18,
+	      "WRITE by another port: RESERVATION CONFLICT");
+	memset(p, 0, sizeof(p));
+	p[7] = 0x22; /* unregister (SERVICE ACTION RESERVATION KEY 0): the reservation ends */
+	CHECK(scsi(&b, reg, 24, true, p, 24, NULL, NULL, 0) == 0, "unregister");
+	CHECK(scsi(&c, wr, 512, true, blk, 512, NULL, NULL, 0) == 0, "WRITE by the other port");
+	close(b.fd);
+	close(c.fd);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc < 2 || !getenv("FAULTLUN_PORT") || !getenv("FAULTLUN_ADDR") ||
@@ -965,6 +1021,8 @@ int main(int argc, char **argv)
 		check_garbage();
 	else if (!strcmp(c, "async"))
 		check_async();
+	else if (!strcmp(c, "pr-relogin"))
+		check_pr_relogin();
 	else {
 		fprintf(stderr, "unknown check %s\n", c);
 		return 2;
