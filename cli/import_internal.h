@@ -76,6 +76,7 @@ struct imp_cmd {
 	bool want_param;     /* --verify: its data-out is a parameter list, kept */
 	uint8_t *param;	     /* its first bytes (up to IMP_MAX_PARAM and the EDTL) */
 	uint32_t param_len;
+	uint32_t unruled; /* commands of its LUN and opcode no rule answered, when it was sent */
 };
 
 /* Why a command kept for --verify is not compared. */
@@ -395,6 +396,8 @@ void imp_scsi_unanswered(struct fl_import *im, struct imp_conn *c, struct imp_cm
 void imp_scsi_data_in(struct fl_import *im, struct imp_cmd *cmd, uint32_t offset, const uint8_t *p,
 		      size_t n);
 bool imp_scsi_wants_data(const uint8_t *cdb);
+/* Commands of m's LUN and opcode (service action) no imported rule answered so far. */
+uint32_t imp_scsi_unruled(const struct fl_import *im, const struct imp_cmd *m);
 /* Whether the target this connection logged in to is the one imported (the
  * first one logged in to chooses it); _ok also counts an answer from another. */
 bool imp_scsi_target_is(struct fl_import *im, const struct imp_conn *c);

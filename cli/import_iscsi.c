@@ -215,6 +215,7 @@ static void on_command(struct fl_import *im, struct imp_conn *c, struct imp_dir 
 	m->t_us = d->pdu_t;
 	m->want_data = imp_scsi_wants_data(m->cdb);
 	m->want_param = wants_param(im, b);
+	m->unruled = imp_scsi_unruled(im, m);
 	param_put(m, 0, d->data, d->data_keep); /* immediate data */
 	imp_data_command(im, m);
 	m->next = c->cmds[itt % IMP_CMD_BUCKETS];

@@ -531,12 +531,27 @@ static void class_add(struct fl_import *im, const struct imp_class *k, uint64_t 
 		x->t_us = t;
 		int slot = sa_slot(x->opcode);
 
-		/* the rule counts commands of its service action only ("service_action") */
-		if (!x->has_lba && x->lun >= 0 && x->lun < 256)
+		/*
+		 * the rule counts commands of its service action only
+		 * ("service_action"); a hold's count is the one when it was sent
+		 * (its class is made when its connection ends, after later answers)
+		 */
+		if (!x->has_lba && x->lun >= 0 && x->lun < 256 && x->kind != IMP_HOLD)
 			x->good_before = slot >= 0 ? im->unruled_sa[x->lun][slot][x->sa & 0x1f]
 						   : im->unruled_nolba[x->lun][x->opcode];
 	}
 	x->count++;
+}
+
+/* Commands of m's LUN and opcode no imported rule answered so far (import_internal.h). */
+uint32_t imp_scsi_unruled(const struct fl_import *im, const struct imp_cmd *m)
+{
+	int slot = sa_slot(m->cdb[0]);
+
+	if (m->lun < 0 || m->lun > 255)
+		return 0;
+	return slot >= 0 ? im->unruled_sa[m->lun][slot][m->cdb[1] & 0x1f]
+			 : im->unruled_nolba[m->lun][m->cdb[0]];
 }
 
 /*
@@ -775,5 +790,6 @@ void imp_scsi_unanswered(struct fl_import *im, struct imp_conn *c, struct imp_cm
 	k.crosses_end = false;
 	k.kind = IMP_HOLD;
 	k.hold = m->aborted ? "until_abort" : m->reset ? "until_reset" : "forever";
+	k.good_before = m->unruled;
 	class_add(im, &k, m->frame, 0, m->t_us);
 }

@@ -944,7 +944,7 @@ static void check_datain(void)
 /* TEST UNIT READY until GOOD (a new nexus's unit attentions); false after 4 tries. */
 static bool clear_ua(struct link *l)
 {
-	static const uint8_t tur[6] = {0};
+	static const uint8_t tur[16] = {0}; /* scsi() copies a whole 16-byte CDB field */
 
 	for (int i = 0; i < 4; i++)
 		if (scsi(l, tur, 0, false, NULL, 0, NULL, NULL, 0) == 0)
@@ -954,9 +954,9 @@ static bool clear_ua(struct link *l)
 
 static void check_pr_relogin(void)
 {
-	static const uint8_t reg[10] = {0x5f, 0x00, 0, 0, 0, 0, 0, 0, 24, 0},
-			     res[10] = {0x5f, 0x01, 0x01, 0, 0, 0, 0, 0, 24, 0},
-			     wr[10] = {0x2a, 0, 0, 0, 0, 8, 0, 0, 1, 0};
+	static const uint8_t reg[16] = {0x5f, 0x00, 0, 0, 0, 0, 0, 0, 24, 0},
+			     res[16] = {0x5f, 0x01, 0x01, 0, 0, 0, 0, 0, 24, 0},
+			     wr[16] = {0x2a, 0, 0, 0, 0, 8, 0, 0, 1, 0};
 	uint8_t p[24] = {0}, blk[512] = {0}, rb[48], rd[256];
 	uint32_t rl;
 	struct link a, b, c;
