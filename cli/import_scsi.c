@@ -644,6 +644,83 @@ static void class_match(struct fl_import *im, struct imp_class *k, const struct 
 	}
 }
 
+/*
+ * Fills class k from a CHECK CONDITION's sense; false when the answer makes
+ * no class (unreadable sense, a power-on unit attention, a MISCOMPARE: each
+ * counted or noted here).
+ */
+static bool sense_class(struct fl_import *im, struct imp_class *k, const struct imp_cmd *m,
+			const struct fl_cdb_info *ci, const uint8_t *sense, size_t sense_len,
+			uint64_t frame)
+{
+	struct fl_sense_data sd;
+
+	if (fl_sense_decode(sense, sense_len, &sd) == FL_SENSE_FORMAT_UNKNOWN) {
+		fl_import_note(im,
+			       "frame %" PRIu64 ": CHECK CONDITION without readable sense "
+			       "(command in frame %" PRIu64 "): not reproduced",
+			       frame, m->frame);
+		return false;
+	}
+	if (sd.key == 0x06 && sd.asc == 0x29) {
+		if (!im->power_on_uas++)
+			im->power_on_frame = frame;
+		count_unruled(im, m, ci);
+		return false;
+	}
+	/* the medium against the command's data-out, which faultlun's LUN compares itself */
+	if (sd.key == 0x0e) {
+		if (!im->miscompares++)
+			im->miscompare_frame = m->frame;
+		return false;
+	}
+	k->kind = IMP_SENSE;
+	k->key = sd.key;
+	k->asc = sd.asc;
+	k->ascq = sd.ascq;
+	/*
+	 * RESERVATIONS PREEMPTED / RELEASED, REGISTRATIONS PREEMPTED after a
+	 * PERSISTENT RESERVE OUT the capture shows: the LUN's own unit
+	 * attentions (pr.c raises them for the nexuses SPC-4 names).
+	 */
+	if (sd.key == 0x06 && sd.asc == 0x2a && sd.ascq >= 0x03 && sd.ascq <= 0x05 &&
+	    im->luns[m->lun].resv_frame && im->luns[m->lun].resv_frame < m->frame)
+		k->resv_frame = im->luns[m->lun].resv_frame;
+	k->descriptor = sd.format == FL_SENSE_FORMAT_DESCRIPTOR;
+	/* an opcode the target does not support: whatever the LBA */
+	if (sd.key == 0x05 && sd.asc == 0x20) {
+		k->has_lba = k->crosses_end = false;
+		k->first = k->last = 0;
+	}
+	if (k->has_lba && sd.info_valid && sd.info >= k->first && sd.info <= k->last &&
+	    !k->crosses_end) {
+		k->info_lba = true;
+		k->first = k->last = sd.info; /* the LBA that failed */
+	}
+	return true;
+}
+
+/* Fills class k from a status other than GOOD and CHECK CONDITION; false (noted) for one the format
+ * cannot give. */
+static bool status_class(struct fl_import *im, struct imp_class *k, const struct imp_cmd *m,
+			 uint8_t status, uint64_t frame)
+{
+	k->kind = IMP_STATUS;
+	k->status = status;
+	/* A conflict with a reservation the capture shows: the LUN's own answer. */
+	if (status == 0x18 && im->luns[m->lun].resv_frame && im->luns[m->lun].resv_frame < m->frame)
+		k->resv_frame = im->luns[m->lun].resv_frame;
+	if (status != 0x08 && status != 0x18 && status != 0x28 && status != 0x30 &&
+	    status != 0x40) {
+		fl_import_note(im,
+			       "frame %" PRIu64 ": status 0x%02x: not a status the scenario "
+			       "format can give; not reproduced",
+			       frame, status);
+		return false;
+	}
+	return true;
+}
+
 /* A command's answer (import_internal.h). */
 void imp_scsi_answer(struct fl_import *im, struct imp_conn *c, struct imp_cmd *m, uint8_t response,
 		     uint8_t status, const uint8_t *sense, size_t sense_len, uint64_t frame,
@@ -684,68 +761,9 @@ void imp_scsi_answer(struct fl_import *im, struct imp_conn *c, struct imp_cmd *m
 		return;
 	}
 	class_match(im, &k, m, c->portal, &ci);
-	if (status == 0x02) {
-		struct fl_sense_data sd;
-		if (fl_sense_decode(sense, sense_len, &sd) == FL_SENSE_FORMAT_UNKNOWN) {
-			fl_import_note(im,
-				       "frame %" PRIu64 ": CHECK CONDITION without readable sense "
-				       "(command in frame %" PRIu64 "): not reproduced",
-				       frame, m->frame);
-			return;
-		}
-		if (sd.key == 0x06 && sd.asc == 0x29) {
-			if (!im->power_on_uas++)
-				im->power_on_frame = frame;
-			count_unruled(im, m, &ci);
-			return;
-		}
-		/* the medium against the command's data-out, which faultlun's LUN compares itself
-		 */
-		if (sd.key == 0x0e) {
-			if (!im->miscompares++)
-				im->miscompare_frame = m->frame;
-			return;
-		}
-		k.kind = IMP_SENSE;
-		k.key = sd.key;
-		k.asc = sd.asc;
-		k.ascq = sd.ascq;
-		/*
-		 * RESERVATIONS PREEMPTED / RELEASED, REGISTRATIONS PREEMPTED after
-		 * a PERSISTENT RESERVE OUT the capture shows: the LUN's own unit
-		 * attentions (pr.c raises them for the nexuses SPC-4 names).
-		 */
-		if (sd.key == 0x06 && sd.asc == 0x2a && sd.ascq >= 0x03 && sd.ascq <= 0x05 &&
-		    im->luns[m->lun].resv_frame && im->luns[m->lun].resv_frame < m->frame)
-			k.resv_frame = im->luns[m->lun].resv_frame;
-		k.descriptor = sd.format == FL_SENSE_FORMAT_DESCRIPTOR;
-		/* an opcode the target does not support: whatever the LBA */
-		if (sd.key == 0x05 && sd.asc == 0x20) {
-			k.has_lba = k.crosses_end = false;
-			k.first = k.last = 0;
-		}
-		if (k.has_lba && sd.info_valid && sd.info >= k.first && sd.info <= k.last &&
-		    !k.crosses_end) {
-			k.info_lba = true;
-			k.first = k.last = sd.info; /* the LBA that failed */
-		}
-	} else {
-		k.kind = IMP_STATUS;
-		k.status = status;
-		/* A conflict with a reservation the capture shows: the LUN's own answer. */
-		if (status == 0x18 && im->luns[m->lun].resv_frame &&
-		    im->luns[m->lun].resv_frame < m->frame)
-			k.resv_frame = im->luns[m->lun].resv_frame;
-		if (status != 0x08 && status != 0x18 && status != 0x28 && status != 0x30 &&
-		    status != 0x40) {
-			fl_import_note(im,
-				       "frame %" PRIu64
-				       ": status 0x%02x: not a status the scenario "
-				       "format can give; not reproduced",
-				       frame, status);
-			return;
-		}
-	}
+	if (!(status == 0x02 ? sense_class(im, &k, m, &ci, sense, sense_len, frame)
+			     : status_class(im, &k, m, status, frame)))
+		return;
 	/* an answer the LUN gives itself (a reservation's): no rule, so later rules see it too */
 	if (k.resv_frame)
 		count_unruled(im, m, &ci);
