@@ -477,6 +477,7 @@ static bool recover_session(int64_t deadline)
 /* What one step produced. */
 struct result {
 	bool run, done;
+	bool nocmd;	    /* the step sent no command (no_command) */
 	bool past_deadline; /* the step's deadline passed before it ended */
 	uint32_t repeats;
 	int status;
@@ -530,6 +531,8 @@ static int tmf(enum iscsi_task_mgmt_funcs fn, int lun, struct scsi_task *t, int 
  * other than 10/xx, TASK ABORTED).
  */
 #define SD_RETRIES 5
+/* A flush's timeout in command timeouts (sd.h SD_FLUSH_TIMEOUT_MULTIPLIER). */
+#define SD_FLUSH_TIMEOUT_MULTIPLIER 2
 /* Most answers one command is resent after: the target's word is bounded. */
 #define MAX_RESENDS 2000
 /* Pause before a requeue (BUSY, TASK SET FULL, ALUA transition) and before a delayed retry. */
@@ -568,6 +571,43 @@ static bool lun_has_tpgs(int lun)
 		return false;
 	if (t->status == SCSI_STATUS_GOOD && t->datain.size >= 6 && (t->datain.data[5] & 0x30))
 		*k |= 2;
+	scsi_free_scsi_task(t);
+	return *k & 2;
+}
+
+/* LUNs whose caching mode page was read for WCE: bit 0 known, bit 1 WCE set. */
+static uint8_t lun_wce[256];
+
+/*
+ * True when lun reports a volatile write cache: WCE of its caching mode page
+ * (SBC-3 6.4.5, page 08h), asked with MODE SENSE(6) as the kernel's scan
+ * does (sd_read_cache_type). Without a GOOD answer holding the page, write
+ * through, as sd assumes ("Assuming drive cache: write through"). Read once
+ * per LUN; the answer is the target's word, bounded by what came.
+ */
+static bool lun_wce_on(int lun)
+{
+	uint8_t *k = &lun_wce[lun & 0xff];
+	struct scsi_task *t;
+
+	if (lun < 0 || lun > 255)
+		return false;
+	if (*k & 1)
+		return *k & 2;
+	*k = 1;
+	t = send_wait(
+	    scsi_cdb_modesense6(0, SCSI_MODESENSE_PC_CURRENT, SCSI_MODEPAGE_CACHING, 0, 255), lun,
+	    reset_wait_ms > 1000 ? reset_wait_ms : 1000);
+	if (!t)
+		return false;
+	if (t->status == SCSI_STATUS_GOOD && t->datain.size >= 4) {
+		const uint8_t *d = t->datain.data;
+		size_t at = 4 + (size_t)d[3]; /* past the block descriptors */
+
+		if (at + 3 <= (size_t)t->datain.size && (d[at] & 0x3f) == 0x08 && d[at + 1] >= 1 &&
+		    (d[at + 2] & 0x04))
+			*k |= 2;
+	}
 	scsi_free_scsi_task(t);
 	return *k & 2;
 }
@@ -805,6 +845,14 @@ static bool resend_recovered(bool block, struct task_retry *tr, struct result *r
 	tr->resends++;
 	r->retries++;
 	return true;
+}
+
+/* A step that sends no command: it ends at once, OK, as the system call
+ * does; why says so in the step's line. */
+static void no_command(struct result *r, struct fl_step_obs *o, const char *why)
+{
+	r->run = r->done = r->nocmd = true;
+	snprintf(o->why, sizeof(o->why), "%s", why);
 }
 
 /*
@@ -1452,7 +1500,7 @@ static void observe(const struct fl_step *s, const struct result *r, struct fl_s
 			 r->exit_code == 0 ? "OK" : "EIO");
 		return;
 	}
-	if (s->op == FL_OP_SLEEP) {
+	if (s->op == FL_OP_SLEEP || r->nocmd) {
 		snprintf(o->errno_name, sizeof(o->errno_name), "OK");
 		return;
 	}
@@ -1612,8 +1660,19 @@ static bool run_repeat(const struct fl_step *s, const struct fl_runner_opts *ro,
 		run_task(make_inquiry, NULL, lun, NULL, cmd_tmo_ms, deadline, false, one);
 		break;
 	case FL_OP_SYNC:
+		/* sync(2) writes back no SYNCHRONIZE CACHE for a disk without a
+		 * file system, and returns nothing. */
+		no_command(one, o, "no command: sync(2) flushes no disk without a file system");
+		break;
 	case FL_OP_FSYNC:
-		block_task(make_sync, NULL, lun, NULL, cmd_tmo_ms, deadline, ro, one);
+		/* An empty flush on a queue without a volatile write cache ends
+		 * at once (submit_bio_noacct); sd gives a flush twice the
+		 * command timeout (SD_FLUSH_TIMEOUT_MULTIPLIER). */
+		if (!lun_wce_on(lun))
+			no_command(one, o, "no command: the LUN's write cache is off");
+		else
+			block_task(make_sync, NULL, lun, NULL,
+				   cmd_tmo_ms * SD_FLUSH_TIMEOUT_MULTIPLIER, deadline, ro, one);
 		break;
 	case FL_OP_DISCARD:
 		run_discard(rw, lun, cmd_tmo_ms, deadline, ro, one);
@@ -1849,6 +1908,7 @@ int fl_runner_run(const struct fl_check *check, const struct fl_runner_opts *o,
 	block_size = 512;
 	nstale = 0;
 	memset(lun_tpgs, 0, sizeof(lun_tpgs));
+	memset(lun_wce, 0, sizeof(lun_wce));
 	reset_wait_ms =
 	    check->knobs.reset_wait_ms >= 0 ? check->knobs.reset_wait_ms : FL_RESET_WAIT_MS;
 	eh_timeout_ms = (check->knobs.eh_timeout_s > 0 ? check->knobs.eh_timeout_s : 10) * 1000;
@@ -1874,6 +1934,10 @@ int fl_runner_run(const struct fl_check *check, const struct fl_runner_opts *o,
 	session_scan(url_lun);
 	conn_setup(&check->knobs);
 	mp_setup(check, o);
+	/* The scan reads each disk's cache mode before the workload. */
+	for (size_t i = 0; i < nsteps; i++)
+		if (check->steps[i].op == FL_OP_FSYNC)
+			(void)lun_wce_on(check->steps[i].lun >= 0 ? check->steps[i].lun : url_lun);
 	armed = !check->arm_at_workload || arm_scenario(o);
 	obs = armed ? calloc(nsteps ? nsteps : 1, sizeof(*obs)) : NULL;
 	for (size_t i = 0; obs && i < nsteps; i++) {
