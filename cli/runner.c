@@ -548,68 +548,81 @@ enum disposition {
 	DISP_COUNTED_RETRY, /* resent while SD_RETRIES allows (NEEDS_RETRY) */
 };
 
-/* LUNs whose standard INQUIRY was read for its TPGS field: bit 0 known, bit 1 TPGS set. */
-static uint8_t lun_tpgs[256];
-
 /*
- * True when lun reports TPGS (SPC-4 6.6.2, byte 5 bits 5:4 nonzero), so that
- * the kernel's scsi_dh_alua handler attaches to it. Asked once per LUN, and
- * only when an answer's handling depends on it.
+ * One bit of a LUN the kernel's scan reads once (a field of an INQUIRY or a
+ * mode page): cache[lun] bit 0 known, bit 1 set. Asks lun with the command
+ * make gives, on first need; has judges a GOOD answer (the target's word:
+ * it reads only what came). No answer: not set, as the kernel assumes.
  */
-static bool lun_has_tpgs(int lun)
+static bool lun_scan_bit(uint8_t cache[256], int lun, struct scsi_task *(*make)(void),
+			 bool (*has)(const uint8_t *d, size_t n))
 {
-	uint8_t *k = &lun_tpgs[lun & 0xff];
+	uint8_t *k;
 	struct scsi_task *t;
 
 	if (lun < 0 || lun > 255)
 		return false;
+	k = &cache[lun];
 	if (*k & 1)
 		return *k & 2;
 	*k = 1;
-	t = send_wait(scsi_cdb_inquiry(0, 0, 36), lun, reset_wait_ms > 1000 ? reset_wait_ms : 1000);
+	t = send_wait(make(), lun, reset_wait_ms > 1000 ? reset_wait_ms : 1000);
 	if (!t)
 		return false;
-	if (t->status == SCSI_STATUS_GOOD && t->datain.size >= 6 && (t->datain.data[5] & 0x30))
+	if (t->status == SCSI_STATUS_GOOD && t->datain.size > 0 &&
+	    has(t->datain.data, (size_t)t->datain.size))
 		*k |= 2;
 	scsi_free_scsi_task(t);
 	return *k & 2;
 }
 
-/* LUNs whose caching mode page was read for WCE: bit 0 known, bit 1 WCE set. */
-static uint8_t lun_wce[256];
+/* LUNs whose standard INQUIRY was read for its TPGS field. */
+static uint8_t lun_tpgs[256];
+
+static struct scsi_task *make_std_inquiry(void)
+{
+	return scsi_cdb_inquiry(0, 0, 36);
+}
+
+/* TPGS (SPC-4 6.6.2, byte 5 bits 5:4) nonzero. */
+static bool tpgs_set(const uint8_t *d, size_t n)
+{
+	return n >= 6 && (d[5] & 0x30);
+}
 
 /*
- * True when lun reports a volatile write cache: WCE of its caching mode page
- * (SBC-3 6.4.5, page 08h), asked with MODE SENSE(6) as the kernel's scan
- * does (sd_read_cache_type). Without a GOOD answer holding the page, write
- * through, as sd assumes ("Assuming drive cache: write through"). Read once
- * per LUN; the answer is the target's word, bounded by what came.
+ * True when lun reports TPGS, so that the kernel's scsi_dh_alua handler
+ * attaches to it. Asked only when an answer's handling depends on it.
+ */
+static bool lun_has_tpgs(int lun)
+{
+	return lun_scan_bit(lun_tpgs, lun, make_std_inquiry, tpgs_set);
+}
+
+/* LUNs whose caching mode page was read for WCE. */
+static uint8_t lun_wce[256];
+
+static struct scsi_task *make_caching_sense(void)
+{
+	return scsi_cdb_modesense6(0, SCSI_MODESENSE_PC_CURRENT, SCSI_MODEPAGE_CACHING, 0, 255);
+}
+
+/* WCE (SBC-3 6.4.5: caching mode page 08h, byte 2 bit 2) in a MODE SENSE(6) answer. */
+static bool wce_set(const uint8_t *d, size_t n)
+{
+	size_t at = n >= 4 ? 4 + (size_t)d[3] : n; /* past the block descriptors */
+
+	return at + 3 <= n && (d[at] & 0x3f) == 0x08 && d[at + 1] >= 1 && (d[at + 2] & 0x04);
+}
+
+/*
+ * True when lun reports a volatile write cache, as the kernel's scan reads
+ * it (sd_read_cache_type); without the page, write through, as sd assumes
+ * ("Assuming drive cache: write through").
  */
 static bool lun_wce_on(int lun)
 {
-	uint8_t *k = &lun_wce[lun & 0xff];
-	struct scsi_task *t;
-
-	if (lun < 0 || lun > 255)
-		return false;
-	if (*k & 1)
-		return *k & 2;
-	*k = 1;
-	t = send_wait(
-	    scsi_cdb_modesense6(0, SCSI_MODESENSE_PC_CURRENT, SCSI_MODEPAGE_CACHING, 0, 255), lun,
-	    reset_wait_ms > 1000 ? reset_wait_ms : 1000);
-	if (!t)
-		return false;
-	if (t->status == SCSI_STATUS_GOOD && t->datain.size >= 4) {
-		const uint8_t *d = t->datain.data;
-		size_t at = 4 + (size_t)d[3]; /* past the block descriptors */
-
-		if (at + 3 <= (size_t)t->datain.size && (d[at] & 0x3f) == 0x08 && d[at + 1] >= 1 &&
-		    (d[at + 2] & 0x04))
-			*k |= 2;
-	}
-	scsi_free_scsi_task(t);
-	return *k & 2;
+	return lun_scan_bit(lun_wce, lun, make_caching_sense, wce_set);
 }
 
 /*
