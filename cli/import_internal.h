@@ -495,6 +495,8 @@ bool imp_ports_have_group(const struct fl_import *im, uint16_t g);
 uint8_t imp_alua_not_ready(int st);
 /* Whether class x is the NOT READY its ports' groups answer with themselves. */
 bool imp_ports_implied(const struct fl_import *im, const struct imp_class *x);
+/* The one target port class x came through (ports only), or -1. */
+int imp_ports_only(const struct fl_import *im, const struct imp_class *x);
 /* Notes portals that share one target port. */
 void imp_ports_note_shared(struct fl_import *im);
 /* Writes "ports" and "port_groups" into s, a reference line per port into refs. */

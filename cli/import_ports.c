@@ -182,6 +182,26 @@ bool imp_ports_implied(const struct fl_import *im, const struct imp_class *x)
 	return true;
 }
 
+/*
+ * The one target port every command of class x came through, when the
+ * scenario has ports; -1 when they came through several, or it has none.
+ */
+int imp_ports_only(const struct fl_import *im, const struct imp_class *x)
+{
+	int p = -1;
+
+	if (!imp_ports(im) || !x->portals)
+		return -1;
+	for (unsigned i = 0; i < IMP_MAX_PORTALS; i++) {
+		if (!(x->portals >> i & 1))
+			continue;
+		if (i >= im->nportals || (p >= 0 && (unsigned)p != im->portals[i].tport))
+			return -1;
+		p = (int)im->portals[i].tport;
+	}
+	return p;
+}
+
 /* Lists the portals of target port p into buf: "ADDR:PORT (frame N), ...". */
 static void port_portals(const struct fl_import *im, unsigned p, char *buf, size_t len)
 {

@@ -482,6 +482,7 @@ static json_t *rule_json(struct fl_import *im, unsigned i, json_t *refs)
 	const struct imp_lun *l = &im->luns[x->lun];
 	json_t *r = json_object(), *m = json_object(), *a;
 	char id[96], buf[160], what[160] = "";
+	int only;
 
 	snprintf(id, sizeof(id), "f%" PRIu64 "-lun%d-op%02x", x->frames[0], x->lun, x->opcode);
 	json_object_set_new(r, "id", json_string(id));
@@ -506,6 +507,15 @@ static json_t *rule_json(struct fl_import *im, unsigned i, json_t *refs)
 	/* In order: the GOOD answers to the LUN's same command before the first (no LBA). */
 	if (x->good_before)
 		json_object_set_new(m, "after", json_integer(x->good_before));
+	/*
+	 * Seen through one target port only: that port's (another port's same
+	 * command got another answer). Not with after, which counted the
+	 * commands of every port.
+	 */
+	else if ((only = imp_ports_only(im, x)) >= 0) {
+		snprintf(buf, sizeof(buf), "p%d", only + 1);
+		json_object_set_new(m, "port", json_string(buf));
+	}
 	json_object_set_new(r, "match", m);
 	json_object_set_new(r, "action", a);
 	rule_refs(im, x, id, what, refs);

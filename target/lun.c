@@ -339,8 +339,9 @@ static enum sense_reason lun_dispatch(struct exec_ctx *x)
 		if (r != SENSE_OK)
 			return r;
 	}
-	/* SBC-3 r36 6.4.1 (WP): a write-protected medium refuses every change to it */
-	if ((d->flags & OPF_MODIFIES) && lun->cfg.read_only)
+	/* SBC-3 r36 6.4.1 (WP): a write-protected medium refuses every change to
+	 * it, the LUN's (read_only) or the host's (the control page's SWP) */
+	if ((d->flags & OPF_MODIFIES) && (lun->cfg.read_only || lun->mode.swp))
 		return SENSE_WRITE_PROTECTED;
 	if (x->info.has_lba) {
 		r = range_check(x);

@@ -3,7 +3,8 @@
  * mode.c - MODE SENSE (6, 10) and MODE SELECT (6, 10) of the logical unit.
  *
  * Pages: caching 08h (SBC-3 r36 6.4.5: WCE, RCD changeable), control 0Ah
- * (SPC-4 r37 7.5.8: D_SENSE changeable; TST, QErr, SWP, QAM reported),
+ * (SPC-4 r37 7.5.8: D_SENSE and SWP changeable; TST, QErr, QAM reported;
+ * SWP set write-protects the medium as `read_only` does, WP in the header),
  * informational exceptions control 1Ch (SPC-4 r37 7.5.12: PERF, DEXCPT,
  * TEST, LOGERR, MRIE, INTERVAL TIMER, REPORT COUNT changeable), and 3Fh
  * for all of them (SPC-4 r37 7.5.1), plus the pages of a vendor personality
@@ -74,16 +75,18 @@ static void control_build(const struct mode_state *m, uint8_t *p)
 	fl_put_be16(p + 8, 0xffff); /* BUSY TIMEOUT PERIOD: unlimited */
 }
 
-/* Control page: only D_SENSE is changeable. */
+/* Control page: D_SENSE and SWP are changeable. */
 static void control_changeable(uint8_t *p)
 {
 	p[2] = 0x04;
+	p[4] = 0x08;
 }
 
-/* Control page: reads D_SENSE (the rest cannot differ from current). */
+/* Control page: reads D_SENSE and SWP (the rest cannot differ from current). */
 static void control_parse(struct mode_state *m, const uint8_t *p)
 {
 	m->d_sense = p[2] & 0x04;
+	m->swp = p[4] & 0x08;
 }
 
 /* Informational exceptions control page 1Ch (SPC-4 r37 7.5.12, Table 420). */
@@ -432,6 +435,16 @@ enum sense_reason spc_mode_select(struct exec_ctx *x)
 			return r;
 	}
 	if (!mode_equal(&m, &lun->mode)) {
+		/*
+		 * SPC-4 r37 7.5.8: with SWP set the medium takes no more writes
+		 * "after writing all cached or buffered write operations": the
+		 * write cache destages first.
+		 */
+		if (m.swp && !lun->mode.swp) {
+			if (lun->store->ops->sync(lun->store))
+				return SENSE_WRITE_ERROR;
+			dirty_clear(lun, 0, UINT64_MAX);
+		}
 		lun->mode = m;
 		/* SPC-4 r37 5.14 (Table 50): MODE PARAMETERS CHANGED for the others */
 		lun_ua_all(lun, x->ns->id, ASC_PARAMETERS_CHANGED, ASCQ_MODE_PARAMETERS_CHANGED);

@@ -4,7 +4,8 @@
  * caching, control and informational exceptions pages, page 3Fh, page
  * control current / changeable / default / saved, block descriptors, SP,
  * parameter list validation (1A/00, 26/00 with the field pointer), UA 2A/01
- * for the other nexuses, and D_SENSE switching the sense format.
+ * for the other nexuses, D_SENSE switching the sense format, and SWP
+ * write-protecting the medium.
  */
 #include "runner.h"
 #include "spc_cases.h"
@@ -128,7 +129,7 @@ static void test_mode_sense_page_control(void)
 	static const struct {
 		uint8_t page, byte, mask;
 	} masks[] = {
-	    {0x08, 2, 0x05}, {0x08, 3, 0x00}, {0x0a, 2, 0x04}, {0x0a, 3, 0x00}, {0x0a, 4, 0x00},
+	    {0x08, 2, 0x05}, {0x08, 3, 0x00}, {0x0a, 2, 0x04}, {0x0a, 3, 0x00}, {0x0a, 4, 0x08},
 	    {0x1c, 2, 0x8d}, {0x1c, 3, 0x0f}, {0x1c, 4, 0xff}, {0x1c, 11, 0xff},
 	};
 	/* clang-format on */
@@ -284,6 +285,45 @@ static void test_mode_select_d_sense_switches_format(void)
 	fl_lun_destroy(lun);
 }
 
+/*
+ * SWP=1 (SPC-4 r37 7.5.8) write-protects the medium: WP in the MODE SENSE
+ * header, every write refused DATA PROTECT / WRITE PROTECTED (27/00), reads
+ * served; the write cache destages first; SWP=0 lifts it.
+ */
+static void test_mode_select_swp_write_protects(void)
+{
+	uint8_t page[12] = {0x0a, 0x0a, 0, 0x10, 0x08, 0, 0, 0, 0xff, 0xff, 0, 0};
+	uint8_t list[64], buf[TH_BS], blk[TH_BS] = {0x5a};
+	uint8_t wr[10] = {0x2a, 0, 0, 0, 0, 8, 0, 0, 1, 0}, rd[10] = {0x28, 0, 0, 0, 0, 8, 0, 0, 1, 0};
+	struct fl_lun *lun = ready_lun(NULL);
+	uint32_t len = select6_list(list, page, sizeof(page), false), n;
+	struct fl_cmd res;
+
+	res = sc_run1(lun, 1, wr, 10, blk, sizeof(blk), NULL, 0);
+	TH_EXPECT_GOOD(&res, "cached write before SWP");
+	CU_ASSERT_EQUAL(dirty_count(lun), 1);
+	res = select6(lun, 1, false, list, len);
+	TH_EXPECT_GOOD(&res, "MODE SELECT(6) SWP=1");
+	CU_ASSERT_EQUAL(dirty_count(lun), 0); /* destaged */
+	n = sense6(lun, 1, 0, 0x0a, false, buf);
+	CU_ASSERT_EQUAL(buf[2] & 0x80, 0x80); /* WP */
+	CU_ASSERT_EQUAL(find_page6(buf, n, 0x0a)[4] & 0x08, 0x08);
+	res = sc_run1(lun, 1, wr, 10, blk, sizeof(blk), NULL, 0);
+	TH_EXPECT(&res, CC, FL_KEY_DATA_PROTECT, 0x27, 0x00, "write under SWP");
+	res = sc_run1(lun, 1, rd, 10, NULL, 0, buf, TH_BS);
+	TH_EXPECT_GOOD(&res, "read under SWP");
+	CU_ASSERT_EQUAL(buf[0], 0x5a);
+	page[4] = 0;
+	len = select6_list(list, page, sizeof(page), false);
+	res = select6(lun, 1, false, list, len);
+	TH_EXPECT_GOOD(&res, "MODE SELECT(6) SWP=0");
+	sense6(lun, 1, 0, 0x0a, false, buf);
+	CU_ASSERT_EQUAL(buf[2] & 0x80, 0);
+	res = sc_run1(lun, 1, wr, 10, blk, sizeof(blk), NULL, 0);
+	TH_EXPECT_GOOD(&res, "write after SWP=0");
+	fl_lun_destroy(lun);
+}
+
 /* Informational exceptions: changeable fields stick; bad values refused. */
 static void test_mode_select_iec(void)
 {
@@ -354,9 +394,9 @@ static void test_mode_select_errors(void)
 	    {"test_mode_select_control_tst_not_changeable", SEL6(16),
 	     {0, 0, 0, 0, CONTROL(0x20, 0x10, 0)}, 16, .status = CC, .key = IR, .asc = 0x26,
 	     SKS_PARAM(6, 5)},
-	    {"test_mode_select_control_swp_not_changeable", SEL6(16),
-	     {0, 0, 0, 0, CONTROL(0, 0x10, 0x08)}, 16, .status = CC, .key = IR, .asc = 0x26,
-	     SKS_PARAM(8, 3)},
+	    {"test_mode_select_control_tas_not_changeable", SEL6(16),
+	     {0, 0, 0, 0, CONTROL(0, 0x10, 0x40)}, 16, .status = CC, .key = IR, .asc = 0x26,
+	     SKS_PARAM(8, 6)},
 	    {"test_mode_select_control_busy_timeout", SEL6(16),
 	     {0, 0, 0, 0, 0x0a, 0x0a, 0, 0x10, 0, 0, 0, 0, 0x00, 0x10, 0, 0}, 16, .status = CC,
 	     .key = IR, .asc = 0x26, SKS_PARAM(12, 7)},
@@ -460,6 +500,7 @@ FL_TESTS(mode_tests,
 	 FL_TEST(test_mode_sense_errors),
 	 FL_TEST(test_mode_select_caching_wce),
 	 FL_TEST(test_mode_select_d_sense_switches_format),
+	 FL_TEST(test_mode_select_swp_write_protects),
 	 FL_TEST(test_mode_select_iec),
 	 FL_TEST(test_mode_select_errors),
 	 FL_TEST(test_mode_select_all_or_nothing),
