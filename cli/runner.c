@@ -25,18 +25,16 @@
  * MEDIUM ERROR and ABORTED COMMAND, all within (5 + 1) x the command timeout
  * (knobs.timeout_s). The pass-through ops (tur, inquiry, sg_raw, unmap,
  * write_same, which the VM lab's agent sends with SG_IO) keep their first
- * answer. A command's timer runs as the kernel's does over iSCSI (wait_timer:
- * one more command timeout after a NOP-Out when the session's pings are on);
- * the connection is pinged when silent and recovered within the replacement
- * timeout (knobs noop_interval_s, noop_timeout_s, recovery_tmo_s). A command
- * whose timer ran out goes through the kernel's error-handling ladder (scmd_eh_abort_handler,
- * scsi_eh_ready_devs, libiscsi's eh handlers): ABORT TASK, and only when a rung fails LUN RESET,
- * TARGET WARM RESET, then a reconnect (a TMF not answered within
- * knobs.reset_wait_ms, default 5 s, fails the connection: straight to the
- * reconnect); a recovered block command is resent within the retries and the
- * bound. Each new session is first scanned as the kernel scans a new disk
- * (READ CAPACITY until GOOD), which takes its power-on unit
- * attention. A step's deadline (timeout_s) ends it as TIMEOUT.
+ * answer and have SG_IO's timeout (fl_step_sgio_timeout_s). A command's timer runs as the kernel's
+ * does over iSCSI (wait_timer: one more command timeout after a NOP-Out when the session's pings
+ * are on); the connection is pinged when silent and recovered within the replacement timeout (knobs
+ * noop_interval_s, noop_timeout_s, recovery_tmo_s). A command whose timer ran out goes through the
+ * kernel's error-handling ladder (scmd_eh_abort_handler, scsi_eh_ready_devs, libiscsi's eh
+ * handlers): ABORT TASK, and only when a rung fails LUN RESET, TARGET WARM RESET, then a reconnect
+ * (a TMF not answered within knobs.reset_wait_ms, default 5 s, fails the connection: straight to
+ * the reconnect); a recovered block command is resent within the retries and the bound. Each new
+ * session is first scanned as the kernel scans a new disk (READ CAPACITY until GOOD), which takes
+ * its power-on unit attention. A step's deadline (timeout_s) ends it as TIMEOUT.
  */
 #include "fl_scenario.h"
 #include "initiator.h"
@@ -486,6 +484,7 @@ struct result {
 	char eh[160];	   /* error handling performed, for the log */
 	uint32_t retries;  /* times the command was resent (block ops) */
 	bool eh_failed;	   /* the error handling did not recover */
+	bool conn_failed;  /* the last send ended with the connection's failure */
 	bool tmf;	   /* a TMF step: */
 	int tmf_resp;	   /* its response (RFC 7143 11.6.1), -1: none */
 	bool ctl;	   /* a ctl step: */
@@ -909,6 +908,7 @@ static void run_task(struct scsi_task *(*make)(void *), void *arg, int lun, stru
 			keep_stale(opp, t);
 			strncat(r->eh, "conn_error ", sizeof(r->eh) - strlen(r->eh) - 1);
 			r->done = false;
+			r->conn_failed = true;
 			r->eh_failed = !recover_session(deadline);
 			if (!resend_recovered(block, &tr, r))
 				break;
@@ -927,6 +927,7 @@ static void run_task(struct scsi_task *(*make)(void *), void *arg, int lun, stru
 			keep_stale(opp, t);
 			break;
 		}
+		r->conn_failed = false;
 		bool recovered = eh_ladder(lun, t, tr.aborted, deadline, r);
 		tr.aborted = true;
 		/* libiscsi may still hold the task: free it after the context. */
@@ -1533,9 +1534,15 @@ static void observe(const struct fl_step *s, const struct result *r, struct fl_s
 		o->asc = r->asc;
 		o->ascq = r->ascq;
 	}
-	/* A pass-through command's errno is the ioctl's, as SG_IO gives it. */
+	/* A pass-through command's errno: OK when a status came back, else what
+	 * the host byte the kernel gives it says (the VM lab's agent): timed
+	 * out (DID_TIME_OUT) or the connection failed under it
+	 * (DID_TRANSPORT_DISRUPTED). */
 	if (fl_step_op_is_passthrough(s->op))
-		snprintf(o->errno_name, sizeof(o->errno_name), "%s", r->done ? "OK" : "ETIMEDOUT");
+		snprintf(o->errno_name, sizeof(o->errno_name), "%s",
+			 r->done	  ? "OK"
+			 : r->conn_failed ? "EIO"
+					  : "ETIMEDOUT");
 	else if (s->op == FL_OP_READ && !s->direct && strcmp(errno_of(r), "OK"))
 		/* a buffered read: the page cache turns any failed read into EIO
 		 * (filemap_read_folio) */
@@ -1582,7 +1589,7 @@ static bool step_unsupported(const struct fl_step *s, struct fl_step_obs *o)
 	}
 	if (s->background) {
 		o->end = FL_END_UNSUPPORTED;
-		snprintf(o->why, sizeof(o->why), "it runs steps one at a time (background)");
+		snprintf(o->why, sizeof(o->why), "it runs steps one at a time");
 		return true;
 	}
 	return false;
@@ -1659,6 +1666,9 @@ static bool run_repeat(const struct fl_step *s, const struct fl_runner_opts *ro,
 		       int cmd_tmo_ms, int64_t deadline, struct rw_arg *rw, struct result *one,
 		       struct fl_step_obs *o)
 {
+	/* A pass-through command's timer is SG_IO's timeout, not the device's. */
+	int sgio_tmo_ms = (int)fl_step_sgio_timeout_s(s) * 1000;
+
 	switch (s->op) {
 	case FL_OP_READ:
 		run_read(s, rw, lun, cmd_tmo_ms, deadline, ro, one);
@@ -1667,10 +1677,10 @@ static bool run_repeat(const struct fl_step *s, const struct fl_runner_opts *ro,
 		run_write(s, rw, lun, cmd_tmo_ms, deadline, ro, one);
 		break;
 	case FL_OP_TUR:
-		run_task(make_tur, NULL, lun, NULL, cmd_tmo_ms, deadline, false, one);
+		run_task(make_tur, NULL, lun, NULL, sgio_tmo_ms, deadline, false, one);
 		break;
 	case FL_OP_INQUIRY:
-		run_task(make_inquiry, NULL, lun, NULL, cmd_tmo_ms, deadline, false, one);
+		run_task(make_inquiry, NULL, lun, NULL, sgio_tmo_ms, deadline, false, one);
 		break;
 	case FL_OP_SYNC:
 		/* sync(2) writes back no SYNCHRONIZE CACHE for a disk without a
@@ -1691,13 +1701,13 @@ static bool run_repeat(const struct fl_step *s, const struct fl_runner_opts *ro,
 		run_discard(rw, lun, cmd_tmo_ms, deadline, ro, one);
 		break;
 	case FL_OP_SG_RAW:
-		run_sg_raw(s, lun, cmd_tmo_ms, deadline, one);
+		run_sg_raw(s, lun, sgio_tmo_ms, deadline, one);
 		break;
 	case FL_OP_UNMAP:
-		run_unmap(s, lun, cmd_tmo_ms, deadline, one);
+		run_unmap(s, lun, sgio_tmo_ms, deadline, one);
 		break;
 	case FL_OP_WRITE_SAME:
-		run_write_same(s, lun, cmd_tmo_ms, deadline, one);
+		run_write_same(s, lun, sgio_tmo_ms, deadline, one);
 		break;
 	case FL_OP_ABORT_TASK:
 	case FL_OP_LUN_RESET:

@@ -131,6 +131,11 @@ bool fl_step_op_is_passthrough(enum fl_step_op op)
 	       op == FL_OP_WRITE_SAME;
 }
 
+unsigned fl_step_sgio_timeout_s(const struct fl_step *s)
+{
+	return s->timeout_s < FL_SGIO_TIMEOUT_MAX_S ? s->timeout_s : FL_SGIO_TIMEOUT_MAX_S;
+}
+
 /* Task-management steps. */
 bool fl_step_op_is_tmf(enum fl_step_op op)
 {
@@ -1355,8 +1360,6 @@ static void check_workload(struct pctx *c, const struct fl_check *ck)
 	/* the command's timer: two command timeouts with the pings on (the NOP-Out check) */
 	bool pings = ck->knobs.noop_interval_s != 0 || ck->knobs.noop_timeout_s != 0;
 	int64_t timer_ms = (pings ? 2 : 1) * cmd_ms;
-	/* the runner's ladder: the timer, then ABORT TASK and two LUN RESETs */
-	int64_t ladder_ms = timer_ms + 3 * wait_ms;
 	bool libiscsi = !ck->paths || (ck->paths & FL_PATH_ISCSI);
 	/* the VM lab is named: VM-lab paths, or "vm" written in "frontends" */
 	bool vm =
@@ -1395,19 +1398,29 @@ static void check_workload(struct pctx *c, const struct fl_check *ck)
 			    "runner's "
 			    "multipath model alike; remove the key",
 			    i, port_name(c->sc, s->port), fl_step_op_name(s->op));
-		if (libiscsi && op_sends_command(s->op) && (int64_t)s->timeout_s * 1000 < ladder_ms)
+		/*
+		 * (a background step is not run by the libiscsi runner; a
+		 * pass-through command's timeout is SG_IO's, the step's deadline
+		 * up to FL_SGIO_TIMEOUT_MAX_S: it meets no error handling before
+		 * the deadline, by design)
+		 */
+		bool sgio = fl_step_op_is_passthrough(s->op);
+		int64_t step_timer_ms =
+		    sgio ? (pings ? 2 : 1) * (int64_t)FL_SGIO_TIMEOUT_MAX_S * 1000 : timer_ms;
+		if (libiscsi && !s->background && op_sends_command(s->op) &&
+		    !(sgio && s->timeout_s <= FL_SGIO_TIMEOUT_MAX_S) &&
+		    (int64_t)s->timeout_s * 1000 < step_timer_ms + 3 * wait_ms)
 			pwarn(
 			    c, path,
 			    "step %zu's deadline (timeout_s %u s) is shorter than the libiscsi "
 			    "runner's error handling of one command (%lld ms: the command's timer "
-			    "%lld ms, %s, then ABORT TASK and two LUN RESETs, each waited up to "
-			    "knobs.reset_wait_ms %lld ms): a command left unanswered ends as "
-			    "TIMEOUT "
-			    "before its recovery",
-			    i, s->timeout_s, (long long)ladder_ms, (long long)timer_ms,
-			    pings ? "twice the command timeout with the pings on"
-				  : "the command timeout with the pings off",
-			    (long long)wait_ms);
+			    "%lld ms, %s%s %s, then ABORT TASK and two LUN RESETs, each waited "
+			    "up to knobs.reset_wait_ms %lld ms): a command left unanswered ends "
+			    "as TIMEOUT before its recovery",
+			    i, s->timeout_s, (long long)(step_timer_ms + 3 * wait_ms),
+			    (long long)step_timer_ms, pings ? "twice " : "",
+			    sgio ? "SG_IO's timeout" : "the command timeout",
+			    pings ? "with the pings on" : "with the pings off", (long long)wait_ms);
 	}
 	for (size_t i = 0; i < ck->nexpects; i++) {
 		const struct fl_expect *x = &ck->expects[i];

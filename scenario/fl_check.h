@@ -240,6 +240,14 @@ const char *fl_sense_asc_name(uint8_t asc, uint8_t ascq);
  * step's; block ops (read, write, discard, sync, fsync) resend a UNIT ATTENTION.
  */
 bool fl_step_op_is_passthrough(enum fl_step_op op);
+/*
+ * The timeout of a pass-through step's command, in seconds: SG_IO's, as the
+ * VM lab's agent gives it (the step's timeout_s, at most
+ * FL_SGIO_TIMEOUT_MAX_S, sg3_utils' default), and the libiscsi runner's timer
+ * of that command. Not the device's command timeout (knobs.timeout_s).
+ */
+#define FL_SGIO_TIMEOUT_MAX_S 60
+unsigned fl_step_sgio_timeout_s(const struct fl_step *s);
 /* True when the op is a task-management function (abort_task, lun_reset, target_reset). */
 bool fl_step_op_is_tmf(enum fl_step_op op);
 /* True when the VM lab's agent can carry the op out (not: the TMF ops, unmap, write_same). */

@@ -364,7 +364,8 @@ static void judge_step(struct vlist *l, const struct fl_check *check, const stru
 	if (s->end == FL_END_UNSUPPORTED ||
 	    (obs->runner == FL_RUNNER_VM && !fl_step_op_in_vm(check->steps[x->step].op))) {
 		v = vadd(l, xi, kind, FL_VERDICT_NA);
-		observed(v, "the %s runner cannot run %s steps%s%s", runner_name(obs->runner),
+		observed(v, "the %s runner cannot run %s%s steps%s%s", runner_name(obs->runner),
+			 check->steps[x->step].background ? "background " : "",
 			 fl_step_op_name(check->steps[x->step].op), s->why[0] ? ": " : "", s->why);
 		goto what;
 	}

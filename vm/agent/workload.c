@@ -310,11 +310,17 @@ static int do_write_file(const struct fl_step *step, json_t *res)
 	return e;
 }
 
+/* The host byte of a command whose timer ran out (scsi.h DID_TIME_OUT). */
+#define SG_HOST_DID_TIME_OUT 0x03
+
 /*
  * One SG_IO on the step's disk: data-in of in bytes, else data-out of out
- * bytes of the step's pattern; records status, host / driver status, resid
- * and the sense (SPC-4 4.5.2 descriptor, 4.5.3 fixed format). The SG_IO
- * timeout is the step's deadline, at most 60 s.
+ * bytes of the step's pattern; records host / driver status, resid, and
+ * the status and sense (SPC-4 4.5.2 descriptor, 4.5.3 fixed format) when
+ * the device gave one. The SG_IO timeout is the step's deadline, at most
+ * 60 s (fl_step_sgio_timeout_s). Returns the step's errno: 0 whenever a
+ * status came back; ETIMEDOUT for a command the kernel timed out
+ * (DID_TIME_OUT), EIO for any other host byte.
  */
 static int do_sg_io(const struct fl_step *step, const uint8_t *cdb, uint8_t cdb_len, uint32_t in,
 		    uint32_t out, json_t *res)
@@ -332,7 +338,7 @@ static int do_sg_io(const struct fl_step *step, const uint8_t *cdb, uint8_t cdb_
 		free(buf);
 		return errno;
 	}
-	uint32_t timeout_s = step->timeout_s < 60 ? step->timeout_s : 60;
+	uint32_t timeout_s = fl_step_sgio_timeout_s(step);
 	struct sg_io_hdr io = {
 	    .interface_id = 'S',
 	    .dxfer_direction = in    ? SG_DXFER_FROM_DEV
@@ -351,10 +357,18 @@ static int do_sg_io(const struct fl_step *step, const uint8_t *cdb, uint8_t cdb_
 	free(buf);
 	if (e)
 		return e;
-	json_object_set_new(res, "status", json_integer(io.status));
 	json_object_set_new(res, "host_status", json_integer(io.host_status));
 	json_object_set_new(res, "driver_status", json_integer(io.driver_status));
 	json_object_set_new(res, "resid", json_integer(io.resid));
+	/*
+	 * A host byte: the kernel completed the command without a SCSI status
+	 * (its timer ran out and the error handling took it back, or the
+	 * connection failed under it); the ioctl itself succeeded. The step
+	 * records no status and the errno the host byte means.
+	 */
+	if (io.host_status)
+		return io.host_status == SG_HOST_DID_TIME_OUT ? ETIMEDOUT : EIO;
+	json_object_set_new(res, "status", json_integer(io.status));
 	if (io.sb_len_wr >= 8) {
 		struct fl_sense_data sd;
 		size_t sb_len = io.sb_len_wr < sizeof(sense) ? io.sb_len_wr : sizeof(sense);
@@ -688,11 +702,9 @@ static void finish_step(FILE *out, struct running_step *rs)
 	bool timed_out = false;
 	for (;;) {
 		double left_s = rs->deadline - now_s();
-		int left = left_s > 3600 ? 3600000 : (int)(left_s * 1000);
-		if (left <= 0) {
-			timed_out = true;
-			break;
-		}
+		/* Past the deadline, one look without waiting: a background step
+		 * collected late may have ended in time (its end time decides, below). */
+		int left = left_s > 3600 ? 3600000 : left_s > 0 ? (int)(left_s * 1000) : 0;
 		struct pollfd p = {.fd = rs->fd, .events = POLLIN};
 		int r = poll(&p, 1, left);
 		if (r < 0 && errno == EINTR)
@@ -719,9 +731,14 @@ static void finish_step(FILE *out, struct running_step *rs)
 		kill(-rs->pid, SIGKILL);
 		waitpid(rs->pid, NULL, 0);
 	}
-	/* The child's own end time counts (a background step is collected late). */
-	if (json_is_real(json_object_get(res, "t1")))
+	/* The child's own end time counts (a background step is collected late);
+	 * a child that ended past its deadline timed out all the same. */
+	if (!timed_out && json_is_real(json_object_get(res, "t1"))) {
 		t1 = json_real_value(json_object_get(res, "t1"));
+		timed_out = t1 > rs->deadline;
+	}
+	if (timed_out && t1 > rs->deadline)
+		t1 = rs->deadline; /* a step that timed out took its deadline */
 	json_object_set_new(res, "step", json_integer((json_int_t)rs->i));
 	json_object_set_new(res, "op", json_string(fl_step_op_name(rs->step->op)));
 	json_object_set_new(res, "t0", json_real(rs->t0));

@@ -813,10 +813,15 @@ static void test_workload_lint(void)
 	     "error handling of one command (35000 ms",
 	     0},
 	    {"\"knobs\": {\"timeout_s\": 10, \"reset_wait_ms\": 1000}, \"workload\": [{\"op\": "
-	     "\"tur\", \"timeout_s\": 12}]",
+	     "\"write\", \"timeout_s\": 22}]",
 	     "(23000 ms: the command's timer 20000 ms, twice the command timeout with the pings on, "
 	     "then ABORT TASK and two LUN RESETs, each "
 	     "waited up to knobs.reset_wait_ms 1000 ms)",
+	     0},
+	    /* a pass-through command's timer is SG_IO's: 60 s past a 60 s deadline */
+	    {"\"knobs\": {\"timeout_s\": 10, \"reset_wait_ms\": 1000}, \"workload\": [{\"op\": "
+	     "\"tur\", \"timeout_s\": 100}]",
+	     "(123000 ms: the command's timer 120000 ms, twice SG_IO's timeout with the pings on",
 	     0},
 	    {"\"workload\": [{\"op\": \"read\", \"timeout_s\": 2}], \"expect\": [{\"step\": 0, "
 	     "\"min_ms\": 2500}]",
@@ -857,6 +862,10 @@ static void test_workload_lint(void)
 	    "\"workload\": [{\"op\": \"write\", \"timeout_s\": 17}]",
 	    /* a VM-lab-only check: the libiscsi runner does not run it */
 	    "\"paths\": [\"tcmu\"], \"workload\": [{\"op\": \"read\", \"timeout_s\": 1}]",
+	    /* a pass-through's SG_IO timeout is its deadline (up to 60 s); a
+	     * background step is not run by the libiscsi runner */
+	    "\"knobs\": {\"timeout_s\": 10}, \"workload\": [{\"op\": \"tur\", \"timeout_s\": 12}, "
+	    "{\"op\": \"read\", \"timeout_s\": 5, \"background\": true}]",
 	};
 	char text[1024];
 	bool found;
