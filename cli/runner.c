@@ -949,9 +949,12 @@ static void run_task(struct scsi_task *(*make)(void *), void *arg, int lun, stru
  * Sends one command of the device handler through ctx and waits up to ms for
  * its answer (no error handling: the handler's own commands are failed by
  * their timeout); copies its data-in into buf. False when no answer came.
+ * With a deadline (>= 0) ms is the command's timer, run as the kernel's over
+ * iSCSI (wait_timer: one more ms after a NOP-Out with the pings on; a
+ * connection the pings find failed fails the command at once).
  */
-static bool mp_send(const struct fl_mp_cmd *c, int lun, int ms, struct fl_mp_answer *a,
-		    uint8_t *buf, size_t cap)
+static bool mp_send(const struct fl_mp_cmd *c, int lun, int ms, int64_t deadline,
+		    struct fl_mp_answer *a, uint8_t *buf, size_t cap)
 {
 	struct scsi_task *t = calloc(1, sizeof(*t));
 	struct op *op = calloc(1, sizeof(*op));
@@ -972,8 +975,8 @@ static bool mp_send(const struct fl_mp_cmd *c, int lun, int ms, struct fl_mp_ans
 		free(op);
 		return false;
 	}
-	if (!wait_op(op, ms) || op->status == SCSI_STATUS_CANCELLED ||
-	    op->status == SCSI_STATUS_ERROR) {
+	bool answered = deadline < 0 ? wait_op(op, ms) : wait_timer(op, ms, deadline) == 1;
+	if (!answered || op->status == SCSI_STATUS_CANCELLED || op->status == SCSI_STATUS_ERROR) {
 		keep_stale(op, t);
 		return false;
 	}
@@ -1004,7 +1007,7 @@ static void mp_find_handler(int lun)
 	if (mp.handler_known)
 		return;
 	mp.handler_known = true;
-	if (mp_send(&c, lun, 5000, &a, inq, sizeof(inq)) && a.status == 0) {
+	if (mp_send(&c, lun, 5000, -1, &a, inq, sizeof(inq)) && a.status == 0) {
 		mp.handler = fl_mp_handler_of(inq, a.len);
 		mp.explicit_alua = a.len > 5 && (inq[5] & 0x20);
 	}
@@ -1014,16 +1017,24 @@ static void mp_find_handler(int lun)
 #define MP_ACTIVATE_TRIES 5
 /* dm-multipath's pause before a pg_init again after a busy one (DM_PG_INIT_DELAY_MSECS). */
 #define MP_PG_INIT_DELAY_MS 2000
+/*
+ * The timeout of a device handler's own commands (scsi_dh_alua.c
+ * ALUA_FAILOVER_TIMEOUT, scsi_dh_emc.c CLARIION_TIMEOUT, scsi_dh_rdac.c
+ * RDAC_TIMEOUT, scsi_dh_hp_sw.c HP_SW_TIMEOUT: 60 s each), not the device's.
+ */
+#define MP_HANDLER_TIMEOUT_MS 60000
 
 /*
  * pg_init of the path group of path i, through it (ctx): the handler's query
  * and, when it says so, its activate command, resent while the answer says
- * so (fl_mp_activate_result), at most MP_ACTIVATE_TRIES times. False
+ * so (fl_mp_activate_result), at most MP_ACTIVATE_TRIES times, each with
+ * the handler's timeout (MP_HANDLER_TIMEOUT_MS), within deadline. False
  * when a command got no answer or the activation was refused: the path
  * fails (SCSI_DH_IO, SCSI_DH_NOSYS).
  */
-static bool mp_pg_init(int i, int lun, int ms, struct result *r)
+static bool mp_pg_init(int i, int lun, int64_t deadline, struct result *r)
 {
+	const int ms = MP_HANDLER_TIMEOUT_MS;
 	static uint8_t buf[4096];
 	struct fl_mp_cmd c;
 	struct fl_mp_answer a;
@@ -1031,7 +1042,7 @@ static bool mp_pg_init(int i, int lun, int ms, struct result *r)
 
 	if (!fl_mp_query(mp.handler, &c))
 		return true;
-	if (!mp_send(&c, lun, ms, &a, buf, sizeof(buf)))
+	if (!mp_send(&c, lun, ms, deadline, &a, buf, sizeof(buf)))
 		return false;
 	if (!fl_mp_needs_activate(mp.handler, &a, tpg, mp.explicit_alua))
 		return true;
@@ -1039,7 +1050,7 @@ static bool mp_pg_init(int i, int lun, int ms, struct result *r)
 	for (int k = 0; k < MP_ACTIVATE_TRIES; k++) {
 		snprintf(r->eh + strlen(r->eh), sizeof(r->eh) - strlen(r->eh), "activate(%s) ",
 			 fl_mp_handler_name(mp.handler));
-		if (!mp_send(&c, lun, ms, &a, buf, sizeof(buf)))
+		if (!mp_send(&c, lun, ms, deadline, &a, buf, sizeof(buf)))
 			return false;
 		switch (fl_mp_activate_result(mp.handler, &a)) {
 		case FL_MP_ACT_DONE:
@@ -1083,7 +1094,7 @@ static void mp_check_paths(const struct fl_runner_opts *o, int lun, bool force)
 		if (!use_session(o, mp.map.path[i].port, why, sizeof(why)))
 			continue;
 		if (failed && mp.dead[i] ? renew_session(ini_now_ms() + 1000)
-					 : mp_send(&c, lun, 1000, &a, buf, sizeof(buf)) ||
+					 : mp_send(&c, lun, 1000, -1, &a, buf, sizeof(buf)) ||
 					       (failed && renew_session(ini_now_ms() + 1000))) {
 			if (failed) {
 				fl_mp_reinstate(&mp.map, (int)i);
@@ -1158,7 +1169,7 @@ static void mp_run_task(struct scsi_task *(*make)(void *), void *arg, int lun,
 		down_since = -1;
 		if (port_down(mp.map.path[i].port) ||
 		    !use_session(o, mp.map.path[i].port, why, sizeof(why)) ||
-		    (mp.map.pg_init && !mp_pg_init(i, lun, timeout_ms, r))) {
+		    (mp.map.pg_init && !mp_pg_init(i, lun, deadline, r))) {
 			mp_fail(i, true, o, r);
 			continue;
 		}
