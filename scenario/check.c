@@ -1353,13 +1353,41 @@ static bool op_is_block(enum fl_step_op op)
 	       op == FL_OP_DISCARD;
 }
 
-static void check_workload(struct pctx *c, const struct fl_check *ck)
+/*
+ * Warns of step i (s) whose deadline is shorter than the libiscsi runner's
+ * error handling of one command: its timer, then ABORT TASK and two LUN
+ * RESETs. Not of a background step (that runner does not run it), nor of a
+ * pass-through step whose deadline is its SG_IO timeout (up to
+ * FL_SGIO_TIMEOUT_MAX_S: it meets no error handling before the deadline,
+ * by design).
+ */
+static void warn_step_deadline(struct pctx *c, const char *path, const struct fl_check *ck,
+			       const struct fl_step *s, size_t i)
 {
 	int64_t cmd_ms = (ck->knobs.timeout_s > 0 ? ck->knobs.timeout_s : 30) * 1000LL;
 	int64_t wait_ms = ck->knobs.reset_wait_ms >= 0 ? ck->knobs.reset_wait_ms : FL_RESET_WAIT_MS;
-	/* the command's timer: two command timeouts with the pings on (the NOP-Out check) */
+	/* the command's timer: two timeouts with the pings on (the NOP-Out check) */
 	bool pings = ck->knobs.noop_interval_s != 0 || ck->knobs.noop_timeout_s != 0;
-	int64_t timer_ms = (pings ? 2 : 1) * cmd_ms;
+	bool sgio = fl_step_op_is_passthrough(s->op);
+	int64_t timer_ms = (pings ? 2 : 1) * (sgio ? FL_SGIO_TIMEOUT_MAX_S * 1000LL : cmd_ms);
+
+	if (s->background || !op_sends_command(s->op) ||
+	    (sgio && s->timeout_s <= FL_SGIO_TIMEOUT_MAX_S) ||
+	    (int64_t)s->timeout_s * 1000 >= timer_ms + 3 * wait_ms)
+		return;
+	pwarn(c, path,
+	      "step %zu's deadline (timeout_s %u s) is shorter than the libiscsi "
+	      "runner's error handling of one command (%lld ms: the command's timer "
+	      "%lld ms, %s%s %s, then ABORT TASK and two LUN RESETs, each waited "
+	      "up to knobs.reset_wait_ms %lld ms): a command left unanswered ends "
+	      "as TIMEOUT before its recovery",
+	      i, s->timeout_s, (long long)(timer_ms + 3 * wait_ms), (long long)timer_ms,
+	      pings ? "twice " : "", sgio ? "SG_IO's timeout" : "the command timeout",
+	      pings ? "with the pings on" : "with the pings off", (long long)wait_ms);
+}
+
+static void check_workload(struct pctx *c, const struct fl_check *ck)
+{
 	bool libiscsi = !ck->paths || (ck->paths & FL_PATH_ISCSI);
 	/* the VM lab is named: VM-lab paths, or "vm" written in "frontends" */
 	bool vm =
@@ -1398,29 +1426,8 @@ static void check_workload(struct pctx *c, const struct fl_check *ck)
 			    "runner's "
 			    "multipath model alike; remove the key",
 			    i, port_name(c->sc, s->port), fl_step_op_name(s->op));
-		/*
-		 * (a background step is not run by the libiscsi runner; a
-		 * pass-through command's timeout is SG_IO's, the step's deadline
-		 * up to FL_SGIO_TIMEOUT_MAX_S: it meets no error handling before
-		 * the deadline, by design)
-		 */
-		bool sgio = fl_step_op_is_passthrough(s->op);
-		int64_t step_timer_ms =
-		    sgio ? (pings ? 2 : 1) * (int64_t)FL_SGIO_TIMEOUT_MAX_S * 1000 : timer_ms;
-		if (libiscsi && !s->background && op_sends_command(s->op) &&
-		    !(sgio && s->timeout_s <= FL_SGIO_TIMEOUT_MAX_S) &&
-		    (int64_t)s->timeout_s * 1000 < step_timer_ms + 3 * wait_ms)
-			pwarn(
-			    c, path,
-			    "step %zu's deadline (timeout_s %u s) is shorter than the libiscsi "
-			    "runner's error handling of one command (%lld ms: the command's timer "
-			    "%lld ms, %s%s %s, then ABORT TASK and two LUN RESETs, each waited "
-			    "up to knobs.reset_wait_ms %lld ms): a command left unanswered ends "
-			    "as TIMEOUT before its recovery",
-			    i, s->timeout_s, (long long)(step_timer_ms + 3 * wait_ms),
-			    (long long)step_timer_ms, pings ? "twice " : "",
-			    sgio ? "SG_IO's timeout" : "the command timeout",
-			    pings ? "with the pings on" : "with the pings off", (long long)wait_ms);
+		if (libiscsi)
+			warn_step_deadline(c, path, ck, s, i);
 	}
 	for (size_t i = 0; i < ck->nexpects; i++) {
 		const struct fl_expect *x = &ck->expects[i];
